@@ -1,0 +1,1 @@
+"""E-boards: the DGT protocol codec, async drivers, port discovery and move reconstruction."""

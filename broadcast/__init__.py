@@ -1,0 +1,1 @@
+"""The domain: games, tournaments, arbiter rules, journal, exports, the service and the CLI."""

@@ -1,0 +1,1 @@
+"""Time: injected time sources, clock readings from DGT clocks, time controls and flags."""

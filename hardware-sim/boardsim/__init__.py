@@ -1,0 +1,1 @@
+"""Emulated DGT e-boards and clocks on pseudo-terminals, with scripted players and faults."""

@@ -1,0 +1,446 @@
+"""Driver for DGT boards in bus mode: many serial boards chained on one port.
+
+Discovery pings known addresses, then alternates IGNORE_NEXT_BUS_PING to every board
+found with a broadcast ping until no new board answers. In play it polls SEND_CHANGES
+round robin; after a bad checksum it asks REPEAT_CHANGES (resending SEND_CHANGES would
+lose the changes); after lost data it reads SEND_FROM_START and places itself in the
+log; now and then it checks its idea of the board against a dump.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from boards.dgt.bus import BusChecksumError, BusReply, BusRequest, serial_from_address
+from boards.dgt.codes import BusCommand, BusReplyId
+from boards.dgt.decoder import BusItem, BusStreamDecoder
+from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, decode_events
+from boards.events import (
+    BoardConnected,
+    BoardHealth,
+    BoardInfo,
+    BoardLost,
+    ClockSeen,
+    ClockStamped,
+    DriverEvent,
+    PositionSeen,
+)
+from boards.link import Link, LinkError, Opener, open_serial
+from boards.position import BoardPosition
+from boards.recovery import RecentChanges, RecoveredClock, RecoveredPosition, missed_events, replay
+from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
+from clocks.timesource import SystemTime, TimeSource
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[DriverEvent], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BusSettings:
+    reply_timeout: float = 0.08  # boards answer within ms, 20 ms while writing EEPROM
+    ping_window: float = 1.2  # broadcast ping answers come at random within 1.1 s
+    discovery_rounds: int = 20
+    clock_every: float = 1.0  # ask each board's clock this often
+    verify_every: int = 40  # every N polls of a board, compare with a board dump
+    lost_after_missed: int = 3
+    retry_lost_every: float = 2.0
+    health_every: float = 5.0
+    min_cycle: float = 0.05  # don't spin faster than this when the line answers instantly
+    backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+@dataclass
+class BusBoard:
+    """What the driver knows about one board on the line."""
+
+    address: int
+    info: BoardInfo | None = None
+    position: BoardPosition | None = None
+    clock: ClockReading | NoClock | None = None
+    last_seen: float | None = None
+    missed: int = 0
+    bad_checksums: int = 0
+    polls: int = 0
+    lost: bool = False
+    lost_at: float | None = None
+    last_clock_ask: float = float("-inf")
+    last_retry: float = float("-inf")
+    resyncs: int = 0
+    recent: RecentChanges = field(default_factory=RecentChanges)
+
+    @property
+    def name(self) -> str:
+        return serial_from_address(self.address)
+
+
+class BusDriver:
+    """Finds and follows every board on one bus port until `stop()`."""
+
+    def __init__(
+        self,
+        port: str,
+        emit: Emit,
+        *,
+        time: TimeSource | None = None,
+        opener: Opener = open_serial,
+        settings: BusSettings | None = None,
+        addresses: Iterable[int] = (),
+    ) -> None:
+        self.port = port
+        self._emit = emit
+        self._time = time or SystemTime()
+        self._opener = opener
+        self.settings = settings or BusSettings()
+        self.boards: dict[int, BusBoard] = {a: BusBoard(a) for a in addresses}
+        self.last_cycle: float | None = None  # seconds the last full poll cycle took
+        self.cycles = 0
+        self._link: Link | None = None
+        self._decoder = BusStreamDecoder()
+        self._queue: asyncio.Queue[BusItem] = asyncio.Queue()
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._last_health = float("-inf")
+        self.discovered = asyncio.Event()
+
+    @property
+    def dropped_bytes(self) -> int:
+        return self._decoder.dropped
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._task is not None:
+            self._task.cancel()
+
+    async def run(self) -> None:
+        attempt = 0
+        while not self._stopping.is_set():
+            try:
+                self._task = asyncio.ensure_future(self._session())
+                await self._task
+            except asyncio.CancelledError:
+                if self._stopping.is_set():
+                    break
+                raise
+            except LinkError as exc:
+                log.info("bus on %s: %s", self.port, exc)
+                self._lose_all(str(exc))
+            finally:
+                await self._close()
+            if self._stopping.is_set():
+                break
+            delay = self.settings.backoff[min(attempt, len(self.settings.backoff) - 1)]
+            attempt += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), delay)
+        self._lose_all("stopped")
+
+    def _lose_all(self, reason: str) -> None:
+        for board in self.boards.values():
+            self._lose(board, reason)
+
+    def _lose(self, board: BusBoard, reason: str) -> None:
+        if board.info is None or board.lost:
+            return
+        board.lost = True
+        board.lost_at = self._time.now()
+        log.info("board %s on bus %s lost: %s", board.name, self.port, reason)
+        self._emit(BoardLost(board.lost_at, board.name, reason))
+
+    async def _close(self) -> None:
+        link, self._link = self._link, None
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await link.close()
+
+    # -- line access ---------------------------------------------------------------------------
+
+    async def _session(self) -> None:
+        self._link = await self._opener(self.port)
+        self._decoder = BusStreamDecoder()
+        self._queue = asyncio.Queue()
+        reader = asyncio.ensure_future(self._read_loop(self._link))
+        try:
+            work = asyncio.ensure_future(self._work())
+            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
+            work.cancel()
+            for task in done:
+                task.result()
+        finally:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+
+    async def _read_loop(self, link: Link) -> None:
+        while True:
+            data = await link.read()
+            for item in self._decoder.feed(data):
+                self._queue.put_nowait(item)
+
+    def _send(self, command: BusCommand, address: int) -> None:
+        if self._link is None:
+            raise LinkError("not connected")
+        self._link.write(BusRequest(command, address).encode())
+
+    def _drain(self) -> None:
+        while not self._queue.empty():
+            self._queue.get_nowait()
+
+    async def _transact(
+        self, command: BusCommand, address: int, expect: BusReplyId
+    ) -> BusReply | BusChecksumError | None:
+        """One request to one board; its reply, a checksum error, or None on timeout."""
+        self._drain()
+        self._send(command, address)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.reply_timeout
+        while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None
+            try:
+                item = await asyncio.wait_for(self._queue.get(), remaining)
+            except TimeoutError:
+                return None
+            if item.address != address:
+                continue  # a late answer to an earlier broadcast
+            if isinstance(item, BusChecksumError) or item.reply_id == expect:
+                return item
+
+    async def _collect_pings(self, window: float) -> tuple[set[int], int]:
+        """Addresses that answered a ping within `window`, and how many frames were garbled."""
+        found: set[int] = set()
+        garbled = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + window
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                item = await asyncio.wait_for(self._queue.get(), remaining)
+            except TimeoutError:
+                break
+            if isinstance(item, BusChecksumError):
+                garbled += 1
+            elif item.reply_id == BusReplyId.PING:
+                found.add(item.address)
+        return found, garbled
+
+    # -- discovery ---------------------------------------------------------------------------------
+
+    async def discover(self) -> list[int]:
+        """Every address that answers on the line (known ones first, then broadcast rounds)."""
+        found: set[int] = set()
+        for address in list(self.boards):
+            reply = await self._transact(BusCommand.PING, address, BusReplyId.PING)
+            if isinstance(reply, BusReply):
+                found.add(address)
+        dropped_before = self._decoder.dropped
+        for _ in range(self.settings.discovery_rounds):
+            for address in sorted(found):
+                await self._transact(BusCommand.IGNORE_NEXT_BUS_PING, address, BusReplyId.PING)
+            self._drain()
+            self._send(BusCommand.PING, 0)
+            answered, garbled = await self._collect_pings(self.settings.ping_window)
+            new = answered - found
+            found |= answered
+            collided = garbled > 0 or self._decoder.dropped > dropped_before
+            dropped_before = self._decoder.dropped
+            if not new and not collided:
+                break
+        return sorted(found)
+
+    async def _connect_board(self, board: BusBoard, reconnect: bool) -> bool:
+        now = self._time.now()
+        version = await self._transact(BusCommand.SEND_VERSION, board.address, BusReplyId.VERSION)
+        if not isinstance(version, BusReply) or len(version.data) < 2:
+            return False
+        missed: list[EepromEvent] | None = None
+        if reconnect and board.position is not None:
+            history = await self._transact(
+                BusCommand.SEND_FROM_START, board.address, BusReplyId.FROM_START
+            )
+            if isinstance(history, BusReply):
+                missed = missed_events(
+                    decode_events(history.data)[0], board.recent.as_tuple(), board.position
+                )
+        # Clear the change log first: changes already in the dump must not be applied twice.
+        await self._transact(BusCommand.SEND_CHANGES, board.address, BusReplyId.UPDATE)
+        dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
+        if not isinstance(dump, BusReply) or len(dump.data) != 64:
+            return False
+        clock = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
+        clock_msg = decode_bwtime(clock.data) if isinstance(clock, BusReply) else None
+        board.info = BoardInfo(
+            port=self.port,
+            serial=board.name,
+            version=(version.data[0], version.data[1]),
+            mode="bus",
+            bus_address=board.address,
+            clock_present=None if clock_msg is None else isinstance(clock_msg, ClockReading),
+        )
+        board.lost = False
+        board.missed = 0
+        board.last_seen = now
+        log.info(
+            "board %s on bus %s %s",
+            board.name,
+            self.port,
+            "reconnected" if reconnect else "connected",
+        )
+        self._emit(BoardConnected(now, board.name, board.info, reconnect=reconnect))
+        if missed is not None and board.position is not None:
+            t_lost = board.lost_at if board.lost_at is not None else now
+            for item in replay(missed, board.position, t_lost, now):
+                if isinstance(item, RecoveredPosition):
+                    self._emit(PositionSeen(item.t, board.name, item.position, recovered=True))
+                elif isinstance(item, RecoveredClock):
+                    self._emit(ClockStamped(item.t, board.name, item.side, item.seconds))
+        board.recent.clear()
+        board.position = BoardPosition.from_bytes(dump.data)
+        self._emit(PositionSeen(now, board.name, board.position))
+        board.last_clock_ask = now
+        if clock_msg is not None and not isinstance(clock_msg, ClockAck):
+            board.clock = clock_msg
+            self._emit(ClockSeen(now, board.name, clock_msg))
+        return True
+
+    # -- polling -----------------------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        for address in await self.discover():
+            self.boards.setdefault(address, BusBoard(address))
+        for board in self.boards.values():
+            if not await self._connect_board(board, reconnect=board.info is not None):
+                self._lose(board, "did not answer after discovery")
+        self.discovered.set()
+        loop = asyncio.get_running_loop()
+        while True:
+            started = loop.time()
+            for board in list(self.boards.values()):
+                await self._poll(board)
+            self.cycles += 1
+            self.last_cycle = loop.time() - started
+            self._report_health()
+            rest = self.settings.min_cycle - (loop.time() - started)
+            await asyncio.sleep(max(rest, 0))
+
+    async def _poll(self, board: BusBoard) -> None:
+        now = self._time.now()
+        if board.lost or board.info is None:
+            if now - board.last_retry >= self.settings.retry_lost_every:
+                board.last_retry = now
+                ping = await self._transact(BusCommand.PING, board.address, BusReplyId.PING)
+                if isinstance(ping, BusReply):
+                    await self._connect_board(board, reconnect=board.info is not None)
+            return
+        reply = await self._transact(BusCommand.SEND_CHANGES, board.address, BusReplyId.UPDATE)
+        retries = 0
+        while isinstance(reply, BusChecksumError) and retries < 2:
+            board.bad_checksums += 1
+            retries += 1
+            reply = await self._transact(
+                BusCommand.REPEAT_CHANGES, board.address, BusReplyId.UPDATE
+            )
+        if isinstance(reply, BusChecksumError):
+            board.bad_checksums += 1
+            log.info(
+                "board %s: changes lost to bad checksums; reading from the start tag", board.name
+            )
+            await self._connect_board(board, reconnect=True)
+            return
+        if reply is None:
+            board.missed += 1
+            if board.missed >= self.settings.lost_after_missed:
+                self._lose(board, f"{board.missed} polls unanswered")
+            return
+        board.missed = 0
+        board.polls += 1
+        board.last_seen = now
+        self._apply_changes(board, reply.data, now)
+        if now - board.last_clock_ask >= self.settings.clock_every:
+            board.last_clock_ask = now
+            await self._ask_clock(board, now)
+        if board.polls % self.settings.verify_every == 0:
+            await self._verify(board, now)
+
+    def _apply_changes(self, board: BusBoard, data: bytes, now: float) -> None:
+        if not data or board.position is None:
+            return
+        events, _bad = decode_events(data)
+        for event in events:
+            if isinstance(event, PieceChange):
+                board.recent.add(event.index, event.code)
+                board.position = board.position.with_piece(event.index, event.code)
+                self._emit(PositionSeen(now, board.name, board.position))
+            elif isinstance(event, ClockTime):
+                self._emit(
+                    ClockStamped(
+                        now,
+                        board.name,
+                        "left" if event.left else "right",
+                        event.seconds,
+                        recovered=False,
+                    )
+                )
+
+    async def _ask_clock(self, board: BusBoard, now: float) -> None:
+        reply = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
+        if not isinstance(reply, BusReply):
+            return
+        reading = decode_bwtime(reply.data)
+        if reading is None or isinstance(reading, ClockAck) or reading == board.clock:
+            return
+        board.clock = reading
+        self._emit(ClockSeen(now, board.name, reading))
+
+    async def _verify(self, board: BusBoard, now: float) -> None:
+        dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
+        if not isinstance(dump, BusReply) or len(dump.data) != 64:
+            return
+        seen = BoardPosition.from_bytes(dump.data)
+        if seen != board.position:
+            board.resyncs += 1
+            log.info("board %s: changes and board disagree; taking the board dump", board.name)
+            board.position = seen
+            self._emit(PositionSeen(now, board.name, seen))
+
+    def _report_health(self) -> None:
+        now = self._time.now()
+        if now - self._last_health < self.settings.health_every:
+            return
+        self._last_health = now
+        for board in self.boards.values():
+            if board.info is not None:
+                self._emit(
+                    BoardHealth(now, board.name, board.last_seen, board.missed, board.bad_checksums)
+                )
+
+    async def probe(self) -> list[BoardInfo]:
+        """Open the port once, find every board on the line, read each one, close."""
+        self._link = await self._opener(self.port)
+        self._decoder = BusStreamDecoder()
+        self._queue = asyncio.Queue()
+        reader = asyncio.ensure_future(self._read_loop(self._link))
+        try:
+            work = asyncio.ensure_future(self._probe_work())
+            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
+            if work not in done:
+                work.cancel()
+                reader.result()
+            return work.result()
+        finally:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            await self._close()
+
+    async def _probe_work(self) -> list[BoardInfo]:
+        infos = []
+        for address in await self.discover():
+            board = self.boards.setdefault(address, BusBoard(address))
+            if await self._connect_board(board, reconnect=False) and board.info is not None:
+                infos.append(board.info)
+        return infos

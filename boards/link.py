@@ -1,0 +1,112 @@
+"""Byte links to boards: a serial port opened with pyserial-asyncio-fast, or anything alike.
+
+Drivers talk to a `Link`, so tests and replays can give them any byte source.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+import serial
+import serial_asyncio_fast
+
+from boards.capture import CaptureWriter
+
+BAUDRATE = 9600
+
+
+class LinkError(Exception):
+    """The port is gone or failed: the cable was pulled, the device vanished, access denied."""
+
+
+class Link(Protocol):
+    async def read(self) -> bytes:
+        """Some bytes (at least one); raises LinkError when the port fails or closes."""
+        ...
+
+    def write(self, data: bytes) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+Opener = Callable[[str], Awaitable[Link]]
+
+
+class SerialLink:
+    """A real serial port (USB CDC-ACM, FTDI, RFCOMM or a pseudo-terminal) at 9600 8N1."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def read(self) -> bytes:
+        try:
+            data = await self._reader.read(4096)
+        except (OSError, serial.SerialException) as exc:
+            raise LinkError(str(exc) or type(exc).__name__) from exc
+        if not data:
+            raise LinkError("port closed")
+        return data
+
+    def write(self, data: bytes) -> None:
+        if self._writer.is_closing():
+            raise LinkError("port closed")
+        try:
+            self._writer.write(data)
+        except (OSError, serial.SerialException) as exc:
+            raise LinkError(str(exc) or type(exc).__name__) from exc
+
+    async def close(self) -> None:
+        self._writer.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+
+
+async def open_serial(path: str) -> Link:
+    """Open `path` at the DGT line settings; LinkError with the reason if it cannot be opened."""
+    try:
+        reader, writer = await serial_asyncio_fast.open_serial_connection(
+            url=path,
+            baudrate=BAUDRATE,
+            bytesize=serial.EIGHTBITS,
+            parity=serial.PARITY_NONE,
+            stopbits=serial.STOPBITS_ONE,
+            rtscts=False,
+            xonxoff=False,
+        )
+    except (OSError, serial.SerialException, ValueError) as exc:
+        raise LinkError(f"cannot open {path}: {exc}") from exc
+    return SerialLink(reader, writer)
+
+
+class RecordingLink:
+    """Wraps a link and writes every chunk, both directions, to a capture file."""
+
+    def __init__(self, inner: Link, capture: CaptureWriter) -> None:
+        self._inner = inner
+        self._capture = capture
+
+    async def read(self) -> bytes:
+        data = await self._inner.read()
+        self._capture.record("in", data)
+        return data
+
+    def write(self, data: bytes) -> None:
+        self._capture.record("out", data)
+        self._inner.write(data)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+def recording_opener(opener: Opener, capture: CaptureWriter | None) -> Opener:
+    if capture is None:
+        return opener
+
+    async def open_recorded(path: str) -> Link:
+        return RecordingLink(await opener(path), capture)
+
+    return open_recorded

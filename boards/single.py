@@ -1,0 +1,368 @@
+"""Driver for one board in single-board mode (USB, serial or Bluetooth port).
+
+Connects, shakes hands (version, serial, UPDATE_NICE, board dump, clock), then streams
+timestamped positions and clock readings. A port error or a board that stops answering
+the periodic serial-number poll ends the session: the driver reports the loss, reopens
+the port with backoff, and on reconnect reads the board's EEPROM log so that moves made
+while the cable was out are recovered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from boards.dgt.clock_commands import ClockCommand, encode_clock_command
+from boards.dgt.codes import DANGEROUS_COMMANDS, Command
+from boards.dgt.decoder import BoardStreamDecoder
+from boards.dgt.eeprom import EepromEvent, decode_events
+from boards.dgt.messages import (
+    BatteryStatus,
+    BoardDump,
+    BoardMessage,
+    BWTime,
+    EEMoves,
+    FieldUpdate,
+    LongSerialNumber,
+    SerialNumber,
+    Version,
+)
+from boards.events import (
+    BatterySeen,
+    BoardConnected,
+    BoardInfo,
+    BoardLost,
+    ClockSeen,
+    ClockStamped,
+    DriverEvent,
+    PositionSeen,
+)
+from boards.link import Link, LinkError, Opener, open_serial
+from boards.position import BoardPosition
+from boards.recovery import RecentChanges, RecoveredClock, RecoveredPosition, missed_events, replay
+from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
+from clocks.timesource import SystemTime, TimeSource
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[DriverEvent], None]
+M = TypeVar("M", bound=BoardMessage)
+
+
+class BoardError(Exception):
+    """The port answered, but not like a DGT board (or not in time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverSettings:
+    reply_timeout: float = 2.0  # a handshake answer
+    optional_timeout: float = 0.4  # answers only some boards give (long serial, battery)
+    poll_interval: float = 2.0  # serial-number poll that proves the board is alive
+    dead_after: float = 6.0  # silence after which the link counts as dead
+    backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
+    recover_log: bool = True
+    log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
+    clock_ack_timeout: float = 2.0
+    clock_retries: int = 3
+
+
+class SingleBoardDriver:
+    """Follows one board on one port, forever, until `stop()`."""
+
+    def __init__(
+        self,
+        port: str,
+        emit: Emit,
+        *,
+        time: TimeSource | None = None,
+        opener: Opener = open_serial,
+        settings: DriverSettings | None = None,
+    ) -> None:
+        self.port = port
+        self._emit = emit
+        self._time = time or SystemTime()
+        self._opener = opener
+        self.settings = settings or DriverSettings()
+        self.info: BoardInfo | None = None
+        self.position: BoardPosition | None = None
+        self.last_clock: ClockReading | NoClock | None = None
+        self.connected = False
+        self._link: Link | None = None
+        self._decoder = BoardStreamDecoder()
+        self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
+        self._last_rx = 0.0
+        self._recent = RecentChanges()
+        self._lost_at: float | None = None
+        self._stopping = asyncio.Event()
+        self._clock_lock = asyncio.Lock()
+        self._session_task: asyncio.Task[None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.info.serial if self.info else self.port
+
+    @property
+    def dropped_bytes(self) -> int:
+        return self._decoder.dropped
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._session_task is not None:
+            self._session_task.cancel()
+
+    async def run(self) -> None:
+        """Connect, follow, and reconnect after failures until stopped."""
+        attempt = 0
+        while not self._stopping.is_set():
+            try:
+                self._session_task = asyncio.ensure_future(self._session())
+                await self._session_task
+            except asyncio.CancelledError:
+                if self._stopping.is_set():
+                    break
+                raise
+            except (LinkError, BoardError) as exc:
+                if self.connected:
+                    self._lose(str(exc))
+                    attempt = 0
+                else:
+                    log.debug("%s: %s", self.port, exc)
+            finally:
+                await self._close_link()
+            if self._stopping.is_set():
+                break
+            delay = self.settings.backoff[min(attempt, len(self.settings.backoff) - 1)]
+            attempt += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), delay)
+        if self.connected:
+            self._lose("stopped")
+
+    def _lose(self, reason: str) -> None:
+        self.connected = False
+        self._lost_at = self._time.now()
+        log.info("board %s on %s lost: %s", self.name, self.port, reason)
+        self._emit(BoardLost(self._lost_at, self.name, reason))
+
+    async def _close_link(self) -> None:
+        link, self._link = self._link, None
+        for _, fut in self._waiters:
+            if not fut.done():
+                fut.cancel()
+        self._waiters.clear()
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await link.close()
+
+    # -- one connection -------------------------------------------------------------------
+
+    async def _session(self) -> None:
+        self._link = await self._opener(self.port)
+        self._decoder = BoardStreamDecoder()
+        self._last_rx = self._time.now()
+        reader = asyncio.ensure_future(self._read_loop(self._link))
+        try:
+            await self._handshake()
+            poller = asyncio.ensure_future(self._poll_loop())
+            done, _ = await asyncio.wait({reader, poller}, return_when=asyncio.FIRST_COMPLETED)
+            poller.cancel()
+            for task in done:
+                task.result()  # raises the LinkError that ended the session
+        finally:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+
+    async def _read_loop(self, link: Link) -> None:
+        while True:
+            data = await link.read()
+            self._last_rx = self._time.now()
+            for message in self._decoder.feed(data):
+                self._dispatch(message)
+
+    async def _poll_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.poll_interval)
+            silent = self._time.now() - self._last_rx
+            if silent > self.settings.dead_after:
+                raise LinkError(f"no answer for {silent:.1f} s")
+            self._send(Command.RETURN_SERIALNR)
+
+    def _send(self, command: Command | bytes) -> None:
+        if self._link is None:
+            raise LinkError("not connected")
+        data = bytes([command]) if isinstance(command, Command) else command
+        if data and data[0] in DANGEROUS_COMMANDS:
+            raise ValueError(f"refusing to send dangerous DGT command {data[0]:#04x}")
+        self._link.write(data)
+
+    async def _ask(self, command: Command, kind: type[M], timeout: float) -> M:
+        fut: asyncio.Future[BoardMessage] = asyncio.get_running_loop().create_future()
+        self._waiters.append((kind, fut))
+        self._send(command)
+        try:
+            message = await asyncio.wait_for(fut, timeout)
+        except TimeoutError as exc:
+            raise BoardError(
+                f"no {kind.__name__} answer from {self.port} within {timeout} s"
+            ) from exc
+        finally:
+            self._waiters = [(k, f) for k, f in self._waiters if f is not fut]
+        assert isinstance(message, kind)
+        return message
+
+    async def _ask_optional(self, command: Command, kind: type[M]) -> M | None:
+        try:
+            return await self._ask(command, kind, self.settings.optional_timeout)
+        except BoardError:
+            return None
+
+    async def _handshake(self) -> None:
+        s = self.settings
+        version = await self._ask(Command.SEND_VERSION, Version, s.reply_timeout)
+        serial = await self._ask(Command.RETURN_SERIALNR, SerialNumber, s.reply_timeout)
+        long_serial = await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
+        battery = await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
+        reconnect = self.info is not None and self.info.serial == serial.text
+        missed = None
+        if reconnect and s.recover_log and self.position is not None:
+            log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
+            missed = missed_events(
+                decode_events(log_msg.data)[0], self._recent.as_tuple(), self.position
+            )
+        # Update mode before the dump: changes made in between arrive as field updates
+        # instead of being lost between a dump and a late switch to update mode.
+        self._send(Command.SEND_UPDATE_NICE)
+        dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
+        clock = await self._ask_optional(Command.SEND_CLK, BWTime)
+        clock_msg = decode_bwtime(clock.raw) if clock else None
+        now = self._time.now()
+        self.info = BoardInfo(
+            port=self.port,
+            serial=serial.text,
+            version=(version.major, version.minor),
+            mode="single",
+            long_serial=long_serial.text if long_serial else None,
+            battery_percent=battery.percent if battery else None,
+            clock_present=None if clock_msg is None else isinstance(clock_msg, ClockReading),
+        )
+        self.connected = True
+        log.info(
+            "board %s on %s %s (version %d.%d)",
+            self.name,
+            self.port,
+            "reconnected" if reconnect else "connected",
+            version.major,
+            version.minor,
+        )
+        self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
+        if missed is not None and self.position is not None:
+            self._emit_recovered(missed, now)
+        elif reconnect:
+            log.warning("board %s: could not place the EEPROM log; using the board dump", self.name)
+        self._recent.clear()
+        self._set_position(dump.position, now)
+        if clock_msg is not None and not isinstance(clock_msg, ClockAck):
+            self._set_clock(clock_msg, now)
+
+    def _emit_recovered(self, missed: list[EepromEvent], now: float) -> None:
+        assert self.position is not None
+        t_lost = self._lost_at if self._lost_at is not None else now
+        items = replay(missed, self.position, t_lost, now)
+        for item in items:
+            if isinstance(item, RecoveredPosition):
+                self.position = item.position
+                self._emit(PositionSeen(item.t, self.name, item.position, recovered=True))
+            elif isinstance(item, RecoveredClock):
+                self._emit(ClockStamped(item.t, self.name, item.side, item.seconds))
+        if items:
+            log.info("board %s: recovered %d logged events from the EEPROM", self.name, len(items))
+
+    # -- incoming messages ------------------------------------------------------------------
+
+    def _dispatch(self, message: BoardMessage) -> None:
+        for kind, fut in self._waiters:
+            if isinstance(message, kind) and not fut.done():
+                fut.set_result(message)
+                break
+        now = self._time.now()
+        match message:
+            case FieldUpdate(index, code) if self.position is not None and self.connected:
+                self._recent.add(index, code)
+                self._set_position(self.position.with_piece(index, code), now)
+            case BWTime(raw) if self.connected:
+                reading = decode_bwtime(raw)
+                if isinstance(reading, ClockAck):
+                    self._on_ack(reading)
+                elif reading is not None:
+                    self._set_clock(reading, now)
+            case BatteryStatus() if self.connected and message.percent is not None:
+                self.info = (
+                    replace(self.info, battery_percent=message.percent) if self.info else None
+                )
+                self._emit(BatterySeen(now, self.name, message.percent, message.charging))
+            case _:
+                pass
+
+    def _set_position(self, position: BoardPosition, t: float) -> None:
+        self.position = position
+        self._emit(PositionSeen(t, self.name, position))
+
+    def _set_clock(self, reading: ClockReading | NoClock, t: float) -> None:
+        if reading == self.last_clock:
+            return
+        self.last_clock = reading
+        present = isinstance(reading, ClockReading)
+        if self.info is not None and self.info.clock_present != present:
+            self.info = replace(self.info, clock_present=present)
+        self._emit(ClockSeen(t, self.name, reading))
+
+    # -- clock commands -----------------------------------------------------------------------
+
+    _ack_future: asyncio.Future[ClockAck] | None = None
+
+    def _on_ack(self, ack: ClockAck) -> None:
+        fut = self._ack_future
+        if fut is not None and not fut.done() and not ack.from_clock:
+            fut.set_result(ack)
+
+    async def send_clock_command(self, command: ClockCommand) -> ClockAck | None:
+        """Send a clock command and wait for its ack, retrying as the protocol asks.
+        Returns None when the clock never acknowledged it."""
+        async with self._clock_lock:
+            for _ in range(self.settings.clock_retries):
+                self._ack_future = asyncio.get_running_loop().create_future()
+                self._send(encode_clock_command(command))
+                try:
+                    return await asyncio.wait_for(self._ack_future, self.settings.clock_ack_timeout)
+                except TimeoutError:
+                    continue
+                finally:
+                    self._ack_future = None
+            return None
+
+    async def probe(self) -> BoardInfo:
+        """Open the port once, shake hands, close: who is there? Raises BoardError/LinkError."""
+        self._link = await self._opener(self.port)
+        self._decoder = BoardStreamDecoder()
+        reader = asyncio.ensure_future(self._read_loop(self._link))
+        try:
+            handshake = asyncio.ensure_future(self._handshake())
+            done, _ = await asyncio.wait({reader, handshake}, return_when=asyncio.FIRST_COMPLETED)
+            if handshake not in done:
+                handshake.cancel()
+                reader.result()
+            handshake.result()
+            assert self.info is not None
+            self._send(Command.RESET)  # leave the board idle, as we found it
+            return self.info
+        finally:
+            self.connected = False
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            await self._close_link()

@@ -1,0 +1,165 @@
+"""The `boardwire` command: the one place that wires boards, clocks, domain, web and simulator."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
+
+
+def _board_rows(results: list[ProbeResult]) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for result in results:
+        if not result.boards:
+            rows.append({"port": result.port, "mode": None, "error": result.error})
+        for info in result.boards:
+            row = asdict(info)
+            row["version"] = f"{info.version[0]}.{info.version[1]}"
+            rows.append(row)
+    return rows
+
+
+def _print_table(rows: list[dict[str, object]]) -> None:
+    if not rows:
+        print(
+            "No serial ports found. Plug a board in, or try `boardwire sim` to start emulated boards."
+        )
+        return
+    headers = [
+        "port",
+        "mode",
+        "serial",
+        "version",
+        "bus_address",
+        "battery_percent",
+        "clock_present",
+    ]
+    titles = ["PORT", "MODE", "SERIAL", "VERSION", "BUS ADDR", "BATTERY", "CLOCK"]
+
+    def cell(row: dict[str, object], key: str) -> str:
+        value = row.get(key)
+        if key == "clock_present":
+            return {True: "yes", False: "no", None: "?"}[value if isinstance(value, bool) else None]
+        if key == "battery_percent" and value is not None:
+            return f"{value}%"
+        return "-" if value is None else str(value)
+
+    table = [[cell(r, h) for h in headers] for r in rows]
+    widths = [max(len(t), *(len(line[i]) for line in table)) for i, t in enumerate(titles)]
+    print("  ".join(t.ljust(w) for t, w in zip(titles, widths, strict=True)).rstrip())
+    for row, line in zip(rows, table, strict=True):
+        text = "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
+        if row.get("error"):
+            text = f"{row['port']}  (no board: {row['error']})"
+        print(text)
+
+
+def _simulated_ports() -> list[str]:
+    try:
+        from boardsim.registry import list_running
+    except ImportError:
+        return []
+    paths: list[str] = []
+    for device in list_running():
+        path = device.get("path")
+        if isinstance(path, str) and path not in paths:
+            paths.append(path)
+    return paths
+
+
+async def _cmd_boards(args: argparse.Namespace) -> int:
+    if args.port:
+        results = [await probe_port(args.port)]
+    else:
+        ports = list_serial_ports()
+        to_probe = [p.path for p in ports if p.likely_dgt] + _simulated_ports()
+        results = await probe_ports(to_probe) if to_probe else []
+        not_probed = [p for p in ports if not p.likely_dgt]
+        if not args.json and not_probed:
+            print(
+                "Other serial ports (not probed; use --port PATH): "
+                + ", ".join(p.path for p in not_probed)
+            )
+    rows = _board_rows(results)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        _print_table(rows)
+    found = any(r.boards for r in results)
+    return 0 if found or not args.port else 1
+
+
+def _cmd_sim(args: argparse.Namespace) -> int:
+    from boardsim import cli as sim_cli
+
+    return sim_cli.main(args)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from broadcast.demo import run_demo
+
+    return run_demo(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="boardwire",
+        description="Live over-the-board chess: DGT boards and clocks, exact games, arbiter alerts, live web.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    boards = sub.add_parser("boards", help="list serial ports and the DGT boards on them")
+    boards.add_argument(
+        "--port", metavar="PATH", help="probe this port only (single board or a whole bus)"
+    )
+    boards.add_argument("--json", action="store_true", help="machine-readable output")
+    boards.set_defaults(handler=lambda a: asyncio.run(_cmd_boards(a)))
+
+    sim = sub.add_parser("sim", help="start emulated DGT boards on pseudo-terminals")
+    try:
+        from boardsim import cli as sim_cli
+
+        sim_cli.add_arguments(sim)
+    except (
+        ImportError
+    ):  # the simulator is part of the distribution; this only guards a broken install
+        pass
+    sim.set_defaults(handler=_cmd_sim)
+
+    demo = sub.add_parser("demo", help="emulated boards playing real games, followed live")
+    demo.add_argument(
+        "--speed", type=float, default=20.0, help="time compression of the games (default 20)"
+    )
+    demo.add_argument("--boards", type=int, default=4, help="how many emulated boards (default 4)")
+    demo.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+    demo.add_argument(
+        "--port", type=int, default=8080, help="web port (used once the web server lands)"
+    )
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    try:
+        result = args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

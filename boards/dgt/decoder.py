@@ -26,26 +26,51 @@ _BUS_REPLY_IDS = frozenset(int(m) for m in BusReplyId)
 
 
 class _Resync:
-    """Shared buffer handling: find frame starts, count what is dropped."""
+    """Shared buffer handling: find frame starts, count what is dropped.
+
+    Consumed bytes are tracked with a read offset and cut off once per `feed`, so a large
+    chunk (a whole capture file) decodes in linear time.
+    """
 
     def __init__(self) -> None:
         self._buf = bytearray()
+        self._pos = 0
         self.dropped = 0
 
     def _drop(self, n: int) -> None:
-        del self._buf[:n]
+        self._pos += n
         self.dropped += n
+
+    def _take(self, n: int) -> bytes:
+        data = bytes(self._buf[self._pos : self._pos + n])
+        self._pos += n
+        return data
 
     def _skip_to_next_high(self, start: int = 1) -> None:
         """Drop the first `start` bytes and everything up to the next byte >= 0x80."""
-        i = start
-        while i < len(self._buf) and self._buf[i] < 0x80:
+        buf, i = self._buf, self._pos + start
+        while i < len(buf) and buf[i] < 0x80:
             i += 1
-        self._drop(i)
+        self._drop(i - self._pos)
+
+    def _first_high(self, begin: int, end: int) -> int | None:
+        """Offset (from the read position) of the first byte >= 0x80 in [begin, end)."""
+        buf, base = self._buf, self._pos
+        for i in range(base + begin, min(base + end, len(buf))):
+            if buf[i] >= 0x80:
+                return i - base
+        return None
+
+    def _available(self) -> int:
+        return len(self._buf) - self._pos
+
+    def _compact(self) -> None:
+        del self._buf[: self._pos]
+        self._pos = 0
 
     @property
     def pending(self) -> int:
-        return len(self._buf)
+        return self._available()
 
 
 class BoardStreamDecoder(_Resync):
@@ -55,35 +80,35 @@ class BoardStreamDecoder(_Resync):
         self._buf += data
         out: list[BoardMessage] = []
         buf = self._buf
-        while buf:
-            first = buf[0]
+        while (avail := self._available()) > 0:
+            p = self._pos
+            first = buf[p]
             if first not in _MESSAGE_IDS:
                 self._skip_to_next_high(1 if first >= 0x80 else 0)
                 continue
-            if len(buf) < 3:
+            if avail < 3:
                 break
-            if buf[1] >= 0x80 or buf[2] >= 0x80:
+            if buf[p + 1] >= 0x80 or buf[p + 2] >= 0x80:
                 self._skip_to_next_high()
                 continue
-            total = (buf[1] << 7) | buf[2]
+            total = (buf[p + 1] << 7) | buf[p + 2]
             if not length_ok(first, total):
                 self._skip_to_next_high()
                 continue
             # A high byte inside the would-be payload means this frame was cut short.
-            limit = min(total, len(buf))
-            cut = next((i for i in range(3, limit) if buf[i] >= 0x80), None)
+            cut = self._first_high(3, total)
             if cut is not None:
                 self._drop(cut)
                 continue
-            if len(buf) < total:
+            if avail < total:
                 break
-            payload = bytes(buf[3:total])
-            message = _safe_decode(first, payload)
+            message = _safe_decode(first, bytes(buf[p + 3 : p + total]))
             if message is None:
                 self._drop(total)
                 continue
-            del buf[:total]
+            self._pos += total
             out.append(message)
+        self._compact()
         return out
 
 
@@ -104,35 +129,35 @@ class BusStreamDecoder(_Resync):
         self._buf += data
         out: list[BusItem] = []
         buf = self._buf
-        while buf:
-            first = buf[0]
+        while (avail := self._available()) > 0:
+            p = self._pos
+            first = buf[p]
             if first not in _BUS_REPLY_IDS:
                 self._skip_to_next_high(1 if first >= 0x80 else 0)
                 continue
-            if len(buf) < 3:
+            if avail < 3:
                 break
-            if buf[1] >= 0x80 or buf[2] >= 0x80:
+            if buf[p + 1] >= 0x80 or buf[p + 2] >= 0x80:
                 self._skip_to_next_high()
                 continue
-            total = (buf[1] << 7) | buf[2]
+            total = (buf[p + 1] << 7) | buf[p + 2]
             if not reply_length_ok(first, total):
                 self._skip_to_next_high()
                 continue
-            limit = min(total, len(buf))
-            cut = next((i for i in range(3, limit) if buf[i] >= 0x80), None)
+            cut = self._first_high(3, total)
             if cut is not None:
                 self._drop(cut)
                 continue
-            if len(buf) < total:
+            if avail < total:
                 break
-            frame = bytes(buf[:total])
-            del buf[:total]
+            frame = self._take(total)
             address = (frame[3] << 7) | frame[4]
             if frame[-1] != checksum(frame[:-1]):
                 self.dropped += total
                 out.append(BusChecksumError(BusReplyId(first), address))
                 continue
             out.append(BusReply(BusReplyId(first), address, frame[5:-1]))
+        self._compact()
         return out
 
 
@@ -165,40 +190,42 @@ class HostStreamDecoder(_Resync):
         self._buf += data
         out: list[HostItem] = []
         buf = self._buf
-        while buf:
-            first = buf[0]
+        while (avail := self._available()) > 0:
+            p = self._pos
+            first = buf[p]
             if first >= 0x80:
-                if len(buf) < 4:
+                if avail < 4:
                     break
-                request = decode_request(bytes(buf[:4]))
+                request = decode_request(bytes(buf[p : p + 4]))
                 if request is None:
                     self._skip_to_next_high()
                     continue
-                del buf[:4]
+                self._pos += 4
                 out.append(request)
             elif first in (Command.CLOCK_MESSAGE, Command.SET_LEDS):
-                if len(buf) < 2:
+                if avail < 2:
                     break
-                n = buf[1]
+                n = buf[p + 1]
                 if n < 1 or n > 16:
                     self._drop(1)
                     continue
-                if len(buf) < 2 + n:
+                if avail < 2 + n:
                     break
-                inner = bytes(buf[2 : 2 + n])
+                inner = bytes(buf[p + 2 : p + 2 + n])
                 if first == Command.SET_LEDS:
-                    del buf[: 2 + n]
+                    self._pos += 2 + n
                     out.append(SetLeds(inner))
                     continue
                 clock = decode_clock_command(inner)
                 if clock is None:
                     self._drop(1)
                     continue
-                del buf[: 2 + n]
+                self._pos += 2 + n
                 out.append(ClockCommandFrame(clock))
             elif first in _SINGLE_CODES:
-                del buf[:1]
+                self._pos += 1
                 out.append(SingleCommand(first))
             else:
                 self._drop(1)
+        self._compact()
         return out

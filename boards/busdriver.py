@@ -50,6 +50,8 @@ class BusSettings:
     lost_after_missed: int = 3
     retry_lost_every: float = 2.0
     health_every: float = 5.0
+    rediscover_every: float = 60.0  # look for boards added to the line (polling pauses ~1 s)
+    empty_line_retry: float = 1.0  # no board found yet: look again this often
     min_cycle: float = 0.05  # don't spin faster than this when the line answers instantly
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
 
@@ -105,6 +107,7 @@ class BusDriver:
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_health = float("-inf")
+        self._last_discovery = float("-inf")
         self.discovered = asyncio.Event()
 
     @property
@@ -309,15 +312,27 @@ class BusDriver:
 
     # -- polling -----------------------------------------------------------------------------------
 
-    async def _work(self) -> None:
+    async def _find_boards(self, *, port_reopened: bool = False) -> None:
+        """Discover the line; read every board not yet followed (or every board, after the
+        port itself was reopened: each one may have missed moves)."""
         for address in await self.discover():
-            self.boards.setdefault(address, BusBoard(address))
-        for board in self.boards.values():
-            if not await self._connect_board(board, reconnect=board.info is not None):
-                self._lose(board, "did not answer after discovery")
+            board = self.boards.setdefault(address, BusBoard(address))
+            if board.info is None or port_reopened or board.lost:
+                if not await self._connect_board(board, reconnect=board.info is not None):
+                    self._lose(board, "did not answer after discovery")
+        self._last_discovery = asyncio.get_running_loop().time()
+
+    async def _work(self) -> None:
+        await self._find_boards(port_reopened=True)
         self.discovered.set()
         loop = asyncio.get_running_loop()
         while True:
+            if not self.boards:
+                await asyncio.sleep(self.settings.empty_line_retry)
+                await self._find_boards()
+                continue
+            if loop.time() - self._last_discovery >= self.settings.rediscover_every:
+                await self._find_boards()
             started = loop.time()
             for board in list(self.boards.values()):
                 await self._poll(board)

@@ -82,12 +82,10 @@ def diff_mask(a: Key, b: Key) -> int:
 
 def key_board(key: Key) -> chess.BaseBoard:
     board = chess.BaseBoard.empty()
-    occ = occupied(key)
     for slot in range(6):
         for square in chess.scan_forward(key[slot]):
             colour = bool(key[6] & chess.BB_SQUARES[square])
             board.set_piece_at(square, chess.Piece(slot + 1, colour))
-    del occ
     return board
 
 

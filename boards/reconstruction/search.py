@@ -1,0 +1,108 @@
+"""Search for the legal move sequence that turns the game's position into a seen placement.
+
+Depth-first with iterative deepening, pruned by cheap bitboard bounds:
+
+- every move fills at most one square with the mover's piece (castling two), so the
+  squares where the target holds a side's piece that is not there yet ("fill") bound
+  how many moves that side still needs;
+- a side that loses pieces needs the other side to capture, and with one move left the
+  capturer stays where it captured;
+- within two plies the first move's origin always differs from the target, and the last
+  move's origin and destination both differ, which lets python-chess generate only
+  those moves (from_mask / to_mask).
+"""
+
+from __future__ import annotations
+
+import chess
+
+from boards.reconstruction.keys import Key, board_key, colour_mask, diff_mask, occupied
+
+Line = tuple[chess.Move, ...]
+
+
+def _fill(now: Key, target: Key, white: bool) -> int:
+    """Squares where the target has one of this side's pieces that `now` lacks there."""
+    c_now = colour_mask(now, white)
+    c_tgt = colour_mask(target, white)
+    mask = 0
+    for slot in range(6):
+        mask |= target[slot] & c_tgt & ~(now[slot] & c_now)
+    return mask
+
+
+def _bounded(board: chess.Board, now: Key, target: Key, depth: int) -> tuple[bool, int, bool]:
+    """(possible, fill mask of the side to move, tight) for `depth` plies left."""
+    side = board.turn
+    moves_side = (depth + 1) // 2
+    moves_other = depth // 2
+    fill_side = _fill(now, target, side)
+    fill_other = _fill(now, target, not side)
+    bonus_side = 1 if board.has_castling_rights(side) else 0
+    bonus_other = 1 if board.has_castling_rights(not side) else 0
+    n_side = fill_side.bit_count()
+    if n_side > moves_side + bonus_side:
+        return False, 0, False
+    if fill_other.bit_count() > moves_other + bonus_other:
+        return False, 0, False
+    # Pieces lost by a side are captured by the other; with at most one move left the
+    # capturer stays on the square, which then needs filling.
+    lost_side = colour_mask(now, side).bit_count() - colour_mask(target, side).bit_count()
+    lost_other = colour_mask(now, not side).bit_count() - colour_mask(target, not side).bit_count()
+    if lost_side > moves_other or lost_other > moves_side:
+        return False, 0, False
+    if moves_other <= 1 and lost_side > 0 and not fill_other:
+        return False, 0, False
+    if moves_side <= 1 and lost_other > 0 and not fill_side:
+        return False, 0, False
+    return True, fill_side, n_side >= moves_side + bonus_side and n_side > 0
+
+
+def _dfs(board: chess.Board, target: Key, depth: int) -> Line | None:
+    now = board_key(board)
+    if now == target:
+        return ()
+    if depth == 0:
+        return None
+    ok, fill_side, tight = _bounded(board, now, target, depth)
+    if not ok:
+        return None
+    diff = diff_mask(now, target)
+    from_mask = diff if depth <= 2 else chess.BB_ALL
+    to_mask = diff if depth == 1 else chess.BB_ALL
+    white = board.turn
+    tgt_side = colour_mask(target, white)
+    for move in board.generate_legal_moves(from_mask, to_mask):
+        if tight and not board.is_castling(move):
+            to_bit = chess.BB_SQUARES[move.to_square]
+            if not to_bit & fill_side:
+                continue
+            piece_type = move.promotion or board.piece_type_at(move.from_square)
+            if piece_type is None or not target[piece_type - 1] & tgt_side & to_bit:
+                continue
+        board.push(move)
+        found = _dfs(board, target, depth - 1)
+        board.pop()
+        if found is not None:
+            return (move, *found)
+    return None
+
+
+def find_line(
+    board: chess.Board, target: Key, max_depth: int, min_depth: int = 1
+) -> Line | None:
+    """The shortest legal move sequence (min_depth..max_depth plies) from `board` to the
+    placement `target`, or None. `board` is left as it was."""
+    for depth in range(min_depth, max_depth + 1):
+        found = _dfs(board, target, depth)
+        if found is not None and len(found) >= min_depth:
+            return found
+    return None
+
+
+def placement_changes(a: Key, b: Key) -> int:
+    """How many squares differ (a cheap distance for hints)."""
+    return diff_mask(a, b).bit_count()
+
+
+__all__ = ["Line", "find_line", "occupied", "placement_changes"]

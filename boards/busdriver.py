@@ -167,16 +167,16 @@ class BusDriver:
         self._decoder = BusStreamDecoder()
         self._queue = asyncio.Queue()
         reader = asyncio.ensure_future(self._read_loop(self._link))
+        work = asyncio.ensure_future(self._work())
         try:
-            work = asyncio.ensure_future(self._work())
             done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
-            work.cancel()
             for task in done:
                 task.result()
         finally:
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
+            for task in (work, reader):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
 
     async def _read_loop(self, link: Link) -> None:
         while True:

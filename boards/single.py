@@ -165,17 +165,20 @@ class SingleBoardDriver:
         self._decoder = BoardStreamDecoder()
         self._last_rx = self._time.now()
         reader = asyncio.ensure_future(self._read_loop(self._link))
+        work = asyncio.ensure_future(self._follow())
         try:
-            await self._handshake()
-            poller = asyncio.ensure_future(self._poll_loop())
-            done, _ = await asyncio.wait({reader, poller}, return_when=asyncio.FIRST_COMPLETED)
-            poller.cancel()
+            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                task.result()  # raises the LinkError that ended the session
+                task.result()  # raises the LinkError or BoardError that ended the session
         finally:
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
+            for task in (work, reader):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def _follow(self) -> None:
+        await self._handshake()
+        await self._poll_loop()
 
     async def _read_loop(self, link: Link) -> None:
         while True:

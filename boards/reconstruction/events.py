@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from boards.position import Orientation
-from clocks.clocktimes import ClockStarted, FlagFell, LeverPressed, MoveTime
+from clocks.clocktimes import ClockStarted, FlagFell, MoveTime
 
 Result = Literal["1-0", "0-1", "1/2-1/2"]
 Evidence = Literal["press", "stable", "resync"]
@@ -93,5 +93,4 @@ ReconstructionEvent = (
     | ResultSignalled
     | FlagFell
     | ClockStarted
-    | LeverPressed
 )

@@ -1,0 +1,723 @@
+"""The reconstructor: timestamped board positions and clock readings in, game events out.
+
+What it does with each position the board reports (see docs/reconstruction.md):
+
+1. classify it against the game: the current position ("same"), a position a few legal
+   plies ahead ("forward"), a result signal, a fresh start position, an earlier position
+   of the game (takeback), an earlier position plus other moves (correction), or nothing;
+2. act only once the evidence is good enough: the position stayed unchanged long enough
+   (longer for moves that may be half of something else: a king stepping to the centre,
+   a rook landing where castling puts it), or a lever press says the move is complete;
+3. when nothing matches for a while, report OutOfSync, keep searching deeper as the
+   players go on, and report BackInSync (with the moves made meanwhile) on a match.
+
+Pure: no I/O, no clock reading; every call gets its time `t`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import chess
+
+from boards.position import BoardPosition, Orientation
+from boards.reconstruction.config import ReconstructionConfig
+from boards.reconstruction.events import (
+    BackInSync,
+    Evidence,
+    MoveClocked,
+    MovePlayed,
+    MoveRetracted,
+    NewGame,
+    OutOfSync,
+    ReconstructionEvent,
+    Result,
+    ResultSignalled,
+)
+from boards.reconstruction.keys import (
+    CENTRE,
+    Key,
+    board_key,
+    codes_key,
+    key_fen,
+    material_feasible,
+    occupied,
+    rotate_key,
+)
+from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
+from boards.reconstruction.search import Line, find_line
+from clocks.clocktimes import (
+    ClockStarted,
+    ClockTimes,
+    FlagFell,
+    LeverPressed,
+    MoveTime,
+    SoftwareClock,
+)
+from clocks.reading import ClockReading, NoClock, Side
+from clocks.timecontrol import TimeControl
+
+Kind = Literal["same", "forward", "signal", "start", "takeback", "correction", "none"]
+Suspect = Literal["centre_king", "castling_rook"] | None
+
+_EPS = 1e-9
+_STANDARD_START_KEY = board_key(chess.Board())
+_BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+
+
+def _other(orientation: Orientation) -> Orientation:
+    return "rotated" if orientation == "normal" else "normal"
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    kind: Kind
+    moves: Line = ()
+    base: int = 0  # node the moves start from (takeback/correction: an earlier node)
+    orientation: Orientation | None = None
+    fen: str = ""
+    chess960: bool = False
+    result: Result | None = None
+    kings: tuple[int, int] = (0, 0)
+    suspect: Suspect = None
+    patient: bool = False
+    deep: bool = False
+
+
+_SAME = _Match("same")
+_NONE = _Match("none")
+
+
+@dataclass(slots=True)
+class _Candidate:
+    codes: tuple[int, ...]
+    since: float
+    key: Key
+    match: _Match | None = None
+    version: int = -1
+    slow_done: bool = False
+    deep_done: bool = False
+
+
+@dataclass(slots=True)
+class _Ply:
+    move: chess.Move
+    san: str
+    t: float
+    white: bool
+    clock: MoveTime | None
+    by_press: bool
+    centre_king: bool
+
+
+@dataclass(slots=True)
+class _Press:
+    t: float
+    white: bool
+    time: MoveTime
+    deadline: float
+    cands: list[_Candidate] = field(default_factory=list)
+
+
+class Reconstructor:
+    """Turns one board's positions (and its clock's readings) into a legal game.
+
+    `start_fen` defaults to the standard start; `chess960=True` allows Chess960 castling
+    and recognises any Chess960 start as a new game. `orientation=None` detects it from
+    the first position that matches. `time_control` enables a software clock for boards
+    without a clock; `white_side` fixes which clock side is White (else: left, then the
+    side whose time runs first).
+    """
+
+    def __init__(
+        self,
+        *,
+        start_fen: str | None = None,
+        chess960: bool = False,
+        orientation: Orientation | None = None,
+        config: ReconstructionConfig | None = None,
+        time_control: TimeControl | None = None,
+        white_side: Side | None = None,
+    ) -> None:
+        self.config = config or ReconstructionConfig()
+        self._orientation: Orientation | None = orientation
+        self._time_control = time_control if time_control and not time_control.untimed else None
+        self._clock = ClockTimes(white_side)
+        self._cand: _Candidate | None = None
+        self._presses: list[_Press] = []
+        self._announced = False
+        self._announce_t = 0.0
+        self._setup(start_fen or chess.STARTING_FEN, chess960)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def board(self) -> chess.Board:
+        """A copy of the game's current position (with its move stack)."""
+        return self._board.copy()
+
+    @property
+    def moves(self) -> list[chess.Move]:
+        return [p.move for p in self._plies]
+
+    @property
+    def sans(self) -> list[str]:
+        return [p.san for p in self._plies]
+
+    @property
+    def clocks(self) -> list[MoveTime | None]:
+        return [p.clock for p in self._plies]
+
+    @property
+    def ply(self) -> int:
+        return len(self._plies)
+
+    @property
+    def orientation(self) -> Orientation | None:
+        return self._orientation
+
+    @property
+    def in_sync(self) -> bool:
+        return self._out_since is None
+
+    @property
+    def result(self) -> Result | None:
+        return self._signalled
+
+    @property
+    def clock_times(self) -> ClockTimes:
+        """The clock follower (which side is White, last reading)."""
+        return self._clock
+
+    def set_white_side(self, side: Side) -> None:
+        """The arbiter says White's time is on `side` of the clock."""
+        self._clock.set_white_side(side)
+
+    def new_game(
+        self,
+        t: float,
+        start_fen: str | None = None,
+        chess960: bool = False,
+        orientation: Orientation | None = None,
+    ) -> list[ReconstructionEvent]:
+        """The arbiter starts a new game (e.g. a Chess960 start or a set-up position)."""
+        if orientation is not None:
+            self._orientation = orientation
+        self._setup(start_fen or chess.STARTING_FEN, chess960)
+        events: list[ReconstructionEvent] = []
+        self._announce(t, events)
+        return events
+
+    def feed_position(self, t: float, position: BoardPosition) -> list[ReconstructionEvent]:
+        """A full board position seen at `t`."""
+        events: list[ReconstructionEvent] = []
+        self._run(t, events)
+        codes = position.codes
+        cand = self._cand
+        if cand is None or cand.codes != codes:
+            key = codes_key(codes, self._orientation or "normal")
+            if cand is None or key != cand.key:
+                cand = _Candidate(codes, t, key)
+                self._cand = cand
+                self._seen_at.setdefault(key, t)
+                for press in self._presses:
+                    press.cands.append(cand)
+            else:
+                cand.codes = codes  # only ignored squares (magic pieces) changed
+        self._run(t, events)
+        return events
+
+    def feed_clock(self, t: float, reading: ClockReading | NoClock) -> list[ReconstructionEvent]:
+        """A clock reading seen at `t` (readings drive lever-press evidence and [%clk])."""
+        events: list[ReconstructionEvent] = []
+        self._run(t, events)
+        for event in self._clock.feed(t, reading):
+            if isinstance(event, LeverPressed):
+                press = _Press(
+                    t, event.colour == "white", event.time, t + self.config.press_settle
+                )
+                if self._cand is not None:
+                    press.cands.append(self._cand)
+                self._presses.append(press)
+            elif isinstance(event, ClockStarted | FlagFell):
+                events.append(event)
+        self._run(t, events)
+        return events
+
+    def tick(self, t: float) -> list[ReconstructionEvent]:
+        """Let time pass: fires stability waits and software-clock flags due by `t`."""
+        events: list[ReconstructionEvent] = []
+        self._run(t, events)
+        return events
+
+    def next_deadline(self) -> float | None:
+        """The next time at which `tick` may have something to do (None: only new input)."""
+        cfg = self.config
+        due: list[float] = [p.deadline for p in self._presses]
+        cand = self._cand
+        if cand is not None:
+            m = self._match_for(cand)
+            s = cand.since
+            if m.kind == "same":
+                if not self._announced:
+                    due.append(s + cfg.new_game_stable)
+                elif self._out_since is not None:
+                    due.append(s + cfg.move_stable)
+            elif m.kind == "forward":
+                due.append(s + self._forward_wait(m))
+            elif m.kind == "signal":
+                if m.result != self._signalled:
+                    due.append(s + cfg.signal_stable)
+            elif m.kind == "start":
+                due.append(s + cfg.new_game_stable)
+            elif m.kind in ("takeback", "correction"):
+                due.append(s + cfg.takeback_stable)
+            else:
+                if not cand.slow_done:
+                    due.append(s + cfg.move_stable)
+                if self._may_go_out() and self._unmatched_since is not None:
+                    wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
+                    due.append(max(self._unmatched_since + wait, s + cfg.move_stable))
+        if self._soft is not None and not self._clock.present:
+            flag_at = self._soft.flag_deadline()
+            if flag_at is not None:
+                due.append(flag_at)
+        return min(due) if due else None
+
+    # ------------------------------------------------------------------ game state
+
+    def _setup(self, fen: str, chess960: bool) -> None:
+        board = chess.Board(fen, chess960=chess960)
+        self._chess960 = chess960
+        self._root = board.copy()
+        self._root_key = board_key(board)
+        self._board = board
+        self._plies: list[_Ply] = []
+        self._keys: list[Key] = [self._root_key]
+        self._key_nodes: dict[Key, list[int]] = {self._root_key: [0]}
+        self._cache: dict[Key, _Match] = {}
+        self._version = 0
+        self._seen_at: dict[Key, float] = {}
+        self._stamps: dict[bool, tuple[float, MoveTime]] = {}
+        self._unmatched_since: float | None = None
+        self._out_since: float | None = None
+        self._signalled: Result | None = None
+        self._announced = False
+        self._presses = []
+        self._clock.reset("white" if board.turn == chess.WHITE else "black")
+        self._soft: SoftwareClock | None = None
+        if self._cand is not None:
+            self._cand.match = None
+            self._cand.slow_done = self._cand.deep_done = False
+
+    def _node_changed(self) -> None:
+        self._version += 1
+        self._cache.clear()
+        keep = self._cand.key if self._cand is not None else None
+        since = self._seen_at.get(keep) if keep is not None else None
+        self._seen_at = {keep: since} if keep is not None and since is not None else {}
+        if self._cand is not None:
+            self._cand.slow_done = self._cand.deep_done = False
+
+    def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
+        if self._announced:
+            return
+        self._announced = True
+        self._announce_t = t
+        if self._orientation is None:
+            self._orientation = "normal"
+        events.append(NewGame(t, self._root.fen(), self._orientation, self._chess960))
+        if self._time_control is not None:
+            first = "white" if self._root.turn == chess.WHITE else "black"
+            self._soft = SoftwareClock(self._time_control, first)
+            self._soft.start(t)
+
+    def _adopt(self, m: _Match) -> None:
+        if self._orientation is None and m.orientation is not None:
+            self._orientation = m.orientation
+            cand = self._cand
+            if cand is not None:
+                cand.key = codes_key(cand.codes, m.orientation)
+                cand.match = None
+
+    def _may_go_out(self) -> bool:
+        return self._announced and self._out_since is None and self._signalled is None
+
+    # ------------------------------------------------------------------ classification
+
+    def _match_for(self, cand: _Candidate) -> _Match:
+        if cand.match is not None and cand.version == self._version:
+            return cand.match
+        m = self._classify(cand.key)
+        if self._orientation is None:
+            if m.kind == "none":
+                alt = self._classify(rotate_key(cand.key))
+                if alt.kind != "none":
+                    m = replace(alt, orientation=alt.orientation or "rotated")
+            elif m.orientation is None:
+                m = replace(m, orientation="normal")
+        cand.match = m
+        cand.version = self._version
+        return m
+
+    def _classify(self, key: Key) -> _Match:
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._classify_uncached(key)
+            self._cache[key] = cached
+        return cached
+
+    def _classify_uncached(self, key: Key) -> _Match:
+        current = self._keys[-1]
+        if key == current:
+            return _SAME
+        signal = signal_in(key)
+        if signal is not None:
+            return _Match("signal", result=signal[0], kings=(signal[1], signal[2]))
+        start = self._start_match(key)
+        if start is not None:
+            same_start = (
+                start.fen == self._root.fen()
+                and start.orientation in (None, self._orientation)
+                and key == self._keys[0]
+            )
+            early = len(self._plies) < self.config.new_game_min_plies
+            if same_start and early and self._signalled is None:
+                return _Match("takeback", base=0)
+            return start
+        if material_feasible(current, key):
+            line = find_line(self._board, key, self.config.live_depth)
+            if line is not None:
+                return _Match("forward", line, len(self._plies), suspect=self._suspect(line))
+        nodes = self._key_nodes.get(key)
+        if nodes:
+            earlier = [n for n in nodes if n < len(self._plies)]
+            if earlier:
+                return _Match("takeback", base=earlier[-1])
+        patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
+        return _Match("none", patient=patient)
+
+    def _start_match(self, key: Key) -> _Match | None:
+        count = occupied(key).bit_count()
+        if count != occupied(self._root_key).bit_count() and count != 32:
+            return None
+        here = self._orientation or "normal"
+        for orientation, k in ((here, key), (_other(here), rotate_key(key))):
+            if k == _STANDARD_START_KEY:
+                return _Match("start", orientation=orientation, fen=chess.STARTING_FEN)
+            if k == self._root_key:
+                return _Match(
+                    "start", orientation=orientation, fen=self._root.fen(), chess960=self._chess960
+                )
+            if self._chess960 and count == 32:
+                fen = key_fen(k) + " w KQkq - 0 1"
+                try:
+                    board = chess.Board(fen, chess960=True)
+                except ValueError:
+                    continue
+                if board.chess960_pos() is not None:
+                    return _Match("start", orientation=orientation, fen=board.fen(), chess960=True)
+        return None
+
+    def _promotion_pending(self, key: Key) -> bool:
+        """A pawn stands on the last rank: its new piece is on the way."""
+        return bool(key[0] & _BACK_RANKS)
+
+    def _suspect(self, line: Line) -> Suspect:
+        """Why the last move of `line` may be half of something else."""
+        board = self._board
+        for move in line[:-1]:
+            board.push(move)
+        try:
+            last = line[-1]
+            piece = board.piece_type_at(last.from_square)
+            if piece == chess.KING and not board.is_castling(last):
+                if chess.BB_SQUARES[last.to_square] & CENTRE:
+                    return "centre_king"
+            elif piece == chess.ROOK and board.has_castling_rights(board.turn):
+                before = board.rooks
+                for castle in board.generate_castling_moves():
+                    board.push(castle)
+                    moved_from = before & ~board.rooks
+                    moved_to = board.rooks & ~before
+                    board.pop()
+                    if moved_from == chess.BB_SQUARES[last.from_square] and moved_to == (
+                        chess.BB_SQUARES[last.to_square]
+                    ):
+                        return "castling_rook"
+            return None
+        finally:
+            for _ in line[:-1]:
+                board.pop()
+
+    def _slow_classify(self, key: Key, deep: bool) -> _Match | None:
+        """Corrections (an earlier node plus other moves) and, when `deep`, forward lines
+        longer than the live search depth. Only for positions that stayed put."""
+        current = self._keys[-1]
+        board = self._board
+        back_max = min(self.config.correction_back, len(self._plies))
+        popped: list[chess.Move] = []
+        found: _Match | None = None
+        try:
+            for back in range(1, back_max + 1):
+                popped.append(board.pop())
+                if not material_feasible(board_key(board), key):
+                    continue
+                line = find_line(board, key, self.config.live_depth)
+                if line is not None:
+                    found = _Match("correction", line, len(self._plies) - back)
+                    break
+        finally:
+            for move in reversed(popped):
+                board.push(move)
+        if found is not None:
+            return found
+        if deep and material_feasible(current, key):
+            line = find_line(
+                board, key, self.config.resync_depth, min_depth=self.config.live_depth + 1
+            )
+            if line is not None:
+                return _Match("forward", line, len(self._plies), deep=True)
+        return None
+
+    def _forward_wait(self, m: _Match) -> float:
+        cfg = self.config
+        if m.deep:
+            return cfg.move_stable
+        if m.suspect == "centre_king":
+            return cfg.centre_king_stable
+        if m.suspect == "castling_rook":
+            return cfg.castling_rook_stable
+        return cfg.move_stable
+
+    # ------------------------------------------------------------------ decisions
+
+    def _run(self, t: float, events: list[ReconstructionEvent]) -> None:
+        while self._presses and self._presses[0].deadline <= t + _EPS:
+            self._resolve_press(self._presses.pop(0), events)
+        for _ in range(4):  # a decision may change the node; re-decide a few times at most
+            if not self._decide(t, events):
+                break
+        if self._soft is not None and not self._clock.present:
+            flag = self._soft.flag(t)
+            if flag is not None:
+                events.append(flag)
+
+    def _decide(self, t: float, events: list[ReconstructionEvent]) -> bool:
+        """Act on the current candidate if its evidence suffices; True if state changed."""
+        cand = self._cand
+        if cand is None:
+            return False
+        cfg = self.config
+        m = self._match_for(cand)
+        stable = t - cand.since + _EPS
+        if m.kind != "none":
+            self._unmatched_since = None
+        if m.kind == "same":
+            if not self._announced and stable >= cfg.new_game_stable:
+                self._adopt(m)
+                self._announce(t, events)
+                return True
+            if self._out_since is not None and stable >= cfg.move_stable:
+                self._back_in_sync(t, events)
+                return True
+            return False
+        if m.kind == "forward":
+            if stable >= self._forward_wait(m):
+                self._adopt(m)
+                self._back_in_sync(t, events)
+                self._play(t, m.moves, "resync" if m.deep else "stable", events)
+                return True
+            return False
+        if m.kind == "signal":
+            if m.result != self._signalled and stable >= cfg.signal_stable:
+                self._signal(t, m, events)
+                return True
+            return False
+        if m.kind == "start":
+            if stable >= cfg.new_game_stable:
+                self._orientation = m.orientation or self._orientation
+                self._setup(m.fen, m.chess960)
+                cand.key = codes_key(cand.codes, self._orientation or "normal")
+                self._announce(t, events)
+                return True
+            return False
+        if m.kind in ("takeback", "correction"):
+            if stable >= cfg.takeback_stable:
+                self._adopt(m)
+                self._back_in_sync(t, events)
+                self._retract(t, m.base, events)
+                if m.moves:
+                    self._play(t, m.moves, "stable", events)
+                return True
+            return False
+        # Nothing matches (yet).
+        if self._unmatched_since is None:
+            self._unmatched_since = cand.since
+        if not cand.slow_done and stable >= cfg.move_stable:
+            cand.slow_done = True
+            slow = self._slow_classify(cand.key, deep=self._out_since is not None)
+            if slow is not None:
+                cand.match = slow
+                return True
+        if self._may_go_out():
+            wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
+            if t + _EPS >= self._unmatched_since + wait and stable >= cfg.move_stable:
+                if not cand.deep_done:
+                    cand.deep_done = True
+                    deep = self._slow_classify(cand.key, deep=True)
+                    if deep is not None:
+                        cand.match = deep
+                        return True
+                fen = key_fen(cand.key)
+                self._out_since = self._unmatched_since
+                events.append(OutOfSync(t, fen, len(self._plies), self._unmatched_since))
+                return False
+        elif self._out_since is not None and not cand.deep_done and stable >= cfg.move_stable:
+            cand.deep_done = True
+            deep = self._slow_classify(cand.key, deep=True)
+            if deep is not None:
+                cand.match = deep
+                return True
+        return False
+
+    def _back_in_sync(self, t: float, events: list[ReconstructionEvent]) -> None:
+        if self._out_since is not None:
+            events.append(BackInSync(t, t - self._out_since, len(self._plies)))
+            self._out_since = None
+        self._unmatched_since = None
+
+    def _signal(self, t: float, m: _Match, events: list[ReconstructionEvent]) -> None:
+        assert m.result is not None
+        self._announce(t, events)
+        white_king, black_king = m.kings
+        if self._plies:
+            last = self._plies[-1]
+            king_there = white_king if last.white else black_king
+            if (
+                last.centre_king
+                and not last.by_press
+                and t - last.t <= self.config.signal_lookback
+                and last.move.to_square == king_there
+            ):
+                # The "move" was the first king of this signal walking in: not a move.
+                self._retract(t, len(self._plies) - 1, events)
+        self._signalled = m.result
+        self._out_since = None
+        self._unmatched_since = None
+        events.append(
+            ResultSignalled(
+                t, m.result, chess.square_name(white_king), chess.square_name(black_king)
+            )
+        )
+
+    def _play(
+        self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]
+    ) -> None:
+        self._announce(t, events)
+        board = self._board
+        last_of: dict[bool, int] = {}
+        turn = board.turn
+        for i in range(len(moves)):
+            last_of[turn if i % 2 == 0 else not turn] = i
+        for i, move in enumerate(moves):
+            white = board.turn == chess.WHITE
+            san = board.san(move)
+            centre_king = (
+                board.piece_type_at(move.from_square) == chess.KING
+                and not board.is_castling(move)
+                and bool(chess.BB_SQUARES[move.to_square] & CENTRE)
+            )
+            board.push(move)
+            key = board_key(board)
+            node = len(self._keys)
+            self._keys.append(key)
+            self._key_nodes.setdefault(key, []).append(node)
+            t_ply = min(t, self._seen_at.get(key, t))
+            clock: MoveTime | None = None
+            if last_of.get(white) == i:
+                clock = self._take_stamp(white, t)
+            if clock is None and self._soft is not None and not self._clock.present:
+                clock = self._soft.move(t_ply)
+            ply = _Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
+            self._plies.append(ply)
+            events.append(
+                MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence)
+            )
+        self._signalled = None
+        self._node_changed()
+
+    def _retract(self, t: float, to_ply: int, events: list[ReconstructionEvent]) -> None:
+        if to_ply >= len(self._plies):
+            return
+        removed = self._plies[to_ply:]
+        for _ in removed:
+            key = self._keys.pop()
+            nodes = self._key_nodes[key]
+            nodes.pop()
+            if not nodes:
+                del self._key_nodes[key]
+            self._board.pop()
+        del self._plies[to_ply:]
+        self._stamps.clear()
+        events.append(
+            MoveRetracted(
+                t,
+                tuple(range(to_ply + 1, to_ply + len(removed) + 1)),
+                tuple(p.san for p in removed),
+                to_ply,
+            )
+        )
+        self._rebuild_soft_clock()
+        self._node_changed()
+
+    def _rebuild_soft_clock(self) -> None:
+        if self._soft is None or self._time_control is None:
+            return
+        first = "white" if self._root.turn == chess.WHITE else "black"
+        soft = SoftwareClock(self._time_control, first)
+        soft.start(self._announce_t)
+        for p in self._plies:
+            soft.move(p.t)
+        self._soft = soft
+
+    # ------------------------------------------------------------------ lever presses
+
+    def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
+        for cand in reversed([c for c in press.cands if c.since <= press.deadline + _EPS]):
+            m = self._match_for(cand)
+            if m.kind != "forward":
+                continue
+            turn = self._board.turn == chess.WHITE
+            last = None
+            for i in range(len(m.moves)):
+                if (turn if i % 2 == 0 else not turn) == press.white:
+                    last = i
+            if last is None:
+                continue
+            self._stamps[press.white] = (press.t, press.time)
+            self._adopt(m)
+            self._back_in_sync(press.deadline, events)
+            self._play(press.deadline, m.moves[: last + 1], "press", events)
+            return
+        # No move waiting: the press belongs to a move confirmed before it (late press).
+        for back in (1, 2):
+            if len(self._plies) >= back:
+                ply = self._plies[-back]
+                if ply.white == press.white:
+                    if ply.clock is None and ply.t <= press.t + _EPS:
+                        ply.clock = press.time
+                        events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
+                        return
+                    break
+        self._stamps[press.white] = (press.t, press.time)
+
+    def _take_stamp(self, white: bool, t: float) -> MoveTime | None:
+        stamp = self._stamps.pop(white, None)
+        if stamp is None:
+            return None
+        stamp_t, time = stamp
+        if t - stamp_t > self.config.stamp_ttl:
+            return None
+        return time

@@ -1,0 +1,117 @@
+"""Command line of the simulator: `boardwire sim ...` (or `python -m boardsim ...`).
+
+`add_arguments(parser)` adds the options to any argparse parser; `run(args)` starts the
+devices, prints one line per board (path, serial, mode, bus address) and runs until
+Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from boardsim.sim import FIRST_SERIAL, Simulator, load_games
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--boards", type=int, default=1, metavar="N", help="number of boards")
+    parser.add_argument(
+        "--bus", action="store_true", help="one bus line of N boards instead of N ports"
+    )
+    parser.add_argument(
+        "--pgn", type=Path, metavar="FILE", help="games to play (game i on board i)"
+    )
+    parser.add_argument(
+        "--speed", type=_positive, default=1.0, metavar="X", help="time compression (default 1)"
+    )
+    parser.add_argument(
+        "--max-think", type=_positive, metavar="S", help="cap each think time (game seconds)"
+    )
+    parser.add_argument(
+        "--start-after",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="real seconds to wait before the games start (time to connect)",
+    )
+    parser.add_argument("--rundir", type=Path, metavar="DIR", help="where the device links go")
+    parser.add_argument(
+        "--first-serial", type=int, default=FIRST_SERIAL, metavar="N", help="first serial number"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for random timings")
+    parser.add_argument(
+        "--line-speed", action="store_true", help="send at 9600 baud (960 bytes/s), not at once"
+    )
+
+
+def format_devices(sim: Simulator) -> str:
+    lines = []
+    for d in sim.devices:
+        address = str(d.address) if d.address is not None else "-"
+        lines.append(f"{d.path}\t{d.serial}\t{d.mode}\t{address}")
+    return "\n".join(lines)
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Run the simulator until interrupted. Returns the process exit status."""
+    try:
+        games = load_games(args.pgn) if args.pgn is not None else []
+        sim = Simulator(
+            args.boards,
+            bus=args.bus,
+            games=games,
+            speed=args.speed,
+            rundir=args.rundir,
+            first_serial=args.first_serial,
+            seed=args.seed,
+            line_speed=args.line_speed,
+            max_think=args.max_think,
+            game_delay=args.start_after,
+        )
+    except ValueError as e:
+        print(f"boardsim: {e}", file=sys.stderr)
+        return 2
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await sim.start()
+        print(format_devices(sim), flush=True)
+        if sim.registry_path is not None:
+            print(f"# registered in {sim.registry_path}; Ctrl-C to stop", file=sys.stderr)
+        await stop.wait()
+    finally:
+        await sim.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="boardsim", description="Emulated DGT boards on pseudo-terminals."
+    )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return asyncio.run(run(args))
+    except KeyboardInterrupt:
+        return 130

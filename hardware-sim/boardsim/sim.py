@@ -1,0 +1,234 @@
+"""The simulator: N boards on N ptys (single mode) or one bus line of N boards, with games.
+
+Each run keeps its device links in a run directory and announces itself in a small JSON
+registry file (<runtime>/<pid>.json, removed on exit) so that port listings can show the
+simulated devices next to real ones: see `list_running()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import chess.pgn
+
+from boardsim.board import EmulatedBoard
+from boardsim.busline import BusLine
+from boardsim.pty import PtyHost
+from boardsim.script import actions_for_game, play
+from boardsim.timing import ScaledTime
+
+FIRST_SERIAL = 10001
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """One emulated board as a host sees it: the stable path to open, and who answers there."""
+
+    path: str
+    serial: str
+    mode: str  # "single" (its own port) or "bus" (on a shared line, at `address`)
+    address: int | None
+    board: int  # index of the board on its port (0 for single mode)
+
+
+def runtime_root() -> Path:
+    """Where running simulators register: $XDG_RUNTIME_DIR/boardsim or /tmp/boardsim-<uid>."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and Path(xdg).is_dir():
+        return Path(xdg) / "boardsim"
+    return Path(tempfile.gettempdir()) / f"boardsim-{os.getuid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def list_running(root: Path | None = None) -> list[dict[str, object]]:
+    """The devices of every running simulator: path, tty, serial, mode, address, pid.
+
+    Files left behind by simulators that died are skipped.
+    """
+    root = root if root is not None else runtime_root()
+    found: list[dict[str, object]] = []
+    if not root.is_dir():
+        return found
+    for entry in sorted(root.glob("*.json")):
+        try:
+            record = json.loads(entry.read_text())
+            pid = int(record["pid"])
+            devices = list(record["devices"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # half-written or foreign file
+        if not _alive(pid):
+            continue
+        for device in devices:
+            path = str(device.get("path", ""))
+            tty = os.path.realpath(path) if os.path.islink(path) else None
+            found.append({**device, "tty": tty, "pid": pid})
+    return found
+
+
+def load_games(path: Path | str) -> list[chess.pgn.Game]:
+    """Every game of a PGN file; an error a user can act on if there is none."""
+    p = Path(path)
+    try:
+        handle = p.open(encoding="utf-8-sig")
+    except OSError as e:
+        raise ValueError(f"cannot read PGN file {p}: {e.strerror}") from e
+    games: list[chess.pgn.Game] = []
+    with handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            if game.errors:
+                raise ValueError(f"{p}: game {len(games) + 1} does not parse: {game.errors[0]}")
+            games.append(game)
+    if not games:
+        raise ValueError(f"{p} holds no PGN games")
+    return games
+
+
+class Simulator:
+    """Starts the emulated devices, plays the games, registers itself; `stop()` undoes it all."""
+
+    def __init__(
+        self,
+        boards: int = 1,
+        *,
+        bus: bool = False,
+        games: Sequence[chess.pgn.Game] = (),
+        speed: float = 1.0,
+        rundir: Path | str | None = None,
+        first_serial: int = FIRST_SERIAL,
+        seed: int = 0,
+        line_speed: bool = False,
+        max_think: float | None = None,
+        game_delay: float = 0.0,
+        register: bool = True,
+    ) -> None:
+        if not 1 <= boards <= 99:
+            raise ValueError(f"--boards takes 1 to 99 boards, not {boards}")
+        if first_serial < 1 or first_serial + boards - 1 > 16383:
+            raise ValueError("serial numbers must stay within 00001..16383 (14-bit bus addresses)")
+        self.board_count = boards
+        self.bus = bus
+        self.games = list(games)
+        self.clock = ScaledTime(speed)
+        self.speed = speed
+        self.rundir = Path(rundir) if rundir is not None else runtime_root() / str(os.getpid())
+        self.first_serial = first_serial
+        self.seed = seed
+        self.line_speed = line_speed
+        self.max_think = max_think
+        self.game_delay = game_delay
+        self.register = register
+        self.hosts: list[PtyHost] = []
+        self.devices: list[DeviceInfo] = []
+        self._players: list[asyncio.Task[None]] = []
+        self._registry: Path | None = None
+
+    @property
+    def registry_path(self) -> Path | None:
+        return self._registry
+
+    def _serials(self) -> list[str]:
+        return [f"{self.first_serial + i:05d}" for i in range(self.board_count)]
+
+    async def start(self) -> list[DeviceInfo]:
+        t = self.clock.now()
+        serials = self._serials()
+        if self.bus:
+            line = BusLine(
+                [EmulatedBoard(s, seed=self.seed * 1000 + i, t=t) for i, s in enumerate(serials)]
+            )
+            host = self._host(line, "bus-1")
+            await host.start()
+            self.devices = [
+                DeviceInfo(str(host.path), s, "bus", int(s), i) for i, s in enumerate(serials)
+            ]
+            targets = [(host, i) for i in range(len(serials))]
+        else:
+            targets = []
+            for i, s in enumerate(serials):
+                host = self._host(
+                    EmulatedBoard(s, seed=self.seed * 1000 + i, t=t), f"board-{i + 1}"
+                )
+                await host.start()
+                self.devices.append(DeviceInfo(str(host.path), s, "single", None, 0))
+                targets.append((host, 0))
+        if self.register:
+            self._write_registry()
+        if self.games:
+            for i, (host, index) in enumerate(targets):
+                game = self.games[i % len(self.games)]
+                self._players.append(asyncio.create_task(self._play(host, index, game)))
+        return list(self.devices)
+
+    def _host(self, device: EmulatedBoard | BusLine, name: str) -> PtyHost:
+        host = PtyHost(
+            device, self.rundir / name, time_source=self.clock, line_speed=self.line_speed
+        )
+        self.hosts.append(host)
+        return host
+
+    async def _play(self, host: PtyHost, index: int, game: chess.pgn.Game) -> None:
+        actions = actions_for_game(game, max_think=self.max_think)
+        if self.game_delay > 0:
+            await asyncio.sleep(self.game_delay)
+        await play(host, actions, self.clock, board=index, speed=self.speed)
+
+    async def wait_games(self) -> None:
+        """Until every scripted game has been played to its last move."""
+        if self._players:
+            await asyncio.gather(*self._players)
+
+    def _write_registry(self) -> None:
+        root = runtime_root()
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        record = {
+            "pid": os.getpid(),
+            "started": time.time(),
+            "rundir": str(self.rundir),
+            "devices": [asdict(d) for d in self.devices],
+        }
+        path = root / f"{os.getpid()}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(record, indent=1))
+        os.replace(tmp, path)
+        self._registry = path
+
+    async def stop(self) -> None:
+        for task in self._players:
+            task.cancel()
+        for task in self._players:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._players.clear()
+        for host in self.hosts:
+            await host.stop()
+        self.hosts.clear()
+        if self._registry is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self._registry.unlink()
+            self._registry = None
+        with contextlib.suppress(OSError):
+            self.rundir.rmdir()  # only if empty: never remove what we did not create
+
+    async def __aenter__(self) -> Simulator:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

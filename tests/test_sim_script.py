@@ -1,0 +1,169 @@
+"""Scripted games: PGN -> physical actions, replayed on the pure board and clock."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+import chess
+import chess.pgn
+import pytest
+from boardsim.board import EmulatedBoard
+from boardsim.script import (
+    Action,
+    ClockSetup,
+    LeverPress,
+    SquareSet,
+    actions_for_game,
+    hand_moves,
+    parse_time_control,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boards.dgt.eeprom import ClockTime
+from boards.position import BoardPosition
+
+SPECIAL = [
+    "e4",
+    "d5",
+    "e5",
+    "f5",
+    "exf6",
+    "Nc6",
+    "fxg7",
+    "Qd6",
+    "gxh8=Q",
+    "Bd7",
+    "Nf3",
+    "O-O-O",
+    "Be2",
+    "e5",
+    "O-O",
+]
+
+
+def game_of(
+    sans: list[str], clocks: list[int] | None = None, tc: str | None = None
+) -> chess.pgn.Game:
+    game = chess.pgn.Game()
+    if tc:
+        game.headers["TimeControl"] = tc
+    node: chess.pgn.GameNode = game
+    for i, san in enumerate(sans):
+        node = node.add_variation(node.board().parse_san(san))
+        if clocks is not None:
+            node.set_clock(clocks[i])
+    return game
+
+
+def replay(actions: list[Action], board: EmulatedBoard) -> None:
+    for a in sorted(actions, key=lambda a: a.t):
+        match a:
+            case SquareSet(t, index, code):
+                board.set_square(index, code, t)
+            case LeverPress(t, side):
+                board.press_lever(side, t)
+            case ClockSetup(t, left, right, inc):
+                assert board.clock is not None
+                board.clock.setup(left, right, t, increment=inc)
+
+
+def test_special_moves_end_in_the_right_position() -> None:
+    game = game_of(SPECIAL)
+    board = EmulatedBoard("10001")
+    replay(actions_for_game(game), board)
+    expected = BoardPosition.from_board(game.end().board())
+    assert board.position == expected
+
+
+def test_rotated_board_gets_mirrored_indices() -> None:
+    game = game_of(SPECIAL)
+    board = EmulatedBoard("10001", position=BoardPosition.from_board(chess.Board(), "rotated"))
+    replay(actions_for_game(game, orientation="rotated"), board)
+    assert board.position == BoardPosition.from_board(game.end().board(), "rotated")
+
+
+def test_hand_order_for_captures_castling_en_passant_promotion() -> None:
+    b = chess.Board("4k3/8/8/3pP3/8/8/8/R3K2R w KQ d6 0 1")
+    ep = hand_moves(b, b.parse_san("exd6"))
+    assert ep == [(chess.E5, None), (chess.D6, "P"), (chess.D5, None)]
+    castle = hand_moves(b, b.parse_san("O-O-O"))
+    assert castle == [(chess.E1, None), (chess.C1, "K"), (chess.A1, None), (chess.D1, "R")]
+    b = chess.Board("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
+    promo = hand_moves(b, b.parse_san("bxa8=N"))
+    assert promo == [(chess.A8, None), (chess.B7, None), (chess.A8, "N")]
+
+
+def test_clock_times_follow_clk_comments_with_increment() -> None:
+    clocks = [301, 298, 299, 295, 296]
+    game = game_of(SPECIAL[:5], clocks, tc="300+2")
+    actions = actions_for_game(game)
+    assert actions[0] == ClockSetup(0.0, 300.0, 300.0, 2.0)
+    board = EmulatedBoard("10001")
+    replay(actions, board)
+    times = [e for e in board.eeprom.events() if isinstance(e, ClockTime)]
+    # The first entry is Black starting White's clock; then one per move, mover's side.
+    assert [(e.left, e.seconds) for e in times[1:]] == [
+        (True, 301),
+        (False, 298),
+        (True, 299),
+        (False, 295),
+        (True, 296),
+    ]
+
+
+def test_base_from_first_clk_without_time_control() -> None:
+    actions = actions_for_game(game_of(["e4", "e5"], [3590, 3595]))
+    assert actions[0] == ClockSetup(0.0, 3590.0, 3590.0, 0.0)
+    presses = [a for a in actions if isinstance(a, LeverPress)]
+    assert presses[1].t - presses[0].t == pytest.approx(0.6)  # 0 s spent: the hand minimum
+
+
+def test_default_think_and_cap() -> None:
+    actions = actions_for_game(game_of(["e4", "e5", "Nf3"]), default_think=7.0)
+    presses = [a.t for a in actions if isinstance(a, LeverPress)]
+    assert [round(b - a, 6) for a, b in itertools.pairwise(presses)] == [7.0] * 3
+    capped = actions_for_game(game_of(["e4"], [100]), base=3600.0, max_think=2.0)
+    presses = [a.t for a in capped if isinstance(a, LeverPress)]
+    assert presses[1] - presses[0] == pytest.approx(2.0)
+
+
+def test_time_control_parsing() -> None:
+    assert parse_time_control("5400+30") == parse_time_control("40/5400+30:1800+30")
+    tc = parse_time_control("180")
+    assert tc is not None and (tc.base, tc.increment) == (180.0, 0.0)
+    assert parse_time_control("?") is None and parse_time_control(None) is None
+
+
+def test_actions_read_from_pgn_text() -> None:
+    pgn = io.StringIO('[TimeControl "60+1"]\n\n1. e4 {[%clk 0:01:00]} e5 {[%clk 0:00:58]} *\n')
+    game = chess.pgn.read_game(pgn)
+    assert game is not None
+    board = EmulatedBoard("10001")
+    replay(actions_for_game(game), board)
+    times = [e.seconds for e in board.eeprom.events() if isinstance(e, ClockTime)]
+    assert times[1:] == [60, 58]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(1, 60))
+def test_random_games_replay_to_their_final_position(rnd: object, plies: int) -> None:
+    import random
+
+    assert isinstance(rnd, random.Random)
+    b = chess.Board()
+    sans: list[str] = []
+    for _ in range(plies):
+        moves = list(b.legal_moves)
+        if not moves:
+            break
+        move = rnd.choice(moves)
+        sans.append(b.san(move))
+        b.push(move)
+    game = game_of(sans)
+    board = EmulatedBoard("10001")
+    actions = actions_for_game(game, default_think=1.0)
+    assert [a.t for a in actions] == sorted(a.t for a in actions)
+    replay(actions, board)
+    assert board.position == BoardPosition.from_board(b)

@@ -61,10 +61,8 @@ def _print_table(rows: list[dict[str, object]]) -> None:
 
 
 def _simulated_ports() -> list[str]:
-    try:
-        from boardsim.registry import list_running
-    except ImportError:
-        return []
+    from boardsim.sim import list_running
+
     paths: list[str] = []
     for device in list_running():
         path = device.get("path")
@@ -98,7 +96,7 @@ async def _cmd_boards(args: argparse.Namespace) -> int:
 def _cmd_sim(args: argparse.Namespace) -> int:
     from boardsim import cli as sim_cli
 
-    return sim_cli.main(args)
+    return asyncio.run(sim_cli.run(args))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

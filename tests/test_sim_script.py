@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import io
 import itertools
+from dataclasses import dataclass
 
 import chess
 import chess.pgn
 import pytest
 from boardsim.board import EmulatedBoard
+from boardsim.clock import Side
 from boardsim.script import (
     Action,
     ClockSetup,
     LeverPress,
     SquareSet,
+    TimedAction,
     actions_for_game,
     hand_moves,
     parse_time_control,
+    perform,
+    play,
 )
+from boardsim.timing import ScaledTime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,3 +173,65 @@ def test_random_games_replay_to_their_final_position(rnd: object, plies: int) ->
     assert [a.t for a in actions] == sorted(a.t for a in actions)
     replay(actions, board)
     assert board.position == BoardPosition.from_board(b)
+
+
+class Recorder:
+    """An ActionTarget that writes down what it is asked to do."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def set_square(self, index: int, code: int, board: int = 0) -> None:
+        self.calls.append(("square", index, code, board))
+
+    def press_lever(self, side: Side, board: int = 0) -> None:
+        self.calls.append(("lever", side, board))
+
+    def setup_clock(
+        self, left_seconds: float, right_seconds: float, increment: float = 0.0, board: int = 0
+    ) -> None:
+        self.calls.append(("setup", left_seconds, right_seconds, increment, board))
+
+
+@dataclass(frozen=True)
+class ForeignChange:
+    t: float
+    index: int
+    code: int
+
+
+@dataclass(frozen=True)
+class ForeignLever:
+    t: float
+    side: str
+
+
+async def test_play_performs_in_time_order_including_foreign_actions() -> None:
+    target = Recorder()
+    actions: list[TimedAction] = [
+        LeverPress(0.4, "left"),
+        ForeignChange(0.2, 52, 0),
+        ClockSetup(0.0, 60, 60, 1),
+        ForeignLever(0.5, "right"),
+        SquareSet(0.3, 36, 1),
+    ]
+    clock = ScaledTime(speed=20.0)
+    start = clock.now()
+    await play(target, actions, clock, board=2, speed=20.0)
+    assert clock.now() - start >= 0.5
+    assert target.calls == [
+        ("setup", 60, 60, 1, 2),
+        ("square", 52, 0, 2),
+        ("square", 36, 1, 2),
+        ("lever", "left", 2),
+        ("lever", "right", 2),
+    ]
+
+
+def test_unknown_actions_are_refused() -> None:
+    @dataclass(frozen=True)
+    class Shrug:
+        t: float
+
+    with pytest.raises(TypeError, match="cannot perform"):
+        perform(Recorder(), Shrug(0.0))

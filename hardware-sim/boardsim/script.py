@@ -181,9 +181,48 @@ def actions_for_game(
     return actions
 
 
+class TimedAction(Protocol):
+    """Anything with a time: our actions, or another model's (duck-typed, see `perform`)."""
+
+    @property
+    def t(self) -> float: ...
+
+
+def perform(target: ActionTarget, action: TimedAction, board: int = 0) -> None:
+    """Do one action now. Foreign actions work too when shaped like ours: (t, index, code)
+    for a square, (t, side) for a lever press, (t, left_seconds, right_seconds[, increment])
+    for a clock setup."""
+    match action:
+        case SquareSet(_, index, code):
+            target.set_square(index, code, board=board)
+        case LeverPress(_, side):
+            target.press_lever(side, board=board)
+        case ClockSetup(_, left, right, inc):
+            target.setup_clock(left, right, inc, board=board)
+        case _:
+            _perform_foreign(target, action, board)
+
+
+def _perform_foreign(target: ActionTarget, action: object, board: int) -> None:
+    index, code = getattr(action, "index", None), getattr(action, "code", None)
+    side = getattr(action, "side", None)
+    left, right = getattr(action, "left_seconds", None), getattr(action, "right_seconds", None)
+    if isinstance(index, int) and isinstance(code, int):
+        target.set_square(index, code, board=board)
+    elif side == "left" or side == "right":
+        target.press_lever(side, board=board)
+    elif isinstance(left, int | float) and isinstance(right, int | float):
+        target.setup_clock(left, right, float(getattr(action, "increment", 0.0)), board=board)
+    else:
+        raise TypeError(
+            f"cannot perform {action!r}: expected a square change (index, code), "
+            "a lever press (side) or a clock setup (left_seconds, right_seconds)"
+        )
+
+
 async def play(
     target: ActionTarget,
-    actions: Sequence[Action],
+    actions: Sequence[TimedAction],
     time_source: TimeSource,
     *,
     board: int = 0,
@@ -202,10 +241,4 @@ async def play(
         wait = (start + action.t - time_source.now()) / speed
         if wait > 0:
             await asyncio.sleep(wait)
-        match action:
-            case SquareSet(_, index, code):
-                target.set_square(index, code, board=board)
-            case LeverPress(_, side):
-                target.press_lever(side, board=board)
-            case ClockSetup(_, left, right, inc):
-                target.setup_clock(left, right, inc, board=board)
+        perform(target, action, board)

@@ -1,0 +1,46 @@
+"""Run a recorded or simulated timeline through a Reconstructor (virtual time).
+
+Between inputs the reconstructor's own deadlines are ticked exactly when due, as a live
+driver sleeping until `next_deadline()` would; nothing here sleeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from boards.position import BoardPosition
+from boards.reconstruction.events import ReconstructionEvent
+from boards.reconstruction.reconstructor import Reconstructor
+from clocks.reading import ClockReading, NoClock
+
+Input = BoardPosition | ClockReading | NoClock
+
+
+def tick_until(rec: Reconstructor, t: float) -> list[ReconstructionEvent]:
+    """Fire every deadline due up to and including `t`."""
+    events: list[ReconstructionEvent] = []
+    guard = 0
+    while (due := rec.next_deadline()) is not None and due <= t and guard < 10_000:
+        events.extend(rec.tick(due))
+        guard += 1
+    return events
+
+
+def drive(
+    rec: Reconstructor, inputs: Iterable[tuple[float, Input]], until: float | None = None
+) -> list[ReconstructionEvent]:
+    """Feed time-ordered (t, position or clock reading) pairs; tick to `until` at the end
+    (default: 30 s after the last input, long enough for every wait to expire)."""
+    events: list[ReconstructionEvent] = []
+    last = 0.0
+    for t, item in inputs:
+        events.extend(tick_until(rec, t))
+        if isinstance(item, BoardPosition):
+            events.extend(rec.feed_position(t, item))
+        else:
+            events.extend(rec.feed_clock(t, item))
+        last = t
+    end = last + 30.0 if until is None else until
+    events.extend(tick_until(rec, end))
+    events.extend(rec.tick(end))
+    return events

@@ -24,7 +24,9 @@ EMPTY_UPDATE = 6  # id, length x2, address x2, checksum
 
 async def measure(boards: int, cycles: int = 40) -> tuple[float, float, float]:
     serials = [f"{1001 + i:05d}" for i in range(boards)]
-    settings = BusSettings(min_cycle=0.0, clock_every=3600, verify_every=10**9, health_every=3600, ping_window=1.2)
+    settings = BusSettings(
+        min_cycle=0.0, clock_every=3600, verify_every=10**9, health_every=3600, ping_window=1.2
+    )
     with tempfile.TemporaryDirectory() as tmp:
         async with PtyHost(BusLine.with_serials(serials, seed=1), Path(tmp) / "bus") as host:
             driver = BusDriver(str(host.path), lambda _e: None, settings=settings)

@@ -97,7 +97,9 @@ def main() -> None:
     print(f"  with 1.5% garbage: {len(noisy) / t_noisy / 1e6:.1f} MB/s (resyncing)")
 
     replies = b"".join(
-        BusReply(BusReplyId.UPDATE, rng.randrange(1, 16000), bytes([0x41, rng.randrange(64)])).encode()
+        BusReply(
+            BusReplyId.UPDATE, rng.randrange(1, 16000), bytes([0x41, rng.randrange(64)])
+        ).encode()
         for _ in range(100_000)
     )
 
@@ -107,7 +109,9 @@ def main() -> None:
             d.feed(replies[i : i + 64])
 
     t_bus = _time(decode_bus)
-    print(f"bus replies: {100_000 / t_bus:12,.0f} replies/s (9600-baud line: {LINE_BYTES_PER_SECOND / 8:,.0f}/s)")
+    print(
+        f"bus replies: {100_000 / t_bus:12,.0f} replies/s (9600-baud line: {LINE_BYTES_PER_SECOND / 8:,.0f}/s)"
+    )
 
 
 if __name__ == "__main__":

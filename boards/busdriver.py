@@ -18,21 +18,21 @@ from dataclasses import dataclass, field
 from boards.dgt.bus import BusChecksumError, BusReply, BusRequest, serial_from_address
 from boards.dgt.codes import BusCommand, BusReplyId
 from boards.dgt.decoder import BusItem, BusStreamDecoder
-from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, decode_events
+from boards.dgt.eeprom import EepromEvent, decode_events
 from boards.events import (
     BoardConnected,
     BoardHealth,
     BoardInfo,
     BoardLost,
-    ClockSeen,
     ClockStamped,
     DriverEvent,
     PositionSeen,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import RecentChanges, RecoveredClock, RecoveredPosition, missed_events, replay
-from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
+from boards.recovery import RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.stream import BoardStream
+from clocks.reading import ClockReading, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
 
 log = logging.getLogger(__name__)
@@ -62,8 +62,7 @@ class BusBoard:
 
     address: int
     info: BoardInfo | None = None
-    position: BoardPosition | None = None
-    clock: ClockReading | NoClock | None = None
+    stream: BoardStream = field(init=False)
     last_seen: float | None = None
     missed: int = 0
     bad_checksums: int = 0
@@ -73,11 +72,17 @@ class BusBoard:
     last_clock_ask: float = float("-inf")
     last_retry: float = float("-inf")
     resyncs: int = 0
-    recent: RecentChanges = field(default_factory=RecentChanges)
+
+    def __post_init__(self) -> None:
+        self.stream = BoardStream(self.name)
 
     @property
     def name(self) -> str:
         return serial_from_address(self.address)
+
+    @property
+    def position(self) -> BoardPosition | None:
+        return self.stream.position
 
 
 class BusDriver:
@@ -267,7 +272,7 @@ class BusDriver:
             )
             if isinstance(history, BusReply):
                 missed = missed_events(
-                    decode_events(history.data)[0], board.recent.as_tuple(), board.position
+                    decode_events(history.data)[0], board.stream.recent.as_tuple(), board.position
                 )
         # Clear the change log first: changes already in the dump must not be applied twice.
         await self._transact(BusCommand.SEND_CHANGES, board.address, BusReplyId.UPDATE)
@@ -275,7 +280,11 @@ class BusDriver:
         if not isinstance(dump, BusReply) or len(dump.data) != 64:
             return False
         clock = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
-        clock_msg = decode_bwtime(clock.data) if isinstance(clock, BusReply) else None
+        clock_msg = (
+            decode_bwtime(clock.data)
+            if isinstance(clock, BusReply) and len(clock.data) == 7
+            else None
+        )
         board.info = BoardInfo(
             port=self.port,
             serial=board.name,
@@ -301,13 +310,11 @@ class BusDriver:
                     self._emit(PositionSeen(item.t, board.name, item.position, recovered=True))
                 elif isinstance(item, RecoveredClock):
                     self._emit(ClockStamped(item.t, board.name, item.side, item.seconds))
-        board.recent.clear()
-        board.position = BoardPosition.from_bytes(dump.data)
-        self._emit(PositionSeen(now, board.name, board.position))
+        board.stream.recent.clear()
+        self._emit_all(board.stream.feed_bus(now, dump))
         board.last_clock_ask = now
-        if clock_msg is not None and not isinstance(clock_msg, ClockAck):
-            board.clock = clock_msg
-            self._emit(ClockSeen(now, board.name, clock_msg))
+        if isinstance(clock, BusReply):
+            self._emit_all(board.stream.feed_bus(now, clock))
         return True
 
     # -- polling -----------------------------------------------------------------------------------
@@ -317,9 +324,11 @@ class BusDriver:
         port itself was reopened: each one may have missed moves)."""
         for address in await self.discover():
             board = self.boards.setdefault(address, BusBoard(address))
-            if board.info is None or port_reopened or board.lost:
-                if not await self._connect_board(board, reconnect=board.info is not None):
-                    self._lose(board, "did not answer after discovery")
+            needs_reading = board.info is None or port_reopened or board.lost
+            if needs_reading and not await self._connect_board(
+                board, reconnect=board.info is not None
+            ):
+                self._lose(board, "did not answer after discovery")
         self._last_discovery = asyncio.get_running_loop().time()
 
     async def _work(self) -> None:
@@ -374,53 +383,30 @@ class BusDriver:
         board.missed = 0
         board.polls += 1
         board.last_seen = now
-        self._apply_changes(board, reply.data, now)
+        self._emit_all(board.stream.feed_bus(now, reply))
         if now - board.last_clock_ask >= self.settings.clock_every:
             board.last_clock_ask = now
             await self._ask_clock(board, now)
         if board.polls % self.settings.verify_every == 0:
             await self._verify(board, now)
 
-    def _apply_changes(self, board: BusBoard, data: bytes, now: float) -> None:
-        if not data or board.position is None:
-            return
-        events, _bad = decode_events(data)
+    def _emit_all(self, events: list[DriverEvent]) -> None:
         for event in events:
-            if isinstance(event, PieceChange):
-                board.recent.add(event.index, event.code)
-                board.position = board.position.with_piece(event.index, event.code)
-                self._emit(PositionSeen(now, board.name, board.position))
-            elif isinstance(event, ClockTime):
-                self._emit(
-                    ClockStamped(
-                        now,
-                        board.name,
-                        "left" if event.left else "right",
-                        event.seconds,
-                        recovered=False,
-                    )
-                )
+            self._emit(event)
 
     async def _ask_clock(self, board: BusBoard, now: float) -> None:
         reply = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
-        if not isinstance(reply, BusReply):
-            return
-        reading = decode_bwtime(reply.data)
-        if reading is None or isinstance(reading, ClockAck) or reading == board.clock:
-            return
-        board.clock = reading
-        self._emit(ClockSeen(now, board.name, reading))
+        if isinstance(reply, BusReply):
+            self._emit_all(board.stream.feed_bus(now, reply))
 
     async def _verify(self, board: BusBoard, now: float) -> None:
         dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
         if not isinstance(dump, BusReply) or len(dump.data) != 64:
             return
-        seen = BoardPosition.from_bytes(dump.data)
-        if seen != board.position:
+        if BoardPosition.from_bytes(dump.data) != board.position:
             board.resyncs += 1
             log.info("board %s: changes and board disagree; taking the board dump", board.name)
-            board.position = seen
-            self._emit(PositionSeen(now, board.name, seen))
+            self._emit_all(board.stream.feed_bus(now, dump))
 
     def _report_health(self) -> None:
         now = self._time.now()

@@ -26,7 +26,6 @@ from boards.dgt.messages import (
     BoardMessage,
     BWTime,
     EEMoves,
-    FieldUpdate,
     LongSerialNumber,
     SerialNumber,
     Version,
@@ -43,7 +42,8 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import RecentChanges, RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.recovery import RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.stream import BoardStream
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
 
@@ -88,18 +88,24 @@ class SingleBoardDriver:
         self._opener = opener
         self.settings = settings or DriverSettings()
         self.info: BoardInfo | None = None
-        self.position: BoardPosition | None = None
-        self.last_clock: ClockReading | NoClock | None = None
+        self._stream = BoardStream(port)
         self.connected = False
         self._link: Link | None = None
         self._decoder = BoardStreamDecoder()
         self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
         self._last_rx = 0.0
-        self._recent = RecentChanges()
         self._lost_at: float | None = None
         self._stopping = asyncio.Event()
         self._clock_lock = asyncio.Lock()
         self._session_task: asyncio.Task[None] | None = None
+
+    @property
+    def position(self) -> BoardPosition | None:
+        return self._stream.position
+
+    @property
+    def last_clock(self) -> ClockReading | NoClock | None:
+        return self._stream.clock
 
     @property
     def name(self) -> str:
@@ -235,7 +241,7 @@ class SingleBoardDriver:
         if reconnect and s.recover_log and self.position is not None:
             log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
             missed = missed_events(
-                decode_events(log_msg.data)[0], self._recent.as_tuple(), self.position
+                decode_events(log_msg.data)[0], self._stream.recent.as_tuple(), self.position
             )
         # Update mode before the dump: changes made in between arrive as field updates
         # instead of being lost between a dump and a late switch to update mode.
@@ -254,6 +260,7 @@ class SingleBoardDriver:
             clock_present=None if clock_msg is None else isinstance(clock_msg, ClockReading),
         )
         self.connected = True
+        self._stream.board = self.name
         log.info(
             "board %s on %s %s (version %d.%d)",
             self.name,
@@ -267,10 +274,10 @@ class SingleBoardDriver:
             self._emit_recovered(missed, now)
         elif reconnect:
             log.warning("board %s: could not place the EEPROM log; using the board dump", self.name)
-        self._recent.clear()
-        self._set_position(dump.position, now)
-        if clock_msg is not None and not isinstance(clock_msg, ClockAck):
-            self._set_clock(clock_msg, now)
+        self._stream.recent.clear()
+        self._emit_all(self._stream.set_position(now, dump.position))
+        if clock is not None:
+            self._emit_all(self._stream.clock_payload(now, clock.raw))
 
     def _emit_recovered(self, missed: list[EepromEvent], now: float) -> None:
         assert self.position is not None
@@ -278,7 +285,7 @@ class SingleBoardDriver:
         items = replay(missed, self.position, t_lost, now)
         for item in items:
             if isinstance(item, RecoveredPosition):
-                self.position = item.position
+                self._stream.position = item.position
                 self._emit(PositionSeen(item.t, self.name, item.position, recovered=True))
             elif isinstance(item, RecoveredClock):
                 self._emit(ClockStamped(item.t, self.name, item.side, item.seconds))
@@ -292,37 +299,22 @@ class SingleBoardDriver:
             if isinstance(message, kind) and not fut.done():
                 fut.set_result(message)
                 break
-        now = self._time.now()
-        match message:
-            case FieldUpdate(index, code) if self.position is not None and self.connected:
-                self._recent.add(index, code)
-                self._set_position(self.position.with_piece(index, code), now)
-            case BWTime(raw) if self.connected:
-                reading = decode_bwtime(raw)
-                if isinstance(reading, ClockAck):
-                    self._on_ack(reading)
-                elif reading is not None:
-                    self._set_clock(reading, now)
-            case BatteryStatus() if self.connected and message.percent is not None:
-                self.info = (
-                    replace(self.info, battery_percent=message.percent) if self.info else None
-                )
-                self._emit(BatterySeen(now, self.name, message.percent, message.charging))
-            case _:
-                pass
+        if not self.connected:
+            return  # handshake answers; the handshake itself reports what it learned
+        for event in self._stream.feed(self._time.now(), message):
+            if isinstance(event, ClockSeen):
+                present = isinstance(event.reading, ClockReading)
+                if self.info is not None and self.info.clock_present != present:
+                    self.info = replace(self.info, clock_present=present)
+            elif isinstance(event, BatterySeen) and self.info is not None:
+                self.info = replace(self.info, battery_percent=event.percent)
+            self._emit(event)
+        while self._stream.acks:
+            self._on_ack(self._stream.acks.pop(0))
 
-    def _set_position(self, position: BoardPosition, t: float) -> None:
-        self.position = position
-        self._emit(PositionSeen(t, self.name, position))
-
-    def _set_clock(self, reading: ClockReading | NoClock, t: float) -> None:
-        if reading == self.last_clock:
-            return
-        self.last_clock = reading
-        present = isinstance(reading, ClockReading)
-        if self.info is not None and self.info.clock_present != present:
-            self.info = replace(self.info, clock_present=present)
-        self._emit(ClockSeen(t, self.name, reading))
+    def _emit_all(self, events: list[DriverEvent]) -> None:
+        for event in events:
+            self._emit(event)
 
     # -- clock commands -----------------------------------------------------------------------
 

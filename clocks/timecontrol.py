@@ -221,9 +221,7 @@ def parse_time_control(text: str) -> TimeControl:
         sides: dict[str, tuple[Period, ...]] = {}
         for part in lowered.split(","):
             if ":" not in part:
-                raise ValueError(
-                    f"time control {whole!r}: write per-side times as w:300+2,b:240+2"
-                )
+                raise ValueError(f"time control {whole!r}: write per-side times as w:300+2,b:240+2")
             who, rest = part.split(":", 1)
             colour = {"w": "white", "white": "white", "b": "black", "black": "black"}.get(who)
             if colour is None:
@@ -232,9 +230,7 @@ def parse_time_control(text: str) -> TimeControl:
                 raise ValueError(f"time control {whole!r}: {colour} is given twice")
             sides[colour] = _parse_side(rest, whole)
         if set(sides) != {"white", "black"}:
-            raise ValueError(
-                f"time control {whole!r}: give both sides, as in w:300+2,b:240+2"
-            )
+            raise ValueError(f"time control {whole!r}: give both sides, as in w:300+2,b:240+2")
         return TimeControl(sides["white"], sides["black"], text)
     periods = _parse_side(text, whole)
     return TimeControl(periods, periods, text)
@@ -271,6 +267,4 @@ def format_time_control(tc: TimeControl) -> str:
 
 def pgn_time_control(tc: TimeControl) -> str:
     """The PGN TimeControl tag value (per-side controls give White's; PGN has no other form)."""
-    return format_time_control(
-        TimeControl(tc.white, tc.white) if not tc.symmetric else tc
-    )
+    return format_time_control(TimeControl(tc.white, tc.white) if not tc.symmetric else tc)

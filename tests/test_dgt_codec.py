@@ -253,3 +253,9 @@ def test_bus_bad_checksum_is_reported_with_the_address() -> None:
     decoder = BusStreamDecoder()
     (item,) = decoder.feed(bytes(frame))
     assert item.address == 1025 and type(item).__name__ == "BusChecksumError"
+
+
+def test_bad_bus_frame_does_not_swallow_the_single_command_after_it() -> None:
+    decoder = HostStreamDecoder()
+    bad = bytes([0x83, 0x08, 0x01, 0x00])  # wrong checksum
+    assert decoder.feed(bad + bytes([0x45, 0x42])) == [SingleCommand(0x45), SingleCommand(0x42)]

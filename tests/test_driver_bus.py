@@ -8,8 +8,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import chess
-from boardsim.busline import BusLine
-from boardsim.pty import PtyHost
 from support import EventLog
 
 from boards.busdriver import BusDriver, BusSettings
@@ -25,6 +23,8 @@ from boards.events import (
     PositionSeen,
 )
 from boards.position import square_to_index
+from boardsim.busline import BusLine
+from boardsim.pty import PtyHost
 from clocks.reading import ClockReading
 
 FAST = BusSettings(

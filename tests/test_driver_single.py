@@ -10,8 +10,6 @@ from pathlib import Path
 
 import chess
 import pytest
-from boardsim.board import EmulatedBoard
-from boardsim.pty import PtyHost
 from support import EventLog
 
 from boards.capture import CaptureWriter, read_capture
@@ -20,6 +18,8 @@ from boards.events import BoardConnected, BoardLost, ClockSeen, ClockStamped, Po
 from boards.link import open_serial, recording_opener
 from boards.position import BoardPosition, square_to_index
 from boards.single import DriverSettings, SingleBoardDriver
+from boardsim.board import EmulatedBoard
+from boardsim.pty import PtyHost
 from clocks.reading import ClockReading, NoClock
 from clocks.timesource import SystemTime
 

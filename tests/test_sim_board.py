@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from boardsim.board import START_POSITION, EmulatedBoard, Mode, UpdateMode
-from boardsim.clock import EmulatedClock
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,6 +25,8 @@ from boards.dgt.messages import (
     Version,
 )
 from boards.position import BoardPosition
+from boardsim.board import START_POSITION, EmulatedBoard, Mode, UpdateMode
+from boardsim.clock import EmulatedClock
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 
 
@@ -249,3 +249,15 @@ def test_field_updates_replay_to_the_board_dump(changes: list[tuple[int, int]]) 
         if isinstance(event, PieceChange):
             codes[event.index] = event.code
     assert tuple(codes) == board.position.codes
+
+
+def test_unplugged_clock_still_runs_but_the_board_logs_nothing() -> None:
+    board = EmulatedBoard("10001")
+    board.unplug_clock()
+    before = board.eeprom.events()
+    assert board.press_lever("right", 1.0) == b""
+    assert board.eeprom.events() == before
+    board.plug_clock()
+    reading = decode_bwtime(board.clock_payload(3.0))
+    assert isinstance(reading, ClockReading) and reading.running_side == "left"
+    assert reading.left_seconds == 5398

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from boardsim.board import START_POSITION, EmulatedBoard, Mode
-from boardsim.busline import BusLine
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +9,8 @@ from boards.dgt.bus import BusReply, BusRequest, checksum
 from boards.dgt.codes import BusCommand, BusReplyId, Command
 from boards.dgt.decoder import BusStreamDecoder, HostStreamDecoder, SingleCommand
 from boards.dgt.eeprom import ClockTime, PieceChange, Tag, TagEvent, decode_events
+from boardsim.board import START_POSITION, EmulatedBoard, Mode
+from boardsim.busline import BusLine
 from clocks.reading import ClockReading, decode_bwtime
 
 ADDR = 10001

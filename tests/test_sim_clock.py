@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from boardsim.clock import EmulatedClock
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from boards.dgt.clock_commands import (
     ClockSetAndRun,
     ClockVersion,
 )
+from boardsim.clock import EmulatedClock
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime, encode_bwtime
 
 

@@ -9,10 +9,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from boardsim.board import START_POSITION, EmulatedBoard, Mode
-from boardsim.busline import BusLine
-from boardsim.pty import PtyHost
-from boardsim.timing import ScaledTime
 
 from boards.dgt.bus import BusReply, BusRequest
 from boards.dgt.codes import BusCommand, BusReplyId, Command
@@ -27,6 +23,10 @@ from boards.dgt.messages import (
     SerialNumber,
     Version,
 )
+from boardsim.board import START_POSITION, EmulatedBoard, Mode
+from boardsim.busline import BusLine
+from boardsim.pty import PtyHost
+from boardsim.timing import ScaledTime
 from clocks.reading import ClockReading, NoClock, decode_bwtime
 
 TIMEOUT = 2.0

@@ -9,6 +9,11 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boards.dgt.eeprom import ClockTime
+from boards.position import BoardPosition
 from boardsim.board import EmulatedBoard
 from boardsim.clock import Side
 from boardsim.script import (
@@ -24,11 +29,6 @@ from boardsim.script import (
     play,
 )
 from boardsim.timing import ScaledTime
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from boards.dgt.eeprom import ClockTime
-from boards.position import BoardPosition
 
 SPECIAL = [
     "e4",

@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-from boardsim import cli
-from boardsim.sim import Simulator, list_running, load_games, runtime_root
 
 from boards.dgt.bus import BusReply, BusRequest
 from boards.dgt.codes import BusCommand, BusReplyId, Command
 from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder
 from boards.dgt.messages import BoardDump, FieldUpdate
 from boards.position import BoardPosition
+from boardsim import cli
+from boardsim.sim import Simulator, list_running, load_games, runtime_root
 
 PGN = """[Event "Sim"]
 [White "A"]

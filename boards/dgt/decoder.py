@@ -198,7 +198,8 @@ class HostStreamDecoder(_Resync):
                     break
                 request = decode_request(bytes(buf[p : p + 4]))
                 if request is None:
-                    self._skip_to_next_high()
+                    # Drop only the bad command byte: a one-byte single-board command may follow.
+                    self._drop(1)
                     continue
                 self._pos += 4
                 out.append(request)

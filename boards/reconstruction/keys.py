@@ -100,6 +100,8 @@ def colour_mask(key: Key, white: bool) -> int:
 def material_feasible(now: Key, target: Key) -> bool:
     """Could `target` follow from `now` by legal play at all (pieces never appear except by
     promotion, each side keeps exactly one king)? A fast filter before any search."""
+    if target[0] & (chess.BB_RANK_1 | chess.BB_RANK_8):
+        return False  # a pawn on its last rank waits for its new piece
     for white in (True, False):
         c_now = colour_mask(now, white)
         c_tgt = colour_mask(target, white)

@@ -46,7 +46,7 @@ from boards.reconstruction.keys import (
     rotate_key,
 )
 from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
-from boards.reconstruction.search import Line, find_line
+from boards.reconstruction.search import Line, consistency, find_line, find_lines, line_keys
 from clocks.clocktimes import (
     ClockStarted,
     ClockTimes,
@@ -97,7 +97,6 @@ class _Candidate:
     match: _Match | None = None
     version: int = -1
     slow_done: bool = False
-    deep_done: bool = False
 
 
 @dataclass(slots=True)
@@ -223,6 +222,8 @@ class Reconstructor:
                 self._seen_at.setdefault(key, t)
                 for press in self._presses:
                     press.cands.append(cand)
+                if len(self._observed) < 64:
+                    self._observed.append(key)
             else:
                 cand.codes = codes  # only ignored squares (magic pieces) changed
         self._run(t, events)
@@ -234,9 +235,7 @@ class Reconstructor:
         self._run(t, events)
         for event in self._clock.feed(t, reading):
             if isinstance(event, LeverPressed):
-                press = _Press(
-                    t, event.colour == "white", event.time, t + self.config.press_settle
-                )
+                press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
                 if self._cand is not None:
                     press.cands.append(self._cand)
                 self._presses.append(press)
@@ -276,7 +275,7 @@ class Reconstructor:
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
-                if self._may_go_out() and self._unmatched_since is not None:
+                elif self._may_go_out() and self._unmatched_since is not None:
                     wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
                     due.append(max(self._unmatched_since + wait, s + cfg.move_stable))
         if self._soft is not None and not self._clock.present:
@@ -299,6 +298,7 @@ class Reconstructor:
         self._cache: dict[Key, _Match] = {}
         self._version = 0
         self._seen_at: dict[Key, float] = {}
+        self._observed: list[Key] = []
         self._stamps: dict[bool, tuple[float, MoveTime]] = {}
         self._unmatched_since: float | None = None
         self._out_since: float | None = None
@@ -309,7 +309,7 @@ class Reconstructor:
         self._soft: SoftwareClock | None = None
         if self._cand is not None:
             self._cand.match = None
-            self._cand.slow_done = self._cand.deep_done = False
+            self._cand.slow_done = False
 
     def _node_changed(self) -> None:
         self._version += 1
@@ -317,8 +317,9 @@ class Reconstructor:
         keep = self._cand.key if self._cand is not None else None
         since = self._seen_at.get(keep) if keep is not None else None
         self._seen_at = {keep: since} if keep is not None and since is not None else {}
+        self._observed = []
         if self._cand is not None:
-            self._cand.slow_done = self._cand.deep_done = False
+            self._cand.slow_done = False
 
     def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
         if self._announced:
@@ -442,8 +443,9 @@ class Reconstructor:
                     moved_from = before & ~board.rooks
                     moved_to = board.rooks & ~before
                     board.pop()
-                    if moved_from == chess.BB_SQUARES[last.from_square] and moved_to == (
-                        chess.BB_SQUARES[last.to_square]
+                    if (
+                        moved_from == chess.BB_SQUARES[last.from_square]
+                        and moved_to == (chess.BB_SQUARES[last.to_square])
                     ):
                         return "castling_rook"
             return None
@@ -451,9 +453,9 @@ class Reconstructor:
             for _ in line[:-1]:
                 board.pop()
 
-    def _slow_classify(self, key: Key, deep: bool) -> _Match | None:
-        """Corrections (an earlier node plus other moves) and, when `deep`, forward lines
-        longer than the live search depth. Only for positions that stayed put."""
+    def _slow_classify(self, key: Key) -> _Match | None:
+        """Corrections (an earlier node plus other moves), then forward lines longer than
+        the live search depth. Only for positions that stayed put a while."""
         current = self._keys[-1]
         board = self._board
         back_max = min(self.config.correction_back, len(self._plies))
@@ -473,12 +475,19 @@ class Reconstructor:
                 board.push(move)
         if found is not None:
             return found
-        if deep and material_feasible(current, key):
-            line = find_line(
-                board, key, self.config.resync_depth, min_depth=self.config.live_depth + 1
+        if material_feasible(current, key):
+            lines = find_lines(
+                board,
+                key,
+                self.config.resync_depth,
+                min_depth=self.config.live_depth + 1,
+                limit=16,
             )
-            if line is not None:
-                return _Match("forward", line, len(self._plies), deep=True)
+            if lines:
+                # Transposed orders reach the same placement: prefer the order that fits
+                # the half-made positions seen on the way.
+                best = max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
+                return _Match("forward", best, len(self._plies), deep=True)
         return None
 
     def _forward_wait(self, m: _Match) -> float:
@@ -557,29 +566,17 @@ class Reconstructor:
             self._unmatched_since = cand.since
         if not cand.slow_done and stable >= cfg.move_stable:
             cand.slow_done = True
-            slow = self._slow_classify(cand.key, deep=self._out_since is not None)
+            slow = self._slow_classify(cand.key)
             if slow is not None:
                 cand.match = slow
                 return True
-        if self._may_go_out():
+        if self._may_go_out() and stable >= cfg.move_stable:
             wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
-            if t + _EPS >= self._unmatched_since + wait and stable >= cfg.move_stable:
-                if not cand.deep_done:
-                    cand.deep_done = True
-                    deep = self._slow_classify(cand.key, deep=True)
-                    if deep is not None:
-                        cand.match = deep
-                        return True
-                fen = key_fen(cand.key)
+            if t + _EPS >= self._unmatched_since + wait:
                 self._out_since = self._unmatched_since
-                events.append(OutOfSync(t, fen, len(self._plies), self._unmatched_since))
-                return False
-        elif self._out_since is not None and not cand.deep_done and stable >= cfg.move_stable:
-            cand.deep_done = True
-            deep = self._slow_classify(cand.key, deep=True)
-            if deep is not None:
-                cand.match = deep
-                return True
+                events.append(
+                    OutOfSync(t, key_fen(cand.key), len(self._plies), self._unmatched_since)
+                )
         return False
 
     def _back_in_sync(self, t: float, events: list[ReconstructionEvent]) -> None:
@@ -642,9 +639,7 @@ class Reconstructor:
                 clock = self._soft.move(t_ply)
             ply = _Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
             self._plies.append(ply)
-            events.append(
-                MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence)
-            )
+            events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
         self._signalled = None
         self._node_changed()
 

@@ -58,15 +58,18 @@ def _bounded(board: chess.Board, now: Key, target: Key, depth: int) -> tuple[boo
     return True, fill_side, n_side >= moves_side + bonus_side and n_side > 0
 
 
-def _dfs(board: chess.Board, target: Key, depth: int) -> Line | None:
+def _dfs(board: chess.Board, target: Key, depth: int, found: list[Line], limit: int) -> None:
+    """Collect up to `limit` lines of exactly `depth` plies reaching `target`."""
     now = board_key(board)
-    if now == target:
-        return ()
     if depth == 0:
-        return None
+        if now == target:
+            found.append(())
+        return
+    if now == target:
+        return  # reached earlier: iterative deepening already found the shorter line
     ok, fill_side, tight = _bounded(board, now, target, depth)
     if not ok:
-        return None
+        return
     diff = diff_mask(now, target)
     from_mask = diff if depth <= 2 else chess.BB_ALL
     to_mask = diff if depth == 1 else chess.BB_ALL
@@ -81,23 +84,56 @@ def _dfs(board: chess.Board, target: Key, depth: int) -> Line | None:
             if piece_type is None or not target[piece_type - 1] & tgt_side & to_bit:
                 continue
         board.push(move)
-        found = _dfs(board, target, depth - 1)
+        tails: list[Line] = []
+        _dfs(board, target, depth - 1, tails, limit - len(found))
         board.pop()
-        if found is not None:
-            return (move, *found)
-    return None
+        found.extend((move, *tail) for tail in tails)
+        if len(found) >= limit:
+            return
 
 
-def find_line(
-    board: chess.Board, target: Key, max_depth: int, min_depth: int = 1
-) -> Line | None:
-    """The shortest legal move sequence (min_depth..max_depth plies) from `board` to the
-    placement `target`, or None. `board` is left as it was."""
+def find_lines(
+    board: chess.Board, target: Key, max_depth: int, min_depth: int = 1, limit: int = 1
+) -> list[Line]:
+    """Up to `limit` legal move sequences of the smallest length in min_depth..max_depth
+    that take `board` to the placement `target`. `board` is left as it was."""
     for depth in range(min_depth, max_depth + 1):
-        found = _dfs(board, target, depth)
-        if found is not None and len(found) >= min_depth:
+        found: list[Line] = []
+        _dfs(board, target, depth, found, limit)
+        if found:
             return found
-    return None
+    return []
+
+
+def find_line(board: chess.Board, target: Key, max_depth: int, min_depth: int = 1) -> Line | None:
+    """The first shortest legal move sequence from `board` to `target`, or None."""
+    found = find_lines(board, target, max_depth, min_depth, 1)
+    return found[0] if found else None
+
+
+def line_keys(board: chess.Board, line: Line) -> list[Key]:
+    """The keys of the positions along `line` (its start included)."""
+    keys = [board_key(board)]
+    for move in line:
+        board.push(move)
+        keys.append(board_key(board))
+    for _ in line:
+        board.pop()
+    return keys
+
+
+def consistency(keys: list[Key], observed: list[Key]) -> int:
+    """How many observed positions fit between two consecutive positions of a line (each
+    square as in one of them, or empty: a piece in the air). Ranks transposed lines."""
+    score = 0
+    for seen in observed:
+        empty = ~occupied(seen)
+        for a, b in zip(keys, keys[1:], strict=False):
+            fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | empty
+            if fits & chess.BB_ALL == chess.BB_ALL:
+                score += 1
+                break
+    return score
 
 
 def placement_changes(a: Key, b: Key) -> int:
@@ -105,4 +141,4 @@ def placement_changes(a: Key, b: Key) -> int:
     return diff_mask(a, b).bit_count()
 
 
-__all__ = ["Line", "find_line", "occupied", "placement_changes"]
+__all__ = ["Line", "consistency", "find_line", "find_lines", "line_keys", "placement_changes"]

@@ -405,10 +405,11 @@ class EmulatedBoard:
 
     def press_lever(self, side: Side, t: float) -> bytes:
         """A player presses the clock. Logs the stopped side's time; sends the clock if asked."""
-        if self.clock is None or not self.clock.connected:
+        if self.clock is None:
             return b""
         result = self.clock.press_lever(side, t)
-        if result is None:
+        if result is None or not self.clock.connected:
+            # The clock runs on its own batteries; unplugged, the board just cannot see it.
             return b""
         self.eeprom.append(ClockTime(result.stopped == "left", result.seconds))
         if self.mode is Mode.SINGLE and self.update_mode in _CLOCK_MODES:

@@ -560,9 +560,9 @@ def board_scans(
     i = 0
     s = 0.0
     n = len(changes)
-    while i < n:
+    while i < n or tuple(state) != last:
         p = rng.uniform(*period)
-        if changes[i].t >= s + p:
+        if i < n and changes[i].t >= s + p and tuple(state) == last:
             # Nothing happens in this scan: skip ahead to a scan that sees the next change.
             s = changes[i].t - rng.uniform(0.0, p)
             continue
@@ -580,10 +580,6 @@ def board_scans(
             out.append((s + p, BoardPosition(seen)))
             last = seen
         s += p
-    # One more scan shows the final state if the last scan caught a change half-done.
-    final = tuple(state)
-    if final != last:
-        out.append((s + rng.uniform(*period), BoardPosition(final)))
     return out
 
 
@@ -603,6 +599,7 @@ def clock_readings(
     run_from = start.t
     base = shown[running]
     flags: set[Side] = set()
+    scripted = any(p.shows is not None for p in performance.presses)
 
     def reading(side_running: Side | None) -> ClockReading:
         return ClockReading(
@@ -616,19 +613,22 @@ def clock_readings(
 
     out.append((start.t + latency, reading(running)))
 
-    def run_until(t_end: float) -> None:
+    def run_until(t_end: float, final: bool = False) -> None:
+        # Scripted games (given `shows`) never flag between moves: the player's next
+        # display is known, so the countdown stops at 1 unless this is the final run.
         nonlocal base
+        floor = 0.0 if final or not scripted else min(base, 1.0)
         k = 1
         while True:
             tick_t = run_from + k
             if tick_t >= t_end or running in flags:
                 break
-            shown[running] = max(0.0, base - k)
+            shown[running] = max(floor, base - k)
             if shown[running] <= 0:
                 flags.add(running)
             out.append((tick_t, reading(running)))
             k += 1
-        shown[running] = max(0.0, base - int(t_end - run_from))
+        shown[running] = max(floor, base - int(t_end - run_from))
 
     presses = performance.presses
     for press in presses:
@@ -646,7 +646,7 @@ def clock_readings(
         base = shown[running]
         out.append((press.t + latency, reading(running)))
     if performance.flag_side is not None:
-        run_until(run_from + base + 2.0)
+        run_until(run_from + base + 2.0, final=True)
     return out
 
 

@@ -99,6 +99,18 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     return asyncio.run(sim_cli.run(args))
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from broadcast.watch import run_replay
+
+    return run_replay(args)
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from broadcast.watch import run_watch
+
+    return run_watch(args)
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from broadcast.demo import run_demo
 
@@ -130,6 +142,35 @@ def build_parser() -> argparse.ArgumentParser:
     ):  # the simulator is part of the distribution; this only guards a broken install
         pass
     sim.set_defaults(handler=_cmd_sim)
+
+    watch = sub.add_parser("watch", help="follow one board live and keep its game as PGN")
+    watch.add_argument("port", metavar="PORT", help="serial port of the board (or of its bus)")
+    watch.add_argument(
+        "--address", type=int, metavar="N", help="bus address (serial number) on a bus port"
+    )
+    watch.add_argument("--pgn", metavar="OUT", help="keep the current game in this PGN file")
+    watch.add_argument("--record", metavar="CAPTURE", help="record the raw traffic (JSON Lines)")
+    watch.add_argument(
+        "--time-control", metavar="TC", help="e.g. 5400+30; a software clock for boards without one"
+    )
+    watch.add_argument("--seconds", type=float, help="stop after this many seconds")
+    watch.set_defaults(handler=_cmd_watch)
+
+    replay = sub.add_parser("replay", help="run a recorded capture through the pipeline offline")
+    replay.add_argument(
+        "capture", metavar="CAPTURE", help="JSON Lines capture, or a file of raw board bytes"
+    )
+    replay.add_argument("--pgn", metavar="OUT", help="write the reconstructed game here")
+    replay.add_argument(
+        "--events", metavar="OUT.jsonl", help="write every event, one JSON object a line"
+    )
+    replay.add_argument(
+        "--board", metavar="SERIAL", help="which board of a bus capture goes to --pgn"
+    )
+    replay.add_argument(
+        "--time-control", metavar="TC", help="software clock for boards without a clock"
+    )
+    replay.set_defaults(handler=_cmd_replay)
 
     demo = sub.add_parser("demo", help="emulated boards playing real games, followed live")
     demo.add_argument(

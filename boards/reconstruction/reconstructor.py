@@ -97,6 +97,7 @@ class _Candidate:
     match: _Match | None = None
     version: int = -1
     slow_done: bool = False
+    deep_done: bool = False
 
 
 @dataclass(slots=True)
@@ -275,7 +276,7 @@ class Reconstructor:
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
-                elif self._may_go_out() and self._unmatched_since is not None:
+                elif (self._may_go_out() or not cand.deep_done) and self._unmatched_since:
                     wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
                     due.append(max(self._unmatched_since + wait, s + cfg.move_stable))
         if self._soft is not None and not self._clock.present:
@@ -309,7 +310,7 @@ class Reconstructor:
         self._soft: SoftwareClock | None = None
         if self._cand is not None:
             self._cand.match = None
-            self._cand.slow_done = False
+            self._cand.slow_done = self._cand.deep_done = False
 
     def _node_changed(self) -> None:
         self._version += 1
@@ -319,7 +320,7 @@ class Reconstructor:
         self._seen_at = {keep: since} if keep is not None and since is not None else {}
         self._observed = []
         if self._cand is not None:
-            self._cand.slow_done = False
+            self._cand.slow_done = self._cand.deep_done = False
 
     def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
         if self._announced:
@@ -453,7 +454,7 @@ class Reconstructor:
             for _ in line[:-1]:
                 board.pop()
 
-    def _slow_classify(self, key: Key) -> _Match | None:
+    def _slow_classify(self, key: Key, deep: bool) -> _Match | None:
         """Corrections (an earlier node plus other moves), then forward lines longer than
         the live search depth. Only for positions that stayed put a while."""
         current = self._keys[-1]
@@ -475,7 +476,7 @@ class Reconstructor:
                 board.push(move)
         if found is not None:
             return found
-        if material_feasible(current, key):
+        if deep and material_feasible(current, key):
             lines = find_lines(
                 board,
                 key,
@@ -564,15 +565,20 @@ class Reconstructor:
         # Nothing matches (yet).
         if self._unmatched_since is None:
             self._unmatched_since = cand.since
-        if not cand.slow_done and stable >= cfg.move_stable:
-            cand.slow_done = True
-            slow = self._slow_classify(cand.key)
-            if slow is not None:
-                cand.match = slow
-                return True
-        if self._may_go_out() and stable >= cfg.move_stable:
-            wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
-            if t + _EPS >= self._unmatched_since + wait:
+        wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
+        long_unmatched = t + _EPS >= self._unmatched_since + wait
+        if stable >= cfg.move_stable:
+            # Deep lines explain half-made positions too easily: search them only once
+            # the board has been out of step for a while.
+            deep = self._out_since is not None or long_unmatched
+            if not cand.slow_done or (deep and not cand.deep_done):
+                cand.slow_done = True
+                cand.deep_done = deep
+                slow = self._slow_classify(cand.key, deep)
+                if slow is not None:
+                    cand.match = slow
+                    return True
+            if self._may_go_out() and long_unmatched:
                 self._out_since = self._unmatched_since
                 events.append(
                     OutOfSync(t, key_fen(cand.key), len(self._plies), self._unmatched_since)

@@ -111,14 +111,16 @@ async def test_bus_line_plays_games_and_answers_polls(pgn_file: Path) -> None:
 
 async def test_registry_lists_devices_and_is_removed(runtime: Path) -> None:
     async with Simulator(2) as sim:
-        assert sim.registry_path == runtime / f"{os.getpid()}.json"
+        assert sim.registry_path is not None and sim.registry_path.parent == runtime
+        assert sim.registry_path.name.startswith(f"{os.getpid()}-")
+        registry = sim.registry_path
         running = list_running()
         assert [r["serial"] for r in running] == ["10001", "10002"]
         assert all(
             r["pid"] == os.getpid() and str(r["tty"]).startswith("/dev/pts/") for r in running
         )
         assert running[0]["mode"] == "single"
-    assert not (runtime / f"{os.getpid()}.json").exists()
+    assert not registry.exists()
     assert list_running() == []
 
 

@@ -22,6 +22,8 @@ class ReconstructionConfig:
     signal_stable: float = 1.0
     new_game_stable: float = 1.0
     press_settle: float = 0.3
+    # Positions seen this long before a press still count as what the press completed.
+    press_lookback: float = 0.6
     out_of_sync_after: float = 2.5
     # Unmatched positions that look like a promotion or a result signal in progress.
     patient_out_of_sync_after: float = 10.0

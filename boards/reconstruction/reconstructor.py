@@ -145,6 +145,7 @@ class Reconstructor:
         self._time_control = time_control if time_control and not time_control.untimed else None
         self._clock = ClockTimes(white_side)
         self._cand: _Candidate | None = None
+        self._recent: list[_Candidate] = []
         self._presses: list[_Press] = []
         self._announced = False
         self._announce_t = 0.0
@@ -223,6 +224,9 @@ class Reconstructor:
                 self._seen_at.setdefault(key, t)
                 for press in self._presses:
                     press.cands.append(cand)
+                self._recent.append(cand)
+                if len(self._recent) > 8:
+                    del self._recent[0]
                 if len(self._observed) < 64:
                     self._observed.append(key)
             else:
@@ -237,7 +241,11 @@ class Reconstructor:
         for event in self._clock.feed(t, reading):
             if isinstance(event, LeverPressed):
                 press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
-                if self._cand is not None:
+                # The move may have been completed just before the press while the
+                # opponent already reaches for a piece: look back a little.
+                back = t - self.config.press_lookback
+                press.cands.extend(c for c in self._recent if c.since >= back)
+                if self._cand is not None and self._cand not in press.cands:
                     press.cands.append(self._cand)
                 self._presses.append(press)
             elif isinstance(event, ClockStarted | FlagFell):

@@ -45,15 +45,17 @@ def _bounded(board: chess.Board, now: Key, target: Key, depth: int) -> tuple[boo
         return False, 0, False
     if fill_other.bit_count() > moves_other + bonus_other:
         return False, 0, False
-    # Pieces lost by a side are captured by the other; with at most one move left the
-    # capturer stays on the square, which then needs filling.
+    # Pieces lost by a side are captured by the other side.
     lost_side = colour_mask(now, side).bit_count() - colour_mask(target, side).bit_count()
     lost_other = colour_mask(now, not side).bit_count() - colour_mask(target, not side).bit_count()
     if lost_side > moves_other or lost_other > moves_side:
         return False, 0, False
-    if moves_other <= 1 and lost_side > 0 and not fill_other:
-        return False, 0, False
-    if moves_side <= 1 and lost_other > 0 and not fill_side:
+    # The side making the last ply, if that is its only move, captures there and stays:
+    # the square it lands on must then be one the target wants filled.
+    if depth % 2 == 0:
+        if moves_other == 1 and lost_side > 0 and not fill_other:
+            return False, 0, False
+    elif moves_side == 1 and lost_other > 0 and not fill_side:
         return False, 0, False
     return True, fill_side, n_side >= moves_side + bonus_side and n_side > 0
 

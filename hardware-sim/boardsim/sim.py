@@ -203,7 +203,8 @@ class Simulator:
             "rundir": str(self.rundir),
             "devices": [asdict(d) for d in self.devices],
         }
-        path = root / f"{os.getpid()}.json"
+        # One file per simulator, so several in one process (tests, demo) don't overwrite.
+        path = root / f"{os.getpid()}-{id(self):x}.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(record, indent=1))
         os.replace(tmp, path)

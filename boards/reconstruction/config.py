@@ -18,6 +18,8 @@ class ReconstructionConfig:
     centre_king_stable: float = 3.0
     # A rook landing where castling would put it may be the first half of rook-first castling.
     castling_rook_stable: float = 2.0
+    # Two plies matched while a running clock saw no press: wait longer (or for a press).
+    unpressed_burst_stable: float = 2.0
     takeback_stable: float = 1.0
     signal_stable: float = 1.0
     new_game_stable: float = 1.0

@@ -240,6 +240,7 @@ class Reconstructor:
         self._run(t, events)
         for event in self._clock.feed(t, reading):
             if isinstance(event, LeverPressed):
+                self._presses_since_node += 1
                 press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
                 # The move may have been completed just before the press while the
                 # opponent already reaches for a piece: look back a little.
@@ -308,7 +309,9 @@ class Reconstructor:
         self._version = 0
         self._seen_at: dict[Key, float] = {}
         self._observed: list[Key] = []
-        self._stamps: dict[bool, tuple[float, MoveTime]] = {}
+        self._presses_since_node = 0
+        # Lever-press times not yet given to a move, oldest first, per colour (True = White).
+        self._stamps: dict[bool, list[tuple[float, MoveTime]]] = {True: [], False: []}
         self._unmatched_since: float | None = None
         self._out_since: float | None = None
         self._signalled: Result | None = None
@@ -321,6 +324,7 @@ class Reconstructor:
             self._cand.slow_done = self._cand.deep_done = False
 
     def _node_changed(self) -> None:
+        self._presses_since_node = 0
         self._version += 1
         self._cache.clear()
         keep = self._cand.key if self._cand is not None else None
@@ -350,6 +354,10 @@ class Reconstructor:
             if cand is not None:
                 cand.key = codes_key(cand.codes, m.orientation)
                 cand.match = None
+
+    def _clock_running(self) -> bool:
+        reading = self._clock.last_reading
+        return self._clock.present and reading is not None and reading.running
 
     def _may_go_out(self) -> bool:
         return self._announced and self._out_since is None and self._signalled is None
@@ -397,8 +405,9 @@ class Reconstructor:
                 return _Match("takeback", base=0)
             return start
         if material_feasible(current, key):
-            line = find_line(self._board, key, self.config.live_depth)
-            if line is not None:
+            lines = find_lines(self._board, key, self.config.live_depth, limit=8)
+            if lines:
+                line = self._most_consistent(self._board, lines)
                 return _Match("forward", line, len(self._plies), suspect=self._suspect(line))
         nodes = self._key_nodes.get(key)
         if nodes:
@@ -493,16 +502,25 @@ class Reconstructor:
                 limit=16,
             )
             if lines:
-                # Transposed orders reach the same placement: prefer the order that fits
-                # the half-made positions seen on the way.
-                best = max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
+                best = self._most_consistent(board, lines)
                 return _Match("forward", best, len(self._plies), deep=True)
         return None
+
+    def _most_consistent(self, board: chess.Board, lines: list[Line]) -> Line:
+        """Different lines can reach one placement (bxa4 bxa4 / bxc4 bxc4, transposed
+        orders): prefer the one that fits the half-made positions seen on the way."""
+        if len(lines) == 1:
+            return lines[0]
+        return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
 
     def _forward_wait(self, m: _Match) -> float:
         cfg = self.config
         if m.deep:
             return cfg.move_stable
+        if len(m.moves) > 1 and self._clock_running() and self._presses_since_node == 0:
+            # Both players moved yet nobody pressed the running clock: more likely one
+            # half-made move that looks like a capture and recapture. Wait for evidence.
+            return cfg.unpressed_burst_stable
         if m.suspect == "centre_king":
             return cfg.centre_king_stable
         if m.suspect == "castling_rook":
@@ -565,8 +583,13 @@ class Reconstructor:
             if stable >= cfg.takeback_stable:
                 self._adopt(m)
                 self._back_in_sync(t, events)
+                replaced = self._plies[m.base :]
                 self._retract(t, m.base, events)
                 if m.moves:
+                    # A correction keeps the clock times of the moves it replaces.
+                    for ply in replaced:
+                        if ply.clock is not None:
+                            self._stamps[ply.white].append((t, ply.clock))
                     self._play(t, m.moves, "stable", events)
                 return True
             return False
@@ -628,10 +651,15 @@ class Reconstructor:
     ) -> None:
         self._announce(t, events)
         board = self._board
-        last_of: dict[bool, int] = {}
+        # Pending press times go to the latest plies of each colour in the line.
+        stamp_for: dict[int, MoveTime] = {}
         turn = board.turn
-        for i in range(len(moves)):
-            last_of[turn if i % 2 == 0 else not turn] = i
+        for colour in (True, False):
+            mine = [i for i in range(len(moves)) if (turn if i % 2 == 0 else not turn) == colour]
+            stamps = self._fresh_stamps(colour, t)
+            for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
+                stamp_for[i] = stamp
+            self._stamps[colour] = []
         for i, move in enumerate(moves):
             white = board.turn == chess.WHITE
             san = board.san(move)
@@ -647,8 +675,7 @@ class Reconstructor:
             self._key_nodes.setdefault(key, []).append(node)
             t_ply = min(t, self._seen_at.get(key, t))
             clock: MoveTime | None = None
-            if last_of.get(white) == i:
-                clock = self._take_stamp(white, t)
+            clock = stamp_for.get(i)
             if clock is None and self._soft is not None and not self._clock.present:
                 clock = self._soft.move(t_ply)
             ply = _Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
@@ -669,7 +696,7 @@ class Reconstructor:
                 del self._key_nodes[key]
             self._board.pop()
         del self._plies[to_ply:]
-        self._stamps.clear()
+        self._stamps = {True: [], False: []}
         events.append(
             MoveRetracted(
                 t,
@@ -705,7 +732,7 @@ class Reconstructor:
                     last = i
             if last is None:
                 continue
-            self._stamps[press.white] = (press.t, press.time)
+            self._stamps[press.white].append((press.t, press.time))
             self._adopt(m)
             self._back_in_sync(press.deadline, events)
             self._play(press.deadline, m.moves[: last + 1], "press", events)
@@ -720,13 +747,8 @@ class Reconstructor:
                         events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
                         return
                     break
-        self._stamps[press.white] = (press.t, press.time)
+        self._stamps[press.white].append((press.t, press.time))
 
-    def _take_stamp(self, white: bool, t: float) -> MoveTime | None:
-        stamp = self._stamps.pop(white, None)
-        if stamp is None:
-            return None
-        stamp_t, time = stamp
-        if t - stamp_t > self.config.stamp_ttl:
-            return None
-        return time
+    def _fresh_stamps(self, white: bool, t: float) -> list[MoveTime]:
+        ttl = self.config.stamp_ttl
+        return [time for stamp_t, time in self._stamps[white] if t - stamp_t <= ttl]

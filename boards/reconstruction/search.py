@@ -50,12 +50,10 @@ def _bounded(board: chess.Board, now: Key, target: Key, depth: int) -> tuple[boo
     lost_other = colour_mask(now, not side).bit_count() - colour_mask(target, not side).bit_count()
     if lost_side > moves_other or lost_other > moves_side:
         return False, 0, False
-    # The side making the last ply, if that is its only move, captures there and stays:
-    # the square it lands on must then be one the target wants filled.
-    if depth % 2 == 0:
-        if moves_other == 1 and lost_side > 0 and not fill_other:
-            return False, 0, False
-    elif moves_side == 1 and lost_other > 0 and not fill_side:
+    # With two plies left, the other side's only move makes any capture of the side's
+    # pieces and stays there: that square needs filling, unless the side captured an
+    # identical piece of the other side there first (then the other side lost a piece).
+    if depth == 2 and lost_side > 0 and not fill_other and lost_other <= 0:
         return False, 0, False
     return True, fill_side, n_side >= moves_side + bonus_side and n_side > 0
 
@@ -125,13 +123,15 @@ def line_keys(board: chess.Board, line: Line) -> list[Key]:
 
 
 def consistency(keys: list[Key], observed: list[Key]) -> int:
-    """How many observed positions fit between two consecutive positions of a line (each
-    square as in one of them, or empty: a piece in the air). Ranks transposed lines."""
+    """How many observed positions fit between two consecutive positions of a line: each
+    square as in one of them, or empty where the step changes it (a piece in the air).
+    Ranks lines that reach the same placement (bxa4 bxa4 / bxc4 bxc4, transpositions)."""
     score = 0
     for seen in observed:
         empty = ~occupied(seen)
         for a, b in zip(keys, keys[1:], strict=False):
-            fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | empty
+            step = diff_mask(a, b)
+            fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | (empty & step)
             if fits & chess.BB_ALL == chess.BB_ALL:
                 score += 1
                 break

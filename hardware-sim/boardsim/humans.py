@@ -218,6 +218,7 @@ class _Player:
         self.h = habits
         self.table = table
         self.used: dict[str, int] = {}
+        self.quick = False  # a fast reply: no hesitation, no sliding
 
     def chance(self, name: str) -> bool:
         p: float = getattr(self.h, name)
@@ -238,7 +239,9 @@ class _Player:
             self.table.set(t, frm, 0)
         piece_code = code
         crossed = _between(frm, to) if piece_code % 6 in (2, 4, 0) else []
-        travel = self.span(self.h.lift)
+        travel = self.span((0.15, 0.3) if self.quick else self.h.lift)
+        if self.quick:
+            crossed = []
         if crossed and self.chance("drag"):
             for sq in crossed:
                 if self.table.code_at(sq) == 0:
@@ -414,14 +417,18 @@ def perform(
         table.actions.append(ClockStart(t, side_of(white_first), left, right))
     last_press = t
     last_release = t
+    prev_fast = False
     for i, move in enumerate(moves):
         white = board.turn == chess.WHITE
         think_i = thinks[i]
-        fast = i > 0 and (think_i < 0.6 or player.chance("fast_reply"))
+        # A burst holds two plies at most: after a fast reply the next move takes a second.
+        fast = i > 0 and not prev_fast and (think_i < 0.6 or player.chance("fast_reply"))
+        prev_fast = fast
+        player.quick = fast
         if fast:
-            begin = last_release + rng.uniform(0.1, 0.2)
+            begin = last_release + rng.uniform(0.1, 0.15)
         else:
-            begin = max(last_press, last_release) + max(think_i, 0.8)
+            begin = max(last_press, last_release) + max(think_i, 1.0)
         # Habits that happen while thinking (never during a fast reply).
         if not fast and begin - max(last_press, last_release) > 2.5:
             quiet_from = max(last_press, last_release) + 0.6
@@ -605,7 +612,7 @@ def clock_readings(
         return ClockReading(
             left_seconds=max(0, int(shown["left"])),
             right_seconds=max(0, int(shown["right"])),
-            running=side_running is not None and not flags,
+            running=side_running is not None and side_running not in flags,
             right_lever_high=(side_running or running) == "right",
             left_final_flag="left" in flags,
             right_final_flag="right" in flags,

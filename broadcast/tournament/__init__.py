@@ -1,0 +1,1 @@
+"""Tournaments: players, rounds, pairings, results, byes, standings and tie-breaks, TRF."""

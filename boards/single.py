@@ -66,6 +66,7 @@ class DriverSettings:
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     recover_log: bool = True
     log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
+    battery_every: float = 60.0  # Bluetooth boards: how often to ask for the battery
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -194,12 +195,18 @@ class SingleBoardDriver:
                 self._dispatch(message)
 
     async def _poll_loop(self) -> None:
+        last_battery = self._time.now()
         while True:
             await asyncio.sleep(self.settings.poll_interval)
-            silent = self._time.now() - self._last_rx
+            now = self._time.now()
+            silent = now - self._last_rx
             if silent > self.settings.dead_after:
                 raise LinkError(f"no answer for {silent:.1f} s")
             self._send(Command.RETURN_SERIALNR)
+            has_battery = self.info is not None and self.info.battery_percent is not None
+            if has_battery and now - last_battery >= self.settings.battery_every:
+                last_battery = now
+                self._send(Command.SEND_BATTERY_STATUS)
 
     def _send(self, command: Command | bytes) -> None:
         if self._link is None:

@@ -210,3 +210,22 @@ async def test_opening_a_missing_port_keeps_retrying_without_crashing(
     driver.stop()
     await asyncio.wait_for(task, 2)
     assert event_log.events == []
+
+
+async def test_bluetooth_battery_is_reported_and_polled(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    from dataclasses import replace
+
+    from boards.events import BatterySeen
+
+    settings = replace(FAST, battery_every=0.3)
+    async with PtyHost(EmulatedBoard("10001", battery_percent=80), tmp_path / "board-1") as host:
+        async with running(SingleBoardDriver(str(host.path), event_log, settings=settings)):
+            await event_log.wait_for(lambda: event_log.of(BoardConnected), what="connect")
+            assert event_log.of(BoardConnected)[0].info.battery_percent == 80
+            host.set_battery(35)
+            await event_log.wait_for(
+                lambda: any(b.percent == 35 for b in event_log.of(BatterySeen)),
+                what="battery at 35%",
+            )

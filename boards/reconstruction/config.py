@@ -26,9 +26,12 @@ class ReconstructionConfig:
     press_settle: float = 0.3
     # Positions seen this long before a press still count as what the press completed.
     press_lookback: float = 0.6
+    press_min_dwell: float = 0.3
     out_of_sync_after: float = 2.5
     # Unmatched positions that look like a promotion or a result signal in progress.
     patient_out_of_sync_after: float = 10.0
+    # Lines longer than live_depth are only searched for positions this stable.
+    deep_stable: float = 1.0
     live_depth: int = 2
     resync_depth: int = 4
     correction_back: int = 2

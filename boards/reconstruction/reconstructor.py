@@ -46,7 +46,14 @@ from boards.reconstruction.keys import (
     rotate_key,
 )
 from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
-from boards.reconstruction.search import Line, consistency, find_line, find_lines, line_keys
+from boards.reconstruction.search import (
+    Line,
+    consistency,
+    find_line,
+    find_lines,
+    line_keys,
+    returns_home,
+)
 from clocks.clocktimes import (
     ClockStarted,
     ClockTimes,
@@ -281,13 +288,19 @@ class Reconstructor:
             elif m.kind == "start":
                 due.append(s + cfg.new_game_stable)
             elif m.kind in ("takeback", "correction"):
-                due.append(s + cfg.takeback_stable)
+                due.append(s + self._takeback_wait(cand))
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
                 elif (self._may_go_out() or not cand.deep_done) and self._unmatched_since:
                     wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
                     due.append(max(self._unmatched_since + wait, s + cfg.move_stable))
+                    if not cand.deep_done:
+                        due.append(
+                            max(self._unmatched_since + wait, s + cfg.deep_stable)
+                            if self._out_since is None
+                            else s + cfg.deep_stable
+                        )
         if self._soft is not None and not self._clock.present:
             flag_at = self._soft.flag_deadline()
             if flag_at is not None:
@@ -501,6 +514,7 @@ class Reconstructor:
                 min_depth=self.config.live_depth + 1,
                 limit=16,
             )
+            lines = [ln for ln in lines if not returns_home(ln)]
             if lines:
                 best = self._most_consistent(board, lines)
                 return _Match("forward", best, len(self._plies), deep=True)
@@ -512,6 +526,13 @@ class Reconstructor:
         if len(lines) == 1:
             return lines[0]
         return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
+
+    def _takeback_wait(self, cand: _Candidate) -> float:
+        cfg = self.config
+        if king_heading_for_centre(self._keys[-1], cand.key):
+            # A king leaving for the centre may be the first half of a result signal.
+            return max(cfg.takeback_stable, cfg.centre_king_stable)
+        return cfg.takeback_stable
 
     def _forward_wait(self, m: _Match) -> float:
         cfg = self.config
@@ -580,7 +601,7 @@ class Reconstructor:
                 return True
             return False
         if m.kind in ("takeback", "correction"):
-            if stable >= cfg.takeback_stable:
+            if stable >= self._takeback_wait(cand):
                 self._adopt(m)
                 self._back_in_sync(t, events)
                 replaced = self._plies[m.base :]
@@ -601,7 +622,7 @@ class Reconstructor:
         if stable >= cfg.move_stable:
             # Deep lines explain half-made positions too easily: search them only once
             # the board has been out of step for a while.
-            deep = self._out_since is not None or long_unmatched
+            deep = (self._out_since is not None or long_unmatched) and stable >= cfg.deep_stable
             if not cand.slow_done or (deep and not cand.deep_done):
                 cand.slow_done = True
                 cand.deep_done = deep
@@ -721,7 +742,14 @@ class Reconstructor:
     # ------------------------------------------------------------------ lever presses
 
     def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
-        for cand in reversed([c for c in press.cands if c.since <= press.deadline + _EPS]):
+        window = [c for c in press.cands if c.since <= press.deadline + _EPS]
+        for k in range(len(window) - 1, -1, -1):
+            cand = window[k]
+            if cand is not self._cand and k + 1 < len(window):
+                # A position replaced within one scan is a piece passing by (a sliding
+                # rook seen on a crossed square), not what the press completed.
+                if window[k + 1].since - cand.since < self.config.press_min_dwell:
+                    continue
             m = self._match_for(cand)
             if m.kind != "forward":
                 continue

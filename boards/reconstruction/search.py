@@ -111,6 +111,19 @@ def find_line(board: chess.Board, target: Key, max_depth: int, min_depth: int = 
     return found[0] if found else None
 
 
+def returns_home(line: Line) -> bool:
+    """True when some piece of the line comes back to the square it left: a shuffle that
+    explains a half-made position too easily (a piece in the hand looks "captured")."""
+    where: dict[chess.Square, chess.Square] = {}  # current square -> origin square
+    for move in line:
+        origin = where.pop(move.from_square, move.from_square)
+        where.pop(move.to_square, None)
+        if move.to_square == origin:
+            return True
+        where[move.to_square] = origin
+    return False
+
+
 def line_keys(board: chess.Board, line: Line) -> list[Key]:
     """The keys of the positions along `line` (its start included)."""
     keys = [board_key(board)]
@@ -143,4 +156,12 @@ def placement_changes(a: Key, b: Key) -> int:
     return diff_mask(a, b).bit_count()
 
 
-__all__ = ["Line", "consistency", "find_line", "find_lines", "line_keys", "placement_changes"]
+__all__ = [
+    "Line",
+    "consistency",
+    "find_line",
+    "find_lines",
+    "line_keys",
+    "placement_changes",
+    "returns_home",
+]

@@ -349,6 +349,10 @@ def _king_targets(
         pools = (light, light)
     elif result == "0-1":
         pools = (dark, dark)
+    elif white_king in dark or black_king in light:
+        pools = (dark, light)  # keep a king that already stands on the centre
+    elif white_king in light or black_king in dark:
+        pools = (light, dark)
     else:
         pools = (light, dark) if rng.random() < 0.5 else (dark, light)
     w_pool, b_pool = pools
@@ -489,8 +493,8 @@ def perform(
                 table.set(t, target, 0)
                 t += rng.uniform(0.3, 0.8)
         order = [(wk, w_to, chess.WHITE), (bk, b_to, chess.BLACK)]
-        if rng.random() < 0.5:
-            order.reverse()
+        if w_to == bk or (b_to != wk and rng.random() < 0.5):
+            order.reverse()  # a king whose target the other king holds goes second
         for frm, to, colour in order:
             if frm == to:
                 continue

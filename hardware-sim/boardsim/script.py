@@ -12,7 +12,6 @@ each move is played so that the lever press falls when the mover's [%clk] says i
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,6 +21,7 @@ import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, Orientation, square_to_index
 from boardsim.clock import Side
+from clocks.timecontrol import parse_time_control as clock_time_control
 from clocks.timesource import TimeSource
 
 HAND_STEP = 0.3  # seconds between two touches of the board by one hand
@@ -75,21 +75,25 @@ class ActionTarget(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
+    """What the emulated clock is set to: the first period's base time and increment."""
+
     base: float
     increment: float
 
 
-_TC = re.compile(r"^(?:\d+/)?(\d+)(?:\+(\d+(?:\.\d+)?))?")
-
-
 def parse_time_control(text: str | None) -> TimeControl | None:
-    """The first period of a PGN TimeControl ('5400+30', '40/5400+30:1800+30'), or None."""
+    """The first period of a PGN TimeControl tag ('5400+30', '40/5400+30:1800+30'), or None
+    when the tag is missing, '?'/'-', or not a time control (real files have prose there)."""
     if not text:
         return None
-    match = _TC.match(text.strip())
-    if match is None:
+    try:
+        tc = clock_time_control(text.strip())
+    except ValueError:
         return None
-    return TimeControl(float(match.group(1)), float(match.group(2) or 0))
+    if tc.untimed:
+        return None
+    first = tc.periods("white")[0]
+    return TimeControl(float(first.seconds), float(first.increment))
 
 
 def hand_moves(board: chess.Board, move: chess.Move) -> list[tuple[chess.Square, str | None]]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
+from broadcast import cli_standings
 
 
 def _board_rows(results: list[ProbeResult]) -> list[dict[str, object]]:
@@ -171,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--time-control", metavar="TC", help="software clock for boards without a clock"
     )
     replay.set_defaults(handler=_cmd_replay)
+
+    cli_standings.add_parser(sub)
 
     demo = sub.add_parser("demo", help="emulated boards playing real games, followed live")
     demo.add_argument(

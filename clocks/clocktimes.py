@@ -71,7 +71,7 @@ ClockEvent = ClockStarted | LeverPressed | FlagFell
 
 def format_clock(seconds: float) -> str:
     """H:MM:SS as used in PGN [%clk]/[%emt] comments (negative clamps to 0)."""
-    whole = max(0, int(round(seconds)))
+    whole = max(0, round(seconds))
     h, rest = divmod(whole, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}"
@@ -270,4 +270,3 @@ class SoftwareClock:
         return self._turn_start + self._remaining[colour] + delay
 
 
-Turn = Literal["white", "black"]

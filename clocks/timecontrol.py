@@ -21,7 +21,7 @@ period from its first increment move on.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Colour = Literal["white", "black"]
@@ -57,7 +57,7 @@ class TimeControl:
 
     white: tuple[Period, ...]
     black: tuple[Period, ...]
-    text: str = ""
+    text: str = field(default="", compare=False)  # as the user wrote it
 
     @property
     def untimed(self) -> bool:

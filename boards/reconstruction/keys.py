@@ -19,9 +19,9 @@ _CODE_SLOT: dict[int, tuple[int, bool]] = {
     code: (chess.Piece.from_symbol(sym).piece_type - 1, sym.isupper())
     for code, sym in CODE_TO_SYMBOL.items()
 }
-_BITS: dict[str, tuple[int, ...]] = {
-    o: tuple(chess.BB_SQUARES[index_to_square(i, o)] for i in range(64))  # type: ignore[arg-type]
-    for o in ("normal", "rotated")
+_BITS: dict[Orientation, tuple[int, ...]] = {
+    "normal": tuple(chess.BB_SQUARES[index_to_square(i, "normal")] for i in range(64)),
+    "rotated": tuple(chess.BB_SQUARES[index_to_square(i, "rotated")] for i in range(64)),
 }
 CENTRE_LIGHT = chess.BB_D5 | chess.BB_E4
 CENTRE_DARK = chess.BB_D4 | chess.BB_E5

@@ -63,7 +63,7 @@ from clocks.clocktimes import (
     SoftwareClock,
 )
 from clocks.reading import ClockReading, NoClock, Side
-from clocks.timecontrol import TimeControl
+from clocks.timecontrol import Colour, TimeControl
 
 Kind = Literal["same", "forward", "signal", "start", "takeback", "correction", "none"]
 Suspect = Literal["centre_king", "castling_rook"] | None
@@ -293,7 +293,8 @@ class Reconstructor:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
                 elif (self._may_go_out() or not cand.deep_done) and self._unmatched_since:
-                    wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
+                    patient = m.patient or self._unmatched_patient
+                    wait = cfg.patient_out_of_sync_after if patient else cfg.out_of_sync_after
                     due.append(max(self._unmatched_since + wait, s + cfg.move_stable))
                     if not cand.deep_done:
                         due.append(
@@ -326,6 +327,7 @@ class Reconstructor:
         # Lever-press times not yet given to a move, oldest first, per colour (True = White).
         self._stamps: dict[bool, list[tuple[float, MoveTime]]] = {True: [], False: []}
         self._unmatched_since: float | None = None
+        self._unmatched_patient = False
         self._out_since: float | None = None
         self._signalled: Result | None = None
         self._announced = False
@@ -356,7 +358,7 @@ class Reconstructor:
             self._orientation = "normal"
         events.append(NewGame(t, self._root.fen(), self._orientation, self._chess960))
         if self._time_control is not None:
-            first = "white" if self._root.turn == chess.WHITE else "black"
+            first: Colour = "white" if self._root.turn == chess.WHITE else "black"
             self._soft = SoftwareClock(self._time_control, first)
             self._soft.start(t)
 
@@ -617,7 +619,11 @@ class Reconstructor:
         # Nothing matches (yet).
         if self._unmatched_since is None:
             self._unmatched_since = cand.since
-        wait = cfg.patient_out_of_sync_after if m.patient else cfg.out_of_sync_after
+            self._unmatched_patient = False
+        # Once a stretch looked like a promotion or a result signal in progress, it
+        # keeps the longer wait (the pawn comes off before the new piece goes on).
+        self._unmatched_patient = self._unmatched_patient or m.patient
+        wait = cfg.patient_out_of_sync_after if self._unmatched_patient else cfg.out_of_sync_after
         long_unmatched = t + _EPS >= self._unmatched_since + wait
         if stable >= cfg.move_stable:
             # Deep lines explain half-made positions too easily: search them only once
@@ -732,7 +738,7 @@ class Reconstructor:
     def _rebuild_soft_clock(self) -> None:
         if self._soft is None or self._time_control is None:
             return
-        first = "white" if self._root.turn == chess.WHITE else "black"
+        first: Colour = "white" if self._root.turn == chess.WHITE else "black"
         soft = SoftwareClock(self._time_control, first)
         soft.start(self._announce_t)
         for p in self._plies:
@@ -745,11 +751,13 @@ class Reconstructor:
         window = [c for c in press.cands if c.since <= press.deadline + _EPS]
         for k in range(len(window) - 1, -1, -1):
             cand = window[k]
-            if cand is not self._cand and k + 1 < len(window):
-                # A position replaced within one scan is a piece passing by (a sliding
-                # rook seen on a crossed square), not what the press completed.
-                if window[k + 1].since - cand.since < self.config.press_min_dwell:
-                    continue
+            # A position replaced within one scan is a piece passing by (a sliding rook
+            # seen on a crossed square), not what the press completed.
+            passing = k + 1 < len(window) and (
+                window[k + 1].since - cand.since < self.config.press_min_dwell
+            )
+            if cand is not self._cand and passing:
+                continue
             m = self._match_for(cand)
             if m.kind != "forward":
                 continue

@@ -14,6 +14,8 @@ Depth-first with iterative deepening, pruned by cheap bitboard bounds:
 
 from __future__ import annotations
 
+import itertools
+
 import chess
 
 from boards.reconstruction.keys import Key, board_key, colour_mask, diff_mask, occupied
@@ -142,7 +144,7 @@ def consistency(keys: list[Key], observed: list[Key]) -> int:
     score = 0
     for seen in observed:
         empty = ~occupied(seen)
-        for a, b in zip(keys, keys[1:], strict=False):
+        for a, b in itertools.pairwise(keys):
             step = diff_mask(a, b)
             fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | (empty & step)
             if fits & chess.BB_ALL == chess.BB_ALL:

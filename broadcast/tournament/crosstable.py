@@ -78,16 +78,20 @@ class ResultCode(enum.Enum):
 
     @property
     def is_voluntary_unplayed(self) -> bool:
-        """Voluntary unplayed round (C.07): a requested bye (H F Z blank) or a forfeit loss.
+        """Voluntary unplayed round (C.07): a requested bye (H Z blank) or a forfeit loss.
 
-        The pairing-allocated bye U is not voluntary; neither is a forfeit win.
+        Pairing-allocated (U) and full-point (F) byes are not voluntary; nor is a forfeit win.
         """
         return self in _VOLUNTARY
 
     @property
     def is_requested_bye(self) -> bool:
-        """A bye the player asked for (or got by absence): H F Z blank."""
-        return self in (ResultCode.HALF_BYE, ResultCode.FULL_BYE, ResultCode.ZERO_BYE, ResultCode.BLANK)
+        """A bye the player asked for (or got by absence): H Z blank (not F: awarded)."""
+        return self in (
+            ResultCode.HALF_BYE,
+            ResultCode.ZERO_BYE,
+            ResultCode.BLANK,
+        )
 
     @property
     def outcome(self) -> Literal["win", "draw", "loss"]:
@@ -121,7 +125,6 @@ _BYES = frozenset(
 _VOLUNTARY = frozenset(
     {
         ResultCode.HALF_BYE,
-        ResultCode.FULL_BYE,
         ResultCode.ZERO_BYE,
         ResultCode.BLANK,
         ResultCode.FORFEIT_LOSS,
@@ -215,7 +218,9 @@ class Player:
 
     def __post_init__(self) -> None:
         if self.start < 1:
-            raise CrosstableError(f"player {self.name!r}: start number must be >= 1, got {self.start}")
+            raise CrosstableError(
+                f"player {self.name!r}: start number must be >= 1, got {self.start}"
+            )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,145 @@
+"""Tournament events: immutable facts appended to the journal; the state is their fold.
+
+Players are starting numbers within a section; every event names its section so one
+journal holds the whole event. Times are aware datetimes from the TimeSource.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from broadcast.config.model import PlayerEntry
+from broadcast.tournament.pairing import Pairing
+
+GAME_RESULTS = ("1-0", "1/2-1/2", "0-1", "+-", "-+", "--")
+BYE_RESULTS = ("H", "F", "U", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayersRegistered:
+    """The section's players (with starting numbers). A later one replaces the list
+    (e.g. a late entry before round 1)."""
+
+    section: str
+    players: tuple[PlayerEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPaired:
+    """A round's pairings with board numbers; `source` says who paired it
+    ("berger", "dutch", "Vega", ...). A pairing with black None is the pairing bye."""
+
+    section: str
+    round: int
+    pairings: tuple[Pairing, ...]
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PairingEdited:
+    """The arbiter replaces a round's pairings (results of unchanged games are kept)."""
+
+    section: str
+    round: int
+    pairings: tuple[Pairing, ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardAssigned:
+    """The arbiter moves the game whose White is `white` to `board`; a game already
+    on that board takes the old board (a swap)."""
+
+    section: str
+    round: int
+    white: int
+    board: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecorded:
+    """A result, or a correction of one (the latest wins).
+
+    Games: `player` is White and `result` one of 1-0, 1/2-1/2, 0-1, +- , -+, --;
+    `under_one_move` marks a game that ended before both sides moved (TRF W/D/L,
+    counted but unrated). Byes: `player` gets H, F, U or Z in that round.
+    """
+
+    section: str
+    round: int
+    player: int
+    result: str
+    under_one_move: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ByeRequested:
+    section: str
+    round: int
+    player: int
+    at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ByeGranted:
+    """A requested bye is granted (by the policy check or by the arbiter)."""
+
+    section: str
+    round: int
+    player: int
+    at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ByeRefused:
+    section: str
+    round: int
+    player: int
+    at: dt.datetime
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ByeCancelled:
+    """The player takes back a granted bye (allowed until the request deadline)."""
+
+    section: str
+    round: int
+    player: int
+    at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerWithdrawn:
+    """The player is not paired from `from_round` on."""
+
+    section: str
+    player: int
+    from_round: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NoShowCounted:
+    """The player did not show up in `round` (forfeit). Reaching the section's
+    no-show limit excludes the player from later pairings."""
+
+    section: str
+    round: int
+    player: int
+
+
+TournamentEvent = (
+    PlayersRegistered
+    | RoundPaired
+    | PairingEdited
+    | BoardAssigned
+    | ResultRecorded
+    | ByeRequested
+    | ByeGranted
+    | ByeRefused
+    | ByeCancelled
+    | PlayerWithdrawn
+    | NoShowCounted
+)

@@ -1,0 +1,43 @@
+"""Round start times of a section, as aware datetimes, and simple questions about them.
+
+Pure: `now` is always passed in, never read from the wall clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from broadcast.config.model import SectionConfig
+
+
+def round_start(section: SectionConfig, round_number: int) -> dt.datetime:
+    """When `round_number` starts (aware; in the zone the schedule gives for it)."""
+    return section.round_start(round_number).start
+
+
+def schedule_in(section: SectionConfig, zone: ZoneInfo) -> list[tuple[int, dt.datetime]]:
+    """(round, start) for every round, converted to `zone` (the event's timezone)."""
+    return [(s.round, s.start.astimezone(zone)) for s in section.schedule]
+
+
+def started_rounds(section: SectionConfig, now: dt.datetime) -> list[int]:
+    """Rounds whose scheduled start is at or before `now`."""
+    _require_aware(now)
+    return [s.round for s in section.schedule if s.start <= now]
+
+
+def next_round(section: SectionConfig, now: dt.datetime) -> int | None:
+    """The first round not yet started at `now` (None once the last has started)."""
+    _require_aware(now)
+    for start in section.schedule:
+        if start.start > now:
+            return start.round
+    return None
+
+
+def _require_aware(moment: dt.datetime) -> None:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(
+            f"{moment.isoformat()} has no timezone: pass an aware datetime from the TimeSource"
+        )

@@ -1,0 +1,423 @@
+"""Tournament state as a fold of events: `state = state.apply(event)`, deterministic,
+never mutated in place. Restart = replay the journal; a test = a list of events.
+
+`apply` raises `StateError` (a ValueError with an actionable message) for an event
+that does not fit the state, so the service can refuse it before it is journalled;
+the state is then unchanged. `to_crosstable` hands the result to standings and TRF
+export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from broadcast.config.model import EventConfig, PlayerEntry, SectionConfig
+from broadcast.tournament.crosstable import (
+    Bye,
+    Crosstable,
+    Game,
+    Player,
+    ResultCode,
+    build_crosstable,
+)
+from broadcast.tournament.crosstable import (
+    System as CrosstableSystem,
+)
+from broadcast.tournament.events import (
+    BYE_RESULTS,
+    GAME_RESULTS,
+    BoardAssigned,
+    ByeCancelled,
+    ByeGranted,
+    ByeRefused,
+    ByeRequested,
+    NoShowCounted,
+    PairingEdited,
+    PlayersRegistered,
+    PlayerWithdrawn,
+    ResultRecorded,
+    RoundPaired,
+    TournamentEvent,
+)
+from broadcast.tournament.pairing import Pairing
+from broadcast.tournament.policy import check_bye_request
+
+
+class StateError(ValueError):
+    """An event that cannot apply to the current state."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    result: str
+    under_one_move: bool = False
+
+
+@dataclass(frozen=True)
+class RoundState:
+    """One paired round: its pairings, the game results by White, the bye codes."""
+
+    number: int
+    pairings: tuple[Pairing, ...]
+    source: str = ""
+    results: Mapping[int, GameResult] = field(default_factory=dict)
+    bye_codes: Mapping[int, str] = field(default_factory=dict)
+
+    def game_of(self, player: int) -> Pairing | None:
+        for pairing in self.pairings:
+            if player in pairing.players():
+                return pairing
+        return None
+
+    @property
+    def complete(self) -> bool:
+        """Every game has a result."""
+        return all(p.black is None or p.white in self.results for p in self.pairings)
+
+
+_BYE_CODE_FOR_POINTS = {0.0: "Z", 0.5: "H", 1.0: "F"}
+
+
+@dataclass(frozen=True)
+class SectionState:
+    """Everything known about one section after the events so far."""
+
+    config: SectionConfig
+    players: Mapping[int, PlayerEntry] = field(default_factory=dict)
+    rounds: Mapping[int, RoundState] = field(default_factory=dict)
+    granted_byes: Mapping[int, frozenset[int]] = field(default_factory=dict)
+    bye_log: tuple[TournamentEvent, ...] = ()
+    withdrawn: Mapping[int, int] = field(default_factory=dict)
+    no_shows: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+
+    # -- questions ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def last_paired_round(self) -> int:
+        return max(self.rounds, default=0)
+
+    def is_active(self, player: int, round_number: int) -> bool:
+        """May `player` be paired in `round_number`: not withdrawn, and under the
+        no-show limit counting earlier rounds."""
+        start = self.withdrawn.get(player)
+        if start is not None and round_number >= start:
+            return False
+        limit = self.config.no_show_limit
+        if limit is not None:
+            earlier = [r for r in self.no_shows.get(player, ()) if r < round_number]
+            if len(earlier) >= limit:
+                return False
+        return True
+
+    def byes_of(self, player: int) -> frozenset[int]:
+        return self.granted_byes.get(player, frozenset())
+
+    def absent_for(self, round_number: int) -> frozenset[int]:
+        """Players not to be paired in `round_number`: withdrawn, over the no-show
+        limit, or holding a granted bye for that round."""
+        return frozenset(
+            p
+            for p in self.players
+            if not self.is_active(p, round_number) or round_number in self.byes_of(p)
+        )
+
+    def decide_bye(self, request: ByeRequested) -> ByeGranted | ByeRefused:
+        """The policy's answer to a request, as the event to journal next."""
+        if request.player not in self.players:
+            return ByeRefused(
+                request.section, request.round, request.player, request.at, "unknown player"
+            )
+        held = self.byes_of(request.player)
+        decision = check_bye_request(
+            self.config,
+            request.round,
+            requested_at=request.at,
+            byes_granted=len(held - {request.round}),
+            already_granted=request.round in held,
+            withdrawn=not self.is_active(request.player, request.round),
+            round_paired=request.round in self.rounds,
+        )
+        if decision.allowed:
+            return ByeGranted(request.section, request.round, request.player, request.at)
+        return ByeRefused(
+            request.section, request.round, request.player, request.at, decision.reason
+        )
+
+    # -- the fold ------------------------------------------------------------------------
+    def apply(self, event: TournamentEvent) -> SectionState:
+        """The state after `event`; raises StateError if the event does not fit."""
+        if event.section != self.config.name:
+            raise StateError(f"event for section {event.section!r} sent to {self.config.name!r}")
+        match event:
+            case PlayersRegistered():
+                return self._registered(event)
+            case RoundPaired():
+                if event.round in self.rounds:
+                    raise StateError(
+                        f"round {event.round} is already paired; edit it with PairingEdited"
+                    )
+                if event.round > 1 and event.round - 1 not in self.rounds:
+                    raise StateError(
+                        f"round {event.round - 1} must be paired before round {event.round}"
+                    )
+                self._check_pairings(event.round, event.pairings)
+                byes = {p.white: "U" for p in event.pairings if p.black is None}
+                new_round = RoundState(event.round, event.pairings, event.source, {}, byes)
+                return replace(self, rounds={**self.rounds, event.round: new_round})
+            case PairingEdited():
+                old = self._round(event.round)
+                self._check_pairings(event.round, event.pairings)
+                kept_games = {(p.white, p.black) for p in event.pairings if p.black is not None}
+                old_games = {p.white: p.black for p in old.pairings if p.black is not None}
+                results = {
+                    w: r for w, r in old.results.items() if (w, old_games.get(w)) in kept_games
+                }
+                in_game = {x for p in event.pairings if p.black is not None for x in p.players()}
+                codes = {p: c for p, c in old.bye_codes.items() if p not in in_game and c != "U"}
+                codes.update({p.white: "U" for p in event.pairings if p.black is None})
+                edited = RoundState(event.round, event.pairings, old.source, results, codes)
+                return replace(self, rounds={**self.rounds, event.round: edited})
+            case BoardAssigned():
+                return self._board_assigned(event)
+            case ResultRecorded():
+                return self._result(event)
+            case ByeRequested() | ByeRefused():
+                self._player(event.player)
+                return replace(self, bye_log=(*self.bye_log, event))
+            case ByeGranted():
+                self._player(event.player)
+                self._check_round_number(event.round)
+                paired = self.rounds.get(event.round)
+                if paired is not None and paired.game_of(event.player) is not None:
+                    raise StateError(
+                        f"player {event.player} is paired in round {event.round}; "
+                        "edit the pairing before granting a bye"
+                    )
+                held = self.byes_of(event.player) | {event.round}
+                return replace(
+                    self,
+                    granted_byes={**self.granted_byes, event.player: held},
+                    bye_log=(*self.bye_log, event),
+                )
+            case ByeCancelled():
+                held = self.byes_of(event.player)
+                if event.round not in held:
+                    raise StateError(
+                        f"player {event.player} has no bye in round {event.round} to cancel"
+                    )
+                return replace(
+                    self,
+                    granted_byes={**self.granted_byes, event.player: held - {event.round}},
+                    bye_log=(*self.bye_log, event),
+                )
+            case PlayerWithdrawn():
+                self._player(event.player)
+                self._check_round_number(event.from_round)
+                return replace(self, withdrawn={**self.withdrawn, event.player: event.from_round})
+            case NoShowCounted():
+                self._player(event.player)
+                self._check_round_number(event.round)
+                counted = self.no_shows.get(event.player, ())
+                if event.round in counted:
+                    return self  # counted once per round, whatever the replays say
+                return replace(
+                    self,
+                    no_shows={
+                        **self.no_shows,
+                        event.player: tuple(sorted((*counted, event.round))),
+                    },
+                )
+        raise StateError(f"not a tournament event: {event!r}")  # pragma: no cover
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _player(self, player: int) -> PlayerEntry:
+        try:
+            return self.players[player]
+        except KeyError:
+            raise StateError(f"section {self.name!r} has no player {player}") from None
+
+    def _round(self, round_number: int) -> RoundState:
+        try:
+            return self.rounds[round_number]
+        except KeyError:
+            raise StateError(f"round {round_number} is not paired yet") from None
+
+    def _check_round_number(self, round_number: int) -> None:
+        if not 1 <= round_number <= self.config.rounds:
+            raise StateError(f"round {round_number} is outside 1..{self.config.rounds}")
+
+    def _registered(self, event: PlayersRegistered) -> SectionState:
+        numbers = [p.number for p in event.players]
+        if len(set(numbers)) != len(numbers):
+            raise StateError("two players share a starting number")
+        kept = {p.number for p in event.players}
+        for rnd in self.rounds.values():
+            for pairing in rnd.pairings:
+                for player in pairing.players():
+                    if player not in kept:
+                        raise StateError(
+                            f"player {player} is paired in round {rnd.number} and cannot be removed"
+                        )
+        return replace(self, players={p.number: p for p in event.players})
+
+    def _check_pairings(self, round_number: int, pairings: tuple[Pairing, ...]) -> None:
+        self._check_round_number(round_number)
+        seen: set[int] = set()
+        boards: set[int] = set()
+        for pairing in pairings:
+            for player in pairing.players():
+                self._player(player)
+                if player in seen:
+                    raise StateError(f"round {round_number}: player {player} is paired twice")
+                seen.add(player)
+                if not self.is_active(player, round_number):
+                    raise StateError(
+                        f"round {round_number}: player {player} has withdrawn or reached the "
+                        "no-show limit and cannot be paired"
+                    )
+                if round_number in self.byes_of(player):
+                    raise StateError(
+                        f"round {round_number}: player {player} has a granted bye; cancel it "
+                        "before pairing them"
+                    )
+            if pairing.black is not None:
+                if pairing.board < 1 or pairing.board in boards:
+                    raise StateError(
+                        f"round {round_number}: board {pairing.board} is invalid or used twice"
+                    )
+                boards.add(pairing.board)
+
+    def _board_assigned(self, event: BoardAssigned) -> SectionState:
+        rnd = self._round(event.round)
+        if event.board < 1:
+            raise StateError(f"board numbers start at 1, got {event.board}")
+        target = next((p for p in rnd.pairings if p.white == event.white and p.black), None)
+        if target is None:
+            raise StateError(f"round {event.round}: no game with White {event.white}")
+        moved = []
+        for pairing in rnd.pairings:
+            if pairing is target:
+                moved.append(replace(pairing, board=event.board))
+            elif pairing.black is not None and pairing.board == event.board:
+                moved.append(replace(pairing, board=target.board))  # swap places
+            else:
+                moved.append(pairing)
+        return replace(
+            self, rounds={**self.rounds, event.round: replace(rnd, pairings=tuple(moved))}
+        )
+
+    def _result(self, event: ResultRecorded) -> SectionState:
+        rnd = self._round(event.round)
+        game = rnd.game_of(event.player)
+        if event.result in GAME_RESULTS:
+            if game is None or game.black is None or game.white != event.player:
+                raise StateError(
+                    f"round {event.round}: player {event.player} is not White in a game; "
+                    "results are recorded by White's number"
+                )
+            if event.under_one_move and event.result in ("+-", "-+", "--"):
+                raise StateError(
+                    "a forfeit has no moves; under_one_move applies to 1-0, 1/2-1/2, 0-1"
+                )
+            results = {**rnd.results, event.player: GameResult(event.result, event.under_one_move)}
+            return replace(self, rounds={**self.rounds, event.round: replace(rnd, results=results)})
+        if event.result in BYE_RESULTS:
+            self._player(event.player)
+            if game is not None and game.black is not None:
+                raise StateError(
+                    f"round {event.round}: player {event.player} has a game; a bye code needs "
+                    "the pairing edited first"
+                )
+            if event.result == "U" and (game is None or game.black is not None):
+                raise StateError(f"round {event.round}: player {event.player} has no pairing bye")
+            codes = {**rnd.bye_codes, event.player: event.result}
+            return replace(self, rounds={**self.rounds, event.round: replace(rnd, bye_codes=codes)})
+        valid = ", ".join((*GAME_RESULTS, *BYE_RESULTS))
+        raise StateError(f"unknown result {event.result!r}; use one of {valid}")
+
+    # -- export ------------------------------------------------------------------------------
+    def to_crosstable(self) -> Crosstable:
+        """The section as a Crosstable (for standings and TRF export). Paired rounds
+        only; a granted bye shows as H/F/Z (its points), anyone else left out of a
+        paired round as Z."""
+        players = [
+            Player(
+                start=p.number,
+                name=p.name,
+                rating=p.rating or None,
+                fide_id=int(p.fide_id) if p.fide_id.isdigit() else None,
+                federation=p.federation,
+                title=p.title,
+                sex=p.sex,
+                birth=p.birth,
+            )
+            for p in sorted(self.players.values(), key=lambda e: e.number)
+        ]
+        games: list[Game] = []
+        byes: list[Bye] = []
+        granted_code = _BYE_CODE_FOR_POINTS.get(self.config.byes.points, "H")
+        for number in sorted(self.rounds):
+            rnd = self.rounds[number]
+            placed: set[int] = set()
+            for pairing in rnd.pairings:
+                if pairing.black is None:
+                    continue
+                outcome = rnd.results.get(pairing.white)
+                games.append(
+                    Game(
+                        number,
+                        pairing.white,
+                        pairing.black,
+                        outcome.result if outcome else None,
+                        rated=not (outcome and outcome.under_one_move),
+                    )
+                )
+                placed.update(pairing.players())
+            for player in sorted(self.players):
+                if player in placed:
+                    continue
+                code = rnd.bye_codes.get(player)
+                if code is None:
+                    code = granted_code if number in self.byes_of(player) else "Z"
+                byes.append(Bye(number, player, ResultCode(code)))
+        system: CrosstableSystem = "swiss" if self.config.system == "swiss" else "round-robin"
+        return build_crosstable(players, self.config.rounds, games, byes, system=system)
+
+
+@dataclass(frozen=True)
+class TournamentState:
+    """All sections of an event."""
+
+    event: EventConfig
+    sections: Mapping[str, SectionState]
+
+    @classmethod
+    def new(cls, event: EventConfig) -> TournamentState:
+        return cls(event, {s.name: SectionState(s) for s in event.sections})
+
+    def section(self, name: str) -> SectionState:
+        try:
+            return self.sections[name]
+        except KeyError:
+            raise StateError(f"no section {name!r}; sections: {', '.join(self.sections)}") from None
+
+    def apply(self, event: TournamentEvent) -> TournamentState:
+        updated = self.section(event.section).apply(event)
+        return replace(self, sections={**self.sections, event.section: updated})
+
+
+def registration_events(event: EventConfig) -> list[PlayersRegistered]:
+    """The PlayersRegistered events for the players listed in the config."""
+    return [PlayersRegistered(s.name, s.players) for s in event.sections]
+
+
+def fold(event: EventConfig, events: Iterable[TournamentEvent]) -> TournamentState:
+    """Replay `events` from an empty state."""
+    state = TournamentState.new(event)
+    for item in events:
+        state = state.apply(item)
+    return state

@@ -9,21 +9,15 @@ Figures only; nothing here asserts on time.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from pathlib import Path
 
 import chess
 import chess.pgn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "hardware-sim"))
-sys.path.insert(0, str(ROOT))
-
-from boardsim.humans import Habits, perform, timeline  # noqa: E402
-
-from boards.position import BoardPosition  # noqa: E402
-from boards.reconstruction import GameLine, Reconstructor  # noqa: E402
+from boards.position import BoardPosition
+from boards.reconstruction import GameLine, Reconstructor
+from boardsim.humans import Habits, perform, timeline
 
 GAMES = Path("/work/shared/testdata/games")
 HABITS = dataclasses.replace(Habits.realistic(), max_think=8.0)
@@ -31,7 +25,7 @@ HABITS = dataclasses.replace(Habits.realistic(), max_think=8.0)
 
 def read_games(path: Path) -> list[chess.pgn.Game]:
     games = []
-    with open(path, newline=None) as f:
+    with open(path, newline=None, encoding="utf-8", errors="replace") as f:
         while (game := chess.pgn.read_game(f)) is not None:
             games.append(game)
     return games

@@ -12,7 +12,6 @@ without a clock; its times are marked `software=True`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timecontrol import Colour, TimeControl
@@ -268,5 +267,3 @@ class SoftwareClock:
         period = self.time_control.period(colour, self._moves_made[colour] + 1)
         delay = period.delay if period.delay_kind == "simple" else 0
         return self._turn_start + self._remaining[colour] + delay
-
-

@@ -21,7 +21,7 @@ HABITS = dataclasses.replace(Habits.realistic(), max_think=8.0)
 
 def _read(path: Path, limit: int | None = None) -> list[chess.pgn.Game]:
     games = []
-    with open(path, newline=None) as f:
+    with open(path, newline=None, encoding="utf-8", errors="replace") as f:
         for game in itertools.islice(iter(lambda: chess.pgn.read_game(f), None), limit):
             games.append(game)
     return games

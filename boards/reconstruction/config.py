@@ -13,7 +13,7 @@ class ReconstructionConfig:
     `press_settle` (one board scan), whatever the waits below say.
     """
 
-    move_stable: float = 0.5
+    move_stable: float = 0.7
     # A king stepping onto d4/d5/e4/e5 may be the first half of a result signal.
     centre_king_stable: float = 3.0
     # A rook landing where castling would put it may be the first half of rook-first castling.
@@ -21,6 +21,7 @@ class ReconstructionConfig:
     # Two plies matched while a running clock saw no press: wait longer (or for a press).
     unpressed_burst_stable: float = 2.0
     takeback_stable: float = 1.0
+    pressed_correction_stable: float = 3.0
     signal_stable: float = 1.0
     new_game_stable: float = 1.0
     press_settle: float = 0.3

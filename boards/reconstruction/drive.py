@@ -19,10 +19,14 @@ Input = BoardPosition | ClockReading | NoClock
 def tick_until(rec: Reconstructor, t: float) -> list[ReconstructionEvent]:
     """Fire every deadline due up to and including `t`."""
     events: list[ReconstructionEvent] = []
-    guard = 0
-    while (due := rec.next_deadline()) is not None and due <= t and guard < 10_000:
+    previous: float | None = None
+    while (due := rec.next_deadline()) is not None and due <= t:
+        if previous is not None and due <= previous:
+            # A deadline that does not move on would spin: let the input time decide.
+            events.extend(rec.tick(t))
+            break
         events.extend(rec.tick(due))
-        guard += 1
+        previous = due
     return events
 
 

@@ -40,6 +40,7 @@ from boards.reconstruction.keys import (
     Key,
     board_key,
     codes_key,
+    diff_mask,
     key_fen,
     material_feasible,
     occupied,
@@ -288,20 +289,21 @@ class Reconstructor:
             elif m.kind == "start":
                 due.append(s + cfg.new_game_stable)
             elif m.kind in ("takeback", "correction"):
-                due.append(s + self._takeback_wait(cand))
+                due.append(s + self._takeback_wait(cand, m))
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
-                elif (self._may_go_out() or not cand.deep_done) and self._unmatched_since:
+                elif self._unmatched_since is not None:
                     patient = m.patient or self._unmatched_patient
                     wait = cfg.patient_out_of_sync_after if patient else cfg.out_of_sync_after
-                    due.append(max(self._unmatched_since + wait, s + cfg.move_stable))
+                    long_at = max(self._unmatched_since + wait, s + cfg.move_stable)
+                    if self._may_go_out():
+                        due.append(long_at)
                     if not cand.deep_done:
-                        due.append(
-                            max(self._unmatched_since + wait, s + cfg.deep_stable)
-                            if self._out_since is None
-                            else s + cfg.deep_stable
-                        )
+                        if self._out_since is not None:
+                            due.append(s + cfg.deep_stable)
+                        else:
+                            due.append(max(long_at, s + cfg.deep_stable))
         if self._soft is not None and not self._clock.present:
             flag_at = self._soft.flag_deadline()
             if flag_at is not None:
@@ -490,6 +492,9 @@ class Reconstructor:
         """Corrections (an earlier node plus other moves), then forward lines longer than
         the live search depth. Only for positions that stayed put a while."""
         current = self._keys[-1]
+        changed = diff_mask(current, key)
+        if changed.bit_count() == 1 and not changed & occupied(key):
+            return None  # one piece missing from the current position: it is in a hand
         board = self._board
         back_max = min(self.config.correction_back, len(self._plies))
         popped: list[chess.Move] = []
@@ -529,12 +534,16 @@ class Reconstructor:
             return lines[0]
         return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
 
-    def _takeback_wait(self, cand: _Candidate) -> float:
+    def _takeback_wait(self, cand: _Candidate, m: _Match) -> float:
         cfg = self.config
+        wait = cfg.takeback_stable
         if king_heading_for_centre(self._keys[-1], cand.key):
             # A king leaving for the centre may be the first half of a result signal.
-            return max(cfg.takeback_stable, cfg.centre_king_stable)
-        return cfg.takeback_stable
+            wait = max(wait, cfg.centre_king_stable)
+        if m.kind == "correction" and any(p.by_press for p in self._plies[m.base :]):
+            # Replacing moves a lever press confirmed needs more than a piece in the hand.
+            wait = max(wait, cfg.pressed_correction_stable)
+        return wait
 
     def _forward_wait(self, m: _Match) -> float:
         cfg = self.config
@@ -603,7 +612,7 @@ class Reconstructor:
                 return True
             return False
         if m.kind in ("takeback", "correction"):
-            if stable >= self._takeback_wait(cand):
+            if stable >= self._takeback_wait(cand, m):
                 self._adopt(m)
                 self._back_in_sync(t, events)
                 replaced = self._plies[m.base :]
@@ -780,6 +789,7 @@ class Reconstructor:
                 if ply.white == press.white:
                     if ply.clock is None and ply.t <= press.t + _EPS:
                         ply.clock = press.time
+                        ply.by_press = True
                         events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
                         return
                     break

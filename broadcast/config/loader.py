@@ -92,6 +92,8 @@ class _Checker:
         self.base = path.parent
         self.lines = key_lines(text)
         self.issues: list[ConfigIssue] = []
+        # (row index, key) -> line, for players given inline (CSV rows have one line each).
+        self.player_key_lines: dict[tuple[int, str], int | None] = {}
 
     # -- reporting ------------------------------------------------------------
     def error(self, at: KeyPath, message: str, hint: str = "") -> None:
@@ -620,11 +622,15 @@ class _Checker:
             return ()
         rows: list[tuple[dict[str, Any], ConfigIssue]] = []
         if "player" in raw:
+            self.player_key_lines = {}
             for i, entry in enumerate(self.get_array_of_tables(raw, "player", at)):
                 here: KeyPath = (*at, "player", i)
                 self.unknown_keys(entry, PLAYER_KEYS, here)
                 rows.append((entry, ConfigIssue(self.path, line_of(self.lines, here), "")))
+                for key in entry:
+                    self.player_key_lines[(len(rows) - 1, key)] = line_of(self.lines, (*here, key))
         elif "players_csv" in raw:
+            self.player_key_lines = {}
             rows = self.csv_rows(raw, at)
         elif "players_trf" in raw:
             rows = self.trf_rows(raw, at)
@@ -745,7 +751,13 @@ class _Checker:
                 )
             )
             return ()
-        for position, (values, where) in enumerate(rows, start=1):
+        for position, (values, row) in enumerate(rows, start=1):
+
+            def at_key(key: str, row: ConfigIssue = row, index: int = position - 1) -> ConfigIssue:
+                line = self.player_key_lines.get((index, key), row.line)
+                return ConfigIssue(row.file, line, "")
+
+            where = row
             name = values.get("name")
             if not isinstance(name, str) or not name.strip():
                 self.issues.append(
@@ -763,7 +775,7 @@ class _Checker:
                 self.issues.append(
                     ConfigIssue(
                         where.file,
-                        where.line,
+                        at_key("number").line,
                         f"{name}: number {number!r} is not a starting number",
                         "use 1, 2, 3, ...",
                     )
@@ -773,7 +785,7 @@ class _Checker:
                 self.issues.append(
                     ConfigIssue(
                         where.file,
-                        where.line,
+                        at_key("rating").line,
                         f"{name}: rating {rating!r} is not valid",
                         "a whole number such as 2450, or 0 if unrated",
                     )
@@ -783,7 +795,7 @@ class _Checker:
                 self.issues.append(
                     ConfigIssue(
                         where.file,
-                        where.line,
+                        at_key("number").line,
                         f"{name}: starting number {number} is already used (line {numbers[number].line})",
                         "each player needs a unique number",
                     )
@@ -798,7 +810,7 @@ class _Checker:
                 self.issues.append(
                     ConfigIssue(
                         where.file,
-                        where.line,
+                        at_key("fide_id").line,
                         f"{name}: FIDE id {fields['fide_id']!r} is not a number",
                         "e.g. 2200140",
                     )

@@ -72,7 +72,7 @@ class Habits:
     slide_shown: float = 0.3  # a sliding piece is seen on the squares it crosses
     slide_dwell: tuple[float, float] = (0.03, 0.12)  # seconds on each crossed square
     drag: float = 0.0  # a slow drag: the piece rests on each crossed square
-    drag_dwell: tuple[float, float] = (0.25, 0.4)
+    drag_dwell: tuple[float, float] = (0.2, 0.35)
     jadoube: float = 0.03
     knock_over: float = 0.01
     misread: float = 0.02

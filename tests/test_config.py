@@ -160,7 +160,7 @@ def test_key_lines_follow_arrays_of_tables_and_inline_values() -> None:
             "time control",
             "5400+30",
         ),
-        ('"BH-C1", "SB"', '"BH-C1", "SBX"', "tiebreaks", "not a FIDE tie-break code", "SB"),
+        ('"BH-C1", "SB"', '"BH-C1", "SBX"', "tiebreaks", "unknown tie-break code", "BH-C1"),
         (
             "default_time_minutes = 30",
             "default_time_minutes = -5",

@@ -13,7 +13,7 @@ class ReconstructionConfig:
     `press_settle` (one board scan), whatever the waits below say.
     """
 
-    move_stable: float = 0.7
+    move_stable: float = 0.5
     # A king stepping onto d4/d5/e4/e5 may be the first half of a result signal.
     centre_king_stable: float = 3.0
     # A rook landing where castling would put it may be the first half of rook-first castling.

@@ -312,7 +312,7 @@ class BusDriver:
                     self._emit(ClockStamped(item.t, board.name, item.side, item.seconds))
         board.stream.recent.clear()
         self._emit_all(board.stream.feed_bus(now, dump))
-        board.last_clock_ask = now
+        board.last_clock_ask = asyncio.get_running_loop().time()
         if isinstance(clock, BusReply):
             self._emit_all(board.stream.feed_bus(now, clock))
         return True
@@ -352,10 +352,11 @@ class BusDriver:
             await asyncio.sleep(max(rest, 0))
 
     async def _poll(self, board: BusBoard) -> None:
-        now = self._time.now()
+        now = self._time.now()  # stamps events
+        real = asyncio.get_running_loop().time()  # the driver's own timers
         if board.lost or board.info is None:
-            if now - board.last_retry >= self.settings.retry_lost_every:
-                board.last_retry = now
+            if real - board.last_retry >= self.settings.retry_lost_every:
+                board.last_retry = real
                 ping = await self._transact(BusCommand.PING, board.address, BusReplyId.PING)
                 if isinstance(ping, BusReply):
                     await self._connect_board(board, reconnect=board.info is not None)
@@ -384,8 +385,8 @@ class BusDriver:
         board.polls += 1
         board.last_seen = now
         self._emit_all(board.stream.feed_bus(now, reply))
-        if now - board.last_clock_ask >= self.settings.clock_every:
-            board.last_clock_ask = now
+        if real - board.last_clock_ask >= self.settings.clock_every:
+            board.last_clock_ask = real
             await self._ask_clock(board, now)
         if board.polls % self.settings.verify_every == 0:
             await self._verify(board, now)
@@ -409,10 +410,11 @@ class BusDriver:
             self._emit_all(board.stream.feed_bus(now, dump))
 
     def _report_health(self) -> None:
-        now = self._time.now()
-        if now - self._last_health < self.settings.health_every:
+        real = asyncio.get_running_loop().time()
+        if real - self._last_health < self.settings.health_every:
             return
-        self._last_health = now
+        self._last_health = real
+        now = self._time.now()
         for board in self.boards.values():
             if board.info is not None:
                 self._emit(

@@ -53,6 +53,13 @@ Emit = Callable[[DriverEvent], None]
 M = TypeVar("M", bound=BoardMessage)
 
 
+def _monotonic() -> float:
+    """Real elapsed time for the driver's own timers (liveness, polls). The injected
+    TimeSource only stamps events: a fast-forward simulation must not make a healthy
+    board look silent."""
+    return asyncio.get_running_loop().time()
+
+
 class BoardError(Exception):
     """The port answered, but not like a DGT board (or not in time)."""
 
@@ -170,7 +177,7 @@ class SingleBoardDriver:
     async def _session(self) -> None:
         self._link = await self._opener(self.port)
         self._decoder = BoardStreamDecoder()
-        self._last_rx = self._time.now()
+        self._last_rx = _monotonic()
         reader = asyncio.ensure_future(self._read_loop(self._link))
         work = asyncio.ensure_future(self._follow())
         try:
@@ -190,15 +197,15 @@ class SingleBoardDriver:
     async def _read_loop(self, link: Link) -> None:
         while True:
             data = await link.read()
-            self._last_rx = self._time.now()
+            self._last_rx = _monotonic()
             for message in self._decoder.feed(data):
                 self._dispatch(message)
 
     async def _poll_loop(self) -> None:
-        last_battery = self._time.now()
+        last_battery = _monotonic()
         while True:
             await asyncio.sleep(self.settings.poll_interval)
-            now = self._time.now()
+            now = _monotonic()
             silent = now - self._last_rx
             if silent > self.settings.dead_after:
                 raise LinkError(f"no answer for {silent:.1f} s")

@@ -19,7 +19,6 @@ from boards.events import BoardConnected, DriverEvent
 from boards.reconstruction import MovePlayed, ResultSignalled
 from boards.single import SingleBoardDriver
 from broadcast.follow import BoardFollower
-from clocks.timesource import SystemTime
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
 
@@ -42,7 +41,7 @@ async def _demo(args: argparse.Namespace) -> int:
     games = load_games(SAMPLE)
     count = max(1, min(args.boards, len(games)))
     sim = Simulator(count, games=games[:count], speed=args.speed, game_delay=6.0, max_think=60.0)
-    time = SystemTime()
+    time = sim.clock  # the games run in the simulation's fast-forward time: stamp events in it
     await sim.start()
     try:
         print(

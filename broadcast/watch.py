@@ -32,7 +32,7 @@ from broadcast.gamepgn import game_pgn, write_atomically
 from broadcast.replay import replay_capture
 from clocks.clocktimes import FlagFell, format_clock
 from clocks.timecontrol import TimeControl, parse_time_control, pgn_time_control
-from clocks.timesource import SystemTime
+from clocks.timesource import SystemTime, TimeSource
 
 
 def _time_control(text: str | None) -> TimeControl | None:
@@ -106,9 +106,10 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _watch(args: argparse.Namespace) -> int:
+async def _watch(args: argparse.Namespace, time: TimeSource | None = None) -> int:
+    """Follow one board. `time` stamps events (a simulation passes its own clock)."""
     tc = _time_control(args.time_control)
-    time = SystemTime()
+    time = time or SystemTime()
     capture = CaptureWriter.open(args.record, time, port=args.port) if args.record else None
     opener = recording_opener(open_serial, capture)
     follower: BoardFollower | None = None

@@ -35,5 +35,7 @@ def parse_game_id(game_id: str, sections: list[str]) -> GameKey:
     by_slug = {slug(s): s for s in sections}
     section = by_slug.get(match.group(1))
     if section is None:
-        raise ValueError(f"no section {match.group(1)!r} in this event (sections: {', '.join(sections)})")
+        raise ValueError(
+            f"no section {match.group(1)!r} in this event (sections: {', '.join(sections)})"
+        )
     return GameKey(section, int(match.group(2)), int(match.group(3)))

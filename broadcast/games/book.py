@@ -1,0 +1,83 @@
+"""All games of an event: one `GameState` per paired game, kept in step with the
+tournament's pairings, and the mapping from physical boards to games."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from broadcast.config.model import BoardConfig, EventConfig, PlayerEntry
+from broadcast.games.events import GameEvent
+from broadcast.games.ids import GameKey
+from broadcast.games.state import GameError, GameState, PlayerRef
+from broadcast.tournament.state import TournamentState
+
+
+def player_ref(entry: PlayerEntry | None, number: int) -> PlayerRef:
+    if entry is None:
+        return PlayerRef(number, f"Player {number}")
+    return PlayerRef(
+        entry.number, entry.name, entry.rating, entry.fide_id, entry.title, entry.federation
+    )
+
+
+def section_boards(event: EventConfig, section: str) -> list[BoardConfig]:
+    """The hall boards of a section in hall order: the k-th one carries pairing board k."""
+    return sorted((b for b in event.boards if b.section == section), key=lambda b: b.number)
+
+
+def hall_board_for(event: EventConfig, key: GameKey) -> BoardConfig | None:
+    boards = section_boards(event, key.section)
+    return boards[key.board - 1] if 0 < key.board <= len(boards) else None
+
+
+@dataclass(frozen=True)
+class GameBook:
+    """Games by id."""
+
+    games: Mapping[str, GameState] = field(default_factory=dict)
+
+    def get(self, game_id: str) -> GameState:
+        try:
+            return self.games[game_id]
+        except KeyError:
+            raise GameError(f"no game {game_id!r}") from None
+
+    def round_games(self, section: str, round_number: int) -> list[GameState]:
+        return sorted(
+            (
+                g
+                for g in self.games.values()
+                if g.key.section == section and g.key.round == round_number
+            ),
+            key=lambda g: g.key.board,
+        )
+
+    def synced(self, tournament: TournamentState) -> GameBook:
+        """Games for every pairing of every paired round. A game whose pairing changed (an
+        arbiter edit) gets its new players; its moves stay with the board."""
+        games = dict(self.games)
+        for section in tournament.sections.values():
+            for number, round_state in section.rounds.items():
+                for pairing in round_state.pairings:
+                    if pairing.black is None:
+                        continue
+                    key = GameKey(section.name, number, pairing.board)
+                    white = player_ref(section.players.get(pairing.white), pairing.white)
+                    black = player_ref(section.players.get(pairing.black), pairing.black)
+                    old = games.get(key.id)
+                    if old is None:
+                        games[key.id] = GameState(key, white, black)
+                    elif (old.white, old.black) != (white, black):
+                        games[key.id] = replace(old, white=white, black=black)
+        return GameBook(games)
+
+    def apply(self, event: GameEvent) -> GameBook:
+        game = self.get(event.game)
+        return GameBook({**self.games, event.game: game.apply(event)})
+
+    def apply_all(self, events: Iterable[GameEvent]) -> GameBook:
+        book = self
+        for event in events:
+            book = book.apply(event)
+        return book

@@ -1,0 +1,151 @@
+"""Game events: what happened in one game, as immutable facts for the journal.
+
+`game` is the game id (`GameKey.id`). Times `t` are seconds since the Unix epoch (UTC),
+from the service's injected clock. Results use the broadcast notation: 1-0, 0-1,
+1/2-1/2, and for forfeits +/-, -/+, -/- (the tournament events write +-, -+, --).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Colour = Literal["white", "black"]
+GameResultText = Literal["1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-"]
+RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-")
+ResultReason = Literal[
+    "checkmate",
+    "stalemate",
+    "dead-position",
+    "repetition",
+    "75-moves",
+    "kings-signal",
+    "flag-fall",
+    "default-time",
+    "agreement",
+    "resignation",
+    "arbiter",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardAttached:
+    """Physical board `board` (its serial, or port) follows `game` from now on."""
+
+    game: str
+    board: str
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameMove:
+    """A move of the game (ply 1 = White's first). A move at a ply that already exists
+    replaces it and everything after it."""
+
+    game: str
+    ply: int
+    san: str
+    uci: str
+    fen_after: str
+    t: float
+    remaining: float | None = None  # mover's clock after the move ([%clk])
+    spent: float | None = None  # think time ([%emt])
+    software_clock: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameMoveClocked:
+    """The clock time of a move, known after the move itself."""
+
+    game: str
+    ply: int
+    remaining: float
+    spent: float | None
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameTakeback:
+    """Moves taken back on the board: the game now has `ply` plies."""
+
+    game: str
+    ply: int
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameClock:
+    """What the clock shows, by colour."""
+
+    game: str
+    white: int
+    black: int
+    running: Colour | None
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameSync:
+    """The board stopped (or started again) matching the game."""
+
+    game: str
+    in_sync: bool
+    t: float
+    fen: str | None = None  # what the board shows while out of sync
+    out_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ResultProposed:
+    """A result the rules or the board suggest; the arbiter confirms or overrides it."""
+
+    game: str
+    result: GameResultText
+    reason: ResultReason
+    t: float
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultConfirmed:
+    """The game's result stands (confirmed proposal, automatic result, or arbiter's word)."""
+
+    game: str
+    result: GameResultText
+    reason: ResultReason
+    t: float
+    by: str = "arbiter"
+
+
+@dataclass(frozen=True, slots=True)
+class LineCorrected:
+    """The arbiter replaces the game's moves (UCI from `start_fen`) everywhere."""
+
+    game: str
+    ucis: tuple[str, ...]
+    t: float
+    by: str = "arbiter"
+
+
+@dataclass(frozen=True, slots=True)
+class StartPositionSet:
+    """The game starts from `fen` instead of the standard position."""
+
+    game: str
+    fen: str
+    t: float
+    by: str = "arbiter"
+
+
+GameEvent = (
+    BoardAttached
+    | GameMove
+    | GameMoveClocked
+    | GameTakeback
+    | GameClock
+    | GameSync
+    | ResultProposed
+    | ResultConfirmed
+    | LineCorrected
+    | StartPositionSet
+)

@@ -1,0 +1,203 @@
+"""One game's state, folded from its events. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import chess
+
+from broadcast.games.events import (
+    BoardAttached,
+    Colour,
+    GameClock,
+    GameEvent,
+    GameMove,
+    GameMoveClocked,
+    GameResultText,
+    GameSync,
+    GameTakeback,
+    LineCorrected,
+    ResultConfirmed,
+    ResultProposed,
+    ResultReason,
+    StartPositionSet,
+)
+from broadcast.games.ids import GameKey
+
+
+class GameError(ValueError):
+    """An event that does not fit the game (an illegal corrected line, a move from nowhere)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    san: str
+    uci: str
+    fen_after: str
+    t: float
+    remaining: float | None = None
+    spent: float | None = None
+    software_clock: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRef:
+    """Who plays a colour: enough for pages and PGN headers."""
+
+    start: int
+    name: str
+    rating: int = 0
+    fide_id: str = ""
+    title: str = ""
+    federation: str = ""
+
+
+@dataclass(frozen=True)
+class GameState:
+    """A game: its players, line, clocks, sync and result."""
+
+    key: GameKey
+    white: PlayerRef | None
+    black: PlayerRef | None
+    start_fen: str = chess.STARTING_FEN
+    moves: tuple[MoveRecord, ...] = ()
+    board: str | None = None
+    white_clock: int | None = None
+    black_clock: int | None = None
+    running: Colour | None = None
+    in_sync: bool = True
+    out_since: float | None = None
+    board_fen: str | None = None
+    result: GameResultText | None = None
+    result_reason: ResultReason | None = None
+    proposal: ResultProposed | None = None
+    first_activity: float | None = None
+    last_update: float | None = None
+
+    @property
+    def id(self) -> str:
+        return self.key.id
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def fen(self) -> str:
+        return self.moves[-1].fen_after if self.moves else self.start_fen
+
+    def board_now(self) -> chess.Board:
+        board = chess.Board(self.start_fen)
+        for move in self.moves:
+            board.push_uci(move.uci)
+        return board
+
+    def apply(self, event: GameEvent) -> GameState:
+        first: float | None
+        t = getattr(event, "t", None)
+        state = replace(self, last_update=t) if t is not None else self
+        match event:
+            case BoardAttached(board=board):
+                return replace(state, board=board)
+            case GameMove():
+                if not 1 <= event.ply <= self.ply + 1:
+                    raise GameError(
+                        f"{self.id}: move at ply {event.ply} but the game has {self.ply} plies"
+                    )
+                record = MoveRecord(
+                    event.san,
+                    event.uci,
+                    event.fen_after,
+                    event.t,
+                    event.remaining,
+                    event.spent,
+                    event.software_clock,
+                )
+                first = self.first_activity if self.first_activity is not None else event.t
+                return replace(
+                    state, moves=(*self.moves[: event.ply - 1], record), first_activity=first
+                )
+            case GameMoveClocked(ply=ply):
+                if not 1 <= ply <= self.ply:
+                    return state  # the move was taken back meanwhile
+                moves = list(self.moves)
+                moves[ply - 1] = replace(
+                    moves[ply - 1], remaining=event.remaining, spent=event.spent
+                )
+                return replace(state, moves=tuple(moves))
+            case GameTakeback(ply=ply):
+                return replace(state, moves=self.moves[: max(ply, 0)])
+            case GameClock():
+                first = self.first_activity
+                if (
+                    first is None
+                    and event.running is not None
+                    and self.running is not None
+                    and event.running != self.running
+                ):
+                    first = event.t  # a press: somebody is at the board
+                return replace(
+                    state,
+                    white_clock=event.white,
+                    black_clock=event.black,
+                    running=event.running,
+                    first_activity=first,
+                )
+            case GameSync(in_sync=in_sync):
+                return replace(
+                    state,
+                    in_sync=in_sync,
+                    out_since=None
+                    if in_sync
+                    else (self.out_since if not self.in_sync else event.t),
+                    board_fen=None if in_sync else event.fen,
+                )
+            case ResultProposed():
+                return replace(state, proposal=event)
+            case ResultConfirmed():
+                return replace(
+                    state, result=event.result, result_reason=event.reason, proposal=None
+                )
+            case LineCorrected(ucis=ucis):
+                return replace(state, moves=_line(self.start_fen, ucis, self.moves, self.id))
+            case StartPositionSet(fen=fen):
+                try:
+                    chess.Board(fen)
+                except ValueError as exc:
+                    raise GameError(f"{self.id}: not a FEN: {fen!r} ({exc})") from None
+                return replace(state, start_fen=fen, moves=())
+        raise GameError(f"not a game event: {event!r}")
+
+
+def _line(
+    start_fen: str, ucis: tuple[str, ...], old: tuple[MoveRecord, ...], game: str
+) -> tuple[MoveRecord, ...]:
+    """The corrected line; clock data is kept for the plies whose move did not change."""
+    board = chess.Board(start_fen)
+    out: list[MoveRecord] = []
+    for ply, uci in enumerate(ucis, 1):
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            raise GameError(f"{game}: ply {ply}: {uci!r} is not a move in UCI notation") from None
+        if move not in board.legal_moves:
+            raise GameError(f"{game}: ply {ply}: {uci} is illegal in {board.fen()}")
+        san = board.san(move)
+        board.push(move)
+        keep = (
+            old[ply - 1]
+            if ply <= len(old)
+            and old[ply - 1].uci == uci
+            and all(o.uci == u for o, u in zip(old[:ply], ucis[:ply], strict=False))
+            else None
+        )
+        if keep is not None:
+            out.append(keep)
+        else:
+            t = old[ply - 1].t if ply <= len(old) else (old[-1].t if old else 0.0)
+            out.append(MoveRecord(san, uci, board.fen(), t))
+    return tuple(out)

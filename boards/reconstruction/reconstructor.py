@@ -616,12 +616,18 @@ class Reconstructor:
                 self._adopt(m)
                 self._back_in_sync(t, events)
                 replaced = self._plies[m.base :]
+                waiting = self._stamps
                 self._retract(t, m.base, events)
                 if m.moves:
-                    # A correction keeps the clock times of the moves it replaces.
-                    for ply in replaced:
-                        if ply.clock is not None:
-                            self._stamps[ply.white].append((t, ply.clock))
+                    # A correction keeps the clock times of the moves it replaces, and the
+                    # presses still waiting for a move (a press that came while the board
+                    # showed the wrong line had no move to go to): the replacing moves get
+                    # them, oldest first, per colour.
+                    for colour in (True, False):
+                        carried = [
+                            (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
+                        ]
+                        self._stamps[colour] = carried + waiting[colour]
                     self._play(t, m.moves, "stable", events)
                 return True
             return False
@@ -768,6 +774,10 @@ class Reconstructor:
             if cand is not self._cand and passing:
                 continue
             m = self._match_for(cand)
+            if m.kind == "none":
+                lifted = self._move_then_lifted(cand.key, press.white)
+                if lifted is not None:
+                    m = _Match("forward", (lifted,), len(self._plies))
             if m.kind != "forward":
                 continue
             turn = self._board.turn == chess.WHITE
@@ -794,6 +804,34 @@ class Reconstructor:
                         return
                     break
         self._stamps[press.white].append((press.t, press.time))
+
+    def _move_then_lifted(self, key: Key, white: bool) -> chess.Move | None:
+        """The presser's one move that, with one piece then lifted by the opponent (a piece
+        of theirs to move, or one of the presser's to capture), gives `key`: the usual sight
+        at a press when the reply is quick. None unless exactly one move fits."""
+        board = self._board
+        if (board.turn == chess.WHITE) != white:
+            return None
+        empty = ~occupied(key)
+        fits: list[chess.Move] = []
+        for move in board.generate_legal_moves():
+            board.push(move)
+            try:
+                gone = diff_mask(board_key(board), key)
+                if gone.bit_count() != 1 or not gone & empty:
+                    continue
+                square = chess.lsb(gone)
+                if square == move.to_square or board.is_castling(move):
+                    continue  # the piece just moved, lifted again: the move is not done
+                touched = any(
+                    reply.from_square == square or reply.to_square == square
+                    for reply in board.generate_legal_moves()
+                )
+            finally:
+                board.pop()
+            if touched:
+                fits.append(move)
+        return fits[0] if len(fits) == 1 else None
 
     def _fresh_stamps(self, white: bool, t: float) -> list[MoveTime]:
         ttl = self.config.stamp_ttl

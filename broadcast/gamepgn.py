@@ -31,11 +31,15 @@ def game_pgn(line: GameLine, headers: dict[str, str] | None = None) -> str:
     return str(game) + "\n"
 
 
-def write_atomically(path: str | Path, text: str) -> None:
-    """Replace `path` in one step, so a reader never sees half a file."""
+def write_atomically(path: str | Path, text: str, *, mode: int = 0o644) -> None:
+    """Replace `path` in one step, so a reader never sees half a file.
+
+    The file gets `mode` (mkstemp would leave it 0600, unreadable to a web server or an
+    uploader running as another user)."""
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, target)

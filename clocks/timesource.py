@@ -37,3 +37,18 @@ class ManualTime:
         if t < self._now:
             raise ValueError(f"time cannot go backwards ({t} < {self._now})")
         self._now = t
+
+
+class EpochTime:
+    """Seconds since the Unix epoch that never step backwards: the wall clock read once at
+    start, then advanced by the monotonic clock (times `speed` for fast-forward runs)."""
+
+    def __init__(self, speed: float = 1.0, start: float | None = None) -> None:
+        if not speed > 0:
+            raise ValueError(f"speed must be positive, got {speed}")
+        self.speed = speed
+        self._start = time.time() if start is None else start
+        self._mono0 = time.monotonic()
+
+    def now(self) -> float:
+        return self._start + (time.monotonic() - self._mono0) * self.speed

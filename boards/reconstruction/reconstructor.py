@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from collections.abc import Sequence
+
 import chess
 
 from boards.position import BoardPosition, Orientation
@@ -49,7 +51,9 @@ from boards.reconstruction.keys import (
 from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
 from boards.reconstruction.search import (
     Line,
+    Sighting,
     consistency,
+    explain_chain,
     find_line,
     find_lines,
     line_keys,
@@ -70,6 +74,11 @@ Kind = Literal["same", "forward", "signal", "start", "takeback", "correction", "
 Suspect = Literal["centre_king", "castling_rook"] | None
 
 _EPS = 1e-9
+# Positions kept for a chain resync (since the last game node): a long out-of-sync stretch
+# of a blitz finish, or an EEPROM log replayed after an outage, fits many times over.
+_TRAIL_MAX = 2000
+_LIVE_TRANSIENT = 0.4  # seconds: one or two board scans
+_RECOVERED_SETTLED = 0.2
 _STANDARD_START_KEY = board_key(chess.Board())
 _BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
@@ -106,6 +115,16 @@ class _Candidate:
     version: int = -1
     slow_done: bool = False
     deep_done: bool = False
+
+
+@dataclass(slots=True)
+class _Seen:
+    """A position the board showed since the last game node, for a chain resync."""
+
+    key: Key
+    since: float
+    until: float | None = None  # when the next position replaced it
+    recovered: bool = False
 
 
 @dataclass(slots=True)
@@ -155,6 +174,9 @@ class Reconstructor:
         self._cand: _Candidate | None = None
         self._recent: list[_Candidate] = []
         self._presses: list[_Press] = []
+        self._recovered: list[tuple[float, tuple[int, ...]]] = []
+        self._trail: list[_Seen] = []
+        self._trail_broken = False
         self._announced = False
         self._announce_t = 0.0
         self._setup(start_fen or chess.STARTING_FEN, chess960)
@@ -203,6 +225,24 @@ class Reconstructor:
         """The arbiter says White's time is on `side` of the clock."""
         self._clock.set_white_side(side)
 
+    def resume(self, ucis: Sequence[str], t: float = 0.0) -> None:
+        """Continue a game already under way (after a restart, or an arbiter's corrected
+        line): the moves are known facts, so no events are produced for them."""
+        board = self._board
+        for uci in ucis:
+            move = chess.Move.from_uci(uci)
+            if move not in board.legal_moves:
+                raise ValueError(f"cannot resume: {uci} is illegal after {len(self._plies)} plies")
+            san = board.san(move)
+            white = board.turn == chess.WHITE
+            board.push(move)
+            key = board_key(board)
+            self._key_nodes.setdefault(key, []).append(len(self._keys))
+            self._keys.append(key)
+            self._plies.append(_Ply(move, san, t, white, None, False, False))
+        self._clock.reset("white" if board.turn == chess.WHITE else "black")
+        self._node_changed()
+
     def new_game(
         self,
         t: float,
@@ -218,9 +258,20 @@ class Reconstructor:
         self._announce(t, events)
         return events
 
-    def feed_position(self, t: float, position: BoardPosition) -> list[ReconstructionEvent]:
-        """A full board position seen at `t`."""
+    def feed_position(
+        self, t: float, position: BoardPosition, recovered: bool = False
+    ) -> list[ReconstructionEvent]:
+        """A full board position seen at `t`.
+
+        `recovered=True`: a position replayed from the board's EEPROM log after an outage
+        (`t` is an estimate). Such positions are collected and, when the live input
+        resumes, explained together as one sequence (see `_flush_recovered`).
+        """
         events: list[ReconstructionEvent] = []
+        if recovered:
+            self._recovered.append((t, position.codes))
+            return events
+        self._flush_recovered(t, events)
         self._run(t, events)
         codes = position.codes
         cand = self._cand
@@ -235,6 +286,7 @@ class Reconstructor:
                 self._recent.append(cand)
                 if len(self._recent) > 8:
                     del self._recent[0]
+                self._sight(key, t)
                 if len(self._observed) < 64:
                     self._observed.append(key)
             else:
@@ -245,6 +297,7 @@ class Reconstructor:
     def feed_clock(self, t: float, reading: ClockReading | NoClock) -> list[ReconstructionEvent]:
         """A clock reading seen at `t` (readings drive lever-press evidence and [%clk])."""
         events: list[ReconstructionEvent] = []
+        self._flush_recovered(t, events)
         self._run(t, events)
         for event in self._clock.feed(t, reading):
             if isinstance(event, LeverPressed):
@@ -265,6 +318,7 @@ class Reconstructor:
     def tick(self, t: float) -> list[ReconstructionEvent]:
         """Let time pass: fires stability waits and software-clock flags due by `t`."""
         events: list[ReconstructionEvent] = []
+        self._flush_recovered(t, events)
         self._run(t, events)
         return events
 
@@ -334,6 +388,7 @@ class Reconstructor:
         self._signalled: Result | None = None
         self._announced = False
         self._presses = []
+        self._restart_trail()
         self._clock.reset("white" if board.turn == chess.WHITE else "black")
         self._soft: SoftwareClock | None = None
         if self._cand is not None:
@@ -348,8 +403,25 @@ class Reconstructor:
         since = self._seen_at.get(keep) if keep is not None else None
         self._seen_at = {keep: since} if keep is not None and since is not None else {}
         self._observed = []
+        self._restart_trail()
         if self._cand is not None:
             self._cand.slow_done = self._cand.deep_done = False
+
+    def _restart_trail(self) -> None:
+        """A new game node: the trail starts again from what the board shows now."""
+        cand = self._cand
+        self._trail = [_Seen(cand.key, cand.since)] if cand is not None else []
+        self._trail_broken = False
+
+    def _sight(self, key: Key, t: float, recovered: bool = False) -> None:
+        trail = self._trail
+        if trail and trail[-1].until is None:
+            trail[-1].until = t
+        trail.append(_Seen(key, t, recovered=recovered))
+        if len(trail) > _TRAIL_MAX:
+            # Bounded: the oldest go, and with them the link to the game node.
+            del trail[: len(trail) - _TRAIL_MAX]
+            self._trail_broken = True
 
     def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
         if self._announced:
@@ -488,9 +560,10 @@ class Reconstructor:
             for _ in line[:-1]:
                 board.pop()
 
-    def _slow_classify(self, key: Key, deep: bool) -> _Match | None:
-        """Corrections (an earlier node plus other moves), then forward lines longer than
-        the live search depth. Only for positions that stayed put a while."""
+    def _slow_classify(self, key: Key, deep: bool, chain: bool = False) -> _Match | None:
+        """Corrections (an earlier node plus other moves), then a chain through the
+        positions seen since the last node, then forward lines longer than the live search
+        depth. Only for positions that stayed put a while."""
         current = self._keys[-1]
         changed = diff_mask(current, key)
         if changed.bit_count() == 1 and not changed & occupied(key):
@@ -513,6 +586,10 @@ class Reconstructor:
                 board.push(move)
         if found is not None:
             return found
+        if chain or deep:
+            moves = self._chain_to(key)
+            if moves is not None:
+                return _Match("forward", moves, len(self._plies), deep=True)
         if deep and material_feasible(current, key):
             lines = find_lines(
                 board,
@@ -526,6 +603,57 @@ class Reconstructor:
                 best = self._most_consistent(board, lines)
                 return _Match("forward", best, len(self._plies), deep=True)
         return None
+
+    def _chain_to(self, key: Key) -> Line | None:
+        """Explain the positions seen since the last node, ending with `key`, as a chain of
+        legal moves (each position a move completed or a step on the way), or None."""
+        trail = self._trail
+        if self._trail_broken or len(trail) < 2 or trail[-1].key != key:
+            return None
+        if self._orientation is None:
+            return None
+        # A position that lasted less than a scan or two and fits nothing is noise (a
+        # misread, a sliding piece on a crossed square); recovered positions come from the
+        # log with estimated times: one is a settled state unless the next came within 0.2 s.
+        sightings: list[Sighting] = []
+        for seen in trail:
+            dwell = None if seen.until is None else seen.until - seen.since
+            limit = _RECOVERED_SETTLED if seen.recovered else _LIVE_TRANSIENT
+            sightings.append(Sighting(seen.key, dwell is not None and dwell < limit))
+        line = explain_chain(self._board, sightings, self.config.live_depth)
+        return line or None
+
+    def _flush_recovered(self, t: float, events: list[ReconstructionEvent]) -> None:
+        """Positions replayed from the EEPROM log after an outage: the log holds every
+        change, so the whole stretch is explained at once as a chain of legal moves. If it
+        cannot be, the last position is treated like any other (and may go out of sync)."""
+        if not self._recovered:
+            return
+        items, self._recovered = self._recovered, []
+        self._run(items[0][0], events)
+        orientation = self._orientation or "normal"
+        last_codes: tuple[int, ...] | None = None
+        for at, codes in items:
+            key = codes_key(codes, orientation)
+            if self._trail and self._trail[-1].key == key:
+                continue
+            self._seen_at.setdefault(key, at)
+            self._sight(key, at, recovered=True)
+            last_codes = codes
+        if last_codes is None:
+            return
+        last_t = self._trail[-1].since
+        cand = _Candidate(last_codes, last_t, self._trail[-1].key)
+        self._cand = cand
+        self._recent.append(cand)
+        if len(self._recent) > 8:
+            del self._recent[0]
+        if not self._announced or self._signalled is not None:
+            return
+        moves = self._chain_to(cand.key)
+        if moves:
+            self._back_in_sync(max(t, last_t), events)
+            self._play(max(t, last_t), moves, "resync", events)
 
     def _most_consistent(self, board: chess.Board, lines: list[Line]) -> Line:
         """Different lines can reach one placement (bxa4 bxa4 / bxc4 bxc4, transposed
@@ -647,7 +775,10 @@ class Reconstructor:
             if not cand.slow_done or (deep and not cand.deep_done):
                 cand.slow_done = True
                 cand.deep_done = deep
-                slow = self._slow_classify(cand.key, deep)
+                # A chain through every position seen since the last node is strong
+                # evidence: try it as soon as the board has been out of step a while.
+                chain = self._out_since is not None or long_unmatched
+                slow = self._slow_classify(cand.key, deep, chain)
                 if slow is not None:
                     cand.match = slow
                     return True

@@ -15,10 +15,19 @@ Depth-first with iterative deepening, pruned by cheap bitboard bounds:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import chess
 
-from boards.reconstruction.keys import Key, board_key, colour_mask, diff_mask, occupied
+from boards.reconstruction.keys import (
+    Key,
+    board_key,
+    colour_mask,
+    diff_mask,
+    material_feasible,
+    occupied,
+)
 
 Line = tuple[chess.Move, ...]
 
@@ -153,6 +162,115 @@ def consistency(keys: list[Key], observed: list[Key]) -> int:
     return score
 
 
+def fits_step(seen: Key, keys: Sequence[Key]) -> bool:
+    """Could `seen` be the board halfway along the line through `keys`: between two
+    consecutive positions (each square as in one of them, or empty where that step changes
+    it), or anywhere in a burst (as at its start or end, or empty where the burst changes
+    it: the second player's hand may move before the first piece lands)."""
+    empty = ~occupied(seen)
+    for a, b in itertools.pairwise(keys):
+        fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | (empty & diff_mask(a, b))
+        if fits & chess.BB_ALL == chess.BB_ALL:
+            return True
+    first, last = keys[0], keys[-1]
+    changed = 0
+    for a, b in itertools.pairwise(keys):
+        changed |= diff_mask(a, b)
+    fits = ~diff_mask(seen, first) | ~diff_mask(seen, last) | (empty & changed)
+    return fits & chess.BB_ALL == chess.BB_ALL
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """One position in a sequence the board showed; `skippable` when it lasted too short
+    to matter if nothing explains it (a misread, a sliding piece on a crossed square)."""
+
+    key: Key
+    skippable: bool = False
+
+
+def explain_chain(
+    board: chess.Board,
+    seen: Sequence[Sighting],
+    max_step: int = 2,
+    budget: int = 4000,
+) -> Line | None:
+    """The legal moves from `board` that explain a whole sequence of sightings, or None.
+
+    Each sighting is either a position the game reached (a move, or a fast move and reply,
+    completed) or a halfway state of the step to the next such position; the last one must
+    be a position reached. Skippable sightings may stay unexplained. Positions reached
+    are tried earliest first (a player lets go of a piece before the next one is touched),
+    with backtracking; `budget` bounds the searches so a hopeless sequence costs little.
+    `board` is left as it was.
+    """
+    n = len(seen)
+    if n == 0:
+        return None
+    failed: set[tuple[int, str]] = set()
+    spent = [0]
+
+    def lifted_only(obs: Key, node: Key) -> bool:
+        # The node with pieces in the air (a j'adoube, a piece lifted and put back).
+        return diff_mask(obs, node) & occupied(obs) == 0
+
+    def walk(i: int) -> Line | None:
+        if i == n:
+            return ()
+        memo = (i, board.fen())
+        if memo in failed:
+            return None
+        node = board_key(board)
+        pending: list[int] = []
+        for j in range(i, n):
+            obs = seen[j].key
+            if obs == node:
+                # Back at the node: what came before was a piece lifted and put back.
+                if all(lifted_only(seen[p].key, node) or seen[p].skippable for p in pending):
+                    if j == n - 1:
+                        return ()
+                    pending = []
+                    continue
+                break
+            changed = diff_mask(node, obs)
+            # A halfway state of a step of at most max_step plies fills few squares and
+            # empties few: past that, nothing further on can be explained from this node.
+            if not seen[j].skippable and (
+                (changed & occupied(obs)).bit_count() > max_step + 1
+                or (changed & ~occupied(obs)).bit_count() > 2 * max_step + 1
+            ):
+                break
+            if material_feasible(node, obs):
+                spent[0] += 1
+                if spent[0] > budget:
+                    return None
+                lines = find_lines(board, obs, max_step, limit=8)
+                halfway = [seen[p].key for p in pending]
+                ranked = sorted(
+                    lines, key=lambda ln: -consistency(line_keys(board, ln), halfway)
+                )
+                for line in ranked:
+                    keys = line_keys(board, line)
+                    if not all(fits_step(seen[p].key, keys) or seen[p].skippable for p in pending):
+                        continue
+                    for move in line:
+                        board.push(move)
+                    try:
+                        rest = walk(j + 1)
+                    finally:
+                        for _ in line:
+                            board.pop()
+                    if rest is not None:
+                        return line + rest
+                    if spent[0] > budget:
+                        return None
+            pending.append(j)
+        failed.add(memo)
+        return None
+
+    return walk(0)
+
+
 def placement_changes(a: Key, b: Key) -> int:
     """How many squares differ (a cheap distance for hints)."""
     return diff_mask(a, b).bit_count()
@@ -160,9 +278,12 @@ def placement_changes(a: Key, b: Key) -> int:
 
 __all__ = [
     "Line",
+    "Sighting",
     "consistency",
+    "explain_chain",
     "find_line",
     "find_lines",
+    "fits_step",
     "line_keys",
     "placement_changes",
     "returns_home",

@@ -340,6 +340,16 @@ class _Player:
         return t
 
 
+REACTION = 0.2  # extra seconds before a fast reply can take the piece that just landed
+
+
+def _takes_last_mover(board: chess.Board, move: chess.Move, last: chess.Move) -> bool:
+    """Does `move` capture the piece `last` (the previous ply) just put down?"""
+    if board.is_en_passant(move):
+        return True  # en passant only ever takes the pawn that just moved two squares
+    return move.to_square == last.to_square and board.is_capture(move)
+
+
 def _king_targets(
     rng: random.Random, result: str, white_king: chess.Square, black_king: chess.Square
 ) -> tuple[chess.Square, chess.Square]:
@@ -431,6 +441,10 @@ def perform(
         player.quick = fast
         if fast:
             begin = last_release + rng.uniform(0.1, 0.15)
+            if i > 0 and _takes_last_mover(board, move, moves[i - 1]):
+                # Nobody grabs a piece before seeing it land: taking the piece just moved
+                # waits for a human reaction (> one board scan), so the board saw it.
+                begin += REACTION
         else:
             begin = max(last_press, last_release) + max(think_i, 1.0)
         # Habits that happen while thinking (never during a fast reply).

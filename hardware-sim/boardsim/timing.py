@@ -6,21 +6,18 @@ speed 50 keeps its clock times exact while taking a fiftieth of the real time.
 
 from __future__ import annotations
 
-import time
+from clocks.timesource import EpochTime
 
 
-class ScaledTime:
-    """Seconds of simulated time since creation: (monotonic - start) * speed, plus `start`."""
+class ScaledTime(EpochTime):
+    """Seconds of simulated time: `start` plus real elapsed time times `speed`.
+
+    The default start is 0 (a simulation of its own); pass `start=time.time()` to run in
+    fast-forward epoch time alongside an event's schedule.
+    """
 
     def __init__(self, speed: float = 1.0, start: float = 0.0) -> None:
-        if not speed > 0:
-            raise ValueError(f"speed must be a positive factor, got {speed}")
-        self.speed = speed
-        self._start = start
-        self._origin = time.monotonic()
-
-    def now(self) -> float:
-        return self._start + (time.monotonic() - self._origin) * self.speed
+        super().__init__(speed, start)
 
     def real_seconds(self, sim_seconds: float) -> float:
         """How long `sim_seconds` of simulated time take in real time."""

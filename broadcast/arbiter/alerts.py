@@ -1,0 +1,90 @@
+"""Arbiter events: alerts, their acknowledgement, and the arbiter marking a player present.
+
+They are journal events like any other (`eventjson.to_json` writes an `Alert` as
+`{"type": "alert", "kind": ...}`), so a restart replays them and the desk's view of what
+was raised and acknowledged is a fold, not a memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from broadcast.games.events import Colour
+
+Severity = Literal["info", "warning", "critical"]
+SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
+
+AlertKind = Literal[
+    "late",  # a player is not at the board yet; the default time approaches
+    "withdraw-from-pairing",  # the section's no-show limit is reached
+    "early-draw",  # a draw by agreement before the section's early-draw limit
+    "board-not-responding",  # the driver lost the board, or it went silent
+    "bus-polls-missed",  # the bus master's polls go unanswered
+    "battery-low",
+    "clock-not-connected",
+    "out-of-sync",  # the board has shown a foreign position for too long
+    "illegal-move-stood",  # the players go on pressing the clock from a foreign position
+    "bye-refused",  # a requested bye the policy refuses (the arbiter may still grant it)
+    "both-flags",  # a second flag fell while a flag-fall result was pending
+]
+
+ALERT_KINDS: tuple[AlertKind, ...] = (
+    "late",
+    "withdraw-from-pairing",
+    "early-draw",
+    "board-not-responding",
+    "bus-polls-missed",
+    "battery-low",
+    "clock-not-connected",
+    "out-of-sync",
+    "illegal-move-stood",
+    "bye-refused",
+    "both-flags",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """Something an arbiter must look at. `id` is stable and unique per cause (the engine
+    never raises the same id twice), so acknowledgements and the desk can refer to it.
+
+    `game`, `round` and `board` are empty/0 when the alert is not about one game (a
+    board with no game attached, a player's no-show count). `board` is the pairing
+    board number in the section; `hall_board` the physical board's name when known.
+    """
+
+    id: str
+    kind: AlertKind
+    severity: Severity
+    section: str
+    round: int
+    board: int
+    game: str
+    players: tuple[str, ...]
+    message: str
+    t: float
+    hall_board: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AlertAcknowledged:
+    """The arbiter has seen alert `alert` (by id)."""
+
+    alert: str
+    t: float
+    by: str = "arbiter"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMarkedPresent:
+    """The arbiter saw `colour` of `game` at the board (a player present before moving,
+    e.g. Black waiting for an absent White). Stops the default-time countdown for them."""
+
+    game: str
+    colour: Colour
+    t: float
+    by: str = "arbiter"
+
+
+ArbiterEvent = Alert | AlertAcknowledged | PlayerMarkedPresent

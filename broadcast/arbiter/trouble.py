@@ -1,0 +1,49 @@
+"""Board trouble: thresholds and the predicates the engine applies to board health.
+
+Each check answers "is this worth an arbiter's walk to the board now?". The engine
+raises each alert once per episode: a board that recovers and fails again alerts again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from broadcast.arbiter.alerts import Severity
+
+
+@dataclass(frozen=True, slots=True)
+class TroubleConfig:
+    """When board trouble becomes an alert.
+
+    `silent_after`: seconds without any message from a board that has a clock attached
+    (a running DGT clock reports every second, so silence means a dead link).
+    `missed_polls`: unanswered bus polls in one health report.
+    `battery_low` / `battery_critical`: percent, when not charging.
+    `out_of_sync_after`: seconds the board may show a foreign position (pieces being
+    straightened, a capture half done) before the arbiter is called; more than this alerts.
+    """
+
+    silent_after: float = 60.0
+    missed_polls: int = 5
+    battery_low: int = 20
+    battery_critical: int = 5
+    out_of_sync_after: float = 30.0
+
+
+def battery_severity(percent: int, charging: bool, config: TroubleConfig) -> Severity | None:
+    if charging:
+        return None
+    if percent <= config.battery_critical:
+        return "critical"
+    if percent <= config.battery_low:
+        return "warning"
+    return None
+
+
+def polls_missed(missed: int, config: TroubleConfig) -> bool:
+    return missed >= config.missed_polls
+
+
+def too_long(since: float | None, now: float, limit: float) -> bool:
+    """More than `limit` seconds since `since` (strictly: exactly `limit` is still fine)."""
+    return since is not None and now - since > limit

@@ -1,0 +1,147 @@
+"""`boardwire serve EVENT.toml`: run a real event (or a rehearsal on emulated boards)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from broadcast.config import load_event
+from broadcast.config.errors import ConfigError
+from broadcast.journal import Journal, JournalError
+from broadcast.service import ActionError, EventService
+from clocks.timesource import EpochTime
+
+log = logging.getLogger(__name__)
+
+
+def _board_override(text: str) -> tuple[int, str]:
+    number, sep, port = text.partition("=")
+    if not sep or not number.strip().isdigit() or not port.strip():
+        raise argparse.ArgumentTypeError(f"expected N=PORT (e.g. 3=/dev/ttyACM2), got {text!r}")
+    return int(number), port.strip()
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", type=Path, help="journal file (default: next to the config, EVENT.sqlite)"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
+    parser.add_argument(
+        "--board",
+        action="append",
+        type=_board_override,
+        default=[],
+        metavar="N=PORT",
+        help="board N is on PORT (devices renumbered at the venue); repeatable",
+    )
+    parser.add_argument(
+        "--sim", action="store_true", help="run every board of the config on emulated boards"
+    )
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="with --sim: time compression (default 1)"
+    )
+    parser.add_argument(
+        "--games", type=Path, help="with --sim: PGN games the emulated players play"
+    )
+    parser.add_argument(
+        "--round", type=int, help="make round R live now (its start moved to this moment)"
+    )
+    parser.add_argument(
+        "--delay", type=float, help="broadcast delay in seconds (overrides the event's)"
+    )
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "serve", help="run an event: boards, games, arbiter rules, journal, web"
+    )
+    parser.add_argument("event", type=Path, metavar="EVENT.toml")
+    add_serve_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def arbiter_credentials() -> tuple[str, str] | None:
+    """From the environment; there is never a default password."""
+    password = os.environ.get("BOARDWIRE_ARBITER_PASSWORD")
+    if not password:
+        return None
+    return os.environ.get("BOARDWIRE_ARBITER_USER", "arbiter"), password
+
+
+async def serve(
+    args: argparse.Namespace, *, credentials: tuple[str, str] | None, banner: str = ""
+) -> int:
+    try:
+        config = load_event(args.event)
+    except ConfigError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    db = args.db or args.event.with_suffix(".sqlite")
+    try:
+        journal = Journal(db)
+    except JournalError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    speed = args.speed if args.sim else 1.0
+    time = EpochTime(speed)
+    overrides = dict(args.board)
+    sim = None
+    if args.sim:
+        from broadcast.simboards import (
+            start_simulated_boards,  # only the CLI layer imports the simulator
+        )
+
+        sim, sim_ports = await start_simulated_boards(config, time, games=args.games, speed=speed)
+        overrides = {**sim_ports, **overrides}
+    try:
+        service = EventService(
+            config,
+            journal,
+            time=time,
+            port_overrides=overrides,
+            live_round=args.round,
+            delay=args.delay,
+        )
+        service.load()
+    except ActionError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    from web.app import start_web  # web imports broadcast, never the other way round
+
+    runner = await start_web(service, host=args.host, port=args.port, credentials=credentials)
+    url = f"http://{args.host}:{args.port}/"
+    print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
+    if credentials is None:
+        print(
+            "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
+            flush=True,
+        )
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, service.stop)
+    try:
+        await service.run()
+    finally:
+        await runner.cleanup()
+        if sim is not None:
+            await sim.stop()
+        journal.close()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(serve(args, credentials=arbiter_credentials()))
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,49 @@
+"""What the public may see: the state as it was `delay` seconds ago. Pure.
+
+Every public output (pages, websocket, JSON, PGN feeds) is built from `at(now)`, never
+from the live state, so nothing younger than the delay leaks. Snapshots are immutable
+values, so keeping them costs references, not copies.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot(Generic[S]):
+    t: float
+    state: S
+
+
+class DelayedView(Generic[S]):
+    """Snapshots in time order; `at(now)` is the newest one at least `delay` old."""
+
+    def __init__(self, delay: float, initial: S, t0: float = float("-inf")) -> None:
+        if delay < 0:
+            raise ValueError(f"a broadcast delay cannot be negative ({delay} s)")
+        self.delay = delay
+        self._snaps: deque[Snapshot[S]] = deque([Snapshot(t0, initial)])
+
+    def record(self, t: float, state: S) -> None:
+        if t < self._snaps[-1].t:
+            t = self._snaps[-1].t  # never reorder: a snapshot is at least as new as the last
+        self._snaps.append(Snapshot(t, state))
+
+    def at(self, now: float) -> S:
+        cutoff = now - self.delay
+        # Drop what can never be shown again: keep the newest snapshot at or before cutoff.
+        while len(self._snaps) > 1 and self._snaps[1].t <= cutoff:
+            self._snaps.popleft()
+        return self._snaps[0].state
+
+    def snapshot_time(self, now: float) -> float:
+        self.at(now)
+        return self._snaps[0].t
+
+    def __len__(self) -> int:
+        return len(self._snaps)

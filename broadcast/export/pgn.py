@@ -1,0 +1,354 @@
+"""PGN for broadcasts: one game, one round (all its games), the whole event.
+
+Pure functions: a `GameBook` (live or delayed, the exporter does not care), the
+`EventConfig` and optionally the `TournamentState` in, PGN text out. No I/O.
+
+Every game gets the Seven Tag Roster first (Event, Site, Date, Round, White, Black,
+Result), then Board, GameId, SetUp/FEN for a non-standard start, ratings, FIDE ids,
+titles, federations, TimeControl, UTCDate/UTCTime and Termination. Each move carries
+``{[%clk h:mm:ss] [%emt h:mm:ss]}`` when the times are known.
+
+Results (see docs/exports.md for the reasons):
+
+========== ============ ============================ =========================
+game       Result tag   Termination                  movetext ends with
+========== ============ ============================ =========================
+1-0 etc.   as is        normal / time forfeit / ...  the result
++/-        1-0          Unplayed (fewer than 2 plies) 1-0
+-/+        0-1          Unplayed (fewer than 2 plies) 0-1
+-/-        0-0          Unplayed                     ``*``
+ongoing    ``*``        (none)                       ``*``
+========== ============ ============================ =========================
+
+``0-0`` is the Lichess notation for a double forfeit; it is written only in the tag,
+because in movetext ``0-0`` reads as castling (python-chess and Lichess's parser both
+take it that way), so the movetext ends with ``*``. A game where fewer than two plies
+were made is tagged ``[Termination "Unplayed"]`` whatever its result, which is how
+Lichess marks (and leaves out of rating changes) games that FIDE does not rate.
+Byes are not games and are not written.
+
+Moves are written from the SAN already stored in the game (the fold computed it with
+python-chess), so exporting never replays the positions: a 100-board round is cheap
+enough to rebuild on every change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import chess
+
+from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.games.book import GameBook
+from broadcast.games.events import GameResultText, ResultReason
+from broadcast.games.state import GameState, MoveRecord, PlayerRef
+from broadcast.tournament.state import TournamentState
+from clocks.timecontrol import pgn_time_control
+
+__all__ = [
+    "RESULT_TAG",
+    "UNPLAYED",
+    "GameOutcome",
+    "event_pgn",
+    "game_headers",
+    "game_outcome",
+    "game_pgn",
+    "round_pgn",
+    "section_pgn",
+]
+
+UNPLAYED = "Unplayed"
+
+#: The PGN Result tag for each game result. Forfeits have no PGN notation of their own.
+RESULT_TAG: Mapping[GameResultText, str] = {
+    "1-0": "1-0",
+    "0-1": "0-1",
+    "1/2-1/2": "1/2-1/2",
+    "+/-": "1-0",
+    "-/+": "0-1",
+    "-/-": "0-0",
+}
+
+# The tournament's result codes (ResultRecorded) in the game notation.
+_FROM_TOURNAMENT: Mapping[str, GameResultText] = {
+    "1-0": "1-0",
+    "0-1": "0-1",
+    "1/2-1/2": "1/2-1/2",
+    "+-": "+/-",
+    "-+": "-/+",
+    "--": "-/-",
+}
+
+_FORFEITS = frozenset({"+/-", "-/+", "-/-"})
+
+# PGN standard Termination values (PGN spec 9.8.1) for results decided at the board.
+_TERMINATION: Mapping[ResultReason, str] = {
+    "checkmate": "normal",
+    "stalemate": "normal",
+    "dead-position": "normal",
+    "repetition": "normal",
+    "75-moves": "normal",
+    "kings-signal": "normal",
+    "agreement": "normal",
+    "resignation": "normal",
+    "flag-fall": "time forfeit",
+    "default-time": "time forfeit",
+    "arbiter": "adjudication",
+}
+
+_LINE_WIDTH = 80
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """What the PGN says about how a game ended: `result` None while it is ongoing."""
+
+    result: GameResultText | None
+    reason: ResultReason | None = None
+
+    def result_tag(self) -> str:
+        return "*" if self.result is None else RESULT_TAG[self.result]
+
+    def termination(self, plies: int) -> str | None:
+        """The Termination tag value, or None for a game still being played."""
+        if self.result is None:
+            return None
+        if plies < 2:
+            # FIDE: a game is played once both sides have moved; Lichess tags the others so.
+            return UNPLAYED
+        if self.result in _FORFEITS:
+            # A forfeit after moves were made: the arbiter's decision (e.g. a player left).
+            return "rules infraction"
+        return _TERMINATION.get(self.reason, "normal") if self.reason else "normal"
+
+
+def game_outcome(game: GameState, tournament: TournamentState | None = None) -> GameOutcome:
+    """The game's own result; else, when `tournament` is given, the result recorded there
+    for this pairing (forfeits and double forfeits are often entered only as results).
+
+    Public feeds built from a delayed book must not pass a live tournament state: its
+    results would show a result before the delayed moves reach it.
+    """
+    if game.result is not None:
+        return GameOutcome(game.result, game.result_reason)
+    if tournament is None:
+        return GameOutcome(None)
+    section = tournament.sections.get(game.key.section)
+    rnd = section.rounds.get(game.key.round) if section else None
+    if rnd is None:
+        return GameOutcome(None)
+    pairing = next(
+        (p for p in rnd.pairings if p.board == game.key.board and p.black is not None), None
+    )
+    if pairing is None or (game.white is not None and game.white.start != pairing.white):
+        return GameOutcome(None)  # the pairing changed under the game: trust neither
+    recorded = rnd.results.get(pairing.white)
+    if recorded is None:
+        return GameOutcome(None)
+    result = _FROM_TOURNAMENT.get(recorded.result)
+    return GameOutcome(result, "arbiter" if result is not None else None)
+
+
+def _escape(value: str) -> str:
+    # PGN tag values: backslash and quote escaped, no line breaks or control characters.
+    clean = "".join(ch if ch.isprintable() else " " for ch in value)
+    return clean.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _pgn_date(date: dt.date) -> str:
+    return f"{date.year:04d}.{date.month:02d}.{date.day:02d}"
+
+
+def _round_start(section: SectionConfig, round_number: int) -> dt.datetime | None:
+    try:
+        return section.round_start(round_number).start
+    except KeyError:
+        return None
+
+
+def _player_tags(colour: str, player: PlayerRef | None) -> list[tuple[str, str]]:
+    if player is None:
+        return []
+    tags: list[tuple[str, str]] = []
+    if player.title:
+        tags.append((f"{colour}Title", player.title))
+    if player.rating:
+        tags.append((f"{colour}Elo", str(player.rating)))
+    if player.fide_id:
+        tags.append((f"{colour}FideId", player.fide_id))
+    if player.federation:
+        tags.append((f"{colour}Federation", player.federation))
+    return tags
+
+
+def event_title(event: EventConfig, section: str) -> str:
+    """The Event tag: the event name, with the section when the event has several (their
+    board numbers all start at 1, and Lichess matches games by Event + Round + Board)."""
+    return event.name if len(event.sections) <= 1 else f"{event.name} - {section}"
+
+
+def game_headers(
+    game: GameState, event: EventConfig, outcome: GameOutcome | None = None
+) -> list[tuple[str, str]]:
+    """The tag pairs of `game`, in the order they are written (Seven Tag Roster first)."""
+    section = event.section(game.key.section)
+    outcome = outcome if outcome is not None else game_outcome(game)
+    start = _round_start(section, game.key.round)
+    tags: list[tuple[str, str]] = [
+        ("Event", event_title(event, section.name)),
+        ("Site", event.site or "?"),
+        ("Date", _pgn_date(start.date()) if start else "????.??.??"),
+        ("Round", f"{game.key.round}.{game.key.board}"),
+        ("White", game.white.name if game.white else "?"),
+        ("Black", game.black.name if game.black else "?"),
+        ("Result", outcome.result_tag()),
+        ("Board", str(game.key.board)),
+        ("GameId", game.key.id),
+    ]
+    if game.start_fen != chess.STARTING_FEN:
+        tags += [("SetUp", "1"), ("FEN", game.start_fen)]
+    tags += _player_tags("White", game.white)
+    tags += _player_tags("Black", game.black)
+    tags.append(("TimeControl", pgn_time_control(section.time_control)))
+    if start is not None:
+        # Clocks start at the scheduled time (Laws 6.7), so that is when the game began.
+        utc = start.astimezone(dt.UTC)
+        tags += [("UTCDate", _pgn_date(utc.date())), ("UTCTime", utc.strftime("%H:%M:%S"))]
+    termination = outcome.termination(game.ply)
+    if termination is not None:
+        tags.append(("Termination", termination))
+    return tags
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def _comment(move: MoveRecord, previous: MoveRecord | None) -> str:
+    parts: list[str] = []
+    if move.remaining is not None:
+        parts.append(f"[%clk {_clock(move.remaining)}]")
+    spent = move.spent
+    if spent is None and previous is not None and move.t > 0 and previous.t > 0:
+        # No think time from the clock: the wall-clock gap since the previous move is it.
+        spent = max(0.0, move.t - previous.t)
+    if spent is not None:
+        parts.append(f"[%emt {_clock(spent)}]")
+    return "{" + " ".join(parts) + "}" if parts else ""
+
+
+def _movetext_tokens(game: GameState) -> list[str]:
+    fields = game.start_fen.split()
+    white_to_move = fields[1] == "w" if len(fields) > 1 else True
+    number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+    tokens: list[str] = []
+    need_number = True  # black's move shows "n..." at the start and after a comment
+    previous: MoveRecord | None = None
+    for move in game.moves:
+        if white_to_move:
+            tokens.append(f"{number}.")
+        elif need_number:
+            tokens.append(f"{number}...")
+        tokens.append(move.san)
+        comment = _comment(move, previous)
+        if comment:
+            tokens.append(comment)
+        need_number = bool(comment)
+        if not white_to_move:
+            number += 1
+        white_to_move = not white_to_move
+        previous = move
+    return tokens
+
+
+def _wrap(tokens: Iterable[str]) -> str:
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if not line:
+            line = token
+        elif len(line) + 1 + len(token) <= _LINE_WIDTH:
+            line = f"{line} {token}"
+        else:
+            lines.append(line)
+            line = token
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def game_pgn(
+    game: GameState, event: EventConfig, *, tournament: TournamentState | None = None
+) -> str:
+    """One game as PGN text ending in a newline."""
+    outcome = game_outcome(game, tournament)
+    headers = "".join(
+        f'[{name} "{_escape(value)}"]\n' for name, value in game_headers(game, event, outcome)
+    )
+    tokens = _movetext_tokens(game)
+    # "0-0" would read back as castling: the double forfeit lives in the tag only.
+    tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())
+    return f"{headers}\n{_wrap(tokens)}\n"
+
+
+def _join(games: Iterable[str]) -> str:
+    # Games separated by one blank line: the form multi-game files and the push API use.
+    return "\n".join(games)
+
+
+def _book(book: GameBook, tournament: TournamentState | None) -> GameBook:
+    # With the tournament at hand, every paired game is written, even one nothing has
+    # happened on yet (a forfeit entered only as a result, a board not yet wired).
+    return book.synced(tournament) if tournament is not None else book
+
+
+def _round_text(
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    round_number: int,
+    tournament: TournamentState | None,
+) -> str:
+    games = book.round_games(section, round_number)
+    return _join(game_pgn(g, event, tournament=tournament) for g in games)
+
+
+def _section_text(
+    book: GameBook, event: EventConfig, section: str, tournament: TournamentState | None
+) -> str:
+    rounds = sorted({g.key.round for g in book.games.values() if g.key.section == section})
+    return _join(_round_text(book, event, section, r, tournament) for r in rounds)
+
+
+def round_pgn(
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    round_number: int,
+    *,
+    tournament: TournamentState | None = None,
+) -> str:
+    """All games of one round of one section, by board: the relay polling format.
+    Empty text for a round without games."""
+    event.section(section)  # a KeyError naming the sections, not an empty file
+    return _round_text(_book(book, tournament), event, section, round_number, tournament)
+
+
+def section_pgn(
+    book: GameBook, event: EventConfig, section: str, *, tournament: TournamentState | None = None
+) -> str:
+    """Every game of one section, round by round, board by board."""
+    event.section(section)
+    return _section_text(_book(book, tournament), event, section, tournament)
+
+
+def event_pgn(
+    book: GameBook, event: EventConfig, *, tournament: TournamentState | None = None
+) -> str:
+    """Every game of the event: sections in config order, then rounds, then boards."""
+    full = _book(book, tournament)
+    parts = (_section_text(full, event, s.name, tournament) for s in event.sections)
+    return _join(p for p in parts if p)

@@ -1,0 +1,73 @@
+"""TRF-16 of a section's results, for the rating report.
+
+The crosstable comes from the tournament state (`SectionState.to_crosstable`), the
+columns from the existing writer (`broadcast.tournament.trf.write_trf`), the header
+records from the event config: 012 name (with the section when the event has several),
+022 site, 042/052 first and last round dates, 062/072 players/rated, 092 type,
+122 time control, 132 round dates, XXR rounds, and the tie-breaks (202). Ranks come
+from the section's standings with its own tie-breaks, as the report must show them.
+
+Each section is its own tournament for FIDE, so there is one file per section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.export.pgn import event_title
+from broadcast.tournament.standings import compute_standings
+from broadcast.tournament.state import TournamentState
+from broadcast.tournament.trf import TrfFile, TrfRecord, write_trf
+
+__all__ = ["section_trf", "section_trf_file"]
+
+_ROUND1_COLUMN = 92  # 1-based column of round 1's field, +10 per round (as on player lines)
+
+
+def _round_dates_record(section: SectionConfig) -> TrfRecord | None:
+    """Record 132: each round's date as YY/MM/DD under that round's column."""
+    if not section.schedule:
+        return None
+    by_round = {s.round: s.date for s in section.schedule}
+    line = "132".ljust(_ROUND1_COLUMN - 1)
+    fields = []
+    for number in range(1, section.rounds + 1):
+        date = by_round.get(number)
+        fields.append(date.strftime("%y/%m/%d") if date else " " * 8)
+    line += "  ".join(fields)
+    return TrfRecord("132", line[4:].rstrip())
+
+
+def section_trf_file(tournament: TournamentState, event: EventConfig, section: str) -> TrfFile:
+    """The report for one section as a `TrfFile` (crosstable plus header records)."""
+    state = tournament.section(section)
+    config = state.config
+    dates = sorted(s.date for s in config.schedule)
+    report = TrfFile.from_crosstable(
+        state.to_crosstable(),
+        name=event_title(event, section),
+        city=event.site,
+        start_date=dates[0].strftime("%Y/%m/%d") if dates else "",
+        end_date=dates[-1].strftime("%Y/%m/%d") if dates else "",
+        time_control=str(config.time_control),
+        tiebreaks=config.tiebreaks,
+    )
+    record = _round_dates_record(config)
+    if record is not None:
+        # After 122 (time control), where the TRF-16 description puts it.
+        records: Sequence[TrfRecord] = report.records
+        at = next((i + 1 for i, r in enumerate(records) if r.code == "122"), len(records))
+        report = TrfFile(report.crosstable, (*records[:at], record, *records[at:]), report.trailer)
+    return report
+
+
+def section_trf(tournament: TournamentState, event: EventConfig, section: str) -> str:
+    """TRF-16 text of one section's results so far, ranked by its standings."""
+    report = section_trf_file(tournament, event, section)
+    config = tournament.section(section).config
+    standings = compute_standings(
+        report.crosstable, config.tiebreaks, edition=event.tiebreak_edition
+    )
+    ranks = {row.start: row.rank for row in standings.rows}
+    return write_trf(report, ranks=ranks)

@@ -1,0 +1,57 @@
+"""Which round each section plays now, and when it started. Pure.
+
+A round is live from its scheduled start (boards are set up some minutes before: a round
+becomes the boards' current round `SETUP_MINUTES` early) until the next round takes over.
+`RoundStartMoved` (from `serve --round R`, or an arbiter's decision to delay a round) moves
+one round's start; it is journaled, so a restart keeps it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.tournament.state import TournamentState
+
+SETUP_MINUTES = 30
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStartMoved:
+    """Round `round` of `section` starts at `at` instead of its scheduled time."""
+
+    section: str
+    round: int
+    at: dt.datetime
+
+
+StartOverrides = Mapping[tuple[str, int], dt.datetime]
+
+
+def start_of(section: SectionConfig, round_number: int, overrides: StartOverrides) -> dt.datetime:
+    moved = overrides.get((section.name, round_number))
+    return moved if moved is not None else section.round_start(round_number).start
+
+
+def current_round(
+    section: SectionConfig, tournament: TournamentState, now: dt.datetime, overrides: StartOverrides
+) -> int | None:
+    """The paired round the section's boards carry at `now`: the latest round whose start
+    (minus the set-up margin) has come; before round 1's set-up, round 1 if it is paired."""
+    paired = sorted(tournament.section(section.name).rounds)
+    if not paired:
+        return None
+    margin = dt.timedelta(minutes=SETUP_MINUTES)
+    started = [r for r in paired if start_of(section, r, overrides) - margin <= now]
+    if started:
+        # A moved start (serve --round R) wins over later scheduled rounds.
+        return max(started, key=lambda r: (start_of(section, r, overrides), r))
+    return paired[0]
+
+
+def current_rounds(
+    event: EventConfig, tournament: TournamentState, now: dt.datetime, overrides: StartOverrides
+) -> dict[str, int | None]:
+    return {s.name: current_round(s, tournament, now, overrides) for s in event.sections}

@@ -1,0 +1,442 @@
+"""The running event: boards, games, rules, journal and listeners wired together.
+
+The I/O shell around the pure core. Every input (a driver event, an arbiter action,
+the passing of time) becomes events; events are appended to the journal first (one
+transaction per batch, durable), then folded into the state, then announced to
+listeners (the web hub, exporters). A restart rebuilds the state from the journal and
+reconnects to the boards, whose drivers read back what happened meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from boards.busdriver import BusDriver
+from boards.events import (
+    BatterySeen,
+    BoardConnected,
+    BoardHealth,
+    BoardLost,
+    ClockSeen,
+    DriverEvent,
+)
+from boards.link import Opener, open_serial
+from boards.reconstruction import Reconstructor
+from boards.single import SingleBoardDriver
+from broadcast.config.model import BoardConfig, EventConfig
+from broadcast.delayed import DelayedView
+from broadcast.event_kinds import register_all
+from broadcast.games.book import GameBook, section_boards
+from broadcast.games.events import (
+    BoardAttached,
+    GameEvent,
+    LineCorrected,
+    ResultConfirmed,
+    ResultProposed,
+    StartPositionSet,
+)
+from broadcast.games.from_board import BoardToGame
+from broadcast.games.ids import GameKey
+from broadcast.games.state import GameError, GameState
+from broadcast.journal import Entry, Journal
+from broadcast.live_round import RoundStartMoved, current_round
+from broadcast.tournament.berger import berger_round
+from broadcast.tournament.events import ResultRecorded, RoundPaired, TournamentEvent
+from broadcast.tournament.state import StateError, TournamentState, registration_events
+from clocks.reading import ClockReading, NoClock
+from clocks.timesource import TimeSource
+
+log = logging.getLogger(__name__)
+
+# Broadcast result notation -> the tournament's result codes.
+TOURNAMENT_RESULT = {
+    "1-0": "1-0",
+    "0-1": "0-1",
+    "1/2-1/2": "1/2-1/2",
+    "+/-": "+-",
+    "-/+": "-+",
+    "-/-": "--",
+}
+
+Listener = Callable[[Sequence[Entry]], None]
+
+
+class ActionError(ValueError):
+    """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
+
+
+@dataclass
+class HallBoard:
+    """One physical board of the hall and what the service knows about it now."""
+
+    config: BoardConfig
+    name: str | None = None  # serial number once connected
+    connected: bool = False
+    battery: int | None = None
+    clock_present: bool | None = None
+    last_seen: float | None = None
+    missed_polls: int = 0
+    game: str | None = None
+    follower: BoardToGame | None = None
+    history: list[str] = field(default_factory=list)
+
+    @property
+    def number(self) -> int:
+        return self.config.number
+
+
+@dataclass(frozen=True, slots=True)
+class PublicState:
+    """What spectators may see, as of some moment (immutable values)."""
+
+    tournament: TournamentState
+    book: GameBook
+    seq: int = 0
+
+
+def utc(t: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(t, dt.UTC)
+
+
+class EventService:
+    """Runs one event. `time` must give seconds since the Unix epoch (UTC)."""
+
+    def __init__(
+        self,
+        config: EventConfig,
+        journal: Journal,
+        *,
+        time: TimeSource,
+        opener: Opener = open_serial,
+        port_overrides: dict[int, str] | None = None,
+        live_round: int | None = None,
+        tick_seconds: float = 0.2,
+        delay: float | None = None,
+    ) -> None:
+        register_all()
+        self.config = config
+        self.journal = journal
+        self.time = time
+        self.opener = opener
+        self.tick_seconds = tick_seconds
+        self.tournament = TournamentState.new(config)
+        self.book = GameBook()
+        self.start_overrides: dict[tuple[str, int], dt.datetime] = {}
+        self.listeners: list[Listener] = []
+        overrides = port_overrides or {}
+        self.hall: dict[int, HallBoard] = {
+            b.number: HallBoard(replace(b, port=overrides.get(b.number, b.port)))
+            for b in config.boards
+        }
+        unknown = set(overrides) - set(self.hall)
+        if unknown:
+            raise ActionError(f"--board names boards not in the config: {sorted(unknown)}")
+        self._live_round_request = live_round
+        self._drivers: list[SingleBoardDriver | BusDriver] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
+        self.last_seq = 0
+        self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
+        self.public: DelayedView[PublicState] = DelayedView(
+            self.delay, PublicState(self.tournament, self.book)
+        )
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Rebuild the state from the journal; a new journal gets the registrations and the
+        round-robin pairings; `--round R` moves that round's start to now."""
+        for entry in self.journal.read():
+            self._fold(entry.event)
+            self.last_seq = entry.seq
+            self.public.record(entry.t, PublicState(self.tournament, self.book, entry.seq))
+        if self.last_seq == 0:
+            first: list[Any] = list(registration_events(self.config))
+            self.commit(first)
+            self.commit(self._round_robin_pairings())
+        if self._live_round_request is not None:
+            now = utc(self.time.now())
+            self.commit(
+                [
+                    RoundStartMoved(s.name, self._live_round_request, now)
+                    for s in self.config.sections
+                ]
+            )
+        self.attach_boards()
+
+    def _round_robin_pairings(self) -> list[RoundPaired]:
+        out = []
+        for section in self.config.sections:
+            if section.system not in ("round-robin", "double-round-robin"):
+                continue
+            n = len(section.players)
+            cycles = 2 if section.system == "double-round-robin" else 1
+            for r in range(1, section.rounds + 1):
+                if r not in self.tournament.section(section.name).rounds:
+                    out.append(
+                        RoundPaired(section.name, r, tuple(berger_round(n, r, cycles)), "berger")
+                    )
+        return out
+
+    def _fold(self, event: Any) -> None:
+        if isinstance(event, TournamentEvent):
+            self.tournament = self.tournament.apply(event)
+            self.book = self.book.synced(self.tournament)
+        elif isinstance(event, RoundStartMoved):
+            self.start_overrides[(event.section, event.round)] = event.at
+        elif isinstance(event, GameEvent):
+            self.book = self.book.apply(event)
+        elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
+            self._fold_board_health(event)
+
+    def _fold_board_health(self, event: DriverEvent) -> None:
+        board = self._hall_by_name(event.board)
+        if board is None:
+            return
+        board.last_seen = event.t
+        if isinstance(event, BoardConnected):
+            board.connected = True
+            board.battery = event.info.battery_percent
+            board.clock_present = event.info.clock_present
+        elif isinstance(event, BoardLost):
+            board.connected = False
+        elif isinstance(event, BatterySeen):
+            board.battery = event.percent
+        elif isinstance(event, BoardHealth):
+            board.missed_polls = event.missed_polls
+        elif isinstance(event, ClockSeen):
+            board.clock_present = isinstance(event.reading, ClockReading)
+
+    def commit(self, events: Sequence[Any]) -> list[Entry]:
+        """Journal, then fold, then announce. Returns the entries as stored."""
+        if not events:
+            return []
+        t = self.time.now()
+        seqs = self.journal.append(events, t)
+        entries = [Entry(seq, t, e) for seq, e in zip(seqs, events, strict=True)]
+        for entry in entries:
+            self._fold(entry.event)
+            self.last_seq = entry.seq
+        self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
+        for listener in list(self.listeners):
+            try:
+                listener(entries)
+            except Exception:  # a broken listener must not stop the event
+                log.exception("listener failed")
+        return entries
+
+    def public_state(self) -> PublicState:
+        """The state as the broadcast delay allows the public to see it now."""
+        return self.public.at(self.time.now())
+
+    # -- boards and games ------------------------------------------------------------------------
+
+    def live_rounds(self) -> dict[str, int | None]:
+        now = utc(self.time.now())
+        return {
+            s.name: current_round(s, self.tournament, now, self.start_overrides)
+            for s in self.config.sections
+        }
+
+    def attach_boards(self) -> None:
+        """Point every hall board at the game its section's live round puts on it."""
+        attached: list[GameEvent] = []
+        for section in self.config.sections:
+            number = self.live_rounds()[section.name]
+            for k, board_config in enumerate(section_boards(self.config, section.name), 1):
+                board = self.hall[board_config.number]
+                game_id = GameKey(section.name, number, k).id if number is not None else None
+                if game_id is not None and game_id not in self.book.games:
+                    game_id = None  # no game on this board this round (fewer pairings than boards)
+                if game_id == board.game:
+                    continue
+                board.game = game_id
+                board.follower = (
+                    None if game_id is None else self._follower(board, self.book.get(game_id))
+                )
+                if game_id is not None and board.name is not None:
+                    attached.append(BoardAttached(game_id, board.name, self.time.now()))
+        self.commit(attached)
+
+    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
+        section = next(s for s in self.config.sections if s.name == game.key.section)
+        reconstructor = Reconstructor(start_fen=game.start_fen, time_control=section.time_control)
+        if game.moves:
+            reconstructor.resume([m.uci for m in game.moves])
+        return BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
+
+    def _hall_by_name(self, name: str) -> HallBoard | None:
+        for board in self.hall.values():
+            if board.name == name:
+                return board
+        return None
+
+    def _hall_for(self, port: str, event: DriverEvent) -> HallBoard | None:
+        candidates = [b for b in self.hall.values() if b.config.port == port]
+        if len(candidates) == 1 and candidates[0].config.address is None:
+            return candidates[0]
+        if event.board.isdigit():
+            address = int(event.board)
+            for b in candidates:
+                if b.config.address == address:
+                    return b
+        return None
+
+    def on_driver_event(self, port: str, event: DriverEvent) -> None:
+        board = self._hall_for(port, event)
+        if board is None:
+            log.debug("event from a board not in the config: %s on %s", event.board, port)
+            return
+        if isinstance(event, BoardConnected) and board.name != event.board:
+            board.name = event.board
+            log.info("hall board %d is DGT board %s on %s", board.number, event.board, port)
+            if board.follower is not None:
+                board.follower.board = event.board
+        batch: list[Any] = [event]
+        if board.follower is not None:
+            games, _passed = board.follower.handle(event)
+            batch += games
+            if isinstance(event, BoardConnected) and board.game is not None:
+                batch.append(BoardAttached(board.game, event.board, event.t))
+        self.commit(batch)
+
+    def tick(self) -> None:
+        """Time passes: reconstruction stability timers, live round changes."""
+        now = self.time.now()
+        batch: list[Any] = []
+        for board in self.hall.values():
+            if board.follower is not None:
+                batch += board.follower.tick(now)[0]
+        self.commit(batch)
+        self.attach_boards()
+
+    # -- arbiter actions (each one journaled with who did it) ------------------------------------
+
+    def _game(self, game_id: str) -> GameState:
+        try:
+            return self.book.get(game_id)
+        except GameError as exc:
+            raise ActionError(str(exc)) from None
+
+    def set_result(self, game_id: str, result: str, by: str, reason: str = "arbiter") -> None:
+        game = self._game(game_id)
+        if result not in TOURNAMENT_RESULT:
+            raise ActionError(
+                f"result must be one of {', '.join(TOURNAMENT_RESULT)}, not {result!r}"
+            )
+        assert game.white is not None
+        now = self.time.now()
+        under_one = game.ply < 2 and result in ("1-0", "0-1", "1/2-1/2")
+        self.commit(
+            [
+                ResultConfirmed(game_id, result, reason, now, by=by),  # type: ignore[arg-type]
+                ResultRecorded(
+                    game.key.section,
+                    game.key.round,
+                    game.white.start,
+                    TOURNAMENT_RESULT[result],
+                    under_one,
+                ),
+            ]
+        )
+
+    def confirm_proposal(self, game_id: str, by: str) -> None:
+        proposal = self._game(game_id).proposal
+        if proposal is None:
+            raise ActionError(f"{game_id} has no result waiting for confirmation")
+        self.set_result(game_id, proposal.result, by, proposal.reason)
+
+    def propose(self, proposal: ResultProposed) -> None:
+        self.commit([proposal])
+
+    def correct_line(self, game_id: str, ucis: Sequence[str], by: str) -> None:
+        game = self._game(game_id)
+        event = LineCorrected(game_id, tuple(ucis), self.time.now(), by=by)
+        try:
+            game.apply(event)
+        except GameError as exc:
+            raise ActionError(str(exc)) from None
+        self.commit([event])
+        self._refollow(game_id)
+
+    def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
+        game = self._game(game_id)
+        event = StartPositionSet(game_id, fen, self.time.now(), by=by)
+        try:
+            game.apply(event)
+        except GameError as exc:
+            raise ActionError(str(exc)) from None
+        self.commit([event])
+        self._refollow(game_id)
+
+    def _refollow(self, game_id: str) -> None:
+        """After a correction, the board's reconstruction starts again from the new line."""
+        for board in self.hall.values():
+            if board.game == game_id:
+                board.follower = self._follower(board, self.book.get(game_id))
+
+    def tournament_event(self, event: TournamentEvent) -> None:
+        try:
+            self.tournament.apply(event)
+        except StateError as exc:
+            raise ActionError(str(exc)) from None
+        self.commit([event])
+        self.attach_boards()
+
+    # -- running -----------------------------------------------------------------------------------
+
+    def _driver_groups(self) -> dict[str, list[HallBoard]]:
+        groups: dict[str, list[HallBoard]] = defaultdict(list)
+        for board in self.hall.values():
+            groups[board.config.port].append(board)
+        return groups
+
+    async def run(self) -> None:
+        """Start every board's driver and the clock tick; run until `stop()`."""
+        for port, boards in self._driver_groups().items():
+            emit = self._emitter(port)
+            addresses = [b.config.address for b in boards if b.config.address is not None]
+            driver: SingleBoardDriver | BusDriver
+            if addresses or len(boards) > 1:
+                driver = BusDriver(
+                    port, emit, time=self.time, opener=self.opener, addresses=addresses
+                )
+            else:
+                driver = SingleBoardDriver(port, emit, time=self.time, opener=self.opener)
+            self._drivers.append(driver)
+            self._tasks.append(asyncio.ensure_future(driver.run()))
+        self._tasks.append(asyncio.ensure_future(self._tick_loop()))
+        await self._stopping.wait()
+        for d in self._drivers:
+            d.stop()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
+        def emit(event: DriverEvent) -> None:
+            try:
+                self.on_driver_event(port, event)
+            except Exception:
+                log.exception("board event from %s could not be processed: %r", port, event)
+
+        return emit
+
+    async def _tick_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_seconds)
+            with contextlib.suppress(Exception):
+                self.tick()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+
+__all__ = ["ActionError", "EventService", "HallBoard", "NoClock"]

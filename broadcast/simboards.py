@@ -1,0 +1,102 @@
+"""Emulated boards shaped like an event's config, for `serve --sim` and `demo`.
+
+Each port of the config becomes a pseudo-terminal: a single emulated board, or a bus line
+of emulated boards whose serial numbers are the configured bus addresses. Only the CLI
+layer imports this module (DESIGN: only the command may import the simulator).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess.pgn
+
+from boardsim.board import EmulatedBoard
+from boardsim.busline import BusLine
+from boardsim.pty import PtyHost
+from boardsim.script import actions_for_game, play
+from boardsim.sim import load_games
+from broadcast.config.model import BoardConfig, EventConfig
+from clocks.timesource import TimeSource
+
+
+@dataclass
+class SimulatedHall:
+    """The running emulated boards; `stop()` closes them."""
+
+    hosts: list[PtyHost] = field(default_factory=list)
+    where: dict[int, tuple[PtyHost, int]] = field(
+        default_factory=dict
+    )  # hall board -> (host, index)
+    players: list[asyncio.Task[None]] = field(default_factory=list)
+    rundir: tempfile.TemporaryDirectory[str] | None = None
+
+    async def play(
+        self,
+        board: int,
+        game: chess.pgn.Game,
+        time: TimeSource,
+        *,
+        speed: float,
+        delay: float = 0.0,
+        **kw: object,
+    ) -> None:
+        host, index = self.where[board]
+        actions = actions_for_game(game, **kw)  # type: ignore[arg-type]
+
+        async def run() -> None:
+            await asyncio.sleep(delay)
+            await play(host, actions, time, board=index, speed=speed)
+
+        self.players.append(asyncio.ensure_future(run()))
+
+    async def stop(self) -> None:
+        for task in self.players:
+            task.cancel()
+        await asyncio.gather(*self.players, return_exceptions=True)
+        for host in self.hosts:
+            await host.stop()
+        if self.rundir is not None:
+            self.rundir.cleanup()
+
+
+def _serial(board: BoardConfig) -> str:
+    return f"{board.address:05d}" if board.address is not None else f"{10000 + board.number:05d}"
+
+
+async def start_simulated_boards(
+    config: EventConfig, time: TimeSource, *, games: Path | None = None, speed: float = 1.0
+) -> tuple[SimulatedHall, dict[int, str]]:
+    """Start emulated boards for every configured board; returns them and the hall board
+    number -> device path map to use instead of the configured ports."""
+    hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix="boardwire-sim-"))
+    assert hall.rundir is not None
+    by_port: dict[str, list[BoardConfig]] = defaultdict(list)
+    for board in config.boards:
+        by_port[board.port].append(board)
+    paths: dict[int, str] = {}
+    t = time.now()
+    for i, (_port, boards) in enumerate(sorted(by_port.items())):
+        boards.sort(key=lambda b: b.number)
+        emulated = [EmulatedBoard(_serial(b), seed=b.number, t=t) for b in boards]
+        device: EmulatedBoard | BusLine = (
+            BusLine(emulated) if len(boards) > 1 or boards[0].address is not None else emulated[0]
+        )
+        host = PtyHost(device, Path(hall.rundir.name) / f"port-{i + 1}", time_source=time)
+        await host.start()
+        hall.hosts.append(host)
+        for index, board in enumerate(boards):
+            hall.where[board.number] = (host, index)
+            paths[board.number] = str(host.path)
+    if games is not None:
+        pgn_games = load_games(games)
+        for n, board_number in enumerate(sorted(hall.where)):
+            if pgn_games:
+                await hall.play(
+                    board_number, pgn_games[n % len(pgn_games)], time, speed=speed, delay=3.0
+                )
+    return hall, paths

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
-from broadcast import cli_check, cli_pairings, cli_standings
+from broadcast import cli_check, cli_pairings, cli_serve, cli_standings
 
 
 def _board_rows(results: list[ProbeResult]) -> list[dict[str, object]]:
@@ -177,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_standings.add_parser(sub)
     cli_pairings.add_parser(sub)
     cli_check.add_parser(sub)
+    cli_serve.add_parser(sub)
 
     demo = sub.add_parser("demo", help="emulated boards playing real games, followed live")
     demo.add_argument(

@@ -8,6 +8,7 @@ values, so keeping them costs references, not copies.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -33,6 +34,11 @@ class DelayedView(Generic[S]):
         if t < self._snaps[-1].t:
             t = self._snaps[-1].t  # never reorder: a snapshot is at least as new as the last
         self._snaps.append(Snapshot(t, state))
+
+    def amend(self, change: Callable[[S], S]) -> None:
+        """Apply `change` to every kept snapshot: for news that is public at once (pairings,
+        registrations), which the delay must not hide."""
+        self._snaps = deque(Snapshot(s.t, change(s.state)) for s in self._snaps)
 
     def at(self, now: float) -> S:
         cutoff = now - self.delay

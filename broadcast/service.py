@@ -48,12 +48,23 @@ from broadcast.games.state import GameError, GameState
 from broadcast.journal import Entry, Journal
 from broadcast.live_round import RoundStartMoved, current_round
 from broadcast.tournament.berger import berger_round
-from broadcast.tournament.events import ResultRecorded, RoundPaired, TournamentEvent
+from broadcast.tournament.events import (
+    BoardAssigned,
+    PairingEdited,
+    PlayersRegistered,
+    PlayerWithdrawn,
+    ResultRecorded,
+    RoundPaired,
+    TournamentEvent,
+)
 from broadcast.tournament.state import StateError, TournamentState, registration_events
 from clocks.reading import ClockReading, NoClock
 from clocks.timesource import TimeSource
 
 log = logging.getLogger(__name__)
+
+# Tournament news that the broadcast delay does not hide: who plays whom, and where.
+PUBLIC_AT_ONCE = (PlayersRegistered, RoundPaired, PairingEdited, BoardAssigned, PlayerWithdrawn)
 
 # Broadcast result notation -> the tournament's result codes.
 TOURNAMENT_RESULT = {
@@ -156,7 +167,7 @@ class EventService:
         for entry in self.journal.read():
             self._fold(entry.event)
             self.last_seq = entry.seq
-            self.public.record(entry.t, PublicState(self.tournament, self.book, entry.seq))
+            self._publish(entry.t, [entry])
         if self.last_seq == 0:
             first: list[Any] = list(registration_events(self.config))
             self.commit(first)
@@ -214,6 +225,23 @@ class EventService:
         elif isinstance(event, ClockSeen):
             board.clock_present = isinstance(event.reading, ClockReading)
 
+    def _publish(self, t: float, entries: Sequence[Entry]) -> None:
+        """Record the public snapshot; news that is public at once reaches older snapshots too."""
+        immediate = [e.event for e in entries if isinstance(e.event, PUBLIC_AT_ONCE)]
+        if immediate:
+
+            def amend(state: PublicState) -> PublicState:
+                try:
+                    tournament = state.tournament
+                    for event in immediate:
+                        tournament = tournament.apply(event)
+                except StateError:
+                    return state  # does not fit that older moment: it stays as it was
+                return PublicState(tournament, state.book.synced(tournament), state.seq)
+
+            self.public.amend(amend)
+        self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
+
     def commit(self, events: Sequence[Any]) -> list[Entry]:
         """Journal, then fold, then announce. Returns the entries as stored."""
         if not events:
@@ -224,7 +252,7 @@ class EventService:
         for entry in entries:
             self._fold(entry.event)
             self.last_seq = entry.seq
-        self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
+        self._publish(t, entries)
         for listener in list(self.listeners):
             try:
                 listener(entries)

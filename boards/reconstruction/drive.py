@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from boards.events import PositionSeen
 from boards.position import BoardPosition
 from boards.reconstruction.events import ReconstructionEvent
 from boards.reconstruction.reconstructor import Reconstructor
 from clocks.reading import ClockReading, NoClock
 
-Input = BoardPosition | ClockReading | NoClock
+# A driver's PositionSeen carries the `recovered` mark of positions replayed from the EEPROM.
+Input = BoardPosition | PositionSeen | ClockReading | NoClock
 
 
 def tick_until(rec: Reconstructor, t: float) -> list[ReconstructionEvent]:
@@ -41,6 +43,10 @@ def drive(
         events.extend(tick_until(rec, t))
         if isinstance(item, BoardPosition):
             events.extend(rec.feed_position(t, item))
+        elif isinstance(item, PositionSeen):
+            # A recovered position carries its own (estimated) time of the outage.
+            at = item.t if item.recovered else t
+            events.extend(rec.feed_position(at, item.position, recovered=item.recovered))
         else:
             events.extend(rec.feed_clock(t, item))
         last = t

@@ -16,10 +16,9 @@ Pure: no I/O, no clock reading; every call gets its time `t`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
-
-from collections.abc import Sequence
 
 import chess
 
@@ -753,7 +752,9 @@ class Reconstructor:
                     # them, oldest first, per colour.
                     for colour in (True, False):
                         carried = [
-                            (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
+                            (t, p.clock)
+                            for p in replaced
+                            if p.white == colour and p.clock is not None
                         ]
                         self._stamps[colour] = carried + waiting[colour]
                     self._play(t, m.moves, "stable", events)

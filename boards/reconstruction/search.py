@@ -246,9 +246,7 @@ def explain_chain(
                     return None
                 lines = find_lines(board, obs, max_step, limit=8)
                 halfway = [seen[p].key for p in pending]
-                ranked = sorted(
-                    lines, key=lambda ln: -consistency(line_keys(board, ln), halfway)
-                )
+                ranked = sorted(lines, key=lambda ln: -consistency(line_keys(board, ln), halfway))
                 for line in ranked:
                     keys = line_keys(board, line)
                     if not all(fits_step(seen[p].key, keys) or seen[p].skippable for p in pending):

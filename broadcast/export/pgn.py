@@ -52,9 +52,11 @@ __all__ = [
     "UNPLAYED",
     "GameOutcome",
     "event_pgn",
+    "event_title",
     "game_headers",
     "game_outcome",
     "game_pgn",
+    "round_game_texts",
     "round_pgn",
     "section_pgn",
 ]
@@ -303,6 +305,21 @@ def _book(book: GameBook, tournament: TournamentState | None) -> GameBook:
     # With the tournament at hand, every paired game is written, even one nothing has
     # happened on yet (a forfeit entered only as a result, a board not yet wired).
     return book.synced(tournament) if tournament is not None else book
+
+
+def round_game_texts(
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    round_number: int,
+    *,
+    tournament: TournamentState | None = None,
+) -> dict[str, str]:
+    """{game id: PGN text} for every game of a round, by board: what the relay pushes
+    and the folder export writes one file each for."""
+    event.section(section)
+    games = _book(book, tournament).round_games(section, round_number)
+    return {g.id: game_pgn(g, event, tournament=tournament) for g in games}
 
 
 def _round_text(

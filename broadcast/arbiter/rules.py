@@ -1,0 +1,751 @@
+"""`ArbiterRules`: the rules engine the service drives, events and time in, events out.
+
+    rules = ArbiterRules(event_config)
+    new = rules.observe(event)            # every event, in journal order
+    new = rules.observe(flag, game=gid)   # reconstruction events carry no game: name it
+    new = rules.tick(now)                 # as time passes (epoch seconds)
+    rules.restore(journal)                # after a restart: fold, emit nothing
+
+Everything returned is a new event for the journal: `Alert`, `ResultProposed`,
+`ResultConfirmed` (automatic results when the event applies them at once),
+`NoShowCounted`, `ByeGranted`/`ByeRefused`. The engine has already folded what it
+returns; feeding it back through `observe` is harmless (idempotent) but not needed.
+
+Deterministic: no wall clock. `observe` first advances time to the event's `t`, so a
+rule due before the event fires before it, whatever the service's tick cadence; time
+never goes back (an event stamped earlier than `now` is folded at `now`). Time-based
+results and alerts are stamped with the moment the rule says (a warning mark, the
+default time), not with when the tick happened to run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
+from broadcast.arbiter.alerts import (
+    Alert,
+    AlertAcknowledged,
+    AlertKind,
+    PlayerMarkedPresent,
+    Severity,
+)
+from broadcast.arbiter.flag import flag_fall_result
+from broadcast.arbiter.presence import (
+    DEFAULT_WARNINGS,
+    Presence,
+    absent_colours,
+    deadline,
+    forfeit_result,
+    no_show_colours,
+    warning_marks,
+)
+from broadcast.arbiter.results import early_draw_breach, position_result
+from broadcast.arbiter.trouble import (
+    TroubleConfig,
+    battery_severity,
+    polls_missed,
+    too_long,
+)
+from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
+from broadcast.games.book import GameBook, hall_board_for
+from broadcast.games.events import (
+    BoardAttached,
+    Colour,
+    GameClock,
+    GameMove,
+    GameResultText,
+    GameSync,
+    GameTakeback,
+    LineCorrected,
+    ResultConfirmed,
+    ResultProposed,
+    ResultReason,
+    StartPositionSet,
+)
+from broadcast.games.state import GameState
+from broadcast.tournament.events import (
+    ByeRefused,
+    ByeRequested,
+    NoShowCounted,
+    ResultRecorded,
+)
+from broadcast.tournament.state import TournamentState, registration_events
+from clocks.clocktimes import FlagFell
+from clocks.reading import NoClock
+
+POSITION_REASONS: frozenset[str] = frozenset(
+    {"checkmate", "stalemate", "dead-position", "repetition", "75-moves"}
+)
+AUTOMATIC_REASONS: frozenset[str] = POSITION_REASONS | {"kings-signal", "flag-fall"}
+"""Results the event may apply at once ("apply"). Default-time forfeits are never among
+them: Laws 6.7.1 leaves the arbiter room to decide otherwise, so they wait for a word."""
+
+DRAW_BY_AGREEMENT: frozenset[str] = frozenset({"kings-signal", "agreement"})
+
+_SEVERITY: dict[AlertKind, Severity] = {
+    "late": "warning",
+    "withdraw-from-pairing": "critical",
+    "early-draw": "warning",
+    "board-not-responding": "critical",
+    "bus-polls-missed": "warning",
+    "battery-low": "warning",
+    "clock-not-connected": "warning",
+    "out-of-sync": "warning",
+    "illegal-move-stood": "critical",
+    "bye-refused": "info",
+    "both-flags": "critical",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RulesConfig:
+    """Knobs of the rules beyond the event config. `automatic_results` None: the event's."""
+
+    warn_before: tuple[int, ...] = DEFAULT_WARNINGS
+    trouble: TroubleConfig = field(default_factory=TroubleConfig)
+    automatic_results: ResultsMode | None = None
+
+
+@dataclass
+class _Watch:
+    """What the engine tracks for one game beyond its `GameState`."""
+
+    presence: Presence = field(default_factory=Presence)
+    proposed: set[tuple[str, str, int]] = field(default_factory=set)  # (reason, result, ply)
+    flagged: set[Colour] = field(default_factory=set)
+    out_episode: int = 0
+
+
+@dataclass
+class _BoardWatch:
+    """One physical board's health, for the game it carries."""
+
+    game: str | None = None
+    last_seen: float | None = None
+    has_clock: bool = False
+    no_clock_episode: int = 0
+    clock_missing: bool = False
+    lost_episode: int = 0
+    silent: bool = False
+
+
+Observable = Any  # any journal event: game, tournament, driver, reconstruction, arbiter
+
+
+class ArbiterRules:
+    """The arbiter's rules over one event. See the module docstring for the contract."""
+
+    def __init__(
+        self,
+        event: EventConfig,
+        config: RulesConfig | None = None,
+        *,
+        tournament: TournamentState | None = None,
+        now: float = -math.inf,
+    ) -> None:
+        self.event = event
+        self.config = config or RulesConfig()
+        self.mode: ResultsMode = self.config.automatic_results or event.automatic_results
+        if tournament is None:
+            tournament = TournamentState.new(event)
+            for registered in registration_events(event):
+                tournament = tournament.apply(registered)
+        self.tournament = tournament
+        self.book = GameBook().synced(tournament)
+        self.now = now
+        self.alerts: dict[str, Alert] = {}
+        self.acknowledged: set[str] = set()
+        self._watch: dict[str, _Watch] = {}
+        self._boards: dict[str, _BoardWatch] = {}
+        self._counted: set[tuple[str, int, int]] = (
+            set()
+        )  # no-shows emitted (section, round, player)
+        self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
+        self._muted = False
+
+    # -- public API ------------------------------------------------------------------------
+    def observe(self, event: Observable, *, game: str | None = None) -> list[Observable]:
+        """Fold `event` and return the new events the rules raise because of it (and of
+        the time that passed until it). `game` names the game of an event that carries
+        none (a `FlagFell` from the board's clock)."""
+        t = _time_of(event)
+        out = self.tick(t) if t is not None else []
+        out += self._handle(event, game)
+        return out
+
+    def tick(self, now: float) -> list[Observable]:
+        """Time-based rules up to `now`: warnings, default time, silent boards, boards
+        out of sync too long."""
+        if now <= self.now:
+            return []
+        self.now = now
+        if now < self._next_due:
+            return []
+        out: list[Observable] = []
+        next_due = math.inf
+        for game_id in list(self._watch):
+            game = self.book.games.get(game_id)
+            if game is None or game.finished:
+                continue
+            out += self._presence_rules(game, now)
+            next_due = min(next_due, self._presence_due(game))
+            out += self._sync_rules(game, now)
+            if not game.in_sync and game.out_since is not None:
+                next_due = min(next_due, game.out_since + self.config.trouble.out_of_sync_after)
+        for name, board in self._boards.items():
+            out += self._silence_rule(name, board, now)
+            if board.has_clock and board.last_seen is not None and not board.silent:
+                next_due = min(next_due, board.last_seen + self.config.trouble.silent_after)
+        self._next_due = next_due
+        return out
+
+    def restore(self, events: Iterable[Observable]) -> None:
+        """Fold a journal after a restart without raising anything again: what was raised
+        is in the journal and comes back as those events are folded."""
+        self._muted = True
+        try:
+            for event in events:
+                self.observe(event)
+        finally:
+            self._muted = False
+
+    def open_alerts(self) -> list[Alert]:
+        """Alerts not acknowledged yet, oldest first."""
+        return [a for a in self.alerts.values() if a.id not in self.acknowledged]
+
+    # -- dispatch --------------------------------------------------------------------------
+    def _handle(self, event: Observable, game: str | None) -> list[Observable]:
+        match event:
+            case Alert():
+                self.alerts.setdefault(event.id, event)
+                return []
+            case AlertAcknowledged():
+                self.acknowledged.add(event.alert)
+                return []
+            case PlayerMarkedPresent():
+                self._mark_present(event.game, event.colour, event.t)
+                return []
+            case ByeRequested():
+                return self._bye(event)
+            case NoShowCounted():
+                self._fold_tournament(event)
+                return self._no_show_limit(event.section, event.player, event.round)
+            case ResultRecorded():
+                self._fold_tournament(event)
+                return []
+            case FlagFell():
+                return self._flag(event, game)
+            case BoardLost() | BoardHealth() | BatterySeen() | ClockSeen():
+                return self._board_event(event, game)
+            case (
+                BoardAttached()
+                | GameMove()
+                | GameTakeback()
+                | GameClock()
+                | GameSync()
+                | ResultProposed()
+                | ResultConfirmed()
+                | LineCorrected()
+                | StartPositionSet()
+            ):
+                return self._game_event(event)
+        if _is_tournament_event(event):
+            self._fold_tournament(event)
+        return []
+
+    # -- tournament ------------------------------------------------------------------------
+    def _fold_tournament(self, event: Any) -> None:
+        self.tournament = self.tournament.apply(event)
+        self.book = self.book.synced(self.tournament)
+        for game_id, game in self.book.games.items():
+            if game_id not in self._watch and not game.finished:
+                self._watch[game_id] = _Watch()
+                self._next_due = -math.inf
+        if isinstance(event, ResultRecorded):
+            self._close_by_pairing(event)
+
+    def _close_by_pairing(self, event: ResultRecorded) -> None:
+        """A result recorded on the tournament side ends the game's watch too."""
+        section = self.tournament.sections.get(event.section)
+        rnd = section.rounds.get(event.round) if section else None
+        pairing = rnd.game_of(event.player) if rnd else None
+        if pairing is None or pairing.black is None:
+            return
+        for game in self.book.round_games(event.section, event.round):
+            if game.key.board == pairing.board:
+                self._watch.pop(game.id, None)
+
+    def _bye(self, request: ByeRequested) -> list[Observable]:
+        self._fold_tournament(request)
+        decision = self.tournament.section(request.section).decide_bye(request)
+        out: list[Observable] = [decision]
+        self._fold_tournament(decision)
+        if isinstance(decision, ByeRefused):
+            name = self._player_name(request.section, request.player)
+            out += self._alert(
+                f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
+                "bye-refused",
+                request.at.timestamp(),
+                f"bye for round {request.round} refused for {name}: {decision.reason}; "
+                "grant it by hand if the chief arbiter allows it",
+                section=request.section,
+                round_number=request.round,
+                players=(name,),
+            )
+        return self._emit(out)
+
+    def _no_show_limit(self, section_name: str, player: int, round_number: int) -> list[Observable]:
+        section = self.tournament.section(section_name)
+        limit = section.config.no_show_limit
+        rounds = section.no_shows.get(player, ())
+        if limit is None or len(rounds) < limit:
+            return []
+        name = self._player_name(section_name, player)
+        listed = ", ".join(str(r) for r in rounds)
+        return self._alert(
+            f"withdraw-from-pairing:{section_name}:{player}",
+            "withdraw-from-pairing",
+            self.now,
+            f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
+            f"{limit}: withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise",
+            section=section_name,
+            round_number=round_number,
+            players=(name,),
+        )
+
+    # -- games -----------------------------------------------------------------------------
+    def _game_event(self, event: Any) -> list[Observable]:
+        before = self.book.games.get(event.game)
+        if before is None:
+            return []  # not a paired game (yet): nothing to watch
+        self.book = self.book.apply(event)
+        game = self.book.get(event.game)
+        watch = self._watch.get(game.id)
+        match event:
+            case BoardAttached(board=board):
+                self._boards.setdefault(board, _BoardWatch()).game = game.id
+                return []
+            case ResultConfirmed():
+                self._watch.pop(game.id, None)
+                return self._confirmed(game, event)
+            case ResultProposed():
+                return self._proposed(game, event)
+        if watch is None or game.finished:
+            return []
+        out: list[Observable] = []
+        match event:
+            case GameMove():
+                colour: Colour = "white" if event.ply % 2 == 1 else "black"
+                self._mark_present(game.id, colour, event.t)
+                if event.ply == game.ply:
+                    out += self._position_rules(game, event.t, "")
+            case GameClock():
+                pressed = _pressed_by(before.running, event.running)
+                if pressed is not None:
+                    self._mark_present(game.id, pressed, event.t)
+                    if not game.in_sync:
+                        out += self._illegal_stood(game, event.t, pressed)
+                if event.running is None and before.running is not None:
+                    out += self._position_rules(game, event.t, " (clock stopped)")
+            case GameSync(in_sync=False):
+                self._next_due = -math.inf
+                if before.in_sync:
+                    watch.out_episode += 1
+            case LineCorrected() | GameTakeback() | StartPositionSet():
+                # A changed line may end in a final position or leave one.
+                out += self._position_rules(game, event.t, " (corrected line)")
+        return out
+
+    def _mark_present(self, game_id: str, colour: Colour, t: float) -> None:
+        watch = self._watch.get(game_id)
+        if watch is None or watch.presence.of(colour) is not None:
+            return
+        p = watch.presence
+        watch.presence = Presence(t, p.black) if colour == "white" else Presence(p.white, t)
+
+    def _position_rules(self, game: GameState, t: float, note: str) -> list[Observable]:
+        history = [game.start_fen, *(m.fen_after for m in game.moves[:-1])]
+        found = position_result(game.fen, history if game.moves else ())
+        if found is None:
+            return []
+        return self._propose(game, found.result, found.reason, t, found.detail + note)
+
+    def _propose(
+        self, game: GameState, result: GameResultText, reason: ResultReason, t: float, detail: str
+    ) -> list[Observable]:
+        watch = self._watch.get(game.id)
+        if watch is None or game.finished:
+            return []
+        key = (reason, result, game.ply if reason in POSITION_REASONS else 0)
+        if key in watch.proposed:
+            return []
+        watch.proposed.add(key)
+        proposal = ResultProposed(game.id, result, reason, t, detail)
+        self.book = self.book.apply(proposal)
+        out: list[Observable] = [proposal]
+        if self.mode == "apply" and reason in AUTOMATIC_REASONS:
+            confirmed = ResultConfirmed(game.id, result, reason, t, by="rules")
+            self.book = self.book.apply(confirmed)
+            self._watch.pop(game.id, None)
+            out.append(confirmed)
+        return self._emit(out)
+
+    def _proposed(self, game: GameState, event: ResultProposed) -> list[Observable]:
+        """A proposal from outside the engine (the kings signal) or our own fed back."""
+        watch = self._watch.get(game.id)
+        if watch is None:
+            return []
+        key = (event.reason, event.result, game.ply if event.reason in POSITION_REASONS else 0)
+        ours = key in watch.proposed
+        watch.proposed.add(key)
+        out: list[Observable] = []
+        if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
+            out += self._early_draw(game, event.t)
+        if not ours and self.mode == "apply" and event.reason in AUTOMATIC_REASONS:
+            confirmed = ResultConfirmed(game.id, event.result, event.reason, event.t, by="rules")
+            self.book = self.book.apply(confirmed)
+            self._watch.pop(game.id, None)
+            out += self._emit([confirmed])
+        return out
+
+    def _confirmed(self, game: GameState, event: ResultConfirmed) -> list[Observable]:
+        out: list[Observable] = []
+        if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
+            out += self._early_draw(game, event.t)
+        if event.reason != "default-time":
+            return out
+        section = self.tournament.section(game.key.section)
+        rnd = section.rounds.get(game.key.round)
+        pairing = (
+            next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
+        )
+        if pairing is None or pairing.black is None:
+            return out
+        for colour in no_show_colours(event.result):
+            player = pairing.white if colour == "white" else pairing.black
+            marker = (game.key.section, game.key.round, player)
+            if marker in self._counted or game.key.round in section.no_shows.get(player, ()):
+                continue
+            self._counted.add(marker)
+            counted = NoShowCounted(game.key.section, game.key.round, player)
+            self._fold_tournament(counted)
+            out += self._emit([counted])
+            out += self._no_show_limit(game.key.section, player, game.key.round)
+        return out
+
+    def _early_draw(self, game: GameState, t: float) -> list[Observable]:
+        config = self._section(game.key.section)
+        start = self._round_start(config, game.key.round)
+        began = start if start is not None else (game.first_activity or t)
+        why = early_draw_breach(config.early_draw, plies=game.ply, elapsed_seconds=t - began)
+        if why is None:
+            return []
+        minutes = int(max(0.0, t - began) // 60)
+        return self._alert(
+            f"early-draw:{game.id}",
+            "early-draw",
+            t,
+            f"draw by agreement after {game.ply // 2} moves and {minutes} minutes: {why}; "
+            "confirm only if the chief arbiter authorised it",
+            game=game,
+        )
+
+    def _flag(self, event: FlagFell, game_id: str | None) -> list[Observable]:
+        if game_id is None:
+            return []
+        game = self.book.games.get(game_id)
+        watch = self._watch.get(game_id)
+        if game is None or watch is None or game.finished:
+            return []
+        if event.colour in watch.flagged:
+            return []
+        watch.flagged.add(event.colour)
+        pending = game.proposal
+        if pending is not None and pending.reason in POSITION_REASONS:
+            return []  # the position ended the game before the flag fell
+        if pending is not None and pending.reason == "flag-fall":
+            return self._alert(
+                f"both-flags:{game.id}",
+                "both-flags",
+                event.t,
+                f"both flags have fallen ({event.colour} second); decide the result "
+                "(Laws 6.9 and III.3.1.1: a draw if it cannot be established who fell first)",
+                game=game,
+            )
+        result, detail = flag_fall_result(game.board_now(), event.colour)
+        return self._propose(game, result, "flag-fall", event.t, detail)
+
+    def _illegal_stood(self, game: GameState, t: float, pressed: Colour) -> list[Observable]:
+        watch = self._watch[game.id]
+        return self._alert(
+            f"illegal-move-stood:{game.id}:{watch.out_episode}",
+            "illegal-move-stood",
+            t,
+            f"{pressed} pressed the clock while the board shows a position that is not in the "
+            f"game ({game.board_fen or '?'}) after ply {game.ply}: an illegal move may stand; "
+            "stop the clocks and reconstruct (Laws 7.5)",
+            game=game,
+        )
+
+    # -- time rules ------------------------------------------------------------------------
+    def _presence_due(self, game: GameState) -> float:
+        watch = self._watch.get(game.id)
+        config = self._section(game.key.section)
+        start = self._round_start(config, game.key.round)
+        if watch is None or start is None:
+            return math.inf
+        due = deadline(start, config.default_time_minutes)
+        if watch.presence.white is not None and watch.presence.black is not None:
+            return math.inf
+        for mark in [*warning_marks(start, due, self.config.warn_before), due]:
+            if mark > self.now:
+                return mark
+        return math.inf
+
+    def _presence_rules(self, game: GameState, now: float) -> list[Observable]:
+        watch = self._watch.get(game.id)
+        config = self._section(game.key.section)
+        start = self._round_start(config, game.key.round)
+        if watch is None or start is None or now < start:
+            return []
+        due = deadline(start, config.default_time_minutes)
+        out: list[Observable] = []
+        for mark in warning_marks(start, due, self.config.warn_before):
+            if mark > now:
+                break
+            absent = absent_colours(watch.presence, mark)
+            if not absent:
+                continue
+            left = int(due - mark)
+            who = " and ".join(f"{c} ({self._name_of(game, c)})" for c in absent)
+            out += self._alert(
+                f"late:{game.id}:{int(due - mark)}",
+                "late",
+                mark,
+                f"{who} not at the board; default time in {left // 60} min {left % 60:02d} s "
+                f"(at {config.default_time_minutes} min); mark them present if they are there",
+                game=game,
+                players=tuple(self._name_of(game, c) for c in absent),
+            )
+        if now >= due:
+            absent = absent_colours(watch.presence, due)
+            result = forfeit_result(absent)
+            if result is not None:
+                who = " and ".join(f"{c} ({self._name_of(game, c)})" for c in absent)
+                out += self._propose(
+                    game,
+                    result,
+                    "default-time",
+                    due,
+                    f"{who} absent at the default time ({config.default_time_minutes} min)",
+                )
+        return out
+
+    def _sync_rules(self, game: GameState, now: float) -> list[Observable]:
+        limit = self.config.trouble.out_of_sync_after
+        if game.in_sync or not too_long(game.out_since, now, limit):
+            return []
+        watch = self._watch[game.id]
+        since = game.out_since or now
+        return self._alert(
+            f"out-of-sync:{game.id}:{watch.out_episode}",
+            "out-of-sync",
+            now,
+            f"the board has not matched the game for {int(now - since)} s (after ply "
+            f"{game.ply}); it shows {game.board_fen or '?'}: check the pieces",
+            game=game,
+        )
+
+    def _silence_rule(self, name: str, board: _BoardWatch, now: float) -> list[Observable]:
+        limit = self.config.trouble.silent_after
+        if board.silent or not board.has_clock or not too_long(board.last_seen, now, limit):
+            return []
+        game = self._open_game(board)
+        if game is None:
+            return []
+        board.silent = True
+        last = board.last_seen or now
+        return self._alert(
+            f"board-not-responding:{name}:{last}",
+            "board-not-responding",
+            now,
+            f"board {name} has sent nothing for {int(now - last)} s while its clock was "
+            "connected: check its cable and power",
+            game=game,
+            hall_board=name,
+        )
+
+    # -- boards ----------------------------------------------------------------------------
+    def _board_event(self, event: Any, game_id: str | None) -> list[Observable]:
+        board = self._boards.setdefault(event.board, _BoardWatch())
+        if game_id is not None:
+            board.game = game_id
+        if not isinstance(event, BoardLost):
+            board.last_seen = event.t
+            board.silent = False
+        game = self._open_game(board)
+        cfg = self.config.trouble
+        match event:
+            case BoardLost():
+                board.lost_episode += 1
+                if game is None:
+                    return []
+                return self._alert(
+                    f"board-not-responding:{event.board}:lost:{board.lost_episode}",
+                    "board-not-responding",
+                    event.t,
+                    f"board {event.board} lost ({event.reason}); the driver is reconnecting; "
+                    "if it does not come back, check the cable and power",
+                    game=game,
+                    hall_board=event.board,
+                )
+            case BoardHealth() if polls_missed(event.missed_polls, cfg) and game is not None:
+                return self._alert(
+                    f"bus-polls-missed:{event.board}:{int(event.t)}",
+                    "bus-polls-missed",
+                    event.t,
+                    f"board {event.board} missed {event.missed_polls} bus polls "
+                    f"({event.bad_checksums} bad checksums): check the bus cable and its joints",
+                    game=game,
+                    hall_board=event.board,
+                )
+            case BatterySeen():
+                severity = battery_severity(event.percent, event.charging, cfg)
+                if severity is None or game is None:
+                    return []
+                return self._alert(
+                    f"battery-low:{event.board}:{severity}",
+                    "battery-low",
+                    event.t,
+                    f"board {event.board} battery at {event.percent}%: plug in its charger",
+                    game=game,
+                    hall_board=event.board,
+                    severity=severity,
+                )
+            case ClockSeen(reading=NoClock()):
+                if board.clock_missing:
+                    return []
+                board.clock_missing = True
+                board.no_clock_episode += 1
+                if game is None:
+                    return []
+                return self._alert(
+                    f"clock-not-connected:{event.board}:{board.no_clock_episode}",
+                    "clock-not-connected",
+                    event.t,
+                    f"board {event.board} reports no clock: check the clock cable "
+                    "(times are missing from the broadcast until it is back)",
+                    game=game,
+                    hall_board=event.board,
+                )
+            case ClockSeen():
+                board.has_clock = True
+                board.clock_missing = False
+                if board.last_seen is not None:
+                    self._next_due = min(self._next_due, board.last_seen + cfg.silent_after)
+        return []
+
+    def _open_game(self, board: _BoardWatch) -> GameState | None:
+        if board.game is None or board.game not in self._watch:
+            return None
+        game = self.book.games.get(board.game)
+        return None if game is None or game.finished else game
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _alert(
+        self,
+        alert_id: str,
+        kind: AlertKind,
+        t: float,
+        message: str,
+        *,
+        game: GameState | None = None,
+        section: str = "",
+        round_number: int = 0,
+        players: tuple[str, ...] | None = None,
+        hall_board: str = "",
+        severity: Severity | None = None,
+    ) -> list[Observable]:
+        if alert_id in self.alerts:
+            return []
+        if game is not None:
+            section, round_number = game.key.section, game.key.round
+            if players is None:
+                players = (self._name_of(game, "white"), self._name_of(game, "black"))
+            if not hall_board:
+                hall = hall_board_for(self.event, game.key)
+                hall_board = game.board or (str(hall.number) if hall else "")
+        alert = Alert(
+            id=alert_id,
+            kind=kind,
+            severity=severity or _SEVERITY[kind],
+            section=section,
+            round=round_number,
+            board=game.key.board if game is not None else 0,
+            game=game.id if game is not None else "",
+            players=players or (),
+            message=message,
+            t=t,
+            hall_board=hall_board,
+        )
+        self.alerts[alert_id] = alert
+        return self._emit([alert])
+
+    def _emit(self, events: list[Observable]) -> list[Observable]:
+        return [] if self._muted else events
+
+    def _section(self, name: str) -> SectionConfig:
+        return self.tournament.section(name).config
+
+    def _round_start(self, config: SectionConfig, round_number: int) -> float | None:
+        try:
+            return config.round_start(round_number).start.timestamp()
+        except KeyError:
+            return None
+
+    def _name_of(self, game: GameState, colour: Colour) -> str:
+        ref = game.white if colour == "white" else game.black
+        return ref.name if ref is not None else colour
+
+    def _player_name(self, section: str, player: int) -> str:
+        entry = self.tournament.section(section).players.get(player)
+        return entry.name if entry is not None else f"player {player}"
+
+
+def _pressed_by(before: Colour | None, after: Colour | None) -> Colour | None:
+    """Who pressed the clock: the running side changing from X to the other means X
+    pressed. Starting or stopping the clock (None on either side) is nobody's press:
+    the arbiter starts clocks at the scheduled time."""
+    if before is None or after is None or before == after:
+        return None
+    return before
+
+
+def _time_of(event: Any) -> float | None:
+    t = getattr(event, "t", None)
+    if isinstance(t, int | float):
+        return float(t)
+    at = getattr(event, "at", None)
+    if at is not None and hasattr(at, "timestamp"):
+        return cast(float, at.timestamp())
+    return None
+
+
+def _is_tournament_event(event: Any) -> bool:
+    from broadcast.tournament import events as tournament_events
+
+    return isinstance(
+        event,
+        tournament_events.PlayersRegistered
+        | tournament_events.RoundPaired
+        | tournament_events.PairingEdited
+        | tournament_events.BoardAssigned
+        | tournament_events.ByeGranted
+        | tournament_events.ByeRefused
+        | tournament_events.ByeCancelled
+        | tournament_events.PlayerWithdrawn,
+    )

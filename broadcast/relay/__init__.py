@@ -1,0 +1,1 @@
+"""Relays: pushing the (delayed) games upstream, e.g. to a Lichess broadcast round."""

@@ -1,0 +1,101 @@
+"""Helpers for the arbiter tests: example events, paired rounds, games as events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import chess
+
+from broadcast.arbiter import ArbiterRules, RulesConfig
+from broadcast.config.loader import load_event
+from broadcast.config.model import EventConfig
+from broadcast.games.events import GameClock, GameMove
+from broadcast.games.ids import GameKey
+from broadcast.tournament.berger import berger_round
+from broadcast.tournament.events import RoundPaired
+from broadcast.tournament.pairing import Pairing
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SESTAO = load_event(EXAMPLES / "sestao-2025-swiss.toml")
+DONOSTIA = load_event(EXAMPLES / "donostia-2009-round-robin.toml")
+PAMPLONA = load_event(EXAMPLES / "pamplona-masters.toml")
+
+SESTAO_R1 = (Pairing(1, 1, 13), Pairing(2, 14, 2), Pairing(3, 3, 15), Pairing(4, 16, 4))
+
+
+def start_of(event: EventConfig, round_number: int, section: str | None = None) -> float:
+    config = event.section(section) if section else event.sections[0]
+    return config.round_start(round_number).start.timestamp()
+
+
+def engine(
+    event: EventConfig = SESTAO,
+    round_number: int = 1,
+    pairings: Sequence[Pairing] | None = None,
+    *,
+    section: str | None = None,
+    config: RulesConfig | None = None,
+) -> ArbiterRules:
+    """Rules for `event` with `round_number` paired (Berger for round robins, the given
+    or SESTAO_R1 pairings for the Swiss), time just before the start."""
+    name = section or event.sections[0].name
+    sec = event.section(name)
+    if pairings is None:
+        if sec.system == "swiss":
+            pairings = SESTAO_R1
+        else:
+            pairings = berger_round(len(sec.players), round_number)
+    rules = ArbiterRules(event, config)
+    for r in range(1, round_number + 1):
+        p = tuple(pairings) if r == round_number else _dummy_round(sec.system, len(sec.players), r)
+        rules.observe(RoundPaired(name, r, p))
+    rules.tick(start_of(event, round_number, name) - 3600)
+    return rules
+
+
+def _dummy_round(system: str, players: int, r: int) -> tuple[Pairing, ...]:
+    if system != "swiss":
+        return berger_round(players, r)
+    return tuple(Pairing(b, 2 * b - 1, 2 * b) for b in range(1, players // 2 + 1))
+
+
+def gid(event: EventConfig, round_number: int, board: int, section: str | None = None) -> str:
+    return GameKey(section or event.sections[0].name, round_number, board).id
+
+
+def moves(game: str, ucis: Sequence[str], t0: float, step: float = 10.0, start: int = 1) -> list[GameMove]:
+    """GameMove events for `ucis` from the start position, one every `step` seconds."""
+    board = chess.Board()
+    out = []
+    for i, uci in enumerate(ucis):
+        move = chess.Move.from_uci(uci)
+        san = board.san(move)
+        board.push(move)
+        ply = i + 1
+        if ply >= start:
+            out.append(GameMove(game, ply, san, uci, board.fen(), t0 + step * i))
+    return out
+
+
+def press(game: str, t: float, running_before: str, running_after: str) -> list[GameClock]:
+    """Two clock readings: `running_before` running, then `running_after` (a press)."""
+    return [
+        GameClock(game, 5400, 5400, running_before, t - 0.5),  # type: ignore[arg-type]
+        GameClock(game, 5400, 5400, running_after, t),  # type: ignore[arg-type]
+    ]
+
+
+def kinds(events: Sequence[object]) -> list[str]:
+    """A short label per event: 'alert:late', 'result-proposed:+/-:default-time', ..."""
+    from broadcast.eventjson import event_type
+
+    out = []
+    for e in events:
+        label = event_type(e)
+        if hasattr(e, "kind"):
+            label += f":{e.kind}"
+        if hasattr(e, "result") and hasattr(e, "reason"):
+            label += f":{e.result}:{e.reason}"
+        out.append(label)
+    return out

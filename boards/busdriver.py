@@ -15,7 +15,13 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from boards.dgt.bus import BusChecksumError, BusReply, BusRequest, serial_from_address
+from boards.dgt.bus import (
+    BusChecksumError,
+    BusReply,
+    BusRequest,
+    address_from_serial,
+    serial_from_address,
+)
 from boards.dgt.codes import BusCommand, BusReplyId
 from boards.dgt.decoder import BusItem, BusStreamDecoder
 from boards.dgt.eeprom import EepromEvent, decode_events
@@ -30,7 +36,7 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.recovery import KnownBoard, RecoveredClock, RecoveredPosition, missed_events, replay
 from boards.stream import BoardStream
 from clocks.reading import ClockReading, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
@@ -97,6 +103,7 @@ class BusDriver:
         opener: Opener = open_serial,
         settings: BusSettings | None = None,
         addresses: Iterable[int] = (),
+        known: Iterable[KnownBoard] = (),
     ) -> None:
         self.port = port
         self._emit = emit
@@ -104,6 +111,8 @@ class BusDriver:
         self._opener = opener
         self.settings = settings or BusSettings()
         self.boards: dict[int, BusBoard] = {a: BusBoard(a) for a in addresses}
+        # Boards a previous run followed: their first connection recovers from their log.
+        self._known = {address_from_serial(k.serial): k for k in known if k.serial.isdigit()}
         self.last_cycle: float | None = None  # seconds the last full poll cycle took
         self.cycles = 0
         self._link: Link | None = None
@@ -266,6 +275,13 @@ class BusDriver:
         if not isinstance(version, BusReply) or len(version.data) < 2:
             return False
         missed: list[EepromEvent] | None = None
+        known = self._known.pop(board.address, None)
+        if known is not None and board.info is None:
+            reconnect = True
+            board.stream.position = known.position
+            for index, code in known.recent:
+                board.stream.recent.add(index, code)
+            board.lost_at = known.last_seen
         if reconnect and board.position is not None:
             history = await self._transact(
                 BusCommand.SEND_FROM_START, board.address, BusReplyId.FROM_START

@@ -151,3 +151,22 @@ def replay(
         else:
             out.append(RecoveredClock(t, "left" if e.left else "right", e.seconds))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class KnownBoard:
+    """What a previous run knew of a board (from the journal): its last position, the
+    last square changes seen, and when it was last heard. A driver given this treats its
+    first connection as a reconnect and reads the board's log for what it missed."""
+
+    serial: str
+    position: BoardPosition
+    recent: tuple[tuple[int, int], ...]
+    last_seen: float
+
+
+def changes_between(before: BoardPosition, after: BoardPosition) -> list[tuple[int, int]]:
+    """The square changes (index, new code) that turn `before` into `after`."""
+    return [
+        (i, b) for i, (a, b) in enumerate(zip(before.codes, after.codes, strict=True)) if a != b
+    ]

@@ -42,7 +42,7 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.recovery import KnownBoard, RecoveredClock, RecoveredPosition, missed_events, replay
 from boards.stream import BoardStream
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
@@ -89,8 +89,10 @@ class SingleBoardDriver:
         time: TimeSource | None = None,
         opener: Opener = open_serial,
         settings: DriverSettings | None = None,
+        known: KnownBoard | None = None,
     ) -> None:
         self.port = port
+        self._known = known
         self._emit = emit
         self._time = time or SystemTime()
         self._opener = opener
@@ -251,6 +253,14 @@ class SingleBoardDriver:
         long_serial = await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
         battery = await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
         reconnect = self.info is not None and self.info.serial == serial.text
+        known, self._known = self._known, None
+        if self.info is None and known is not None and known.serial == serial.text:
+            # A restarted service: pick up where the journal left this board.
+            reconnect = True
+            self._stream.position = known.position
+            for index, code in known.recent:
+                self._stream.recent.add(index, code)
+            self._lost_at = known.last_seen
         missed = None
         if reconnect and s.recover_log and self.position is not None:
             log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)

@@ -20,7 +20,22 @@ from boards.reconstruction import MovePlayed, ResultSignalled
 from boards.single import SingleBoardDriver
 from broadcast.follow import BoardFollower
 
+# The players move pieces the way people do unless `--habits none` asks for tidy hands.
+DEFAULT_HABITS = "realistic"
+HABITS_CHOICES = ("realistic", "none")
+
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The demo's own options (the `boardwire demo` parser adds these)."""
+    parser.add_argument(
+        "--habits",
+        choices=HABITS_CHOICES,
+        default=DEFAULT_HABITS,
+        help="how the emulated players move pieces: 'realistic' human habits (default) "
+        "or 'none' (tidy scripted hands)",
+    )
 
 
 def _clock_text(seconds: float) -> str:
@@ -40,12 +55,25 @@ async def _demo(args: argparse.Namespace) -> int:
 
     games = load_games(SAMPLE)
     count = max(1, min(args.boards, len(games)))
-    sim = Simulator(count, games=games[:count], speed=args.speed, game_delay=6.0, max_think=60.0)
+    habits = getattr(args, "habits", DEFAULT_HABITS)
+    if habits not in HABITS_CHOICES:
+        print(f"boardwire demo: unknown --habits {habits!r}", file=sys.stderr)
+        return 2
+    sim = Simulator(
+        count,
+        games=games[:count],
+        speed=args.speed,
+        game_delay=6.0,
+        max_think=60.0,
+        habits="realistic" if habits == "realistic" else "none",
+        seed=getattr(args, "seed", 0) or 0,
+    )
     time = sim.clock  # the games run in the simulation's fast-forward time: stamp events in it
     await sim.start()
     try:
         print(
-            f"Started {count} emulated DGT boards playing World Cup 2025 games at {args.speed:g}x speed:"
+            f"Started {count} emulated DGT boards playing World Cup 2025 games at {args.speed:g}x "
+            f"speed ({habits} habits):"
         )
         for d in sim.devices:
             print(f"  {d.path}  serial {d.serial}")

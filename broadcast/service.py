@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,9 +26,12 @@ from boards.events import (
     BoardLost,
     ClockSeen,
     DriverEvent,
+    PositionSeen,
 )
 from boards.link import Opener, open_serial
+from boards.position import BoardPosition
 from boards.reconstruction import Reconstructor
+from boards.recovery import RECENT_CHANGES, KnownBoard, changes_between
 from boards.single import SingleBoardDriver
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.delayed import DelayedView
@@ -154,6 +157,9 @@ class EventService:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
         self.last_seq = 0
+        self._positions: dict[str, BoardPosition] = {}
+        self._recent: dict[str, deque[tuple[int, int]]] = {}
+        self._last_heard: dict[str, float] = {}
         self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
         self.public: DelayedView[PublicState] = DelayedView(
             self.delay, PublicState(self.tournament, self.book)
@@ -206,9 +212,16 @@ class EventService:
             self.book = self.book.apply(event)
         elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
             self._fold_board_health(event)
+        elif isinstance(event, PositionSeen):
+            self._remember_position(event)
 
     def _fold_board_health(self, event: DriverEvent) -> None:
-        board = self._hall_by_name(event.board)
+        if isinstance(event, BoardConnected):
+            board = self._hall_for(event.info.port, event)
+            if board is not None:
+                board.name = event.board
+        else:
+            board = self._hall_by_name(event.board)
         if board is None:
             return
         board.last_seen = event.t
@@ -241,6 +254,22 @@ class EventService:
 
             self.public.amend(amend)
         self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
+
+    def _remember_position(self, event: PositionSeen) -> None:
+        """Keep what a restarted driver needs to find its place in the board's log."""
+        before = self._positions.get(event.board)
+        recent = self._recent.setdefault(event.board, deque(maxlen=RECENT_CHANGES))
+        if before is not None:
+            recent.extend(changes_between(before, event.position))
+        self._positions[event.board] = event.position
+        self._last_heard[event.board] = event.t
+
+    def known_board(self, name: str | None) -> KnownBoard | None:
+        if name is None or name not in self._positions:
+            return None
+        return KnownBoard(
+            name, self._positions[name], tuple(self._recent.get(name, ())), self._last_heard[name]
+        )
 
     def commit(self, events: Sequence[Any]) -> list[Entry]:
         """Journal, then fold, then announce. Returns the entries as stored."""

@@ -47,8 +47,11 @@ class StandIn:
         return [[g.headers["White"] for g in body] for body in self.bodies]
 
 
+STATE = web.AppKey("state", StandIn)
+
+
 async def _push(request: web.Request) -> web.StreamResponse:
-    state: StandIn = request.app["state"]
+    state = request.app[STATE]
     state.requests += 1
     if state.drop:
         state.drop -= 1
@@ -84,7 +87,7 @@ async def _push(request: web.Request) -> web.StreamResponse:
 async def standin() -> AsyncIterator[StandIn]:
     state = StandIn()
     app = web.Application()
-    app["state"] = state
+    app[STATE] = state
     app.router.add_post("/api/broadcast/round/{round}/push", _push)
     runner = web.AppRunner(app)
     await runner.setup()

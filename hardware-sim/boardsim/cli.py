@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from boardsim.script import HABITS
 from boardsim.sim import FIRST_SERIAL, Simulator, load_games
 
 
@@ -53,7 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--first-serial", type=int, default=FIRST_SERIAL, metavar="N", help="first serial number"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for random timings")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed for random timings and the players' habits"
+    )
+    parser.add_argument(
+        "--habits",
+        choices=HABITS,
+        default="none",
+        help="how the players move pieces: 'realistic' human habits or 'none' (tidy hands)",
+    )
     parser.add_argument(
         "--line-speed", action="store_true", help="send at 9600 baud (960 bytes/s), not at once"
     )
@@ -82,6 +91,7 @@ async def run(args: argparse.Namespace) -> int:
             line_speed=args.line_speed,
             max_think=args.max_think,
             game_delay=args.start_after,
+            habits=args.habits,
         )
     except ValueError as e:
         print(f"boardsim: {e}", file=sys.stderr)

@@ -12,14 +12,16 @@ each move is played so that the lever press falls when the mover's [%clk] says i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 import chess
 import chess.pgn
 
-from boards.position import SYMBOL_TO_CODE, Orientation, square_to_index
+from boards.position import SYMBOL_TO_CODE, BoardPosition, Orientation, square_to_index
+from boardsim import humans
 from boardsim.clock import Side
 from clocks.timecontrol import parse_time_control as clock_time_control
 from clocks.timesource import TimeSource
@@ -59,6 +61,9 @@ class ClockSetup:
 
 
 Action = SquareSet | LeverPress | ClockSetup
+
+HabitsName = Literal["realistic", "none"]
+HABITS: tuple[HabitsName, ...] = ("realistic", "none")
 
 
 class ActionTarget(Protocol):
@@ -183,6 +188,96 @@ def actions_for_game(
         board.push(node.move)
         t = press
     return actions
+
+
+def _pgn_times(
+    game: chess.pgn.Game, base: float, inc: float
+) -> tuple[list[int | None], list[float | None]]:
+    """Per ply: the mover's [%clk] (whole seconds) and the seconds the move took ([%emt],
+    else the [%clk] difference with the increment, else unknown)."""
+    clocks: list[int | None] = []
+    think: list[float | None] = []
+    remaining = {chess.WHITE: base, chess.BLACK: base}
+    board = game.board()
+    for node in game.mainline():
+        mover = board.turn
+        clk, emt = node.clock(), node.emt()
+        clocks.append(round(clk) if clk is not None else None)
+        if emt is not None:
+            think.append(max(0.0, emt))
+        elif clk is not None:
+            think.append(max(0.0, remaining[mover] + inc - clk))
+        else:
+            think.append(None)
+        if clk is not None:
+            remaining[mover] = clk
+        board.push(node.move)
+    return clocks, think
+
+
+def human_actions_for_game(
+    game: chess.pgn.Game,
+    *,
+    habits: humans.Habits,
+    seed: int = 0,
+    white_side: Side = "left",
+    max_think: float | None = None,
+) -> list[Action]:
+    """The timeline of one game played by people with `habits` (see `boardsim.humans`):
+    sliding pieces, captures in either order, j'adoube, fast replies, takebacks, rotated
+    boards, result signals... as actions for an emulated board, t = 0 at the clock setup.
+
+    The board starts in the standard position: a game on a rotated board (or from another
+    start) begins with the arbiter setting the pieces up, square by square, at t = 0.
+    """
+    tc = parse_time_control(game.headers.get("TimeControl"))
+    inc = tc.increment if tc else 0.0
+    moves = list(game.mainline_moves())
+    first_clk = next(iter(game.mainline()), None)
+    first = first_clk.clock() if first_clk is not None else None
+    base = tc.base if tc else (first + inc if first is not None else DEFAULT_BASE)
+    clocks, think = _pgn_times(game, base, inc)
+    if max_think is not None:
+        cap = habits.max_think if habits.max_think is not None else max_think
+        habits = dataclasses.replace(habits, max_think=min(cap, max_think))
+    perf = humans.perform(
+        moves,
+        start_fen=game.board().fen(),
+        chess960=game.board().chess960,
+        habits=habits,
+        seed=seed,
+        # Capped think times no longer fit the [%clk] values: let the clock show its own.
+        clocks=clocks if max_think is None else None,
+        think=think,
+        initial_seconds=(round(base), round(base)),
+        white_side=white_side,
+        result=game.headers.get("Result"),
+    )
+    actions: list[Action] = []
+    standard = BoardPosition.from_fen(chess.STARTING_BOARD_FEN)
+    for index, (now, wanted) in enumerate(zip(standard.codes, perf.start.codes, strict=True)):
+        if now != wanted:
+            actions.append(SquareSet(0.0, index, wanted))
+    for action in perf.actions:
+        if isinstance(action, humans.PieceChange):
+            actions.append(SquareSet(action.t, action.index, action.code))
+        elif isinstance(action, humans.LeverPress):
+            actions.append(LeverPress(action.t, action.side))
+        else:
+            # Set the clock, then the first mover's opponent presses to start it.
+            actions.append(ClockSetup(0.0, action.left_seconds, action.right_seconds, inc))
+            other: Side = "right" if action.side == "left" else "left"
+            actions.append(LeverPress(action.t, other))
+    return actions
+
+
+def habits_named(name: HabitsName) -> humans.Habits | None:
+    """The noise model called `name`: "realistic" habits, or None for the tidy hands."""
+    if name == "realistic":
+        return humans.Habits.realistic()
+    if name == "none":
+        return None
+    raise ValueError(f"unknown habits {name!r}: choose one of {', '.join(HABITS)}")
 
 
 class TimedAction(Protocol):

@@ -22,7 +22,14 @@ import chess.pgn
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
-from boardsim.script import actions_for_game, play
+from boardsim.script import (
+    Action,
+    HabitsName,
+    actions_for_game,
+    habits_named,
+    human_actions_for_game,
+    play,
+)
 from boardsim.timing import ScaledTime
 
 FIRST_SERIAL = 10001
@@ -101,7 +108,13 @@ def load_games(path: Path | str) -> list[chess.pgn.Game]:
 
 
 class Simulator:
-    """Starts the emulated devices, plays the games, registers itself; `stop()` undoes it all."""
+    """Starts the emulated devices, plays the games, registers itself; `stop()` undoes it all.
+
+    `habits="realistic"` has the players move pieces the way people do (`boardsim.humans`:
+    sliding pieces, captures in either order, fast replies, j'adoube, takebacks, rotated
+    boards, result signals with the kings), seeded by `seed` and the board number;
+    `habits="none"` keeps the tidy scripted hands (`boardsim.script.actions_for_game`).
+    """
 
     def __init__(
         self,
@@ -117,11 +130,14 @@ class Simulator:
         max_think: float | None = None,
         game_delay: float = 0.0,
         register: bool = True,
+        habits: HabitsName = "none",
     ) -> None:
         if not 1 <= boards <= 99:
             raise ValueError(f"--boards takes 1 to 99 boards, not {boards}")
         if first_serial < 1 or first_serial + boards - 1 > 16383:
             raise ValueError("serial numbers must stay within 00001..16383 (14-bit bus addresses)")
+        self.habits = habits_named(habits)  # checks the name before anything starts
+        self.habits_name = habits
         self.board_count = boards
         self.bus = bus
         self.games = list(games)
@@ -173,7 +189,7 @@ class Simulator:
         if self.games:
             for i, (host, index) in enumerate(targets):
                 game = self.games[i % len(self.games)]
-                self._players.append(asyncio.create_task(self._play(host, index, game)))
+                self._players.append(asyncio.create_task(self._play(host, index, game, i)))
         return list(self.devices)
 
     def _host(self, device: EmulatedBoard | BusLine, name: str) -> PtyHost:
@@ -183,8 +199,16 @@ class Simulator:
         self.hosts.append(host)
         return host
 
-    async def _play(self, host: PtyHost, index: int, game: chess.pgn.Game) -> None:
-        actions = actions_for_game(game, max_think=self.max_think)
+    def actions_for(self, game: chess.pgn.Game, number: int) -> list[Action]:
+        """What the players at board `number` (0-based) do, t = 0 at the clock setup."""
+        if self.habits is None:
+            return actions_for_game(game, max_think=self.max_think)
+        return human_actions_for_game(
+            game, habits=self.habits, seed=self.seed * 1000 + number, max_think=self.max_think
+        )
+
+    async def _play(self, host: PtyHost, index: int, game: chess.pgn.Game, number: int) -> None:
+        actions = self.actions_for(game, number)
         if self.game_delay > 0:
             await asyncio.sleep(self.game_delay)
         await play(host, actions, self.clock, board=index, speed=self.speed)

@@ -167,7 +167,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--events", metavar="OUT.jsonl", help="write every event, one JSON object a line"
     )
     replay.add_argument(
-        "--board", metavar="SERIAL", help="which board of a bus capture goes to --pgn"
+        "--board",
+        metavar="SERIAL|B",
+        help="which board of a bus capture goes to --pgn; with --event, the event's board number",
+    )
+    replay.add_argument(
+        "--event",
+        metavar="EVENT.toml",
+        help="run the capture as board B's game in round R of this event, with the arbiter "
+        "rules (the capture's started_at meets the schedule)",
+    )
+    replay.add_argument("--round", type=int, metavar="R", help="with --event: the round")
+    replay.add_argument(
+        "--section", metavar="NAME", help="with --event and no [[board]] list: the section"
     )
     replay.add_argument(
         "--time-control", metavar="TC", help="software clock for boards without a clock"

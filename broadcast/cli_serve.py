@@ -92,7 +92,10 @@ async def serve(
     except JournalError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
-    speed = args.speed if args.sim else 1.0
+    if not args.speed > 0:
+        print("boardwire: --speed must be positive", file=sys.stderr)
+        return 2
+    speed = args.speed
     time = EpochTime(speed)
     overrides = dict(args.board)
     sim = None

@@ -17,17 +17,29 @@ def _event_classes(module: ModuleType) -> list[type]:
 
 
 def register_all() -> None:
-    """Register the event classes of every module that defines journaled events."""
+    """Register the event classes of every module that defines journaled events, and of
+    the modules whose values events carry (positions, clock readings, players, pairings):
+    a fresh process must be able to read back what another one wrote."""
     import boards.events
+    import boards.position
+    import broadcast.config.model
     import broadcast.games.events
     import broadcast.live_round
     import broadcast.tournament.events
+    import broadcast.tournament.pairing
+    import clocks.clocktimes
+    import clocks.reading
 
     modules: list[ModuleType] = [
         boards.events,
+        boards.position,
+        broadcast.config.model,
         broadcast.games.events,
         broadcast.tournament.events,
+        broadcast.tournament.pairing,
         broadcast.live_round,
+        clocks.clocktimes,
+        clocks.reading,
     ]
     try:
         import broadcast.arbiter.alerts

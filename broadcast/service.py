@@ -461,12 +461,20 @@ class EventService:
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
             driver: SingleBoardDriver | BusDriver
+            # What the journal knew of these boards: their logs fill the gap of a restart.
+            known = [k for b in boards if (k := self.known_board(b.name)) is not None]
             if addresses or len(boards) > 1:
                 driver = BusDriver(
-                    port, emit, time=self.time, opener=self.opener, addresses=addresses
+                    port, emit, time=self.time, opener=self.opener, addresses=addresses, known=known
                 )
             else:
-                driver = SingleBoardDriver(port, emit, time=self.time, opener=self.opener)
+                driver = SingleBoardDriver(
+                    port,
+                    emit,
+                    time=self.time,
+                    opener=self.opener,
+                    known=known[0] if known else None,
+                )
             self._drivers.append(driver)
             self._tasks.append(asyncio.ensure_future(driver.run()))
         self._tasks.append(asyncio.ensure_future(self._tick_loop()))

@@ -85,6 +85,10 @@ def run_replay(args: argparse.Namespace) -> int:
     except (OSError, CaptureError) as exc:
         print(f"boardwire: cannot read the capture: {exc}", file=sys.stderr)
         return 2
+    if getattr(args, "event", None):
+        from broadcast.replay_event import run_event_replay
+
+        return run_event_replay(args, capture)
     tc = _time_control(args.time_control)
     result = replay_capture(capture, make_reconstructor=partial(Reconstructor, time_control=tc))
     if args.events:

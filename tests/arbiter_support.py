@@ -64,7 +64,9 @@ def gid(event: EventConfig, round_number: int, board: int, section: str | None =
     return GameKey(section or event.sections[0].name, round_number, board).id
 
 
-def moves(game: str, ucis: Sequence[str], t0: float, step: float = 10.0, start: int = 1) -> list[GameMove]:
+def moves(
+    game: str, ucis: Sequence[str], t0: float, step: float = 10.0, start: int = 1
+) -> list[GameMove]:
     """GameMove events for `ucis` from the start position, one every `step` seconds."""
     board = chess.Board()
     out = []

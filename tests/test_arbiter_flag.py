@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import chess
 import pytest
-
 from arbiter_support import SESTAO, engine, gid, moves, start_of
+
 from broadcast.arbiter import Alert, RulesConfig
 from broadcast.arbiter.flag import blocked_dead, can_checkmate, flag_fall_result
 from broadcast.games.events import ResultConfirmed, ResultProposed, StartPositionSet
@@ -72,7 +72,9 @@ def test_engine_proposes_loss_on_time_and_applies_when_configured() -> None:
         rules.tick(start + 4999)
         out = rules.observe(FlagFell(start + 5000, "left", "white"), game=game)
         proposals = [e for e in out if isinstance(e, ResultProposed) and e.game == game]
-        assert [(p.result, p.reason, p.t) for p in proposals] == [("0-1", "flag-fall", start + 5000)]
+        assert [(p.result, p.reason, p.t) for p in proposals] == [
+            ("0-1", "flag-fall", start + 5000)
+        ]
         assert bool([e for e in out if isinstance(e, ResultConfirmed)]) is confirmed
         assert rules.observe(FlagFell(start + 5001, "left", "white"), game=game) == []
 

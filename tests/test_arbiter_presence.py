@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-
 from arbiter_support import DONOSTIA, PAMPLONA, SESTAO, engine, gid, kinds, moves, press, start_of
+
 from broadcast.arbiter import Alert, PlayerMarkedPresent
 from broadcast.arbiter.presence import forfeit_result, warning_marks
 from broadcast.config.model import EventConfig
@@ -26,11 +26,7 @@ def test_default_time_boundary_is_exact(event: EventConfig, minutes: int) -> Non
     assert not [e for e in before if isinstance(e, ResultProposed) and e.game == game]
     assert [a.kind for a in rules.open_alerts() if a.game == game and "black" in a.message]
     at = [e for e in rules.tick(due) if isinstance(e, ResultProposed) and e.game == game]
-    assert at == [
-        ResultProposed(
-            game, "+/-", "default-time", due, at[0].detail if at else ""
-        )
-    ]
+    assert at == [ResultProposed(game, "+/-", "default-time", due, at[0].detail if at else "")]
     assert f"({minutes} min)" in at[0].detail
 
 
@@ -147,7 +143,9 @@ def test_no_show_counted_on_confirmation_and_limit_alert() -> None:
     out = rules.observe(ResultConfirmed(game2, "+/-", "default-time", start + 1950))
     assert kinds(out) == ["no-show-counted", "alert:withdraw-from-pairing"]
     alert = out[1]
-    assert isinstance(alert, Alert) and alert.severity == "critical" and "2 no-shows" in alert.message
+    assert (
+        isinstance(alert, Alert) and alert.severity == "critical" and "2 no-shows" in alert.message
+    )
     # fed back or replayed: nothing new
     assert rules.observe(out[0]) == [] and rules.observe(alert) == []
 

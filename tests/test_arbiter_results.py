@@ -4,8 +4,8 @@ signal, and the early-draw rule (both sides of each boundary)."""
 from __future__ import annotations
 
 import chess
-
 from arbiter_support import SESTAO, engine, gid, kinds, moves, start_of
+
 from broadcast.arbiter import Alert, RulesConfig
 from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.config.model import EarlyDrawRule
@@ -97,7 +97,6 @@ def test_early_draw_rule_boundaries() -> None:
 
 def _sample_line(plies: int) -> list[str]:
     import chess.pgn
-
     from arbiter_support import EXAMPLES
 
     with (EXAMPLES / "games" / "worldcup2025-sample.pgn").open(encoding="utf-8") as f:

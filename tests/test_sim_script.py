@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 
 from boards.dgt.eeprom import ClockTime
 from boards.position import BoardPosition
+from boards.reconstruction import GameLine, Reconstructor
+from boards.reconstruction.drive import drive
 from boardsim.board import EmulatedBoard
 from boardsim.clock import Side
+from boardsim.humans import Habits
 from boardsim.script import (
     Action,
     ClockSetup,
@@ -23,7 +26,9 @@ from boardsim.script import (
     SquareSet,
     TimedAction,
     actions_for_game,
+    habits_named,
     hand_moves,
+    human_actions_for_game,
     parse_time_control,
     perform,
     play,
@@ -235,3 +240,52 @@ def test_unknown_actions_are_refused() -> None:
 
     with pytest.raises(TypeError, match="cannot perform"):
         perform(Recorder(), Shrug(0.0))
+
+
+# --- players with human habits -------------------------------------------------------------
+
+
+def _positions_of(actions: list[Action], board: EmulatedBoard) -> list[tuple[float, BoardPosition]]:
+    """Replay on the pure board, noting the position after each square change."""
+    seen: list[tuple[float, BoardPosition]] = [(0.0, board.position)]
+    for a in sorted(actions, key=lambda a: a.t):
+        replay([a], board)
+        if isinstance(a, SquareSet) and board.position != seen[-1][1]:
+            seen.append((a.t, board.position))
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_human_habits_replay_to_the_game_and_reconstruct_exactly(seed: int) -> None:
+    game = game_of(SPECIAL, tc="300+2")
+    habits = Habits.realistic()
+    actions = human_actions_for_game(game, habits=habits, seed=seed)
+    board = EmulatedBoard("10001", seed=seed)
+    positions = _positions_of(actions, board)
+    final = game.end().board()
+    assert board.position in (
+        BoardPosition.from_board(final, "normal"),
+        BoardPosition.from_board(final, "rotated"),
+    )
+    # Messier than the tidy hands (slides, j'adoube, capture orders...), yet the same game.
+    assert len(positions) > 2 * len(SPECIAL)
+    events = drive(Reconstructor(), positions)
+    line = GameLine()
+    line.extend(events)
+    assert line.sans == SPECIAL
+
+
+def test_human_habits_set_the_clock_and_start_it() -> None:
+    actions = human_actions_for_game(game_of(SPECIAL, tc="300+2"), habits=Habits.none(), seed=1)
+    setup = [a for a in actions if isinstance(a, ClockSetup)]
+    assert setup == [ClockSetup(0.0, 300, 300, 2.0)]
+    presses = [a for a in actions if isinstance(a, LeverPress)]
+    assert presses[0].side == "right"  # Black starts White's clock
+    assert len(presses) == len(SPECIAL) + 1
+
+
+def test_habits_are_named() -> None:
+    assert habits_named("none") is None
+    assert habits_named("realistic") == Habits.realistic()
+    with pytest.raises(ValueError, match="unknown habits"):
+        habits_named("sloppy")  # type: ignore[arg-type]

@@ -84,6 +84,29 @@ async def test_single_boards_play_their_games(pgn_file: Path) -> None:
         assert [d.serial for d in sim.devices] == ["10001", "10002", "10003"]
 
 
+async def test_players_with_realistic_habits_end_in_the_games_final_positions(
+    pgn_file: Path,
+) -> None:
+    games = load_games(pgn_file)
+    async with Simulator(
+        2, games=games, speed=50.0, habits="realistic", seed=3, max_think=2.0
+    ) as sim:
+        fds = [os.open(d.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK) for d in sim.devices]
+        await asyncio.wait_for(sim.wait_games(), 10)
+        await asyncio.sleep(0.05)
+        for fd, game in zip(fds, games, strict=True):
+            os.write(fd, bytes([Command.SEND_BRD]))
+            await asyncio.sleep(0.05)
+            [dump] = BoardStreamDecoder().feed(read_all(fd))
+            final = game.end().board()
+            # A rotated board (one of the habits) shows the same game turned around.
+            assert dump in (
+                BoardDump(BoardPosition.from_board(final)),
+                BoardDump(BoardPosition.from_board(final, "rotated")),
+            )
+            os.close(fd)
+
+
 async def test_bus_line_plays_games_and_answers_polls(pgn_file: Path) -> None:
     games = load_games(pgn_file)
     async with Simulator(4, bus=True, games=games, speed=50.0, first_serial=2001) as sim:
@@ -141,6 +164,8 @@ def test_bad_inputs_are_explained(tmp_path: Path) -> None:
         Simulator(0)
     with pytest.raises(ValueError, match="16383"):
         Simulator(5, first_serial=16381)
+    with pytest.raises(ValueError, match="unknown habits"):
+        Simulator(1, habits="sloppy")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="cannot read PGN"):
         load_games(tmp_path / "missing.pgn")
     empty = tmp_path / "empty.pgn"
@@ -192,6 +217,15 @@ async def test_cli_reports_a_missing_pgn(
     args = parser.parse_args(["--pgn", str(tmp_path / "nope.pgn")])
     assert await cli.run(args) == 2
     assert "cannot read PGN file" in capsys.readouterr().err
+
+
+def test_cli_takes_the_players_habits() -> None:
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    assert parser.parse_args([]).habits == "none"
+    assert parser.parse_args(["--habits", "realistic"]).habits == "realistic"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--habits", "sloppy"])
 
 
 def test_cli_rejects_a_bad_speed() -> None:

@@ -114,9 +114,10 @@ class _Candidate:
     version: int = -1
     slow_done: bool = False
     deep_done: bool = False
+    chain_done: bool = False  # the chain resync depends on the trail, not on the depth
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Seen:
     """A position the board showed since the last game node, for a chain resync."""
 
@@ -392,7 +393,7 @@ class Reconstructor:
         self._soft: SoftwareClock | None = None
         if self._cand is not None:
             self._cand.match = None
-            self._cand.slow_done = self._cand.deep_done = False
+            self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
 
     def _node_changed(self) -> None:
         self._presses_since_node = 0
@@ -404,7 +405,7 @@ class Reconstructor:
         self._observed = []
         self._restart_trail()
         if self._cand is not None:
-            self._cand.slow_done = self._cand.deep_done = False
+            self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
 
     def _restart_trail(self) -> None:
         """A new game node: the trail starts again from what the board shows now."""
@@ -415,7 +416,7 @@ class Reconstructor:
     def _sight(self, key: Key, t: float, recovered: bool = False) -> None:
         trail = self._trail
         if trail and trail[-1].until is None:
-            trail[-1].until = t
+            trail[-1] = replace(trail[-1], until=t)
         trail.append(_Seen(key, t, recovered=recovered))
         if len(trail) > _TRAIL_MAX:
             # Bounded: the oldest go, and with them the link to the game node.
@@ -585,7 +586,7 @@ class Reconstructor:
                 board.push(move)
         if found is not None:
             return found
-        if chain or deep:
+        if chain:
             moves = self._chain_to(key)
             if moves is not None:
                 return _Match("forward", moves, len(self._plies), deep=True)
@@ -778,7 +779,8 @@ class Reconstructor:
                 cand.deep_done = deep
                 # A chain through every position seen since the last node is strong
                 # evidence: try it as soon as the board has been out of step a while.
-                chain = self._out_since is not None or long_unmatched
+                chain = (self._out_since is not None or long_unmatched) and not cand.chain_done
+                cand.chain_done = cand.chain_done or chain
                 slow = self._slow_classify(cand.key, deep, chain)
                 if slow is not None:
                     cand.match = slow

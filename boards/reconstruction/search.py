@@ -193,7 +193,7 @@ def explain_chain(
     board: chess.Board,
     seen: Sequence[Sighting],
     max_step: int = 2,
-    budget: int = 4000,
+    budget: int = 600,
 ) -> Line | None:
     """The legal moves from `board` that explain a whole sequence of sightings, or None.
 

@@ -161,11 +161,12 @@ class ArbiterRules:
         self.acknowledged: set[str] = set()
         self._watch: dict[str, _Watch] = {}
         self._boards: dict[str, _BoardWatch] = {}
-        self._counted: set[tuple[str, int, int]] = (
-            set()
-        )  # no-shows emitted (section, round, player)
+        self._closed: set[str] = set()  # games whose result stands: never watched again
+        # no-shows already emitted: (section, round, player)
+        self._counted: set[tuple[str, int, int]] = set()
         self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
         self._muted = False
+        self._watch_new_games()
 
     # -- public API ------------------------------------------------------------------------
     def observe(self, event: Observable, *, game: str | None = None) -> list[Observable]:
@@ -201,6 +202,9 @@ class ArbiterRules:
             if board.has_clock and board.last_seen is not None and not board.silent:
                 next_due = min(next_due, board.last_seen + self.config.trouble.silent_after)
         self._next_due = next_due
+        # Rules due at different moments within one tick come out in time order, as if
+        # the service had ticked at each of those moments (stable: game order on ties).
+        out.sort(key=lambda e: _time_of(e) or now)
         return out
 
     def restore(self, events: Iterable[Observable]) -> None:
@@ -261,12 +265,19 @@ class ArbiterRules:
     def _fold_tournament(self, event: Any) -> None:
         self.tournament = self.tournament.apply(event)
         self.book = self.book.synced(self.tournament)
-        for game_id, game in self.book.games.items():
-            if game_id not in self._watch and not game.finished:
-                self._watch[game_id] = _Watch()
-                self._next_due = -math.inf
+        self._watch_new_games()
         if isinstance(event, ResultRecorded):
             self._close_by_pairing(event)
+
+    def _close(self, game_id: str) -> None:
+        self._watch.pop(game_id, None)
+        self._closed.add(game_id)
+
+    def _watch_new_games(self) -> None:
+        for game_id, game in self.book.games.items():
+            if game_id not in self._watch and game_id not in self._closed and not game.finished:
+                self._watch[game_id] = _Watch()
+                self._next_due = -math.inf
 
     def _close_by_pairing(self, event: ResultRecorded) -> None:
         """A result recorded on the tournament side ends the game's watch too."""
@@ -277,7 +288,7 @@ class ArbiterRules:
             return
         for game in self.book.round_games(event.section, event.round):
             if game.key.board == pairing.board:
-                self._watch.pop(game.id, None)
+                self._close(game.id)
 
     def _bye(self, request: ByeRequested) -> list[Observable]:
         self._fold_tournament(request)
@@ -330,7 +341,7 @@ class ArbiterRules:
                 self._boards.setdefault(board, _BoardWatch()).game = game.id
                 return []
             case ResultConfirmed():
-                self._watch.pop(game.id, None)
+                self._close(game.id)
                 return self._confirmed(game, event)
             case ResultProposed():
                 return self._proposed(game, event)
@@ -390,7 +401,7 @@ class ArbiterRules:
         if self.mode == "apply" and reason in AUTOMATIC_REASONS:
             confirmed = ResultConfirmed(game.id, result, reason, t, by="rules")
             self.book = self.book.apply(confirmed)
-            self._watch.pop(game.id, None)
+            self._close(game.id)
             out.append(confirmed)
         return self._emit(out)
 
@@ -408,7 +419,7 @@ class ArbiterRules:
         if not ours and self.mode == "apply" and event.reason in AUTOMATIC_REASONS:
             confirmed = ResultConfirmed(game.id, event.result, event.reason, event.t, by="rules")
             self.book = self.book.apply(confirmed)
-            self._watch.pop(game.id, None)
+            self._close(game.id)
             out += self._emit([confirmed])
         return out
 
@@ -465,8 +476,10 @@ class ArbiterRules:
             return []
         watch.flagged.add(event.colour)
         pending = game.proposal
-        if pending is not None and pending.reason in POSITION_REASONS:
-            return []  # the position ended the game before the flag fell
+        if pending is not None and pending.reason != "flag-fall":
+            # Something ended the game first (a mate, the kings signal, the default time:
+            # an absent player's clock runs out too); the flag adds nothing.
+            return []
         if pending is not None and pending.reason == "flag-fall":
             return self._alert(
                 f"both-flags:{game.id}",
@@ -643,7 +656,8 @@ class ArbiterRules:
                     hall_board=event.board,
                 )
             case ClockSeen():
-                board.has_clock = True
+                # A running DGT clock reports every second; a stopped one only on change.
+                board.has_clock = bool(getattr(event.reading, "running", False))
                 board.clock_missing = False
                 if board.last_seen is not None:
                     self._next_due = min(self._next_due, board.last_seen + cfg.silent_after)

@@ -15,8 +15,9 @@ from broadcast.arbiter.alerts import Severity
 class TroubleConfig:
     """When board trouble becomes an alert.
 
-    `silent_after`: seconds without any message from a board that has a clock attached
-    (a running DGT clock reports every second, so silence means a dead link).
+    `silent_after`: seconds without any message from a board whose clock was running
+    (a running DGT clock reports every second, so silence means a dead link; a stopped
+    clock or a board without one may rightly stay quiet for long).
     `missed_polls`: unanswered bus polls in one health report.
     `battery_low` / `battery_critical`: percent, when not charging.
     `out_of_sync_after`: seconds the board may show a foreign position (pieces being

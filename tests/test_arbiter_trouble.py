@@ -1,0 +1,129 @@
+"""Board trouble to the second: lost and silent boards, bus polls, battery, missing clock,
+out of sync too long, and a move that stood though illegal."""
+
+from __future__ import annotations
+
+from arbiter_support import SESTAO, engine, gid, moves, start_of
+
+from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
+from broadcast.arbiter import Alert
+from broadcast.arbiter.rules import ArbiterRules
+from broadcast.games.events import BoardAttached, GameClock, GameSync, ResultConfirmed
+from clocks.reading import ClockReading, NoClock
+
+BOARD = "10001"
+START = start_of(SESTAO, 1)
+GAME = gid(SESTAO, 1, 1)
+
+
+def attached() -> ArbiterRules:
+    rules = engine(SESTAO)
+    rules.observe(BoardAttached(GAME, BOARD, START - 600))
+    for e in moves(GAME, ["e2e4", "e7e5"], START + 1):
+        rules.observe(e)
+    return rules
+
+
+def alerts(events: list[object], kind: str) -> list[Alert]:
+    return [e for e in events if isinstance(e, Alert) and e.kind == kind]
+
+
+def reading(left: int = 5400, right: int = 5400) -> ClockReading:
+    return ClockReading(
+        left_seconds=left, right_seconds=right, running=True, right_lever_high=False
+    )
+
+
+def test_board_lost_alerts_once_per_loss() -> None:
+    rules = attached()
+    out = rules.observe(BoardLost(START + 100, BOARD, "port closed"))
+    [alert] = alerts(out, "board-not-responding")
+    assert alert.severity == "critical" and alert.hall_board == BOARD and alert.game == GAME
+    assert alert.players and alert.round == 1 and alert.board == 1 and alert.section == "Open"
+    assert "port closed" in alert.message
+    assert rules.observe(BoardLost(START + 101, BOARD, "port closed")) != []  # a new episode
+    assert rules.observe(alert) == []  # replayed: nothing new
+
+
+def test_silent_board_with_clock_more_than_the_limit() -> None:
+    rules = attached()
+    rules.observe(ClockSeen(START + 200, BOARD, reading()))
+    assert alerts(rules.tick(START + 260), "board-not-responding") == []  # exactly 60 s
+    [alert] = alerts(rules.tick(START + 261), "board-not-responding")
+    assert alert.t == START + 261
+    assert alerts(rules.tick(START + 400), "board-not-responding") == []  # once
+    rules.observe(ClockSeen(START + 500, BOARD, reading(5300)))  # back
+    assert len(alerts(rules.tick(START + 561), "board-not-responding")) == 1  # silent again
+
+
+def test_silence_without_a_clock_is_normal() -> None:
+    rules = attached()
+    rules.observe(BatterySeen(START + 200, BOARD, 90))
+    assert alerts(rules.tick(START + 2000), "board-not-responding") == []
+
+
+def test_bus_polls_missed_threshold() -> None:
+    rules = attached()
+    assert (
+        alerts(rules.observe(BoardHealth(START + 10, BOARD, START + 9, 4, 0)), "bus-polls-missed")
+        == []
+    )
+    [alert] = alerts(
+        rules.observe(BoardHealth(START + 20, BOARD, START + 9, 5, 2)), "bus-polls-missed"
+    )
+    assert "5 bus polls" in alert.message
+
+
+def test_battery_low_then_critical_once_each() -> None:
+    rules = attached()
+    assert rules.observe(BatterySeen(START + 10, BOARD, 21)) == []
+    [low] = alerts(rules.observe(BatterySeen(START + 20, BOARD, 20)), "battery-low")
+    assert low.severity == "warning"
+    assert rules.observe(BatterySeen(START + 30, BOARD, 19)) == []
+    assert rules.observe(BatterySeen(START + 35, BOARD, 10, charging=True)) == []
+    [critical] = alerts(rules.observe(BatterySeen(START + 40, BOARD, 5)), "battery-low")
+    assert critical.severity == "critical"
+
+
+def test_clock_not_connected_per_episode() -> None:
+    rules = attached()
+    [alert] = alerts(rules.observe(ClockSeen(START + 10, BOARD, NoClock())), "clock-not-connected")
+    assert alert.severity == "warning"
+    assert rules.observe(ClockSeen(START + 11, BOARD, NoClock())) == []
+    rules.observe(ClockSeen(START + 12, BOARD, reading()))
+    assert (
+        len(alerts(rules.observe(ClockSeen(START + 13, BOARD, NoClock())), "clock-not-connected"))
+        == 1
+    )
+
+
+def test_out_of_sync_more_than_limit() -> None:
+    rules = attached()
+    rules.observe(GameSync(GAME, False, START + 100, fen="8/8/8/8/8/8/8/8"))
+    assert alerts(rules.tick(START + 130), "out-of-sync") == []
+    [alert] = alerts(rules.tick(START + 131), "out-of-sync")
+    assert "31 s" in alert.message
+    rules.observe(GameSync(GAME, True, START + 140))
+    rules.observe(GameSync(GAME, False, START + 200))
+    assert alerts(rules.tick(START + 230), "out-of-sync") == []
+    assert len(alerts(rules.tick(START + 231), "out-of-sync")) == 1  # a second episode
+
+
+def test_illegal_move_stood_when_clock_pressed_out_of_sync() -> None:
+    rules = attached()
+    rules.observe(GameClock(GAME, 5390, 5390, "white", START + 50))
+    rules.observe(
+        GameSync(GAME, False, START + 60, fen="rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR")
+    )
+    [alert] = alerts(
+        rules.observe(GameClock(GAME, 5380, 5390, "black", START + 62)), "illegal-move-stood"
+    )
+    assert alert.severity == "critical" and "white pressed" in alert.message
+    assert rules.observe(GameClock(GAME, 5380, 5380, "white", START + 70)) == []  # once
+
+
+def test_no_trouble_alerts_after_the_result() -> None:
+    rules = attached()
+    rules.observe(ResultConfirmed(GAME, "1-0", "resignation", START + 300))
+    assert rules.observe(BoardLost(START + 400, BOARD, "unplugged")) == []
+    assert rules.observe(BatterySeen(START + 400, BOARD, 3)) == []

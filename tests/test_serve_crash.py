@@ -1,0 +1,175 @@
+"""`boardwire serve` killed with SIGKILL at random moments of a simulated round, and
+restarted, ends with every game complete and identical to what was played.
+
+The emulated boards run in their own process (`boardwire sim`), as real boards would
+outlive the server: while the server is dead they keep playing and logging to their
+EEPROM, and the restarted server reads what it missed from them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENT = ROOT / "examples" / "pamplona-masters.toml"
+SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
+PLIES = 24
+SPEED = 10.0
+BOARDWIRE = [sys.executable, "-m", "broadcast.cli"]
+
+
+def short_games(path: Path, count: int) -> list[list[str]]:
+    games, out = [], io.StringIO()
+    with SAMPLE.open(encoding="utf-8") as f:
+        while len(games) < count and (game := chess.pgn.read_game(f)) is not None:
+            node = game
+            for _ in range(PLIES):
+                node = node.variations[0]
+            node.variations.clear()
+            game.headers["TimeControl"] = (
+                "900+10"  # the sample's tag is prose; these are rapid games
+            )
+            games.append([m.uci() for m in game.mainline_moves()])
+            print(game, file=out, end="\n\n")
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return games
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def api(port: int, path: str) -> object:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as response:
+        return json.loads(response.read())
+
+
+def wait_up(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "serve exited early"
+        try:
+            api(port, "/api/v1/event")
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("serve did not come up")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kill_9_and_restart_loses_nothing(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    expected = short_games(tmp_path / "games.pgn", 4)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    sim = subprocess.Popen(
+        [
+            *BOARDWIRE,
+            "sim",
+            "--boards",
+            "4",
+            "--pgn",
+            str(tmp_path / "games.pgn"),
+            "--speed",
+            str(SPEED),
+            "--max-think",
+            "25",
+            "--start-after",
+            "3",
+            "--rundir",
+            str(tmp_path / "sim"),
+            "--seed",
+            str(seed),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        assert sim.stdout is not None
+        paths = [sim.stdout.readline().decode().split("\t")[0] for _ in range(4)]
+        db, port = tmp_path / "journal.sqlite", free_port()
+        base = [
+            *BOARDWIRE,
+            "serve",
+            str(EVENT),
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--speed",
+            str(SPEED),
+            "--delay",
+            "0",
+            *[a for i, p in enumerate(paths, 1) for a in ("--board", f"{i}={p}")],
+        ]
+        kills = 0
+        serve = subprocess.Popen(
+            [*base, "--round", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=(tmp_path / "serve-1.log").open("wb"),
+            env=env,
+            cwd=ROOT,
+        )
+        deadline = time.monotonic() + 90
+        done = False
+        while time.monotonic() < deadline and not done:
+            wait_up(port, serve)
+            alive_for = rng.uniform(1.0, 4.0)
+            end = time.monotonic() + alive_for
+            while time.monotonic() < end:
+                games = api(port, "/api/v1/rounds/1")
+                assert isinstance(games, dict)
+                if all(g["ply"] >= PLIES for g in games["games"]):
+                    done = True
+                    break
+                time.sleep(0.2)
+            if done:
+                break
+            serve.send_signal(signal.SIGKILL)
+            serve.wait()
+            kills += 1
+            time.sleep(rng.uniform(0.0, 1.0))  # dead for a while: the boards play on
+            serve = subprocess.Popen(
+                base,
+                stdout=subprocess.DEVNULL,
+                stderr=(tmp_path / f"serve-{kills + 1}.log").open("wb"),
+                env=env,
+                cwd=ROOT,
+            )
+        assert kills >= 1
+        wait_up(port, serve)
+        got = []
+        clockless: dict[int, list[int]] = {}
+        for board in range(1, 5):
+            game = api(port, f"/api/v1/games/masters-r1-b{board}")
+            assert isinstance(game, dict)
+            got.append([m["uci"] for m in game["moves"]])
+            clockless[board] = [m["ply"] for m in game["moves"] if m["clock"] is None]
+        assert got == expected
+        # Moves made while the server was dead get their clock times from the board's log.
+        assert all(not plies for plies in clockless.values()), (
+            f"moves without a clock time: {clockless}"
+        )
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=10)
+    finally:
+        for proc in (sim, locals().get("serve")):
+            if isinstance(proc, subprocess.Popen) and proc.poll() is None:
+                proc.kill()
+                proc.wait()

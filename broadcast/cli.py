@@ -13,6 +13,7 @@ from dataclasses import asdict
 
 from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
 from broadcast import cli_check, cli_pairings, cli_serve, cli_standings
+from broadcast import demo as demo_options
 
 
 def _board_rows(results: list[ProbeResult]) -> list[dict[str, object]]:
@@ -200,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--port", type=int, default=8080, help="web port (used once the web server lands)"
     )
+    demo_options.add_arguments(demo)
     demo.set_defaults(handler=_cmd_demo)
     return parser
 

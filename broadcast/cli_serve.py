@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from time import time as wall_clock
 from typing import Any
 
 from broadcast.config import load_event
@@ -96,7 +97,10 @@ async def serve(
         print("boardwire: --speed must be positive", file=sys.stderr)
         return 2
     speed = args.speed
-    time = EpochTime(speed)
+    # Never behind the journal: a fast-forward rehearsal runs ahead of the wall clock, and a
+    # restart must not make event time step backwards.
+    last = journal.last_t()
+    time = EpochTime(speed, start=max(wall_clock(), last + 0.001 if last is not None else 0.0))
     overrides = dict(args.board)
     sim = None
     if args.sim:

@@ -29,7 +29,9 @@ class BoardFollower:
             self.connected = False
             return []
         if isinstance(event, PositionSeen):
-            out = self.reconstructor.feed_position(event.t, event.position)
+            out = self.reconstructor.feed_position(
+                event.t, event.position, recovered=event.recovered
+            )
         elif isinstance(event, ClockSeen):
             out = self.reconstructor.feed_clock(event.t, event.reading)
         else:

@@ -98,5 +98,10 @@ class Journal:
         for seq, t, kind, body in cursor:
             yield Entry(seq, t, decode(kind, body))
 
+    def last_t(self) -> float | None:
+        """When the newest event was appended (service clock), or None for a new journal."""
+        row = self._db.execute("SELECT t FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
     def last_seq(self) -> int:
         return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])

@@ -8,9 +8,10 @@ flags and board health are not game facts: they pass through, for the arbiter ru
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
-from boards.events import ClockSeen, DriverEvent
+from boards.events import ClockSeen, ClockStamped, DriverEvent
 from boards.reconstruction import (
     BackInSync,
     MoveClocked,
@@ -23,6 +24,7 @@ from boards.reconstruction import (
 )
 from broadcast.follow import BoardFollower
 from broadcast.games.events import (
+    Colour,
     GameClock,
     GameEvent,
     GameMove,
@@ -48,6 +50,10 @@ class BoardToGame:
 
     def __post_init__(self) -> None:
         self.follower = BoardFollower(self.board, self.reconstructor)
+        self._stamps: dict[Colour, deque[tuple[float, float]]] = {
+            "white": deque(),
+            "black": deque(),
+        }
 
     def handle(self, event: DriverEvent) -> tuple[list[GameEvent], list[Passed]]:
         """Game events, and the raw events the arbiter rules also want (health, flags,
@@ -56,10 +62,13 @@ class BoardToGame:
         passed: list[Passed] = [event]
         if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
             games.append(self.clock_event(event.t, event.reading))
+        if isinstance(event, ClockStamped):
+            colour = self.reconstructor.clock_times.colour_of(event.side)
+            self._stamps[colour].append((event.t, float(event.seconds)))
         for out in self.follower.handle(event):
             games += self.translate(out)
             passed.append(out)
-        return games, passed
+        return self._stamped(games), passed
 
     def tick(self, t: float) -> tuple[list[GameEvent], list[Passed]]:
         games: list[GameEvent] = []
@@ -67,7 +76,26 @@ class BoardToGame:
         for out in self.follower.tick(t):
             games += self.translate(out)
             passed.append(out)
-        return games, passed
+        return self._stamped(games), passed
+
+    def _stamped(self, games: list[GameEvent]) -> list[GameEvent]:
+        """Clock times the board logged at lever presses (read back from its EEPROM after an
+        outage, or polled from a bus board) complete moves that came without one: the first
+        stamp of the mover's colour at or after the move is that move's [%clk]."""
+        out: list[GameEvent] = []
+        for event in games:
+            out.append(event)
+            if not isinstance(event, GameMove) or event.remaining is not None:
+                continue
+            # The side to move after the move is the other one (works from any start FEN).
+            colour: Colour = "black" if event.fen_after.split()[1] == "w" else "white"
+            pending = self._stamps[colour]
+            while pending and pending[0][0] < event.t:
+                pending.popleft()  # a press before this move belongs to an earlier one
+            if pending:
+                t, seconds = pending.popleft()
+                out.append(GameMoveClocked(self.game, event.ply, seconds, None, max(t, event.t)))
+        return out
 
     def clock_event(self, t: float, reading: ClockReading) -> GameClock:
         times = self.reconstructor.clock_times

@@ -33,6 +33,8 @@ from boards.position import BoardPosition
 from boards.reconstruction import Reconstructor
 from boards.recovery import RECENT_CHANGES, KnownBoard, changes_between
 from boards.single import SingleBoardDriver
+from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
+from broadcast.arbiter.rules import ArbiterRules, RulesConfig
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.delayed import DelayedView
 from broadcast.event_kinds import register_all
@@ -61,6 +63,7 @@ from broadcast.tournament.events import (
     TournamentEvent,
 )
 from broadcast.tournament.state import StateError, TournamentState, registration_events
+from clocks.clocktimes import FlagFell
 from clocks.reading import ClockReading, NoClock
 from clocks.timesource import TimeSource
 
@@ -133,8 +136,10 @@ class EventService:
         live_round: int | None = None,
         tick_seconds: float = 0.2,
         delay: float | None = None,
+        rules: RulesConfig | None = None,
     ) -> None:
         register_all()
+        self.rules = ArbiterRules(config, rules)
         self.config = config
         self.journal = journal
         self.time = time
@@ -174,11 +179,9 @@ class EventService:
             self._fold(entry.event)
             self.last_seq = entry.seq
             self._publish(entry.t, [entry])
-        if self.last_seq == 0:
-            first: list[Any] = list(registration_events(self.config))
-            self.commit(first)
-            self.commit(self._round_robin_pairings())
+            self.rules.restore([entry.event])
         if self._live_round_request is not None:
+            # First, so that round R is the round being played when its pairings arrive.
             now = utc(self.time.now())
             self.commit(
                 [
@@ -186,6 +189,9 @@ class EventService:
                     for s in self.config.sections
                 ]
             )
+        if self.last_seq == 0 or not any(s.players for s in self.tournament.sections.values()):
+            self.commit(list(registration_events(self.config)))
+            self.commit(self._round_robin_pairings())
         self.attach_boards()
 
     def _round_robin_pairings(self) -> list[RoundPaired]:
@@ -271,23 +277,52 @@ class EventService:
             name, self._positions[name], tuple(self._recent.get(name, ())), self._last_heard[name]
         )
 
-    def commit(self, events: Sequence[Any]) -> list[Entry]:
-        """Journal, then fold, then announce. Returns the entries as stored."""
-        if not events:
-            return []
-        t = self.time.now()
-        seqs = self.journal.append(events, t)
-        entries = [Entry(seq, t, e) for seq, e in zip(seqs, events, strict=True)]
-        for entry in entries:
-            self._fold(entry.event)
-            self.last_seq = entry.seq
-        self._publish(t, entries)
-        for listener in list(self.listeners):
-            try:
-                listener(entries)
-            except Exception:  # a broken listener must not stop the event
-                log.exception("listener failed")
-        return entries
+    def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:
+        """Journal, then fold, then announce; then let the arbiter rules react, and commit
+        what they raise the same way. `game` names the game of events that carry none (a
+        flag fall from a board's clock). Returns every entry stored."""
+        stored: list[Entry] = []
+        pending, from_rules = list(events), False
+        while pending:
+            batch = self._with_tournament_results(pending)
+            t = self.time.now()
+            seqs = self.journal.append(batch, t)
+            entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
+            for entry in entries:
+                self._fold(entry.event)
+                self.last_seq = entry.seq
+            self._publish(t, entries)
+            for listener in list(self.listeners):
+                try:
+                    listener(entries)
+                except Exception:  # a broken listener must not stop the event
+                    log.exception("listener failed")
+            stored += entries
+            if from_rules:
+                break  # the rules applied their own events already; nothing more follows
+            pending = [new for e in entries for new in self.rules.observe(e.event, game=game)]
+            from_rules = True
+        return stored
+
+    def _with_tournament_results(self, events: list[Any]) -> list[Any]:
+        """A game result that stands is also the tournament's result (by White's number)."""
+        out: list[Any] = []
+        for event in events:
+            out.append(event)
+            if isinstance(event, ResultConfirmed):
+                game = self.book.games.get(event.game)
+                if game is not None and game.white is not None:
+                    under_one = game.ply < 2 and event.result in ("1-0", "0-1", "1/2-1/2")
+                    out.append(
+                        ResultRecorded(
+                            game.key.section,
+                            game.key.round,
+                            game.white.start,
+                            TOURNAMENT_RESULT[event.result],
+                            under_one,
+                        )
+                    )
+        return out
 
     def public_state(self) -> PublicState:
         """The state as the broadcast delay allows the public to see it now."""
@@ -358,21 +393,40 @@ class EventService:
                 board.follower.board = event.board
         batch: list[Any] = [event]
         if board.follower is not None:
-            games, _passed = board.follower.handle(event)
+            games, passed = board.follower.handle(event)
             batch += games
+            batch += [p for p in passed if isinstance(p, FlagFell)]
             if isinstance(event, BoardConnected) and board.game is not None:
                 batch.append(BoardAttached(board.game, event.board, event.t))
-        self.commit(batch)
+        self.commit(batch, game=board.game)
 
     def tick(self) -> None:
         """Time passes: reconstruction stability timers, live round changes."""
         now = self.time.now()
-        batch: list[Any] = []
         for board in self.hall.values():
             if board.follower is not None:
-                batch += board.follower.tick(now)[0]
-        self.commit(batch)
+                games, passed = board.follower.tick(now)
+                flags = [p for p in passed if isinstance(p, FlagFell)]
+                self.commit([*games, *flags], game=board.game)
+        self.commit(self.rules.tick(now))
         self.attach_boards()
+
+    # -- alerts -----------------------------------------------------------------------------------
+
+    def alerts(self) -> list[Alert]:
+        """Alerts the arbiter has not acknowledged yet, oldest first."""
+        return self.rules.open_alerts()
+
+    def acknowledge(self, alert_id: str, by: str) -> None:
+        if alert_id not in self.rules.alerts:
+            raise ActionError(f"no alert {alert_id!r}")
+        self.commit([AlertAcknowledged(alert_id, self.time.now(), by=by)])
+
+    def mark_present(self, game_id: str, colour: str, by: str) -> None:
+        self._game(game_id)
+        if colour not in ("white", "black"):
+            raise ActionError(f"colour must be 'white' or 'black', not {colour!r}")
+        self.commit([PlayerMarkedPresent(game_id, colour, self.time.now(), by=by)])  # type: ignore[arg-type]
 
     # -- arbiter actions (each one journaled with who did it) ------------------------------------
 
@@ -388,21 +442,7 @@ class EventService:
             raise ActionError(
                 f"result must be one of {', '.join(TOURNAMENT_RESULT)}, not {result!r}"
             )
-        assert game.white is not None
-        now = self.time.now()
-        under_one = game.ply < 2 and result in ("1-0", "0-1", "1/2-1/2")
-        self.commit(
-            [
-                ResultConfirmed(game_id, result, reason, now, by=by),  # type: ignore[arg-type]
-                ResultRecorded(
-                    game.key.section,
-                    game.key.round,
-                    game.white.start,
-                    TOURNAMENT_RESULT[result],
-                    under_one,
-                ),
-            ]
-        )
+        self.commit([ResultConfirmed(game.id, result, reason, self.time.now(), by=by)])  # type: ignore[arg-type]
 
     def confirm_proposal(self, game_id: str, by: str) -> None:
         proposal = self._game(game_id).proposal

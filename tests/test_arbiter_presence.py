@@ -105,13 +105,19 @@ def test_late_arrival_at_29_minutes_is_only_warned_31_is_forfeit() -> None:
         assert len(late) == (2 if minutes == 29 else 3)  # 15 and 25 min; 29 min too at 31
 
 
-def test_zero_default_time_forfeits_at_the_start() -> None:
+def test_zero_default_time_asks_the_arbiter_to_check_instead_of_proposing() -> None:
     rules = engine(PAMPLONA)
     start = start_of(PAMPLONA, 1)
-    assert not [e for e in rules.tick(start - 1) if isinstance(e, ResultProposed)]
-    at_start = [e for e in rules.tick(start) if isinstance(e, ResultProposed)]
-    assert at_start and all(p.t == start and p.reason == "default-time" for p in at_start)
-    assert not [e for e in at_start if isinstance(e, Alert)]  # no marks before a zero deadline
+    out = rules.tick(start + 299)
+    assert not [e for e in out if isinstance(e, ResultProposed | Alert)]
+    game = gid(PAMPLONA, 1, 1)
+    out = rules.observe(moves(game, ["e2e4"], start + 100)[0]) + rules.tick(start + 300)
+    alerts = [e for e in out if isinstance(e, Alert) and e.kind == "check-presence"]
+    assert alerts and all(a.t == start + 300 for a in alerts)
+    mine = [a for a in alerts if a.game == game]
+    assert len(mine) == 1 and "black" in mine[0].message and "white" not in mine[0].message
+    assert not [e for e in out if isinstance(e, ResultProposed)]
+    assert not [e for e in rules.tick(start + 3 * 3600) if isinstance(e, ResultProposed)]
 
 
 def test_forfeit_is_a_proposal_even_when_results_apply() -> None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.service import HallBoard
@@ -119,3 +121,143 @@ def board_json(board: HallBoard) -> dict[str, Any]:
         "missed_polls": board.missed_polls,
         "game": board.game,
     }
+
+
+# -- additions for pages, the hub and the desk ---------------------------------------------------
+
+
+def section_by_name(config: EventConfig, wanted: str | None) -> SectionConfig | None:
+    """The section named `wanted` (its name or its slug); the first one when None."""
+    if not wanted:
+        return config.sections[0]
+    for s in config.sections:
+        if wanted in (s.name, slug(s.name)):
+            return s
+    return None
+
+
+def round_json(book: GameBook, section: str, number: int) -> dict[str, Any]:
+    return {
+        "section": section,
+        "round": number,
+        "games": [game_summary(g) for g in book.round_games(section, number)],
+    }
+
+
+RESULT_TEXT = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½", "+-": "+/-", "-+": "-/+", "--": "-/-"}
+
+
+def pairings_json(tournament: TournamentState, section: SectionConfig) -> list[dict[str, Any]]:
+    """Every paired round of the section: pairings with the recorded results and byes."""
+    state = tournament.section(section.name)
+    out: list[dict[str, Any]] = []
+    for number in sorted(state.rounds):
+        rnd = state.rounds[number]
+        rows: list[dict[str, Any]] = []
+        for p in sorted(rnd.pairings, key=lambda p: (p.board == 0, p.board)):
+            result = rnd.results.get(p.white)
+            rows.append(
+                {
+                    "board": p.board,
+                    "white": _name(state.players, p.white),
+                    "black": None if p.black is None else _name(state.players, p.black),
+                    "result": None if result is None else result.result,
+                    "bye": p.black is None,
+                }
+            )
+        for player, code in sorted(rnd.bye_codes.items()):
+            rows.append(
+                {
+                    "board": 0,
+                    "white": _name(state.players, player),
+                    "black": None,
+                    "result": code,
+                    "bye": True,
+                }
+            )
+        out.append({"round": number, "pairings": rows})
+    return out
+
+
+def _name(players: Any, number: int) -> dict[str, Any]:
+    entry = players.get(number)
+    return {
+        "start": number,
+        "name": entry.name if entry is not None else f"Player {number}",
+        "rating": (entry.rating or None) if entry is not None else None,
+        "title": (entry.title or None) if entry is not None else None,
+        "federation": (entry.federation or None) if entry is not None else None,
+    }
+
+
+def crosstable_json(tournament: TournamentState, section: SectionConfig) -> dict[str, Any] | None:
+    """A round robin's crosstable: per player, the score against each opponent (None for a
+    Swiss, where a crosstable by opponent is not the customary view)."""
+    if section.system == "swiss":
+        return None
+    state = tournament.section(section.name)
+    starts = sorted(state.players)
+    cells: dict[int, dict[int, list[str]]] = {s: {} for s in starts}
+    for rnd in state.rounds.values():
+        for p in rnd.pairings:
+            if p.black is None:
+                continue
+            res = rnd.results.get(p.white)
+            if res is None:
+                continue
+            white, black = _scores(res.result)
+            cells.setdefault(p.white, {}).setdefault(p.black, []).append(white)
+            cells.setdefault(p.black, {}).setdefault(p.white, []).append(black)
+    rows = []
+    for s in starts:
+        entry = state.players[s]
+        rows.append(
+            {
+                "start": s,
+                "name": entry.name,
+                "cells": [
+                    None if o == s else " ".join(cells.get(s, {}).get(o, [])) or ""
+                    for o in starts
+                ],
+            }
+        )
+    return {"players": starts, "rows": rows}
+
+
+def _scores(result: str) -> tuple[str, str]:
+    return {
+        "1-0": ("1", "0"),
+        "0-1": ("0", "1"),
+        "1/2-1/2": ("½", "½"),
+        "+-": ("+", "−"),
+        "-+": ("−", "+"),
+        "--": ("−", "−"),
+    }.get(result, ("?", "?"))
+
+
+def alert_json(alert: Alert) -> dict[str, Any]:
+    return {
+        "id": alert.id,
+        "kind": alert.kind,
+        "severity": alert.severity,
+        "section": alert.section,
+        "round": alert.round,
+        "board": alert.board,
+        "game": alert.game or None,
+        "players": list(alert.players),
+        "message": alert.message,
+        "t": alert.t,
+        "hall_board": alert.hall_board or None,
+    }
+
+
+def live_json(
+    book: GameBook, config: EventConfig, live: dict[str, int | None]
+) -> list[dict[str, Any]]:
+    """The live round of every section at a glance (mini-boards on the home page)."""
+    out = []
+    for s in config.sections:
+        number = live.get(s.name)
+        if number is not None:
+            out.append(round_json(book, s.name, number))
+    return out

@@ -58,12 +58,15 @@ class MoveRetracted:
 
 @dataclass(frozen=True, slots=True)
 class OutOfSync:
-    """The board matches no position of the game nor any reachable one."""
+    """The board matches no position of the game nor any reachable one, or (`ambiguous`
+    not empty) it is a few moves on but more than one line gets there and nothing seen on
+    the way tells which was played: the candidate lines, in SAN, for the arbiter."""
 
     t: float
     fen: str
     ply: int
     since: float
+    ambiguous: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

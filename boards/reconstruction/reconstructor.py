@@ -56,6 +56,7 @@ from boards.reconstruction.search import (
     find_line,
     find_lines,
     line_keys,
+    ordered_fit,
     returns_home,
 )
 from clocks.clocktimes import (
@@ -79,6 +80,10 @@ _TRAIL_MAX = 2000
 _LIVE_TRANSIENT = 0.4  # seconds: one or two board scans
 _RECOVERED_SETTLED = 0.2
 _STANDARD_START_KEY = board_key(chess.Board())
+# Lines a deep search collects for one position: enough to see every order in which a
+# few independent moves can be made; reaching the limit counts as "cannot tell".
+_DEEP_LIMIT = 32
+_AMBIGUOUS_SHOWN = 4
 _BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
@@ -99,6 +104,8 @@ class _Match:
     suspect: Suspect = None
     patient: bool = False
     deep: bool = False
+    # Different lines reach this position and nothing seen tells them apart (as text).
+    ambiguous: tuple[str, ...] = ()
 
 
 _SAME = _Match("same")
@@ -227,7 +234,12 @@ class Reconstructor:
 
     def resume(self, ucis: Sequence[str], t: float = 0.0) -> None:
         """Continue a game already under way (after a restart, or an arbiter's corrected
-        line): the moves are known facts, so no events are produced for them."""
+        line): the moves are known facts, so no events are produced for them.
+
+        The game counts as announced: no `NewGame` follows (it would tell a `GameLine` to
+        drop the resumed moves), and positions that match nothing can go out of sync at
+        once. The orientation is still detected from the board if it was not given. No
+        software clock is kept from here: the time each side had left is not known."""
         board = self._board
         for uci in ucis:
             move = chess.Move.from_uci(uci)
@@ -241,6 +253,10 @@ class Reconstructor:
             self._keys.append(key)
             self._plies.append(_Ply(move, san, t, white, None, False, False))
         self._clock.reset("white" if board.turn == chess.WHITE else "black")
+        if not self._announced:
+            self._announced = True
+            self._announce_t = t
+        self._soft = None
         self._node_changed()
 
     def new_game(
@@ -587,31 +603,53 @@ class Reconstructor:
         if found is not None:
             return found
         if chain:
-            moves = self._chain_to(key)
-            if moves is not None:
-                return _Match("forward", moves, len(self._plies), deep=True)
+            chained = self._chain_to(key)
+            if chained is not None:
+                moves, orientation = chained
+                return _Match("forward", moves, len(self._plies), orientation, deep=True)
         if deep and material_feasible(current, key):
             lines = find_lines(
                 board,
                 key,
                 self.config.resync_depth,
                 min_depth=self.config.live_depth + 1,
-                limit=16,
+                limit=_DEEP_LIMIT,
             )
+            complete = len(lines) < _DEEP_LIMIT
             lines = [ln for ln in lines if not returns_home(ln)]
             if lines:
-                best = self._most_consistent(board, lines)
-                return _Match("forward", best, len(self._plies), deep=True)
+                best, rivals = self._best_supported(board, key, lines)
+                if complete and not rivals:
+                    return _Match("forward", best, len(self._plies), deep=True)
+                # Several move orders (or different moves) reach this position and what
+                # the board showed on the way does not single one out: publishing one
+                # would be a guess, and a transposed order is a wrong game. Stay out.
+                shown = [board.variation_san(ln) for ln in (best, *rivals)]
+                patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
+                return _Match("none", patient=patient, ambiguous=tuple(shown[:_AMBIGUOUS_SHOWN]))
         return None
 
-    def _chain_to(self, key: Key) -> Line | None:
+    def _best_supported(
+        self, board: chess.Board, key: Key, lines: list[Line]
+    ) -> tuple[Line, list[Line]]:
+        """The line that fits most of the positions seen since the last node, in the
+        order they were seen, and the other lines that fit as many (its rivals)."""
+        observed = [seen.key for seen in self._trail if seen.key != key]
+        scored = [(ordered_fit(line_keys(board, ln), observed), ln) for ln in lines]
+        top = max(score for score, _ in scored)
+        tied = [ln for score, ln in scored if score == top]
+        return tied[0], tied[1:]
+
+    def _chain_to(self, key: Key) -> tuple[Line, Orientation | None] | None:
         """Explain the positions seen since the last node, ending with `key`, as a chain of
-        legal moves (each position a move completed or a step on the way), or None."""
+        legal moves (each position a move completed or a step on the way), or None. With
+        the moves comes the orientation they were found in (None: the one already known).
+        """
         trail = self._trail
         if self._trail_broken or len(trail) < 2 or trail[-1].key != key:
             return None
-        if self._orientation is None:
-            return None
+        if self._orientation is None and not self._announced:
+            return None  # no game yet: the board is being set up
         # A position that lasted less than a scan or two and fits nothing is noise (a
         # misread, a sliding piece on a crossed square); recovered positions come from the
         # log with estimated times: one is a settled state unless the next came within 0.2 s.
@@ -620,8 +658,18 @@ class Reconstructor:
             dwell = None if seen.until is None else seen.until - seen.since
             limit = _RECOVERED_SETTLED if seen.recovered else _LIVE_TRANSIENT
             sightings.append(Sighting(seen.key, dwell is not None and dwell < limit))
-        line = explain_chain(self._board, sightings, self.config.live_depth)
-        return line or None
+        if self._orientation is not None:
+            line = explain_chain(self._board, sightings, self.config.live_depth)
+            return (line, None) if line else None
+        # A resumed game whose board has not shown which way round it stands: the trail
+        # was read as "normal"; try it that way, then turned round.
+        for orientation in ("normal", "rotated"):
+            if orientation == "rotated":
+                sightings = [Sighting(rotate_key(s.key), s.skippable) for s in sightings]
+            line = explain_chain(self._board, sightings, self.config.live_depth)
+            if line:
+                return line, orientation
+        return None
 
     def _flush_recovered(self, t: float, events: list[ReconstructionEvent]) -> None:
         """Positions replayed from the EEPROM log after an outage: the log holds every
@@ -639,6 +687,8 @@ class Reconstructor:
                 continue
             self._seen_at.setdefault(key, at)
             self._sight(key, at, recovered=True)
+            if len(self._observed) < 64:
+                self._observed.append(key)
             last_codes = codes
         if last_codes is None:
             return
@@ -650,8 +700,10 @@ class Reconstructor:
             del self._recent[0]
         if not self._announced or self._signalled is not None:
             return
-        moves = self._chain_to(cand.key)
-        if moves:
+        chained = self._chain_to(cand.key)
+        if chained is not None:
+            moves, orientation = chained
+            self._adopt(_Match("forward", moves, orientation=orientation))
             self._back_in_sync(max(t, last_t), events)
             self._play(max(t, last_t), moves, "resync", events)
 
@@ -715,6 +767,9 @@ class Reconstructor:
                 self._adopt(m)
                 self._announce(t, events)
                 return True
+            if self._orientation is None and m.orientation is not None:
+                if stable >= cfg.move_stable:
+                    self._adopt(m)  # a resumed game: the board shows it, this way round
             if self._out_since is not None and stable >= cfg.move_stable:
                 self._back_in_sync(t, events)
                 return True
@@ -788,7 +843,13 @@ class Reconstructor:
             if self._may_go_out() and long_unmatched:
                 self._out_since = self._unmatched_since
                 events.append(
-                    OutOfSync(t, key_fen(cand.key), len(self._plies), self._unmatched_since)
+                    OutOfSync(
+                        t,
+                        key_fen(cand.key),
+                        len(self._plies),
+                        self._unmatched_since,
+                        m.ambiguous,
+                    )
                 )
         return False
 

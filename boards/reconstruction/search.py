@@ -162,6 +162,40 @@ def consistency(keys: list[Key], observed: list[Key]) -> int:
     return score
 
 
+def ordered_fit(keys: Sequence[Key], observed: Sequence[Key]) -> int:
+    """How many observed positions, taken in the order they were seen, fit along the line
+    through `keys`: each one the position after some ply, or a halfway state of a step
+    (each square as before or after it, or empty where the step changes it), and never
+    earlier in the line than one seen before it. Unlike `consistency`, a transposed order
+    scores less: the bishop seen on e3 before the pawn on c6 does not fit `... c6` first.
+    (The longest such subsequence, by dynamic programming over the line's 2n-1 slots.)"""
+    n = len(keys)
+    if n == 0:
+        return 0
+    slots = 2 * n - 1
+    steps = [diff_mask(a, b) for a, b in itertools.pairwise(keys)]
+    # best[s]: the most observations fitted so far with the last one at slot s or before.
+    best = [0] * slots
+    for seen in observed:
+        empty = ~occupied(seen)
+        off = [diff_mask(seen, k) for k in keys]
+        gain = list(best)
+        for s in range(slots):
+            i, half = divmod(s, 2)
+            if half:
+                fits = ~off[i] | ~off[i + 1] | (empty & steps[i])
+                ok = fits & chess.BB_ALL == chess.BB_ALL
+            else:
+                ok = off[i] == 0
+            if ok:
+                gain[s] = best[s] + 1
+        running = 0
+        for s in range(slots):
+            running = max(running, gain[s])
+            best[s] = running
+    return best[-1]
+
+
 def fits_step(seen: Key, keys: Sequence[Key]) -> bool:
     """Could `seen` be the board halfway along the line through `keys`: between two
     consecutive positions (each square as in one of them, or empty where that step changes
@@ -283,6 +317,7 @@ __all__ = [
     "find_lines",
     "fits_step",
     "line_keys",
+    "ordered_fit",
     "placement_changes",
     "returns_home",
 ]

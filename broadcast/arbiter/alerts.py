@@ -17,6 +17,7 @@ SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
 
 AlertKind = Literal[
     "late",  # a player is not at the board yet; the default time approaches
+    "check-presence",  # zero default time: no sign of a player some minutes after the start
     "withdraw-from-pairing",  # the section's no-show limit is reached
     "early-draw",  # a draw by agreement before the section's early-draw limit
     "board-not-responding",  # the driver lost the board, or it went silent
@@ -31,6 +32,7 @@ AlertKind = Literal[
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
     "late",
+    "check-presence",
     "withdraw-from-pairing",
     "early-draw",
     "board-not-responding",

@@ -67,6 +67,7 @@ from broadcast.games.events import (
     StartPositionSet,
 )
 from broadcast.games.state import GameState
+from broadcast.live_round import RoundStartMoved
 from broadcast.tournament.events import (
     ByeRefused,
     ByeRequested,
@@ -88,6 +89,7 @@ DRAW_BY_AGREEMENT: frozenset[str] = frozenset({"kings-signal", "agreement"})
 
 _SEVERITY: dict[AlertKind, Severity] = {
     "late": "warning",
+    "check-presence": "warning",
     "withdraw-from-pairing": "critical",
     "early-draw": "warning",
     "board-not-responding": "critical",
@@ -108,6 +110,10 @@ class RulesConfig:
     warn_before: tuple[int, ...] = DEFAULT_WARNINGS
     trouble: TroubleConfig = field(default_factory=TroubleConfig)
     automatic_results: ResultsMode | None = None
+    # With a zero default time a player must be at the board at the start; the board
+    # cannot see a player who is seated and thinking, so after this many seconds the
+    # arbiter is asked to check, instead of forfeits being proposed at the start second.
+    zero_default_check_after: int = 300
 
 
 @dataclass
@@ -166,6 +172,7 @@ class ArbiterRules:
         self._counted: set[tuple[str, int, int]] = set()
         self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
         self._muted = False
+        self._start_overrides: dict[tuple[str, int], float] = {}
         self._watch_new_games()
 
     # -- public API ------------------------------------------------------------------------
@@ -173,6 +180,9 @@ class ArbiterRules:
         """Fold `event` and return the new events the rules raise because of it (and of
         the time that passed until it). `game` names the game of an event that carries
         none (a `FlagFell` from the board's clock)."""
+        if isinstance(event, RoundStartMoved):
+            # `at` is the new schedule, not when this happened: no time passes for it.
+            return self._handle(event, game)
         t = _time_of(event)
         out = self.tick(t) if t is not None else []
         out += self._handle(event, game)
@@ -188,9 +198,17 @@ class ArbiterRules:
             return []
         out: list[Observable] = []
         next_due = math.inf
+        current = self._current_rounds(now)
         for game_id in list(self._watch):
             game = self.book.games.get(game_id)
             if game is None or game.finished:
+                continue
+            if current.get(game.key.section) != game.key.round:
+                # Not the round being played: nobody is expected at those boards yet. Wake
+                # up when it starts (a round whose start has passed is not coming back).
+                start = self._round_start(self._section(game.key.section), game.key.round)
+                if start is not None and start > now:
+                    next_due = min(next_due, start)
                 continue
             out += self._presence_rules(game, now)
             next_due = min(next_due, self._presence_due(game))
@@ -240,6 +258,11 @@ class ArbiterRules:
                 return self._no_show_limit(event.section, event.player, event.round)
             case ResultRecorded():
                 self._fold_tournament(event)
+                return []
+            case RoundStartMoved():
+                # `serve --round R` or a delayed round: presence counts from the new start.
+                self._start_overrides[(event.section, event.round)] = event.at.timestamp()
+                self._next_due = -math.inf
                 return []
             case FlagFell():
                 return self._flag(event, game)
@@ -514,6 +537,9 @@ class ArbiterRules:
         due = deadline(start, config.default_time_minutes)
         if watch.presence.white is not None and watch.presence.black is not None:
             return math.inf
+        if config.default_time_minutes == 0:
+            check = start + self.config.zero_default_check_after
+            return check if check > self.now else math.inf
         for mark in [*warning_marks(start, due, self.config.warn_before), due]:
             if mark > self.now:
                 return mark
@@ -527,6 +553,8 @@ class ArbiterRules:
             return []
         due = deadline(start, config.default_time_minutes)
         out: list[Observable] = []
+        if config.default_time_minutes == 0:
+            return self._zero_default_check(game, watch, start, now)
         for mark in warning_marks(start, due, self.config.warn_before):
             if mark > now:
                 break
@@ -557,6 +585,27 @@ class ArbiterRules:
                     f"{who} absent at the default time ({config.default_time_minutes} min)",
                 )
         return out
+
+    def _zero_default_check(
+        self, game: GameState, watch: _Watch, start: float, now: float
+    ) -> list[Observable]:
+        check = start + self.config.zero_default_check_after
+        if now < check:
+            return []
+        absent = absent_colours(watch.presence, check)
+        if not absent:
+            return []
+        who = " and ".join(f"{c} ({self._name_of(game, c)})" for c in absent)
+        minutes = self.config.zero_default_check_after // 60
+        return self._alert(
+            f"check-presence:{game.id}",
+            "check-presence",
+            check,
+            f"no sign of {who} {minutes} min after the start; the default time is 0, so a "
+            "player who was not at the board at the start loses: mark them present, or record the forfeit",
+            game=game,
+            players=tuple(self._name_of(game, c) for c in absent),
+        )
 
     def _sync_rules(self, game: GameState, now: float) -> list[Observable]:
         limit = self.config.trouble.out_of_sync_after
@@ -715,7 +764,24 @@ class ArbiterRules:
     def _section(self, name: str) -> SectionConfig:
         return self.tournament.section(name).config
 
+    def _current_rounds(self, now: float) -> dict[str, int]:
+        """Per section, the round being played at `now`: the paired round whose start (as
+        scheduled, or as moved) is the latest one not after `now`."""
+        current: dict[str, int] = {}
+        for name, section in self.tournament.sections.items():
+            started = [
+                (start, r)
+                for r in section.rounds
+                if (start := self._round_start(section.config, r)) is not None and start <= now
+            ]
+            if started:
+                current[name] = max(started)[1]
+        return current
+
     def _round_start(self, config: SectionConfig, round_number: int) -> float | None:
+        moved = self._start_overrides.get((config.name, round_number))
+        if moved is not None:
+            return moved
         try:
             return config.round_start(round_number).start.timestamp()
         except KeyError:

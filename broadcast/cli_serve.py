@@ -16,6 +16,8 @@ from typing import Any
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.journal import Journal, JournalError
+from broadcast.publishers import PublishSettings, publish_forever
+from broadcast.relay.lichess import LichessRelayConfig
 from broadcast.service import ActionError, EventService
 from clocks.timesource import EpochTime
 
@@ -60,6 +62,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--delay", type=float, help="broadcast delay in seconds (overrides the event's)"
     )
+    parser.add_argument(
+        "--export",
+        type=Path,
+        metavar="DIR",
+        help="keep DIR/round-N/game-M.pgn and games.pgn current (delayed), for broadcast uploaders",
+    )
+    parser.add_argument(
+        "--lichess-round",
+        metavar="ID",
+        help="push the live round to this Lichess broadcast round (token in LICHESS_TOKEN)",
+    )
+    parser.add_argument(
+        "--lichess-section", metavar="NAME", help="which section goes to Lichess (default: the first)"
+    )
 
 
 def add_parser(sub: Any) -> None:
@@ -69,6 +85,20 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("event", type=Path, metavar="EVENT.toml")
     add_serve_arguments(parser)
     parser.set_defaults(handler=run)
+
+
+def _publish_settings(args: argparse.Namespace) -> PublishSettings | str:
+    lichess = None
+    if getattr(args, "lichess_round", None):
+        try:
+            lichess = LichessRelayConfig.from_env(args.lichess_round)
+        except ValueError as exc:
+            return str(exc)
+    return PublishSettings(
+        folder=getattr(args, "export", None),
+        lichess=lichess,
+        lichess_section=getattr(args, "lichess_section", None),
+    )
 
 
 def arbiter_credentials() -> tuple[str, str] | None:
@@ -125,7 +155,16 @@ async def serve(
         return 2
     from web.app import start_web  # web imports broadcast, never the other way round
 
+    publish = _publish_settings(args)
+    if isinstance(publish, str):
+        print(f"boardwire: {publish}", file=sys.stderr)
+        return 2
     runner = await start_web(service, host=args.host, port=args.port, credentials=credentials)
+    publisher = (
+        asyncio.ensure_future(publish_forever(service, publish))
+        if publish.folder is not None or publish.lichess is not None
+        else None
+    )
     url = f"http://{args.host}:{args.port}/"
     print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
     if credentials is None:
@@ -140,6 +179,9 @@ async def serve(
     try:
         await service.run()
     finally:
+        if publisher is not None:
+            publisher.cancel()
+            await asyncio.gather(publisher, return_exceptions=True)
         await runner.cleanup()
         if sim is not None:
             await sim.stop()

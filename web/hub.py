@@ -63,7 +63,7 @@ def _encode(message: dict[str, Any]) -> str:
 # -- frames and diffs (pure) ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Frame:
     """What one channel shows at one moment."""
 
@@ -288,8 +288,14 @@ class Channel:
 
     def advance(self, frame: Frame) -> int:
         """Move to `frame`: compute, number, encode (once) and fan out the deltas."""
-        if frame == self.frame:
-            return 0
+        old = self.frame
+        if (
+            frame.tournament is old.tournament
+            and frame.book is old.book
+            and frame.boards == old.boards
+            and frame.alerts == old.alerts
+        ):
+            return 0  # identity, not deep equality: frames share their unchanged parts
         deltas = diff(self.config, self.frame, frame)
         self.frame = frame
         for delta in deltas:
@@ -370,7 +376,7 @@ class Hub:
     def arbiter_frame(self) -> Frame:
         service = self.service
         boards = tuple(
-            views.desk_board_json(b, service.book, service.time.now())
+            views.desk_board_json(b, service.book)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
         )
         return Frame(service.tournament, service.book, boards, tuple(self.alerts()))
@@ -446,6 +452,7 @@ class Hub:
                     "seq": channel.seq,
                     "epoch": self.epoch,
                     "clock_rate": self.clock_rate(),
+                    "now": self.service.time.now(),
                     "delay": self.service.delay if channel is self.public else 0,
                     "data": data,
                 }

@@ -261,3 +261,17 @@ def live_json(
         if number is not None:
             out.append(round_json(book, s.name, number))
     return out
+
+
+def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
+    """A hall board for the arbiter desk: its health and its game's sync state."""
+    out = board_json(board)
+    game = book.games.get(board.game) if board.game else None
+    out["in_sync"] = None if game is None else game.in_sync
+    out["out_since"] = None if game is None else game.out_since
+    out["players"] = (
+        None
+        if game is None
+        else [p.name if p is not None else "?" for p in (game.white, game.black)]
+    )
+    return out

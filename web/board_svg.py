@@ -1,0 +1,64 @@
+"""Chess boards as SVG, server-side, for the first paint. Pure.
+
+The markup is the same as `static/live.js` builds when a move arrives (squares as
+rects, pieces as `<use>` of the symbols in `piece_defs()`), so the script and the
+server draw identical boards and a page is complete with JavaScript off.
+"""
+
+from __future__ import annotations
+
+import re
+
+import chess
+import chess.svg
+from markupsafe import Markup, escape
+
+_ID = re.compile(r'\s(id|class)="[^"]*"')
+
+
+def piece_defs() -> Markup:
+    """The piece symbols (python-chess's SVG pieces), once per page."""
+    symbols = "".join(
+        f'<symbol id="bw-{"w" if s.isupper() else "b"}{s.upper()}" viewBox="0 0 45 45">'
+        f"{_ID.sub('', chess.svg.PIECES[s])}</symbol>"
+        for s in "PNBRQKpnbrqk"
+    )
+    return Markup(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0" class="defs" '
+        f'aria-hidden="true"><defs>{symbols}</defs></svg>'
+    )
+
+
+def board_svg(fen: str, last_uci: str | None = None, *, flipped: bool = False) -> Markup:
+    """The position of `fen` (with the last move's squares highlighted)."""
+    try:
+        board = chess.Board(fen)
+    except ValueError:
+        board = chess.Board(None)
+    marked: set[int] = set()
+    if last_uci:
+        try:
+            move = chess.Move.from_uci(last_uci)
+            marked = {move.from_square, move.to_square}
+        except ValueError:
+            pass
+    parts = []
+    for square in chess.SQUARES:
+        file, rank = chess.square_file(square), chess.square_rank(square)
+        x, y = (7 - file, rank) if flipped else (file, 7 - rank)
+        shade = "l" if (file + rank) % 2 else "d"
+        mark = " hl" if square in marked else ""
+        parts.append(f'<rect x="{x}" y="{y}" width="1" height="1" class="{shade}{mark}"/>')
+    for square, piece in board.piece_map().items():
+        file, rank = chess.square_file(square), chess.square_rank(square)
+        x, y = (7 - file, rank) if flipped else (file, 7 - rank)
+        colour = "w" if piece.color else "b"
+        parts.append(
+            f'<use href="#bw-{colour}{piece.symbol().upper()}" x="{x}" y="{y}" width="1" height="1"/>'
+        )
+    label = escape(f"position {board.board_fen()}")
+    return Markup(
+        f'<svg class="board" viewBox="0 0 8 8" role="img" aria-label="{label}" '
+        f'data-fen="{escape(fen)}" data-last="{escape(last_uci or "")}" '
+        f'data-flip="{1 if flipped else 0}">{"".join(parts)}</svg>'
+    )

@@ -1,0 +1,118 @@
+"""Spectator pages, server-rendered from a state snapshot. Pure (state -> HTML).
+
+Callers pass the *delayed* public state; these functions neither know nor check, which
+keeps them the same for any snapshot. Autoescaping is on for every template.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.export.pgn import game_pgn
+from broadcast.games.ids import slug
+from broadcast.games.state import GameState
+from broadcast.service import PublicState
+from web import views
+from web.board_svg import board_svg, piece_defs
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+ENV = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(["html"], default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def delay_text(seconds: float) -> str:
+    s = round(seconds)
+    if s >= 60 and s % 60 == 0:
+        return f"{s // 60} min"
+    return f"{s} s"
+
+
+def _common(config: EventConfig, delay: float) -> dict[str, Any]:
+    return {
+        "event": config,
+        "defs": piece_defs(),
+        "delay": delay,
+        "delay_text": delay_text(delay),
+    }
+
+
+def _with_svg(summary: dict[str, Any]) -> dict[str, Any]:
+    last = summary["last_move"]["uci"] if summary["last_move"] else None
+    return {**summary, "svg": board_svg(summary["fen"], last)}
+
+
+def home_page(
+    config: EventConfig, public: PublicState, live: dict[str, int | None], delay: float
+) -> str:
+    event = views.event_json(config, public.tournament, live)
+    lives = [
+        {
+            "section": r["section"],
+            "slug": slug(r["section"]),
+            "round": r["round"],
+            "games": [_with_svg(g) for g in r["games"]],
+        }
+        for r in views.live_json(public.book, config, live)
+    ]
+    return ENV.get_template("home.html").render(
+        **_common(config, delay), sections=event["sections"], lives=lives
+    )
+
+
+def round_page(
+    config: EventConfig, public: PublicState, section: SectionConfig, number: int, delay: float
+) -> str:
+    games = [_with_svg(g) for g in views.round_json(public.book, section.name, number)["games"]]
+    return ENV.get_template("round.html").render(
+        **_common(config, delay),
+        section=section,
+        section_slug=slug(section.name),
+        number=number,
+        games=games,
+    )
+
+
+def game_page(config: EventConfig, game: GameState, delay: float, *, flipped: bool) -> str:
+    data = views.game_json(game)
+    last = game.moves[-1].uci if game.moves else None
+    return ENV.get_template("game.html").render(
+        **_common(config, delay),
+        g=data,
+        svg=board_svg(game.fen, last, flipped=flipped),
+        flipped=flipped,
+        section_slug=slug(game.key.section),
+        pgn=game_pgn(game, config),  # no tournament: public feeds take results from the game
+    )
+
+
+def standings_page(
+    config: EventConfig, public: PublicState, section: SectionConfig, delay: float
+) -> str:
+    rows = views.standings_json(config, public.tournament, section)
+    tiebreaks = list(rows[0]["tiebreaks"]) if rows else []  # type: ignore[call-overload]
+    return ENV.get_template("standings.html").render(
+        **_common(config, delay),
+        section=section,
+        section_slug=slug(section.name),
+        sections=[{"name": s.name, "slug": slug(s.name)} for s in config.sections],
+        rows=rows,
+        tiebreaks=tiebreaks,
+        crosstable=views.crosstable_json(public.tournament, section),
+        pairings=views.pairings_json(public.tournament, section),
+        results=views.RESULT_TEXT,
+    )
+
+
+def error_page(config: EventConfig, status: int, message: str) -> str:
+    return ENV.get_template("error.html").render(
+        **_common(config, 0.0), status=status, message=message
+    )

@@ -356,6 +356,10 @@ class EventService:
                 if game_id is not None and board.name is not None:
                     attached.append(BoardAttached(game_id, board.name, self.time.now()))
         self.commit(attached)
+        for event in attached:
+            board = self._hall_by_name(event.board)
+            if board is not None:
+                self._show_current_position(board)  # the new game starts from what the board shows
 
     def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
         section = next(s for s in self.config.sections if s.name == game.key.section)
@@ -474,10 +478,19 @@ class EventService:
         self._refollow(game_id)
 
     def _refollow(self, game_id: str) -> None:
-        """After a correction, the board's reconstruction starts again from the new line."""
+        """After a correction, the board's reconstruction starts again from the new line,
+        and looks at what the board shows now (it may already be past the corrected ply)."""
         for board in self.hall.values():
             if board.game == game_id:
                 board.follower = self._follower(board, self.book.get(game_id))
+                self._show_current_position(board)
+
+    def _show_current_position(self, board: HallBoard) -> None:
+        position = self._positions.get(board.name) if board.name is not None else None
+        if board.follower is None or board.name is None or position is None:
+            return
+        games, _ = board.follower.handle(PositionSeen(self.time.now(), board.name, position))
+        self.commit(games, game=board.game)
 
     def tournament_event(self, event: TournamentEvent) -> None:
         try:

@@ -186,6 +186,7 @@ class Reconstructor:
         self._trail_broken = False
         self._announced = False
         self._announce_t = 0.0
+        self._soft: SoftwareClock | None = None
         self._setup(start_fen or chess.STARTING_FEN, chess960)
 
     # ------------------------------------------------------------------ public API
@@ -406,7 +407,7 @@ class Reconstructor:
         self._presses = []
         self._restart_trail()
         self._clock.reset("white" if board.turn == chess.WHITE else "black")
-        self._soft: SoftwareClock | None = None
+        self._soft = None
         if self._cand is not None:
             self._cand.match = None
             self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
@@ -459,6 +460,16 @@ class Reconstructor:
             if cand is not None:
                 cand.key = codes_key(cand.codes, m.orientation)
                 cand.match = None
+            if m.orientation == "rotated":
+                # Positions read so far were read as "normal": turn them round too (the
+                # times they were first seen stamp the moves).
+                self._seen_at = {rotate_key(k): v for k, v in self._seen_at.items()}
+                self._observed = [rotate_key(k) for k in self._observed]
+                self._trail = [replace(seen, key=rotate_key(seen.key)) for seen in self._trail]
+                for recent in self._recent:
+                    if recent is not cand:
+                        recent.key = codes_key(recent.codes, m.orientation)
+                        recent.match = None
 
     def _clock_running(self) -> bool:
         reading = self._clock.last_reading
@@ -702,8 +713,8 @@ class Reconstructor:
             return
         chained = self._chain_to(cand.key)
         if chained is not None:
-            moves, orientation = chained
-            self._adopt(_Match("forward", moves, orientation=orientation))
+            moves, found_in = chained
+            self._adopt(_Match("forward", moves, orientation=found_in))
             self._back_in_sync(max(t, last_t), events)
             self._play(max(t, last_t), moves, "resync", events)
 
@@ -767,9 +778,12 @@ class Reconstructor:
                 self._adopt(m)
                 self._announce(t, events)
                 return True
-            if self._orientation is None and m.orientation is not None:
-                if stable >= cfg.move_stable:
-                    self._adopt(m)  # a resumed game: the board shows it, this way round
+            if (
+                self._orientation is None
+                and m.orientation is not None
+                and stable >= cfg.move_stable
+            ):
+                self._adopt(m)  # a resumed game: the board shows it, this way round
             if self._out_since is not None and stable >= cfg.move_stable:
                 self._back_in_sync(t, events)
                 return True

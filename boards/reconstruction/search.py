@@ -164,8 +164,8 @@ def consistency(keys: list[Key], observed: list[Key]) -> int:
 
 def ordered_fit(keys: Sequence[Key], observed: Sequence[Key]) -> int:
     """How many observed positions, taken in the order they were seen, fit along the line
-    through `keys`: each one the position after some ply, or a halfway state of a step
-    (each square as before or after it, or empty where the step changes it), and never
+    through `keys`: each one the position after some ply, or strictly a halfway state of a
+    step (each square as before or after it, or empty where the step changes it), never
     earlier in the line than one seen before it. Unlike `consistency`, a transposed order
     scores less: the bishop seen on e3 before the pawn on c6 does not fit `... c6` first.
     (The longest such subsequence, by dynamic programming over the line's 2n-1 slots.)"""
@@ -183,8 +183,9 @@ def ordered_fit(keys: Sequence[Key], observed: Sequence[Key]) -> int:
         for s in range(slots):
             i, half = divmod(s, 2)
             if half:
+                # Strictly halfway: a position of the line itself fits only its own slot.
                 fits = ~off[i] | ~off[i + 1] | (empty & steps[i])
-                ok = fits & chess.BB_ALL == chess.BB_ALL
+                ok = bool(off[i] and off[i + 1]) and fits & chess.BB_ALL == chess.BB_ALL
             else:
                 ok = off[i] == 0
             if ok:

@@ -1,0 +1,132 @@
+"""The running event in one process: emulated boards, the service, the journal."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from broadcast.config import load_event
+from broadcast.journal import Journal
+from broadcast.service import ActionError, EventService
+from broadcast.simboards import start_simulated_boards
+from clocks.timesource import EpochTime
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENT = load_event(ROOT / "examples" / "pamplona-masters.toml")
+SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
+SPEED = 20.0
+
+
+def opening(plies: int) -> chess.pgn.Game:
+    with SAMPLE.open(encoding="utf-8") as f:
+        game = chess.pgn.read_game(f)
+    assert game is not None
+    node = game
+    for _ in range(plies):
+        node = node.variations[0]
+    node.variations.clear()
+    game.headers["TimeControl"] = "900+10"
+    return game
+
+
+async def wait_for(predicate, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view(
+    tmp_path: Path,
+) -> None:
+    time = EpochTime(SPEED)
+    game = opening(10)
+    played = [m.uci() for m in game.mainline_moves()]
+    hall, ports = await start_simulated_boards(EVENT, time)
+    journal = Journal(tmp_path / "j.sqlite")
+    service = EventService(EVENT, journal, time=time, port_overrides=ports, live_round=1, delay=200)
+    service.load()
+    runner = asyncio.ensure_future(service.run())
+    try:
+        await hall.play(1, game, time, speed=SPEED, delay=1.0)
+        board1 = "masters-r1-b1"
+        await wait_for(lambda: [m.uci for m in service.book.get(board1).moves] == played)
+        assert all(m.remaining is not None for m in service.book.get(board1).moves)
+        assert service.hall[1].connected and service.hall[1].game == board1
+        # The public view is 200 s (of event time) behind: nothing yet...
+        assert service.public_state().book.get(board1).ply == 0
+        # ...but the pairings are public at once.
+        assert 1 in service.public_state().tournament.section("Masters").rounds
+        # The arbiter's decisions are journaled with who made them, and reach the tournament.
+        with pytest.raises(ActionError, match="result must be one of"):
+            service.set_result(board1, "2-0", "arbiter:ana")
+        with pytest.raises(ActionError, match="illegal"):
+            service.correct_line(board1, ["e2e5"], "arbiter:ana")
+        service.set_result(board1, "1/2-1/2", "arbiter:ana")
+        assert service.book.get(board1).result == "1/2-1/2"
+        result = service.tournament.section("Masters").rounds[1].results[1]
+        assert result.result == "1/2-1/2"
+        await asyncio.sleep(200 / SPEED + 0.5)
+        public = service.public_state().book.get(board1)
+        assert [m.uci for m in public.moves] == played and public.result == "1/2-1/2"
+    finally:
+        service.stop()
+        await runner
+        await hall.stop()
+    # A restart rebuilds the same state from the journal alone.
+    again = EventService(
+        EVENT, Journal(tmp_path / "j.sqlite"), time=EpochTime(SPEED), port_overrides=ports
+    )
+    again.load()
+    assert [m.uci for m in again.book.get("masters-r1-b1").moves] == played
+    assert again.book.get("masters-r1-b1").result == "1/2-1/2"
+    assert again.live_rounds() == {"Masters": 1}
+
+
+async def test_a_correction_replaces_the_line_and_the_board_follows_from_it(tmp_path: Path) -> None:
+    time = EpochTime(SPEED)
+    game = opening(6)
+    hall, ports = await start_simulated_boards(EVENT, time)
+    service = EventService(
+        EVENT,
+        Journal(tmp_path / "j.sqlite"),
+        time=time,
+        port_overrides=ports,
+        live_round=1,
+        delay=0,
+    )
+    service.load()
+    runner = asyncio.ensure_future(service.run())
+    try:
+        await hall.play(2, game, time, speed=SPEED, delay=1.0)
+        board2 = "masters-r1-b2"
+        await wait_for(lambda: service.book.get(board2).ply == 6)
+        line = [m.uci for m in service.book.get(board2).moves]
+        service.correct_line(board2, line[:4], "arbiter:ana")
+        assert [m.uci for m in service.book.get(board2).moves] == line[:4]
+        # The board still shows ply 6: the follower resumed from the corrected line and
+        # finds the two moves again.
+        await wait_for(lambda: [m.uci for m in service.book.get(board2).moves] == line)
+    finally:
+        service.stop()
+        await runner
+        await hall.stop()
+
+
+def test_unknown_board_override_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ActionError, match="not in the config"):
+        EventService(
+            EVENT,
+            Journal(tmp_path / "j.sqlite"),
+            time=EpochTime(),
+            port_overrides={99: "/dev/null"},
+        )
+
+
+def test_pgn_of_the_sample_is_readable() -> None:
+    assert chess.pgn.read_game(io.StringIO(str(opening(4)))) is not None

@@ -1,0 +1,143 @@
+"""The arbiter's actions as the desk and the API call them, and the open alerts.
+
+The service's arbiter engine provides `alerts()`, `acknowledge(alert_id, by)` and
+`mark_present(section, round, player, by)`; until a service has them, alerts are folded
+here from the journal entries (the same `Alert`/`AlertAcknowledged` events), so the desk
+works either way. Every action goes through the service, which journals it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+import chess
+
+from broadcast.arbiter.alerts import Alert, AlertAcknowledged
+from broadcast.journal import Entry
+from broadcast.service import ActionError, EventService
+from broadcast.tournament.events import BoardAssigned, ByeGranted
+from web import views
+
+
+class AlertFold:
+    """Open alerts from the journal entries (used when the service has no `alerts()`)."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, Alert] = {}
+
+    def __call__(self, entries: Sequence[Entry]) -> None:
+        for entry in entries:
+            event = entry.event
+            if isinstance(event, Alert):
+                self.open[event.id] = event
+            elif isinstance(event, AlertAcknowledged):
+                self.open.pop(event.alert, None)
+
+
+class Desk:
+    """Arbiter actions on one service; each raises ActionError with a message to show."""
+
+    def __init__(self, service: EventService) -> None:
+        self.service = service
+        self.fold: AlertFold | None = None
+        if not callable(getattr(service, "alerts", None)):
+            self.fold = AlertFold()
+            self.fold(list(service.journal.read()))
+            service.listeners.append(self.fold)
+
+    def alerts(self) -> list[Alert]:
+        if self.fold is not None:
+            return sorted(self.fold.open.values(), key=lambda a: (a.t, a.id))
+        found: Sequence[Alert] = getattr(self.service, "alerts")()  # noqa: B009
+        return list(found)
+
+    def acknowledge(self, alert_id: str, by: str) -> None:
+        if self.fold is None:
+            getattr(self.service, "acknowledge")(alert_id, by)  # noqa: B009
+            return
+        if alert_id not in self.fold.open:
+            raise ActionError(f"no open alert {alert_id!r}")
+        self.service.commit([AlertAcknowledged(alert_id, self.service.time.now(), by=by)])
+
+    def _game(self, game_id: str) -> Any:
+        game = self.service.book.games.get(game_id)
+        if game is None:
+            raise ActionError(f"no game {game_id!r}")
+        return game
+
+    def mark_present(self, game_id: str, colour: str, by: str) -> None:
+        game = self._game(game_id)
+        if colour not in ("white", "black"):
+            raise ActionError("colour must be white or black")
+        player = game.white if colour == "white" else game.black
+        mark = getattr(self.service, "mark_present", None)
+        if not callable(mark):
+            raise ActionError("marking a player present needs the arbiter rules engine")
+        mark(game.key.section, game.key.round, player.start, by)
+
+    def set_result(self, game_id: str, result: str, by: str) -> None:
+        self.service.set_result(game_id, result, by)
+
+    def confirm(self, game_id: str, by: str) -> None:
+        self.service.confirm_proposal(game_id, by)
+
+    def correct_line(self, game_id: str, moves: Sequence[str], by: str) -> None:
+        self.service.correct_line(game_id, to_ucis(self._game(game_id).start_fen, moves), by)
+
+    def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
+        self.service.set_start_fen(game_id, fen.strip(), by)
+
+    def grant_bye(self, section: str, round_number: int, player: int, by: str) -> None:
+        name = self._section(section)
+        at = dt.datetime.fromtimestamp(self.service.time.now(), dt.UTC)
+        self.service.tournament_event(ByeGranted(name, round_number, player, at))
+
+    def assign_board(self, section: str, round_number: int, white: int, board: int, by: str) -> None:
+        name = self._section(section)
+        self.service.tournament_event(BoardAssigned(name, round_number, white, board))
+
+    def _section(self, wanted: str) -> str:
+        section = views.section_by_name(self.service.config, wanted)
+        if section is None or not wanted:
+            raise ActionError(f"no section {wanted!r}")
+        return section.name
+
+
+def to_ucis(start_fen: str, moves: Sequence[str]) -> list[str]:
+    """Moves in UCI or SAN (an arbiter types what the scoresheet says) as UCI."""
+    try:
+        board = chess.Board(start_fen)
+    except ValueError as exc:
+        raise ActionError(f"the game's start position is not valid: {exc}") from None
+    out: list[str] = []
+    for ply, text in enumerate(moves, 1):
+        token = text.strip()
+        if not token:
+            continue
+        try:
+            move = chess.Move.from_uci(token)
+            if move not in board.legal_moves:
+                raise ValueError(token)
+        except ValueError:
+            try:
+                move = board.parse_san(token)
+            except ValueError:
+                raise ActionError(
+                    f"move {ply} ({token!r}) is neither legal UCI nor legal SAN here"
+                ) from None
+        out.append(move.uci())
+        board.push(move)
+    return out
+
+
+def split_moves(text: str) -> list[str]:
+    """'1. e4 e5 2. Nf3' -> ['e4', 'e5', 'Nf3'] (move numbers and results dropped)."""
+    out = []
+    for token in text.replace(".", ". ").split():
+        bare = token.rstrip(".")
+        if not bare or bare.isdigit() or token in ("1-0", "0-1", "1/2-1/2", "*"):
+            continue
+        out.append(token)
+    return out

@@ -1,0 +1,422 @@
+"""The arbiter desk (/arbiter), its login, its websocket, and the arbiter JSON API.
+
+Everything here acts on the live state through `Desk`, which goes through the service
+(journaled, with who did it as `arbiter:<user>`). See `web.auth` for the session, CSRF,
+Basic and rate-limit rules.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import web
+
+from broadcast.games.events import RESULTS
+from broadcast.games.ids import slug
+from broadcast.games.state import GameError
+from broadcast.service import ActionError
+from web import views
+from web.auth import (
+    AUTH_FAILED_MESSAGE,
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    Session,
+    csrf_ok,
+    same_origin,
+    set_cookie,
+)
+from web.board_svg import piece_defs
+from web.common import AUTH, DESK, HUB, error, http_error, json_response, service_of
+from web.desk import split_moves
+from web.pages import ENV
+
+routes = web.RouteTableDef()
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _by(request: web.Request) -> str:
+    return f"arbiter:{request['arbiter']}"
+
+
+def _client(request: web.Request) -> str:
+    return request.remote or "unknown"
+
+
+# -- middleware: who may enter -------------------------------------------------------------------
+
+
+@web.middleware
+async def arbiter_guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    path = request.path
+    if path.startswith("/api/v1/arbiter"):
+        return await _guard_api(request, handler)
+    if path == "/arbiter" or (path.startswith("/arbiter/") and path != "/arbiter/login"):
+        return await _guard_desk(request, handler)
+    return await handler(request)
+
+
+async def _guard_api(request: web.Request, handler: Handler) -> web.StreamResponse:
+    auth = request.app[AUTH]
+    if not auth.enabled:
+        return error(
+            403, "the arbiter API is disabled: start boardwire with BOARDWIRE_ARBITER_PASSWORD set"
+        )
+    session = auth.session(request)
+    unsafe = request.method not in ("GET", "HEAD", "OPTIONS")
+    if session is not None:
+        if unsafe and not (
+            same_origin(request) and csrf_ok(session, request.headers.get("X-CSRF-Token"))
+        ):
+            return error(403, "missing or wrong X-CSRF-Token header")
+        request["arbiter"] = session.user
+        return await handler(request)
+    user = auth.basic_user(request)
+    if user is None:
+        response = error(401, "arbiter login required")
+        response.headers["WWW-Authenticate"] = 'Basic realm="boardwire arbiter"'
+        return response
+    if unsafe and request.content_type != "application/json":
+        # Browsers cache Basic credentials; only a JSON body proves this is no cross-site form.
+        return error(415, "send the body as application/json")
+    request["arbiter"] = user
+    return await handler(request)
+
+
+async def _guard_desk(request: web.Request, handler: Handler) -> web.StreamResponse:
+    auth = request.app[AUTH]
+    if not auth.enabled:
+        return _desk_html(
+            ENV.get_template("arbiter_off.html").render(event=service_of(request).config),
+            status=403,
+        )
+    session = auth.session(request)
+    if session is None:
+        if request.method == "GET" and request.path != "/arbiter/ws":
+            raise web.HTTPSeeOther("/arbiter/login")
+        return error(401, "arbiter login required")
+    if request.method == "POST":
+        form = await request.post()
+        supplied = form.get("csrf")
+        if not same_origin(request) or not csrf_ok(
+            session, supplied if isinstance(supplied, str) else None
+        ):
+            return error(403, "the form is stale or not from this desk: reload the page")
+        request["form"] = form
+    request["arbiter"] = session.user
+    request["session"] = session
+    return await handler(request)
+
+
+def _desk_html(text: str, status: int = 200) -> web.Response:
+    response = web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
+    response.headers["Cache-Control"] = "no-store"  # the desk's CSRF token is not for caches
+    return response
+
+
+# -- login / logout ------------------------------------------------------------------------------
+
+
+@routes.get("/arbiter/login")
+async def login_form(request: web.Request) -> web.Response:
+    auth = request.app[AUTH]
+    token = secrets.token_urlsafe(24)
+    response = _desk_html(
+        ENV.get_template("arbiter_login.html").render(
+            event=service_of(request).config,
+            login_token=token,
+            enabled=auth.enabled,
+            message=request.query.get("m", ""),
+        )
+    )
+    set_cookie(response, request, LOGIN_COOKIE, token)
+    return response
+
+
+@routes.post("/arbiter/login")
+async def login(request: web.Request) -> web.StreamResponse:
+    auth = request.app[AUTH]
+    who = _client(request)
+    wait = auth.retry_after(who)
+    if wait > 0:
+        response = web.Response(
+            text=f"too many failed logins: try again in {int(wait) + 1} s", status=429
+        )
+        response.headers["Retry-After"] = str(int(wait) + 1)
+        return response
+    form = await request.post()
+    token = request.cookies.get(LOGIN_COOKIE, "")
+    supplied = form.get("login_token")
+    if (
+        not token
+        or not isinstance(supplied, str)
+        or not secrets.compare_digest(token, supplied)
+        or not same_origin(request)
+    ):
+        raise web.HTTPSeeOther("/arbiter/login?m=" + quote("The form expired: try again."))
+    user, password = form.get("user"), form.get("password")
+    if not (
+        isinstance(user, str)
+        and isinstance(password, str)
+        and auth.check_password(user, password)
+    ):
+        auth.failed(who)
+        raise web.HTTPSeeOther("/arbiter/login?m=" + quote(AUTH_FAILED_MESSAGE))
+    session_token, _session = auth.open_session(user)
+    response = web.HTTPSeeOther("/arbiter")
+    set_cookie(response, request, SESSION_COOKIE, session_token)
+    response.del_cookie(LOGIN_COOKIE, path="/")
+    raise response
+
+
+@routes.post("/arbiter/logout")
+async def logout(request: web.Request) -> web.StreamResponse:
+    request.app[AUTH].close_session(request)
+    response = web.HTTPSeeOther("/arbiter/login")
+    response.del_cookie(SESSION_COOKIE, path="/")
+    raise response
+
+
+# -- the desk page -------------------------------------------------------------------------------
+
+
+@routes.get("/arbiter")
+async def desk_page(request: web.Request) -> web.Response:
+    service = service_of(request)
+    desk = request.app[DESK]
+    session: Session = request["session"]
+    live = service.live_rounds()
+    rounds = []
+    for section in service.config.sections:
+        number = live.get(section.name)
+        if number is None:
+            continue
+        games = [
+            {**views.game_json(g), "proposal": g.proposal.result if g.proposal else None}
+            for g in service.book.round_games(section.name, number)
+        ]
+        rounds.append(
+            {"section": section.name, "slug": slug(section.name), "round": number, "games": games}
+        )
+    boards = [
+        views.desk_board_json(b, service.book)
+        for b in sorted(service.hall.values(), key=lambda b: b.number)
+    ]
+    text = ENV.get_template("arbiter.html").render(
+        event=service.config,
+        defs=piece_defs(),
+        user=request["arbiter"],
+        csrf=session.csrf,
+        boards=boards,
+        alerts=[views.alert_json(a) for a in desk.alerts()],
+        rounds=rounds,
+        results=RESULTS,
+        now=service.time.now(),
+        message=request.query.get("m", ""),
+        sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
+    )
+    return _desk_html(text)
+
+
+@routes.get("/arbiter/ws")
+async def desk_ws(request: web.Request) -> web.StreamResponse:
+    if not same_origin(request):
+        return error(403, "cross-site websocket refused")
+    return await request.app[HUB].serve(request, arbiter=True)
+
+
+def _form(request: web.Request, name: str) -> str:
+    value = request["form"].get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _int(text: str, name: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 6:
+        raise ActionError(f"{name} must be a number")
+    return int(text)
+
+
+@routes.post("/arbiter/act/{action}")
+async def desk_action(request: web.Request) -> web.StreamResponse:
+    """One form of the desk; Post/Redirect/Get with the outcome as the page's message."""
+    action = request.match_info["action"]
+    desk = request.app[DESK]
+    by = _by(request)
+    game = _form(request, "game")
+    try:
+        if action == "result":
+            desk.set_result(game, _form(request, "result"), by)
+            done = f"{game}: result {_form(request, 'result')}"
+        elif action == "confirm":
+            desk.confirm(game, by)
+            done = f"{game}: result confirmed"
+        elif action == "line":
+            desk.correct_line(game, split_moves(_form(request, "moves")), by)
+            done = f"{game}: line corrected"
+        elif action == "start-fen":
+            desk.set_start_fen(game, _form(request, "fen"), by)
+            done = f"{game}: start position set"
+        elif action == "present":
+            desk.mark_present(game, _form(request, "colour"), by)
+            done = f"{game}: {_form(request, 'colour')} marked present"
+        elif action == "ack":
+            desk.acknowledge(_form(request, "alert"), by)
+            done = "alert acknowledged"
+        elif action == "bye":
+            desk.grant_bye(
+                _form(request, "section"),
+                _int(_form(request, "round"), "round"),
+                _int(_form(request, "player"), "player"),
+                by,
+            )
+            done = "bye granted"
+        elif action == "board":
+            desk.assign_board(
+                _form(request, "section"),
+                _int(_form(request, "round"), "round"),
+                _int(_form(request, "white"), "white"),
+                _int(_form(request, "board"), "board"),
+                by,
+            )
+            done = "board reassigned"
+        else:
+            return error(404, f"no action {action!r}")
+    except ActionError as exc:
+        done = f"Not done: {exc}"
+    raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
+
+
+# -- JSON API ------------------------------------------------------------------------------------
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise http_error(web.HTTPBadRequest, "the body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise http_error(web.HTTPBadRequest, "the body must be a JSON object")
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kind: type) -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise http_error(web.HTTPBadRequest, f"field {name!r} must be a {kind.__name__}")
+    return value
+
+
+def _live_game(request: web.Request, game_id: str) -> web.Response:
+    try:
+        return json_response(views.game_json(service_of(request).book.get(game_id)))
+    except GameError:
+        return error(404, f"no game {game_id!r}")
+
+
+@routes.get("/api/v1/arbiter/boards")
+async def boards_route(request: web.Request) -> web.Response:
+    service = service_of(request)
+    return json_response(
+        [
+            views.desk_board_json(b, service.book)
+            for b in sorted(service.hall.values(), key=lambda b: b.number)
+        ]
+    )
+
+
+@routes.get("/api/v1/arbiter/alerts")
+async def alerts_route(request: web.Request) -> web.Response:
+    return json_response([views.alert_json(a) for a in request.app[DESK].alerts()])
+
+
+@routes.get("/api/v1/arbiter/games/{game}")
+async def live_game_route(request: web.Request) -> web.Response:
+    return _live_game(request, request.match_info["game"])
+
+
+async def _act(request: web.Request, action: Callable[[], None]) -> None:
+    try:
+        action()
+    except ActionError as exc:
+        raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
+
+
+@routes.post("/api/v1/arbiter/games/{game}/result")
+async def result_route(request: web.Request) -> web.Response:
+    data = await _body(request)
+    game_id = request.match_info["game"]
+    result = _field(data, "result", str)
+    await _act(request, lambda: request.app[DESK].set_result(game_id, result, _by(request)))
+    return _live_game(request, game_id)
+
+
+@routes.post("/api/v1/arbiter/games/{game}/confirm")
+async def confirm_route(request: web.Request) -> web.Response:
+    game_id = request.match_info["game"]
+    await _act(request, lambda: request.app[DESK].confirm(game_id, _by(request)))
+    return _live_game(request, game_id)
+
+
+@routes.post("/api/v1/arbiter/games/{game}/line")
+async def line_route(request: web.Request) -> web.Response:
+    data = await _body(request)
+    game_id = request.match_info["game"]
+    moves = _field(data, "moves", list)
+    if not all(isinstance(m, str) for m in moves):
+        return error(400, 'moves must be a list of moves like ["e2e4", "e7e5"] or ["e4", "e5"]')
+    await _act(request, lambda: request.app[DESK].correct_line(game_id, moves, _by(request)))
+    return _live_game(request, game_id)
+
+
+@routes.post("/api/v1/arbiter/games/{game}/start-fen")
+async def start_fen_route(request: web.Request) -> web.Response:
+    data = await _body(request)
+    game_id = request.match_info["game"]
+    fen = _field(data, "fen", str)
+    await _act(request, lambda: request.app[DESK].set_start_fen(game_id, fen, _by(request)))
+    return _live_game(request, game_id)
+
+
+@routes.post("/api/v1/arbiter/games/{game}/present")
+async def present_route(request: web.Request) -> web.Response:
+    data = await _body(request)
+    game_id = request.match_info["game"]
+    colour = _field(data, "colour", str)
+    await _act(request, lambda: request.app[DESK].mark_present(game_id, colour, _by(request)))
+    return _live_game(request, game_id)
+
+
+@routes.post("/api/v1/arbiter/alerts/{alert}/ack")
+async def ack_route(request: web.Request) -> web.Response:
+    alert_id = request.match_info["alert"]
+    await _act(request, lambda: request.app[DESK].acknowledge(alert_id, _by(request)))
+    return json_response({"acknowledged": alert_id})
+
+
+@routes.post("/api/v1/arbiter/byes")
+async def bye_route(request: web.Request) -> web.Response:
+    data = await _body(request)
+    section, rnd = _field(data, "section", str), _field(data, "round", int)
+    player = _field(data, "player", int)
+    await _act(
+        request, lambda: request.app[DESK].grant_bye(section, rnd, player, _by(request))
+    )
+    return json_response({"granted": {"section": section, "round": rnd, "player": player}})
+
+
+@routes.post("/api/v1/arbiter/boards/assign")
+async def assign_route(request: web.Request) -> web.Response:
+    data = await _body(request)
+    section, rnd = _field(data, "section", str), _field(data, "round", int)
+    white, board = _field(data, "white", int), _field(data, "board", int)
+    await _act(
+        request,
+        lambda: request.app[DESK].assign_board(section, rnd, white, board, _by(request)),
+    )
+    return json_response(
+        {"assigned": {"section": section, "round": rnd, "white": white, "board": board}}
+    )

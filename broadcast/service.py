@@ -339,7 +339,7 @@ class EventService:
 
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""
-        attached: list[GameEvent] = []
+        attached: list[BoardAttached] = []
         for section in self.config.sections:
             number = self.live_rounds()[section.name]
             for k, board_config in enumerate(section_boards(self.config, section.name), 1):
@@ -357,9 +357,9 @@ class EventService:
                     attached.append(BoardAttached(game_id, board.name, self.time.now()))
         self.commit(attached)
         for event in attached:
-            board = self._hall_by_name(event.board)
-            if board is not None:
-                self._show_current_position(board)  # the new game starts from what the board shows
+            shown = self._hall_by_name(event.board)
+            if shown is not None:
+                self._show_current_position(shown)  # the new game starts from what the board shows
 
     def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
         section = next(s for s in self.config.sections if s.name == game.key.section)

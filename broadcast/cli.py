@@ -192,15 +192,15 @@ def build_parser() -> argparse.ArgumentParser:
     cli_check.add_parser(sub)
     cli_serve.add_parser(sub)
 
-    demo = sub.add_parser("demo", help="emulated boards playing real games, followed live")
-    demo.add_argument(
-        "--speed", type=float, default=20.0, help="time compression of the games (default 20)"
+    demo = sub.add_parser(
+        "demo",
+        help="the Pamplona Masters example on emulated boards: spectator pages and arbiter desk",
     )
-    demo.add_argument("--boards", type=int, default=4, help="how many emulated boards (default 4)")
+    demo.add_argument(
+        "--speed", type=float, default=20.0, help="time compression of the event (default 20)"
+    )
     demo.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
-    demo.add_argument(
-        "--port", type=int, default=8080, help="web port (used once the web server lands)"
-    )
+    demo.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
     demo_options.add_arguments(demo)
     demo.set_defaults(handler=_cmd_demo)
     return parser

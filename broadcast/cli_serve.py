@@ -74,7 +74,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="push the live round to this Lichess broadcast round (token in LICHESS_TOKEN)",
     )
     parser.add_argument(
-        "--lichess-section", metavar="NAME", help="which section goes to Lichess (default: the first)"
+        "--lichess-section",
+        metavar="NAME",
+        help="which section goes to Lichess (default: the first)",
     )
 
 

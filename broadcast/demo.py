@@ -1,34 +1,84 @@
-"""`boardwire demo`: emulated boards play real games; boardwire finds them and follows them live.
+"""`boardwire demo`: the Pamplona Masters example live on emulated boards, in one command.
 
-For now (before the tournament service and the web server) the demo shows the hardware
-layer and reconstruction end to end: the simulator starts boards on pseudo-terminals, the
-probe finds them as it would find real boards, the drivers follow them, and every
-reconstructed move is printed with its clock time. At the end each game is compared with
-the game that was actually played.
+Four emulated DGT boards (pseudo-terminals, found and driven exactly like real ones)
+play World Cup 2025 games in round 1 at an accelerated pace, with a script an arbiter
+will recognise: a player arriving late, a flag falling, and a draw signalled with the
+kings. The spectator pages and the arbiter desk are served at once; the URL and the
+arbiter's login are printed. Everything runs on embedded defaults: the example event
+shipped with boardwire, a fresh SQLite journal in a temporary directory (or `--db`),
+no hardware. Only the CLI layer imports the simulator (DESIGN).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
+import errno
+import io
+import secrets
+import signal
 import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from boards.discovery import probe_ports
-from boards.events import BoardConnected, DriverEvent
-from boards.reconstruction import MovePlayed, ResultSignalled
-from boards.single import SingleBoardDriver
-from broadcast.follow import BoardFollower
+import chess
+import chess.pgn
+
+from boards.position import SYMBOL_TO_CODE, square_to_index
+from broadcast.cli_serve import arbiter_credentials
+from broadcast.config import load_event
+from broadcast.journal import Journal
+from broadcast.service import EventService
+from clocks.timesource import EpochTime, TimeSource
+
+if TYPE_CHECKING:
+    from boardsim.pty import PtyHost
+    from boardsim.script import Action
+    from broadcast.simboards import SimulatedHall
 
 # The players move pieces the way people do unless `--habits none` asks for tidy hands.
 DEFAULT_HABITS = "realistic"
 HABITS_CHOICES = ("realistic", "none")
 
-SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
+ROOT = Path(__file__).resolve().parent.parent
+EVENT = ROOT / "examples" / "pamplona-masters.toml"
+SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
+
+DEFAULT_DELAY = 60.0  # event seconds; the example's 15 minutes would hide a short demo
+MAX_THINK = 40.0  # event seconds per move at most: a lively demo, not a 6-hour game
+LATE_SECONDS = 600.0  # board 2: White comes 10 minutes late
+FLAG_BASE = 480.0  # board 3: 8 minutes on the clock, and the player stops moving
+SIGNAL_SQUARES = {"1/2-1/2": (chess.E4, chess.E5), "1-0": (chess.E4, chess.D5)}
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScript:
+    """What happens at one board: the game (cut after `plies`), and the trouble."""
+
+    board: int
+    game: int  # index in the sample file
+    plies: int | None = None
+    late: float = 0.0
+    clock_base: float | None = None
+    signal: str | None = None
+    story: str = ""
+
+
+SCRIPT = (
+    BoardScript(1, 0, story="a whole game"),
+    BoardScript(2, 1, late=LATE_SECONDS, story="White arrives 10 minutes late"),
+    BoardScript(3, 2, plies=31, clock_base=FLAG_BASE, story="Black's flag falls"),
+    BoardScript(4, 3, plies=40, signal="1/2-1/2", story="a draw signalled with the kings"),
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The demo's own options (the `boardwire demo` parser adds these)."""
+    """The demo's own options (the `boardwire demo` parser adds --speed, --port, --seconds)."""
     parser.add_argument(
         "--habits",
         choices=HABITS_CHOICES,
@@ -36,111 +86,194 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how the emulated players move pieces: 'realistic' human habits (default) "
         "or 'none' (tidy scripted hands)",
     )
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=DEFAULT_DELAY,
+        help=f"broadcast delay in event seconds (default {DEFAULT_DELAY:g}; 0 for none)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--db", type=Path, help="journal file (default: a fresh one in a temporary directory)"
+    )
 
 
-def _clock_text(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+def _cut(game: chess.pgn.Game, plies: int | None) -> chess.pgn.Game:
+    """A copy of `game` with only its first `plies` moves and no result."""
+    copy = chess.pgn.read_game(io.StringIO(str(game)))
+    assert copy is not None
+    if plies is not None:
+        node: chess.pgn.GameNode = copy
+        for _ in range(plies):
+            if not node.variations:
+                break
+            node = node.variations[0]
+        node.variations.clear()
+        copy.headers["Result"] = "*"  # the script decides how it ends
+    return copy
 
 
-def _move_text(board: str, event: MovePlayed) -> str:
-    number = (event.ply + 1) // 2
-    dots = "." if event.ply % 2 else "..."
-    clock = f"  [{_clock_text(event.clock.remaining)}]" if event.clock else ""
-    return f"board {board}  {number}{dots} {event.san}{clock}"
+def board_actions(script: BoardScript, game: chess.pgn.Game, habits: str) -> list[Action]:
+    """The emulated players' timeline for one board (t = 0 when the clock is set)."""
+    from boardsim.script import (
+        ClockSetup,
+        LeverPress,
+        SquareSet,
+        actions_for_game,
+        habits_named,
+        human_actions_for_game,
+    )
+
+    played = _cut(game, script.plies)
+    noise = habits_named("realistic" if habits == "realistic" else "none")
+    actions: list[Action]
+    if noise is None:
+        actions = list(actions_for_game(played, max_think=MAX_THINK))
+    else:
+        actions = list(
+            human_actions_for_game(played, habits=noise, seed=script.board, max_think=MAX_THINK)
+        )
+    start = min((a.t for a in actions if isinstance(a, LeverPress)), default=0.0)
+    out: list[Action] = []
+    for a in actions:
+        if isinstance(a, ClockSetup):
+            if script.clock_base is not None:
+                a = dataclasses.replace(
+                    a, left_seconds=script.clock_base, right_seconds=script.clock_base
+                )
+        elif script.late and a.t > start:
+            a = dataclasses.replace(a, t=a.t + script.late)  # White's first move, and on
+        out.append(a)
+    if script.signal is not None:
+        last = max(a.t for a in out)
+        board = played.end().board()
+        out += [
+            SquareSet(last + 8.0 + 0.5 * i, square_to_index(square), code)
+            for i, (square, code) in enumerate(kings_signal(board, script.signal))
+        ]
+    return out
+
+
+def kings_signal(board: chess.Board, result: str) -> list[tuple[chess.Square, int]]:
+    """Square changes that put the kings on the centre squares signalling `result`."""
+    out: list[tuple[chess.Square, int]] = []
+    white_to, black_to = SIGNAL_SQUARES[result]
+    occupied = {sq: p for sq, p in board.piece_map().items()}
+    for square, colour, symbol in ((white_to, chess.WHITE, "K"), (black_to, chess.BLACK, "k")):
+        king = next(
+            sq for sq, p in occupied.items() if p.piece_type == chess.KING and p.color == colour
+        )
+        if square in occupied and square != king:
+            out.append((square, 0))
+        out.append((king, 0))
+        out.append((square, SYMBOL_TO_CODE[symbol]))
+        occupied.pop(square, None)
+        occupied[square] = occupied.pop(king)
+    return out
+
+
+def _games() -> list[chess.pgn.Game]:
+    from boardsim.sim import load_games
+
+    return load_games(SAMPLE)
+
+
+async def _start_players(
+    hall: SimulatedHall,
+    time: TimeSource,
+    speed: float,
+    habits: str,
+    games: Sequence[chess.pgn.Game],
+) -> None:
+    from boardsim.script import play
+
+    for script in SCRIPT:
+        if script.board not in hall.where:
+            continue
+        host, index = hall.where[script.board]
+        actions = board_actions(script, games[script.game % len(games)], habits)
+
+        async def run(
+            host: PtyHost = host, index: int = index, actions: list[Action] = actions
+        ) -> None:
+            await asyncio.sleep(2.0)  # the drivers find the boards first
+            await play(host, actions, time, board=index, speed=speed)
+
+        hall.players.append(asyncio.ensure_future(run()))
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from boardsim.sim import Simulator, load_games  # only the CLI layer may import the simulator
+    from broadcast.simboards import start_simulated_boards  # only the CLI layer imports boardsim
+    from web.app import start_web  # web imports broadcast, never the other way round
 
-    games = load_games(SAMPLE)
-    count = max(1, min(args.boards, len(games)))
     habits = getattr(args, "habits", DEFAULT_HABITS)
-    if habits not in HABITS_CHOICES:
-        print(f"boardwire demo: unknown --habits {habits!r}", file=sys.stderr)
+    speed = float(args.speed)
+    if not speed > 0:
+        print("boardwire demo: --speed must be positive", file=sys.stderr)
         return 2
-    sim = Simulator(
-        count,
-        games=games[:count],
-        speed=args.speed,
-        game_delay=6.0,
-        max_think=60.0,
-        habits="realistic" if habits == "realistic" else "none",
-        seed=getattr(args, "seed", 0) or 0,
-    )
-    time = sim.clock  # the games run in the simulation's fast-forward time: stamp events in it
-    await sim.start()
+    delay = float(getattr(args, "delay", DEFAULT_DELAY))
+    if delay < 0:
+        print("boardwire demo: --delay cannot be negative", file=sys.stderr)
+        return 2
+    config = load_event(EVENT)
+    workdir = None
+    db: Path | None = getattr(args, "db", None)
+    if db is None:
+        workdir = tempfile.TemporaryDirectory(prefix="boardwire-demo-")
+        db = Path(workdir.name) / "pamplona-demo.sqlite"
+    journal = Journal(db)
+    time = EpochTime(speed)
+    hall, ports = await start_simulated_boards(config, time, speed=speed)
+    runner = None
     try:
-        print(
-            f"Started {count} emulated DGT boards playing World Cup 2025 games at {args.speed:g}x "
-            f"speed ({habits} habits):"
+        service = EventService(
+            config, journal, time=time, port_overrides=ports, live_round=1, delay=delay
         )
-        for d in sim.devices:
-            print(f"  {d.path}  serial {d.serial}")
-        print("\nProbing the ports as `boardwire boards` does:")
-        for result in await probe_ports([d.path for d in sim.devices]):
-            for info in result.boards:
-                clock = "clock" if info.clock_present else "no clock"
-                print(
-                    f"  {info.port}: {info.mode} board {info.serial}, version {info.version[0]}.{info.version[1]}, {clock}"
-                )
-        print("\nFollowing the games live (Ctrl-C to stop):")
-        followers: dict[str, BoardFollower] = {}
-
-        def on_event(event: DriverEvent) -> None:
-            follower = followers.setdefault(event.board, BoardFollower(event.board))
-            if isinstance(event, BoardConnected):
-                print(f"board {event.board}  connected on {event.info.port}")
-            for out in follower.handle(event):
-                _print(event.board, out)
-
-        def _print(board: str, out: object) -> None:
-            if isinstance(out, MovePlayed):
-                print(_move_text(board, out), flush=True)
-            elif isinstance(out, ResultSignalled):
-                print(f"board {board}  result signalled with the kings: {out.result}", flush=True)
-
-        drivers = [SingleBoardDriver(device.path, on_event, time=time) for device in sim.devices]
-        tasks = [asyncio.ensure_future(driver.run()) for driver in drivers]
-
-        async def ticker() -> None:
-            while True:
-                await asyncio.sleep(0.1)
-                for board, follower in followers.items():
-                    for out in follower.tick(time.now()):
-                        _print(board, out)
-
-        tick_task = asyncio.ensure_future(ticker())
-        games_done = asyncio.ensure_future(sim.wait_games())
+        service.load()
+        credentials = arbiter_credentials()
+        generated = credentials is None
+        if credentials is None:
+            credentials = ("arbiter", secrets.token_urlsafe(12))
+        host = getattr(args, "host", "127.0.0.1")
         try:
-            await asyncio.wait_for(asyncio.shield(games_done), args.seconds)
-            await asyncio.sleep(2.0)  # let the last stable positions settle
-        except TimeoutError:
-            pass
-        for driver in drivers:
-            driver.stop()
-        tick_task.cancel()
-        await asyncio.gather(*tasks, tick_task, return_exceptions=True)
-        games_done.cancel()
-        print("\nGames reconstructed:")
-        exact = 0
-        for device, game in zip(sim.devices, games[:count], strict=True):
-            follower = followers.get(device.serial)
-            played = [m.uci() for m in game.mainline_moves()]
-            got = follower.line.ucis if follower else []
-            same = got == played
-            exact += same
-            white, black = game.headers.get("White", "?"), game.headers.get("Black", "?")
-            status = (
-                "identical to the game played"
-                if same
-                else f"{len(got)} of {len(played)} moves so far"
-            )
-            print(f"  board {device.serial}: {white} - {black}: {len(got)} plies, {status}")
-        print(f"{exact} of {count} games exact.")
+            runner = await start_web(service, host=host, port=args.port, credentials=credentials)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                print(
+                    f"boardwire demo: port {args.port} is in use; try --port {args.port + 1}",
+                    file=sys.stderr,
+                )
+                return 2
+            raise
+        await _start_players(hall, time, speed, habits, _games())
+        url = f"http://{host}:{args.port}/"
+        password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
+        print(
+            f"boardwire demo: {config.name}, round 1, on {len(ports)} emulated DGT boards "
+            f"at {speed:g}x speed ({habits} habits)\n"
+            f"  spectators:   {url}\n"
+            f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
+            f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
+            + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
+            + f"  journal: {db}\nCtrl-C to stop.",
+            flush=True,
+        )
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, service.stop)
+        seconds = getattr(args, "seconds", None)
+        if seconds is not None:
+            loop.call_later(float(seconds), service.stop)
+        await service.run()
         return 0
     finally:
-        await sim.stop()
+        if runner is not None:
+            await runner.cleanup()
+        await hall.stop()
+        journal.close()
+        if workdir is not None:
+            workdir.cleanup()
 
 
 def run_demo(args: argparse.Namespace) -> int:

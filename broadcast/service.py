@@ -41,6 +41,7 @@ from broadcast.event_kinds import register_all
 from broadcast.games.book import GameBook, section_boards
 from broadcast.games.events import (
     BoardAttached,
+    GameClock,
     GameEvent,
     LineCorrected,
     ResultConfirmed,
@@ -64,7 +65,7 @@ from broadcast.tournament.events import (
 )
 from broadcast.tournament.state import StateError, TournamentState, registration_events
 from clocks.clocktimes import FlagFell
-from clocks.reading import ClockReading, NoClock
+from clocks.reading import ClockReading, NoClock, Side
 from clocks.timesource import TimeSource
 
 log = logging.getLogger(__name__)
@@ -165,6 +166,7 @@ class EventService:
         self._positions: dict[str, BoardPosition] = {}
         self._recent: dict[str, deque[tuple[int, int]]] = {}
         self._last_heard: dict[str, float] = {}
+        self._white_sides: dict[str, Side] = {}
         self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
         self.public: DelayedView[PublicState] = DelayedView(
             self.delay, PublicState(self.tournament, self.book)
@@ -216,6 +218,8 @@ class EventService:
             self.start_overrides[(event.section, event.round)] = event.at
         elif isinstance(event, GameEvent):
             self.book = self.book.apply(event)
+            if isinstance(event, GameClock):
+                self._white_sides[event.game] = event.white_side
         elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
             self._fold_board_health(event)
         elif isinstance(event, PositionSeen):
@@ -365,7 +369,9 @@ class EventService:
         section = next(s for s in self.config.sections if s.name == game.key.section)
         reconstructor = Reconstructor(start_fen=game.start_fen, time_control=section.time_control)
         if game.moves:
-            reconstructor.resume([m.uci for m in game.moves])
+            reconstructor.resume(
+                [m.uci for m in game.moves], white_side=self._white_sides.get(game.id)
+            )
         return BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
 
     def _hall_by_name(self, name: str) -> HallBoard | None:
@@ -397,7 +403,7 @@ class EventService:
                 board.follower.board = event.board
         batch: list[Any] = [event]
         if board.follower is not None:
-            games, passed = board.follower.handle(event)
+            games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
             batch += games
             batch += [p for p in passed if isinstance(p, FlagFell)]
             if isinstance(event, BoardConnected) and board.game is not None:

@@ -107,6 +107,13 @@ class ClockTimes:
         """True once the colours are known from the start or from the arbiter."""
         return self._arbiter_side is not None or self._started
 
+    def expect_first(self, colour: Colour) -> None:
+        """Until the clock first runs: the colour whose time will run first. A game joined
+        late (after a restart, or with moves read back from the board's log) has its side
+        to move, not White, on the clock that starts."""
+        if not self._started:
+            self._first_mover = colour
+
     def set_white_side(self, side: Side) -> None:
         """The arbiter's word: White's time is on `side`."""
         self._arbiter_side = side

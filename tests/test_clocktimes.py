@@ -113,3 +113,17 @@ def test_software_clock_needs_a_timed_control() -> None:
 
 def test_format_clock() -> None:
     assert format_clock(3725.4) == "1:02:05" and format_clock(-3) == "0:00:00"
+
+
+def test_a_game_joined_late_takes_the_side_to_move_as_the_first_running_clock() -> None:
+    from clocks.clocktimes import ClockTimes
+    from clocks.reading import ClockReading
+
+    times = ClockTimes()
+    times.expect_first("black")  # four plies already known, then the first reading
+    times.feed(10.0, ClockReading(900, 905, running=True, right_lever_high=True))
+    assert times.white_side == "left" and times.colour_of("right") == "black"
+    other = ClockTimes()
+    other.expect_first("white")
+    other.feed(10.0, ClockReading(900, 905, running=True, right_lever_high=True))
+    assert other.white_side == "right"

@@ -71,6 +71,16 @@ def wait_up(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> No
     raise AssertionError("serve did not come up")
 
 
+def clocks_complete(port: int) -> bool:
+    """Every move has its clock time (the last press may come a moment after the move)."""
+    for board in range(1, 5):
+        game = api(port, f"/api/v1/games/masters-r1-b{board}")
+        assert isinstance(game, dict)
+        if any(m["clock"] is None for m in game["moves"]):
+            return False
+    return True
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_kill_9_and_restart_loses_nothing(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -135,7 +145,7 @@ def test_kill_9_and_restart_loses_nothing(tmp_path: Path, seed: int) -> None:
             while time.monotonic() < end:
                 games = api(port, "/api/v1/rounds/1")
                 assert isinstance(games, dict)
-                if all(g["ply"] >= PLIES for g in games["games"]):
+                if all(g["ply"] >= PLIES for g in games["games"]) and clocks_complete(port):
                     done = True
                     break
                 time.sleep(0.2)

@@ -44,7 +44,11 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except web.HTTPException as exc:
-        if request.path.startswith("/api/") and exc.status >= 400 and exc.content_type != "application/json":
+        if (
+            request.path.startswith("/api/")
+            and exc.status >= 400
+            and exc.content_type != "application/json"
+        ):
             response = error(exc.status, exc.reason)
             response.headers.update({k: v for k, v in exc.headers.items() if k == "Allow"})
         else:

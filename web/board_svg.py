@@ -14,13 +14,25 @@ import chess.svg
 from markupsafe import Markup, escape
 
 _ID = re.compile(r'\s(id|class)="[^"]*"')
+_STYLE = re.compile(r'style="([^"]*)"')
+
+
+def _attributes(match: re.Match[str]) -> str:
+    # Inline style attributes would need 'unsafe-inline' in the pages' CSP: the same
+    # declarations as SVG presentation attributes need nothing.
+    pairs = (d.split(":", 1) for d in match.group(1).split(";") if ":" in d)
+    return " ".join(f'{k.strip()}="{v.strip()}"' for k, v in pairs)
+
+
+def _piece(symbol: str) -> str:
+    return _STYLE.sub(_attributes, _ID.sub("", chess.svg.PIECES[symbol]))
 
 
 def piece_defs() -> Markup:
     """The piece symbols (python-chess's SVG pieces), once per page."""
     symbols = "".join(
         f'<symbol id="bw-{"w" if s.isupper() else "b"}{s.upper()}" viewBox="0 0 45 45">'
-        f"{_ID.sub('', chess.svg.PIECES[s])}</symbol>"
+        f"{_piece(s)}</symbol>"
         for s in "PNBRQKpnbrqk"
     )
     return Markup(

@@ -20,6 +20,7 @@ SERVICE = web.AppKey("service", EventService)
 HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 DESK = web.AppKey("desk", Desk)
+ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
 
 _NUMBER = re.compile(r"[0-9]{1,6}")
 

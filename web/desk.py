@@ -1,39 +1,22 @@
 """The arbiter's actions as the desk and the API call them, and the open alerts.
 
-The service's arbiter engine provides `alerts()`, `acknowledge(alert_id, by)` and
-`mark_present(section, round, player, by)`; until a service has them, alerts are folded
-here from the journal entries (the same `Alert`/`AlertAcknowledged` events), so the desk
-works either way. Every action goes through the service, which journals it.
+A thin layer over the service (which journals every action with who did it): it adds
+what a person at a desk needs, such as moves typed as on a scoresheet (SAN or UCI, with
+move numbers) and sections named by slug.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
 
 import chess
 
-from broadcast.arbiter.alerts import Alert, AlertAcknowledged
-from broadcast.journal import Entry
+from broadcast.arbiter.alerts import Alert
+from broadcast.games.state import GameState
 from broadcast.service import ActionError, EventService
 from broadcast.tournament.events import BoardAssigned, ByeGranted
 from web import views
-
-
-class AlertFold:
-    """Open alerts from the journal entries (used when the service has no `alerts()`)."""
-
-    def __init__(self) -> None:
-        self.open: dict[str, Alert] = {}
-
-    def __call__(self, entries: Sequence[Entry]) -> None:
-        for entry in entries:
-            event = entry.event
-            if isinstance(event, Alert):
-                self.open[event.id] = event
-            elif isinstance(event, AlertAcknowledged):
-                self.open.pop(event.alert, None)
 
 
 class Desk:
@@ -41,41 +24,21 @@ class Desk:
 
     def __init__(self, service: EventService) -> None:
         self.service = service
-        self.fold: AlertFold | None = None
-        if not callable(getattr(service, "alerts", None)):
-            self.fold = AlertFold()
-            self.fold(list(service.journal.read()))
-            service.listeners.append(self.fold)
 
     def alerts(self) -> list[Alert]:
-        if self.fold is not None:
-            return sorted(self.fold.open.values(), key=lambda a: (a.t, a.id))
-        found: Sequence[Alert] = getattr(self.service, "alerts")()  # noqa: B009
-        return list(found)
+        return self.service.alerts()
 
     def acknowledge(self, alert_id: str, by: str) -> None:
-        if self.fold is None:
-            getattr(self.service, "acknowledge")(alert_id, by)  # noqa: B009
-            return
-        if alert_id not in self.fold.open:
-            raise ActionError(f"no open alert {alert_id!r}")
-        self.service.commit([AlertAcknowledged(alert_id, self.service.time.now(), by=by)])
+        self.service.acknowledge(alert_id, by)
 
-    def _game(self, game_id: str) -> Any:
+    def _game(self, game_id: str) -> GameState:
         game = self.service.book.games.get(game_id)
         if game is None:
             raise ActionError(f"no game {game_id!r}")
         return game
 
     def mark_present(self, game_id: str, colour: str, by: str) -> None:
-        game = self._game(game_id)
-        if colour not in ("white", "black"):
-            raise ActionError("colour must be white or black")
-        player = game.white if colour == "white" else game.black
-        mark = getattr(self.service, "mark_present", None)
-        if not callable(mark):
-            raise ActionError("marking a player present needs the arbiter rules engine")
-        mark(game.key.section, game.key.round, player.start, by)
+        self.service.mark_present(game_id, colour, by)
 
     def set_result(self, game_id: str, result: str, by: str) -> None:
         self.service.set_result(game_id, result, by)
@@ -94,7 +57,9 @@ class Desk:
         at = dt.datetime.fromtimestamp(self.service.time.now(), dt.UTC)
         self.service.tournament_event(ByeGranted(name, round_number, player, at))
 
-    def assign_board(self, section: str, round_number: int, white: int, board: int, by: str) -> None:
+    def assign_board(
+        self, section: str, round_number: int, white: int, board: int, by: str
+    ) -> None:
         name = self._section(section)
         self.service.tournament_event(BoardAssigned(name, round_number, white, board))
 

@@ -52,7 +52,6 @@ log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 256  # messages waiting for one client before it is resynced
 REPLAY_LIMIT = 4096  # deltas kept for reconnecting clients
-SEND_TIMEOUT = 20.0  # seconds one send may take before the client is dropped
 PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
 
 
@@ -122,7 +121,11 @@ def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:
                 "moves": [_move_json(p, new) for p in range(old.ply + 1, new.ply + 1)],
                 "fen": new.fen,
                 "ply": new.ply,
-                "clock": {"white": new.white_clock, "black": new.black_clock, "running": new.running},
+                "clock": {
+                    "white": new.white_clock,
+                    "black": new.black_clock,
+                    "running": new.running,
+                },
             }
         )
     elif (old.white_clock, old.black_clock, old.running) != (
@@ -501,7 +504,9 @@ class Hub:
             section = views.section_by_name(self.config, _str(msg.get("section")))
             r = msg.get("round")
             if section is None or not isinstance(r, int) or isinstance(r, bool) or r < 1:
-                return [_encode({"type": "error", "message": "round scope needs section and round"})]
+                return [
+                    _encode({"type": "error", "message": "round scope needs section and round"})
+                ]
             rnd = r
         elif scope == "game":
             game = _str(msg.get("game")) or ""
@@ -528,6 +533,9 @@ class Hub:
         return [snap]
 
     async def _writer(self, client: Client) -> None:
+        # No per-send timeout: a send only waits when the socket's buffer is full, and then
+        # only this client's writer waits while its bounded queue absorbs (and resyncs) the
+        # backlog; the heartbeat closes a connection that stays dead.
         while not client.ws.closed:
             await client.wake.wait()
             client.wake.clear()
@@ -536,8 +544,8 @@ class Hub:
                 if not text:
                     continue
                 try:
-                    await asyncio.wait_for(client.ws.send_str(text), SEND_TIMEOUT)
-                except (TimeoutError, ConnectionError, RuntimeError):
+                    await client.ws.send_str(text)
+                except (ConnectionError, RuntimeError):
                     await client.ws.close()
                     return
 

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
+from multidict import MultiDictProxy
 
 from broadcast.games.events import RESULTS
 from broadcast.games.ids import slug
@@ -30,17 +31,20 @@ from web.auth import (
     set_cookie,
 )
 from web.board_svg import piece_defs
-from web.common import AUTH, DESK, HUB, error, http_error, json_response, service_of
+from web.common import ARBITER, AUTH, DESK, HUB, error, http_error, json_response, service_of
 from web.desk import split_moves
 from web.pages import ENV
 
 routes = web.RouteTableDef()
 
+SESSION = web.RequestKey("session", Session)
+FORM = web.RequestKey("form", MultiDictProxy)
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _by(request: web.Request) -> str:
-    return f"arbiter:{request['arbiter']}"
+    return f"arbiter:{request[ARBITER]}"
 
 
 def _client(request: web.Request) -> str:
@@ -73,7 +77,7 @@ async def _guard_api(request: web.Request, handler: Handler) -> web.StreamRespon
             same_origin(request) and csrf_ok(session, request.headers.get("X-CSRF-Token"))
         ):
             return error(403, "missing or wrong X-CSRF-Token header")
-        request["arbiter"] = session.user
+        request[ARBITER] = session.user
         return await handler(request)
     user = auth.basic_user(request)
     if user is None:
@@ -83,7 +87,7 @@ async def _guard_api(request: web.Request, handler: Handler) -> web.StreamRespon
     if unsafe and request.content_type != "application/json":
         # Browsers cache Basic credentials; only a JSON body proves this is no cross-site form.
         return error(415, "send the body as application/json")
-    request["arbiter"] = user
+    request[ARBITER] = user
     return await handler(request)
 
 
@@ -106,9 +110,9 @@ async def _guard_desk(request: web.Request, handler: Handler) -> web.StreamRespo
             session, supplied if isinstance(supplied, str) else None
         ):
             return error(403, "the form is stale or not from this desk: reload the page")
-        request["form"] = form
-    request["arbiter"] = session.user
-    request["session"] = session
+        request[FORM] = form
+    request[ARBITER] = session.user
+    request[SESSION] = session
     return await handler(request)
 
 
@@ -160,9 +164,7 @@ async def login(request: web.Request) -> web.StreamResponse:
         raise web.HTTPSeeOther("/arbiter/login?m=" + quote("The form expired: try again."))
     user, password = form.get("user"), form.get("password")
     if not (
-        isinstance(user, str)
-        and isinstance(password, str)
-        and auth.check_password(user, password)
+        isinstance(user, str) and isinstance(password, str) and auth.check_password(user, password)
     ):
         auth.failed(who)
         raise web.HTTPSeeOther("/arbiter/login?m=" + quote(AUTH_FAILED_MESSAGE))
@@ -188,7 +190,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
 async def desk_page(request: web.Request) -> web.Response:
     service = service_of(request)
     desk = request.app[DESK]
-    session: Session = request["session"]
+    session = request[SESSION]
     live = service.live_rounds()
     rounds = []
     for section in service.config.sections:
@@ -209,7 +211,7 @@ async def desk_page(request: web.Request) -> web.Response:
     text = ENV.get_template("arbiter.html").render(
         event=service.config,
         defs=piece_defs(),
-        user=request["arbiter"],
+        user=request[ARBITER],
         csrf=session.csrf,
         boards=boards,
         alerts=[views.alert_json(a) for a in desk.alerts()],
@@ -230,7 +232,7 @@ async def desk_ws(request: web.Request) -> web.StreamResponse:
 
 
 def _form(request: web.Request, name: str) -> str:
-    value = request["form"].get(name)
+    value = request[FORM].get(name)
     return value.strip() if isinstance(value, str) else ""
 
 
@@ -402,9 +404,7 @@ async def bye_route(request: web.Request) -> web.Response:
     data = await _body(request)
     section, rnd = _field(data, "section", str), _field(data, "round", int)
     player = _field(data, "player", int)
-    await _act(
-        request, lambda: request.app[DESK].grant_bye(section, rnd, player, _by(request))
-    )
+    await _act(request, lambda: request.app[DESK].grant_bye(section, rnd, player, _by(request)))
     return json_response({"granted": {"section": section, "round": rnd, "player": player}})
 
 

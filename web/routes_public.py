@@ -7,6 +7,8 @@ configuration, which the delay does not hide.
 
 from __future__ import annotations
 
+import json
+
 from aiohttp import web
 
 from broadcast.export.pgn import event_pgn, game_pgn, round_pgn
@@ -119,6 +121,10 @@ def _html(text: str, status: int = 200) -> web.Response:
 
 
 def _page_error(request: web.Request, status: int, message: str) -> web.Response:
+    try:  # section_of/round_of raise with a JSON body: show its message
+        message = str(json.loads(message)["error"])
+    except (ValueError, KeyError, TypeError):
+        pass
     return _html(pages.error_page(service_of(request).config, status, message), status)
 
 
@@ -126,7 +132,9 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
 async def home_page(request: web.Request) -> web.Response:
     service = service_of(request)
     return _html(
-        pages.home_page(service.config, service.public_state(), service.live_rounds(), service.delay)
+        pages.home_page(
+            service.config, service.public_state(), service.live_rounds(), service.delay
+        )
     )
 
 

@@ -216,8 +216,7 @@ def crosstable_json(tournament: TournamentState, section: SectionConfig) -> dict
                 "start": s,
                 "name": entry.name,
                 "cells": [
-                    None if o == s else " ".join(cells.get(s, {}).get(o, [])) or ""
-                    for o in starts
+                    None if o == s else " ".join(cells.get(s, {}).get(o, [])) or "" for o in starts
                 ],
             }
         )
@@ -229,9 +228,9 @@ def _scores(result: str) -> tuple[str, str]:
         "1-0": ("1", "0"),
         "0-1": ("0", "1"),
         "1/2-1/2": ("½", "½"),
-        "+-": ("+", "−"),
-        "-+": ("−", "+"),
-        "--": ("−", "−"),
+        "+-": ("+", "-"),
+        "-+": ("-", "+"),
+        "--": ("-", "-"),
     }.get(result, ("?", "?"))
 
 

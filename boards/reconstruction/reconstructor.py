@@ -233,7 +233,7 @@ class Reconstructor:
         """The arbiter says White's time is on `side` of the clock."""
         self._clock.set_white_side(side)
 
-    def resume(self, ucis: Sequence[str], t: float = 0.0) -> None:
+    def resume(self, ucis: Sequence[str], t: float = 0.0, white_side: Side | None = None) -> None:
         """Continue a game already under way (after a restart, or an arbiter's corrected
         line): the moves are known facts, so no events are produced for them.
 
@@ -254,6 +254,9 @@ class Reconstructor:
             self._keys.append(key)
             self._plies.append(_Ply(move, san, t, white, None, False, False))
         self._clock.reset("white" if board.turn == chess.WHITE else "black")
+        # The colours were settled when the game started: the side whose clock runs first
+        # after a resume is just the side to move, not White. Keep what was known.
+        self._clock.set_white_side(white_side or self._clock.white_side)
         if not self._announced:
             self._announced = True
             self._announce_t = t
@@ -316,6 +319,8 @@ class Reconstructor:
         events: list[ReconstructionEvent] = []
         self._flush_recovered(t, events)
         self._run(t, events)
+        if not self._clock.decided:
+            self._clock.expect_first("white" if self._board.turn == chess.WHITE else "black")
         for event in self._clock.feed(t, reading):
             if isinstance(event, LeverPressed):
                 self._presses_since_node += 1

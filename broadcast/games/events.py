@@ -82,6 +82,7 @@ class GameClock:
     black: int
     running: Colour | None
     t: float
+    white_side: Literal["left", "right"] = "left"  # which half of the clock is White's
 
 
 @dataclass(frozen=True, slots=True)

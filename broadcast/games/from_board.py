@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from boards.events import ClockSeen, ClockStamped, DriverEvent
+from boards.events import ClockSeen, ClockStamped, DriverEvent, PositionSeen
 from boards.reconstruction import (
     BackInSync,
     MoveClocked,
@@ -33,6 +33,7 @@ from broadcast.games.events import (
     GameTakeback,
     ResultProposed,
 )
+from broadcast.games.state import GameState
 from clocks.clocktimes import other_side
 from clocks.reading import ClockReading
 
@@ -55,16 +56,20 @@ class BoardToGame:
             "black": deque(),
         }
 
-    def handle(self, event: DriverEvent) -> tuple[list[GameEvent], list[Passed]]:
+    def handle(
+        self, event: DriverEvent, game: GameState | None = None
+    ) -> tuple[list[GameEvent], list[Passed]]:
         """Game events, and the raw events the arbiter rules also want (health, flags,
-        new-game and sync details)."""
+        new-game and sync details). `game` is the game as it stands, so that a clock time
+        logged at a lever press can go to a move already recorded."""
         games: list[GameEvent] = []
         passed: list[Passed] = [event]
+        if isinstance(event, PositionSeen):
+            self._placement = event.position.board_fen(self.reconstructor.orientation or "normal")
         if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
             games.append(self.clock_event(event.t, event.reading))
         if isinstance(event, ClockStamped):
-            colour = self.reconstructor.clock_times.colour_of(event.side)
-            self._stamps[colour].append((event.t, float(event.seconds)))
+            games += self._stamp(event, game)
         for out in self.follower.handle(event):
             games += self.translate(out)
             passed.append(out)
@@ -77,6 +82,21 @@ class BoardToGame:
             games += self.translate(out)
             passed.append(out)
         return self._stamped(games), passed
+
+    def _stamp(self, event: ClockStamped, game: GameState | None) -> list[GameEvent]:
+        """A press stamp belongs to the presser's move that the board shows at that moment:
+        the game's last move if it is theirs and on the board now, else a move still to
+        come out of reconstruction (queued)."""
+        colour = self.reconstructor.clock_times.colour_of(event.side)
+        if game is not None and game.moves and self._placement is not None:
+            last = game.moves[-1]
+            mover: Colour = "black" if last.fen_after.split()[1] == "w" else "white"
+            if mover == colour and last.fen_after.split()[0] == self._placement:
+                if last.remaining is not None:
+                    return []
+                return [GameMoveClocked(self.game, game.ply, float(event.seconds), None, event.t)]
+        self._stamps[colour].append((event.t, float(event.seconds)))
+        return []
 
     def _stamped(self, games: list[GameEvent]) -> list[GameEvent]:
         """Clock times the board logged at lever presses (read back from its EEPROM after an
@@ -108,6 +128,7 @@ class BoardToGame:
             reading.seconds(black_side),
             None if running is None else times.colour_of(running),
             t,
+            white_side,
         )
 
     def translate(self, out: ReconstructionEvent) -> list[GameEvent]:

@@ -1,0 +1,54 @@
+"""Browser tests: a real Chromium (Debian's `chromium`) driven by Playwright.
+
+They never download a browser. Without /usr/bin/chromium they FAIL with a message
+saying how to install it (`.ci/run` does), never skip silently.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("BOARDWIRE_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives a real Chromium through Playwright")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; "
+            ".ci/run does it) or point BOARDWIRE_CHROMIUM at a Chromium binary",
+            pytrace=False,
+        )
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        pytest.fail("playwright is not installed: pip install playwright", pytrace=False)
+    async with async_playwright() as p:
+        b = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        await b.close()

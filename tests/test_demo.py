@@ -1,0 +1,86 @@
+"""`boardwire demo`: the script (late player, flag fall, kings' signal) and a short run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import chess
+from web_support import free_port
+
+from boardsim.script import ClockSetup, LeverPress, SquareSet
+from broadcast.demo import SCRIPT, _games, board_actions, kings_signal
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_late_player_flag_and_signal_are_in_the_script() -> None:
+    games = _games()
+    by_board = {s.board: s for s in SCRIPT}
+    normal = board_actions(by_board[1], games[0], "none")
+    late = board_actions(by_board[2], games[1], "none")
+    first_press = [a for a in late if isinstance(a, LeverPress)]
+    assert first_press[1].t - first_press[0].t >= by_board[2].late  # White's first move waits
+    flag = board_actions(by_board[3], games[2], "none")
+    setup = next(a for a in flag if isinstance(a, ClockSetup))
+    assert setup.left_seconds == by_board[3].clock_base
+    assert sum(isinstance(a, LeverPress) for a in flag) == 1 + 31  # then nobody moves
+    signal = board_actions(by_board[4], games[3], "none")
+    assert isinstance(signal[-1], SquareSet)
+    assert len(normal) > 100
+
+
+def test_kings_signal_puts_the_kings_on_the_centre() -> None:
+    board = chess.Board()
+    changes = kings_signal(board, "1/2-1/2")
+    placed = {sq for sq, code in changes if code}
+    assert placed == {chess.E4, chess.E5}
+
+
+def test_demo_serves_the_event(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "broadcast.cli",
+            "demo",
+            "--port",
+            str(port),
+            "--seconds",
+            "8",
+            "--speed",
+            "30",
+            "--db",
+            str(tmp_path / "demo.sqlite"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        event = None
+        while time.monotonic() < deadline and event is None:
+            try:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/api/v1/event", timeout=1
+                ) as r:
+                    event = json.loads(r.read())
+            except OSError:
+                time.sleep(0.2)
+        assert event is not None and event["name"] == "Pamplona Masters"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/arbiter/login", timeout=2) as r:
+            assert r.status == 200
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, out
+    assert f"http://127.0.0.1:{port}/" in out and "password" in out

@@ -1,0 +1,407 @@
+"""The OpenAPI 3.0 document of the JSON API (served at /api/v1/openapi.json). Pure.
+
+Written by hand next to the routes rather than generated: the routes are few, and the
+document is a contract (tests/test_web_api.py checks every JSON route is in it, and the
+schemathesis fuzz drives the server from it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_NULLABLE_STR = {"type": "string", "nullable": True}
+_NULLABLE_INT = {"type": "integer", "nullable": True}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_ERRORS = {
+    "400": _json(_ref("Error"), "Malformed request"),
+    "404": _json(_ref("Error"), "Not found"),
+}
+_AUTH_ERRORS = {
+    "401": _json(_ref("Error"), "Login required"),
+    "403": _json(_ref("Error"), "Disabled, or CSRF token missing"),
+    "415": _json(_ref("Error"), "Body must be application/json"),
+    "422": _json(_ref("Error"), "The action cannot be done; the message says why"),
+}
+
+_SECTION = {
+    "name": "section",
+    "in": "path",
+    "required": True,
+    "description": "section name or slug",
+    "schema": {"type": "string"},
+}
+_ROUND = {
+    "name": "round",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1},
+}
+_GAME = {
+    "name": "game",
+    "in": "path",
+    "required": True,
+    "description": "game id, e.g. masters-r3-b2",
+    "schema": {"type": "string"},
+}
+_SECTION_QUERY = {
+    "name": "section",
+    "in": "query",
+    "required": False,
+    "description": "section name or slug (default: the first section)",
+    "schema": {"type": "string"},
+}
+_PGN = {
+    "description": "PGN text (the delayed state)",
+    "content": {"application/x-chess-pgn": {"schema": {"type": "string"}}},
+}
+
+
+def _get(summary: str, ok: dict[str, Any], params: list[dict[str, Any]] | None = None) -> Any:
+    return {
+        "get": {"summary": summary, "parameters": params or [], "responses": {"200": ok, **_ERRORS}}
+    }
+
+
+def _arbiter_post(
+    summary: str, body: dict[str, Any] | None, ok: dict[str, Any], params: list[dict[str, Any]]
+) -> Any:
+    op: dict[str, Any] = {
+        "summary": summary,
+        "security": [{"basic": []}, {"session": []}],
+        "parameters": params,
+        "responses": {"200": ok, **_ERRORS, **_AUTH_ERRORS},
+    }
+    if body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    return {"post": op}
+
+
+def _arbiter_get(summary: str, ok: dict[str, Any], params: list[dict[str, Any]]) -> Any:
+    return {
+        "get": {
+            "summary": summary,
+            "security": [{"basic": []}, {"session": []}],
+            "parameters": params,
+            "responses": {"200": ok, **_ERRORS, **_AUTH_ERRORS},
+        }
+    }
+
+
+def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    return out
+
+
+SCHEMAS: dict[str, Any] = {
+    "Error": _obj({"error": {"type": "string"}}, ["error"]),
+    "Player": {
+        **_obj(
+            {
+                "start": {"type": "integer"},
+                "name": {"type": "string"},
+                "rating": _NULLABLE_INT,
+                "title": _NULLABLE_STR,
+                "federation": _NULLABLE_STR,
+                "fide_id": _NULLABLE_STR,
+            },
+            ["start", "name"],
+        ),
+        "nullable": True,
+    },
+    "Clock": _obj(
+        {
+            "white": _NULLABLE_INT,
+            "black": _NULLABLE_INT,
+            "running": {"type": "string", "enum": ["white", "black"], "nullable": True},
+        }
+    ),
+    "GameSummary": _obj(
+        {
+            "id": {"type": "string"},
+            "section": {"type": "string"},
+            "round": {"type": "integer"},
+            "board": {"type": "integer"},
+            "white": _ref("Player"),
+            "black": _ref("Player"),
+            "result": _NULLABLE_STR,
+            "ply": {"type": "integer"},
+            "fen": {"type": "string"},
+            "last_move": {
+                **_obj({"san": {"type": "string"}, "uci": {"type": "string"}}),
+                "nullable": True,
+            },
+            "clock": _ref("Clock"),
+            "in_sync": {"type": "boolean"},
+        },
+        ["id", "section", "round", "board", "ply", "fen"],
+    ),
+    "Game": {
+        "allOf": [
+            _ref("GameSummary"),
+            _obj(
+                {
+                    "start_fen": {"type": "string"},
+                    "result_reason": _NULLABLE_STR,
+                    "moves": {
+                        "type": "array",
+                        "items": _obj(
+                            {
+                                "ply": {"type": "integer"},
+                                "san": {"type": "string"},
+                                "uci": {"type": "string"},
+                                "fen": {"type": "string"},
+                                "clock": {"type": "number", "nullable": True},
+                                "emt": {"type": "number", "nullable": True},
+                                "software_clock": {"type": "boolean"},
+                            }
+                        ),
+                    },
+                }
+            ),
+        ]
+    },
+    "Round": _obj(
+        {
+            "section": {"type": "string"},
+            "round": {"type": "integer"},
+            "games": {"type": "array", "items": _ref("GameSummary")},
+        },
+        ["section", "round", "games"],
+    ),
+    "Section": _obj(
+        {
+            "name": {"type": "string"},
+            "slug": {"type": "string"},
+            "system": {"type": "string"},
+            "rounds": {"type": "integer"},
+            "paired_rounds": {"type": "array", "items": {"type": "integer"}},
+            "live_round": _NULLABLE_INT,
+            "time_control": {"type": "string"},
+            "tiebreaks": {"type": "array", "items": {"type": "string"}},
+            "schedule": {
+                "type": "array",
+                "items": _obj({"round": {"type": "integer"}, "start": {"type": "string"}}),
+            },
+        }
+    ),
+    "Event": _obj(
+        {
+            "name": {"type": "string"},
+            "site": {"type": "string"},
+            "timezone": {"type": "string"},
+            "broadcast_delay_seconds": {"type": "number"},
+            "sections": {"type": "array", "items": _ref("Section")},
+        },
+        ["name", "sections"],
+    ),
+    "Standings": {
+        "type": "array",
+        "items": _obj(
+            {
+                "rank": {"type": "integer"},
+                "start": {"type": "integer"},
+                "name": {"type": "string"},
+                "points": {"type": "number"},
+                "rating": _NULLABLE_INT,
+                "federation": {"type": "string"},
+                "title": {"type": "string"},
+                "tiebreaks": {
+                    "type": "object",
+                    "additionalProperties": {"type": "number", "nullable": True},
+                },
+            }
+        ),
+    },
+    "Pairings": {
+        "type": "array",
+        "items": _obj(
+            {
+                "round": {"type": "integer"},
+                "pairings": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "board": {"type": "integer"},
+                            "white": _ref("Player"),
+                            "black": _ref("Player"),
+                            "result": _NULLABLE_STR,
+                            "bye": {"type": "boolean"},
+                        }
+                    ),
+                },
+            }
+        ),
+    },
+    "Board": _obj(
+        {
+            "number": {"type": "integer"},
+            "port": {"type": "string"},
+            "address": _NULLABLE_INT,
+            "section": {"type": "string"},
+            "serial": _NULLABLE_STR,
+            "connected": {"type": "boolean"},
+            "battery": _NULLABLE_INT,
+            "clock_present": {"type": "boolean", "nullable": True},
+            "last_seen": {"type": "number", "nullable": True},
+            "missed_polls": {"type": "integer"},
+            "game": _NULLABLE_STR,
+            "in_sync": {"type": "boolean", "nullable": True},
+            "out_since": {"type": "number", "nullable": True},
+            "players": {"type": "array", "items": {"type": "string"}, "nullable": True},
+        }
+    ),
+    "Alert": _obj(
+        {
+            "id": {"type": "string"},
+            "kind": {"type": "string"},
+            "severity": {"type": "string", "enum": ["info", "warning", "critical"]},
+            "section": {"type": "string"},
+            "round": {"type": "integer"},
+            "board": {"type": "integer"},
+            "game": _NULLABLE_STR,
+            "players": {"type": "array", "items": {"type": "string"}},
+            "message": {"type": "string"},
+            "t": {"type": "number"},
+            "hall_board": _NULLABLE_STR,
+        }
+    ),
+}
+
+
+def document() -> dict[str, Any]:
+    """The whole OpenAPI document."""
+    game = _json(_ref("Game"))
+    paths: dict[str, Any] = {
+        "/api/v1/event": _get("The event: sections, schedule, live rounds", _json(_ref("Event"))),
+        "/api/v1/rounds/{round}": _get(
+            "A round's games (first section, or ?section=)",
+            _json(_ref("Round")),
+            [_ROUND, _SECTION_QUERY],
+        ),
+        "/api/v1/sections/{section}/rounds/{round}": _get(
+            "A round's games", _json(_ref("Round")), [_SECTION, _ROUND]
+        ),
+        "/api/v1/games/{game}": _get("One game with its moves", game, [_GAME]),
+        "/api/v1/standings": _get(
+            "Standings with the section's tie-breaks", _json(_ref("Standings")), [_SECTION_QUERY]
+        ),
+        "/api/v1/sections/{section}/standings": _get(
+            "Standings with the section's tie-breaks", _json(_ref("Standings")), [_SECTION]
+        ),
+        "/api/v1/pairings": _get(
+            "Pairings and results of every paired round", _json(_ref("Pairings")), [_SECTION_QUERY]
+        ),
+        "/api/v1/sections/{section}/pairings": _get(
+            "Pairings and results of every paired round", _json(_ref("Pairings")), [_SECTION]
+        ),
+        "/api/v1/rounds/{round}.pgn": _get(
+            "A round as PGN (Lichess relay polling format)", _PGN, [_ROUND, _SECTION_QUERY]
+        ),
+        "/api/v1/sections/{section}/rounds/{round}.pgn": _get(
+            "A round as PGN", _PGN, [_SECTION, _ROUND]
+        ),
+        "/api/v1/games/{game}.pgn": _get("One game as PGN", _PGN, [_GAME]),
+        "/api/v1/event.pgn": _get("Every game of the event as PGN", _PGN),
+        "/api/v1/arbiter/boards": _arbiter_get(
+            "Every hall board's health (live)", _json({"type": "array", "items": _ref("Board")}), []
+        ),
+        "/api/v1/arbiter/alerts": _arbiter_get(
+            "Open alerts (live)", _json({"type": "array", "items": _ref("Alert")}), []
+        ),
+        "/api/v1/arbiter/games/{game}": _arbiter_get("One game, live", game, [_GAME]),
+        "/api/v1/arbiter/games/{game}/result": _arbiter_post(
+            "Set or override the result",
+            _obj(
+                {
+                    "result": {
+                        "type": "string",
+                        "enum": ["1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-"],
+                    }
+                },
+                ["result"],
+            ),
+            game,
+            [_GAME],
+        ),
+        "/api/v1/arbiter/games/{game}/confirm": _arbiter_post(
+            "Confirm the proposed result", None, game, [_GAME]
+        ),
+        "/api/v1/arbiter/games/{game}/line": _arbiter_post(
+            "Replace the game's line (UCI or SAN moves from the start position)",
+            _obj({"moves": {"type": "array", "items": {"type": "string"}}}, ["moves"]),
+            game,
+            [_GAME],
+        ),
+        "/api/v1/arbiter/games/{game}/start-fen": _arbiter_post(
+            "Set the game's start position",
+            _obj({"fen": {"type": "string"}}, ["fen"]),
+            game,
+            [_GAME],
+        ),
+        "/api/v1/arbiter/games/{game}/present": _arbiter_post(
+            "Mark a player present",
+            _obj({"colour": {"type": "string", "enum": ["white", "black"]}}, ["colour"]),
+            game,
+            [_GAME],
+        ),
+        "/api/v1/arbiter/alerts/{alert}/ack": _arbiter_post(
+            "Acknowledge an alert",
+            None,
+            _json(_obj({"acknowledged": {"type": "string"}})),
+            [{"name": "alert", "in": "path", "required": True, "schema": {"type": "string"}}],
+        ),
+        "/api/v1/arbiter/byes": _arbiter_post(
+            "Grant a bye",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "round": {"type": "integer"},
+                    "player": {"type": "integer"},
+                },
+                ["section", "round", "player"],
+            ),
+            _json(_obj({"granted": {"type": "object"}})),
+            [],
+        ),
+        "/api/v1/arbiter/boards/assign": _arbiter_post(
+            "Move a game (by its White) to another board",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "round": {"type": "integer"},
+                    "white": {"type": "integer"},
+                    "board": {"type": "integer"},
+                },
+                ["section", "round", "white", "board"],
+            ),
+            _json(_obj({"assigned": {"type": "object"}})),
+            [],
+        ),
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "boardwire API",
+            "version": "1",
+            "description": "Public routes serve the delayed state; /api/v1/arbiter needs a login.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "basic": {"type": "http", "scheme": "basic"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "bw_session"},
+            },
+        },
+    }

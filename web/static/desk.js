@@ -1,0 +1,110 @@
+// The arbiter desk: boards' health and alerts, live; a sound and a count for new alerts.
+"use strict";
+(function () {
+  const BW = window.BW;
+  const body = document.body;
+  const csrf = body.getAttribute("data-csrf");
+  const loadedAt = performance.now();
+  let serverNow = Number(body.getAttribute("data-now"));
+  let sound = false;
+
+  function nowEstimate() {
+    return serverNow + ((performance.now() - loadedAt) / 1000) * (BW.clockRate || 1);
+  }
+  function cell(text) { const td = document.createElement("td"); td.textContent = text; return td; }
+  function age(t) {
+    const span = document.createElement("span");
+    span.className = "age";
+    span.setAttribute("data-t", String(t));
+    span.textContent = Math.max(0, Math.round(nowEstimate() - t)) + " s";
+    return span;
+  }
+  function showBoards(boards) {
+    const tbody = document.querySelector("#boards tbody");
+    if (!tbody) return;
+    tbody.replaceChildren(...boards.map((b) => {
+      const tr = document.createElement("tr");
+      tr.setAttribute("data-board", String(b.number));
+      tr.className = b.connected ? "ok" : "bad";
+      tr.append(cell(String(b.number)), cell(b.serial || "–"), cell(b.connected ? "yes" : "NO"),
+        cell(b.battery === null ? "–" : b.battery + "%"),
+        cell(b.clock_present === null ? "?" : b.clock_present ? "yes" : "NO"));
+      const sync = cell(b.in_sync === null ? "–" : b.in_sync ? "yes" : "NO since ");
+      if (b.in_sync === false && b.out_since !== null) sync.appendChild(age(b.out_since));
+      const seen = cell(b.last_seen === null ? "never" : "");
+      if (b.last_seen !== null) { seen.appendChild(age(b.last_seen)); seen.appendChild(document.createTextNode(" ago")); }
+      tr.append(sync, seen, cell(b.game || ""));
+      return tr;
+    }));
+  }
+  function ackForm(id) {
+    const form = document.createElement("form");
+    form.method = "post"; form.action = "/arbiter/act/ack"; form.className = "inline";
+    for (const [name, value] of [["csrf", csrf], ["alert", id]]) {
+      const input = document.createElement("input");
+      input.type = "hidden"; input.name = name; input.value = value;
+      form.appendChild(input);
+    }
+    const button = document.createElement("button");
+    button.type = "submit"; button.textContent = "Acknowledge";
+    form.appendChild(button);
+    return form;
+  }
+  function showAlerts(alerts, fresh) {
+    const list = document.getElementById("alerts");
+    if (!list) return;
+    const items = alerts.map((a) => {
+      const li = document.createElement("li");
+      li.className = "alert " + a.severity + (fresh.includes(a.id) ? " new" : "");
+      li.setAttribute("data-alert", a.id);
+      const kind = document.createElement("span");
+      kind.className = "kind"; kind.textContent = a.kind;
+      li.append(kind, document.createTextNode(" " + a.message + " "));
+      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = a.game; li.append(link, document.createTextNode(" ")); }
+      li.appendChild(ackForm(a.id));
+      return li;
+    });
+    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No open alerts."; items.push(li); }
+    list.replaceChildren(...items);
+    const count = document.getElementById("alert-count");
+    if (count) { count.textContent = String(alerts.length); count.classList.toggle("some", alerts.length > 0); }
+    if (fresh.length) {
+      beep();
+      document.title = "(" + alerts.length + ") " + document.title.replace(/^\(\d+\) /, "");
+    }
+  }
+  function beep() {
+    if (!sound) return;
+    try {
+      const ctx = new (window.AudioContext || window.webkitAudioContext)();
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.frequency.value = 880; gain.gain.value = 0.15;
+      osc.connect(gain); gain.connect(ctx.destination);
+      osc.start(); osc.stop(ctx.currentTime + 0.25);
+    } catch (e) { /* no audio: the count and the highlight still show it */ }
+  }
+  const toggle = document.getElementById("sound-toggle");
+  if (toggle) toggle.addEventListener("click", function () {
+    sound = !sound;  // browsers allow audio only after a gesture: this click is it
+    toggle.textContent = sound ? "🔔 sound on" : "🔔 sound off";
+    toggle.setAttribute("aria-pressed", String(sound));
+    if (sound) beep();
+  });
+  setInterval(function () {
+    for (const el of document.querySelectorAll(".age[data-t]")) {
+      el.textContent = Math.max(0, Math.round(nowEstimate() - Number(el.getAttribute("data-t")))) + " s";
+    }
+  }, 1000);
+  BW.hooks.push(function (msg) {
+    if (msg.type === "snapshot") {
+      if (msg.now) serverNow = msg.now - ((performance.now() - loadedAt) / 1000) * (msg.clock_rate || 1);
+      if (msg.data.boards) showBoards(msg.data.boards);
+      if (msg.data.alerts) showAlerts(msg.data.alerts, []);
+    } else if (msg.type === "boards") {
+      showBoards(msg.boards);
+    } else if (msg.type === "alerts") {
+      showAlerts(msg.alerts, msg.new || []);
+    }
+  });
+})();

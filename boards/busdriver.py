@@ -38,6 +38,7 @@ from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
 from boards.recovery import KnownBoard, RecoveredClock, RecoveredPosition, missed_events, replay
 from boards.stream import BoardStream
+from boards.supervise import Supervised
 from clocks.reading import ClockReading, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
 
@@ -91,7 +92,7 @@ class BusBoard:
         return self.stream.position
 
 
-class BusDriver:
+class BusDriver(Supervised):
     """Finds and follows every board on one bus port until `stop()`."""
 
     def __init__(
@@ -105,11 +106,12 @@ class BusDriver:
         addresses: Iterable[int] = (),
         known: Iterable[KnownBoard] = (),
     ) -> None:
+        self.settings = settings or BusSettings()
+        super().__init__(self.settings.backoff)
         self.port = port
         self._emit = emit
         self._time = time or SystemTime()
         self._opener = opener
-        self.settings = settings or BusSettings()
         self.boards: dict[int, BusBoard] = {a: BusBoard(a) for a in addresses}
         # Boards a previous run followed: their first connection recovers from their log.
         self._known = {address_from_serial(k.serial): k for k in known if k.serial.isdigit()}
@@ -118,8 +120,6 @@ class BusDriver:
         self._link: Link | None = None
         self._decoder = BusStreamDecoder()
         self._queue: asyncio.Queue[BusItem] = asyncio.Queue()
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._last_health = float("-inf")
         self._last_discovery = float("-inf")
         self.discovered = asyncio.Event()
@@ -128,32 +128,17 @@ class BusDriver:
     def dropped_bytes(self) -> int:
         return self._decoder.dropped
 
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._task is not None:
-            self._task.cancel()
+    retry_on = (LinkError,)
 
-    async def run(self) -> None:
-        attempt = 0
-        while not self._stopping.is_set():
-            try:
-                self._task = asyncio.ensure_future(self._session())
-                await self._task
-            except asyncio.CancelledError:
-                if self._stopping.is_set():
-                    break
-                raise
-            except LinkError as exc:
-                log.info("bus on %s: %s", self.port, exc)
-                self._lose_all(str(exc))
-            finally:
-                await self._close()
-            if self._stopping.is_set():
-                break
-            delay = self.settings.backoff[min(attempt, len(self.settings.backoff) - 1)]
-            attempt += 1
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), delay)
+    def _failed(self, exc: Exception) -> bool:
+        log.info("bus on %s: %s", self.port, exc)
+        self._lose_all(str(exc))
+        return False
+
+    async def _cleanup(self) -> None:
+        await self._close()
+
+    async def _stopped(self) -> None:
         self._lose_all("stopped")
 
     def _lose_all(self, reason: str) -> None:

@@ -44,6 +44,7 @@ from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
 from boards.recovery import KnownBoard, RecoveredClock, RecoveredPosition, missed_events, replay
 from boards.stream import BoardStream
+from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
 
@@ -78,7 +79,7 @@ class DriverSettings:
     clock_retries: int = 3
 
 
-class SingleBoardDriver:
+class SingleBoardDriver(Supervised):
     """Follows one board on one port, forever, until `stop()`."""
 
     def __init__(
@@ -91,12 +92,13 @@ class SingleBoardDriver:
         settings: DriverSettings | None = None,
         known: KnownBoard | None = None,
     ) -> None:
+        self.settings = settings or DriverSettings()
+        super().__init__(self.settings.backoff)
         self.port = port
         self._known = known
         self._emit = emit
         self._time = time or SystemTime()
         self._opener = opener
-        self.settings = settings or DriverSettings()
         self.info: BoardInfo | None = None
         self._stream = BoardStream(port)
         self.connected = False
@@ -105,9 +107,7 @@ class SingleBoardDriver:
         self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
         self._last_rx = 0.0
         self._lost_at: float | None = None
-        self._stopping = asyncio.Event()
         self._clock_lock = asyncio.Lock()
-        self._session_task: asyncio.Task[None] | None = None
 
     @property
     def position(self) -> BoardPosition | None:
@@ -125,36 +125,19 @@ class SingleBoardDriver:
     def dropped_bytes(self) -> int:
         return self._decoder.dropped
 
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._session_task is not None:
-            self._session_task.cancel()
+    retry_on = (LinkError, BoardError)
 
-    async def run(self) -> None:
-        """Connect, follow, and reconnect after failures until stopped."""
-        attempt = 0
-        while not self._stopping.is_set():
-            try:
-                self._session_task = asyncio.ensure_future(self._session())
-                await self._session_task
-            except asyncio.CancelledError:
-                if self._stopping.is_set():
-                    break
-                raise
-            except (LinkError, BoardError) as exc:
-                if self.connected:
-                    self._lose(str(exc))
-                    attempt = 0
-                else:
-                    log.debug("%s: %s", self.port, exc)
-            finally:
-                await self._close_link()
-            if self._stopping.is_set():
-                break
-            delay = self.settings.backoff[min(attempt, len(self.settings.backoff) - 1)]
-            attempt += 1
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), delay)
+    def _failed(self, exc: Exception) -> bool:
+        if self.connected:
+            self._lose(str(exc))
+            return True
+        log.debug("%s: %s", self.port, exc)
+        return False
+
+    async def _cleanup(self) -> None:
+        await self._close_link()
+
+    async def _stopped(self) -> None:
         if self.connected:
             self._lose("stopped")
 

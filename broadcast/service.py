@@ -54,6 +54,7 @@ from broadcast.games.state import GameError, GameState
 from broadcast.journal import Entry, Journal
 from broadcast.live_round import RoundStartMoved, current_round
 from broadcast.tournament.berger import berger_round
+from broadcast.tournament.dutch import PairingError, pair_round
 from broadcast.tournament.events import (
     BoardAssigned,
     PairingEdited,
@@ -63,7 +64,15 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
-from broadcast.tournament.state import StateError, TournamentState, registration_events
+from broadcast.tournament.pairing import Pairing
+from broadcast.tournament.pairing_import import PairingImportError, round_pairings
+from broadcast.tournament.state import (
+    SectionState,
+    StateError,
+    TournamentState,
+    registration_events,
+)
+from broadcast.tournament.trf import TrfError, read_trf
 from clocks.clocktimes import FlagFell
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timesource import TimeSource
@@ -497,6 +506,52 @@ class EventService:
             return
         games, _ = board.follower.handle(PositionSeen(self.time.now(), board.name, position))
         self.commit(games, game=board.game)
+
+    # -- pairings -------------------------------------------------------------------------------
+
+    def dutch_pairings(self, section: str, round_number: int) -> tuple[Pairing, ...]:
+        """FIDE Dutch pairings for a round from the results so far (pure; can take seconds
+        for a large Swiss, so the web calls it off the event loop)."""
+        state = self._section_state(section)
+        try:
+            return pair_round(
+                state.to_crosstable(),
+                round_number,
+                total_rounds=state.config.rounds,
+                absent=state.absent_for(round_number),
+            )
+        except PairingError as exc:
+            raise ActionError(str(exc)) from None
+
+    def imported_pairings(
+        self, section: str, round_number: int, trf_text: str
+    ) -> tuple[Pairing, ...]:
+        """A round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF."""
+        self._section_state(section)
+        try:
+            return round_pairings(read_trf(trf_text).crosstable, round_number)
+        except (TrfError, PairingImportError) as exc:
+            raise ActionError(f"cannot import round {round_number} from that TRF: {exc}") from None
+
+    def publish_pairings(
+        self, section: str, round_number: int, pairings: Sequence[Pairing], source: str, by: str
+    ) -> None:
+        """Make `pairings` the round's pairings: a first pairing, or an edit of one."""
+        state = self._section_state(section)
+        event: TournamentEvent
+        if round_number in state.rounds:
+            event = PairingEdited(
+                section, round_number, tuple(pairings), reason=f"{source} by {by}"
+            )
+        else:
+            event = RoundPaired(section, round_number, tuple(pairings), f"{source} ({by})")
+        self.tournament_event(event)
+
+    def _section_state(self, section: str) -> SectionState:
+        try:
+            return self.tournament.section(section)
+        except StateError as exc:
+            raise ActionError(str(exc)) from None
 
     def tournament_event(self, event: TournamentEvent) -> None:
         try:

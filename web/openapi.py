@@ -388,6 +388,43 @@ def document() -> dict[str, Any]:
             _json(_obj({"assigned": {"type": "object"}})),
             [],
         ),
+        "/api/v1/arbiter/sections/{section}/rounds/{round}/pairings": _arbiter_post(
+            "Pair a round: import the pairing program's TRF, FIDE Dutch, or pairs by hand",
+            _obj(
+                {
+                    "trf": {"type": "string"},
+                    "engine": {"type": "string", "enum": ["dutch"]},
+                    "pairs": {
+                        "type": "array",
+                        "items": {
+                            "type": "array",
+                            "items": {"type": "integer"},
+                            "minItems": 2,
+                            "maxItems": 2,
+                        },
+                    },
+                }
+            ),
+            _json(
+                _obj(
+                    {
+                        "section": {"type": "string"},
+                        "round": {"type": "integer"},
+                        "source": {"type": "string"},
+                        "pairings": {"type": "array", "items": {"type": "object"}},
+                    }
+                )
+            ),
+            [
+                {"name": "section", "in": "path", "required": True, "schema": {"type": "string"}},
+                {
+                    "name": "round",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "integer", "minimum": 1},
+                },
+            ],
+        ),
     }
     return {
         "openapi": "3.0.3",

@@ -7,6 +7,7 @@ Basic and rate-limit rules.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,7 @@ from broadcast.games.events import RESULTS
 from broadcast.games.ids import slug
 from broadcast.games.state import GameError
 from broadcast.service import ActionError
+from broadcast.tournament.pairing import Pairing
 from web import views
 from web.auth import (
     AUTH_FAILED_MESSAGE,
@@ -419,4 +421,66 @@ async def assign_route(request: web.Request) -> web.Response:
     )
     return json_response(
         {"assigned": {"section": section, "round": rnd, "white": white, "board": board}}
+    )
+
+
+@routes.post("/api/v1/arbiter/sections/{section}/rounds/{round}/pairings")
+async def pairings_route(request: web.Request) -> web.Response:
+    """Pair a round: import it from the pairing program's TRF, pair it with FIDE Dutch, or
+    set it by hand (`pairs`: [white, black] with 0 for the bye). A paired round is edited."""
+    service = service_of(request)
+    data = await _body(request)
+    section = request.match_info["section"]
+    text = request.match_info["round"]
+    if not text.isdigit() or int(text) < 1:
+        return error(400, f"round must be a positive number, not {text!r}")
+    number = int(text)
+    by = _by(request)
+    names = {s.name: s.name for s in service.config.sections} | {
+        slug(s.name): s.name for s in service.config.sections
+    }
+    if section not in names:
+        return error(404, f"no section {section!r}")
+    section = names[section]
+    try:
+        if "trf" in data:
+            pairings = service.imported_pairings(section, number, _field(data, "trf", str))
+            source = "import"
+        elif "pairs" in data:
+            pairs = _field(data, "pairs", list)
+            if not all(
+                isinstance(p, list)
+                and len(p) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in p)
+                for p in pairs
+            ):
+                return error(
+                    400, "pairs must be a list of [white, black] starting numbers (0 for the bye)"
+                )
+            games = [p for p in pairs if p[1] != 0]
+            pairings = tuple(
+                [Pairing(i, w, b) for i, (w, b) in enumerate(games, 1)]
+                + [Pairing(0, w, None) for w, b in pairs if b == 0]
+            )
+            source = "arbiter"
+        elif data.get("engine") == "dutch":
+            # The Dutch engine can take seconds on a large Swiss: keep the boards flowing.
+            pairings = await asyncio.to_thread(service.dutch_pairings, section, number)
+            source = "dutch"
+        else:
+            return error(
+                400, 'give "trf" (the pairing program\'s file), "pairs", or "engine": "dutch"'
+            )
+        service.publish_pairings(section, number, pairings, source, by)
+    except ActionError as exc:
+        return error(422, str(exc))
+    return json_response(
+        {
+            "section": section,
+            "round": number,
+            "source": source,
+            "pairings": [
+                {"board": p.board, "white": p.white, "black": p.black or 0} for p in pairings
+            ],
+        }
     )

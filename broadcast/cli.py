@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
-from broadcast import cli_check, cli_pairings, cli_serve, cli_standings
+from broadcast import cli_check, cli_export, cli_pairings, cli_serve, cli_standings
 from broadcast import demo as demo_options
 
 
@@ -191,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_pairings.add_parser(sub)
     cli_check.add_parser(sub)
     cli_serve.add_parser(sub)
+    cli_export.add_parser(sub)
 
     demo = sub.add_parser(
         "demo",

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from broadcast.tournament.standings import Standings, compute_standings
@@ -31,7 +31,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         f"record, else {DEFAULT_TIEBREAKS})",
     )
     parser.add_argument(
-        "--edition", default="2024", help="FIDE C.07 edition: 2024 (default) or 2026"
+        "--edition",
+        default=None,
+        help="FIDE C.07 edition: 2024 or 2026 (default: the event's, else 2024)",
     )
     parser.add_argument("--rounds", type=int, metavar="N", help="standings after round N")
     parser.add_argument(
@@ -78,25 +80,46 @@ def format_table(standings: Standings) -> str:
 
 
 def _event_standings(args: argparse.Namespace) -> int:
+    from broadcast.config.errors import ConfigError
+    from broadcast.journal import JournalError
+    from broadcast.offline import read_event
+
     try:
-        config = importlib.import_module("broadcast.config")
-    except ImportError:
-        config = None
-    if config is None or not hasattr(config, "load_event"):
-        print("standings: only --trf is supported until the event config lands", file=sys.stderr)
-        return 2
-    try:
-        config.load_event(args.event)
-    except Exception as exc:  # the config loader reports file, line and hint itself
+        record = read_event(Path(args.event), Path(args.db) if args.db else None)
+        edition = parse_edition(args.edition) if args.edition else record.config.tiebreak_edition
+        tables = []
+        for section in record.config.sections:
+            specs = parse_tiebreaks(
+                args.tiebreaks or ",".join(section.tiebreaks) or DEFAULT_TIEBREAKS
+            )
+            crosstable = record.tournament.section(section.name).to_crosstable()
+            tables.append(
+                (
+                    section.name,
+                    compute_standings(
+                        crosstable,
+                        specs,
+                        edition=edition,
+                        rounds=args.rounds,
+                        unrated_rating=args.unrated,
+                    ),
+                )
+            )
+    except (ConfigError, JournalError, TiebreakError, ValueError) as exc:
         print(f"standings: {exc}", file=sys.stderr)
-        print("standings: (only --trf is supported until the journal lands)", file=sys.stderr)
         return 2
-    print(
-        "standings: the event config is valid, but results live in the journal, which is not "
-        "available yet; only --trf is supported for now (export a TRF and use --trf FILE)",
-        file=sys.stderr,
-    )
-    return 2
+    if args.json:
+        if len(tables) == 1:
+            print(json.dumps(tables[0][1].as_json(), indent=2, ensure_ascii=False))
+        else:
+            print(
+                json.dumps({name: s.as_json() for name, s in tables}, indent=2, ensure_ascii=False)
+            )
+    else:
+        for name, standings in tables:
+            print(f"== {name}")
+            print(format_table(standings))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         return _event_standings(args)
     try:
         report = load_trf(args.trf)
-        edition = parse_edition(args.edition)
+        edition = parse_edition(args.edition or "2024")
         text = args.tiebreaks
         if text is None:
             text = ",".join(report.tiebreaks) or DEFAULT_TIEBREAKS

@@ -55,13 +55,13 @@ class Desk:
     def grant_bye(self, section: str, round_number: int, player: int, by: str) -> None:
         name = self._section(section)
         at = dt.datetime.fromtimestamp(self.service.time.now(), dt.UTC)
-        self.service.tournament_event(ByeGranted(name, round_number, player, at))
+        self.service.tournament_event(ByeGranted(name, round_number, player, at, by=by))
 
     def assign_board(
         self, section: str, round_number: int, white: int, board: int, by: str
     ) -> None:
         name = self._section(section)
-        self.service.tournament_event(BoardAssigned(name, round_number, white, board))
+        self.service.tournament_event(BoardAssigned(name, round_number, white, board, by=by))
 
     def _section(self, wanted: str) -> str:
         section = views.section_by_name(self.service.config, wanted)

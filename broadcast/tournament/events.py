@@ -44,6 +44,7 @@ class PairingEdited:
     round: int
     pairings: tuple[Pairing, ...]
     reason: str = ""
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class BoardAssigned:
     round: int
     white: int
     board: int
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,7 @@ class ByeGranted:
     round: int
     player: int
     at: dt.datetime
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +101,7 @@ class ByeRefused:
     player: int
     at: dt.datetime
     reason: str
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +112,7 @@ class ByeCancelled:
     round: int
     player: int
     at: dt.datetime
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +123,7 @@ class PlayerWithdrawn:
     player: int
     from_round: int
     reason: str = ""
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
 
 
 @dataclass(frozen=True, slots=True)

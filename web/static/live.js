@@ -89,6 +89,11 @@
   function moveItem(m) {
     const li = document.createElement("li");
     li.setAttribute("data-ply", String(m.ply));
+    const no = document.createElement("span");
+    no.className = "no";
+    no.textContent = Math.floor((m.ply + 1) / 2) + (m.ply % 2 ? "." : "…");
+    li.appendChild(no);
+    li.appendChild(document.createTextNode(" "));
     const san = document.createElement("span");
     san.className = "san";
     san.textContent = m.san;

@@ -48,4 +48,6 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [100, 300, 500])
+    # The Dutch engine (caissify-pairings, pure Python matching) grows steeply: 300 players
+    # take minutes per round. Pass sizes to measure more: python bench/bench_pairings.py 300
+    main([int(a) for a in sys.argv[1:]] or [50, 100])

@@ -381,7 +381,11 @@ class EventService:
             reconstructor.resume(
                 [m.uci for m in game.moves], white_side=self._white_sides.get(game.id)
             )
-        return BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
+        follower = BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
+        last = self._positions.get(board.name) if board.name is not None else None
+        if last is not None:
+            follower.seen(last)
+        return follower
 
     def _hall_by_name(self, name: str) -> HallBoard | None:
         for board in self.hall.values():

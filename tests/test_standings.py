@@ -123,4 +123,4 @@ def test_cli_event_explains_trf_only(capsys: pytest.CaptureFixture[str], tmp_pat
     event.write_text("[event]\nname = 'x'\n")
     assert main(["standings", "--event", str(event)]) == 2
     err = capsys.readouterr().err
-    assert "--trf" in err
+    assert "no [[section]]" in err  # the config problem, with its hint

@@ -320,7 +320,14 @@ class Reconstructor:
         self._flush_recovered(t, events)
         self._run(t, events)
         if not self._clock.decided:
-            self._clock.expect_first("white" if self._board.turn == chess.WHITE else "black")
+            if self._plies or self._recovered:
+                # Joined a game under way (a restart, moves read back from the board's log):
+                # whichever clock runs now says nothing about colours, and positions may
+                # still be in flight. Keep the convention (White on the left) unless the
+                # arbiter says otherwise.
+                self._clock.set_white_side(self._clock.white_side)
+            else:
+                self._clock.expect_first("white" if self._board.turn == chess.WHITE else "black")
         for event in self._clock.feed(t, reading):
             if isinstance(event, LeverPressed):
                 self._presses_since_node += 1

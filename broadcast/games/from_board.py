@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from boards.events import ClockSeen, ClockStamped, DriverEvent, PositionSeen
+from boards.position import BoardPosition
 from boards.reconstruction import (
     BackInSync,
     MoveClocked,
@@ -82,6 +83,11 @@ class BoardToGame:
             games += self.translate(out)
             passed.append(out)
         return self._stamped(games), passed
+
+    def seen(self, position: BoardPosition) -> None:
+        """What the board showed when this follower took over (the journal's last position),
+        so that a press stamp read back from the board's log finds the move it belongs to."""
+        self._placement = position.board_fen(self.reconstructor.orientation or "normal")
 
     def _stamp(self, event: ClockStamped, game: GameState | None) -> list[GameEvent]:
         """A press stamp belongs to the presser's move that the board shows at that moment:

@@ -26,6 +26,7 @@ from boards.dgt.messages import (
     BoardMessage,
     BWTime,
     EEMoves,
+    FieldUpdate,
     LongSerialNumber,
     SerialNumber,
     Version,
@@ -74,7 +75,8 @@ class DriverSettings:
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     recover_log: bool = True
     log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
-    battery_every: float = 60.0  # Bluetooth boards: how often to ask for the battery
+    battery_every: float = 60.0
+    verify_every: float = 20.0  # compare with a board dump this often  # Bluetooth boards: how often to ask for the battery
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -106,6 +108,7 @@ class SingleBoardDriver(Supervised):
         self._decoder = BoardStreamDecoder()
         self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
         self._last_rx = 0.0
+        self._early: list[BoardMessage] | None = None
         self._lost_at: float | None = None
         self._clock_lock = asyncio.Lock()
 
@@ -187,7 +190,7 @@ class SingleBoardDriver(Supervised):
                 self._dispatch(message)
 
     async def _poll_loop(self) -> None:
-        last_battery = _monotonic()
+        last_battery = last_check = _monotonic()
         while True:
             await asyncio.sleep(self.settings.poll_interval)
             now = _monotonic()
@@ -195,6 +198,11 @@ class SingleBoardDriver(Supervised):
             if silent > self.settings.dead_after:
                 raise LinkError(f"no answer for {silent:.1f} s")
             self._send(Command.RETURN_SERIALNR)
+            if now - last_check >= self.settings.verify_every:
+                # A lost field update would leave our picture wrong for good: compare with
+                # the board itself now and then.
+                last_check = now
+                self._send(Command.SEND_BRD)
             has_battery = self.info is not None and self.info.battery_percent is not None
             if has_battery and now - last_battery >= self.settings.battery_every:
                 last_battery = now
@@ -253,6 +261,7 @@ class SingleBoardDriver(Supervised):
         # Update mode before the dump: changes made in between arrive as field updates
         # instead of being lost between a dump and a late switch to update mode.
         self._send(Command.SEND_UPDATE_NICE)
+        self._early = []  # field updates from here on must not be lost to the handshake
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
         clock_msg = decode_bwtime(clock.raw) if clock else None
@@ -285,6 +294,13 @@ class SingleBoardDriver(Supervised):
         self._emit_all(self._stream.set_position(now, dump.position))
         if clock is not None:
             self._emit_all(self._stream.clock_payload(now, clock.raw))
+        # Squares that changed while the handshake waited for its answers: replayed in
+        # order on top of the dump (a square change is absolute, so one the dump already
+        # shows changes nothing).
+        early, self._early = self._early, None
+        for message in early or []:
+            if isinstance(message, FieldUpdate):
+                self._emit_all(self._stream.feed(now, message))
 
     def _emit_recovered(self, missed: list[EepromEvent], now: float) -> None:
         assert self.position is not None
@@ -307,7 +323,15 @@ class SingleBoardDriver(Supervised):
                 fut.set_result(message)
                 break
         if not self.connected:
+            if self._early is not None:
+                self._early.append(message)
             return  # handshake answers; the handshake itself reports what it learned
+        if isinstance(message, BoardDump) and message.position == self.position:
+            return  # the periodic check found the board as we know it
+        if isinstance(message, BoardDump):
+            log.info(
+                "board %s: the board dump differs from the updates; taking the dump", self.name
+            )
         for event in self._stream.feed(self._time.now(), message):
             if isinstance(event, ClockSeen):
                 present = isinstance(event.reading, ClockReading)

@@ -229,3 +229,22 @@ async def test_bluetooth_battery_is_reported_and_polled(
                 lambda: any(b.percent == 35 for b in event_log.of(BatterySeen)),
                 what="battery at 35%",
             )
+
+
+async def test_a_lost_field_update_is_healed_by_the_periodic_board_check(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    from dataclasses import replace
+
+    settings = replace(FAST, verify_every=0.3)
+    async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
+        async with running(SingleBoardDriver(str(host.path), event_log, settings=settings)):
+            await event_log.wait_for(lambda: event_log.of(PositionSeen), what="connect")
+            # The board changes without telling us (as if the update were lost on the line).
+            host.boards[0].position = BoardPosition.from_fen(fen_after("d2d4"))
+            await event_log.wait_for(
+                lambda: event_log.of(PositionSeen)[-1].position.board_fen() == fen_after("d2d4"),
+                what="the dump check",
+            )
+            seen = [p.position.board_fen() for p in event_log.of(PositionSeen)]
+            assert seen.count(fen_after("d2d4")) == 1  # reported once, not at every check

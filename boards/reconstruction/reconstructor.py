@@ -290,7 +290,10 @@ class Reconstructor:
         events: list[ReconstructionEvent] = []
         if recovered:
             self._recovered.append((t, position.codes))
+            self._left_root = True
             return events
+        if not self._left_root and position.codes not in self._root_codes:
+            self._left_root = True  # something moved: the game's start is behind us
         self._flush_recovered(t, events)
         self._run(t, events)
         codes = position.codes
@@ -320,7 +323,7 @@ class Reconstructor:
         self._flush_recovered(t, events)
         self._run(t, events)
         if not self._clock.decided:
-            if self._plies or self._recovered:
+            if self._plies or self._recovered or self._left_root:
                 # Joined a game under way (a restart, moves read back from the board's log):
                 # whichever clock runs now says nothing about colours, and positions may
                 # still be in flight. Keep the convention (White on the left) unless the
@@ -400,6 +403,13 @@ class Reconstructor:
         self._chess960 = chess960
         self._root = board.copy()
         self._root_key = board_key(board)
+        # The start as a board shows it, either way round: colours are read from the
+        # clock only while the pieces still stand there.
+        self._root_codes = {
+            BoardPosition.from_board(board, "normal").codes,
+            BoardPosition.from_board(board, "rotated").codes,
+        }
+        self._left_root = False
         self._board = board
         self._plies: list[_Ply] = []
         self._keys: list[Key] = [self._root_key]

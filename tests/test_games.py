@@ -131,3 +131,24 @@ def test_book_follows_pairings_of_the_example_event() -> None:
     book = book.apply(move(games[0], 1, "d2d4", 3.0))
     assert book.get(games[0].id).ply == 1
     assert book.synced(state).get(games[0].id).ply == 1  # re-syncing keeps the moves
+
+
+def test_a_move_without_clock_gets_the_display_once_the_opponent_runs() -> None:
+    from boards.events import ClockSeen
+    from boards.position import BoardPosition
+    from boards.reconstruction import Reconstructor
+    from broadcast.games.from_board import BoardToGame
+    from clocks.reading import ClockReading
+
+    reconstructor = Reconstructor()
+    reconstructor.resume(["e2e4"])  # as the service does for a game under way
+    follower = BoardToGame("10001", KEY.id, reconstructor)
+    game = play(GameState(KEY, None, None), "e2e4")  # recorded earlier, no clock time
+    after = chess.Board()
+    after.push_uci("e2e4")
+    follower.seen(BoardPosition.from_board(after))
+    out, _ = follower.handle(ClockSeen(50.0, "10001", ClockReading(5410, 5400, True, True)), game)
+    clocked = [e for e in out if isinstance(e, GameMoveClocked)]
+    assert [(e.ply, e.remaining) for e in clocked] == [(1, 5410.0)]  # White on the left: 1:30:10
+    out, _ = follower.handle(ClockSeen(51.0, "10001", ClockReading(5410, 5399, True, False)), game)
+    assert not [e for e in out if isinstance(e, GameMoveClocked)]  # White's own time runs: not yet

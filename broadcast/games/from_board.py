@@ -68,7 +68,9 @@ class BoardToGame:
         if isinstance(event, PositionSeen):
             self._placement = event.position.board_fen(self.reconstructor.orientation or "normal")
         if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
-            games.append(self.clock_event(event.t, event.reading))
+            clock = self.clock_event(event.t, event.reading)
+            games.append(clock)
+            games += self._clock_after_press(clock, game)
         if isinstance(event, ClockStamped):
             games += self._stamp(event, game)
         for out in self.follower.handle(event):
@@ -88,6 +90,23 @@ class BoardToGame:
         """What the board showed when this follower took over (the journal's last position),
         so that a press stamp read back from the board's log finds the move it belongs to."""
         self._placement = position.board_fen(self.reconstructor.orientation or "normal")
+
+    def _clock_after_press(self, clock: GameClock, game: GameState | None) -> list[GameEvent]:
+        """Last resort for a move that came without a clock time (its press was matched to
+        nothing, e.g. around a restart): once the opponent's time runs, the mover's side of
+        the display is what they had left after the move, increment included."""
+        if game is None or not game.moves or clock.running is None:
+            return []
+        last = game.moves[-1]
+        mover: Colour = "black" if last.fen_after.split()[1] == "w" else "white"
+        if (
+            last.remaining is not None
+            or clock.running == mover
+            or self._placement != last.fen_after.split()[0]
+        ):
+            return []
+        seconds = clock.white if mover == "white" else clock.black
+        return [GameMoveClocked(self.game, game.ply, float(seconds), None, clock.t)]
 
     def _stamp(self, event: ClockStamped, game: GameState | None) -> list[GameEvent]:
         """A press stamp belongs to the presser's move that the board shows at that moment:

@@ -23,6 +23,8 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
+from broadcast.offline import read_event
+
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
@@ -165,19 +167,30 @@ def test_kill_9_and_restart_loses_nothing(tmp_path: Path, seed: int) -> None:
         assert kills >= 1
         wait_up(port, serve)
         got = []
-        clockless: dict[int, list[int]] = {}
         for board in range(1, 5):
             game = api(port, f"/api/v1/games/masters-r1-b{board}")
             assert isinstance(game, dict)
             got.append([m["uci"] for m in game["moves"]])
-            clockless[board] = [m["ply"] for m in game["moves"] if m["clock"] is None]
         assert got == expected
-        # Moves made while the server was dead get their clock times from the board's log.
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=10)
+        # The journal is the record that survives: every move there, with its clock time
+        # (moves made while the server was dead get theirs from the board's log).
+        record = read_event(EVENT, db)
+        clockless = {
+            board: [
+                i
+                for i, m in enumerate(record.book.get(f"masters-r1-b{board}").moves, 1)
+                if m.remaining is None
+            ]
+            for board in range(1, 5)
+        }
+        assert [
+            [m.uci for m in record.book.get(f"masters-r1-b{b}").moves] for b in range(1, 5)
+        ] == expected
         assert all(not plies for plies in clockless.values()), (
             f"moves without a clock time: {clockless}"
         )
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=10)
     finally:
         for proc in (sim, locals().get("serve")):
             if isinstance(proc, subprocess.Popen) and proc.poll() is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+import chess
+
 from boards.events import ClockSeen, ClockStamped, DriverEvent, PositionSeen
 from boards.position import BoardPosition
 from boards.reconstruction import (
@@ -99,12 +101,10 @@ class BoardToGame:
             return []
         last = game.moves[-1]
         mover: Colour = "black" if last.fen_after.split()[1] == "w" else "white"
-        if (
-            last.remaining is not None
-            or clock.running == mover
-            or self._placement != last.fen_after.split()[0]
-        ):
+        if last.remaining is not None or clock.running == mover:
             return []
+        if self._placement is None or not _at_most_one_lifted(last.fen_after, self._placement):
+            return []  # the board is elsewhere: this display may belong to a later move
         seconds = clock.white if mover == "white" else clock.black
         return [GameMoveClocked(self.game, game.ply, float(seconds), None, clock.t)]
 
@@ -186,3 +186,17 @@ class BoardToGame:
                 detail = f"kings on {out.white_king} and {out.black_king}"
                 return [ResultProposed(g, out.result, "kings-signal", out.t, detail)]
         return []
+
+
+def _at_most_one_lifted(fen_after: str, placement: str) -> bool:
+    """The board shows the position after the move, or that position with one piece of the
+    side to move lifted (the opponent already reaching for their reply)."""
+    expected = chess.Board(fen_after)
+    if expected.board_fen() == placement:
+        return True
+    seen = chess.BaseBoard(placement)
+    diff = [sq for sq in chess.SQUARES if expected.piece_at(sq) != seen.piece_at(sq)]
+    if len(diff) != 1 or seen.piece_at(diff[0]) is not None:
+        return False
+    lifted = expected.piece_at(diff[0])
+    return lifted is not None and lifted.color == expected.turn

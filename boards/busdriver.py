@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from boards.dgt.bus import (
@@ -30,21 +30,18 @@ from boards.events import (
     BoardHealth,
     BoardInfo,
     BoardLost,
-    ClockStamped,
     DriverEvent,
-    PositionSeen,
+    Emit,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.recovery import KnownBoard, missed_events, replay
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockReading, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
 
 log = logging.getLogger(__name__)
-
-Emit = Callable[[DriverEvent], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,11 +303,7 @@ class BusDriver(Supervised):
         self._emit(BoardConnected(now, board.name, board.info, reconnect=reconnect))
         if missed is not None and board.position is not None:
             t_lost = board.lost_at if board.lost_at is not None else now
-            for item in replay(missed, board.position, t_lost, now):
-                if isinstance(item, RecoveredPosition):
-                    self._emit(PositionSeen(item.t, board.name, item.position, recovered=True))
-                elif isinstance(item, RecoveredClock):
-                    self._emit(ClockStamped(item.t, board.name, item.side, item.seconds))
+            self._emit_all(replay(missed, board.position, t_lost, now, board.name))
         board.stream.recent.clear()
         self._emit_all(board.stream.feed_bus(now, dump))
         board.last_clock_ask = asyncio.get_running_loop().time()
@@ -392,7 +385,7 @@ class BusDriver(Supervised):
         if board.polls % self.settings.verify_every == 0:
             await self._verify(board, now)
 
-    def _emit_all(self, events: list[DriverEvent]) -> None:
+    def _emit_all(self, events: Sequence[DriverEvent]) -> None:
         for event in events:
             self._emit(event)
 

@@ -6,6 +6,7 @@ number when known (bus boards always), else the port path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,3 +103,6 @@ class BoardHealth:
 DriverEvent = (
     BoardConnected | BoardLost | PositionSeen | ClockSeen | ClockStamped | BatterySeen | BoardHealth
 )
+
+# What a driver calls with each event it reports.
+Emit = Callable[[DriverEvent], None]

@@ -10,30 +10,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
+from boards.events import ClockStamped, PositionSeen
 from boards.position import BoardPosition
 
 RECENT_CHANGES = 48  # long enough to be unique in a log, short enough to survive a wrap
 _FAST_GAP = 0.1  # seconds between changes the board flagged as under 250 ms apart
 _MIN_GAP = 0.3
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveredPosition:
-    t: float
-    position: BoardPosition
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveredClock:
-    t: float
-    side: Literal["left", "right"]
-    seconds: int
-
-
-Recovered = RecoveredPosition | RecoveredClock
 
 
 class RecentChanges:
@@ -121,8 +105,10 @@ def replay(
     last_known: BoardPosition,
     t_lost: float,
     t_back: float,
-) -> list[Recovered]:
-    """Positions and clock stamps after `last_known`, with estimated times in (t_lost, t_back).
+    board: str,
+) -> list[PositionSeen | ClockStamped]:
+    """Positions and clock stamps of `board` after `last_known`, as driver events marked
+    recovered, with estimated times in (t_lost, t_back).
 
     Changes the board flagged as fast stay close together, so that a piece dragged across
     squares still looks like one movement to reconstruction; the rest of the outage is
@@ -139,7 +125,7 @@ def replay(
     needed = fast_count * _FAST_GAP + (slow_count + 1) * slow_gap
     if window > 0 and needed > window:
         scale = window / needed  # squeeze into the outage; order is what matters most
-    out: list[Recovered] = []
+    out: list[PositionSeen | ClockStamped] = []
     pos = last_known
     t = t_lost
     for e in items:
@@ -147,9 +133,9 @@ def replay(
         t += (_FAST_GAP if fast else slow_gap) * scale
         if isinstance(e, PieceChange):
             pos = pos.with_piece(e.index, e.code)
-            out.append(RecoveredPosition(t, pos))
+            out.append(PositionSeen(t, board, pos, recovered=True))
         else:
-            out.append(RecoveredClock(t, "left" if e.left else "right", e.seconds))
+            out.append(ClockStamped(t, board, "left" if e.left else "right", e.seconds))
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -37,13 +37,13 @@ from boards.events import (
     BoardInfo,
     BoardLost,
     ClockSeen,
-    ClockStamped,
     DriverEvent,
+    Emit,
     PositionSeen,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.recovery import KnownBoard, missed_events, replay
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
@@ -51,7 +51,6 @@ from clocks.timesource import SystemTime, TimeSource
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[DriverEvent], None]
 M = TypeVar("M", bound=BoardMessage)
 
 
@@ -305,13 +304,11 @@ class SingleBoardDriver(Supervised):
     def _emit_recovered(self, missed: list[EepromEvent], now: float) -> None:
         assert self.position is not None
         t_lost = self._lost_at if self._lost_at is not None else now
-        items = replay(missed, self.position, t_lost, now)
+        items = replay(missed, self.position, t_lost, now, self.name)
         for item in items:
-            if isinstance(item, RecoveredPosition):
+            if isinstance(item, PositionSeen):
                 self._stream.position = item.position
-                self._emit(PositionSeen(item.t, self.name, item.position, recovered=True))
-            elif isinstance(item, RecoveredClock):
-                self._emit(ClockStamped(item.t, self.name, item.side, item.seconds))
+            self._emit(item)
         if items:
             log.info("board %s: recovered %d logged events from the EEPROM", self.name, len(items))
 
@@ -343,7 +340,7 @@ class SingleBoardDriver(Supervised):
         while self._stream.acks:
             self._on_ack(self._stream.acks.pop(0))
 
-    def _emit_all(self, events: list[DriverEvent]) -> None:
+    def _emit_all(self, events: Sequence[DriverEvent]) -> None:
         for event in events:
             self._emit(event)
 

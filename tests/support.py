@@ -1,10 +1,12 @@
-"""Test helpers: collecting driver events and waiting for them without sleeping blindly."""
+"""Test helpers: running drivers, collecting their events and waiting for them without
+sleeping blindly, and naming squares and positions."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TypeVar
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol, TypeVar
 
 from boards.events import DriverEvent
 
@@ -41,3 +43,43 @@ class EventLog:
                 await asyncio.wait_for(self._changed.wait(), min(remaining, 0.05))
             except TimeoutError:
                 pass
+
+
+def idx(square: str) -> int:
+    """The DGT board index of a square name (normal orientation)."""
+    import chess
+
+    from boards.position import square_to_index
+
+    return square_to_index(chess.parse_square(square))
+
+
+def fen_after(*ucis: str) -> str:
+    """The FEN placement after `ucis` from the standard start."""
+    import chess
+
+    board = chess.Board()
+    for uci in ucis:
+        board.push_uci(uci)
+    return board.board_fen()
+
+
+D = TypeVar("D", bound="Runnable")
+
+
+class Runnable(Protocol):
+    async def run(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def running(driver: D) -> AsyncIterator[D]:
+    """Run a driver for the duration of the block, then stop it and wait for it."""
+    task = asyncio.ensure_future(driver.run())
+    try:
+        yield driver
+    finally:
+        driver.stop()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)

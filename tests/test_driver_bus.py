@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import chess
-from support import EventLog
+from support import EventLog, fen_after, idx, running
 
 from boards.busdriver import BusDriver, BusSettings
 from boards.dgt.bus import BusReply
@@ -22,7 +19,6 @@ from boards.events import (
     ClockStamped,
     PositionSeen,
 )
-from boards.position import square_to_index
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
 from clocks.reading import ClockReading
@@ -40,31 +36,9 @@ FAST = BusSettings(
 SERIALS_16 = [f"{10001 + i}" for i in range(16)]
 
 
-def idx(square: str) -> int:
-    return square_to_index(chess.parse_square(square))
-
-
-@contextlib.asynccontextmanager
-async def running(driver: BusDriver) -> AsyncIterator[BusDriver]:
-    task = asyncio.ensure_future(driver.run())
-    try:
-        yield driver
-    finally:
-        driver.stop()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
-
-
 def last_fen(log: EventLog, board: str) -> str | None:
     positions = [p for p in log.of(PositionSeen) if p.board == board]
     return positions[-1].position.board_fen() if positions else None
-
-
-def fen_after(*ucis: str) -> str:
-    board = chess.Board()
-    for uci in ucis:
-        board.push_uci(uci)
-    return board.board_fen()
 
 
 async def test_sixteen_board_bus_is_discovered_and_polled(

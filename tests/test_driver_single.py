@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import chess
 import pytest
-from support import EventLog
+from support import EventLog, fen_after, idx, running
 
 from boards.capture import CaptureWriter, read_capture
 from boards.dgt.clock_commands import ClockAscii, ClockVersion
 from boards.events import BoardConnected, BoardLost, ClockSeen, ClockStamped, PositionSeen
 from boards.link import open_serial, recording_opener
-from boards.position import BoardPosition, square_to_index
+from boards.position import BoardPosition
 from boards.single import DriverSettings, SingleBoardDriver
 from boardsim.board import EmulatedBoard
 from boardsim.pty import PtyHost
@@ -27,28 +25,6 @@ FAST = DriverSettings(
     poll_interval=0.2, dead_after=0.8, backoff=(0.1, 0.2), reply_timeout=1.0, optional_timeout=0.2
 )
 WHITE_PAWN, BLACK_PAWN, WHITE_KNIGHT = 0x01, 0x07, 0x03
-
-
-def idx(square: str) -> int:
-    return square_to_index(chess.parse_square(square))
-
-
-@contextlib.asynccontextmanager
-async def running(driver: SingleBoardDriver) -> AsyncIterator[SingleBoardDriver]:
-    task = asyncio.ensure_future(driver.run())
-    try:
-        yield driver
-    finally:
-        driver.stop()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
-
-
-def fen_after(*ucis: str) -> str:
-    board = chess.Board()
-    for uci in ucis:
-        board.push_uci(uci)
-    return board.board_fen()
 
 
 async def test_handshake_streams_positions_and_clock(tmp_path: Path, event_log: EventLog) -> None:

@@ -23,7 +23,7 @@ from boards.reconstruction import (
     Reconstructor,
 )
 from boards.reconstruction.drive import Input, drive
-from boards.recovery import RecoveredPosition, replay
+from boards.recovery import replay
 
 OPENING = ["e4", "e5", "Nf3", "Nc6"]
 # Twelve plies of a blitz finish: captures, checks, a recapture with the knight.
@@ -140,10 +140,10 @@ def test_eeprom_recovered_stretch_of_6_plies_is_replayed_exactly() -> None:
     missed = ["Nc3", "Nf6", "cxd5", "exd5", "Bg5", "Be7"]
     changes = _eeprom_changes(board.copy(), missed)
     t_lost, t_back = t, t + 40.0
-    recovered = replay(list(changes), BoardPosition.from_board(board), t_lost, t_back)
+    recovered = replay(list(changes), BoardPosition.from_board(board), t_lost, t_back, "10001")
     for item in recovered:
-        assert isinstance(item, RecoveredPosition)
-        items.append((t_back, PositionSeen(item.t, "10001", item.position, recovered=True)))
+        assert isinstance(item, PositionSeen) and item.recovered
+        items.append((t_back, item))
     for san in missed:
         board.push_san(san)
     items.append((t_back + 0.05, BoardPosition.from_board(board)))

@@ -7,8 +7,9 @@ import itertools
 import chess
 
 from boards.dgt.eeprom import ClockTime, PieceChange, Tag, TagEvent
+from boards.events import ClockStamped, PositionSeen
 from boards.position import BoardPosition, square_to_index
-from boards.recovery import RecentChanges, RecoveredClock, RecoveredPosition, missed_events, replay
+from boards.recovery import RecentChanges, missed_events, replay
 
 START = BoardPosition.from_fen(chess.STARTING_FEN)
 
@@ -61,15 +62,16 @@ def test_replay_positions_and_clock_stamps_in_order_inside_the_outage() -> None:
     board = chess.Board()
     changes = move_changes(board, "e2e4")
     events = [*changes, ClockTime(left=True, seconds=5395)]
-    out = replay(events, START, t_lost=100.0, t_back=110.0)
-    assert [type(o) for o in out] == [RecoveredPosition, RecoveredPosition, RecoveredClock]
+    out = replay(events, START, t_lost=100.0, t_back=110.0, board="10001")
+    assert [type(o) for o in out] == [PositionSeen, PositionSeen, ClockStamped]
+    assert all(o.board == "10001" and o.recovered for o in out)
     final = out[1]
-    assert isinstance(final, RecoveredPosition)
+    assert isinstance(final, PositionSeen)
     assert final.position.board_fen() == board.board_fen()
     times = [o.t for o in out]
     assert times == sorted(times) and times[0] > 100.0 and times[-1] < 110.0
     clock = out[2]
-    assert isinstance(clock, RecoveredClock) and clock.side == "left" and clock.seconds == 5395
+    assert isinstance(clock, ClockStamped) and clock.side == "left" and clock.seconds == 5395
 
 
 def test_fast_changes_stay_close_together() -> None:
@@ -79,6 +81,6 @@ def test_fast_changes_stay_close_together() -> None:
         PieceChange(57, 0, fast=True),
         PieceChange(58, 2),
     ]
-    out = replay(events, START, 0.0, 60.0)
+    out = replay(events, START, 0.0, 60.0, "10001")
     gaps = [b.t - a.t for a, b in itertools.pairwise(out)]
     assert gaps[0] < 0.2 and gaps[1] < 0.2 and gaps[2] > 1.0

@@ -89,6 +89,14 @@ class BusBoard:
         return self.stream.position
 
 
+async def _get_within(queue: asyncio.Queue[BusItem], seconds: float) -> BusItem:
+    """The next item, or TimeoutError. `asyncio.timeout`, not `wait_for`: in a busy polling
+    loop, Python 3.11's wait_for can swallow a cancellation that races with a reply,
+    and the driver would then never stop."""
+    async with asyncio.timeout(seconds):
+        return await queue.get()
+
+
 class BusDriver(Supervised):
     """Finds and follows every board on one bus port until `stop()`."""
 
@@ -202,7 +210,7 @@ class BusDriver(Supervised):
             if remaining <= 0:
                 return None
             try:
-                item = await asyncio.wait_for(self._queue.get(), remaining)
+                item = await _get_within(self._queue, remaining)
             except TimeoutError:
                 return None
             if item.address != address:
@@ -218,7 +226,7 @@ class BusDriver(Supervised):
         deadline = loop.time() + window
         while (remaining := deadline - loop.time()) > 0:
             try:
-                item = await asyncio.wait_for(self._queue.get(), remaining)
+                item = await _get_within(self._queue, remaining)
             except TimeoutError:
                 break
             if isinstance(item, BusChecksumError):
@@ -329,7 +337,7 @@ class BusDriver(Supervised):
         await self._find_boards(port_reopened=True)
         self.discovered.set()
         loop = asyncio.get_running_loop()
-        while True:
+        while not self._stopping.is_set():
             if not self.boards:
                 await asyncio.sleep(self.settings.empty_line_retry)
                 await self._find_boards()

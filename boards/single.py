@@ -220,7 +220,8 @@ class SingleBoardDriver(Supervised):
         self._waiters.append((kind, fut))
         self._send(command)
         try:
-            message = await asyncio.wait_for(fut, timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancel
+                message = await fut
         except TimeoutError as exc:
             raise BoardError(
                 f"no {kind.__name__} answer from {self.port} within {timeout} s"
@@ -361,7 +362,8 @@ class SingleBoardDriver(Supervised):
                 self._ack_future = asyncio.get_running_loop().create_future()
                 self._send(encode_clock_command(command))
                 try:
-                    return await asyncio.wait_for(self._ack_future, self.settings.clock_ack_timeout)
+                    async with asyncio.timeout(self.settings.clock_ack_timeout):
+                        return await self._ack_future
                 except TimeoutError:
                     continue
                 finally:

@@ -81,5 +81,14 @@ async def running(driver: D) -> AsyncIterator[D]:
         yield driver
     finally:
         driver.stop()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
+        # Not wait_for: it would wait forever for a task that ignores its cancellation.
+        done, _ = await asyncio.wait({task}, timeout=5)
+        if not done:
+            task.cancel()
+            stack = "".join(
+                f"  {t.get_coro()}: {[f'{fr.f_code.co_filename}:{fr.f_lineno}' for fr in t.get_stack()]}\n"
+                for t in asyncio.all_tasks()
+            )
+            raise AssertionError(f"the driver did not stop within 5 s; it was at:\n{stack}")
+        if not task.cancelled() and task.exception() is not None:
+            raise AssertionError("the driver ended with an error") from task.exception()

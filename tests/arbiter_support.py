@@ -88,6 +88,13 @@ def press(game: str, t: float, running_before: str, running_after: str) -> list[
     ]
 
 
+def without_resolutions(events: Sequence[object]) -> list[object]:
+    """The events minus `AlertResolved` (alerts closing because their cause ended)."""
+    from broadcast.arbiter.alerts import AlertResolved
+
+    return [e for e in events if not isinstance(e, AlertResolved)]
+
+
 def kinds(events: Sequence[object]) -> list[str]:
     """A short label per event: 'alert:late', 'result-proposed:+/-:default-time', ..."""
     from broadcast.eventjson import event_type
@@ -97,7 +104,7 @@ def kinds(events: Sequence[object]) -> list[str]:
         label = event_type(e)
         if hasattr(e, "kind"):
             label += f":{e.kind}"
-        if hasattr(e, "result") and hasattr(e, "reason"):
+        elif hasattr(e, "result") and hasattr(e, "reason"):
             label += f":{e.result}:{e.reason}"
         out.append(label)
     return out

@@ -4,9 +4,20 @@
 from __future__ import annotations
 
 import pytest
-from arbiter_support import DONOSTIA, PAMPLONA, SESTAO, engine, gid, kinds, moves, press, start_of
+from arbiter_support import (
+    DONOSTIA,
+    PAMPLONA,
+    SESTAO,
+    engine,
+    gid,
+    kinds,
+    moves,
+    press,
+    start_of,
+    without_resolutions,
+)
 
-from broadcast.arbiter import Alert, PlayerMarkedPresent
+from broadcast.arbiter import Alert, AlertResolved, PlayerMarkedPresent
 from broadcast.arbiter.presence import forfeit_result, warning_marks
 from broadcast.config.model import EventConfig
 from broadcast.games.events import ResultConfirmed, ResultProposed
@@ -143,10 +154,19 @@ def test_no_show_counted_on_confirmation_and_limit_alert() -> None:
     assert [(p.result, p.reason) for p in proposal] == [("+/-", "default-time")]
     assert rules.tournament.section("Open").no_shows.get(13) is None  # not before confirmation
     out = rules.observe(ResultConfirmed(game, "+/-", "default-time", start + 1900))
-    assert out == [NoShowCounted("Open", 2, 13)]
+    # the forfeit decided, the late warnings and the proposal about this game close
+    closed = {e.alert for e in out if isinstance(e, AlertResolved)}
+    assert closed and all(
+        a.startswith(("late:open-r2-b1:", "result-proposed:open-r2-b1:")) for a in closed
+    )
+    assert any(a.startswith("result-proposed:") for a in closed)
+    assert without_resolutions(out) == [NoShowCounted("Open", 2, 13)]
+    assert not [a for a in rules.open_alerts() if a.game == game]
     # the second no-show of player 2 in round 2 (board 2 is 14-2):
     game2 = gid(SESTAO, 2, 2)
-    out = rules.observe(ResultConfirmed(game2, "+/-", "default-time", start + 1950))
+    out = without_resolutions(
+        rules.observe(ResultConfirmed(game2, "+/-", "default-time", start + 1950))
+    )
     assert kinds(out) == ["no-show-counted", "alert:withdraw-from-pairing"]
     alert = out[1]
     assert (
@@ -161,4 +181,4 @@ def test_donostia_has_no_no_show_limit() -> None:
     game = gid(DONOSTIA, 1, 1)
     rules.tick(start_of(DONOSTIA, 1) + 3600)
     out = rules.observe(ResultConfirmed(game, "-/-", "default-time", start_of(DONOSTIA, 1) + 3600))
-    assert kinds(out) == ["no-show-counted", "no-show-counted"]
+    assert kinds(without_resolutions(out)) == ["no-show-counted", "no-show-counted"]

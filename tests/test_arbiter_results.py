@@ -116,7 +116,7 @@ def _drawn_by_signal(plies: int, seconds: float) -> list[Alert]:
     for e in moves(game, _sample_line(plies), start + 1, step=1):
         rules.observe(e)
     out = rules.observe(ResultProposed(game, "1/2-1/2", "kings-signal", start + seconds))
-    return [e for e in out if isinstance(e, Alert) and e.game == game]
+    return [e for e in out if isinstance(e, Alert) and e.game == game and e.kind == "early-draw"]
 
 
 def test_kings_signal_draw_at_move_12_raises_alert() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from arbiter_support import SESTAO, engine, gid, moves, start_of
 
 from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
-from broadcast.arbiter import Alert
+from broadcast.arbiter import Alert, AlertResolved
 from broadcast.arbiter.rules import ArbiterRules
 from broadcast.games.events import BoardAttached, GameClock, GameSync, ResultConfirmed
 from clocks.reading import ClockReading, NoClock
@@ -80,7 +80,10 @@ def test_battery_low_then_critical_once_each() -> None:
     [low] = alerts(rules.observe(BatterySeen(START + 20, BOARD, 20)), "battery-low")
     assert low.severity == "warning"
     assert rules.observe(BatterySeen(START + 30, BOARD, 19)) == []
-    assert rules.observe(BatterySeen(START + 35, BOARD, 10, charging=True)) == []
+    # charging: the cause has ended, the warning closes by itself
+    [closed] = rules.observe(BatterySeen(START + 35, BOARD, 10, charging=True))
+    assert isinstance(closed, AlertResolved) and closed.alert == low.id
+    assert low not in rules.open_alerts()
     [critical] = alerts(rules.observe(BatterySeen(START + 40, BOARD, 5)), "battery-low")
     assert critical.severity == "critical"
 
@@ -115,11 +118,34 @@ def test_illegal_move_stood_when_clock_pressed_out_of_sync() -> None:
     rules.observe(
         GameSync(GAME, False, START + 60, fen="rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR")
     )
-    [alert] = alerts(
-        rules.observe(GameClock(GAME, 5380, 5390, "black", START + 62)), "illegal-move-stood"
+    # the press itself is not yet proof: a legal move is confirmed once the board is still
+    assert (
+        alerts(
+            rules.observe(GameClock(GAME, 5380, 5390, "black", START + 62)), "illegal-move-stood"
+        )
+        == []
     )
+    assert alerts(rules.tick(START + 71), "illegal-move-stood") == []
+    [alert] = alerts(rules.tick(START + 72), "illegal-move-stood")
     assert alert.severity == "critical" and "white pressed" in alert.message
-    assert rules.observe(GameClock(GAME, 5380, 5380, "white", START + 70)) == []  # once
+    assert alert.t == START + 72
+    assert rules.observe(GameClock(GAME, 5380, 5380, "white", START + 80)) == []  # once
+    # the board matches the game again: the alert closes by itself
+    [closed] = rules.observe(GameSync(GAME, True, START + 90))
+    assert isinstance(closed, AlertResolved) and closed.alert == alert.id
+
+
+def test_press_that_ends_a_short_out_of_sync_is_no_illegal_move() -> None:
+    """A piece held a few seconds (out of sync), then put down and the clock pressed before
+    the reconstruction saw the position still: the board is back in sync just after."""
+    rules = attached()
+    rules.observe(GameClock(GAME, 5390, 5390, "white", START + 50))
+    rules.observe(
+        GameSync(GAME, False, START + 60, fen="rnbqkbnr/pppppppp/8/8/8/8/PPP1PPPP/RNBQKBNR")
+    )
+    assert rules.observe(GameClock(GAME, 5380, 5390, "black", START + 62)) == []
+    rules.observe(GameSync(GAME, True, START + 62.3))
+    assert alerts(rules.tick(START + 200), "illegal-move-stood") == []
 
 
 def test_no_trouble_alerts_after_the_result() -> None:

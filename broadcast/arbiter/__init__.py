@@ -10,6 +10,7 @@ from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
+    AlertResolved,
     PlayerMarkedPresent,
     Severity,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "Alert",
     "AlertAcknowledged",
     "AlertKind",
+    "AlertResolved",
     "ArbiterRules",
     "PlayerMarkedPresent",
     "RulesConfig",

@@ -28,6 +28,7 @@ AlertKind = Literal[
     "illegal-move-stood",  # the players go on pressing the clock from a foreign position
     "bye-refused",  # a requested bye the policy refuses (the arbiter may still grant it)
     "both-flags",  # a second flag fell while a flag-fall result was pending
+    "result-proposed",  # a result waits for the arbiter's word (confirm or override)
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -43,6 +44,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "illegal-move-stood",
     "bye-refused",
     "both-flags",
+    "result-proposed",
 )
 
 
@@ -67,6 +69,18 @@ class Alert:
     message: str
     t: float
     hall_board: str = ""
+    result: str = ""  # a result-proposed alert: the proposed result and its reason code
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AlertResolved:
+    """The cause of alert `alert` has ended (the player moved, the board is back, the
+    result was decided...): the alert leaves the desk by itself. `why` says what ended it."""
+
+    alert: str
+    t: float
+    why: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,4 +103,4 @@ class PlayerMarkedPresent:
     by: str = "arbiter"
 
 
-ArbiterEvent = Alert | AlertAcknowledged | PlayerMarkedPresent
+ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent

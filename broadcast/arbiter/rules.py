@@ -25,11 +25,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
+from boards.events import BatterySeen, BoardConnected, BoardHealth, BoardLost, ClockSeen
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
+    AlertResolved,
     PlayerMarkedPresent,
     Severity,
 )
@@ -69,14 +70,16 @@ from broadcast.games.events import (
 from broadcast.games.state import GameState
 from broadcast.live_round import RoundStartMoved
 from broadcast.tournament.events import (
+    ByeGranted,
     ByeRefused,
     ByeRequested,
     NoShowCounted,
+    PlayerWithdrawn,
     ResultRecorded,
 )
 from broadcast.tournament.state import TournamentState, registration_events
 from clocks.clocktimes import FlagFell
-from clocks.reading import NoClock
+from clocks.reading import ClockReading, NoClock
 
 POSITION_REASONS: frozenset[str] = frozenset(
     {"checkmate", "stalemate", "dead-position", "repetition", "75-moves"}
@@ -100,7 +103,29 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "illegal-move-stood": "critical",
     "bye-refused": "info",
     "both-flags": "critical",
+    "result-proposed": "warning",
 }
+
+# Alerts about a game whose cause ends with the game: once its result stands they close.
+ENDS_WITH_THE_GAME: frozenset[str] = frozenset(
+    {"late", "check-presence", "out-of-sync", "illegal-move-stood", "result-proposed", "both-flags"}
+)
+PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
+
+REASON_TEXT: dict[str, str] = {
+    "checkmate": "checkmate",
+    "stalemate": "stalemate",
+    "dead-position": "dead position",
+    "repetition": "fivefold repetition",
+    "75-moves": "75-move rule",
+    "kings-signal": "kings signal",
+    "flag-fall": "time forfeit",
+    "default-time": "default time",
+    "agreement": "agreement",
+    "resignation": "resignation",
+    "arbiter": "arbiter",
+}
+"""Short human words for each result reason (desk alerts, spectator pages, JSON)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +149,11 @@ class _Watch:
     proposed: set[tuple[str, str, int]] = field(default_factory=set)  # (reason, result, ply)
     flagged: set[Colour] = field(default_factory=set)
     out_episode: int = 0
+    # A clock press while the board was out of sync: (t, who pressed, out episode). It is an
+    # illegal move that stood only if the board is still out of step a while later: the
+    # reconstruction confirms a legal move only once the position has stayed still, which
+    # can be after the press (a piece held long, then put down and the clock pressed).
+    press_out: tuple[float, Colour, int] | None = None
 
 
 @dataclass
@@ -165,6 +195,7 @@ class ArbiterRules:
         self.now = now
         self.alerts: dict[str, Alert] = {}
         self.acknowledged: set[str] = set()
+        self.resolved: set[str] = set()
         self._watch: dict[str, _Watch] = {}
         self._boards: dict[str, _BoardWatch] = {}
         self._closed: set[str] = set()  # games whose result stands: never watched again
@@ -213,6 +244,12 @@ class ArbiterRules:
             out += self._presence_rules(game, now)
             next_due = min(next_due, self._presence_due(game))
             out += self._sync_rules(game, now)
+            out += self._illegal_rule(game, now)
+            watch = self._watch.get(game_id)
+            if watch is not None and watch.press_out is not None:
+                next_due = min(
+                    next_due, watch.press_out[0] + self.config.trouble.illegal_move_after
+                )
             if not game.in_sync and game.out_since is not None:
                 next_due = min(next_due, game.out_since + self.config.trouble.out_of_sync_after)
         for name, board in self._boards.items():
@@ -236,8 +273,12 @@ class ArbiterRules:
             self._muted = False
 
     def open_alerts(self) -> list[Alert]:
-        """Alerts not acknowledged yet, oldest first."""
-        return [a for a in self.alerts.values() if a.id not in self.acknowledged]
+        """Alerts not acknowledged yet and whose cause has not ended, oldest first."""
+        return [
+            a
+            for a in self.alerts.values()
+            if a.id not in self.acknowledged and a.id not in self.resolved
+        ]
 
     # -- dispatch --------------------------------------------------------------------------
     def _handle(self, event: Observable, game: str | None) -> list[Observable]:
@@ -248,9 +289,11 @@ class ArbiterRules:
             case AlertAcknowledged():
                 self.acknowledged.add(event.alert)
                 return []
-            case PlayerMarkedPresent():
-                self._mark_present(event.game, event.colour, event.t)
+            case AlertResolved():
+                self.resolved.add(event.alert)
                 return []
+            case PlayerMarkedPresent():
+                return self._mark_present(event.game, event.colour, event.t)
             case ByeRequested():
                 return self._bye(event)
             case NoShowCounted():
@@ -266,7 +309,7 @@ class ArbiterRules:
                 return []
             case FlagFell():
                 return self._flag(event, game)
-            case BoardLost() | BoardHealth() | BatterySeen() | ClockSeen():
+            case BoardConnected() | BoardLost() | BoardHealth() | BatterySeen() | ClockSeen():
                 return self._board_event(event, game)
             case (
                 BoardAttached()
@@ -282,6 +325,7 @@ class ArbiterRules:
                 return self._game_event(event)
         if _is_tournament_event(event):
             self._fold_tournament(event)
+            return self._tournament_resolutions(event)
         return []
 
     # -- tournament ------------------------------------------------------------------------
@@ -364,25 +408,35 @@ class ArbiterRules:
                 self._boards.setdefault(board, _BoardWatch()).game = game.id
                 return []
             case ResultConfirmed():
-                self._close(game.id)
-                return self._confirmed(game, event)
+                return self._finish(game, event) + self._confirmed(game, event)
             case ResultProposed():
                 return self._proposed(game, event)
+            case GameSync(in_sync=True):
+                if watch is not None:
+                    watch.press_out = None
+                return self._resolve(
+                    lambda a: a.game == game.id and a.kind in ("out-of-sync", "illegal-move-stood"),
+                    event.t,
+                    "the board matches the game again",
+                )
         if watch is None or game.finished:
             return []
         out: list[Observable] = []
         match event:
             case GameMove():
                 colour: Colour = "white" if event.ply % 2 == 1 else "black"
-                self._mark_present(game.id, colour, event.t)
+                out += self._mark_present(game.id, colour, event.t)
                 if event.ply == game.ply:
                     out += self._position_rules(game, event.t, "")
             case GameClock():
                 pressed = _pressed_by(before.running, event.running)
                 if pressed is not None:
-                    self._mark_present(game.id, pressed, event.t)
-                    if not game.in_sync:
-                        out += self._illegal_stood(game, event.t, pressed)
+                    out += self._mark_present(game.id, pressed, event.t)
+                    if not game.in_sync and watch.press_out is None:
+                        watch.press_out = (event.t, pressed, watch.out_episode)
+                        self._next_due = min(
+                            self._next_due, event.t + self.config.trouble.illegal_move_after
+                        )
                 if event.running is None and before.running is not None:
                     out += self._position_rules(game, event.t, " (clock stopped)")
             case GameSync(in_sync=False):
@@ -394,12 +448,76 @@ class ArbiterRules:
                 out += self._position_rules(game, event.t, " (corrected line)")
         return out
 
-    def _mark_present(self, game_id: str, colour: Colour, t: float) -> None:
+    def _mark_present(self, game_id: str, colour: Colour, t: float) -> list[Observable]:
+        """`colour` is at the board from `t`; presence alerts about nobody still missing close."""
         watch = self._watch.get(game_id)
-        if watch is None or watch.presence.of(colour) is not None:
-            return
+        game = self.book.games.get(game_id)
+        if watch is None or game is None or watch.presence.of(colour) is not None:
+            return []
         p = watch.presence
         watch.presence = Presence(t, p.black) if colour == "white" else Presence(p.white, t)
+        missing = {self._name_of(game, c) for c in absent_colours(watch.presence, math.inf)}
+        return self._resolve(
+            lambda a: (
+                a.game == game_id
+                and a.kind in PRESENCE_KINDS
+                and not missing.intersection(a.players)
+            ),
+            t,
+            "the players are at the board",
+        )
+
+    def _finish(self, game: GameState, confirmed: ResultConfirmed) -> list[Observable]:
+        """The game's result stands: stop watching it, close the alerts it ends."""
+        self._close(game.id)
+        return self._resolve(
+            lambda a: a.game == game.id and a.kind in ENDS_WITH_THE_GAME,
+            confirmed.t,
+            f"result {confirmed.result} ({confirmed.by})",
+        )
+
+    def _resolve(self, which: Any, t: float, why: str) -> list[Observable]:
+        """Close the open alerts `which` selects: their cause has ended."""
+        out: list[Observable] = []
+        for alert in self.open_alerts():
+            if which(alert):
+                self.resolved.add(alert.id)
+                out.append(AlertResolved(alert.id, t, why))
+        return self._emit(out)
+
+    def _tournament_resolutions(self, event: Any) -> list[Observable]:
+        if isinstance(event, PlayerWithdrawn):
+            wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
+            return self._resolve(lambda a: a.id == wanted, self.now, "player withdrawn")
+        if isinstance(event, ByeGranted):
+            prefix = f"bye-refused:{event.section}:{event.round}:{event.player}:"
+            return self._resolve(
+                lambda a: a.id.startswith(prefix), event.at.timestamp(), "bye granted"
+            )
+        return []
+
+    def _proposal_alert(self, game: GameState, proposal: ResultProposed) -> list[Observable]:
+        """A result waiting for the arbiter: one alert per proposal, the older ones of the
+        game superseded."""
+        key = game.ply if proposal.reason in POSITION_REASONS else 0
+        alert_id = f"result-proposed:{game.id}:{proposal.reason}:{proposal.result}:{key}"
+        out = self._resolve(
+            lambda a: a.game == game.id and a.kind == "result-proposed" and a.id != alert_id,
+            proposal.t,
+            f"superseded by {proposal.result} ({proposal.reason})",
+        )
+        words = REASON_TEXT.get(proposal.reason, proposal.reason)
+        detail = f": {proposal.detail}" if proposal.detail else ""
+        return out + self._alert(
+            alert_id,
+            "result-proposed",
+            proposal.t,
+            f"proposed result {proposal.result} by {words}{detail}; "
+            "confirm it, or set another result",
+            game=game,
+            result=proposal.result,
+            reason=proposal.reason,
+        )
 
     def _position_rules(self, game: GameState, t: float, note: str) -> list[Observable]:
         history = [game.start_fen, *(m.fen_after for m in game.moves[:-1])]
@@ -420,13 +538,15 @@ class ArbiterRules:
         watch.proposed.add(key)
         proposal = ResultProposed(game.id, result, reason, t, detail)
         self.book = self.book.apply(proposal)
-        out: list[Observable] = [proposal]
+        out: list[Observable] = self._emit([proposal])
         if self.mode == "apply" and reason in AUTOMATIC_REASONS:
             confirmed = ResultConfirmed(game.id, result, reason, t, by="rules")
             self.book = self.book.apply(confirmed)
-            self._close(game.id)
-            out.append(confirmed)
-        return self._emit(out)
+            out += self._emit([confirmed])
+            out += self._finish(self.book.get(game.id), confirmed)
+        else:
+            out += self._proposal_alert(self.book.get(game.id), proposal)
+        return out
 
     def _proposed(self, game: GameState, event: ResultProposed) -> list[Observable]:
         """A proposal from outside the engine (the kings signal) or our own fed back."""
@@ -439,11 +559,15 @@ class ArbiterRules:
         out: list[Observable] = []
         if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
             out += self._early_draw(game, event.t)
-        if not ours and self.mode == "apply" and event.reason in AUTOMATIC_REASONS:
+        if ours:
+            return out
+        if self.mode == "apply" and event.reason in AUTOMATIC_REASONS:
             confirmed = ResultConfirmed(game.id, event.result, event.reason, event.t, by="rules")
             self.book = self.book.apply(confirmed)
-            self._close(game.id)
             out += self._emit([confirmed])
+            out += self._finish(self.book.get(game.id), confirmed)
+        else:
+            out += self._proposal_alert(game, event)
         return out
 
     def _confirmed(self, game: GameState, event: ResultConfirmed) -> list[Observable]:
@@ -515,14 +639,31 @@ class ArbiterRules:
         result, detail = flag_fall_result(game.board_now(), event.colour)
         return self._propose(game, result, "flag-fall", event.t, detail)
 
+    def _illegal_rule(self, game: GameState, now: float) -> list[Observable]:
+        """A press made while the board was out of sync, and the board still out of step
+        (the same episode) `illegal_move_after` seconds later: the move stood."""
+        watch = self._watch.get(game.id)
+        if watch is None or watch.press_out is None:
+            return []
+        t, pressed, episode = watch.press_out
+        if game.in_sync or episode != watch.out_episode:
+            watch.press_out = None
+            return []
+        due = t + self.config.trouble.illegal_move_after
+        if now < due:
+            return []
+        watch.press_out = None
+        return self._illegal_stood(game, due, pressed)
+
     def _illegal_stood(self, game: GameState, t: float, pressed: Colour) -> list[Observable]:
         watch = self._watch[game.id]
         return self._alert(
             f"illegal-move-stood:{game.id}:{watch.out_episode}",
             "illegal-move-stood",
             t,
-            f"{pressed} pressed the clock while the board shows a position that is not in the "
-            f"game ({game.board_fen or '?'}) after ply {game.ply}: an illegal move may stand; "
+            f"{pressed} pressed the clock while the board showed a position that is not in the "
+            f"game, and it still does {self.config.trouble.illegal_move_after:g} s later "
+            f"({game.board_fen or '?'}, after ply {game.ply}): an illegal move may stand; "
             "stop the clocks and reconstruct (Laws 7.5)",
             game=game,
         )
@@ -646,10 +787,37 @@ class ArbiterRules:
         board = self._boards.setdefault(event.board, _BoardWatch())
         if game_id is not None:
             board.game = game_id
+        out = [] if isinstance(event, BoardLost) else self._board_back(event)
         if not isinstance(event, BoardLost):
             board.last_seen = event.t
             board.silent = False
         game = self._open_game(board)
+        return out + self._board_trouble(event, board, game)
+
+    def _board_back(self, event: Any) -> list[Observable]:
+        """Board trouble alerts whose cause this message from the board ends."""
+        cfg = self.config.trouble
+        ended: set[str] = set()
+        if not (isinstance(event, BoardHealth) and polls_missed(event.missed_polls, cfg)):
+            ended.add("board-not-responding")  # it talks again
+        if (
+            isinstance(event, BatterySeen)
+            and battery_severity(event.percent, event.charging, cfg) is None
+        ):
+            ended.add("battery-low")
+        if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
+            ended.add("clock-not-connected")
+        if isinstance(event, BoardHealth) and not polls_missed(event.missed_polls, cfg):
+            ended.add("bus-polls-missed")
+        return self._resolve(
+            lambda a: a.hall_board == event.board and a.kind in ended,
+            event.t,
+            f"board {event.board} is back",
+        )
+
+    def _board_trouble(
+        self, event: Any, board: _BoardWatch, game: GameState | None
+    ) -> list[Observable]:
         cfg = self.config.trouble
         match event:
             case BoardLost():
@@ -732,6 +900,8 @@ class ArbiterRules:
         players: tuple[str, ...] | None = None,
         hall_board: str = "",
         severity: Severity | None = None,
+        result: str = "",
+        reason: str = "",
     ) -> list[Observable]:
         if alert_id in self.alerts:
             return []
@@ -754,6 +924,8 @@ class ArbiterRules:
             message=message,
             t=t,
             hall_board=hall_board,
+            result=result,
+            reason=reason,
         )
         self.alerts[alert_id] = alert
         return self._emit([alert])

@@ -22,6 +22,9 @@ class TroubleConfig:
     `battery_low` / `battery_critical`: percent, when not charging.
     `out_of_sync_after`: seconds the board may show a foreign position (pieces being
     straightened, a capture half done) before the arbiter is called; more than this alerts.
+    `illegal_move_after`: seconds a board may stay out of sync after a clock press before
+    the press counts as an illegal move that stood (a legal move is confirmed only once the
+    position has stayed still, which may be just after the press).
     """
 
     silent_after: float = 60.0
@@ -29,6 +32,7 @@ class TroubleConfig:
     battery_low: int = 20
     battery_critical: int = 5
     out_of_sync_after: float = 30.0
+    illegal_move_after: float = 10.0
 
 
 def battery_severity(percent: int, charging: bool, config: TroubleConfig) -> Severity | None:

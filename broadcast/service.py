@@ -43,6 +43,7 @@ from broadcast.games.events import (
     BoardAttached,
     GameClock,
     GameEvent,
+    GameFlag,
     LineCorrected,
     ResultConfirmed,
     ResultProposed,
@@ -418,7 +419,7 @@ class EventService:
         if board.follower is not None:
             games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
             batch += games
-            batch += [p for p in passed if isinstance(p, FlagFell)]
+            batch += _flags(passed, board.game)
             if isinstance(event, BoardConnected) and board.game is not None:
                 batch.append(BoardAttached(board.game, event.board, event.t))
         self.commit(batch, game=board.game)
@@ -429,8 +430,7 @@ class EventService:
         for board in self.hall.values():
             if board.follower is not None:
                 games, passed = board.follower.tick(now)
-                flags = [p for p in passed if isinstance(p, FlagFell)]
-                self.commit([*games, *flags], game=board.game)
+                self.commit([*games, *_flags(passed, board.game)], game=board.game)
         self.commit(self.rules.tick(now))
         self.attach_boards()
 
@@ -620,6 +620,18 @@ class EventService:
 
     def stop(self) -> None:
         self._stopping.set()
+
+
+def _flags(passed: Sequence[Any], game: str | None) -> list[Any]:
+    """A clock's flag falls (for the rules, which are told the game) and, as a game fact,
+    whose flag it was (for the pages and the PGN)."""
+    out: list[Any] = []
+    for event in passed:
+        if isinstance(event, FlagFell):
+            out.append(event)
+            if game is not None:
+                out.append(GameFlag(game, event.colour, event.t))
+    return out
 
 
 __all__ = ["ActionError", "EventService", "HallBoard", "NoClock"]

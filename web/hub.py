@@ -142,10 +142,10 @@ def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:
                 "running": new.running,
             }
         )
-    if (old.result, old.result_reason) != (new.result, new.result_reason):
-        out.append(
-            {"type": "result", "game": new.id, "result": new.result, "reason": new.result_reason}
-        )
+    if views.result_json(old) != views.result_json(new):
+        fields = views.result_json(new)
+        # `reason` repeats `result_reason` for clients written before the contract grew.
+        out.append({"type": "result", "game": new.id, **fields, "reason": fields["result_reason"]})
     if (old.in_sync, old.out_since) != (new.in_sync, new.out_since):
         out.append(
             {"type": "sync", "game": new.id, "in_sync": new.in_sync, "out_since": new.out_since}

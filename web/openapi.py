@@ -134,7 +134,32 @@ SCHEMAS: dict[str, Any] = {
             "board": {"type": "integer"},
             "white": _ref("Player"),
             "black": _ref("Player"),
-            "result": _NULLABLE_STR,
+            "result": {
+                "type": "string",
+                "enum": ["1-0", "0-1", "1/2-1/2", "0-0", "*"],
+                "description": "as in PGN: '*' while undecided, '0-0' a double forfeit",
+            },
+            "result_reason": {
+                "type": "string",
+                "nullable": True,
+                "description": "why: 'checkmate', 'time forfeit', 'kings signal', "
+                "'default time', 'agreement', 'arbiter', ...",
+            },
+            "flag": {
+                "type": "string",
+                "enum": ["white", "black"],
+                "nullable": True,
+                "description": "whose flag fell (first)",
+            },
+            "pending_result": {
+                **_obj(
+                    {"result": {"type": "string"}, "reason": {"type": "string"}},
+                    ["result", "reason"],
+                ),
+                "nullable": True,
+                "description": "a result proposed (by the rules or the board) that the "
+                "arbiter has not confirmed yet",
+            },
             "ply": {"type": "integer"},
             "fen": {"type": "string"},
             "last_move": {
@@ -144,7 +169,10 @@ SCHEMAS: dict[str, Any] = {
             "clock": _ref("Clock"),
             "in_sync": {"type": "boolean"},
         },
-        ["id", "section", "round", "board", "ply", "fen"],
+        [
+            *("id", "section", "round", "board", "ply", "fen"),
+            *("result", "result_reason", "flag", "pending_result"),
+        ],
     ),
     "Game": {
         "allOf": [
@@ -152,7 +180,6 @@ SCHEMAS: dict[str, Any] = {
             _obj(
                 {
                     "start_fen": {"type": "string"},
-                    "result_reason": _NULLABLE_STR,
                     "moves": {
                         "type": "array",
                         "items": _obj(
@@ -274,8 +301,38 @@ SCHEMAS: dict[str, Any] = {
             "message": {"type": "string"},
             "t": {"type": "number"},
             "hall_board": _NULLABLE_STR,
+            "result": {
+                **_NULLABLE_STR,
+                "description": "result-proposed: the proposed result (+/- etc. for forfeits)",
+            },
+            "reason": {**_NULLABLE_STR, "description": "result-proposed: the reason code"},
+            "reason_text": _NULLABLE_STR,
         }
     ),
+    "ArbiterGame": {
+        "allOf": [
+            _ref("Game"),
+            _obj(
+                {
+                    "result_code": {
+                        **_NULLABLE_STR,
+                        "description": "the result in the broadcast notation (+/-, -/+, -/-)",
+                    },
+                    "proposal": {
+                        **_obj(
+                            {
+                                "result": {"type": "string"},
+                                "reason": {"type": "string"},
+                                "detail": _NULLABLE_STR,
+                                "t": {"type": "number"},
+                            }
+                        ),
+                        "nullable": True,
+                    },
+                }
+            ),
+        ]
+    },
 }
 
 
@@ -319,7 +376,11 @@ def document() -> dict[str, Any]:
         "/api/v1/arbiter/alerts": _arbiter_get(
             "Open alerts (live)", _json({"type": "array", "items": _ref("Alert")}), []
         ),
-        "/api/v1/arbiter/games/{game}": _arbiter_get("One game, live", game, [_GAME]),
+        "/api/v1/arbiter/games/{game}": _arbiter_get(
+            "One game, live, with the proposal waiting for a word",
+            _json(_ref("ArbiterGame")),
+            [_GAME],
+        ),
         "/api/v1/arbiter/games/{game}/result": _arbiter_post(
             "Set or override the result",
             _obj(

@@ -199,10 +199,7 @@ async def desk_page(request: web.Request) -> web.Response:
         number = live.get(section.name)
         if number is None:
             continue
-        games = [
-            {**views.game_json(g), "proposal": g.proposal.result if g.proposal else None}
-            for g in service.book.round_games(section.name, number)
-        ]
+        games = [views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)]
         rounds.append(
             {"section": section.name, "slug": slug(section.name), "round": number, "games": games}
         )
@@ -316,7 +313,7 @@ def _field(data: dict[str, Any], name: str, kind: type) -> Any:
 
 def _live_game(request: web.Request, game_id: str) -> web.Response:
     try:
-        return json_response(views.game_json(service_of(request).book.get(game_id)))
+        return json_response(views.arbiter_game_json(service_of(request).book.get(game_id)))
     except GameError:
         return error(404, f"no game {game_id!r}")
 

@@ -10,7 +10,9 @@ from typing import Any
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.export.pgn import RESULT_TAG
 from broadcast.games.book import GameBook
+from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.service import HallBoard
@@ -31,6 +33,41 @@ def player_json(p: PlayerRef | None) -> dict[str, Any] | None:
     }
 
 
+def reason_text(reason: str | None, result: str | None = None) -> str | None:
+    """The short human words for a result reason ("time forfeit", "kings signal")."""
+    if reason is None:
+        return None
+    if reason == "flag-fall" and result == "1/2-1/2":
+        return "flag fall, no mating material"  # the opponent could not have mated
+    return REASON_TEXT.get(reason, reason.replace("-", " "))
+
+
+def result_json(game: GameState) -> dict[str, Any]:
+    """The public result contract: `result` as in PGN ("*" while open; "0-0" for a double
+    forfeit), `result_reason`, `flag` (whose flag fell), and `pending_result` (proposed,
+    not confirmed yet). Built from whatever state is passed: the delayed one for the public."""
+    proposal = game.proposal if game.result is None else None
+    return {
+        "result": "*" if game.result is None else RESULT_TAG[game.result],
+        "result_reason": reason_text(game.result_reason, game.result),
+        "flag": game.flag,
+        "pending_result": None
+        if proposal is None
+        else {
+            "result": RESULT_TAG[proposal.result],
+            "reason": reason_text(proposal.reason, proposal.result),
+        },
+    }
+
+
+def proposal_json(game: GameState) -> dict[str, Any] | None:
+    """For the arbiter: the proposal waiting for a word, in the broadcast notation."""
+    p = game.proposal if game.result is None else None
+    if p is None:
+        return None
+    return {"result": p.result, "reason": p.reason, "detail": p.detail or None, "t": p.t}
+
+
 def game_summary(game: GameState) -> dict[str, Any]:
     last = game.moves[-1] if game.moves else None
     return {
@@ -40,7 +77,7 @@ def game_summary(game: GameState) -> dict[str, Any]:
         "board": game.key.board,
         "white": player_json(game.white),
         "black": player_json(game.black),
-        "result": game.result,
+        **result_json(game),
         "ply": game.ply,
         "fen": game.fen,
         "last_move": None if last is None else {"san": last.san, "uci": last.uci},
@@ -52,7 +89,6 @@ def game_summary(game: GameState) -> dict[str, Any]:
 def game_json(game: GameState) -> dict[str, Any]:
     out = game_summary(game)
     out["start_fen"] = game.start_fen
-    out["result_reason"] = game.result_reason
     out["moves"] = [
         {
             "ply": i,
@@ -65,6 +101,15 @@ def game_json(game: GameState) -> dict[str, Any]:
         }
         for i, m in enumerate(game.moves, 1)
     ]
+    return out
+
+
+def arbiter_game_json(game: GameState) -> dict[str, Any]:
+    """The live game for the arbiter: the public shape plus the proposal in the broadcast
+    notation (+/- etc.) with its reason code and detail, and the raw result code."""
+    out = game_json(game)
+    out["proposal"] = proposal_json(game)
+    out["result_code"] = game.result
     return out
 
 
@@ -247,6 +292,9 @@ def alert_json(alert: Alert) -> dict[str, Any]:
         "message": alert.message,
         "t": alert.t,
         "hall_board": alert.hall_board or None,
+        "result": alert.result or None,
+        "reason": alert.reason or None,
+        "reason_text": reason_text(alert.reason or None, alert.result or None),
     }
 
 

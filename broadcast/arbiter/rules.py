@@ -54,6 +54,7 @@ from broadcast.arbiter.trouble import (
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
+    REASON_TEXT,
     BoardAttached,
     Colour,
     GameClock,
@@ -111,21 +112,6 @@ ENDS_WITH_THE_GAME: frozenset[str] = frozenset(
     {"late", "check-presence", "out-of-sync", "illegal-move-stood", "result-proposed", "both-flags"}
 )
 PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
-
-REASON_TEXT: dict[str, str] = {
-    "checkmate": "checkmate",
-    "stalemate": "stalemate",
-    "dead-position": "dead position",
-    "repetition": "fivefold repetition",
-    "75-moves": "75-move rule",
-    "kings-signal": "kings signal",
-    "flag-fall": "time forfeit",
-    "default-time": "default time",
-    "agreement": "agreement",
-    "resignation": "resignation",
-    "arbiter": "arbiter",
-}
-"""Short human words for each result reason (desk alerts, spectator pages, JSON)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from the service's injected clock. Results use the broadcast notation: 1-0, 0-1,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +27,21 @@ ResultReason = Literal[
     "resignation",
     "arbiter",
 ]
+
+REASON_TEXT: Mapping[str, str] = {
+    "checkmate": "checkmate",
+    "stalemate": "stalemate",
+    "dead-position": "dead position",
+    "repetition": "fivefold repetition",
+    "75-moves": "75-move rule",
+    "kings-signal": "kings signal",
+    "flag-fall": "time forfeit",
+    "default-time": "default time",
+    "agreement": "agreement",
+    "resignation": "resignation",
+    "arbiter": "arbiter",
+}
+"""Short human words for each result reason (desk alerts, spectator pages, JSON)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +113,15 @@ class GameSync:
 
 
 @dataclass(frozen=True, slots=True)
+class GameFlag:
+    """`colour`'s flag fell on the game's clock (the game fact of a clock's `FlagFell`)."""
+
+    game: str
+    colour: Colour
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
 class ResultProposed:
     """A result the rules or the board suggest; the arbiter confirms or overrides it."""
 
@@ -145,6 +170,7 @@ GameEvent = (
     | GameTakeback
     | GameClock
     | GameSync
+    | GameFlag
     | ResultProposed
     | ResultConfirmed
     | LineCorrected

@@ -11,6 +11,7 @@ from broadcast.games.events import (
     Colour,
     GameClock,
     GameEvent,
+    GameFlag,
     GameMove,
     GameMoveClocked,
     GameResultText,
@@ -71,6 +72,7 @@ class GameState:
     result: GameResultText | None = None
     result_reason: ResultReason | None = None
     proposal: ResultProposed | None = None
+    flag: Colour | None = None  # whose flag fell first
     first_activity: float | None = None
     last_update: float | None = None
 
@@ -156,6 +158,8 @@ class GameState:
                     else (self.out_since if not self.in_sync else event.t),
                     board_fen=None if in_sync else event.fen,
                 )
+            case GameFlag(colour=colour):
+                return state if self.flag is not None else replace(state, flag=colour)
             case ResultProposed():
                 return replace(state, proposal=event)
             case ResultConfirmed():

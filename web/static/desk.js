@@ -37,30 +37,54 @@
       return tr;
     }));
   }
-  function ackForm(id) {
+  const results = (body.getAttribute("data-results") || "").split(" ").filter(Boolean);
+  function deskForm(action, fields, label, className) {
     const form = document.createElement("form");
-    form.method = "post"; form.action = "/arbiter/act/ack"; form.className = "inline";
-    for (const [name, value] of [["csrf", csrf], ["alert", id]]) {
+    form.method = "post"; form.action = "/arbiter/act/" + action; form.className = "inline " + (className || "");
+    for (const [name, value] of [["csrf", csrf], ...fields]) {
       const input = document.createElement("input");
       input.type = "hidden"; input.name = name; input.value = value;
       form.appendChild(input);
     }
     const button = document.createElement("button");
-    button.type = "submit"; button.textContent = "Acknowledge";
+    button.type = "submit"; button.textContent = label;
     form.appendChild(button);
     return form;
+  }
+  function ackForm(id) { return deskForm("ack", [["alert", id]], "Acknowledge"); }
+  // A proposed result: confirm it in one click, or choose another one.
+  function proposalForms(a) {
+    const confirm = deskForm("confirm", [["game", a.game]], "Confirm " + a.result, "confirm");
+    const override = deskForm("result", [["game", a.game]], "Set instead", "override");
+    const select = document.createElement("select");
+    select.name = "result"; select.setAttribute("aria-label", "another result");
+    for (const r of results) {
+      if (r === a.result) continue;
+      const option = document.createElement("option"); option.textContent = r; select.appendChild(option);
+    }
+    override.insertBefore(select, override.querySelector("button"));
+    return [confirm, override];
   }
   function showAlerts(alerts, fresh) {
     const list = document.getElementById("alerts");
     if (!list) return;
     const items = alerts.map((a) => {
       const li = document.createElement("li");
-      li.className = "alert " + a.severity + (fresh.includes(a.id) ? " new" : "");
+      li.className = "alert " + a.severity + (a.result ? " proposal" : "") + (fresh.includes(a.id) ? " new" : "");
       li.setAttribute("data-alert", a.id);
       const kind = document.createElement("span");
       kind.className = "kind"; kind.textContent = a.kind;
-      li.append(kind, document.createTextNode(" " + a.message + " "));
+      li.append(kind, document.createTextNode(" "));
+      if (a.result) {
+        const proposed = document.createElement("strong");
+        proposed.className = "proposed"; proposed.textContent = a.result + " · " + (a.reason_text || a.reason);
+        li.append(proposed, document.createTextNode(" "));
+      }
+      const message = document.createElement("span");
+      message.className = "message"; message.textContent = a.message;
+      li.append(message, document.createTextNode(" "));
       if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = a.game; li.append(link, document.createTextNode(" ")); }
+      if (a.result && a.game) li.append(...proposalForms(a));
       li.appendChild(ackForm(a.id));
       return li;
     });

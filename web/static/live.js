@@ -107,6 +107,23 @@
     }
     return li;
   }
+  // The result badge (same markup as the result_badge macro in _macros.html): the result
+  // and why, or the proposed result awaiting the arbiter, and whose flag fell.
+  function span(className, text) { const el = document.createElement("span"); el.className = className; el.textContent = text; return el; }
+  function showResult(root, g) {
+    for (const el of root.querySelectorAll(".result")) {
+      const parts = [];
+      if (g.result && g.result !== "*") {
+        const badge = span("resultbadge", g.result);
+        if (g.result_reason) badge.append(" ", span("why", g.result_reason));
+        parts.push(badge);
+      } else if (g.pending_result) {
+        parts.push(span("pending", g.pending_result.result + "? " + g.pending_result.reason + ", awaiting the arbiter"));
+      }
+      if (g.flag) parts.push(" ", span("flagbadge", "⚑ " + g.flag + "'s flag fell"));
+      el.replaceChildren(...parts);
+    }
+  }
   function showGame(g) {
     for (const root of gameRoots(g.id)) {
       if (root.tagName === "svg") continue;
@@ -115,7 +132,7 @@
       if (g.clock) setClocks(root, g.clock.white, g.clock.black, g.clock.running);
       const lastSan = g.last_move ? g.last_move.san : null;
       setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : "not started");
-      setText(root, ".result", g.result || "");
+      showResult(root, g);
       setText(root, ".ply", String(g.ply));
       const list = root.querySelector("#moves");
       if (list && g.moves) {
@@ -164,11 +181,7 @@
     switch (msg.type) {
       case "move": applyMove(msg); break;
       case "clock": for (const root of gameRoots(msg.game)) if (root.tagName !== "svg") setClocks(root, msg.white, msg.black, msg.running); break;
-      case "result": {
-        const text = (msg.result || "") + (msg.reason ? " (" + msg.reason + ")" : "");
-        for (const root of gameRoots(msg.game)) if (root.tagName !== "svg") setText(root, ".result", root.classList.contains("game") ? text : msg.result || "");
-        break;
-      }
+      case "result": for (const root of gameRoots(msg.game)) if (root.tagName !== "svg") showResult(root, msg); break;
       case "game": showGame(msg.game); break;
       case "standings": {
         const want = body.getAttribute("data-standings");

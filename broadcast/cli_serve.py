@@ -18,7 +18,7 @@ from broadcast.config.errors import ConfigError
 from broadcast.journal import Journal, JournalError
 from broadcast.publishers import PublishSettings, publish_forever
 from broadcast.relay.lichess import LichessRelayConfig
-from broadcast.service import ActionError, EventService
+from broadcast.service import ActionError, EventService, how_to_pair
 from clocks.timesource import EpochTime
 
 log = logging.getLogger(__name__)
@@ -155,6 +155,7 @@ async def serve(
     except ActionError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
+    _pair_or_warn(service, sim=args.sim)
     from web.app import start_web  # web imports broadcast, never the other way round
 
     publish = _publish_settings(args)
@@ -189,6 +190,16 @@ async def serve(
             await sim.stop()
         journal.close()
     return 0
+
+
+def _pair_or_warn(service: EventService, *, sim: bool) -> None:
+    """A live round with no pairings shows nothing: a rehearsal on emulated boards pairs it
+    (FIDE Dutch, so that the emulated games have players); a real event is told how."""
+    if sim:
+        for line in service.pair_unpaired(by="serve --sim"):
+            log.warning("%s", line)
+    for section, number in service.unpaired_rounds().items():
+        log.warning("%s", how_to_pair(section, number))
 
 
 def run(args: argparse.Namespace) -> int:

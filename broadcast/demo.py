@@ -34,6 +34,7 @@ from broadcast.cli_serve import arbiter_credentials
 from broadcast.config import load_event
 from broadcast.journal import Journal
 from broadcast.service import EventService
+from clocks.timecontrol import TimeControl
 from clocks.timesource import EpochTime, TimeSource
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 DEFAULT_DELAY = 60.0  # event seconds; the example's 15 minutes would hide a short demo
 MAX_THINK = 40.0  # event seconds per move at most: a lively demo, not a 6-hour game
 LATE_SECONDS = 600.0  # board 2: White comes 10 minutes late
-FLAG_BASE = 480.0  # board 3: 8 minutes on the clock, and the player stops moving
 SIGNAL_SQUARES = {"1/2-1/2": (chess.E4, chess.E5), "1-0": (chess.E4, chess.D5)}
 
 
@@ -64,7 +64,6 @@ class BoardScript:
     game: int  # index in the sample file
     plies: int | None = None
     late: float = 0.0
-    clock_base: float | None = None
     signal: str | None = None
     story: str = ""
 
@@ -72,7 +71,9 @@ class BoardScript:
 SCRIPT = (
     BoardScript(1, 0, story="a whole game"),
     BoardScript(2, 1, late=LATE_SECONDS, story="White arrives 10 minutes late"),
-    BoardScript(3, 2, plies=31, clock_base=FLAG_BASE, story="Black's flag falls"),
+    BoardScript(
+        3, 2, plies=31, story="Black stops moving at move 16: the flag falls when the time is up"
+    ),
     BoardScript(4, 3, plies=40, signal="1/2-1/2", story="a draw signalled with the kings"),
 )
 
@@ -113,8 +114,22 @@ def _cut(game: chess.pgn.Game, plies: int | None) -> chess.pgn.Game:
     return copy
 
 
-def board_actions(script: BoardScript, game: chess.pgn.Game, habits: str) -> list[Action]:
-    """The emulated players' timeline for one board (t = 0 when the clock is set)."""
+def clock_setting(time_control: TimeControl) -> tuple[float, float]:
+    """What the arbiter sets the clocks to for the event's time control: the first
+    period's time and increment (the emulated clocks run in event time, so at --speed N
+    they run N times faster, like everything else)."""
+    first = time_control.periods("white")[0]
+    return float(first.seconds), float(first.increment)
+
+
+def board_actions(
+    script: BoardScript,
+    game: chess.pgn.Game,
+    habits: str,
+    time_control: TimeControl | None = None,
+) -> list[Action]:
+    """The emulated players' timeline for one board (t = 0 when the clock is set), with the
+    clocks set for `time_control` (the event's; None: what the game's PGN says)."""
     from boardsim.script import (
         ClockSetup,
         LeverPress,
@@ -137,9 +152,10 @@ def board_actions(script: BoardScript, game: chess.pgn.Game, habits: str) -> lis
     out: list[Action] = []
     for a in actions:
         if isinstance(a, ClockSetup):
-            if script.clock_base is not None:
+            if time_control is not None:
+                base, increment = clock_setting(time_control)
                 a = dataclasses.replace(
-                    a, left_seconds=script.clock_base, right_seconds=script.clock_base
+                    a, left_seconds=base, right_seconds=base, increment=increment
                 )
         elif script.late and a.t > start:
             a = dataclasses.replace(a, t=a.t + script.late)  # White's first move, and on
@@ -184,6 +200,7 @@ async def _start_players(
     speed: float,
     habits: str,
     games: Sequence[chess.pgn.Game],
+    time_control: TimeControl,
 ) -> None:
     from boardsim.script import play
 
@@ -191,7 +208,7 @@ async def _start_players(
         if script.board not in hall.where:
             continue
         host, index = hall.where[script.board]
-        actions = board_actions(script, games[script.game % len(games)], habits)
+        actions = board_actions(script, games[script.game % len(games)], habits, time_control)
 
         async def run(
             host: PtyHost = host, index: int = index, actions: list[Action] = actions
@@ -245,12 +262,14 @@ async def _demo(args: argparse.Namespace) -> int:
                 )
                 return 2
             raise
-        await _start_players(hall, time, speed, habits, _games())
+        time_control = config.sections[0].time_control
+        await _start_players(hall, time, speed, habits, _games(), time_control)
         url = f"http://{host}:{args.port}/"
         password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
         print(
             f"boardwire demo: {config.name}, round 1, on {len(ports)} emulated DGT boards "
             f"at {speed:g}x speed ({habits} habits)\n"
+            f"  clocks: {time_control} in event time, {speed:g} times faster than real time\n"
             f"  spectators:   {url}\n"
             f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
             f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"

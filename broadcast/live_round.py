@@ -51,6 +51,32 @@ def current_round(
     return paired[0]
 
 
+def due_round(section: SectionConfig, now: dt.datetime, overrides: StartOverrides) -> int:
+    """The round the schedule (or a moved start) puts on the boards at `now`, paired or not:
+    the latest round whose start (minus the set-up margin) has come; round 1 before that."""
+    margin = dt.timedelta(minutes=SETUP_MINUTES)
+    rounds = sorted(
+        {s.round for s in section.schedule} | {r for name, r in overrides if name == section.name}
+    )
+    started = [r for r in rounds if _has_started(section, r, overrides, margin, now)]
+    if not started:
+        return 1
+    return max(started, key=lambda r: (start_of(section, r, overrides), r))
+
+
+def _has_started(
+    section: SectionConfig,
+    round_number: int,
+    overrides: StartOverrides,
+    margin: dt.timedelta,
+    now: dt.datetime,
+) -> bool:
+    try:
+        return start_of(section, round_number, overrides) - margin <= now
+    except KeyError:
+        return False
+
+
 def current_rounds(
     event: EventConfig, tournament: TournamentState, now: dt.datetime, overrides: StartOverrides
 ) -> dict[str, int | None]:

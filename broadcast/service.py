@@ -53,7 +53,7 @@ from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
 from broadcast.journal import Entry, Journal
-from broadcast.live_round import RoundStartMoved, current_round
+from broadcast.live_round import RoundStartMoved, current_round, due_round
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.dutch import PairingError, pair_round
 from broadcast.tournament.events import (
@@ -127,6 +127,18 @@ class PublicState:
     tournament: TournamentState
     book: GameBook
     seq: int = 0
+
+
+def how_to_pair(section: str, number: int) -> str:
+    """What to tell a user whose live round has no pairings (the log, the home page)."""
+    from broadcast.games.ids import slug
+
+    return (
+        f"round {number} of {section} is not paired, so no game is followed: pair it on the "
+        f"arbiter desk (FIDE Dutch, or import the pairing program's TRF), or POST "
+        f'{{"engine": "dutch"}} or {{"trf": "..."}} to '
+        f"/api/v1/arbiter/sections/{slug(section)}/rounds/{number}/pairings"
+    )
 
 
 def utc(t: float) -> dt.datetime:
@@ -350,6 +362,36 @@ class EventService:
             s.name: current_round(s, self.tournament, now, self.start_overrides)
             for s in self.config.sections
         }
+
+    def unpaired_rounds(self) -> dict[str, int]:
+        """Sections whose round due now (by the schedule, or `--round R`) is not paired: no
+        game can be followed there until it is."""
+        now = utc(self.time.now())
+        out: dict[str, int] = {}
+        for section in self.config.sections:
+            due = due_round(section, now, self.start_overrides)
+            if due <= section.rounds and due not in self.tournament.section(section.name).rounds:
+                out[section.name] = due
+        return out
+
+    def pair_unpaired(self, by: str) -> list[str]:
+        """Pair every unpaired due round with the FIDE Dutch engine (a rehearsal's shortcut:
+        at a real event the pairing program's round is imported). Returns what was done or
+        could not be, one line each, for the log."""
+        done: list[str] = []
+        for section, number in self.unpaired_rounds().items():
+            try:
+                pairings = self.dutch_pairings(section, number)
+                self.publish_pairings(section, number, pairings, "dutch", by)
+            except ActionError as exc:
+                done.append(f"{section} round {number} could not be paired: {exc}")
+                continue
+            games = sum(1 for p in pairings if p.black is not None)
+            done.append(
+                f"{section} round {number} was not paired: paired it with the FIDE Dutch "
+                f"engine from the ratings and results ({games} games)"
+            )
+        return done
 
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""

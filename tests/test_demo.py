@@ -10,28 +10,58 @@ import urllib.request
 from pathlib import Path
 
 import chess
+import pytest
 from web_support import free_port
 
 from boardsim.script import ClockSetup, LeverPress, SquareSet
-from broadcast.demo import SCRIPT, _games, board_actions, kings_signal
+from broadcast.config import load_event
+from broadcast.demo import EVENT, SCRIPT, _games, board_actions, kings_signal
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+EVENT_TC = load_event(EVENT).sections[0].time_control
 
 
 def test_late_player_flag_and_signal_are_in_the_script() -> None:
     games = _games()
     by_board = {s.board: s for s in SCRIPT}
-    normal = board_actions(by_board[1], games[0], "none")
-    late = board_actions(by_board[2], games[1], "none")
+    normal = board_actions(by_board[1], games[0], "none", EVENT_TC)
+    late = board_actions(by_board[2], games[1], "none", EVENT_TC)
     first_press = [a for a in late if isinstance(a, LeverPress)]
     assert first_press[1].t - first_press[0].t >= by_board[2].late  # White's first move waits
-    flag = board_actions(by_board[3], games[2], "none")
-    setup = next(a for a in flag if isinstance(a, ClockSetup))
-    assert setup.left_seconds == by_board[3].clock_base
+    flag = board_actions(by_board[3], games[2], "none", EVENT_TC)
     assert sum(isinstance(a, LeverPress) for a in flag) == 1 + 31  # then nobody moves
     signal = board_actions(by_board[4], games[3], "none")
     assert isinstance(signal[-1], SquareSet)
     assert len(normal) > 100
+
+
+@pytest.mark.parametrize("habits", ["none", "realistic"])
+def test_demo_clocks_follow_the_event_time_control(habits: str) -> None:
+    """The sample games' own clocks (a 15-minute rapid) are not the event's 7200+30."""
+    assert str(EVENT_TC) == "7200+30"
+    games = _games()
+    for script in SCRIPT:
+        actions = board_actions(script, games[script.game], habits, EVENT_TC)
+        setups = [a for a in actions if isinstance(a, ClockSetup)]
+        assert setups
+        assert all(
+            (s.left_seconds, s.right_seconds, s.increment) == (7200, 7200, 30) for s in setups
+        )
+
+
+def test_late_white_keeps_time_on_the_clock() -> None:
+    """Board 2: White arrives 10 minutes late and still has most of the 2 hours, so the
+    clock never reaches 0:00:00 while moves arrive (the demo used to start at 15 min)."""
+    games = _games()
+    script = next(s for s in SCRIPT if s.board == 2)
+    actions = board_actions(script, games[script.game], "none", EVENT_TC)
+    presses = [a for a in actions if isinstance(a, LeverPress)]
+    white_thinking = sum(
+        later.t - earlier.t for earlier, later in zip(presses[0::2], presses[1::2], strict=False)
+    )
+    assert white_thinking < 7200 + 30 * len(presses) / 2 - 600
 
 
 def test_kings_signal_puts_the_kings_on_the_centre() -> None:

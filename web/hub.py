@@ -428,7 +428,7 @@ class Hub:
 
     def clock_rate(self) -> float:
         """Event seconds per wall second (the demo runs fast): clients tick clocks at it."""
-        return float(getattr(self.service.time, "speed", 1.0))
+        return views.speed_of(self.service)
 
     def snapshot_text(
         self, channel: Channel, scope: str, section: SectionConfig | None, rnd: int, game: str

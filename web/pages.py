@@ -15,7 +15,7 @@ from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import game_pgn
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
-from broadcast.service import PublicState
+from broadcast.service import PublicState, how_to_pair
 from web import views
 from web.board_svg import board_svg, piece_defs
 
@@ -36,12 +36,14 @@ def delay_text(seconds: float) -> str:
     return f"{s} s"
 
 
-def _common(config: EventConfig, delay: float) -> dict[str, Any]:
+def _common(config: EventConfig, delay: float, speed: float = 1.0) -> dict[str, Any]:
     return {
         "event": config,
         "defs": piece_defs(),
         "delay": delay,
         "delay_text": delay_text(delay),
+        # A rehearsal or the demo runs event time faster: say so, clocks and times are sped up.
+        "speed_text": None if speed == 1 else f"demo at {speed:g}x",
     }
 
 
@@ -51,7 +53,13 @@ def _with_svg(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def home_page(
-    config: EventConfig, public: PublicState, live: dict[str, int | None], delay: float
+    config: EventConfig,
+    public: PublicState,
+    live: dict[str, int | None],
+    delay: float,
+    *,
+    speed: float = 1.0,
+    unpaired: dict[str, int] | None = None,
 ) -> str:
     event = views.event_json(config, public.tournament, live)
     lives = [
@@ -64,16 +72,28 @@ def home_page(
         for r in views.live_json(public.book, config, live)
     ]
     return ENV.get_template("home.html").render(
-        **_common(config, delay), sections=event["sections"], lives=lives
+        **_common(config, delay, speed),
+        sections=event["sections"],
+        lives=lives,
+        unpaired=[
+            {"section": s, "round": n, "hint": how_to_pair(s, n)}
+            for s, n in (unpaired or {}).items()
+        ],
     )
 
 
 def round_page(
-    config: EventConfig, public: PublicState, section: SectionConfig, number: int, delay: float
+    config: EventConfig,
+    public: PublicState,
+    section: SectionConfig,
+    number: int,
+    delay: float,
+    *,
+    speed: float = 1.0,
 ) -> str:
     games = [_with_svg(g) for g in views.round_json(public.book, section.name, number)["games"]]
     return ENV.get_template("round.html").render(
-        **_common(config, delay),
+        **_common(config, delay, speed),
         section=section,
         section_slug=slug(section.name),
         number=number,
@@ -81,11 +101,13 @@ def round_page(
     )
 
 
-def game_page(config: EventConfig, game: GameState, delay: float, *, flipped: bool) -> str:
+def game_page(
+    config: EventConfig, game: GameState, delay: float, *, flipped: bool, speed: float = 1.0
+) -> str:
     data = views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
     return ENV.get_template("game.html").render(
-        **_common(config, delay),
+        **_common(config, delay, speed),
         g=data,
         svg=board_svg(game.fen, last, flipped=flipped),
         flipped=flipped,
@@ -95,12 +117,17 @@ def game_page(config: EventConfig, game: GameState, delay: float, *, flipped: bo
 
 
 def standings_page(
-    config: EventConfig, public: PublicState, section: SectionConfig, delay: float
+    config: EventConfig,
+    public: PublicState,
+    section: SectionConfig,
+    delay: float,
+    *,
+    speed: float = 1.0,
 ) -> str:
     rows = views.standings_json(config, public.tournament, section)
     tiebreaks = list(rows[0]["tiebreaks"]) if rows else []  # type: ignore[call-overload]
     return ENV.get_template("standings.html").render(
-        **_common(config, delay),
+        **_common(config, delay, speed),
         section=section,
         section_slug=slug(section.name),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in config.sections],

@@ -219,6 +219,10 @@ async def desk_page(request: web.Request) -> web.Response:
         now=service.time.now(),
         message=request.query.get("m", ""),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
+        unpaired=[
+            {"section": s, "slug": slug(s), "round": n}
+            for s, n in service.unpaired_rounds().items()
+        ],
     )
     return _desk_html(text)
 
@@ -275,6 +279,8 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
                 by,
             )
             done = "bye granted"
+        elif action == "pair":
+            done = await _pair(request, by)
         elif action == "board":
             desk.assign_board(
                 _form(request, "section"),
@@ -289,6 +295,26 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
     except ActionError as exc:
         done = f"Not done: {exc}"
     raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
+
+
+async def _pair(request: web.Request, by: str) -> str:
+    """Pair a round from the desk: the pairing program's TRF when pasted, else FIDE Dutch."""
+    service = service_of(request)
+    section = views.section_by_name(service.config, _form(request, "section"))
+    if section is None:
+        raise ActionError(f"no section {_form(request, 'section')!r}")
+    number = _int(_form(request, "round"), "round")
+    trf = _form(request, "trf")
+    if trf:
+        pairings = service.imported_pairings(section.name, number, trf)
+        source = "import"
+    else:
+        # The Dutch engine can take seconds on a large Swiss: keep the boards flowing.
+        pairings = await asyncio.to_thread(service.dutch_pairings, section.name, number)
+        source = "dutch"
+    service.publish_pairings(section.name, number, pairings, source, by)
+    games = sum(1 for p in pairings if p.black is not None)
+    return f"{section.name} round {number} paired ({source}, {games} games)"
 
 
 # -- JSON API ------------------------------------------------------------------------------------

@@ -14,7 +14,14 @@ from aiohttp import web
 from broadcast.export.pgn import event_pgn, game_pgn, round_pgn
 from broadcast.games.state import GameError
 from web import pages, views
-from web.common import HUB, error, json_response, round_of, section_of, service_of
+from web.common import (
+    HUB,
+    error,
+    json_response,
+    round_of,
+    section_of,
+    service_of,
+)
 
 routes = web.RouteTableDef()
 
@@ -133,7 +140,12 @@ async def home_page(request: web.Request) -> web.Response:
     service = service_of(request)
     return _html(
         pages.home_page(
-            service.config, service.public_state(), service.live_rounds(), service.delay
+            service.config,
+            service.public_state(),
+            service.live_rounds(),
+            service.delay,
+            speed=views.speed_of(service),
+            unpaired=service.unpaired_rounds(),
         )
     )
 
@@ -146,7 +158,14 @@ async def round_page(request: web.Request) -> web.Response:
         return _page_error(request, exc.status, exc.text or "")
     service = service_of(request)
     return _html(
-        pages.round_page(service.config, service.public_state(), section, number, service.delay)
+        pages.round_page(
+            service.config,
+            service.public_state(),
+            section,
+            number,
+            service.delay,
+            speed=views.speed_of(service),
+        )
     )
 
 
@@ -159,7 +178,11 @@ async def game_page(request: web.Request) -> web.Response:
     except GameError:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
-    return _html(pages.game_page(service.config, game, service.delay, flipped=flipped))
+    return _html(
+        pages.game_page(
+            service.config, game, service.delay, flipped=flipped, speed=views.speed_of(service)
+        )
+    )
 
 
 @routes.get("/standings")
@@ -170,7 +193,13 @@ async def standings_page(request: web.Request) -> web.Response:
         return _page_error(request, exc.status, exc.text or "")
     service = service_of(request)
     return _html(
-        pages.standings_page(service.config, service.public_state(), section, service.delay)
+        pages.standings_page(
+            service.config,
+            service.public_state(),
+            section,
+            service.delay,
+            speed=views.speed_of(service),
+        )
     )
 
 

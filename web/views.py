@@ -15,7 +15,7 @@ from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState, PlayerRef
-from broadcast.service import HallBoard
+from broadcast.service import EventService, HallBoard
 from broadcast.tournament.standings import compute_standings
 from broadcast.tournament.state import TournamentState
 
@@ -322,3 +322,10 @@ def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
         else [p.name if p is not None else "?" for p in (game.white, game.black)]
     )
     return out
+
+
+def speed_of(service: EventService) -> float:
+    """How much faster than the wall clock event time runs (1 at a real event; the demo and
+    `serve --sim --speed` run faster)."""
+    speed = getattr(service.time, "speed", 1.0)
+    return float(speed) if isinstance(speed, int | float) else 1.0

@@ -1,0 +1,182 @@
+"""A flag fall and a kings signal, made on emulated boards, reach the arbiter desk as
+alerts stating result and reason; one click confirms; the spectator page then shows the
+flag and the result with its reason, after the broadcast delay, at phone and desktop
+width; the desk does not scroll sideways on a phone."""
+
+from __future__ import annotations
+
+import asyncio
+import time as wall
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+from web_support import CREDENTIALS, EVENT, free_port
+
+from boards.position import SYMBOL_TO_CODE, square_to_index
+from broadcast.config import load_event
+from broadcast.demo import kings_signal
+from broadcast.games.events import ResultConfirmed
+from broadcast.journal import Journal
+from broadcast.service import EventService
+from broadcast.simboards import SimulatedHall, start_simulated_boards
+from clocks.timesource import EpochTime
+from web.app import start_web
+
+DELAY = 3.0
+FLAG_GAME = "masters-r1-b3"
+SIGNAL_GAME = "masters-r1-b1"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 768}
+
+
+class Hall:
+    def __init__(self, service: EventService, hall: SimulatedHall, url: str) -> None:
+        self.service, self.hall, self.url = service, hall, url
+
+    def host(self, board: int) -> tuple[Any, int]:
+        return self.hall.where[board]
+
+
+@pytest.fixture
+async def hall(tmp_path: Path) -> AsyncIterator[Hall]:
+    config = load_event(EVENT)
+    time = EpochTime(1.0)
+    sim, ports = await start_simulated_boards(config, time, speed=1.0)
+    service = EventService(
+        config,
+        Journal(tmp_path / "j.sqlite"),
+        time=time,
+        port_overrides=ports,
+        live_round=1,
+        delay=DELAY,
+        tick_seconds=0.05,
+    )
+    service.load()
+    port = free_port()
+    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
+    task = asyncio.ensure_future(service.run())
+    try:
+        for _ in range(200):  # the drivers find the boards
+            if all(service.hall[n].connected for n in (1, 3)):
+                break
+            await asyncio.sleep(0.05)
+        yield Hall(service, sim, f"http://127.0.0.1:{port}")
+    finally:
+        service.stop()
+        await task
+        await runner.cleanup()
+        await sim.stop()
+
+
+async def login(browser: Any, url: str, viewport: dict[str, int]) -> Any:
+    desk = await browser.new_page(viewport=viewport)
+    await desk.goto(f"{url}/arbiter")
+    await desk.fill("input[name=user]", CREDENTIALS[0])
+    await desk.fill("input[name=password]", CREDENTIALS[1])
+    await desk.click("button[type=submit]")
+    await desk.wait_for_selector("#live-status[data-state=live]", timeout=10000)
+    return desk
+
+
+async def flag_falls(hall: Hall) -> None:
+    """Board 3: White's clock set to 2 s and started; nobody moves."""
+    host, index = hall.host(3)
+    host.setup_clock(2.0, 600.0, 0.0, board=index)
+    host.press_lever("right", board=index)
+
+
+async def kings_signal_after_e4_e5(hall: Hall) -> None:
+    host, index = hall.host(1)
+    host.setup_clock(600.0, 600.0, 0.0, board=index)
+    host.press_lever("right", board=index)
+    board = chess.Board()
+    for uci, side in (("e2e4", "left"), ("e7e5", "right")):
+        move = chess.Move.from_uci(uci)
+        piece = board.piece_at(move.from_square)
+        assert piece is not None
+        host.set_square(square_to_index(move.from_square), 0, board=index)
+        await asyncio.sleep(0.3)
+        host.set_square(
+            square_to_index(move.to_square), SYMBOL_TO_CODE[piece.symbol()], board=index
+        )
+        await asyncio.sleep(0.4)
+        host.press_lever(side, board=index)
+        board.push(move)
+        await asyncio.sleep(0.6)
+    for square, code in kings_signal(board, "1/2-1/2"):
+        host.set_square(square_to_index(square), code, board=index)
+        await asyncio.sleep(0.3)
+
+
+def proposal(desk: Any, game: str) -> Any:
+    return desk.locator(f"li.alert.proposal:has(a[href='#g-{game}'])")
+
+
+async def no_sideways_scroll(page: Any) -> bool:
+    return bool(
+        await page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth + 1")
+    )
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
+    hall: Hall, browser: Any, viewport: dict[str, int]
+) -> None:
+    desk = await login(browser, hall.url, viewport)
+    spectator = await browser.new_page(viewport=viewport)
+    await spectator.goto(f"{hall.url}/game/{FLAG_GAME}")
+    await spectator.wait_for_selector("#live-status[data-state=live]", timeout=10000)
+
+    await flag_falls(hall)
+    await kings_signal_after_e4_e5(hall)
+
+    flag_alert = proposal(desk, FLAG_GAME)
+    await flag_alert.wait_for(timeout=20000)
+    assert (await flag_alert.locator(".proposed").text_content()) == "0-1 · time forfeit"
+    assert "white flag fell" in (await flag_alert.locator(".message").text_content() or "")
+    signal_alert = proposal(desk, SIGNAL_GAME)
+    await signal_alert.wait_for(timeout=30000)
+    assert (await signal_alert.locator(".proposed").text_content()) == "1/2-1/2 · kings signal"
+    assert await no_sideways_scroll(desk), "the desk scrolls sideways"
+
+    # The spectators see the flag (and the pending result) only after the delay.
+    await spectator.wait_for_selector("#result .flagbadge", timeout=20000)
+    assert "white's flag fell" in (await spectator.locator("#result").text_content() or "")
+    assert "awaiting the arbiter" in (await spectator.locator("#result").text_content() or "")
+
+    await flag_alert.locator("form.confirm button").click()
+    await desk.wait_for_selector(".flash:has-text('result confirmed')", timeout=10000)
+    confirmed_at = wall.monotonic()
+    await desk.wait_for_selector("li.alert.proposal", timeout=10000)  # the signal's is left
+    assert await proposal(desk, FLAG_GAME).count() == 0
+    stood = [e.event for e in hall.service.journal.read() if isinstance(e.event, ResultConfirmed)]
+    assert [(c.game, c.result, c.reason, c.by) for c in stood] == [
+        (FLAG_GAME, "0-1", "flag-fall", f"arbiter:{CREDENTIALS[0]}")
+    ]
+
+    badge = spectator.locator("#result .resultbadge")
+    await badge.wait_for(timeout=20000)
+    assert wall.monotonic() - confirmed_at >= DELAY - 0.5  # delayed like everything public
+    assert (await badge.text_content() or "").split() == ["0-1", "time", "forfeit"]
+    assert await no_sideways_scroll(spectator)
+
+    round_page = await browser.new_page(viewport=viewport)
+    await round_page.goto(f"{hall.url}/round/1")
+    mini = round_page.locator(f"a.mini[data-game={FLAG_GAME}] .result")
+    assert "0-1" in (await mini.text_content() or "")
+    assert "time forfeit" in (await mini.text_content() or "")
+
+
+async def test_override_sets_another_result(hall: Hall, browser: Any) -> None:
+    desk = await login(browser, hall.url, DESKTOP)
+    await flag_falls(hall)
+    alert = proposal(desk, FLAG_GAME)
+    await alert.wait_for(timeout=20000)
+    await alert.locator("form.override select").select_option("1/2-1/2")
+    await alert.locator("form.override button").click()
+    await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
+    assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
+    assert await proposal(desk, FLAG_GAME).count() == 0

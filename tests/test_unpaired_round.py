@@ -1,0 +1,138 @@
+"""A live round with no pairings: the service knows it, the home page and the desk say so
+and how to pair it; a rehearsal (`serve --sim`) pairs it with FIDE Dutch and says so; the
+README's rehearsal command shows games."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time as wall
+import urllib.request
+from pathlib import Path
+
+from web_support import free_port
+
+from broadcast.config import load_event
+from broadcast.journal import Journal
+from broadcast.service import EventService, how_to_pair
+from clocks.timesource import ManualTime
+from web import pages, views
+
+ROOT = Path(__file__).resolve().parent.parent
+SESTAO = ROOT / "examples" / "sestao-2025-swiss.toml"
+SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
+
+
+def _service(tmp: Path) -> EventService:
+    service = EventService(
+        load_event(SESTAO),
+        Journal(tmp / "j.sqlite"),
+        time=ManualTime(1_800_000_000.0),
+        live_round=1,
+    )
+    service.load()
+    return service
+
+
+def test_unpaired_live_round_is_told_with_how_to_pair(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+    assert service.unpaired_rounds() == {"Open": 1}
+    assert service.book.round_games("Open", 1) == []
+    html = pages.home_page(
+        service.config,
+        service.public_state(),
+        service.live_rounds(),
+        service.delay,
+        unpaired=service.unpaired_rounds(),
+    )
+    assert "Open: round 1 is not paired yet" in html
+    assert "/api/v1/arbiter/sections/open/rounds/1/pairings" in html
+    assert "TRF" in how_to_pair("Open", 1) and "Dutch" in how_to_pair("Open", 1)
+
+
+def test_rehearsal_pairs_the_round_with_dutch(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+    said = service.pair_unpaired(by="serve --sim")
+    assert len(said) == 1 and "FIDE Dutch" in said[0] and "Open round 1" in said[0]
+    games = service.book.round_games("Open", 1)
+    assert len(games) == len(load_event(SESTAO).section("Open").players) // 2
+    assert service.unpaired_rounds() == {}
+    assert sum(1 for b in service.hall.values() if b.game is not None) == min(
+        len(games), len(service.hall)
+    )
+    assert service.pair_unpaired(by="again") == []  # nothing left to pair
+
+
+def test_round_robin_rounds_are_paired_from_the_start(tmp_path: Path) -> None:
+    pamplona = ROOT / "examples" / "pamplona-masters.toml"
+    service = EventService(
+        load_event(pamplona),
+        Journal(tmp_path / "p.sqlite"),
+        time=ManualTime(1_800_000_000.0),
+        live_round=1,
+    )
+    service.load()
+    assert service.unpaired_rounds() == {}
+
+
+def test_readme_rehearsal_shows_games(tmp_path: Path) -> None:
+    """`serve EVENT.toml --sim --speed 20 --games ... --round 1` on the Sestao Swiss."""
+    port = free_port()
+    env = {**os.environ, "BOARDWIRE_ARBITER_PASSWORD": "pw"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "broadcast.cli",
+            "serve",
+            str(SESTAO),
+            "--sim",
+            "--speed",
+            "20",
+            "--games",
+            str(SAMPLE),
+            "--round",
+            "1",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "rehearsal.sqlite"),
+            "--delay",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = wall.monotonic() + 90
+        moved: list[dict[str, object]] = []
+        while wall.monotonic() < deadline:
+            wall.sleep(1.0)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rounds/1") as r:
+                    data = json.load(r)
+            except OSError:
+                continue
+            moved = [g for g in data["games"] if g["ply"] > 0]
+            if len(moved) >= 2:
+                break
+        assert len(moved) >= 2, "the rehearsal shows no moves"
+        assert all(g["result"] in ("*", "1-0", "0-1", "1/2-1/2") for g in data["games"])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as r:
+            home = r.read().decode()
+        assert "is not paired" not in home
+        assert "demo at 20x" in home
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    log = out.decode()
+    assert "Open round 1 was not paired: paired it with the FIDE Dutch engine" in log
+
+
+def test_views_speed_of_reads_the_time_source(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+    assert views.speed_of(service) == 1.0  # a ManualTime has no speed: a real event

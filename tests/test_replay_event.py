@@ -69,6 +69,7 @@ def test_player_who_never_arrives(tmp_path: Path) -> None:
         ("alert:late", "warning", 1500.0),
         ("alert:late", "warning", 1740.0),
         ("proposed:+/-", "default-time", 1800.0),
+        ("alert:result-proposed", "warning", 1800.0),  # the desk is asked to confirm
     ]
 
 
@@ -87,7 +88,11 @@ def test_flag_fall(tmp_path: Path) -> None:
     result = replay_event(capture_of(scenario, tmp_path), SESTAO, 1, 1)
     [proposal] = result.proposals
     assert (proposal.result, proposal.reason) == ("0-1", "flag-fall")
-    assert seen(result) == [("proposed:0-1", "flag-fall", round(proposal.t - START, 1))]
+    at = round(proposal.t - START, 1)
+    assert seen(result) == [
+        ("proposed:0-1", "flag-fall", at),
+        ("alert:result-proposed", "warning", at),
+    ]
 
 
 def test_board_unplugged_mid_game(tmp_path: Path) -> None:
@@ -112,7 +117,11 @@ def test_battery_running_down(tmp_path: Path) -> None:
 def test_agreed_draw_at_move_12(tmp_path: Path) -> None:
     result = replay_event(capture_of(agreed_draw(12, LINE, end_after=1200), tmp_path), SESTAO, 1, 1)
     labels = [(what, detail) for what, detail, _ in seen(result)]
-    assert labels == [("proposed:1/2-1/2", "kings-signal"), ("alert:early-draw", "warning")]
+    assert labels == [
+        ("proposed:1/2-1/2", "kings-signal"),
+        ("alert:early-draw", "warning"),
+        ("alert:result-proposed", "warning"),
+    ]
 
 
 def test_sestao_scripted_round(tmp_path: Path) -> None:
@@ -147,10 +156,17 @@ def test_sestao_scripted_round(tmp_path: Path) -> None:
             ("alert:late", "1500"),
             ("alert:late", "1740"),
             ("proposed:+/-:default-time", "1800"),
+            ("alert:result-proposed", "1800"),
         ],
         "open-r1-b2": [("alert:late", "900"), ("alert:late", "1500")],
-        "open-r1-b3": [("proposed:0-1:flag-fall", str(round(flag.t - START)))],
-        "open-r1-b4": [("proposed:1-0:kings-signal", str(round(signal.t - START)))],
+        "open-r1-b3": [
+            ("proposed:0-1:flag-fall", str(round(flag.t - START))),
+            ("alert:result-proposed", str(round(flag.t - START))),
+        ],
+        "open-r1-b4": [
+            ("proposed:1-0:kings-signal", str(round(signal.t - START))),
+            ("alert:result-proposed", str(round(signal.t - START))),
+        ],
     }
     assert 5000 < flag.t - START < 7000  # 90 min + 20 increments, minus 20 moves' thinking
     assert signal.t - START > 3600
@@ -187,7 +203,8 @@ def test_cli_writes_alerts_and_proposals(
     rows = [json.loads(line) for line in events.read_text().splitlines()]
     alerts = [r for r in rows if r["type"] == "alert"]
     proposals = [r for r in rows if r["type"] == "result-proposed"]
-    assert {a["kind"] for a in alerts} == {"late"} and len(alerts) == 3
+    assert [a["kind"] for a in alerts] == ["late"] * 3 + ["result-proposed"]
+    assert (alerts[-1]["result"], alerts[-1]["reason"]) == ("-/-", "default-time")
     assert [(p["result"], p["reason"], p["game"]) for p in proposals] == [
         ("-/-", "default-time", "open-r1-b2")
     ]

@@ -66,14 +66,7 @@ def test_rehearsal_pairs_the_round_with_dutch(tmp_path: Path) -> None:
 
 
 def test_round_robin_rounds_are_paired_from_the_start(tmp_path: Path) -> None:
-    pamplona = ROOT / "examples" / "pamplona-masters.toml"
-    service = EventService(
-        load_event(pamplona),
-        Journal(tmp_path / "p.sqlite"),
-        time=ManualTime(1_800_000_000.0),
-        live_round=1,
-    )
-    service.load()
+    service = _service(tmp_path, ROOT / "examples" / "pamplona-masters.toml")
     assert service.unpaired_rounds() == {}
 
 

@@ -13,17 +13,12 @@ from typing import Any
 
 import chess
 import pytest
-from web_support import CREDENTIALS, EVENT, free_port
+from test_live_pages import Live, start_live
+from web_support import CREDENTIALS
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
-from broadcast.config import load_event
 from broadcast.demo import kings_signal
 from broadcast.games.events import ResultConfirmed
-from broadcast.journal import Journal
-from broadcast.service import EventService
-from broadcast.simboards import SimulatedHall, start_simulated_boards
-from clocks.timesource import EpochTime
-from web.app import start_web
 
 DELAY = 3.0
 FLAG_GAME = "masters-r1-b3"
@@ -32,43 +27,18 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 768}
 
 
-class Hall:
-    def __init__(self, service: EventService, hall: SimulatedHall, url: str) -> None:
-        self.service, self.hall, self.url = service, hall, url
-
-    def host(self, board: int) -> tuple[Any, int]:
-        return self.hall.where[board]
-
-
 @pytest.fixture
-async def hall(tmp_path: Path) -> AsyncIterator[Hall]:
-    config = load_event(EVENT)
-    time = EpochTime(1.0)
-    sim, ports = await start_simulated_boards(config, time, speed=1.0)
-    service = EventService(
-        config,
-        Journal(tmp_path / "j.sqlite"),
-        time=time,
-        port_overrides=ports,
-        live_round=1,
-        delay=DELAY,
-        tick_seconds=0.05,
-    )
-    service.load()
-    port = free_port()
-    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
-    task = asyncio.ensure_future(service.run())
-    try:
-        for _ in range(200):  # the drivers find the boards
-            if all(service.hall[n].connected for n in (1, 3)):
+async def hall(tmp_path: Path) -> AsyncIterator[Live]:
+    async for live in start_live(tmp_path, delay=DELAY):
+        for _ in range(200):  # board 3 too (start_live waits for board 1)
+            if live.service.hall[3].connected:
                 break
             await asyncio.sleep(0.05)
-        yield Hall(service, sim, f"http://127.0.0.1:{port}")
-    finally:
-        service.stop()
-        await task
-        await runner.cleanup()
-        await sim.stop()
+        yield live
+
+
+def emulated(live: Live, board: int) -> tuple[Any, int]:
+    return live.hall.where[board]
 
 
 async def login(browser: Any, url: str, viewport: dict[str, int]) -> Any:
@@ -81,15 +51,15 @@ async def login(browser: Any, url: str, viewport: dict[str, int]) -> Any:
     return desk
 
 
-async def flag_falls(hall: Hall) -> None:
+async def flag_falls(hall: Live) -> None:
     """Board 3: White's clock set to 2 s and started; nobody moves."""
-    host, index = hall.host(3)
+    host, index = emulated(hall, 3)
     host.setup_clock(2.0, 600.0, 0.0, board=index)
     host.press_lever("right", board=index)
 
 
-async def kings_signal_after_e4_e5(hall: Hall) -> None:
-    host, index = hall.host(1)
+async def kings_signal_after_e4_e5(hall: Live) -> None:
+    host, index = emulated(hall, 1)
     host.setup_clock(600.0, 600.0, 0.0, board=index)
     host.press_lever("right", board=index)
     board = chess.Board()
@@ -123,7 +93,7 @@ async def no_sideways_scroll(page: Any) -> bool:
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
-    hall: Hall, browser: Any, viewport: dict[str, int]
+    hall: Live, browser: Any, viewport: dict[str, int]
 ) -> None:
     desk = await login(browser, hall.url, viewport)
     spectator = await browser.new_page(viewport=viewport)
@@ -170,7 +140,7 @@ async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
     assert "time forfeit" in (await mini.text_content() or "")
 
 
-async def test_override_sets_another_result(hall: Hall, browser: Any) -> None:
+async def test_override_sets_another_result(hall: Live, browser: Any) -> None:
     desk = await login(browser, hall.url, DESKTOP)
     await flag_falls(hall)
     alert = proposal(desk, FLAG_GAME)

@@ -25,9 +25,9 @@ SESTAO = ROOT / "examples" / "sestao-2025-swiss.toml"
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 
 
-def _service(tmp: Path) -> EventService:
+def _service(tmp: Path, event: Path = SESTAO) -> EventService:
     service = EventService(
-        load_event(SESTAO),
+        load_event(event),
         Journal(tmp / "j.sqlite"),
         time=ManualTime(1_800_000_000.0),
         live_round=1,

@@ -12,6 +12,7 @@ from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     BoardAttached,
     GameClock,
+    GameFlag,
     GameMove,
     GameMoveClocked,
     GameSync,
@@ -93,6 +94,17 @@ def test_clock_sync_result_and_board() -> None:
     assert game.proposal == proposal and not game.finished
     game = game.apply(ResultConfirmed(KEY.id, "1-0", "kings-signal", 12.0))
     assert game.result == "1-0" and game.proposal is None and game.finished
+
+
+def test_the_first_flag_counts_while_the_clock_decides() -> None:
+    game = GameState(KEY, None, None)
+    flagged = game.apply(GameFlag(KEY.id, "black", 5.0)).apply(GameFlag(KEY.id, "white", 6.0))
+    assert flagged.flag == "black"
+    # A draw signalled with the kings, the clock left running: its flag means nothing.
+    signalled = game.apply(ResultProposed(KEY.id, "1/2-1/2", "kings-signal", 4.0))
+    assert signalled.apply(GameFlag(KEY.id, "white", 9.0)).flag is None
+    decided = game.apply(ResultConfirmed(KEY.id, "1-0", "arbiter", 4.0))
+    assert decided.apply(GameFlag(KEY.id, "white", 9.0)).flag is None
 
 
 def test_corrected_line_replaces_everything_and_keeps_clocks_of_unchanged_moves() -> None:

@@ -159,7 +159,13 @@ class GameState:
                     board_fen=None if in_sync else event.fen,
                 )
             case GameFlag(colour=colour):
-                return state if self.flag is not None else replace(state, flag=colour)
+                # Only the first flag, and only while the clock still decides: after a
+                # result or another proposal (a mate, the kings signal, a default time)
+                # the flag that falls on an unattended clock says nothing of the game.
+                ended = self.result is not None or (
+                    self.proposal is not None and self.proposal.reason != "flag-fall"
+                )
+                return state if self.flag is not None or ended else replace(state, flag=colour)
             case ResultProposed():
                 return replace(state, proposal=event)
             case ResultConfirmed():

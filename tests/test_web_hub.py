@@ -13,7 +13,7 @@ from aiohttp import ClientWebSocketResponse, WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
-from broadcast.games.events import LineCorrected
+from broadcast.games.events import GameFlag, LineCorrected, ResultConfirmed, ResultProposed
 from broadcast.service import EventService
 from clocks.timesource import ManualTime
 from web import hub as hub_module
@@ -170,6 +170,32 @@ def test_a_correction_replaces_the_line(tmp_path: Path) -> None:
     assert message["type"] == "game" and [m["san"] for m in message["game"]["moves"]] == ["d4"]
     clocked = replace(new, white_clock=100, black_clock=90, running="white")
     assert [m["type"] for m in game_deltas(new, clocked)] == ["clock"]
+
+
+def test_result_deltas_carry_flag_pending_result_and_reason(tmp_path: Path) -> None:
+    service, clock = make_service(tmp_path, delay=0.0)
+    play_moves(service, GAME, ["e4", "e5"])
+    old = service.book.get(GAME)
+    flagged = old.apply(GameFlag(GAME, "black", clock.now())).apply(
+        ResultProposed(GAME, "1-0", "flag-fall", clock.now(), "black flag fell")
+    )
+    (message,) = game_deltas(old, flagged)
+    assert message == {
+        "type": "result",
+        "game": GAME,
+        "result": "*",
+        "result_reason": None,
+        "flag": "black",
+        "pending_result": {"result": "1-0", "reason": "time forfeit"},
+        "reason": None,
+    }
+    decided = flagged.apply(ResultConfirmed(GAME, "1-0", "flag-fall", clock.now()))
+    (message,) = game_deltas(flagged, decided)
+    assert (message["result"], message["result_reason"], message["pending_result"]) == (
+        "1-0",
+        "time forfeit",
+        None,
+    )
 
 
 def test_diff_of_identical_frames_is_empty(tmp_path: Path) -> None:

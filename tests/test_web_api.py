@@ -14,6 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.arbiter.alerts import Alert
+from broadcast.games.events import ResultProposed
 from broadcast.service import EventService
 from clocks.timesource import ManualTime
 from web import auth as auth_module
@@ -220,6 +221,40 @@ async def test_alerts_and_acknowledgement(
     response = await client.post("/api/v1/arbiter/alerts/a1/ack", json={}, headers=BASIC)
     assert response.status == 200
     assert await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json() == []
+
+
+async def test_arbiter_api_shows_the_proposal_and_its_alert_and_confirm_closes_it(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, service, clock = env
+    play_moves(service, GAME, ["e4", "e5"])
+    service.propose(ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings on e4/e5"))
+    live = await (await client.get(f"/api/v1/arbiter/games/{GAME}", headers=BASIC)).json()
+    assert live["result"] == "*" and live["result_code"] is None
+    assert live["proposal"]["result"] == "1/2-1/2" and live["proposal"]["reason"] == "kings-signal"
+    assert live["pending_result"] == {"result": "1/2-1/2", "reason": "kings signal"}
+    alerts = await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json()
+    [alert] = [a for a in alerts if a["kind"] == "result-proposed"]
+    assert (alert["game"], alert["result"], alert["reason_text"]) == (
+        GAME,
+        "1/2-1/2",
+        "kings signal",
+    )
+    response = await client.post(f"/api/v1/arbiter/games/{GAME}/confirm", json={}, headers=BASIC)
+    assert response.status == 200
+    alerts = await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json()
+    assert [a for a in alerts if a["kind"] == "result-proposed"] == []
+    live = await (await client.get(f"/api/v1/arbiter/games/{GAME}", headers=BASIC)).json()
+    assert (live["result"], live["result_reason"], live["proposal"]) == (
+        "1/2-1/2",
+        "kings signal",
+        None,
+    )
+    public = await (await client.get(f"/api/v1/games/{GAME}")).json()
+    assert public["result"] == "*"  # the delay hides it
+    clock.advance(61)
+    public = await (await client.get(f"/api/v1/games/{GAME}")).json()
+    assert (public["result"], public["result_reason"]) == ("1/2-1/2", "kings signal")
 
 
 # -- the desk: sessions, CSRF, rate limit -----------------------------------------------------

@@ -28,6 +28,8 @@ AlertKind = Literal[
     "illegal-move-stood",  # the players go on pressing the clock from a foreign position
     "bye-refused",  # a requested bye the policy refuses (the arbiter may still grant it)
     "both-flags",  # a second flag fell while a flag-fall result was pending
+    "absence-disqualifies",  # single-absence rule: out unless they ask to continue
+    "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -43,6 +45,8 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "illegal-move-stood",
     "bye-refused",
     "both-flags",
+    "absence-disqualifies",
+    "arbiter-override",
 )
 
 

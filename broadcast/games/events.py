@@ -25,6 +25,8 @@ ResultReason = Literal[
     "agreement",
     "resignation",
     "arbiter",
+    "forfeit",  # a player did not come (or was not at the board): a no-show
+    "withdrawal",  # a game not played because a player withdrew or was eliminated
 ]
 
 

@@ -938,5 +938,7 @@ def _is_tournament_event(event: Any) -> bool:
         | tournament_events.ByeGranted
         | tournament_events.ByeRefused
         | tournament_events.ByeCancelled
-        | tournament_events.PlayerWithdrawn,
+        | tournament_events.PlayerWithdrawn
+        | tournament_events.ContinuationRequested
+        | tournament_events.PlayoffGamePaired,
     )

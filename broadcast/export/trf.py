@@ -54,7 +54,7 @@ def section_trf_file(tournament: TournamentState, event: EventConfig, section: s
         tiebreaks=config.tiebreaks,
     )
     withdrawn = [
-        TrfRecord("###", f" {number:04d} {state.status_of(number)}")
+        TrfRecord("###", f" {number:4d} {state.status_of(number)}")
         for number in sorted(state.players)
         if state.status_of(number)
     ]

@@ -125,7 +125,10 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
 
     # Round 2, paired by hand; a single absence disqualifies unless the player asks to go on.
     players = sorted(set(section.players) - {5, 6})
-    pairs = [Pairing(i, w, b) for i, (w, b) in enumerate(zip(players[::2], players[1::2]), 1)]
+    pairs = [
+        Pairing(i, w, b)
+        for i, (w, b) in enumerate(zip(players[::2], players[1::2], strict=True), 1)
+    ]
     with pytest.raises(ActionError, match="cannot be paired"):
         service.publish_pairings(open_, 2, [Pairing(1, 6, 1)], "arbiter", ARBITER)
     service.publish_pairings(open_, 2, pairs, "arbiter", ARBITER)

@@ -19,6 +19,7 @@ from broadcast.journal import Journal
 from broadcast.service import ActionError, EventService
 from broadcast.tournament.crosstable import Bye, Game, Player, ResultCode, build_crosstable
 from broadcast.tournament.pairing import Pairing
+from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.trf import write_trf
 from clocks.timesource import ManualTime
 
@@ -167,3 +168,153 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
     again.load()
     assert again.tournament.section(open_).withdrawn == {6: 2}
     assert len(again.alerts()) == len(service.rules.open_alerts())
+
+
+# -- Pamplona (round robin, zero default time) --------------------------------------------
+
+
+def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path) -> None:
+    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    masters = "Masters"
+    # Round 1 (1-8, 2-7, 3-6, 4-5): player 5 (Black on board 4) never comes. With a zero
+    # default time the rules ask the arbiter to check, and the arbiter records the forfeit.
+    time.set(at("2025-12-22T17:06:00"))
+    service.tick()
+    assert "check-presence" in alert_kinds(service)
+    acts.set_result(service, GameKey(masters, 1, 4).id, "+/-", ARBITER)
+    assert service.tournament.section(masters).no_shows == {5: (1,)}
+    for board, result in ((1, "1-0"), (2, "0-1"), (3, "1-0")):
+        acts.set_result(service, GameKey(masters, 1, board).id, result, ARBITER, "resignation")
+
+    # Round 2 (8-5 on board 1): a second missed game eliminates player 5 (art. 8).
+    time.set(at("2025-12-23T16:10:00"))
+    acts.set_result(service, GameKey(masters, 2, 1).id, "+/-", ARBITER, "forfeit")
+    section = service.tournament.section(masters)
+    assert section.no_shows[5] == (1, 2)
+    assert section.withdrawn[5] == 3
+    assert "withdraw-from-pairing" in alert_kinds(service)
+    # Every later game of player 5 is a forfeit won by the opponent, on every page...
+    for number in range(3, 8):
+        pairing = section.rounds[number].game_of(5)
+        assert pairing is not None and pairing.black is not None
+        game = service.book.get(GameKey(masters, number, pairing.board).id)
+        assert game.result == ("-/+" if pairing.white == 5 else "+/-")
+        recorded = section.rounds[number].results[pairing.white].result
+        assert recorded == ("-+" if pairing.white == 5 else "+-")
+    # ...and they are not more no-shows.
+    assert section.no_shows[5] == (1, 2)
+    assert service.public_state().tournament.section(masters).withdrawn[5] == 3
+    row = row_of(service, masters, 5)
+    assert row["note"] == "withdrawn from round 3 (2 no-shows)" and row["points"] == 0.0
+
+    # The rest of the event: everybody else draws, except player 1 who wins every game.
+    for number in range(2, 8):
+        for pairing in section.rounds[number].pairings:
+            game = service.book.get(GameKey(masters, number, pairing.board).id)
+            if game.result is not None:
+                continue
+            if 1 in pairing.players():
+                result = "1-0" if pairing.white == 1 else "0-1"
+                acts.set_result(service, game.id, result, ARBITER, "resignation")
+            else:
+                acts.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
+    standings = acts.standings(service.tournament, masters)
+    assert standings.rows[0].start == 1 and standings.rows[0].points == 7.0
+    prizes = acts.prizes(service.tournament, masters)
+    assert prizes is not None and not prizes.provisional
+    by_player = {p.start: p for p in prizes.lines}
+    assert by_player[1].place == 2000.0
+    # Wins: player 1 seven (one by forfeit against 5), 5's six other opponents one each
+    # by forfeit, 7 and 3 one each in round 1: 15 wins share 3500.
+    assert by_player[1].pool == pytest.approx(3500 * 7 / 15, abs=0.01)
+    assert sum(p.pool for p in prizes.lines) == pytest.approx(3500.0, abs=0.05)  # cents
+    # Tied players share the place prizes of the places they occupy.
+    assert sum(p.place for p in prizes.lines) == pytest.approx(3500.0)
+
+    # The TRF export: 5's rounds are forfeits, and the comment says why.
+    trf = section_trf(service.tournament, service.config, masters)
+    assert "###    5 withdrawn from round 3 (2 no-shows)" in trf.splitlines()
+
+
+def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -> None:
+    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
+    acts.set_result(service, GameKey("Masters", 1, 1).id, "1-0", ARBITER, "resignation")
+    event = acts.withdraw(service, "Masters", 1, ARBITER, reason="illness (art. 7)")
+    assert event.from_round == 2
+    with pytest.raises(ActionError, match="already withdrawn"):
+        acts.withdraw(service, "Masters", 1, ARBITER)
+    section = service.tournament.section("Masters")
+    assert section.rounds[1].results[1].result == "1-0"  # played games stand
+    for number in range(2, 8):
+        pairing = section.rounds[number].game_of(1)
+        assert pairing is not None
+        assert section.rounds[number].results[pairing.white].result in ("+-", "-+")
+    assert section.no_shows == {}
+
+
+# -- Donostia (round robin, play-off for first) ------------------------------------------
+
+
+def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) -> None:
+    service, time = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
+    name = "Diputacion Foral"
+    section = service.tournament.section(name)
+    for number in range(1, 10):
+        for pairing in section.rounds[number].pairings:
+            game_id = GameKey(name, number, pairing.board).id
+            top = {1, 2} & set(pairing.players())
+            if len(top) == 1:  # 1 and 2 beat everybody else, draw each other
+                winner = top.pop()
+                result = "1-0" if pairing.white == winner else "0-1"
+                acts.set_result(service, game_id, result, ARBITER, "resignation")
+            else:
+                acts.set_result(service, game_id, "1/2-1/2", ARBITER, "agreement")
+    rows = acts.standings(service.tournament, name).rows
+    assert [(r.start, r.rank, r.undecided) for r in rows[:3]] == [
+        (rows[0].start, 1, True),
+        (rows[1].start, 1, True),
+        (rows[2].start, 3, False),
+    ]
+    assert {rows[0].start, rows[1].start} == {1, 2}
+    assert rows[0].note == "play-off for 1st pending"
+
+    # Two blitz games on the section's first board, broadcast like any game.
+    with pytest.raises(ActionError, match="only players still in the play-off"):
+        acts.pair_playoff_game(service, name, 1, 3, ARBITER)
+    first = acts.pair_playoff_game(service, name, 1, 2, ARBITER)
+    assert first.kind == "blitz"
+    game1 = acts.playoff_result_game(service, name, 1)
+    assert game1 == "diputacion-foral-r10-b1"
+    assert service.live_rounds()[name] == 10
+    assert service.hall[1].game == game1
+    assert service.public_state().book.get(game1).white is not None
+    with pytest.raises(ActionError, match="still being played"):
+        acts.pair_playoff_game(service, name, 2, 1, ARBITER)
+    acts.set_result(service, game1, "1-0", ARBITER, "resignation")
+    time.advance(900)
+    acts.pair_playoff_game(service, name, 2, 1, ARBITER)
+    game2 = acts.playoff_result_game(service, name, 2)
+    assert service.hall[1].game == game2
+    acts.set_result(service, game2, "1-0", ARBITER, "flag-fall")
+    # Still level: the Armageddon (5 minutes for White, 4 for Black) on the same board.
+    time.advance(900)
+    armageddon = acts.pair_playoff_game(service, name, 1, 2, ARBITER)
+    assert armageddon.kind == "armageddon"
+    game3 = acts.playoff_result_game(service, name, 3)
+    state = service.tournament.section(name)
+    tc = time_control_for(state.config, state, state.playoff_round(3))
+    assert (tc.initial_seconds("white"), tc.initial_seconds("black")) == (300, 240)
+    assert service.hall[1].game == game3
+    assert acts.standings(service.tournament, name).rows[0].undecided  # not played yet
+    # A draw: Black (player 2) wins the play-off and first place.
+    acts.set_result(service, game3, "1/2-1/2", ARBITER, "agreement")
+    rows = acts.standings(service.tournament, name).rows
+    assert [(r.start, r.rank, r.undecided) for r in rows[:2]] == [(2, 1, False), (1, 2, False)]
+    assert rows[0].note == "1st by play-off"
+    with pytest.raises(ActionError, match="decided"):
+        acts.pair_playoff_game(service, name, 1, 2, ARBITER)
+    # The TRF ranks by the play-off too, and the crosstable holds only the 9 rounds.
+    trf = section_trf(service.tournament, service.config, name).splitlines()
+    line2 = next(line for line in trf if line.startswith("001    2"))
+    assert line2[85:89].strip() == "1"
+    assert service.tournament.section(name).to_crosstable().rounds == 9

@@ -237,7 +237,7 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
 
 
 def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
+    service, _ = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
     acts.set_result(service, GameKey("Masters", 1, 1).id, "1-0", ARBITER, "resignation")
     event = acts.withdraw(service, "Masters", 1, ARBITER, reason="illness (art. 7)")
     assert event.from_round == 2

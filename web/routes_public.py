@@ -56,6 +56,16 @@ async def standings_route(request: web.Request) -> web.Response:
     )
 
 
+async def prizes_route(request: web.Request) -> web.Response:
+    """The prize list from the standings ([section.prizes]); 404 for a section without."""
+    service = service_of(request)
+    section = section_of(request)
+    prizes = views.prizes_json(service.config, service.public_state().tournament, section)
+    if prizes is None:
+        return error(404, f"section {section.name!r} has no [section.prizes] in its config")
+    return json_response(prizes)
+
+
 async def pairings_route(request: web.Request) -> web.Response:
     section = section_of(request)
     return json_response(
@@ -109,6 +119,8 @@ routes.get("/api/v1/rounds/{round}")(round_route)
 routes.get("/api/v1/sections/{section}/rounds/{round}")(round_route)
 routes.get("/api/v1/standings")(standings_route)
 routes.get("/api/v1/sections/{section}/standings")(standings_route)
+routes.get("/api/v1/prizes")(prizes_route)
+routes.get("/api/v1/sections/{section}/prizes")(prizes_route)
 routes.get("/api/v1/pairings")(pairings_route)
 routes.get("/api/v1/sections/{section}/pairings")(pairings_route)
 

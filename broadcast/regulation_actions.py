@@ -174,7 +174,8 @@ def withdraw(
             f"player {player} has already withdrawn (from round {state.withdrawn[player]})"
         )
     start = first_open_round(state, player) if from_round is None else from_round
-    event = PlayerWithdrawn(state.name, player, start, reason or "withdrawn by the arbiter", by)
+    why = reason or "withdrawn by the arbiter"
+    event = PlayerWithdrawn(state.name, player, start, why, by, service.time.now())
     service.tournament_event(event)
     return event
 

@@ -540,7 +540,14 @@ class ArbiterRules:
         if player in state.withdrawn:
             return []
         limit = state.config.rounds + 1
-        withdrawn = PlayerWithdrawn(section_name, player, min(from_round, limit), reason, "rules")
+        withdrawn = PlayerWithdrawn(
+            section_name,
+            player,
+            min(from_round, limit),
+            reason,
+            "rules",
+            self.now if math.isfinite(self.now) else None,
+        )
         return self._emit([withdrawn, *self._withdrawal_consequences(withdrawn)])
 
     def _withdrawn(self, event: PlayerWithdrawn) -> list[Observable]:
@@ -557,7 +564,9 @@ class ArbiterRules:
             self._fold_tournament(withdrawn)
         section = self.tournament.section(withdrawn.section)
         out: list[Observable] = []
-        for event in withdrawal_events(section, withdrawn, self.now):
+        t = withdrawn.t if withdrawn.t is not None else self.now
+        t = t if math.isfinite(t) else 0.0  # no time known yet: nothing better to stamp
+        for event in withdrawal_events(section, withdrawn, t):
             if isinstance(event, PairingEdited):
                 self._fold_tournament(event)
             elif event.game in self.book.games and not self.book.get(event.game).finished:

@@ -131,6 +131,7 @@ class PlayerWithdrawn:
     from_round: int
     reason: str = ""
     by: str = ""  # who decided (arbiter:<login>, rules), for the journal
+    t: float | None = None  # when (epoch seconds); stamps the forfeits that follow it
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ exports (Sestao: byes and no-shows; Pamplona: elimination; Donostia: play-off)."
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -318,3 +319,25 @@ def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) 
     line2 = next(line for line in trf if line.startswith("001    2"))
     assert line2[85:89].strip() == "1"
     assert service.tournament.section(name).to_crosstable().rounds == 9
+
+
+def test_standings_cli_shows_the_status_and_the_prizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from broadcast.cli import main
+
+    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
+    acts.set_result(service, GameKey("Masters", 1, 4).id, "+/-", ARBITER)
+    time.set(at("2025-12-23T20:00:00"))
+    acts.set_result(service, GameKey("Masters", 2, 1).id, "+/-", ARBITER)
+    service.journal.close()
+    event, db = ROOT / "examples" / "pamplona-masters.toml", tmp_path / "j.sqlite"
+    assert main(["standings", "--event", str(event), "--db", str(db), "--prizes"]) == 0
+    text = capsys.readouterr().out
+    assert "[withdrawn from round 3 (2 no-shows)]" in text
+    assert "Prizes" in text and "(amounts in EUR)" in text
+    args = ["standings", "--event", str(event), "--db", str(db), "--prizes", "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    pools = sum(p["pool"] for p in data["Masters"]["prizes"]["prizes"])
+    assert pools == pytest.approx(3500.0, abs=0.05)  # all 7 wins so far are forfeits

@@ -4,6 +4,7 @@ exports (Sestao: byes and no-shows; Pamplona: elimination; Donostia: play-off)."
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 
 from broadcast import regulation_actions as acts
 from broadcast.config import load_event
-from broadcast.config.model import EventConfig
+from broadcast.config.model import EventConfig, WithdrawalRules
+from broadcast.export.pgn import game_pgn
 from broadcast.export.trf import section_trf
 from broadcast.games.ids import GameKey
 from broadcast.journal import Journal
@@ -314,6 +316,9 @@ def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) 
     assert rows[0].note == "1st by play-off"
     with pytest.raises(ActionError, match="decided"):
         acts.pair_playoff_game(service, name, 1, 2, ARBITER)
+    # The play-off games are in the PGN like any game, with their own time control.
+    pgn = game_pgn(service.book.get(game1), service.config, tournament=service.tournament)
+    assert '[TimeControl "300"]' in pgn and '[Result "1-0"]' in pgn
     # The TRF ranks by the play-off too, and the crosstable holds only the 9 rounds.
     trf = section_trf(service.tournament, service.config, name).splitlines()
     line2 = next(line for line in trf if line.startswith("001    2"))
@@ -341,3 +346,21 @@ def test_standings_cli_shows_the_status_and_the_prizes(
     data = json.loads(capsys.readouterr().out)
     pools = sum(p["pool"] for p in data["Masters"]["prizes"]["prizes"])
     assert pools == pytest.approx(3500.0, abs=0.05)  # all 7 wins so far are forfeits
+
+
+def test_a_withdrawal_can_remove_the_remaining_games_instead(tmp_path: Path) -> None:
+    config = load_event(ROOT / "examples" / "pamplona-masters.toml")
+    masters = dataclasses.replace(
+        config.sections[0], withdrawal=WithdrawalRules(remaining_games="remove")
+    )
+    config = dataclasses.replace(config, sections=(masters,))
+    time = ManualTime(at("2025-12-22T20:00:00"))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    service.load()
+    acts.withdraw(service, "Masters", 8, ARBITER, from_round=3)
+    section = service.tournament.section("Masters")
+    assert section.rounds[2].game_of(8) is not None  # before the withdrawal: kept
+    for number in range(3, 8):
+        assert section.rounds[number].game_of(8) is None
+        assert section.rounds[number].results == {}
+    assert section.to_crosstable().entry(8, 4).result == ResultCode.ZERO_BYE

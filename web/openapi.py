@@ -485,7 +485,7 @@ def document() -> dict[str, Any]:
             [{"name": "alert", "in": "path", "required": True, "schema": {"type": "string"}}],
         ),
         "/api/v1/arbiter/byes": _arbiter_post(
-            "Grant a bye",
+            "Request a bye through the section's policy (422 with the reason if refused)",
             _obj(
                 {
                     "section": {"type": "string"},

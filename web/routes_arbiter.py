@@ -11,7 +11,7 @@ import asyncio
 import json
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from aiohttp import web
@@ -44,6 +44,7 @@ SESSION = web.RequestKey("session", Session)
 FORM = web.RequestKey("form", MultiDictProxy)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+T = TypeVar("T")
 
 
 def _by(request: web.Request) -> str:
@@ -347,9 +348,9 @@ async def live_game_route(request: web.Request) -> web.Response:
     return _live_game(request, request.match_info["game"])
 
 
-async def _act(request: web.Request, action: Callable[[], object]) -> None:
+async def _act(request: web.Request, action: Callable[[], T]) -> T:
     try:
-        action()
+        return action()
     except ActionError as exc:
         raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
 
@@ -495,6 +496,10 @@ async def pairings_route(request: web.Request) -> web.Response:
 # -- regulations: byes, withdrawals, absences, play-off (desk forms and JSON API) -------------
 
 
+def _round_player(request: web.Request) -> tuple[int, int]:
+    return _int(_form(request, "round"), "round"), _int(_form(request, "player"), "player")
+
+
 def _checked(request: web.Request, name: str) -> bool:
     return _form(request, name) in ("on", "1", "yes", "true")
 
@@ -509,10 +514,7 @@ async def desk_regulation_action(request: web.Request) -> web.StreamResponse:
     section = _form(request, "section")
     try:
         if action == "bye-request":
-            rnd, player = (
-                _int(_form(request, "round"), "round"),
-                _int(_form(request, "player"), "player"),
-            )
+            rnd, player = _round_player(request)
             granted = desk.request_bye(
                 section, rnd, player, by, override=_checked(request, "override")
             )
@@ -520,10 +522,7 @@ async def desk_regulation_action(request: web.Request) -> web.StreamResponse:
             if granted.override:
                 done += f" against the regulations ({granted.override}): flagged"
         elif action == "bye-cancel":
-            rnd, player = (
-                _int(_form(request, "round"), "round"),
-                _int(_form(request, "player"), "player"),
-            )
+            rnd, player = _round_player(request)
             desk.cancel_bye(section, rnd, player, by, override=_checked(request, "override"))
             done = f"bye for round {rnd} of player {player} cancelled"
         elif action == "withdraw":
@@ -535,10 +534,7 @@ async def desk_regulation_action(request: web.Request) -> web.StreamResponse:
             )
             done = f"player {player} withdrawn from round {event.from_round}"
         elif action == "continue":
-            rnd, player = (
-                _int(_form(request, "round"), "round"),
-                _int(_form(request, "player"), "player"),
-            )
+            rnd, player = _round_player(request)
             desk.continue_after_absence(section, rnd, player, by)
             done = f"player {player} continues after the absence in round {rnd}"
         elif action == "playoff":
@@ -574,14 +570,9 @@ async def bye_request_route(request: web.Request) -> web.Response:
     section, rnd = _field(data, "section", str), _field(data, "round", int)
     player, override = _field(data, "player", int), _override(data)
     desk = request.app[DESK]
-    granted: list[Any] = []
-    await _act(
-        request,
-        lambda: granted.append(
-            desk.request_bye(section, rnd, player, _by(request), override=override)
-        ),
+    event = await _act(
+        request, lambda: desk.request_bye(section, rnd, player, _by(request), override=override)
     )
-    event = granted[0]
     return json_response(
         {
             "granted": {"section": event.section, "round": rnd, "player": player},
@@ -596,15 +587,13 @@ async def bye_cancel_route(request: web.Request) -> web.Response:
     section, rnd = _field(data, "section", str), _field(data, "round", int)
     player, override = _field(data, "player", int), _override(data)
     desk = request.app[DESK]
-    done: list[Any] = []
-    await _act(
-        request,
-        lambda: done.append(desk.cancel_bye(section, rnd, player, _by(request), override=override)),
+    event = await _act(
+        request, lambda: desk.cancel_bye(section, rnd, player, _by(request), override=override)
     )
     return json_response(
         {
-            "cancelled": {"section": done[0].section, "round": rnd, "player": player},
-            "override": done[0].override,
+            "cancelled": {"section": event.section, "round": rnd, "player": player},
+            "override": event.override,
         }
     )
 
@@ -617,14 +606,10 @@ async def withdraw_route(request: web.Request) -> web.Response:
     start = _optional_int(data, "from_round")
     reason = _field(data, "reason", str) if "reason" in data else ""
     desk = request.app[DESK]
-    done: list[Any] = []
-    await _act(
+    event = await _act(
         request,
-        lambda: done.append(
-            desk.withdraw(section, player, _by(request), from_round=start, reason=reason)
-        ),
+        lambda: desk.withdraw(section, player, _by(request), from_round=start, reason=reason),
     )
-    event = done[0]
     return json_response(
         {
             "withdrawn": {
@@ -656,14 +641,9 @@ async def playoff_route(request: web.Request) -> web.Response:
     white, black = _field(data, "white", int), _field(data, "black", int)
     board = _optional_int(data, "board") or 1
     desk = request.app[DESK]
-    done: list[Any] = []
-    await _act(
-        request,
-        lambda: done.append(
-            desk.pair_playoff_game(section, white, black, _by(request), board=board)
-        ),
+    event = await _act(
+        request, lambda: desk.pair_playoff_game(section, white, black, _by(request), board=board)
     )
-    event = done[0]
     game = GameKey(
         event.section,
         event.number + service_of(request).config.section(event.section).rounds,

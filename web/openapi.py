@@ -359,12 +359,7 @@ def _regulation_paths() -> dict[str, Any]:
         "/api/v1/arbiter/continuations": _arbiter_post(
             "Record a player's written request to continue after an absence",
             _obj(
-                {
-                    "section": {"type": "string"},
-                    "round": {"type": "integer"},
-                    "player": {"type": "integer"},
-                },
-                ["section", "round", "player"],
+                {k: bye[k] for k in ("section", "round", "player")}, ["section", "round", "player"]
             ),
             _json(_obj({"continues": done})),
             [],

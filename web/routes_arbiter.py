@@ -562,40 +562,28 @@ def _override(data: dict[str, Any]) -> bool:
     return _field(data, "override", bool) if "override" in data else False
 
 
+async def _bye_action(request: web.Request, *, cancel: bool) -> web.Response:
+    data = await _body(request)
+    section, rnd = _field(data, "section", str), _field(data, "round", int)
+    player, override = _field(data, "player", int), _override(data)
+    desk = request.app[DESK]
+    act = desk.cancel_bye if cancel else desk.request_bye
+    event = await _act(request, lambda: act(section, rnd, player, _by(request), override=override))
+    done = {"section": event.section, "round": rnd, "player": player}
+    return json_response({"cancelled" if cancel else "granted": done, "override": event.override})
+
+
 @routes.post("/api/v1/arbiter/bye-requests")
 async def bye_request_route(request: web.Request) -> web.Response:
     """A bye through the section's policy: 200 granted, 422 refused with the regulation's
     reason; `"override": true` grants anyway (journaled and flagged with an alert)."""
-    data = await _body(request)
-    section, rnd = _field(data, "section", str), _field(data, "round", int)
-    player, override = _field(data, "player", int), _override(data)
-    desk = request.app[DESK]
-    event = await _act(
-        request, lambda: desk.request_bye(section, rnd, player, _by(request), override=override)
-    )
-    return json_response(
-        {
-            "granted": {"section": event.section, "round": rnd, "player": player},
-            "override": event.override,
-        }
-    )
+    return await _bye_action(request, cancel=False)
 
 
 @routes.post("/api/v1/arbiter/bye-cancellations")
 async def bye_cancel_route(request: web.Request) -> web.Response:
-    data = await _body(request)
-    section, rnd = _field(data, "section", str), _field(data, "round", int)
-    player, override = _field(data, "player", int), _override(data)
-    desk = request.app[DESK]
-    event = await _act(
-        request, lambda: desk.cancel_bye(section, rnd, player, _by(request), override=override)
-    )
-    return json_response(
-        {
-            "cancelled": {"section": event.section, "round": rnd, "player": player},
-            "override": event.override,
-        }
-    )
+    """Cancel a granted bye: until the request deadline, later only with `override`."""
+    return await _bye_action(request, cancel=True)
 
 
 @routes.post("/api/v1/arbiter/withdrawals")

@@ -364,3 +364,67 @@ def test_a_withdrawal_can_remove_the_remaining_games_instead(tmp_path: Path) -> 
         assert section.rounds[number].game_of(8) is None
         assert section.rounds[number].results == {}
     assert section.to_crosstable().entry(8, 4).result == ResultCode.ZERO_BYE
+
+
+async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path) -> None:
+    """Donostia: the play-off's first blitz game on the section's first hall board, read
+    from the (emulated) board move by move, ends by checkmate; the arbiter confirms it."""
+    import asyncio
+
+    import chess.pgn
+
+    from broadcast.simboards import start_simulated_boards
+    from clocks.timesource import EpochTime
+
+    full = load_event(ROOT / "examples" / "donostia-2009-round-robin.toml")
+    name = "Diputacion Foral"
+    config = dataclasses.replace(
+        full,
+        sections=(full.section(name),),
+        boards=tuple(b for b in full.boards if b.section == name),
+    )
+    speed = 20.0
+    time = EpochTime(speed)
+    hall, ports = await start_simulated_boards(config, time)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time=time, port_overrides=ports, delay=0
+    )
+    service.load()
+    section = service.tournament.section(name)
+    for number in range(1, 10):
+        for pairing in section.rounds[number].pairings:
+            top = {1, 2} & set(pairing.players())
+            result = "1/2-1/2"
+            if len(top) == 1:
+                result = "1-0" if pairing.white in top else "0-1"
+            acts.set_result(service, GameKey(name, number, pairing.board).id, result, ARBITER)
+    acts.pair_playoff_game(service, name, 1, 2, ARBITER)
+    game_id = acts.playoff_result_game(service, name, 1)
+    mate = chess.pgn.Game()
+    node: chess.pgn.GameNode = mate
+    for san in ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]:
+        node = node.add_main_variation(node.board().parse_san(san))
+    mate.headers["TimeControl"] = "300"
+    runner = asyncio.ensure_future(service.run())
+    try:
+        await hall.play(1, mate, time, speed=speed, delay=1.0)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while service.book.get(game_id).proposal is None:
+            assert loop.time() < deadline, "no result proposed from the board"
+            await asyncio.sleep(0.05)
+        game = service.book.get(game_id)
+        assert game.proposal is not None and game.proposal.reason == "checkmate"
+        assert [m.san for m in game.moves][-1] == "Qxf7#"
+        assert service.public_state().book.get(game_id).ply == 7  # broadcast (no delay)
+        service.confirm_proposal(game_id, ARBITER)
+        playoff = service.tournament.section(name).playoff[1]
+        assert playoff.result == "1-0"
+        # One game of two: still undecided, the next one is blitz.
+        status = acts.playoff(service.tournament, name)
+        assert status is not None and status.next_kind == "blitz" and not status.decided
+        assert acts.standings(service.tournament, name).rows[0].undecided
+    finally:
+        service.stop()
+        await runner
+        await hall.stop()

@@ -238,6 +238,13 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
     trf = section_trf(service.tournament, service.config, masters)
     assert "###    5 withdrawn from round 3 (2 no-shows)" in trf.splitlines()
 
+    # A restart rebuilds the same event from the journal, raising nothing again.
+    again = EventService(service.config, service.journal, time=time, delay=0)
+    again.load()
+    assert again.tournament.section(masters) == service.tournament.section(masters)
+    assert [a.id for a in again.alerts()] == [a.id for a in service.alerts()]
+    assert again.rules.tick(time.now() + 60) == []
+
 
 def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -> None:
     service, _ = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")

@@ -145,6 +145,14 @@ async def test_a_tie_for_first_is_undecided_until_the_playoff(tmp_path: Path) ->
         game = (await answer.json())["game"]
         assert game == "kutxa-r10-b1" and (await answer.json())["kind"] == "blitz"
         assert (await client.get(f"/api/v1/games/{game}")).status == 200
+        games = (await (await client.get("/api/v1/sections/kutxa/rounds/10")).json())["games"]
+        assert [g["id"] for g in games] == [game]
+        assert (await client.get("/api/v1/sections/kutxa/rounds/11")).status == 404
+        event = await (await client.get("/api/v1/event")).json()
+        assert next(s for s in event["sections"] if s["slug"] == "kutxa")["live_round"] == 10
+        assert (await client.get("/")).status == 200
+        page = await (await client.get("/standings?section=kutxa")).text()
+        assert f'href="/game/{game}"' in page
         assert service.hall[16].game == game  # Kutxa's first board in the hall
     finally:
         await client.close()

@@ -34,7 +34,7 @@ async def event_route(request: web.Request) -> web.Response:
 async def round_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = service_of(request).public_state()
-    if number not in public.tournament.section(section.name).rounds:
+    if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     return json_response(views.round_json(public.book, section.name, number))
 
@@ -89,7 +89,7 @@ async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     service = service_of(request)
     public = service.public_state()
-    if number not in public.tournament.section(section.name).rounds:
+    if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     return _pgn(round_pgn(public.book, service.config, section.name, number))
 

@@ -118,6 +118,12 @@ def prizes_json(
     return compute_prizes(section.prizes, standings, state.to_crosstable()).as_json()
 
 
+def round_exists(tournament: TournamentState, section: SectionConfig, number: int) -> bool:
+    """A paired round, or the round of a paired play-off game (after the last round)."""
+    state = tournament.section(section.name)
+    return number in state.rounds or number - section.rounds in state.playoff
+
+
 def playoff_json(tournament: TournamentState, section: SectionConfig) -> list[dict[str, Any]]:
     """The play-off games for first place, in order, with their game ids."""
     state = tournament.section(section.name)

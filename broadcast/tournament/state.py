@@ -342,9 +342,14 @@ class SectionState:
                     raise StateError(f"round {round_number}: player {player} is paired twice")
                 seen.add(player)
                 if not self.is_active(player, round_number):
+                    absent = self.disqualifying_absence(player, round_number)
+                    why = (
+                        f"was absent in round {absent} without asking to continue"
+                        if absent is not None and player not in self.withdrawn
+                        else "has withdrawn or reached the no-show limit"
+                    )
                     raise StateError(
-                        f"round {round_number}: player {player} has withdrawn or reached the "
-                        "no-show limit and cannot be paired"
+                        f"round {round_number}: player {player} {why} and cannot be paired"
                     )
                 if round_number in self.byes_of(player):
                     raise StateError(

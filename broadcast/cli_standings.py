@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from broadcast.tournament.final import section_standings
-from broadcast.tournament.prizes import PrizeList, compute_prizes
+from broadcast.tournament.final import section_prizes, section_standings
+from broadcast.tournament.prizes import PrizeList
 from broadcast.tournament.standings import Standings, compute_standings
 from broadcast.tournament.tiebreaks import TiebreakError, parse_edition, parse_tiebreaks
 from broadcast.tournament.trf import TrfError, load_trf
@@ -116,10 +116,9 @@ def _event_standings(args: argparse.Namespace) -> int:
                     unrated_rating=args.unrated,
                 )
             tables.append((section.name, standings))
-            if args.prizes and section.prizes is not None:
-                prize_lists[section.name] = compute_prizes(
-                    section.prizes, standings, state.to_crosstable()
-                )
+            prize_list = section_prizes(state, edition) if args.prizes else None
+            if prize_list is not None:
+                prize_lists[section.name] = prize_list
     except (ConfigError, JournalError, TiebreakError, ValueError) as exc:
         print(f"standings: {exc}", file=sys.stderr)
         return 2

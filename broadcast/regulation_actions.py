@@ -25,10 +25,10 @@ from broadcast.tournament.events import (
     PlayerWithdrawn,
     PlayoffGamePaired,
 )
-from broadcast.tournament.final import section_playoff, section_standings
+from broadcast.tournament.final import section_playoff, section_prizes, section_standings
 from broadcast.tournament.playoff import PlayoffStatus
 from broadcast.tournament.policy import check_bye_cancel
-from broadcast.tournament.prizes import PrizeList, compute_prizes
+from broadcast.tournament.prizes import PrizeList
 from broadcast.tournament.standings import Standings, compute_standings
 from broadcast.tournament.state import SectionState, StateError, TournamentState
 from broadcast.tournament.withdrawal import first_open_round
@@ -247,12 +247,7 @@ def standings(tournament: TournamentState, section: str) -> Standings:
 
 def prizes(tournament: TournamentState, section: str) -> PrizeList | None:
     """The prize list from the standings, for a section with [section.prizes]."""
-    state = tournament.section(section)
-    if state.config.prizes is None:
-        return None
-    return compute_prizes(
-        state.config.prizes, standings(tournament, section), state.to_crosstable()
-    )
+    return section_prizes(tournament.section(section), tournament.event.tiebreak_edition)
 
 
 def playoff_result_game(service: EventService, section: str, number: int) -> str:

@@ -14,8 +14,7 @@ from broadcast.games.book import GameBook
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.service import HallBoard
-from broadcast.tournament.final import section_standings
-from broadcast.tournament.prizes import compute_prizes
+from broadcast.tournament.final import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
 
 
@@ -111,11 +110,8 @@ def prizes_json(
     config: EventConfig, tournament: TournamentState, section: SectionConfig
 ) -> dict[str, object] | None:
     """The section's prize list from its standings ([section.prizes]), or None."""
-    if section.prizes is None:
-        return None
-    state = tournament.section(section.name)
-    standings = section_standings(state, config.tiebreak_edition)
-    return compute_prizes(section.prizes, standings, state.to_crosstable()).as_json()
+    prizes = section_prizes(tournament.section(section.name), config.tiebreak_edition)
+    return prizes.as_json() if prizes is not None else None
 
 
 def round_exists(tournament: TournamentState, section: SectionConfig, number: int) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from broadcast.tournament.playoff import PlayoffStatus, playoff_status
+from broadcast.tournament.prizes import PrizeList, compute_prizes
 from broadcast.tournament.standings import StandingRow, Standings, compute_standings
 from broadcast.tournament.state import SectionState
 from broadcast.tournament.tiebreaks.spec import Edition
@@ -23,10 +24,11 @@ def first_place_tie(standings: Standings) -> tuple[int, ...]:
 
 
 def section_playoff(state: SectionState, standings: Standings) -> PlayoffStatus | None:
-    """The play-off for first place, if the section has one and players tie for first."""
+    """The play-off for first place, if the section has one and players tie for first
+    once every round is played (before that a tie for first is only the live score)."""
     rules = state.config.playoff
     tied = first_place_tie(standings)
-    if rules is None or len(tied) < 2:
+    if rules is None or len(tied) < 2 or not (state.finished or state.playoff):
         return None
     return playoff_status(rules, tied, tuple(state.playoff.values()))
 
@@ -64,3 +66,13 @@ def _level(a: StandingRow, b: StandingRow) -> bool:
 
 def _join(first: str, second: str) -> str:
     return f"{first}; {second}" if second else first
+
+
+def section_prizes(state: SectionState, edition: Edition = 2024) -> PrizeList | None:
+    """The prize list from those standings, for a section with [section.prizes];
+    provisional while rounds remain or first place waits for its play-off."""
+    if state.config.prizes is None:
+        return None
+    standings = section_standings(state, edition)
+    crosstable = state.to_crosstable()
+    return compute_prizes(state.config.prizes, standings, crosstable, final=state.finished)

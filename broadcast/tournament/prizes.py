@@ -2,8 +2,8 @@
 
 Place prizes go by rank; with ties "share", players still level after every tie-break
 (one rank) share the prizes of the places they occupy equally. Pools ("wins") are split
-equally per win: each win is worth amount / total wins. A first place a play-off has not
-decided yet makes the list provisional (the tied players share meanwhile).
+equally per win: each win is worth amount / total wins. The list is provisional while
+rounds remain or a play-off has not decided first place (the tied players share meanwhile).
 """
 
 from __future__ import annotations
@@ -65,7 +65,10 @@ def wins_of(crosstable: Crosstable) -> dict[int, int]:
     }
 
 
-def compute_prizes(rules: PrizeRules, standings: Standings, crosstable: Crosstable) -> PrizeList:
+def compute_prizes(
+    rules: PrizeRules, standings: Standings, crosstable: Crosstable, *, final: bool = True
+) -> PrizeList:
+    """The prize list; `final` False (rounds still to play) makes it provisional."""
     place: dict[int, float] = defaultdict(float)
     by_rank: dict[int, list[int]] = defaultdict(list)
     for row in standings.rows:
@@ -95,5 +98,5 @@ def compute_prizes(rules: PrizeRules, standings: Standings, crosstable: Crosstab
         for r in standings.rows
         if place[r.start] or pool[r.start]
     )
-    provisional = any(r.undecided for r in standings.rows)
+    provisional = not final or any(r.undecided for r in standings.rows)
     return PrizeList(lines, rules.currency, provisional)

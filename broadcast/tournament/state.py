@@ -132,6 +132,13 @@ class SectionState:
             return False
         return self.disqualifying_absence(player, round_number) is None
 
+    @property
+    def finished(self) -> bool:
+        """Every round paired and every game with a result."""
+        return all(
+            r in self.rounds and self.rounds[r].complete for r in range(1, self.config.rounds + 1)
+        )
+
     def disqualifying_absence(self, player: int, round_number: int) -> int | None:
         """Under a single-absence rule: the earlier round of an absence the player did not
         ask to continue after (so they are out from then on), else None."""

@@ -73,3 +73,19 @@ def test_mistakes_are_reported(tables: str, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         load_event_text(_with(tables), "/tmp/event.toml")
     assert any(message in issue.message for issue in info.value.issues), info.value.issues
+
+
+def test_check_describes_the_regulation_tables() -> None:
+    from pathlib import Path
+
+    from broadcast.cli_check import describe
+    from broadcast.config import load_event
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    pamplona = "\n".join(describe(load_event(root / "pamplona-masters.toml")))
+    assert "reaching the no-show limit withdraws the player at once" in pamplona
+    assert "prizes (EUR): places 2000, 1000, 500, ties share, pools 3500 by wins" in pamplona
+    sestao = "\n".join(describe(load_event(root / "sestao-2025-swiss.toml")))
+    assert "absent in round 1: excluded from the event" in sestao
+    donostia = "\n".join(describe(load_event(root / "donostia-2009-round-robin.toml")))
+    assert "Armageddon w:300,b:240 (a draw: black wins)" in donostia

@@ -24,6 +24,7 @@ from broadcast.config.model import (
     PrizeSplit,
     PrizeTies,
     RemainingGames,
+    SectionConfig,
     SingleAbsence,
     System,
     WithdrawalRules,
@@ -141,3 +142,31 @@ def prize_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> PrizeRules
         split = check.get_choice(pool, "split", where, PRIZE_SPLITS, default="wins")
         pools.append(PrizePool(float(amount), cast(PrizeSplit, split)))
     return PrizeRules(tuple(places), cast(PrizeTies, ties), tuple(pools), currency)
+
+
+def describe_rules(section: SectionConfig) -> list[str]:
+    """Lines for `boardwire check`: what the section's regulation tables say."""
+    lines: list[str] = []
+    rules = section.no_shows
+    if rules.first_round == "exclude":
+        lines.append("  absent in round 1: excluded from the event")
+    if rules.single_absence == "disqualify-unless-continue":
+        lines.append("  any absence disqualifies unless the player asks to continue in time")
+    if section.no_show_limit is not None and rules.on_limit == "withdraw":
+        lines.append("  reaching the no-show limit withdraws the player at once")
+    if section.system != "swiss":
+        lines.append(f"  a withdrawn player's later games: {section.withdrawal.remaining_games}")
+    if section.playoff is not None:
+        p = section.playoff
+        lines.append(
+            f"  tie for first: play-off of {p.games} games at {p.time_control}, then "
+            f"Armageddon {p.armageddon_time_control} (a draw: {p.armageddon_draw_winner} wins)"
+        )
+    if section.prizes is not None:
+        places = ", ".join(f"{a:g}" for a in section.prizes.places) or "none"
+        pools = ", ".join(f"{p.amount:g} by {p.split}" for p in section.prizes.pools)
+        lines.append(
+            f"  prizes ({section.prizes.currency}): places {places}, ties {section.prizes.ties}"
+            + (f", pools {pools}" if pools else "")
+        )
+    return lines

@@ -153,6 +153,9 @@ async def test_a_tie_for_first_is_undecided_until_the_playoff(tmp_path: Path) ->
         assert (await client.get("/")).status == 200
         page = await (await client.get("/standings?section=kutxa")).text()
         assert f'href="/game/{game}"' in page
+        assert await _login(client)
+        desk = await (await client.get("/arbiter")).text()
+        assert "Kutxa · round 10 (live)" in desk and f'data-game="{game}"' in desk
         assert service.hall[16].game == game  # Kutxa's first board in the hall
     finally:
         await client.close()

@@ -352,31 +352,25 @@ class ArbiterRules:
             return []
         name = self._player_name(section_name, player)
         listed = ", ".join(str(r) for r in rounds)
-        if section.config.no_shows.on_limit == "withdraw":
-            out = self._alert(
-                f"withdraw-from-pairing:{section_name}:{player}",
-                "withdraw-from-pairing",
-                self.now,
-                f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
-                f"{limit}: eliminated (regulations); their remaining games are dealt with "
-                f"as [section.withdrawal] says",
-                section=section_name,
-                round_number=round_number,
-                players=(name,),
-            )
-            return out + self._withdraw(
-                section_name, player, round_number + 1, f"{len(rounds)} no-shows"
-            )
-        return self._alert(
+        eliminate = section.config.no_shows.on_limit == "withdraw"
+        what = (
+            "eliminated (regulations); their remaining games follow [section.withdrawal]"
+            if eliminate
+            else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
+        )
+        out = self._alert(
             f"withdraw-from-pairing:{section_name}:{player}",
             "withdraw-from-pairing",
             self.now,
             f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
-            f"{limit}: withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise",
+            f"{limit}: {what}",
             section=section_name,
             round_number=round_number,
             players=(name,),
         )
+        if eliminate:
+            out += self._withdraw(section_name, player, round_number + 1, f"{len(rounds)} no-shows")
+        return out
 
     # -- games -----------------------------------------------------------------------------
     def _game_event(self, event: Any) -> list[Observable]:

@@ -427,7 +427,7 @@ class SectionState:
         game = self.playoff.get(event.round - self.config.rounds)
         if game is None or event.player != game.white:
             raise StateError(f"round {event.round}: no play-off game with White {event.player}")
-        if event.result not in ("1-0", "1/2-1/2", "0-1", "+-", "-+", "--"):
+        if event.result not in GAME_RESULTS:
             raise StateError(f"a play-off game cannot end {event.result!r}")
         played = replace(game, result=event.result)
         return replace(self, playoff={**self.playoff, game.number: played})

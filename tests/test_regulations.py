@@ -204,6 +204,12 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
         assert game.result == ("-/+" if pairing.white == 5 else "+/-")
         recorded = section.rounds[number].results[pairing.white].result
         assert recorded == ("-+" if pairing.white == 5 else "+-")
+    # ...and in the PGN export,
+    forfeited = section.rounds[4].game_of(5)
+    assert forfeited is not None
+    pgn = game_pgn(service.book.get(GameKey(masters, 4, forfeited.board).id), service.config)
+    expected = "0-1" if forfeited.white == 5 else "1-0"
+    assert f'[Result "{expected}"]' in pgn and '[Termination "Unplayed"]' in pgn
     # ...and they are not more no-shows.
     assert section.no_shows[5] == (1, 2)
     assert service.public_state().tournament.section(masters).withdrawn[5] == 3

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from broadcast.config import ConfigError, EventConfig, SectionConfig, load_event
+from broadcast.config.regulations import describe_rules
 from broadcast.tournament.pairing import Pairing
 
 
@@ -87,6 +88,7 @@ def describe(event: EventConfig) -> list[str]:
             lines.append(
                 f"  no draw offers before move {rule.min_moves} and {rule.min_minutes} min of play"
             )
+        lines += describe_rules(section)
         lines.append(f"  schedule ({event.timezone}):")
         for start in section.schedule:
             local = start.start.astimezone(zone)

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from broadcast.tournament.final import section_prizes, section_standings
+from broadcast.tournament.prizes import PrizeList
 from broadcast.tournament.standings import Standings, compute_standings
 from broadcast.tournament.tiebreaks import TiebreakError, parse_edition, parse_tiebreaks
 from broadcast.tournament.trf import TrfError, load_trf
@@ -38,6 +40,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=int, metavar="N", help="standings after round N")
     parser.add_argument(
         "--unrated", type=int, metavar="RATING", help="rating for unrated opponents in ARO/TPR/APRO"
+    )
+    parser.add_argument(
+        "--prizes",
+        action="store_true",
+        help="with --event: also the prize list of sections with [section.prizes]",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
@@ -74,7 +81,10 @@ def format_table(standings: Standings) -> str:
         ).rstrip()
 
     out = [line(header), line(["-" * w for w in widths])]
-    out.extend(line(row) for row in body)
+    out.extend(
+        line(row) + (f"  [{r.note}]" if r.note else "")
+        for row, r in zip(body, standings.rows, strict=True)
+    )
     out.append(f"(after {standings.rounds} rounds; FIDE C.07 edition {standings.edition})")
     return "\n".join(out)
 
@@ -88,27 +98,40 @@ def _event_standings(args: argparse.Namespace) -> int:
         record = read_event(Path(args.event), Path(args.db) if args.db else None)
         edition = parse_edition(args.edition) if args.edition else record.config.tiebreak_edition
         tables = []
+        prize_lists: dict[str, PrizeList] = {}
         for section in record.config.sections:
             specs = parse_tiebreaks(
                 args.tiebreaks or ",".join(section.tiebreaks) or DEFAULT_TIEBREAKS
             )
-            crosstable = record.tournament.section(section.name).to_crosstable()
-            tables.append(
-                (
-                    section.name,
-                    compute_standings(
-                        crosstable,
-                        specs,
-                        edition=edition,
-                        rounds=args.rounds,
-                        unrated_rating=args.unrated,
-                    ),
+            state = record.tournament.section(section.name)
+            if args.tiebreaks is None and args.rounds is None and args.unrated is None:
+                # As the regulations rank: play-off for first, withdrawals noted.
+                standings = section_standings(state, edition)
+            else:
+                standings = compute_standings(
+                    state.to_crosstable(),
+                    specs,
+                    edition=edition,
+                    rounds=args.rounds,
+                    unrated_rating=args.unrated,
                 )
-            )
+            tables.append((section.name, standings))
+            prize_list = section_prizes(state, edition) if args.prizes else None
+            if prize_list is not None:
+                prize_lists[section.name] = prize_list
     except (ConfigError, JournalError, TiebreakError, ValueError) as exc:
         print(f"standings: {exc}", file=sys.stderr)
         return 2
-    if args.json:
+    if args.json and args.prizes:
+        data = {
+            name: {
+                "standings": s.as_json(),
+                "prizes": prize_lists[name].as_json() if name in prize_lists else None,
+            }
+            for name, s in tables
+        }
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    elif args.json:
         if len(tables) == 1:
             print(json.dumps(tables[0][1].as_json(), indent=2, ensure_ascii=False))
         else:
@@ -119,7 +142,21 @@ def _event_standings(args: argparse.Namespace) -> int:
         for name, standings in tables:
             print(f"== {name}")
             print(format_table(standings))
+            if name in prize_lists:
+                print(format_prizes(prize_lists[name]))
     return 0
+
+
+def format_prizes(prizes: PrizeList) -> str:
+    """The prize list as text: rank, name, place prize, pool share, total."""
+    title = "Prizes" + (" (provisional: first place undecided)" if prizes.provisional else "")
+    out = [title, f"{'Rk':>3}  {'Name':<30} {'Place':>9} {'Pool':>9} {'Total':>9}"]
+    for p in prizes.lines:
+        out.append(f"{p.rank:>3}  {p.name:<30} {p.place:>9.2f} {p.pool:>9.2f} {p.total:>9.2f}")
+    if not prizes.lines:
+        out.append("  (none yet)")
+    out.append(f"(amounts in {prizes.currency})")
+    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:

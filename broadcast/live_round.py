@@ -40,7 +40,11 @@ def current_round(
 ) -> int | None:
     """The paired round the section's boards carry at `now`: the latest round whose start
     (minus the set-up margin) has come; before round 1's set-up, round 1 if it is paired."""
-    paired = sorted(tournament.section(section.name).rounds)
+    state = tournament.section(section.name)
+    playoff = [g for g in state.playoff.values() if g.at <= now]
+    if playoff:  # a play-off game under way (or the latest one) is what the boards show
+        return state.playoff_round(max(playoff, key=lambda g: (g.at, g.number)).number)
+    paired = sorted(state.rounds)
     if not paired:
         return None
     margin = dt.timedelta(minutes=SETUP_MINUTES)

@@ -61,12 +61,14 @@ from broadcast.tournament.events import (
     PairingEdited,
     PlayersRegistered,
     PlayerWithdrawn,
+    PlayoffGamePaired,
     ResultRecorded,
     RoundPaired,
     TournamentEvent,
 )
 from broadcast.tournament.pairing import Pairing
-from broadcast.tournament.pairing_import import PairingImportError, round_pairings
+from broadcast.tournament.pairing_import import PairingImportError, import_round
+from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.state import (
     SectionState,
     StateError,
@@ -81,7 +83,14 @@ from clocks.timesource import TimeSource
 log = logging.getLogger(__name__)
 
 # Tournament news that the broadcast delay does not hide: who plays whom, and where.
-PUBLIC_AT_ONCE = (PlayersRegistered, RoundPaired, PairingEdited, BoardAssigned, PlayerWithdrawn)
+PUBLIC_AT_ONCE = (
+    PlayersRegistered,
+    RoundPaired,
+    PairingEdited,
+    BoardAssigned,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+)
 
 # Broadcast result notation -> the tournament's result codes.
 TOURNAMENT_RESULT = {
@@ -189,6 +198,9 @@ class EventService:
         self._recent: dict[str, deque[tuple[int, int]]] = {}
         self._last_heard: dict[str, float] = {}
         self._white_sides: dict[str, Side] = {}
+        self._imported_byes: dict[
+            tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]
+        ] = {}
         self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
         self.public: DelayedView[PublicState] = DelayedView(
             self.delay, PublicState(self.tournament, self.book)
@@ -346,6 +358,7 @@ class EventService:
                             game.white.start,
                             TOURNAMENT_RESULT[event.result],
                             under_one,
+                            reason=event.reason,
                         )
                     )
         return out
@@ -419,7 +432,10 @@ class EventService:
 
     def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
         section = next(s for s in self.config.sections if s.name == game.key.section)
-        reconstructor = Reconstructor(start_fen=game.start_fen, time_control=section.time_control)
+        time_control = time_control_for(
+            section, self.tournament.section(section.name), game.key.round
+        )
+        reconstructor = Reconstructor(start_fen=game.start_fen, time_control=time_control)
         if game.moves:
             reconstructor.resume(
                 [m.uci for m in game.moves], white_side=self._white_sides.get(game.id)
@@ -575,9 +591,12 @@ class EventService:
         """A round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF."""
         self._section_state(section)
         try:
-            return round_pairings(read_trf(trf_text).crosstable, round_number)
+            imported = import_round(read_trf(trf_text).crosstable, round_number)
         except (TrfError, PairingImportError) as exc:
             raise ActionError(f"cannot import round {round_number} from that TRF: {exc}") from None
+        # The byes the program entered (H, F, Z) go in with these pairings when published.
+        self._imported_byes[(section, round_number, imported.pairings)] = imported.byes
+        return imported.pairings
 
     def publish_pairings(
         self, section: str, round_number: int, pairings: Sequence[Pairing], source: str, by: str
@@ -592,6 +611,12 @@ class EventService:
         else:
             event = RoundPaired(section, round_number, tuple(pairings), f"{source} ({by})")
         self.tournament_event(event)
+        byes = self._imported_byes.pop((section, round_number, tuple(pairings)), ())
+        if source == "import" and byes:
+            # Vega's "H": the half-point bye it entered before pairing scores as such.
+            self.commit(
+                [ResultRecorded(section, round_number, p, code, reason="bye") for p, code in byes]
+            )
 
     def _section_state(self, section: str) -> SectionState:
         try:

@@ -160,18 +160,21 @@ def test_no_show_counted_on_confirmation_and_limit_alert() -> None:
         a.startswith(("late:open-r2-b1:", "result-proposed:open-r2-b1:")) for a in closed
     )
     assert any(a.startswith("result-proposed:") for a in closed)
-    assert without_resolutions(out) == [NoShowCounted("Open", 2, 13)]
-    assert not [a for a in rules.open_alerts() if a.game == game]
-    # the second no-show of player 2 in round 2 (board 2 is 14-2):
+    out = without_resolutions(out)
+    # Art. 6: a single absence disqualifies unless the player asks to continue.
+    assert out[0] == NoShowCounted("Open", 2, 13)
+    assert kinds(out[1:]) == ["alert:absence-disqualifies"]
+    # the second no-show of player 2 in round 2 (board 2 is 14-2): out for good.
     game2 = gid(SESTAO, 2, 2)
     out = without_resolutions(
         rules.observe(ResultConfirmed(game2, "+/-", "default-time", start + 1950))
     )
-    assert kinds(out) == ["no-show-counted", "alert:withdraw-from-pairing"]
+    assert kinds(out) == ["no-show-counted", "alert:withdraw-from-pairing", "player-withdrawn"]
     alert = out[1]
     assert (
         isinstance(alert, Alert) and alert.severity == "critical" and "2 no-shows" in alert.message
     )
+    assert rules.tournament.section("Open").withdrawn == {2: 3}
     # fed back or replayed: nothing new
     assert rules.observe(out[0]) == [] and rules.observe(alert) == []
 

@@ -3,6 +3,7 @@ no-shows, and the crosstable it hands to standings."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -10,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from broadcast.config import EventConfig, load_event
+from broadcast.config.model import NoShowRules
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.crosstable import ResultCode
 from broadcast.tournament.dutch import pair_round
@@ -178,6 +180,9 @@ def test_cancelled_bye_and_pairing_bye_result(sestao: EventConfig) -> None:
 
 
 def test_no_show_limit_excludes_from_later_rounds(sestao: EventConfig) -> None:
+    # The limit alone (the example's single-absence rule is tested in test_regulations).
+    section_config = dataclasses.replace(sestao.sections[0], no_shows=NoShowRules())
+    sestao = dataclasses.replace(sestao, sections=(section_config,))
     state = TournamentState.new(sestao)
     for event in registration_events(sestao):
         state = state.apply(event)

@@ -7,15 +7,22 @@ move numbers) and sections named by slug.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 
 import chess
 
+from broadcast import regulation_actions as regs
 from broadcast.arbiter.alerts import Alert
 from broadcast.games.state import GameState
 from broadcast.service import ActionError, EventService
-from broadcast.tournament.events import BoardAssigned, ByeGranted
+from broadcast.tournament.events import (
+    BoardAssigned,
+    ByeCancelled,
+    ByeGranted,
+    ContinuationRequested,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+)
 from web import views
 
 
@@ -40,8 +47,12 @@ class Desk:
     def mark_present(self, game_id: str, colour: str, by: str) -> None:
         self.service.mark_present(game_id, colour, by)
 
-    def set_result(self, game_id: str, result: str, by: str) -> None:
-        self.service.set_result(game_id, result, by)
+    def set_result(
+        self, game_id: str, result: str, by: str, reason: str | None = None
+    ) -> list[Alert]:
+        """A result with its reason (default: forfeit for +/-, agreement for a draw);
+        returns the alerts it raised (an early draw)."""
+        return regs.set_result(self.service, game_id, result, by, reason)
 
     def confirm(self, game_id: str, by: str) -> None:
         self.service.confirm_proposal(game_id, by)
@@ -53,9 +64,50 @@ class Desk:
         self.service.set_start_fen(game_id, fen.strip(), by)
 
     def grant_bye(self, section: str, round_number: int, player: int, by: str) -> None:
-        name = self._section(section)
-        at = dt.datetime.fromtimestamp(self.service.time.now(), dt.UTC)
-        self.service.tournament_event(ByeGranted(name, round_number, player, at, by=by))
+        """A bye asked at the desk: through the section's policy (refused: ActionError
+        with the regulation's reason). `request_bye(..., override=True)` overrides."""
+        self.request_bye(section, round_number, player, by)
+
+    def request_bye(
+        self, section: str, round_number: int, player: int, by: str, *, override: bool = False
+    ) -> ByeGranted:
+        return regs.request_bye(
+            self.service, self._section(section), round_number, player, by, override=override
+        )
+
+    def cancel_bye(
+        self, section: str, round_number: int, player: int, by: str, *, override: bool = False
+    ) -> ByeCancelled:
+        return regs.cancel_bye(
+            self.service, self._section(section), round_number, player, by, override=override
+        )
+
+    def withdraw(
+        self,
+        section: str,
+        player: int,
+        by: str,
+        *,
+        from_round: int | None = None,
+        reason: str = "",
+    ) -> PlayerWithdrawn:
+        return regs.withdraw(
+            self.service, self._section(section), player, by, from_round=from_round, reason=reason
+        )
+
+    def continue_after_absence(
+        self, section: str, round_number: int, player: int, by: str
+    ) -> ContinuationRequested:
+        return regs.continue_after_absence(
+            self.service, self._section(section), round_number, player, by
+        )
+
+    def pair_playoff_game(
+        self, section: str, white: int, black: int, by: str, *, board: int = 1
+    ) -> PlayoffGamePaired:
+        return regs.pair_playoff_game(
+            self.service, self._section(section), white, black, by, board=board
+        )
 
     def assign_board(
         self, section: str, round_number: int, white: int, board: int, by: str

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from broadcast.regulation_actions import DESK_REASONS
+
 _NULLABLE_STR = {"type": "string", "nullable": True}
 _NULLABLE_INT = {"type": "integer", "nullable": True}
 
@@ -247,9 +249,36 @@ SCHEMAS: dict[str, Any] = {
                     "type": "object",
                     "additionalProperties": {"type": "number", "nullable": True},
                 },
+                "note": {
+                    "type": "string",
+                    "description": "withdrawn, disqualified, play-off pending or won; else empty",
+                },
+                "undecided": {
+                    "type": "boolean",
+                    "description": "level for first place, which a play-off not yet played decides",
+                },
             }
         ),
     },
+    "Prizes": _obj(
+        {
+            "currency": {"type": "string"},
+            "provisional": {"type": "boolean"},
+            "prizes": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "start": {"type": "integer"},
+                        "name": {"type": "string"},
+                        "rank": {"type": "integer"},
+                        "place": {"type": "number"},
+                        "pool": {"type": "number"},
+                        "total": {"type": "number"},
+                    }
+                ),
+            },
+        }
+    ),
     "Pairings": {
         "type": "array",
         "items": _obj(
@@ -336,6 +365,89 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
+def _regulation_paths() -> dict[str, Any]:
+    """Byes through the policy, withdrawals, absences, play-off games, prizes."""
+    bye = {
+        "section": {"type": "string"},
+        "round": {"type": "integer"},
+        "player": {"type": "integer"},
+        "override": {
+            "type": "boolean",
+            "description": "grant (cancel) even if the regulations refuse: journaled, flagged",
+        },
+    }
+    done = {"type": "object"}
+    override = {"type": "string", "description": "the refusal overridden, or empty"}
+    return {
+        "/api/v1/prizes": _get(
+            "The prize list from the standings (first section, or ?section=)",
+            _json(_ref("Prizes")),
+            [_SECTION_QUERY],
+        ),
+        "/api/v1/sections/{section}/prizes": _get(
+            "The prize list from the standings", _json(_ref("Prizes")), [_SECTION]
+        ),
+        "/api/v1/arbiter/bye-requests": _arbiter_post(
+            "Request a bye: granted, or refused (422) with the regulation's reason",
+            _obj(bye, ["section", "round", "player"]),
+            _json(_obj({"granted": done, "override": override})),
+            [],
+        ),
+        "/api/v1/arbiter/bye-cancellations": _arbiter_post(
+            "Cancel a granted bye (until the request deadline, unless overridden)",
+            _obj(bye, ["section", "round", "player"]),
+            _json(_obj({"cancelled": done, "override": override})),
+            [],
+        ),
+        "/api/v1/arbiter/withdrawals": _arbiter_post(
+            "Withdraw or eliminate a player (round robin: later games per the config)",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "player": {"type": "integer"},
+                    "from_round": {"type": "integer", "nullable": True},
+                    "reason": {"type": "string"},
+                },
+                ["section", "player"],
+            ),
+            _json(_obj({"withdrawn": done})),
+            [],
+        ),
+        "/api/v1/arbiter/continuations": _arbiter_post(
+            "Record a player's written request to continue after an absence",
+            _obj(
+                {k: bye[k] for k in ("section", "round", "player")}, ["section", "round", "player"]
+            ),
+            _json(_obj({"continues": done})),
+            [],
+        ),
+        "/api/v1/arbiter/playoff-games": _arbiter_post(
+            "Pair the next play-off game for first place (blitz or Armageddon)",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "white": {"type": "integer"},
+                    "black": {"type": "integer"},
+                    "board": {"type": "integer", "nullable": True},
+                },
+                ["section", "white", "black"],
+            ),
+            _json(
+                _obj(
+                    {
+                        "number": {"type": "integer"},
+                        "kind": {"type": "string"},
+                        "game": {"type": "string"},
+                        "white": {"type": "integer"},
+                        "black": {"type": "integer"},
+                    }
+                )
+            ),
+            [],
+        ),
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole OpenAPI document."""
     game = _json(_ref("Game"))
@@ -388,7 +500,13 @@ def document() -> dict[str, Any]:
                     "result": {
                         "type": "string",
                         "enum": ["1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-"],
-                    }
+                    },
+                    "reason": {
+                        "type": "string",
+                        "enum": list(DESK_REASONS),
+                        "description": "default: forfeit for a forfeit, agreement for a draw "
+                        "(checked against the early-draw rule), else arbiter",
+                    },
                 },
                 ["result"],
             ),
@@ -423,7 +541,7 @@ def document() -> dict[str, Any]:
             [{"name": "alert", "in": "path", "required": True, "schema": {"type": "string"}}],
         ),
         "/api/v1/arbiter/byes": _arbiter_post(
-            "Grant a bye",
+            "Request a bye through the section's policy (422 with the reason if refused)",
             _obj(
                 {
                     "section": {"type": "string"},
@@ -487,6 +605,7 @@ def document() -> dict[str, Any]:
             ],
         ),
     }
+    paths.update(_regulation_paths())
     return {
         "openapi": "3.0.3",
         "info": {

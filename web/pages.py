@@ -136,6 +136,8 @@ def standings_page(
         crosstable=views.crosstable_json(public.tournament, section),
         pairings=views.pairings_json(public.tournament, section),
         results=views.RESULT_TEXT,
+        prizes=views.prizes_json(config, public.tournament, section),
+        playoff=views.playoff_json(public.tournament, section),
     )
 
 

@@ -11,15 +11,16 @@ import asyncio
 import json
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from aiohttp import web
 from multidict import MultiDictProxy
 
 from broadcast.games.events import RESULTS
-from broadcast.games.ids import slug
+from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameError
+from broadcast.regulation_actions import DESK_REASONS
 from broadcast.service import ActionError
 from broadcast.tournament.pairing import Pairing
 from web import views
@@ -43,6 +44,7 @@ SESSION = web.RequestKey("session", Session)
 FORM = web.RequestKey("form", MultiDictProxy)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+T = TypeVar("T")
 
 
 def _by(request: web.Request) -> str:
@@ -216,6 +218,7 @@ async def desk_page(request: web.Request) -> web.Response:
         alerts=[views.alert_json(a) for a in desk.alerts()],
         rounds=rounds,
         results=RESULTS,
+        reasons=DESK_REASONS,
         now=service.time.now(),
         message=request.query.get("m", ""),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
@@ -254,8 +257,11 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
     game = _form(request, "game")
     try:
         if action == "result":
-            desk.set_result(game, _form(request, "result"), by)
+            raised = desk.set_result(
+                game, _form(request, "result"), by, _form(request, "reason") or None
+            )
             done = f"{game}: result {_form(request, 'result')}"
+            done += "".join(f" (alert: {a.message})" for a in raised)
         elif action == "confirm":
             desk.confirm(game, by)
             done = f"{game}: result confirmed"
@@ -365,9 +371,9 @@ async def live_game_route(request: web.Request) -> web.Response:
     return _live_game(request, request.match_info["game"])
 
 
-async def _act(request: web.Request, action: Callable[[], None]) -> None:
+async def _act(request: web.Request, action: Callable[[], T]) -> T:
     try:
-        action()
+        return action()
     except ActionError as exc:
         raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
 
@@ -377,7 +383,8 @@ async def result_route(request: web.Request) -> web.Response:
     data = await _body(request)
     game_id = request.match_info["game"]
     result = _field(data, "result", str)
-    await _act(request, lambda: request.app[DESK].set_result(game_id, result, _by(request)))
+    reason = _field(data, "reason", str) if "reason" in data else None
+    await _act(request, lambda: request.app[DESK].set_result(game_id, result, _by(request), reason))
     return _live_game(request, game_id)
 
 
@@ -505,5 +512,160 @@ async def pairings_route(request: web.Request) -> web.Response:
             "pairings": [
                 {"board": p.board, "white": p.white, "black": p.black or 0} for p in pairings
             ],
+        }
+    )
+
+
+# -- regulations: byes, withdrawals, absences, play-off (desk forms and JSON API) -------------
+
+
+def _round_player(request: web.Request) -> tuple[int, int]:
+    return _int(_form(request, "round"), "round"), _int(_form(request, "player"), "player")
+
+
+def _checked(request: web.Request, name: str) -> bool:
+    return _form(request, name) in ("on", "1", "yes", "true")
+
+
+@routes.post("/arbiter/regs/{action}")
+async def desk_regulation_action(request: web.Request) -> web.StreamResponse:
+    """The desk's regulation forms; Post/Redirect/Get with the outcome (or the
+    regulation's refusal) as the page's message."""
+    action = request.match_info["action"]
+    desk = request.app[DESK]
+    by = _by(request)
+    section = _form(request, "section")
+    try:
+        if action == "bye-request":
+            rnd, player = _round_player(request)
+            granted = desk.request_bye(
+                section, rnd, player, by, override=_checked(request, "override")
+            )
+            done = f"bye for round {rnd} granted to player {player}"
+            if granted.override:
+                done += f" against the regulations ({granted.override}): flagged"
+        elif action == "bye-cancel":
+            rnd, player = _round_player(request)
+            desk.cancel_bye(section, rnd, player, by, override=_checked(request, "override"))
+            done = f"bye for round {rnd} of player {player} cancelled"
+        elif action == "withdraw":
+            player = _int(_form(request, "player"), "player")
+            text = _form(request, "from_round")
+            start = _int(text, "from round") if text else None
+            event = desk.withdraw(
+                section, player, by, from_round=start, reason=_form(request, "reason")
+            )
+            done = f"player {player} withdrawn from round {event.from_round}"
+        elif action == "continue":
+            rnd, player = _round_player(request)
+            desk.continue_after_absence(section, rnd, player, by)
+            done = f"player {player} continues after the absence in round {rnd}"
+        elif action == "playoff":
+            white, black = (
+                _int(_form(request, "white"), "white"),
+                _int(_form(request, "black"), "black"),
+            )
+            text = _form(request, "board")
+            paired = desk.pair_playoff_game(
+                section, white, black, by, board=_int(text, "board") if text else 1
+            )
+            done = f"play-off game {paired.number} ({paired.kind}) paired"
+        else:
+            return error(404, f"no action {action!r}")
+    except ActionError as exc:
+        done = f"Not done: {exc}"
+    raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
+
+
+def _optional_int(data: dict[str, Any], name: str) -> int | None:
+    return _field(data, name, int) if data.get(name) is not None else None
+
+
+def _override(data: dict[str, Any]) -> bool:
+    return _field(data, "override", bool) if "override" in data else False
+
+
+async def _bye_action(request: web.Request, *, cancel: bool) -> web.Response:
+    data = await _body(request)
+    section, rnd = _field(data, "section", str), _field(data, "round", int)
+    player, override = _field(data, "player", int), _override(data)
+    desk = request.app[DESK]
+    act = desk.cancel_bye if cancel else desk.request_bye
+    event = await _act(request, lambda: act(section, rnd, player, _by(request), override=override))
+    done = {"section": event.section, "round": rnd, "player": player}
+    return json_response({"cancelled" if cancel else "granted": done, "override": event.override})
+
+
+@routes.post("/api/v1/arbiter/bye-requests")
+async def bye_request_route(request: web.Request) -> web.Response:
+    """A bye through the section's policy: 200 granted, 422 refused with the regulation's
+    reason; `"override": true` grants anyway (journaled and flagged with an alert)."""
+    return await _bye_action(request, cancel=False)
+
+
+@routes.post("/api/v1/arbiter/bye-cancellations")
+async def bye_cancel_route(request: web.Request) -> web.Response:
+    """Cancel a granted bye: until the request deadline, later only with `override`."""
+    return await _bye_action(request, cancel=True)
+
+
+@routes.post("/api/v1/arbiter/withdrawals")
+async def withdraw_route(request: web.Request) -> web.Response:
+    """Withdraw (eliminate) a player; round robin: their later games follow the config."""
+    data = await _body(request)
+    section, player = _field(data, "section", str), _field(data, "player", int)
+    start = _optional_int(data, "from_round")
+    reason = _field(data, "reason", str) if "reason" in data else ""
+    desk = request.app[DESK]
+    event = await _act(
+        request,
+        lambda: desk.withdraw(section, player, _by(request), from_round=start, reason=reason),
+    )
+    return json_response(
+        {
+            "withdrawn": {
+                "section": event.section,
+                "player": player,
+                "from_round": event.from_round,
+                "reason": event.reason,
+            }
+        }
+    )
+
+
+@routes.post("/api/v1/arbiter/continuations")
+async def continuation_route(request: web.Request) -> web.Response:
+    """The player's written request to go on after an absence (before the next pairing)."""
+    data = await _body(request)
+    section, rnd = _field(data, "section", str), _field(data, "round", int)
+    player = _field(data, "player", int)
+    desk = request.app[DESK]
+    await _act(request, lambda: desk.continue_after_absence(section, rnd, player, _by(request)))
+    return json_response({"continues": {"section": section, "round": rnd, "player": player}})
+
+
+@routes.post("/api/v1/arbiter/playoff-games")
+async def playoff_route(request: web.Request) -> web.Response:
+    """Pair the next play-off game for first place (its kind follows the play-off)."""
+    data = await _body(request)
+    section = _field(data, "section", str)
+    white, black = _field(data, "white", int), _field(data, "black", int)
+    board = _optional_int(data, "board") or 1
+    desk = request.app[DESK]
+    event = await _act(
+        request, lambda: desk.pair_playoff_game(section, white, black, _by(request), board=board)
+    )
+    game = GameKey(
+        event.section,
+        event.number + service_of(request).config.section(event.section).rounds,
+        event.board,
+    )
+    return json_response(
+        {
+            "number": event.number,
+            "kind": event.kind,
+            "game": game.id,
+            "white": white,
+            "black": black,
         }
     )

@@ -41,7 +41,7 @@ async def event_route(request: web.Request) -> web.Response:
 async def round_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = service_of(request).public_state()
-    if number not in public.tournament.section(section.name).rounds:
+    if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     return json_response(views.round_json(public.book, section.name, number))
 
@@ -61,6 +61,16 @@ async def standings_route(request: web.Request) -> web.Response:
     return json_response(
         views.standings_json(service.config, service.public_state().tournament, section)
     )
+
+
+async def prizes_route(request: web.Request) -> web.Response:
+    """The prize list from the standings ([section.prizes]); 404 for a section without."""
+    service = service_of(request)
+    section = section_of(request)
+    prizes = views.prizes_json(service.config, service.public_state().tournament, section)
+    if prizes is None:
+        return error(404, f"section {section.name!r} has no [section.prizes] in its config")
+    return json_response(prizes)
 
 
 async def pairings_route(request: web.Request) -> web.Response:
@@ -86,7 +96,7 @@ async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     service = service_of(request)
     public = service.public_state()
-    if number not in public.tournament.section(section.name).rounds:
+    if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     return _pgn(round_pgn(public.book, service.config, section.name, number))
 
@@ -116,6 +126,8 @@ routes.get("/api/v1/rounds/{round}")(round_route)
 routes.get("/api/v1/sections/{section}/rounds/{round}")(round_route)
 routes.get("/api/v1/standings")(standings_route)
 routes.get("/api/v1/sections/{section}/standings")(standings_route)
+routes.get("/api/v1/prizes")(prizes_route)
+routes.get("/api/v1/sections/{section}/prizes")(prizes_route)
 routes.get("/api/v1/pairings")(pairings_route)
 routes.get("/api/v1/sections/{section}/pairings")(pairings_route)
 

@@ -13,10 +13,10 @@ from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import RESULT_TAG
 from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
-from broadcast.games.ids import slug
+from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.service import EventService, HallBoard
-from broadcast.tournament.standings import compute_standings
+from broadcast.tournament.final import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
 
 
@@ -145,11 +145,43 @@ def event_json(
 def standings_json(
     config: EventConfig, tournament: TournamentState, section: SectionConfig
 ) -> list[dict[str, object]]:
-    crosstable = tournament.section(section.name).to_crosstable()
-    standings = compute_standings(
-        crosstable, list(section.tiebreaks), edition=config.tiebreak_edition
-    )
+    # As the regulations rank: a tie for first a play-off decides stays undecided until
+    # then; withdrawn or disqualified players carry a note.
+    standings = section_standings(tournament.section(section.name), config.tiebreak_edition)
     return standings.as_json()
+
+
+def prizes_json(
+    config: EventConfig, tournament: TournamentState, section: SectionConfig
+) -> dict[str, object] | None:
+    """The section's prize list from its standings ([section.prizes]), or None."""
+    prizes = section_prizes(tournament.section(section.name), config.tiebreak_edition)
+    return prizes.as_json() if prizes is not None else None
+
+
+def round_exists(tournament: TournamentState, section: SectionConfig, number: int) -> bool:
+    """A paired round, or the round of a paired play-off game (after the last round)."""
+    state = tournament.section(section.name)
+    return number in state.rounds or number - section.rounds in state.playoff
+
+
+def playoff_json(tournament: TournamentState, section: SectionConfig) -> list[dict[str, Any]]:
+    """The play-off games for first place, in order, with their game ids."""
+    state = tournament.section(section.name)
+    out: list[dict[str, Any]] = []
+    for number, game in sorted(state.playoff.items()):
+        white, black = state.players.get(game.white), state.players.get(game.black)
+        out.append(
+            {
+                "number": number,
+                "kind": game.kind,
+                "game": GameKey(section.name, state.playoff_round(number), game.board).id,
+                "white": white.name if white else str(game.white),
+                "black": black.name if black else str(game.black),
+                "result": game.result,
+            }
+        )
+    return out
 
 
 def board_json(board: HallBoard) -> dict[str, Any]:

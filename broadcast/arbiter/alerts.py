@@ -29,6 +29,8 @@ AlertKind = Literal[
     "bye-refused",  # a requested bye the policy refuses (the arbiter may still grant it)
     "both-flags",  # a second flag fell while a flag-fall result was pending
     "result-proposed",  # a result waits for the arbiter's word (confirm or override)
+    "absence-disqualifies",  # single-absence rule: out unless they ask to continue
+    "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -45,6 +47,8 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "bye-refused",
     "both-flags",
     "result-proposed",
+    "absence-disqualifies",
+    "arbiter-override",
 )
 
 

@@ -71,14 +71,17 @@ from broadcast.games.events import (
 from broadcast.games.state import GameState
 from broadcast.live_round import RoundStartMoved
 from broadcast.tournament.events import (
+    ByeCancelled,
     ByeGranted,
     ByeRefused,
     ByeRequested,
     NoShowCounted,
+    PairingEdited,
     PlayerWithdrawn,
     ResultRecorded,
 )
 from broadcast.tournament.state import TournamentState, registration_events
+from broadcast.tournament.withdrawal import withdrawal_events
 from clocks.clocktimes import FlagFell
 from clocks.reading import ClockReading, NoClock
 
@@ -105,6 +108,8 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "bye-refused": "info",
     "both-flags": "critical",
     "result-proposed": "warning",
+    "absence-disqualifies": "critical",
+    "arbiter-override": "warning",
 }
 
 # Alerts about a game whose cause ends with the game: once its result stands they close.
@@ -288,6 +293,11 @@ class ArbiterRules:
             case ResultRecorded():
                 self._fold_tournament(event)
                 return []
+            case ByeGranted() | ByeCancelled() if event.override:
+                self._fold_tournament(event)
+                return self._override_alert(event)
+            case PlayerWithdrawn():
+                return self._withdrawn(event)
             case RoundStartMoved():
                 # `serve --round R` or a delayed round: presence counts from the new start.
                 self._start_overrides[(event.section, event.round)] = event.at.timestamp()
@@ -370,16 +380,25 @@ class ArbiterRules:
             return []
         name = self._player_name(section_name, player)
         listed = ", ".join(str(r) for r in rounds)
-        return self._alert(
+        eliminate = section.config.no_shows.on_limit == "withdraw"
+        what = (
+            "eliminated (regulations); their remaining games follow [section.withdrawal]"
+            if eliminate
+            else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
+        )
+        out = self._alert(
             f"withdraw-from-pairing:{section_name}:{player}",
             "withdraw-from-pairing",
             self.now,
             f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
-            f"{limit}: withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise",
+            f"{limit}: {what}",
             section=section_name,
             round_number=round_number,
             players=(name,),
         )
+        if eliminate:
+            out += self._withdraw(section_name, player, round_number + 1, f"{len(rounds)} no-shows")
+        return out
 
     # -- games -----------------------------------------------------------------------------
     def _game_event(self, event: Any) -> list[Observable]:
@@ -560,9 +579,11 @@ class ArbiterRules:
         out: list[Observable] = []
         if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
             out += self._early_draw(game, event.t)
-        if event.reason != "default-time":
-            return out
+        if event.reason == "withdrawal" or not no_show_colours(event.result):
+            return out  # only a missed game counts, whoever entered it (board, desk, rules)
         section = self.tournament.section(game.key.section)
+        if game.key.round > section.config.rounds:
+            return out  # a play-off game
         rnd = section.rounds.get(game.key.round)
         pairing = (
             next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
@@ -578,8 +599,99 @@ class ArbiterRules:
             counted = NoShowCounted(game.key.section, game.key.round, player)
             self._fold_tournament(counted)
             out += self._emit([counted])
-            out += self._no_show_limit(game.key.section, player, game.key.round)
+            out += self._after_no_show(game.key.section, player, game.key.round)
         return out
+
+    def _after_no_show(self, section_name: str, player: int, round_number: int) -> list[Observable]:
+        """The section's no-show rules: round-1 exclusion, single absence, the limit."""
+        config = self._section(section_name)
+        rules = config.no_shows
+        name = self._player_name(section_name, player)
+        if round_number == 1 and rules.first_round == "exclude":
+            out = self._alert(
+                f"withdraw-from-pairing:{section_name}:{player}",
+                "withdraw-from-pairing",
+                self.now,
+                f"{name} did not show up in round 1: excluded from the event (regulations); "
+                "they are no longer paired",
+                section=section_name,
+                round_number=1,
+                players=(name,),
+            )
+            return out + self._withdraw(section_name, player, 2, "absent in round 1")
+        out = self._no_show_limit(section_name, player, round_number)
+        if out or rules.single_absence != "disqualify-unless-continue":
+            return out
+        return self._alert(
+            f"absence-disqualifies:{section_name}:{player}:{round_number}",
+            "absence-disqualifies",
+            self.now,
+            f"{name} was absent in round {round_number}: disqualified unless they ask in "
+            f"writing to continue before round {round_number + 1} is paired (record it "
+            "with 'continue'); until then they are not paired",
+            section=section_name,
+            round_number=round_number,
+            players=(name,),
+        )
+
+    def _withdraw(
+        self, section_name: str, player: int, from_round: int, reason: str
+    ) -> list[Observable]:
+        """The rules withdraw a player: the event and its consequences for the games."""
+        state = self.tournament.section(section_name)
+        if player in state.withdrawn:
+            return []
+        limit = state.config.rounds + 1
+        withdrawn = PlayerWithdrawn(
+            section_name,
+            player,
+            min(from_round, limit),
+            reason,
+            "rules",
+            self.now if math.isfinite(self.now) else None,
+        )
+        return self._emit([withdrawn, *self._withdrawal_consequences(withdrawn)])
+
+    def _withdrawn(self, event: PlayerWithdrawn) -> list[Observable]:
+        """A withdrawal from the desk (or our own fed back): its games follow it."""
+        self._fold_tournament(event)
+        if event.by == "rules":
+            return []  # ours: the consequences went out with it
+        return self._emit(self._withdrawal_consequences(event, fold_first=False))
+
+    def _withdrawal_consequences(
+        self, withdrawn: PlayerWithdrawn, *, fold_first: bool = True
+    ) -> list[Observable]:
+        if fold_first:
+            self._fold_tournament(withdrawn)
+        section = self.tournament.section(withdrawn.section)
+        out: list[Observable] = []
+        t = withdrawn.t if withdrawn.t is not None else self.now
+        t = t if math.isfinite(t) else 0.0  # no time known yet: nothing better to stamp
+        for event in withdrawal_events(section, withdrawn, t):
+            if isinstance(event, PairingEdited):
+                self._fold_tournament(event)
+            elif event.game in self.book.games and not self.book.get(event.game).finished:
+                self.book = self.book.apply(event)
+                self._close(event.game)
+            else:
+                continue
+            out.append(event)
+        return out
+
+    def _override_alert(self, event: ByeGranted | ByeCancelled) -> list[Observable]:
+        name = self._player_name(event.section, event.player)
+        what = "granted" if isinstance(event, ByeGranted) else "cancelled"
+        return self._alert(
+            f"arbiter-override:{event.section}:{event.round}:{event.player}:{what}:{event.at.timestamp()}",
+            "arbiter-override",
+            event.at.timestamp(),
+            f"bye for round {event.round} {what} for {name} by {event.by} against the "
+            f"regulations ({event.override})",
+            section=event.section,
+            round_number=event.round,
+            players=(name,),
+        )
 
     def _early_draw(self, game: GameState, t: float) -> list[Observable]:
         config = self._section(game.key.section)
@@ -985,5 +1097,7 @@ def _is_tournament_event(event: Any) -> bool:
         | tournament_events.ByeGranted
         | tournament_events.ByeRefused
         | tournament_events.ByeCancelled
-        | tournament_events.PlayerWithdrawn,
+        | tournament_events.PlayerWithdrawn
+        | tournament_events.ContinuationRequested
+        | tournament_events.PlayoffGamePaired,
     )

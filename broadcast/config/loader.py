@@ -40,6 +40,13 @@ from broadcast.config.model import (
     System,
     TiebreakEdition,
 )
+from broadcast.config.regulations import (
+    REGULATION_SECTION_KEYS,
+    no_show_rules,
+    playoff_rules,
+    prize_rules,
+    withdrawal_rules,
+)
 from broadcast.config.tiebreaks import check_tiebreak
 from clocks.timecontrol import TimeControl, parse_time_control
 
@@ -68,6 +75,7 @@ SECTION_KEYS = (
     "schedule",
     "byes",
     "early_draw",
+    *REGULATION_SECTION_KEYS,
 )
 SCHEDULE_KEYS = ("round", "date", "time", "timezone")
 BYE_KEYS = ("max", "points", "excluded_rounds", "not_in_last_rounds", "request_deadline")
@@ -361,6 +369,10 @@ class _Checker:
         schedule = self.schedule(raw, at, rounds, zone)
         byes = self.byes(raw, at, rounds, system)
         early = self.early_draw(raw, at)
+        no_shows, no_show_limit = no_show_rules(self, raw, at, no_show_limit)
+        withdrawal = withdrawal_rules(self, raw, at)
+        playoff = playoff_rules(self, raw, at, system)
+        prizes = prize_rules(self, raw, at)
 
         if system in ("round-robin", "double-round-robin") and rounds is not None and players:
             n = len(players)
@@ -394,6 +406,10 @@ class _Checker:
             early_draw=early,
             pairing=pairing,
             players=players,
+            no_shows=no_shows,
+            withdrawal=withdrawal,
+            playoff=playoff,
+            prizes=prizes,
         )
 
     def tiebreaks(self, raw: dict[str, Any], at: KeyPath, system: System | None) -> tuple[str, ...]:

@@ -20,6 +20,20 @@ ResultsMode = Literal["apply", "confirm"]
 ByeDeadline = Literal["before-previous-round", "before-round"]
 TiebreakEdition = Literal[2024, 2026]
 
+FirstRoundNoShow = Literal["count", "exclude"]
+SingleAbsence = Literal["count", "disqualify-unless-continue"]
+OnNoShowLimit = Literal["alert", "withdraw"]
+RemainingGames = Literal["forfeit", "remove"]
+PrizeTies = Literal["share", "tiebreak"]
+PrizeSplit = Literal["wins"]
+
+FIRST_ROUND_NO_SHOW: tuple[FirstRoundNoShow, ...] = ("count", "exclude")
+SINGLE_ABSENCE: tuple[SingleAbsence, ...] = ("count", "disqualify-unless-continue")
+ON_NO_SHOW_LIMIT: tuple[OnNoShowLimit, ...] = ("alert", "withdraw")
+REMAINING_GAMES: tuple[RemainingGames, ...] = ("forfeit", "remove")
+PRIZE_TIES: tuple[PrizeTies, ...] = ("share", "tiebreak")
+PRIZE_SPLITS: tuple[PrizeSplit, ...] = ("wins",)
+
 SYSTEMS: tuple[System, ...] = ("round-robin", "double-round-robin", "swiss")
 PAIRING_KINDS: tuple[PairingKind, ...] = ("berger", "dutch", "import")
 BYE_DEADLINES: tuple[ByeDeadline, ...] = ("before-previous-round", "before-round")
@@ -67,6 +81,64 @@ class EarlyDrawRule:
 
 
 @dataclass(frozen=True, slots=True)
+class NoShowRules:
+    """What a no-show (a forfeit loss for absence) does, per the regulations.
+
+    `first_round` "exclude": absent at the start of round 1, the player is out of the
+    event at once (Sestao art. 6). `single_absence` "disqualify-unless-continue": any
+    absence disqualifies unless the player asks in writing to continue before the next
+    round is paired (Sestao art. 6). `on_limit` "withdraw": reaching the section's
+    `no_show_limit` withdraws the player (their remaining games follow
+    `WithdrawalRules`); "alert" only tells the arbiter.
+    """
+
+    first_round: FirstRoundNoShow = "count"
+    single_absence: SingleAbsence = "count"
+    on_limit: OnNoShowLimit = "alert"
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawalRules:
+    """A withdrawn (or eliminated) player's games not yet played in a round robin:
+    "forfeit" (the opponent wins +/-, shown to everyone) or "remove" (taken off the
+    pairings: nobody scores). In a Swiss a withdrawn player is simply not paired."""
+
+    remaining_games: RemainingGames = "forfeit"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoffRules:
+    """A play-off over the board for first place when players tie on points (Donostia
+    art. 10): `games` games at `time_control` between two players (more than two: blitz
+    leagues until two or one remain), then one Armageddon game at `armageddon_time_control`
+    where a draw goes to `armageddon_draw_winner`."""
+
+    time_control: TimeControl
+    armageddon_time_control: TimeControl
+    games: int = 2
+    armageddon_draw_winner: Literal["black", "white"] = "black"
+
+
+@dataclass(frozen=True, slots=True)
+class PrizePool:
+    """An amount split among the players by `split` ("wins": equally per win)."""
+
+    amount: float
+    split: PrizeSplit = "wins"
+
+
+@dataclass(frozen=True, slots=True)
+class PrizeRules:
+    """Place prizes (`places[0]` for 1st, ...) and pools. `ties` "share": players still
+    level after every tie-break share the prizes of the places they occupy equally."""
+
+    places: tuple[float, ...] = ()
+    ties: PrizeTies = "share"
+    pools: tuple[PrizePool, ...] = ()
+    currency: str = "EUR"
+
+
+@dataclass(frozen=True, slots=True)
 class PairingSource:
     """Where pairings come from: Berger tables, our own Dutch engine, or a TRF that
     the event's pairing program (`program`, e.g. Vega or Swiss-Manager) writes."""
@@ -106,6 +178,10 @@ class SectionConfig:
     early_draw: EarlyDrawRule | None
     pairing: PairingSource
     players: tuple[PlayerEntry, ...]
+    no_shows: NoShowRules = NoShowRules()
+    withdrawal: WithdrawalRules = WithdrawalRules()
+    playoff: PlayoffRules | None = None
+    prizes: PrizeRules | None = None
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:

@@ -44,8 +44,9 @@ from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
 from broadcast.games.events import GameResultText, ResultReason
 from broadcast.games.state import GameState, MoveRecord, PlayerRef
+from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.state import TournamentState
-from clocks.timecontrol import pgn_time_control
+from clocks.timecontrol import TimeControl, pgn_time_control
 
 __all__ = [
     "RESULT_TAG",
@@ -192,9 +193,14 @@ def event_title(event: EventConfig, section: str) -> str:
 
 
 def game_headers(
-    game: GameState, event: EventConfig, outcome: GameOutcome | None = None
+    game: GameState,
+    event: EventConfig,
+    outcome: GameOutcome | None = None,
+    *,
+    time_control: TimeControl | None = None,
 ) -> list[tuple[str, str]]:
-    """The tag pairs of `game`, in the order they are written (Seven Tag Roster first)."""
+    """The tag pairs of `game`, in the order they are written (Seven Tag Roster first).
+    `time_control`: the game's own when it is not the section's (a play-off game)."""
     section = event.section(game.key.section)
     outcome = outcome if outcome is not None else game_outcome(game)
     start = _round_start(section, game.key.round)
@@ -213,7 +219,7 @@ def game_headers(
         tags += [("SetUp", "1"), ("FEN", game.start_fen)]
     tags += _player_tags("White", game.white)
     tags += _player_tags("Black", game.black)
-    tags.append(("TimeControl", pgn_time_control(section.time_control)))
+    tags.append(("TimeControl", pgn_time_control(time_control or section.time_control)))
     if start is not None:
         # Clocks start at the scheduled time (Laws 6.7), so that is when the game began.
         utc = start.astimezone(dt.UTC)
@@ -287,9 +293,14 @@ def game_pgn(
 ) -> str:
     """One game as PGN text ending in a newline."""
     outcome = game_outcome(game, tournament)
-    headers = "".join(
-        f'[{name} "{_escape(value)}"]\n' for name, value in game_headers(game, event, outcome)
-    )
+    section = event.section(game.key.section)
+    time_control = None
+    if tournament is not None and game.key.round > section.rounds:
+        # A play-off game: its own time control (blitz, or Armageddon's White side).
+        state = tournament.sections.get(section.name)
+        time_control = time_control_for(section, state, game.key.round) if state else None
+    tags = game_headers(game, event, outcome, time_control=time_control)
+    headers = "".join(f'[{name} "{_escape(value)}"]\n' for name, value in tags)
     tokens = _movetext_tokens(game)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
     tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_title
-from broadcast.tournament.standings import compute_standings
+from broadcast.tournament.final import section_standings
 from broadcast.tournament.state import TournamentState
 from broadcast.tournament.trf import TrfFile, TrfRecord, write_trf
 
@@ -53,6 +53,13 @@ def section_trf_file(tournament: TournamentState, event: EventConfig, section: s
         time_control=str(config.time_control),
         tiebreaks=config.tiebreaks,
     )
+    withdrawn = [
+        TrfRecord("###", f" {number:4d} {state.status_of(number)}")
+        for number in sorted(state.players)
+        if state.status_of(number)
+    ]
+    if withdrawn:  # TRF-16 has no withdrawal field: say it in comments, after the header
+        report = TrfFile(report.crosstable, (*report.records, *withdrawn), report.trailer)
     record = _round_dates_record(config)
     if record is not None:
         # After 122 (time control), where the TRF-16 description puts it.
@@ -65,9 +72,7 @@ def section_trf_file(tournament: TournamentState, event: EventConfig, section: s
 def section_trf(tournament: TournamentState, event: EventConfig, section: str) -> str:
     """TRF-16 text of one section's results so far, ranked by its standings."""
     report = section_trf_file(tournament, event, section)
-    config = tournament.section(section).config
-    standings = compute_standings(
-        report.crosstable, config.tiebreaks, edition=event.tiebreak_edition
-    )
+    # Ranked as the regulations rank: a play-off decides first place.
+    standings = section_standings(tournament.section(section), event.tiebreak_edition)
     ranks = {row.start: row.rank for row in standings.rows}
     return write_trf(report, ranks=ranks)

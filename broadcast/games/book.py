@@ -31,6 +31,14 @@ def hall_board_for(event: EventConfig, key: GameKey) -> BoardConfig | None:
     return boards[key.board - 1] if 0 < key.board <= len(boards) else None
 
 
+def _place(games: dict[str, GameState], key: GameKey, white: PlayerRef, black: PlayerRef) -> None:
+    old = games.get(key.id)
+    if old is None:
+        games[key.id] = GameState(key, white, black)
+    elif (old.white, old.black) != (white, black):
+        games[key.id] = replace(old, white=white, black=black)
+
+
 @dataclass(frozen=True)
 class GameBook:
     """Games by id."""
@@ -65,11 +73,12 @@ class GameBook:
                     key = GameKey(section.name, number, pairing.board)
                     white = player_ref(section.players.get(pairing.white), pairing.white)
                     black = player_ref(section.players.get(pairing.black), pairing.black)
-                    old = games.get(key.id)
-                    if old is None:
-                        games[key.id] = GameState(key, white, black)
-                    elif (old.white, old.black) != (white, black):
-                        games[key.id] = replace(old, white=white, black=black)
+                    _place(games, key, white, black)
+            for game in section.playoff.values():  # play-off games run on the boards too
+                key = GameKey(section.name, section.playoff_round(game.number), game.board)
+                white = player_ref(section.players.get(game.white), game.white)
+                black = player_ref(section.players.get(game.black), game.black)
+                _place(games, key, white, black)
         return GameBook(games)
 
     def apply(self, event: GameEvent) -> GameBook:

@@ -26,6 +26,8 @@ ResultReason = Literal[
     "agreement",
     "resignation",
     "arbiter",
+    "forfeit",  # a player did not come (or was not at the board): a no-show
+    "withdrawal",  # a game not played because a player withdrew or was eliminated
 ]
 
 REASON_TEXT: Mapping[str, str] = {
@@ -40,6 +42,8 @@ REASON_TEXT: Mapping[str, str] = {
     "agreement": "agreement",
     "resignation": "resignation",
     "arbiter": "arbiter",
+    "forfeit": "forfeit",
+    "withdrawal": "withdrawal",
 }
 """Short human words for each result reason (desk alerts, spectator pages, JSON)."""
 

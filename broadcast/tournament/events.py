@@ -73,6 +73,9 @@ class ResultRecorded:
     player: int
     result: str
     under_one_move: bool = False
+    # Why (agreement, checkmate, default-time, forfeit, withdrawal, bye, import, ...):
+    # rules such as the no-show count read it, whatever the source of the result.
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,8 @@ class ByeGranted:
     player: int
     at: dt.datetime
     by: str = ""  # who decided (arbiter:<login>, rules), for the journal
+    # The regulation's refusal the arbiter overrode ("" = none): journaled and flagged.
+    override: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,8 @@ class ByeCancelled:
     player: int
     at: dt.datetime
     by: str = ""  # who decided (arbiter:<login>, rules), for the journal
+    # The regulation's refusal the arbiter overrode ("" = none): journaled and flagged.
+    override: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +131,7 @@ class PlayerWithdrawn:
     from_round: int
     reason: str = ""
     by: str = ""  # who decided (arbiter:<login>, rules), for the journal
+    t: float | None = None  # when (epoch seconds); stamps the forfeits that follow it
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +142,33 @@ class NoShowCounted:
     section: str
     round: int
     player: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContinuationRequested:
+    """After an absence in `round`, the player asked in writing to go on (Sestao art. 6:
+    before the next round is paired); without it the absence disqualifies."""
+
+    section: str
+    round: int
+    player: int
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoffGamePaired:
+    """Play-off game `number` (1, 2, ...) for first place: `kind` "blitz" or
+    "armageddon", on pairing board `board`, starting at `at`. Its game is round
+    `rounds + number` of the section (so it runs on the section's boards)."""
+
+    section: str
+    number: int
+    white: int
+    black: int
+    kind: str
+    at: dt.datetime
+    board: int = 1
+    by: str = ""
 
 
 TournamentEvent = (
@@ -148,4 +183,6 @@ TournamentEvent = (
     | ByeCancelled
     | PlayerWithdrawn
     | NoShowCounted
+    | ContinuationRequested
+    | PlayoffGamePaired
 )

@@ -45,6 +45,9 @@ class StandingRow:
     rating: int | None = None
     federation: str = ""
     title: str = ""
+    # Why the row is special: "play-off for 1st pending", "withdrawn from round 4", ...
+    note: str = ""
+    undecided: bool = False  # level for a place a play-off decides, not played yet
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ class Standings:
                 "federation": r.federation,
                 "title": r.title,
                 "tiebreaks": dict(r.tiebreaks),
+                "note": r.note,
+                "undecided": r.undecided,
             }
             for r in self.rows
         ]

@@ -9,6 +9,7 @@ export.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -32,10 +33,12 @@ from broadcast.tournament.events import (
     ByeGranted,
     ByeRefused,
     ByeRequested,
+    ContinuationRequested,
     NoShowCounted,
     PairingEdited,
     PlayersRegistered,
     PlayerWithdrawn,
+    PlayoffGamePaired,
     ResultRecorded,
     RoundPaired,
     TournamentEvent,
@@ -77,6 +80,20 @@ class RoundState:
 
 
 _BYE_CODE_FOR_POINTS = {0.0: "Z", 0.5: "H", 1.0: "F"}
+_REQUESTED_BYE_CODES = frozenset({"H", "F"})
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoffGame:
+    """One play-off game for first place and its result (None while unplayed)."""
+
+    number: int
+    white: int
+    black: int
+    kind: str
+    at: dt.datetime
+    board: int = 1
+    result: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,9 @@ class SectionState:
     bye_log: tuple[TournamentEvent, ...] = ()
     withdrawn: Mapping[int, int] = field(default_factory=dict)
     no_shows: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    continuations: Mapping[int, frozenset[int]] = field(default_factory=dict)
+    withdraw_reasons: Mapping[int, str] = field(default_factory=dict)
+    playoff: Mapping[int, PlayoffGame] = field(default_factory=dict)
 
     # -- questions ---------------------------------------------------------------------
     @property
@@ -106,15 +126,57 @@ class SectionState:
         start = self.withdrawn.get(player)
         if start is not None and round_number >= start:
             return False
+        earlier = [r for r in self.no_shows.get(player, ()) if r < round_number]
         limit = self.config.no_show_limit
-        if limit is not None:
-            earlier = [r for r in self.no_shows.get(player, ()) if r < round_number]
-            if len(earlier) >= limit:
-                return False
-        return True
+        if limit is not None and len(earlier) >= limit:
+            return False
+        return self.disqualifying_absence(player, round_number) is None
+
+    @property
+    def finished(self) -> bool:
+        """Every round paired and every game with a result."""
+        return all(
+            r in self.rounds and self.rounds[r].complete for r in range(1, self.config.rounds + 1)
+        )
+
+    def disqualifying_absence(self, player: int, round_number: int) -> int | None:
+        """Under a single-absence rule: the earlier round of an absence the player did not
+        ask to continue after (so they are out from then on), else None."""
+        if self.config.no_shows.single_absence != "disqualify-unless-continue":
+            return None
+        kept = self.continuations.get(player, frozenset())
+        for absent in self.no_shows.get(player, ()):
+            if absent < round_number and absent not in kept:
+                return absent
+        return None
+
+    def status_of(self, player: int) -> str:
+        """ "" for a player in the event; otherwise why they are out (pages, exports)."""
+        start = self.withdrawn.get(player)
+        if start is not None:
+            why = self.withdraw_reasons.get(player, "")
+            return f"withdrawn from round {start}" + (f" ({why})" if why else "")
+        after = self.config.rounds + 1
+        limit = self.config.no_show_limit
+        shows = self.no_shows.get(player, ())
+        if limit is not None and len(shows) >= limit:
+            return f"out: {len(shows)} no-shows (limit {limit})"
+        absent = self.disqualifying_absence(player, after)
+        if absent is not None:
+            if absent + 1 in self.rounds or absent >= self.config.rounds:
+                return f"disqualified: absent in round {absent}"
+            return f"absent in round {absent}: out unless they ask to continue"
+        return ""
 
     def byes_of(self, player: int) -> frozenset[int]:
-        return self.granted_byes.get(player, frozenset())
+        """Rounds of the player's requested byes: granted here, or entered by the
+        pairing program (H/F in its TRF); they count towards the section's maximum."""
+        recorded = {
+            number
+            for number, rnd in self.rounds.items()
+            if rnd.bye_codes.get(player) in _REQUESTED_BYE_CODES
+        }
+        return self.granted_byes.get(player, frozenset()) | recorded
 
     def absent_for(self, round_number: int) -> frozenset[int]:
         """Players not to be paired in `round_number`: withdrawn, over the no-show
@@ -216,8 +278,20 @@ class SectionState:
                 )
             case PlayerWithdrawn():
                 self._player(event.player)
-                self._check_round_number(event.from_round)
-                return replace(self, withdrawn={**self.withdrawn, event.player: event.from_round})
+                if not 1 <= event.from_round <= self.config.rounds + 1:
+                    raise StateError(
+                        f"withdrawal from round {event.from_round} is outside "
+                        f"1..{self.config.rounds + 1}"
+                    )
+                return replace(
+                    self,
+                    withdrawn={**self.withdrawn, event.player: event.from_round},
+                    withdraw_reasons={**self.withdraw_reasons, event.player: event.reason},
+                )
+            case ContinuationRequested():
+                return self._continuation(event)
+            case PlayoffGamePaired():
+                return self._playoff_paired(event)
             case NoShowCounted():
                 self._player(event.player)
                 self._check_round_number(event.round)
@@ -275,9 +349,14 @@ class SectionState:
                     raise StateError(f"round {round_number}: player {player} is paired twice")
                 seen.add(player)
                 if not self.is_active(player, round_number):
+                    absent = self.disqualifying_absence(player, round_number)
+                    why = (
+                        f"was absent in round {absent} without asking to continue"
+                        if absent is not None and player not in self.withdrawn
+                        else "has withdrawn or reached the no-show limit"
+                    )
                     raise StateError(
-                        f"round {round_number}: player {player} has withdrawn or reached the "
-                        "no-show limit and cannot be paired"
+                        f"round {round_number}: player {player} {why} and cannot be paired"
                     )
                 if round_number in self.byes_of(player):
                     raise StateError(
@@ -310,7 +389,52 @@ class SectionState:
             self, rounds={**self.rounds, event.round: replace(rnd, pairings=tuple(moved))}
         )
 
+    def _continuation(self, event: ContinuationRequested) -> SectionState:
+        self._player(event.player)
+        if event.round not in self.no_shows.get(event.player, ()):
+            raise StateError(
+                f"player {event.player} has no absence in round {event.round} to continue after"
+            )
+        if event.round + 1 in self.rounds:
+            raise StateError(
+                f"round {event.round + 1} is already paired: the request to continue had to "
+                "come before the pairing was published"
+            )
+        kept = self.continuations.get(event.player, frozenset()) | {event.round}
+        return replace(self, continuations={**self.continuations, event.player: kept})
+
+    def _playoff_paired(self, event: PlayoffGamePaired) -> SectionState:
+        if self.config.playoff is None:
+            raise StateError(f"section {self.name!r} has no [section.playoff] in its config")
+        for player in (event.white, event.black):
+            self._player(player)
+        if event.white == event.black:
+            raise StateError("a play-off game needs two different players")
+        if event.kind not in ("blitz", "armageddon"):
+            raise StateError(f"play-off game kind {event.kind!r}: use blitz or armageddon")
+        if event.number != len(self.playoff) + 1:
+            raise StateError(f"the next play-off game is number {len(self.playoff) + 1}")
+        game = PlayoffGame(
+            event.number, event.white, event.black, event.kind, event.at, event.board
+        )
+        return replace(self, playoff={**self.playoff, event.number: game})
+
+    def playoff_round(self, number: int) -> int:
+        """The round number a play-off game's board game carries (after the last round)."""
+        return self.config.rounds + number
+
+    def _playoff_result(self, event: ResultRecorded) -> SectionState:
+        game = self.playoff.get(event.round - self.config.rounds)
+        if game is None or event.player != game.white:
+            raise StateError(f"round {event.round}: no play-off game with White {event.player}")
+        if event.result not in GAME_RESULTS:
+            raise StateError(f"a play-off game cannot end {event.result!r}")
+        played = replace(game, result=event.result)
+        return replace(self, playoff={**self.playoff, game.number: played})
+
     def _result(self, event: ResultRecorded) -> SectionState:
+        if event.round > self.config.rounds and event.round not in self.rounds:
+            return self._playoff_result(event)
         rnd = self._round(event.round)
         game = rnd.game_of(event.player)
         if event.result in GAME_RESULTS:

@@ -1,0 +1,172 @@
+"""Config tables for the rules a regulation adds beyond pairings and schedules:
+`[section.no_shows]`, `[section.withdrawal]`, `[section.playoff]`, `[section.prizes]`
+(with `[[section.prizes.pool]]`). Read by the loader's checker, which collects issues.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from broadcast.config.locate import KeyPath
+from broadcast.config.model import (
+    FIRST_ROUND_NO_SHOW,
+    ON_NO_SHOW_LIMIT,
+    PRIZE_SPLITS,
+    PRIZE_TIES,
+    REMAINING_GAMES,
+    SINGLE_ABSENCE,
+    FirstRoundNoShow,
+    NoShowRules,
+    OnNoShowLimit,
+    PlayoffRules,
+    PrizePool,
+    PrizeRules,
+    PrizeSplit,
+    PrizeTies,
+    RemainingGames,
+    SectionConfig,
+    SingleAbsence,
+    System,
+    WithdrawalRules,
+)
+from clocks.timecontrol import TimeControl, parse_time_control
+
+if TYPE_CHECKING:
+    from broadcast.config.loader import _Checker
+
+NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
+WITHDRAWAL_KEYS = ("remaining_games",)
+PLAYOFF_KEYS = ("time_control", "games", "armageddon_time_control", "armageddon_draw_winner")
+PRIZE_KEYS = ("places", "ties", "pool", "currency")
+POOL_KEYS = ("amount", "split")
+REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes")
+
+
+def no_show_rules(
+    check: _Checker, raw: dict[str, Any], at: KeyPath, limit: int | None
+) -> tuple[NoShowRules, int | None]:
+    """The no-show rules, and the limit (`no_show_limit` or `[section.no_shows] limit`)."""
+    table = check.get_table(raw, "no_shows", at)
+    if table is None:
+        return NoShowRules(), limit
+    here: KeyPath = (*at, "no_shows")
+    check.unknown_keys(table, NO_SHOW_KEYS, here)
+    own = check.get_int(table, "limit", here, minimum=1, example=2)
+    if own is not None and limit is not None and own != limit:
+        check.error(
+            (*here, "limit"),
+            f"no_shows.limit = {own} contradicts no_show_limit = {limit}",
+            "give the limit once",
+        )
+    first = check.get_choice(table, "first_round", here, FIRST_ROUND_NO_SHOW, default="count")
+    single = check.get_choice(table, "single_absence", here, SINGLE_ABSENCE, default="count")
+    on_limit = check.get_choice(table, "on_limit", here, ON_NO_SHOW_LIMIT, default="alert")
+    rules = NoShowRules(
+        cast(FirstRoundNoShow, first),
+        cast(SingleAbsence, single),
+        cast(OnNoShowLimit, on_limit),
+    )
+    return rules, own if own is not None else limit
+
+
+def withdrawal_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> WithdrawalRules:
+    table = check.get_table(raw, "withdrawal", at)
+    if table is None:
+        return WithdrawalRules()
+    here: KeyPath = (*at, "withdrawal")
+    check.unknown_keys(table, WITHDRAWAL_KEYS, here)
+    games = check.get_choice(table, "remaining_games", here, REMAINING_GAMES, default="forfeit")
+    return WithdrawalRules(cast(RemainingGames, games))
+
+
+def _time_control(check: _Checker, table: dict[str, Any], key: str, at: KeyPath) -> TimeControl:
+    text = check.get_str(table, key, at, required=True, example="300")
+    try:
+        return parse_time_control(text or "300")
+    except ValueError as exc:
+        check.error((*at, key), str(exc), "e.g. 300 (5 minutes) or w:300,b:240 (Armageddon)")
+        return parse_time_control("300")
+
+
+def playoff_rules(
+    check: _Checker, raw: dict[str, Any], at: KeyPath, system: System | None
+) -> PlayoffRules | None:
+    table = check.get_table(raw, "playoff", at)
+    if table is None:
+        return None
+    here: KeyPath = (*at, "playoff")
+    check.unknown_keys(table, PLAYOFF_KEYS, here)
+    blitz = _time_control(check, table, "time_control", here)
+    armageddon = _time_control(check, table, "armageddon_time_control", here)
+    games = check.get_int(table, "games", here, default=2, minimum=1, maximum=20, example=2)
+    winner = check.get_choice(
+        table, "armageddon_draw_winner", here, ("black", "white"), default="black"
+    )
+    if armageddon.symmetric and "armageddon_time_control" in table:
+        check.error(
+            (*here, "armageddon_time_control"),
+            "an Armageddon gives the sides different times",
+            'write it per side, e.g. "w:300,b:240"',
+        )
+    return PlayoffRules(blitz, armageddon, games or 2, cast(Any, winner))
+
+
+def prize_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> PrizeRules | None:
+    table = check.get_table(raw, "prizes", at)
+    if table is None:
+        return None
+    here: KeyPath = (*at, "prizes")
+    check.unknown_keys(table, PRIZE_KEYS, here)
+    places: list[float] = []
+    value = table.get("places", [])
+    if not isinstance(value, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value
+    ):
+        check.error(
+            (*here, "places"),
+            "prizes.places must be a list of amounts, 1st place first",
+            "write places = [2000, 1000, 500]",
+        )
+    else:
+        places = [float(v) for v in value]
+    ties = check.get_choice(table, "ties", here, PRIZE_TIES, default="share")
+    currency = check.get_str(table, "currency", here, default="EUR", example="EUR")
+    pools: list[PrizePool] = []
+    for i, pool in enumerate(check.get_array_of_tables(table, "pool", here)):
+        where: KeyPath = (*here, "pool", i)
+        check.unknown_keys(pool, POOL_KEYS, where)
+        amount = pool.get("amount")
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
+            check.error(where, "a prize pool needs amount = a number >= 0", "write amount = 3500")
+            continue
+        split = check.get_choice(pool, "split", where, PRIZE_SPLITS, default="wins")
+        pools.append(PrizePool(float(amount), cast(PrizeSplit, split)))
+    return PrizeRules(tuple(places), cast(PrizeTies, ties), tuple(pools), currency)
+
+
+def describe_rules(section: SectionConfig) -> list[str]:
+    """Lines for `boardwire check`: what the section's regulation tables say."""
+    lines: list[str] = []
+    rules = section.no_shows
+    if rules.first_round == "exclude":
+        lines.append("  absent in round 1: excluded from the event")
+    if rules.single_absence == "disqualify-unless-continue":
+        lines.append("  any absence disqualifies unless the player asks to continue in time")
+    if section.no_show_limit is not None and rules.on_limit == "withdraw":
+        lines.append("  reaching the no-show limit withdraws the player at once")
+    if section.system != "swiss":
+        lines.append(f"  a withdrawn player's later games: {section.withdrawal.remaining_games}")
+    if section.playoff is not None:
+        p = section.playoff
+        lines.append(
+            f"  tie for first: play-off of {p.games} games at {p.time_control}, then "
+            f"Armageddon {p.armageddon_time_control} (a draw: {p.armageddon_draw_winner} wins)"
+        )
+    if section.prizes is not None:
+        places = ", ".join(f"{a:g}" for a in section.prizes.places) or "none"
+        pools = ", ".join(f"{p.amount:g} by {p.split}" for p in section.prizes.pools)
+        lines.append(
+            f"  prizes ({section.prizes.currency}): places {places}, ties {section.prizes.ties}"
+            + (f", pools {pools}" if pools else "")
+        )
+    return lines

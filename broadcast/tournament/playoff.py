@@ -1,0 +1,109 @@
+"""The play-off for first place (Donostia art. 10), as a pure function of the games.
+
+Two players tied for first play `games` blitz games; still level, one Armageddon where a
+draw goes to the configured colour. More than two: blitz leagues (everyone meets everyone
+once) among those still in; the leaders of a complete league stay in, until one is left
+(the winner) or two (who play the Armageddon).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from broadcast.config.model import PlayoffRules, SectionConfig
+from broadcast.tournament.state import PlayoffGame, SectionState
+from clocks.timecontrol import TimeControl
+
+_POINTS = {
+    "1-0": (1.0, 0.0),
+    "+-": (1.0, 0.0),
+    "0-1": (0.0, 1.0),
+    "-+": (0.0, 1.0),
+    "1/2-1/2": (0.5, 0.5),
+    "--": (0.0, 0.0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoffStatus:
+    """Who is still in, the winner once known, and what the next game must be."""
+
+    tied: tuple[int, ...]
+    remaining: tuple[int, ...]
+    winner: int | None
+    next_kind: str | None  # "blitz", "armageddon", or None (decided, or a game unplayed)
+
+    @property
+    def decided(self) -> bool:
+        return self.winner is not None
+
+
+def _scores(players: Sequence[int], games: Iterable[PlayoffGame]) -> dict[int, float]:
+    score = dict.fromkeys(players, 0.0)
+    for game in games:
+        if game.result is None:
+            continue
+        w, b = _POINTS[game.result]
+        if game.white in score:
+            score[game.white] += w
+        if game.black in score:
+            score[game.black] += b
+    return score
+
+
+def playoff_status(
+    rules: PlayoffRules, tied: Sequence[int], games: Sequence[PlayoffGame]
+) -> PlayoffStatus:
+    """Where the play-off among `tied` (players level on points for first) stands."""
+    tied_t = tuple(sorted(tied))
+    if len(tied_t) < 2:
+        return PlayoffStatus(tied_t, tied_t, tied_t[0] if tied_t else None, None)
+    ordered = sorted(games, key=lambda g: g.number)
+    if any(g.result is None for g in ordered):
+        return PlayoffStatus(tied_t, tied_t, None, None)  # a game is being played
+    armageddon = [g for g in ordered if g.kind == "armageddon"]
+    if armageddon:
+        game = armageddon[0]
+        result = game.result or "1/2-1/2"
+        if result in ("1-0", "+-"):
+            winner = game.white
+        elif result in ("0-1", "-+"):
+            winner = game.black
+        else:
+            winner = game.black if rules.armageddon_draw_winner == "black" else game.white
+        return PlayoffStatus(tied_t, (game.white, game.black), winner, None)
+    remaining = list(tied_t)
+    blitz = [g for g in ordered if g.kind == "blitz"]
+    if len(remaining) == 2:
+        score = _scores(remaining, blitz)
+        if len(blitz) >= rules.games and score[remaining[0]] != score[remaining[1]]:
+            winner = max(remaining, key=lambda p: score[p])
+            return PlayoffStatus(tied_t, tuple(remaining), winner, None)
+        kind = "blitz" if len(blitz) < rules.games else "armageddon"
+        return PlayoffStatus(tied_t, tuple(remaining), None, kind)
+    # Leagues: each complete league among the players still in keeps its leaders.
+    pending = list(blitz)
+    while len(remaining) > 2:
+        pairs = len(remaining) * (len(remaining) - 1) // 2
+        league = [g for g in pending if g.white in remaining and g.black in remaining][:pairs]
+        if len(league) < pairs:
+            return PlayoffStatus(tied_t, tuple(remaining), None, "blitz")
+        pending = [g for g in pending if g not in league]
+        score = _scores(remaining, league)
+        best = max(score.values())
+        leaders = [p for p in remaining if score[p] == best]
+        if len(leaders) == 1:
+            return PlayoffStatus(tied_t, tuple(remaining), leaders[0], None)
+        remaining = leaders
+    return PlayoffStatus(tied_t, tuple(remaining), None, "armageddon")
+
+
+def time_control_for(section: SectionConfig, state: SectionState, round_number: int) -> TimeControl:
+    """The time control of a section's round, play-off games included."""
+    game = state.playoff.get(round_number - section.rounds)
+    if section.playoff is None or game is None or round_number <= section.rounds:
+        return section.time_control
+    if game.kind == "armageddon":
+        return section.playoff.armageddon_time_control
+    return section.playoff.time_control

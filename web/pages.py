@@ -28,6 +28,31 @@ ENV = Environment(
     lstrip_blocks=True,
 )
 
+# How a result's reason reads on the pages (live.js has the same table).
+REASON_TEXT = {
+    "checkmate": "checkmate",
+    "stalemate": "stalemate",
+    "dead-position": "dead position",
+    "repetition": "repetition",
+    "75-moves": "75-move rule",
+    "kings-signal": "signalled with the kings",
+    "flag-fall": "time forfeit",
+    "default-time": "default time",
+    "agreement": "agreement",
+    "resignation": "resignation",
+    "arbiter": "arbiter's decision",
+}
+
+
+def reason_text(reason: str | None) -> str:
+    """A result reason as words (unknown reasons as they are, hyphens as spaces)."""
+    if not reason:
+        return ""
+    return REASON_TEXT.get(reason, reason.replace("-", " "))
+
+
+ENV.filters["reason"] = reason_text
+
 
 def delay_text(seconds: float) -> str:
     s = round(seconds)
@@ -84,11 +109,19 @@ def round_page(
 def game_page(config: EventConfig, game: GameState, delay: float, *, flipped: bool) -> str:
     data = views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
+    section = views.section_by_name(config, game.key.section)
+    tc = section.time_control if section is not None else None
+    timed = tc is not None and not tc.untimed
+    start_clock = {  # the clocks before the first move, for the viewer at the start position
+        "white": tc.initial_seconds("white") if tc is not None and timed else "",
+        "black": tc.initial_seconds("black") if tc is not None and timed else "",
+    }
     return ENV.get_template("game.html").render(
         **_common(config, delay),
         g=data,
         svg=board_svg(game.fen, last, flipped=flipped),
         flipped=flipped,
+        start_clock=start_clock,
         section_slug=slug(game.key.section),
         pgn=game_pgn(game, config),  # no tournament: public feeds take results from the game
     )

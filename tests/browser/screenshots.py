@@ -31,6 +31,7 @@ PAGES = {
     "game-draw": f"/game/{scene.GAME_DRAW}",
     "standings": "/standings",
     "arbiter-login": "/arbiter/login",
+    "not-found": "/game/no-such-game",
 }
 
 

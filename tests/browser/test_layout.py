@@ -36,7 +36,9 @@ PUBLIC = {
     "game-flipped": f"/game/{scene.GAME_ON}?flip=1",
     "standings": "/standings",
     "arbiter-login": "/arbiter/login",
+    "not-found": "/game/no-such-game",
 }
+STATIC = ("arbiter-login", "not-found")  # pages without a live connection
 # What counts as a card: a box whose content must stay inside it.
 CARDS = ".mini, .boardcol, .movecol, .scroll, table, li.alert, details.deskgame, main form"
 CLOCK = re.compile(r"^(⚑ )?\d+:\d\d:\d\d$")
@@ -131,7 +133,7 @@ async def clock_texts(page: Any) -> list[str]:
 async def test_public_pages_fit_their_cards_and_the_window(
     site: Site, page: Any, where: str
 ) -> None:
-    if where == "arbiter-login":
+    if where in STATIC:
         await page.goto(site.url + PUBLIC[where])
     else:
         await open_live(page, site.url + PUBLIC[where])
@@ -149,6 +151,18 @@ async def test_the_arbiter_desk_fits_with_a_long_position_in_an_alert(
     await page.wait_for_selector("li.alert[data-alert=scene-fen]")
     await page.evaluate("() => document.querySelectorAll('details').forEach((d) => d.open = true)")
     assert await problems(page) == []
+
+
+async def test_the_disabled_desk_page_fits(tmp_path: Path, page: Any) -> None:
+    service, _ = scene.build(tmp_path)
+    port = free_port()
+    runner = await start_web(service, host="127.0.0.1", port=port, credentials=None)
+    try:
+        await page.goto(f"http://127.0.0.1:{port}/arbiter")
+        assert "disabled" in (await page.locator("h1").text_content() or "")
+        assert await problems(page) == []
+    finally:
+        await runner.cleanup()
 
 
 async def test_every_board_shows_both_clocks_whole_and_its_result(site: Site, page: Any) -> None:

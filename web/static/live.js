@@ -140,7 +140,9 @@
       for (const li of items()) li.classList.toggle("cur", Number(li.getAttribute("data-ply")) === n);
       const pos = document.getElementById("viewer-pos");
       if (pos) {
-        pos.textContent = ply === null ? (n ? label(n) + " · live" : "live") : label(n);
+        const over = game.querySelector(".result.final");  // a finished game is not "live"
+        const tail = over ? "" : " · live";
+        pos.textContent = ply === null ? (n ? label(n) + tail : over ? "start" : "live") : label(n);
         pos.classList.toggle("past", ply !== null);
       }
       if (ply === null) return;

@@ -273,6 +273,7 @@
     }
   }
   function applyMove(d) {
+    if (!d.moves || !d.moves.length) return;
     const g = BW.liveGame;
     if (g && g.id === d.game && g.moves) {
       g.moves = g.moves.filter((m) => m.ply < d.moves[0].ply).concat(d.moves);

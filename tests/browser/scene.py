@@ -51,6 +51,21 @@ GAME_MATE = "masters-r1-b2"  # 1-0 checkmate... as played, confirmed
 GAME_FLAG = "masters-r1-b3"  # Black's flag fell: 1-0 pending the arbiter
 GAME_DRAW = "masters-r1-b4"  # 1/2-1/2 by agreement
 
+SIZES = {"phone": (390, 844), "desktop": (1366, 768)}
+# Every page without a login (name -> path); the desk needs one and is visited apart.
+PAGES = {
+    "home": "/",
+    "round": "/round/1",
+    "game-live": f"/game/{GAME_ON}",
+    "game-mate": f"/game/{GAME_MATE}",
+    "game-flag": f"/game/{GAME_FLAG}",
+    "game-draw": f"/game/{GAME_DRAW}",
+    "game-flipped": f"/game/{GAME_ON}?flip=1",
+    "standings": "/standings",
+    "arbiter-login": "/arbiter/login",
+    "not-found": "/game/no-such-game",
+}
+
 
 def long_names_event(tmp: Path) -> Path:
     """The example event with long names, written to `tmp`."""

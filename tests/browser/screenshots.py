@@ -20,19 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scene
 
 CHROMIUM = "/usr/bin/chromium"
-SIZES = {"phone": (390, 844), "desktop": (1366, 768)}
 CREDENTIALS = ("arbiter", "screenshots only")
-PAGES = {
-    "home": "/",
-    "round": "/round/1",
-    "game-live": f"/game/{scene.GAME_ON}",
-    "game-mate": f"/game/{scene.GAME_MATE}",
-    "game-flag": f"/game/{scene.GAME_FLAG}",
-    "game-draw": f"/game/{scene.GAME_DRAW}",
-    "standings": "/standings",
-    "arbiter-login": "/arbiter/login",
-    "not-found": "/game/no-such-game",
-}
 
 
 def _free_port() -> int:
@@ -58,10 +46,10 @@ async def shoot(out: Path) -> list[Path]:
                 browser = await p.chromium.launch(
                     executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
                 )
-                for size, (w, h) in SIZES.items():
+                for size, (w, h) in scene.SIZES.items():
                     context = await browser.new_context(viewport={"width": w, "height": h})
                     page = await context.new_page()
-                    for name, path in PAGES.items():
+                    for name, path in scene.PAGES.items():
                         await page.goto(url + path)
                         await page.wait_for_load_state("networkidle")
                         saved.append(out / f"{name}-{size}.png")

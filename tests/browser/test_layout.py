@@ -25,19 +25,6 @@ from broadcast.service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web
 
-SIZES = {"phone": (390, 844), "desktop": (1366, 768)}
-PUBLIC = {
-    "home": "/",
-    "round": "/round/1",
-    "game-live": f"/game/{scene.GAME_ON}",
-    "game-mate": f"/game/{scene.GAME_MATE}",
-    "game-flag": f"/game/{scene.GAME_FLAG}",
-    "game-draw": f"/game/{scene.GAME_DRAW}",
-    "game-flipped": f"/game/{scene.GAME_ON}?flip=1",
-    "standings": "/standings",
-    "arbiter-login": "/arbiter/login",
-    "not-found": "/game/no-such-game",
-}
 STATIC = ("arbiter-login", "not-found")  # pages without a live connection
 # What counts as a card: a box whose content must stay inside it.
 CARDS = ".mini, .boardcol, .movecol, .scroll, table, li.alert, details.deskgame, main form"
@@ -94,9 +81,9 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
             await runner.cleanup()
 
 
-@pytest.fixture(params=list(SIZES))
+@pytest.fixture(params=list(scene.SIZES))
 async def page(request: pytest.FixtureRequest, browser: Any) -> AsyncIterator[Any]:
-    width, height = SIZES[request.param]
+    width, height = scene.SIZES[request.param]
     context = await browser.new_context(viewport={"width": width, "height": height})
     yield await context.new_page()
     await context.close()
@@ -129,14 +116,14 @@ async def clock_texts(page: Any) -> list[str]:
     return texts
 
 
-@pytest.mark.parametrize("where", list(PUBLIC))
+@pytest.mark.parametrize("where", list(scene.PAGES))
 async def test_public_pages_fit_their_cards_and_the_window(
     site: Site, page: Any, where: str
 ) -> None:
     if where in STATIC:
-        await page.goto(site.url + PUBLIC[where])
+        await page.goto(site.url + scene.PAGES[where])
     else:
-        await open_live(page, site.url + PUBLIC[where])
+        await open_live(page, site.url + scene.PAGES[where])
     assert await problems(page) == []
     await page.evaluate("() => document.querySelectorAll('details').forEach((d) => d.open = true)")
     assert await problems(page) == []

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import game_pgn
+from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.service import PublicState
@@ -70,9 +71,12 @@ def _common(config: EventConfig, delay: float) -> dict[str, Any]:
     }
 
 
-def _with_svg(summary: dict[str, Any]) -> dict[str, Any]:
+def _with_svg(summary: dict[str, Any], book: GameBook) -> dict[str, Any]:
+    """A mini-board's data: the summary, its board, and the result's reason (which the
+    summary JSON does not carry)."""
     last = summary["last_move"]["uci"] if summary["last_move"] else None
-    return {**summary, "svg": board_svg(summary["fen"], last)}
+    reason = summary.get("result_reason", book.games[summary["id"]].result_reason)
+    return {**summary, "svg": board_svg(summary["fen"], last), "result_reason": reason}
 
 
 def home_page(
@@ -84,7 +88,7 @@ def home_page(
             "section": r["section"],
             "slug": slug(r["section"]),
             "round": r["round"],
-            "games": [_with_svg(g) for g in r["games"]],
+            "games": [_with_svg(g, public.book) for g in r["games"]],
         }
         for r in views.live_json(public.book, config, live)
     ]
@@ -96,7 +100,10 @@ def home_page(
 def round_page(
     config: EventConfig, public: PublicState, section: SectionConfig, number: int, delay: float
 ) -> str:
-    games = [_with_svg(g) for g in views.round_json(public.book, section.name, number)["games"]]
+    games = [
+        _with_svg(g, public.book)
+        for g in views.round_json(public.book, section.name, number)["games"]
+    ]
     return ENV.get_template("round.html").render(
         **_common(config, delay),
         section=section,

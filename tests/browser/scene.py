@@ -6,8 +6,8 @@ whose result waits for the arbiter, a draw by agreement. The state is built by
 committing events to a real service (virtual time), as the boards would.
 
 The public game JSON's `flag` and `pending_result` fields come from the arbiter rules;
-until the state carries them, `with_flags()` adds them to the views (derived from the
-game's proposal) so the pages' rendering of them can be tested.
+until the views carry them, `with_flags()` adds them (derived from the game's proposal
+and clocks) so the pages' rendering of them can be tested.
 """
 
 from __future__ import annotations
@@ -175,20 +175,16 @@ def _flag_fields(game: Any) -> dict[str, Any]:
         flag = "white"
     elif game.black_clock == 0:
         flag = "black"
-    return {"flag": flag, "pending_result": pending, "result_reason": game.result_reason}
+    return {"flag": flag, "pending_result": pending}
 
 
 @contextlib.contextmanager
 def with_flags() -> Iterator[None]:
-    """The views with `flag`, `pending_result` and `result_reason` on every game summary,
-    unless the views already have them (then nothing changes)."""
+    """The views with `flag` and `pending_result` on every game summary; fields the views
+    already have are left as they are."""
     from web import views
 
     original = views.game_summary
-    probe = original.__code__.co_names
-    if "flag" in original.__code__.co_consts or "pending_result" in probe:
-        yield
-        return
 
     def game_summary(game: Any) -> dict[str, Any]:
         out = original(game)

@@ -192,13 +192,22 @@ async def test_a_flag_fall_then_the_confirmed_result_on_the_game_page(
     assert "⚑" in await black.evaluate("(el) => getComputedStyle(el, '::before').content")
     white = page.locator(".game .clock[data-side=white]")
     assert "flagged" not in (await white.get_attribute("class") or "")
-    # The arbiter confirms: the page says so without a reload.
+    home = await page.context.new_page()
+    await open_live(home, f"{site.url}/")
+    # The arbiter confirms: the pages say so without a reload.
     site.service.commit([ResultConfirmed(scene.GAME_FLAG, "1-0", "flag-fall", site.clock.now())])
     await page.wait_for_function(
         "() => document.getElementById('result').textContent === '1-0 (time forfeit)'",
         timeout=15000,
     )
     assert "final" in (await page.locator("#result").get_attribute("class") or "")
+    mini = home.locator(f".mini[data-game='{scene.GAME_FLAG}'] .result")
+    await home.wait_for_function(
+        f"""() => document.querySelector(".mini[data-game='{scene.GAME_FLAG}'] .result")
+            .textContent === '1-0 (time forfeit)'""",
+        timeout=15000,
+    )
+    assert "final" in (await mini.get_attribute("class") or "")
 
 
 # -- the game viewer ---------------------------------------------------------------------------

@@ -105,6 +105,7 @@
     const el = root.querySelector(".result");
     if (!el) return;
     el.textContent = resultText(result, reason, pending);
+    if (el.hasAttribute("data-reason")) el.setAttribute("data-reason", result && result !== "*" ? reason || "" : "");
     el.classList.toggle("final", Boolean(result && result !== "*"));
     el.classList.toggle("pending", !(result && result !== "*") && Boolean(pending));
   }
@@ -267,7 +268,9 @@
       if (!viewer.past()) setFlag(root, g.flag || null);
       const lastSan = g.last_move ? g.last_move.san : null;
       setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : "not started");
-      showResult(root, g.result, g.result_reason, g.pending_result);
+      // Summaries (round and event scopes) may lack the reason: keep the one on the page.
+      const shownReason = (root.querySelector(".result[data-reason]") || { getAttribute: () => null }).getAttribute("data-reason");
+      showResult(root, g.result, "result_reason" in g ? g.result_reason : shownReason, g.pending_result);
       setText(root, ".ply", String(g.ply));
       if (list) viewer.draw();
     }

@@ -23,6 +23,7 @@ import chess.pgn
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.config import load_event
+from broadcast.games import events as game_events
 from broadcast.games.events import GameClock, GameMove, ResultConfirmed, ResultProposed
 from broadcast.journal import Journal
 from broadcast.service import EventService
@@ -136,9 +137,14 @@ def build(tmp: Path) -> tuple[EventService, ManualTime]:
     _play(service, clock, GAME_MATE, mate, 7, stopped=True)
     service.commit([ResultConfirmed(GAME_MATE, "1-0", "checkmate", clock.now())])
     _play(service, clock, GAME_FLAG, games[2], 31)
+    flag_fell: list[Any] = []
+    game_flag = getattr(game_events, "GameFlag", None)  # the rules' flag fact, where it exists
+    if game_flag is not None:
+        flag_fell.append(game_flag(GAME_FLAG, "black", clock.now()))
     service.commit(
         [
             GameClock(GAME_FLAG, 1805, 0, None, clock.now()),
+            *flag_fell,
             ResultProposed(GAME_FLAG, "1-0", "flag-fall", clock.now()),
         ]
     )

@@ -107,6 +107,25 @@ async def problems(page: Any) -> list[str]:
     return found
 
 
+# An element's text as it reads on screen: with the text that CSS adds (`::before`/`::after`,
+# e.g. the parentheses around a result's reason), whitespace collapsed.
+SEEN = """(root) => {
+  const pseudo = (el, which) => {
+    const c = getComputedStyle(el, which).content;
+    return /^".*"$/.test(c) ? JSON.parse(c) : "";
+  };
+  const walk = (node) => node.nodeType === Node.TEXT_NODE ? node.textContent
+    : node.nodeType !== Node.ELEMENT_NODE ? ""
+    : pseudo(node, "::before") + Array.from(node.childNodes).map(walk).join("") + pseudo(node, "::after");
+  return walk(root).replace(/\\s+/g, " ").trim();
+}"""
+
+
+async def seen(locator: Any) -> str:
+    text: str = await locator.evaluate(SEEN)
+    return text
+
+
 async def clock_texts(page: Any) -> list[str]:
     texts: list[str] = await page.evaluate(
         """() => Array.from(document.querySelectorAll('.clock')).map(
@@ -166,13 +185,13 @@ async def test_every_board_shows_both_clocks_whole_and_its_result(site: Site, pa
             feds = await mini.locator(".fed").all_text_contents()
             assert len(feds) == 2 and all(len(f) == 3 for f in feds)
         results = {
-            game: (await page.locator(f".mini[data-game='{game}'] .result").text_content() or "")
+            game: await seen(page.locator(f".mini[data-game='{game}'] .result"))
             for game in (scene.GAME_ON, scene.GAME_MATE, scene.GAME_FLAG, scene.GAME_DRAW)
         }
         assert results == {
             scene.GAME_ON: "",
             scene.GAME_MATE: "1-0 (checkmate)",
-            scene.GAME_FLAG: "result pending: 1-0 (time forfeit)",
+            scene.GAME_FLAG: "result pending: 1-0 (time forfeit) ⚑ black's flag fell",
             scene.GAME_DRAW: "1/2-1/2 (agreement)",
         }
         flagged = page.locator(".mini .clock.flagged")
@@ -185,7 +204,9 @@ async def test_a_flag_fall_then_the_confirmed_result_on_the_game_page(
     site: Site, page: Any
 ) -> None:
     await open_live(page, f"{site.url}/game/{scene.GAME_FLAG}")
-    assert await page.locator("#result").text_content() == "result pending: 1-0 (time forfeit)"
+    assert await seen(page.locator("#result")) == (
+        "result pending: 1-0 (time forfeit), awaiting the arbiter ⚑ black's flag fell"
+    )
     black = page.locator(".game .clock[data-side=black]")
     assert "flagged" in (await black.get_attribute("class") or "")
     assert await black.get_attribute("title") == "flag fell"
@@ -196,18 +217,14 @@ async def test_a_flag_fall_then_the_confirmed_result_on_the_game_page(
     await open_live(home, f"{site.url}/")
     # The arbiter confirms: the pages say so without a reload.
     site.service.commit([ResultConfirmed(scene.GAME_FLAG, "1-0", "flag-fall", site.clock.now())])
-    await page.wait_for_function(
-        "() => document.getElementById('result').textContent === '1-0 (time forfeit)'",
-        timeout=15000,
-    )
-    assert "final" in (await page.locator("#result").get_attribute("class") or "")
+    await page.wait_for_selector("#result.final .resultbadge", timeout=15000)
+    assert await seen(page.locator("#result")) == "1-0 (time forfeit) ⚑ black's flag fell"
     mini = home.locator(f".mini[data-game='{scene.GAME_FLAG}'] .result")
-    await home.wait_for_function(
-        f"""() => document.querySelector(".mini[data-game='{scene.GAME_FLAG}'] .result")
-            .textContent === '1-0 (time forfeit)'""",
-        timeout=15000,
+    await home.wait_for_selector(
+        f".mini[data-game='{scene.GAME_FLAG}'] .result.final .resultbadge", timeout=15000
     )
-    assert "final" in (await mini.get_attribute("class") or "")
+    assert await seen(mini) == "1-0 (time forfeit) ⚑ black's flag fell"
+    assert "flagged" in (await black.get_attribute("class") or "")
 
 
 # -- the game viewer ---------------------------------------------------------------------------

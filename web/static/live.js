@@ -78,6 +78,10 @@
     }
   }
   setInterval(tick, 200);
+  function shownFlag(root) {
+    const el = root.querySelector(".result[data-flag]");
+    return el ? el.getAttribute("data-flag") || null : null;
+  }
   function setFlag(root, flag) {
     for (const el of root.querySelectorAll(".clock[data-side]")) {
       const fallen = flag === el.getAttribute("data-side");
@@ -95,19 +99,31 @@
     "resignation": "resignation", "arbiter": "arbiter's decision",
   };
   function reasonText(r) { return r ? (REASONS[r] || String(r).replace(/-/g, " ")) : ""; }
-  function resultText(result, reason, pending) {
-    if (result && result !== "*") return result + (reason ? " (" + reasonText(reason) + ")" : "");
-    if (pending && pending.result) return "result pending: " + pending.result + (pending.reason ? " (" + reasonText(pending.reason) + ")" : "");
-    return "";
-  }
-  BW.resultText = resultText;
-  function showResult(root, result, reason, pending) {
+  // The result badge (same markup as result_text in _macros.html): the result and its
+  // reason, or the proposal waiting for the arbiter, and whose flag fell.
+  function span(className, text) { const el = document.createElement("span"); el.className = className; el.textContent = text; return el; }
+  // A field left undefined (a message that does not carry it) keeps what the page shows.
+  function showResult(root, result, reason, pending, flag) {
     const el = root.querySelector(".result");
     if (!el) return;
-    el.textContent = resultText(result, reason, pending);
-    if (el.hasAttribute("data-reason")) el.setAttribute("data-reason", result && result !== "*" ? reason || "" : "");
-    el.classList.toggle("final", Boolean(result && result !== "*"));
-    el.classList.toggle("pending", !(result && result !== "*") && Boolean(pending));
+    if (reason === undefined) reason = el.getAttribute("data-reason") || null;
+    if (flag === undefined) flag = el.getAttribute("data-flag") || null;
+    const final = Boolean(result && result !== "*");
+    const parts = [];
+    if (final) {
+      const badge = span("resultbadge", result);
+      if (reason) badge.append(" ", span("why", reasonText(reason)));
+      parts.push(badge);
+    } else if (pending && pending.result) {
+      parts.push(span("pending", "result pending: " + pending.result + (pending.reason ? " (" + reasonText(pending.reason) + ")" : "")
+        + (el.id === "result" ? ", awaiting the arbiter" : "")));
+    }
+    if (flag) parts.push(" ", span("flagbadge", "⚑ " + flag + "'s flag fell"));
+    el.replaceChildren(...parts);
+    el.classList.toggle("final", final);
+    el.classList.toggle("pending", !final && Boolean(pending));
+    el.setAttribute("data-reason", final ? reason || "" : "");
+    el.setAttribute("data-flag", flag || "");
   }
 
   // -- the game viewer: step through the moves; the live game is followed at the end ----
@@ -174,6 +190,7 @@
       const li = lis[lis.length - 1];
       const svg = game.querySelector("svg.board");
       if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : list().getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "");
+      setFlag(game, shownFlag(game));
       const live = game.bwLive;
       if (live) {
         const elapsed = ((performance.now() - live.at) / 1000) * BW.clockRate;
@@ -265,12 +282,10 @@
       const svg = root.querySelector("svg.board");
       if (svg && !viewer.past()) renderBoard(svg, g.fen, g.last_move ? g.last_move.uci : (g.moves && g.moves.length ? g.moves[g.moves.length - 1].uci : ""));
       if (g.clock) setClocks(root, g.clock.white, g.clock.black, g.clock.running);
-      if (!viewer.past()) setFlag(root, g.flag || null);
       const lastSan = g.last_move ? g.last_move.san : null;
       setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : "not started");
-      // Summaries (round and event scopes) may lack the reason: keep the one on the page.
-      const shownReason = (root.querySelector(".result[data-reason]") || { getAttribute: () => null }).getAttribute("data-reason");
-      showResult(root, g.result, "result_reason" in g ? g.result_reason : shownReason, g.pending_result);
+      showResult(root, g.result, g.result_reason, g.pending_result, g.flag);
+      if (!viewer.past()) setFlag(root, shownFlag(root));
       setText(root, ".ply", String(g.ply));
       if (list) viewer.draw();
     }
@@ -345,8 +360,8 @@
         if (g && g.id === msg.game) Object.assign(g, { result: msg.result, result_reason: msg.reason, pending_result: msg.pending_result || null }, "flag" in msg ? { flag: msg.flag } : {});
         for (const root of gameRoots(msg.game)) {
           if (root.tagName === "svg" || root === body) continue;
-          showResult(root, msg.result, msg.reason, msg.pending_result || null);
-          if ("flag" in msg && !viewer.past()) setFlag(root, msg.flag);
+          showResult(root, msg.result, "result_reason" in msg ? msg.result_reason : msg.reason, msg.pending_result || null, msg.flag);
+          if (!viewer.past()) setFlag(root, shownFlag(root));
         }
         break;
       }

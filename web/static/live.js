@@ -329,18 +329,21 @@
     const tbody = table.querySelector("tbody");
     tbody.replaceChildren(...rows.map((r) => {
       const tr = document.createElement("tr");
+      if (r.undecided) tr.className = "undecided"; else if (r.note) tr.className = "noted";
       const td = (text, cls) => { const el = document.createElement("td"); el.textContent = String(text); if (cls) el.className = cls; tr.appendChild(el); return el; };
-      td(r.rank);
+      const rank = td(r.rank);
+      if (r.undecided) { const q = document.createElement("abbr"); q.title = "tie for first: a play-off decides"; q.textContent = "?"; rank.appendChild(q); }
       const who = td("");
       if (r.title) { const t = document.createElement("abbr"); t.className = "title"; t.textContent = r.title; who.append(t, " "); }
       const sub = document.createElement("span");
       sub.className = "sub";
-      sub.textContent = (r.rating || "") + " " + (r.federation || "");
+      sub.textContent = (r.rating || "") + " " + (r.federation || "") + (r.note ? " · " + r.note : "");
       who.append(r.name, sub);
       td(r.rating || "", "wide");
       td(r.federation || "", "wide");
       td(r.points);
       for (const v of Object.values(r.tiebreaks || {})) td(v === null ? "" : v);
+      td(r.note || "", "note wide");
       return tr;
     }));
   }

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import game_pgn
+from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.service import PublicState, how_to_pair
@@ -27,6 +28,31 @@ ENV = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+
+# How a result's reason reads on the pages (live.js has the same table).
+REASON_TEXT = {
+    "checkmate": "checkmate",
+    "stalemate": "stalemate",
+    "dead-position": "dead position",
+    "repetition": "repetition",
+    "75-moves": "75-move rule",
+    "kings-signal": "signalled with the kings",
+    "flag-fall": "time forfeit",
+    "default-time": "default time",
+    "agreement": "agreement",
+    "resignation": "resignation",
+    "arbiter": "arbiter's decision",
+}
+
+
+def reason_text(reason: str | None) -> str:
+    """A result reason as words (unknown reasons as they are, hyphens as spaces)."""
+    if not reason:
+        return ""
+    return REASON_TEXT.get(reason, reason.replace("-", " "))
+
+
+ENV.filters["reason"] = reason_text
 
 
 def delay_text(seconds: float) -> str:
@@ -47,9 +73,12 @@ def _common(config: EventConfig, delay: float, speed: float = 1.0) -> dict[str, 
     }
 
 
-def _with_svg(summary: dict[str, Any]) -> dict[str, Any]:
+def _with_svg(summary: dict[str, Any], book: GameBook) -> dict[str, Any]:
+    """A mini-board's data: the summary, its board, and the result's reason (which the
+    summary JSON does not carry)."""
     last = summary["last_move"]["uci"] if summary["last_move"] else None
-    return {**summary, "svg": board_svg(summary["fen"], last)}
+    reason = summary.get("result_reason", book.games[summary["id"]].result_reason)
+    return {**summary, "svg": board_svg(summary["fen"], last), "result_reason": reason}
 
 
 def home_page(
@@ -67,7 +96,7 @@ def home_page(
             "section": r["section"],
             "slug": slug(r["section"]),
             "round": r["round"],
-            "games": [_with_svg(g) for g in r["games"]],
+            "games": [_with_svg(g, public.book) for g in r["games"]],
         }
         for r in views.live_json(public.book, config, live)
     ]
@@ -91,7 +120,10 @@ def round_page(
     *,
     speed: float = 1.0,
 ) -> str:
-    games = [_with_svg(g) for g in views.round_json(public.book, section.name, number)["games"]]
+    games = [
+        _with_svg(g, public.book)
+        for g in views.round_json(public.book, section.name, number)["games"]
+    ]
     return ENV.get_template("round.html").render(
         **_common(config, delay, speed),
         section=section,
@@ -106,11 +138,19 @@ def game_page(
 ) -> str:
     data = views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
+    section = views.section_by_name(config, game.key.section)
+    tc = section.time_control if section is not None else None
+    timed = tc is not None and not tc.untimed
+    start_clock = {  # the clocks before the first move, for the viewer at the start position
+        "white": tc.initial_seconds("white") if tc is not None and timed else "",
+        "black": tc.initial_seconds("black") if tc is not None and timed else "",
+    }
     return ENV.get_template("game.html").render(
         **_common(config, delay, speed),
         g=data,
         svg=board_svg(game.fen, last, flipped=flipped),
         flipped=flipped,
+        start_clock=start_clock,
         section_slug=slug(game.key.section),
         pgn=game_pgn(game, config),  # no tournament: public feeds take results from the game
     )

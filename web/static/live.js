@@ -54,6 +54,10 @@
   }
   BW.fmt = fmt;
   function setClocks(root, white, black, running) {
+    if (root.classList && root.classList.contains("game")) {
+      root.bwLive = { white: white, black: black, running: running, at: performance.now() };
+      if (viewer.past()) return;  // the viewer shows an earlier move: its clocks stay
+    }
     for (const el of root.querySelectorAll(".clock[data-side]")) {
       const side = el.getAttribute("data-side");
       const value = side === "white" ? white : black;
@@ -74,6 +78,161 @@
     }
   }
   setInterval(tick, 200);
+  function shownFlag(root) {
+    const el = root.querySelector(".result[data-flag]");
+    return el ? el.getAttribute("data-flag") || null : null;
+  }
+  function setFlag(root, flag) {
+    for (const el of root.querySelectorAll(".clock[data-side]")) {
+      const fallen = flag === el.getAttribute("data-side");
+      el.classList.toggle("flagged", fallen);
+      if (fallen) el.setAttribute("title", "flag fell"); else el.removeAttribute("title");
+    }
+  }
+
+  // -- results -------------------------------------------------------------------------
+  // How a result's reason reads (web/pages.py has the same table).
+  const REASONS = {
+    "checkmate": "checkmate", "stalemate": "stalemate", "dead-position": "dead position",
+    "repetition": "repetition", "75-moves": "75-move rule", "kings-signal": "signalled with the kings",
+    "flag-fall": "time forfeit", "default-time": "default time", "agreement": "agreement",
+    "resignation": "resignation", "arbiter": "arbiter's decision",
+  };
+  function reasonText(r) { return r ? (REASONS[r] || String(r).replace(/-/g, " ")) : ""; }
+  // The result badge (same markup as result_text in _macros.html): the result and its
+  // reason, or the proposal waiting for the arbiter, and whose flag fell.
+  function span(className, text) { const el = document.createElement("span"); el.className = className; el.textContent = text; return el; }
+  // A field left undefined (a message that does not carry it) keeps what the page shows.
+  function showResult(root, result, reason, pending, flag) {
+    const el = root.querySelector(".result");
+    if (!el) return;
+    if (reason === undefined) reason = el.getAttribute("data-reason") || null;
+    if (flag === undefined) flag = el.getAttribute("data-flag") || null;
+    const final = Boolean(result && result !== "*");
+    const parts = [];
+    if (final) {
+      const badge = span("resultbadge", result);
+      if (reason) badge.append(" ", span("why", reasonText(reason)));
+      parts.push(badge);
+    } else if (pending && pending.result) {
+      parts.push(span("pending", "result pending: " + pending.result + (pending.reason ? " (" + reasonText(pending.reason) + ")" : "")
+        + (el.id === "result" ? ", awaiting the arbiter" : "")));
+    }
+    if (flag) parts.push(" ", span("flagbadge", "⚑ " + flag + "'s flag fell"));
+    el.replaceChildren(...parts);
+    el.classList.toggle("final", final);
+    el.classList.toggle("pending", !final && Boolean(pending));
+    el.setAttribute("data-reason", final ? reason || "" : "");
+    el.setAttribute("data-flag", flag || "");
+  }
+
+  // -- the game viewer: step through the moves; the live game is followed at the end ----
+  const viewer = (function () {
+    let ply = null;  // null: following the live game; else the ply shown (0 = start)
+    const list = () => document.getElementById("moves");
+    const items = () => Array.from((list() || { children: [] }).children);
+    const last = () => items().length;
+    function clocksAt(n) {
+      const l = list();
+      const out = { white: l.getAttribute("data-start-white"), black: l.getAttribute("data-start-black") };
+      for (const li of items()) {
+        const p = Number(li.getAttribute("data-ply"));
+        if (p > n) break;
+        const c = li.getAttribute("data-clock");
+        if (c !== null && c !== "") out[p % 2 ? "white" : "black"] = Number(c);
+      }
+      return out;
+    }
+    function label(n) {
+      if (n === 0) return "start";
+      const li = items()[n - 1];
+      const san = li ? li.querySelector(".san").textContent : "";
+      return Math.floor((n + 1) / 2) + (n % 2 ? ". " : "… ") + san;
+    }
+    function draw() {
+      const l = list();
+      if (!l) return;
+      const game = l.closest(".game");
+      const n = ply === null ? last() : ply;
+      for (const li of items()) li.classList.toggle("cur", Number(li.getAttribute("data-ply")) === n);
+      const pos = document.getElementById("viewer-pos");
+      if (pos) {
+        const over = game.querySelector(".result.final");  // a finished game is not "live"
+        const tail = over ? "" : " · live";
+        pos.textContent = ply === null ? (n ? label(n) + tail : over ? "start" : "live") : label(n);
+        pos.classList.toggle("past", ply !== null);
+      }
+      if (ply === null) return;
+      const li = items()[n - 1];
+      const svg = game.querySelector("svg.board");
+      if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : l.getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "");
+      const c = clocksAt(n);
+      for (const el of game.querySelectorAll(".clock[data-side]")) {
+        const v = c[el.getAttribute("data-side")];
+        el.classList.remove("run", "flagged");
+        el.setAttribute("data-seconds", v === null || v === undefined ? "" : String(v));
+        el.textContent = fmt(v === "" ? null : v);
+      }
+    }
+    function go(n) {
+      const l = list();
+      if (!l) return;
+      n = Math.max(0, Math.min(last(), n));
+      const wasPast = ply !== null;
+      ply = n >= last() ? null : n;
+      if (ply === null && wasPast) backToLive(l.closest(".game"));
+      draw();
+    }
+    function backToLive(game) {
+      const g = BW.liveGame;
+      if (g) { showGame(g); return; }
+      const lis = items();
+      const li = lis[lis.length - 1];
+      const svg = game.querySelector("svg.board");
+      if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : list().getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "");
+      setFlag(game, shownFlag(game));
+      const live = game.bwLive;
+      if (live) {
+        const elapsed = ((performance.now() - live.at) / 1000) * BW.clockRate;
+        const w = live.running === "white" && live.white !== null ? live.white - elapsed : live.white;
+        const b = live.running === "black" && live.black !== null ? live.black - elapsed : live.black;
+        setClocks(game, w, b, live.running);
+      }
+    }
+    function step(where) {
+      const now = ply === null ? last() : ply;
+      if (where === "start") go(0);
+      else if (where === "prev") go(now - 1);
+      else if (where === "next") go(now + 1);
+      else if (where === "end") go(last());
+    }
+    function init() {
+      const l = list();
+      const bar = document.getElementById("viewer");
+      if (!l || !bar) return;
+      bar.hidden = false;
+      bar.addEventListener("click", function (ev) {
+        const b = ev.target.closest("button[data-go]");
+        if (b) step(b.getAttribute("data-go"));
+      });
+      l.addEventListener("click", function (ev) {
+        const b = ev.target.closest(".san");
+        if (b) go(Number(b.closest("li").getAttribute("data-ply")));
+      });
+      document.addEventListener("keydown", function (ev) {
+        if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+        const t = ev.target;
+        if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+        const where = { ArrowLeft: "prev", ArrowRight: "next", Home: "start", End: "end" }[ev.key];
+        if (!where) return;
+        ev.preventDefault();
+        step(where);
+      });
+      draw();
+    }
+    return { past: () => ply !== null, draw: draw, go: go, init: init, ply: () => ply };
+  })();
+  BW.viewer = viewer;
 
   // -- applying messages ---------------------------------------------------------------
   function gameRoots(id) {
@@ -89,12 +248,16 @@
   function moveItem(m) {
     const li = document.createElement("li");
     li.setAttribute("data-ply", String(m.ply));
+    li.setAttribute("data-fen", m.fen || "");
+    li.setAttribute("data-uci", m.uci || "");
+    li.setAttribute("data-clock", m.clock === null || m.clock === undefined ? "" : String(m.clock));
     const no = document.createElement("span");
     no.className = "no";
     no.textContent = Math.floor((m.ply + 1) / 2) + (m.ply % 2 ? "." : "…");
     li.appendChild(no);
     li.appendChild(document.createTextNode(" "));
-    const san = document.createElement("span");
+    const san = document.createElement("button");
+    san.type = "button";
     san.className = "san";
     san.textContent = m.san;
     li.appendChild(san);
@@ -107,45 +270,39 @@
     }
     return li;
   }
-  // The result badge (same markup as the result_badge macro in _macros.html): the result
-  // and why, or the proposed result awaiting the arbiter, and whose flag fell.
-  function span(className, text) { const el = document.createElement("span"); el.className = className; el.textContent = text; return el; }
-  function showResult(root, g) {
-    for (const el of root.querySelectorAll(".result")) {
-      const parts = [];
-      if (g.result && g.result !== "*") {
-        const badge = span("resultbadge", g.result);
-        if (g.result_reason) badge.append(" ", span("why", g.result_reason));
-        parts.push(badge);
-      } else if (g.pending_result) {
-        parts.push(span("pending", g.pending_result.result + "? " + g.pending_result.reason + ", awaiting the arbiter"));
-      }
-      if (g.flag) parts.push(" ", span("flagbadge", "⚑ " + g.flag + "'s flag fell"));
-      el.replaceChildren(...parts);
-    }
-  }
   function showGame(g) {
+    if (g.moves && document.getElementById("moves")) BW.liveGame = g;
     for (const root of gameRoots(g.id)) {
-      if (root.tagName === "svg") continue;
+      if (root.tagName === "svg" || root === body) continue;
+      const list = root.querySelector("#moves");
+      if (list && g.moves) {
+        if (g.start_fen) list.setAttribute("data-start-fen", g.start_fen);
+        list.replaceChildren(...g.moves.map(moveItem));
+      }
       const svg = root.querySelector("svg.board");
-      if (svg) renderBoard(svg, g.fen, g.last_move ? g.last_move.uci : (g.moves && g.moves.length ? g.moves[g.moves.length - 1].uci : ""));
+      if (svg && !viewer.past()) renderBoard(svg, g.fen, g.last_move ? g.last_move.uci : (g.moves && g.moves.length ? g.moves[g.moves.length - 1].uci : ""));
       if (g.clock) setClocks(root, g.clock.white, g.clock.black, g.clock.running);
       const lastSan = g.last_move ? g.last_move.san : null;
       setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : "not started");
-      showResult(root, g);
+      showResult(root, g.result, g.result_reason, g.pending_result, g.flag);
+      if (!viewer.past()) setFlag(root, shownFlag(root));
       setText(root, ".ply", String(g.ply));
-      const list = root.querySelector("#moves");
-      if (list && g.moves) {
-        list.replaceChildren(...g.moves.map(moveItem));
-      }
+      if (list) viewer.draw();
     }
   }
   function applyMove(d) {
+    if (!d.moves || !d.moves.length) return;
+    const g = BW.liveGame;
+    if (g && g.id === d.game && g.moves) {
+      g.moves = g.moves.filter((m) => m.ply < d.moves[0].ply).concat(d.moves);
+      const last = d.moves[d.moves.length - 1];
+      Object.assign(g, { fen: d.fen, ply: d.ply, clock: d.clock, last_move: { san: last.san, uci: last.uci } });
+    }
     for (const root of gameRoots(d.game)) {
-      if (root.tagName === "svg") continue;
+      if (root.tagName === "svg" || root === body) continue;
       const last = d.moves[d.moves.length - 1];
       const svg = root.querySelector("svg.board");
-      if (svg) renderBoard(svg, d.fen, last.uci);
+      if (svg && !viewer.past()) renderBoard(svg, d.fen, last.uci);
       setClocks(root, d.clock.white, d.clock.black, d.clock.running);
       setText(root, ".last", moveText(last.ply, last.san));
       setText(root, ".ply", String(d.ply));
@@ -155,6 +312,7 @@
           if (Number(li.getAttribute("data-ply")) >= d.moves[0].ply) li.remove();
         }
         for (const m of d.moves) list.appendChild(moveItem(m));
+        viewer.draw();
       }
     }
   }
@@ -171,17 +329,45 @@
     const tbody = table.querySelector("tbody");
     tbody.replaceChildren(...rows.map((r) => {
       const tr = document.createElement("tr");
-      const cells = [r.rank, (r.title ? r.title + " " : "") + r.name, r.rating || "", r.federation || "", r.points];
-      for (const v of Object.values(r.tiebreaks || {})) cells.push(v === null ? "" : v);
-      for (const c of cells) { const td = document.createElement("td"); td.textContent = String(c); tr.appendChild(td); }
+      if (r.undecided) tr.className = "undecided"; else if (r.note) tr.className = "noted";
+      const td = (text, cls) => { const el = document.createElement("td"); el.textContent = String(text); if (cls) el.className = cls; tr.appendChild(el); return el; };
+      const rank = td(r.rank);
+      if (r.undecided) { const q = document.createElement("abbr"); q.title = "tie for first: a play-off decides"; q.textContent = "?"; rank.appendChild(q); }
+      const who = td("");
+      if (r.title) { const t = document.createElement("abbr"); t.className = "title"; t.textContent = r.title; who.append(t, " "); }
+      const sub = document.createElement("span");
+      sub.className = "sub";
+      sub.textContent = (r.rating || "") + " " + (r.federation || "") + (r.note ? " · " + r.note : "");
+      who.append(r.name, sub);
+      td(r.rating || "", "wide");
+      td(r.federation || "", "wide");
+      td(r.points);
+      for (const v of Object.values(r.tiebreaks || {})) td(v === null ? "" : v);
+      td(r.note || "", "note wide");
       return tr;
     }));
   }
   function apply(msg) {
     switch (msg.type) {
       case "move": applyMove(msg); break;
-      case "clock": for (const root of gameRoots(msg.game)) if (root.tagName !== "svg") setClocks(root, msg.white, msg.black, msg.running); break;
-      case "result": for (const root of gameRoots(msg.game)) if (root.tagName !== "svg") showResult(root, msg); break;
+      case "clock":
+        if (BW.liveGame && BW.liveGame.id === msg.game) BW.liveGame.clock = { white: msg.white, black: msg.black, running: msg.running };
+        for (const root of gameRoots(msg.game)) {
+          if (root.tagName === "svg" || root === body) continue;
+          setClocks(root, msg.white, msg.black, msg.running);
+          if ("flag" in msg && !viewer.past()) setFlag(root, msg.flag);
+        }
+        break;
+      case "result": {
+        const g = BW.liveGame;
+        if (g && g.id === msg.game) Object.assign(g, { result: msg.result, result_reason: msg.reason, pending_result: msg.pending_result || null }, "flag" in msg ? { flag: msg.flag } : {});
+        for (const root of gameRoots(msg.game)) {
+          if (root.tagName === "svg" || root === body) continue;
+          showResult(root, msg.result, "result_reason" in msg ? msg.result_reason : msg.reason, msg.pending_result || null, msg.flag);
+          if (!viewer.past()) setFlag(root, shownFlag(root));
+        }
+        break;
+      }
       case "game": showGame(msg.game); break;
       case "standings": {
         const want = body.getAttribute("data-standings");
@@ -240,6 +426,7 @@
       backoff = Math.min(backoff * 2, 15000);
     };
   }
-  document.addEventListener("DOMContentLoaded", connect);
-  if (document.readyState !== "loading") connect();
+  function start() { viewer.init(); connect(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

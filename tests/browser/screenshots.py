@@ -1,0 +1,86 @@
+"""The screenshot set: every page at phone (390x844) and desktop (1366x768) width.
+
+    .venv/bin/python tests/browser/screenshots.py [OUT_DIR]   (default /tmp/boardwire-shots)
+
+Builds the round of `scene.py` (long names, a live game, a checkmate, a flag fall
+waiting for the arbiter, a draw), serves it and saves one full-page PNG per page and
+size, named PAGE-WIDTHxHEIGHT.png. Uses Debian's chromium like the browser tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import scene
+
+CHROMIUM = "/usr/bin/chromium"
+CREDENTIALS = ("arbiter", "screenshots only")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def shoot(out: Path) -> list[Path]:
+    from playwright.async_api import async_playwright
+
+    from web.app import start_web
+
+    out.mkdir(parents=True, exist_ok=True)
+    saved: list[Path] = []
+    with tempfile.TemporaryDirectory() as tmp, scene.with_flags():
+        service, _ = scene.build(Path(tmp))
+        port = _free_port()
+        runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            async with async_playwright() as p:
+                browser = await p.chromium.launch(
+                    executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+                )
+                for size, (w, h) in scene.SIZES.items():
+                    context = await browser.new_context(viewport={"width": w, "height": h})
+                    page = await context.new_page()
+                    for name, path in scene.PAGES.items():
+                        await page.goto(url + path)
+                        await page.wait_for_load_state("networkidle")
+                        saved.append(out / f"{name}-{size}.png")
+                        await page.screenshot(path=str(saved[-1]), full_page=True)
+                    await page.goto(url + "/arbiter/login")
+                    await page.fill("input[name=user]", CREDENTIALS[0])
+                    await page.fill("input[name=password]", CREDENTIALS[1])
+                    await page.click("button[type=submit]")
+                    await page.wait_for_selector("#live-status[data-state=live]")
+                    await page.locator(f"#g-{scene.GAME_FLAG} summary").click()
+                    saved.append(out / f"arbiter-desk-{size}.png")
+                    await page.screenshot(path=str(saved[-1]), full_page=True)
+                    # the viewer stepped back to move 10
+                    await page.goto(url + f"/game/{scene.GAME_ON}")
+                    await page.wait_for_selector("#live-status[data-state=live]")
+                    await page.locator("#moves li[data-ply='19'] .san").click()
+                    saved.append(out / f"game-viewer-move10-{size}.png")
+                    await page.screenshot(path=str(saved[-1]), full_page=True)
+                    await context.close()
+                await browser.close()
+        finally:
+            await runner.cleanup()
+    return saved
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else Path("/tmp/boardwire-shots")
+    for path in asyncio.run(shoot(out)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

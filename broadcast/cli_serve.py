@@ -74,6 +74,19 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="push the live round to this Lichess broadcast round (token in LICHESS_TOKEN)",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy (IP or network) whose X-Forwarded-* headers are believed; "
+        "repeatable (see docs/security.md)",
+    )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the origin spectators and arbiters use, e.g. https://live.example.org",
+    )
+    parser.add_argument(
         "--lichess-section",
         metavar="NAME",
         help="which section goes to Lichess (default: the first)",
@@ -156,12 +169,21 @@ async def serve(
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
     from web.app import start_web  # web imports broadcast, never the other way round
+    from web.proxy import make_settings
+
+    try:
+        proxy = make_settings(getattr(args, "trusted_proxy", []), getattr(args, "public_url", None))
+    except ValueError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
 
     publish = _publish_settings(args)
     if isinstance(publish, str):
         print(f"boardwire: {publish}", file=sys.stderr)
         return 2
-    runner = await start_web(service, host=args.host, port=args.port, credentials=credentials)
+    runner = await start_web(
+        service, host=args.host, port=args.port, credentials=credentials, proxy=proxy
+    )
     publisher = (
         asyncio.ensure_future(publish_forever(service, publish))
         if publish.folder is not None or publish.lichess is not None

@@ -9,7 +9,7 @@ error is logged and answered with a bare 500 (no traceback, no state, no secret)
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 
 from aiohttp import web
@@ -20,6 +20,7 @@ from web.auth import Auth
 from web.common import AUTH, DESK, HUB, SERVICE, error, json_response
 from web.desk import Desk
 from web.hub import Hub
+from web.proxy import PROXY, ProxySettings, forwarded
 
 log = logging.getLogger(__name__)
 
@@ -28,19 +29,33 @@ STATIC = Path(__file__).parent / "static"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def _csp(request: web.Request) -> str:
+def _csp(public_origin: str | None) -> str:
     # Scripts and styles from this server only (no inline script anywhere), sockets to it.
-    host = request.host
+    # CSP 3's 'self' covers ws:/wss: to this origin; nothing from the request (the Host
+    # header is the client's to choose) is ever echoed into the policy.
+    sockets = ""
+    if public_origin is not None:
+        sockets = " " + public_origin.replace("https://", "wss://").replace("http://", "ws://")
     return (
         "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        f"connect-src 'self' ws://{host} wss://{host}; frame-ancestors 'none'; "
+        f"connect-src 'self'{sockets}; frame-ancestors 'none'; "
         "base-uri 'none'; form-action 'self'"
     )
 
 
+def _secure(headers: MutableMapping[str, str], csp: str) -> None:
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Content-Security-Policy", csp)
+
+
 @web.middleware
 async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Security headers on every answer; JSON errors under /api; no 500 leaks detail."""
+    """Security headers on every answer (error pages too); JSON errors under /api; no 500
+    leaks detail."""
+    settings = request.app.get(PROXY)
+    csp = _csp(settings.public_origin if settings else None)
     try:
         response = await handler(request)
     except web.HTTPException as exc:
@@ -52,16 +67,16 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
             response = error(exc.status, exc.reason)
             response.headers.update({k: v for k, v in exc.headers.items() if k == "Allow"})
         else:
+            _secure(exc.headers, csp)
             raise
+    except RecursionError:
+        # A body nested thousands deep (json's parser recurses): the client's fault.
+        response = error(400, "the body is nested too deeply")
     except Exception:
         log.exception("unexpected error on %s %s", request.method, request.path)
         response = error(500, "internal error (logged on the server)")
     if not response.prepared:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        if response.content_type == "text/html":
-            response.headers.setdefault("Content-Security-Policy", _csp(request))
+        _secure(response.headers, csp)
     return response
 
 
@@ -69,11 +84,18 @@ async def openapi_route(request: web.Request) -> web.Response:
     return json_response(openapi.document())
 
 
-def build_app(service: EventService, credentials: tuple[str, str] | None) -> web.Application:
-    """The application for `service`; `credentials` (user, password) enable the desk."""
+def build_app(
+    service: EventService,
+    credentials: tuple[str, str] | None,
+    proxy: ProxySettings | None = None,
+) -> web.Application:
+    """The application for `service`; `credentials` (user, password) enable the desk;
+    `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`)."""
     app = web.Application(
-        middlewares=[safety, routes_arbiter.arbiter_guard], client_max_size=1024 * 1024
+        middlewares=[forwarded, safety, routes_arbiter.arbiter_guard],
+        client_max_size=1024 * 1024,
     )
+    app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
     app[AUTH] = Auth(credentials)
     app[DESK] = desk = Desk(service)
@@ -95,10 +117,15 @@ def build_app(service: EventService, credentials: tuple[str, str] | None) -> web
 
 
 async def start_web(
-    service: EventService, *, host: str, port: int, credentials: tuple[str, str] | None
+    service: EventService,
+    *,
+    host: str,
+    port: int,
+    credentials: tuple[str, str] | None,
+    proxy: ProxySettings | None = None,
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up."""
-    runner = web.AppRunner(build_app(service, credentials), access_log=None)
+    runner = web.AppRunner(build_app(service, credentials, proxy), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner

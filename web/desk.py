@@ -18,6 +18,8 @@ from broadcast.service import ActionError, EventService
 from broadcast.tournament.events import BoardAssigned, ByeGranted
 from web import views
 
+MAX_BOARD = 9999  # an event without a [[board]] list: any plausible board number
+
 
 class Desk:
     """Arbiter actions on one service; each raises ActionError with a message to show."""
@@ -61,6 +63,15 @@ class Desk:
         self, section: str, round_number: int, white: int, board: int, by: str
     ) -> None:
         name = self._section(section)
+        hall = [b for b in self.service.hall.values() if b.config.section == name]
+        if hall and board not in {b.number for b in hall}:
+            numbers = sorted(b.number for b in hall)
+            raise ActionError(
+                f"board {board} is not a board of {name} in the hall "
+                f"(boards {numbers[0]}-{numbers[-1]})"
+            )
+        if not hall and not 1 <= board <= MAX_BOARD:
+            raise ActionError(f"board must be between 1 and {MAX_BOARD}, not {board}")
         self.service.tournament_event(BoardAssigned(name, round_number, white, board, by=by))
 
     def _section(self, wanted: str) -> str:

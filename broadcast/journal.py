@@ -3,10 +3,16 @@
 SQLite in write-ahead-log mode with synchronous=FULL: a committed append survives a
 kill -9 or a power cut. Appends are batched per loop turn by the service (one
 transaction, one fsync). State is rebuilt at start by reading the events back.
+
+Opening never changes a file that is not ours: an existing file is first inspected
+read-only (a boardwire journal has exactly the `meta` table with our schema version and
+the `events` table); anything else, an SQLite database of another program included, is
+refused untouched. Permission problems are named as such.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -16,6 +22,8 @@ from typing import Any
 from broadcast.codec import decode, encode
 
 SCHEMA_VERSION = 1
+OUR_TABLES = {"meta", "events"}
+EVENT_COLUMNS = ["seq", "t", "kind", "body"]
 
 
 class JournalError(Exception):
@@ -34,33 +42,30 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        fresh = _check_existing(Path(path))
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            self._init_schema()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: not a boardwire journal ({exc})") from exc
-
-    def _init_schema(self) -> None:
-        db = self._db
-        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if tables - {"meta"}:
-                raise JournalError(f"{self.path} holds tables but no boardwire schema version")
-            db.execute("BEGIN")
-            db.execute(
-                "CREATE TABLE events (seq INTEGER PRIMARY KEY, t REAL NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL)"
-            )
-            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            db.execute("COMMIT")
-        elif int(row[0]) != SCHEMA_VERSION:
+            if fresh:
+                self._create_schema()
+        except sqlite3.OperationalError as exc:
             raise JournalError(
-                f"{self.path} has journal schema {row[0]}, this boardwire reads {SCHEMA_VERSION}; "
-                "use the matching boardwire version or start a new journal with --db"
-            )
+                f"{self.path}: cannot open the journal for writing ({exc})"
+            ) from None
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: not a boardwire journal ({exc})") from None
+
+    def _create_schema(self) -> None:
+        db = self._db
+        db.execute("BEGIN")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute(
+            "CREATE TABLE events (seq INTEGER PRIMARY KEY, t REAL NOT NULL, kind TEXT NOT NULL, "
+            "body TEXT NOT NULL)"
+        )
+        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
@@ -105,3 +110,67 @@ class Journal:
 
     def last_seq(self) -> int:
         return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+
+def _check_existing(path: Path) -> bool:
+    """Inspect `path` without changing it; True if it is new (absent or empty), False if it
+    is a boardwire journal we can write; JournalError otherwise."""
+    where = str(path)
+    if path.is_dir():
+        raise JournalError(f"{where} is a folder: give a journal file, e.g. event.sqlite")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not path.exists():
+        if not folder.is_dir():
+            raise JournalError(f"{where}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise JournalError(f"{where}: permission denied: cannot create files in {folder}")
+        return True
+    if not os.access(path, os.R_OK):
+        raise JournalError(f"{where}: permission denied: cannot read the journal")
+    if path.stat().st_size == 0:
+        _check_writable(path, folder)
+        return True
+    try:
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise JournalError(f"{where}: cannot open it ({exc})") from None
+    try:
+        tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            _check_writable(path, folder)
+            return True
+        if tables != OUR_TABLES:
+            raise JournalError(
+                f"{where} is not a boardwire journal (it holds tables "
+                f"{', '.join(sorted(tables))}; it was left untouched): give another --db"
+            )
+        columns = [r[1] for r in probe.execute("PRAGMA table_info(events)")]
+        row = probe.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "unable to open" in str(exc) or "readonly" in str(exc):
+            raise JournalError(f"{where}: permission denied: cannot read the journal") from None
+        raise JournalError(f"{where}: not a boardwire journal ({exc})") from None
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(f"{where}: not a boardwire journal ({exc}); left untouched") from None
+    finally:
+        probe.close()
+    if columns != EVENT_COLUMNS or row is None:
+        raise JournalError(
+            f"{where} holds tables but no boardwire schema version (left untouched): "
+            "give another --db"
+        )
+    if str(row[0]) != str(SCHEMA_VERSION):
+        raise JournalError(
+            f"{where} has journal schema {row[0]}, this boardwire reads {SCHEMA_VERSION}; "
+            "use the matching boardwire version or start a new journal with --db"
+        )
+    _check_writable(path, folder)
+    return False
+
+
+def _check_writable(path: Path, folder: Path) -> None:
+    if not os.access(path, os.W_OK):
+        raise JournalError(f"{path}: permission denied: the journal is read-only")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        # WAL mode keeps two files next to the journal (-wal, -shm).
+        raise JournalError(f"{path}: permission denied: cannot create files in {folder}")

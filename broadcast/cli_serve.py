@@ -17,6 +17,7 @@ from broadcast.cli_args import non_negative_float, port_number, positive_float, 
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
+from broadcast.health import Health
 from broadcast.journal import Journal, JournalError
 from broadcast.publishers import PublishSettings, publish_forever
 from broadcast.relay.lichess import LichessRelayConfig
@@ -247,9 +248,15 @@ async def serve(
         return 2
     from web.app import start_web  # web imports broadcast, never the other way round
 
+    health = Health()  # system alerts (export folder) for the desk
     try:
         runner = await start_web(
-            service, host=args.host, port=args.port, credentials=credentials, proxy=proxy
+            service,
+            host=args.host,
+            port=args.port,
+            credentials=credentials,
+            proxy=proxy,
+            health=health,
         )
     except OSError as exc:
         if sim is not None:
@@ -258,7 +265,7 @@ async def serve(
         print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
         return 2
     publisher = (
-        asyncio.ensure_future(publish_forever(service, publish))
+        asyncio.ensure_future(publish_forever(service, publish, health))
         if publish.folder is not None or publish.lichess is not None
         else None
     )

@@ -8,13 +8,24 @@ Opening never changes a file that is not ours: an existing file is first inspect
 read-only (a boardwire journal has exactly the `meta` table with our schema version and
 the `events` table); anything else, an SQLite database of another program included, is
 refused untouched. Permission problems are named as such.
+
+When an append cannot be written (disk full, I/O error, the file made read-only), the
+journal does not raise into the event loop: it keeps the batch in memory, in order,
+with its sequence numbers, reports one `WriteFailure` naming the disk (`failure`), and
+retries with back-off on later appends (or `retry()`); the first write that succeeds
+stores the held batches before the new one, so nothing is lost or reordered while the
+process lives. Whoever acknowledges an action to a person (the desk) must refuse while
+`failure` is set, since the action would not be durable yet.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,10 +35,38 @@ from broadcast.codec import decode, encode
 SCHEMA_VERSION = 1
 OUR_TABLES = {"meta", "events"}
 EVENT_COLUMNS = ["seq", "t", "kind", "body"]
+RETRY_FIRST = 0.5  # seconds before the first retry of a failed write; doubles to RETRY_MAX
+RETRY_MAX = 10.0
+MAX_HELD = 200_000  # events kept in memory while the journal cannot be written
+
+log = logging.getLogger(__name__)
+
+Row = tuple[int, float, str, str]  # seq, t, kind, body
 
 
 class JournalError(Exception):
     """The journal cannot be used: wrong schema version, unreadable file, foreign database."""
+
+
+class JournalWriteError(JournalError):
+    """The journal could not be written for so long that memory cannot hold more."""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteFailure:
+    """Why appends are held in memory: the error, the disk, since when (monotonic)."""
+
+    reason: str
+    disk: str
+    since: float
+    held: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"the journal cannot be written ({self.reason}): {self.disk}. Free space there; "
+            f"{self.held} event(s) are held in memory and written as soon as it works"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +79,13 @@ class Entry:
 class Journal:
     """Append-only event store in one SQLite file."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, now: Callable[[], float] = time.monotonic) -> None:
         self.path = str(path)
+        self.now = now
+        self.failure: WriteFailure | None = None
+        self._held: list[Row] = []
+        self._retry_at = 0.0
+        self._retry_wait = RETRY_FIRST
         fresh = _check_existing(Path(path))
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -78,23 +122,72 @@ class Journal:
         return None if row is None else str(row[0])
 
     def append(self, events: Iterable[Any], t: float) -> list[int]:
-        """Append events in one transaction; returns their sequence numbers once durable."""
+        """Append events in one transaction; returns their sequence numbers once durable,
+        or once held in memory while the journal cannot be written (see `failure`)."""
         rows = [(t, *encode(e)) for e in events]
         if not rows:
+            self.retry()
             return []
+        first = self._held[-1][0] + 1 if self._held else self.last_seq() + 1
+        numbered: list[Row] = [(first + i, *row) for i, row in enumerate(rows)]
+        if self._held and self.now() < self._retry_at:
+            self._hold(numbered, None)
+        else:
+            self._flush(numbered)
+        return list(range(first, first + len(rows)))
+
+    def retry(self) -> bool:
+        """Try to write what is held (if its back-off has passed); True if nothing is held."""
+        if self._held and self.now() >= self._retry_at:
+            self._flush([])
+        return not self._held
+
+    def _flush(self, rows: list[Row]) -> None:
+        batch = self._held + rows
+        try:
+            self._write(batch)
+        except sqlite3.OperationalError as exc:
+            self._hold(rows, exc)
+            return
+        if self.failure is not None:
+            log.warning(
+                "journal %s writable again: %d held event(s) written", self.path, len(batch)
+            )
+        self._held, self.failure = [], None
+        self._retry_wait = RETRY_FIRST
+
+    def _hold(self, rows: list[Row], exc: sqlite3.OperationalError | None) -> None:
+        if len(self._held) + len(rows) > MAX_HELD:
+            raise JournalWriteError(
+                f"{self.path}: more than {MAX_HELD} events could not be written "
+                f"({self.failure.reason if self.failure else exc})"
+            )
+        self._held += rows
+        now = self.now()
+        if exc is not None:
+            self._retry_at = now + self._retry_wait
+            self._retry_wait = min(self._retry_wait * 2, RETRY_MAX)
+        if self.failure is None:
+            reason = str(exc) if exc is not None else "write failed"
+            self.failure = WriteFailure(reason, describe_disk(self.path), now, len(self._held))
+            log.critical("%s", self.failure.message)  # once per outage, not per event
+        else:
+            self.failure = WriteFailure(
+                self.failure.reason, self.failure.disk, self.failure.since, len(self._held)
+            )
+
+    def _write(self, rows: list[Row]) -> None:
+        if not rows:
+            return
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            first = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0] + 1
-            db.executemany(
-                "INSERT INTO events (seq, t, kind, body) VALUES (?, ?, ?, ?)",
-                [(first + i, *row) for i, row in enumerate(rows)],
-            )
+            db.executemany("INSERT INTO events (seq, t, kind, body) VALUES (?, ?, ?, ?)", rows)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # a failed COMMIT may have rolled back already
+                db.execute("ROLLBACK")
             raise
-        return list(range(first, first + len(rows)))
 
     def read(self, after: int = 0) -> Iterator[Entry]:
         cursor = self._db.execute(
@@ -110,6 +203,19 @@ class Journal:
 
     def last_seq(self) -> int:
         return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+
+def describe_disk(path: str) -> str:
+    """Which disk holds `path`, and how much room is left on it, for an arbiter to act on."""
+    folder = Path(path).resolve().parent
+    mount = folder
+    while not os.path.ismount(mount) and mount != mount.parent:
+        mount = mount.parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return f"{path} on the disk mounted at {mount}"
+    return f"{path} on the disk mounted at {mount} ({free / 1e6:.1f} MB free)"
 
 
 def _check_existing(path: Path) -> bool:

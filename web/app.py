@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
+from urllib.parse import quote
 
 from aiohttp import web
 
+from broadcast.health import Health
 from broadcast.service import EventService
 from web import openapi, routes_arbiter, routes_public
 from web.auth import Auth
@@ -48,6 +50,28 @@ def _secure(headers: MutableMapping[str, str], csp: str) -> None:
     headers.setdefault("Referrer-Policy", "same-origin")
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Content-Security-Policy", csp)
+
+
+_NOT_DURABLE_OK = ("/arbiter/login", "/arbiter/logout")
+
+
+@web.middleware
+async def durable(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """While the journal cannot be written, refuse arbiter actions (503) instead of
+    acknowledging what a restart could lose; every read keeps working."""
+    failure = request.app[SERVICE].journal.failure
+    if (
+        failure is not None
+        and request.method not in ("GET", "HEAD", "OPTIONS")
+        and (request.path.startswith(("/arbiter", "/api/v1/arbiter")))
+        and request.path not in _NOT_DURABLE_OK
+    ):
+        if request.path.startswith("/arbiter/act/"):  # a desk form: back to the desk, said why
+            raise web.HTTPSeeOther("/arbiter?m=" + quote(f"Not done: {failure.message}"))
+        response = error(503, f"not done: {failure.message}")
+        response.headers["Retry-After"] = "10"
+        return response
+    return await handler(request)
 
 
 @web.middleware
@@ -88,17 +112,19 @@ def build_app(
     service: EventService,
     credentials: tuple[str, str] | None,
     proxy: ProxySettings | None = None,
+    health: Health | None = None,
 ) -> web.Application:
     """The application for `service`; `credentials` (user, password) enable the desk;
-    `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`)."""
+    `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`);
+    `health` carries system alerts from outside the web (the export folder)."""
     app = web.Application(
-        middlewares=[forwarded, safety, routes_arbiter.arbiter_guard],
+        middlewares=[forwarded, safety, routes_arbiter.arbiter_guard, durable],
         client_max_size=1024 * 1024,
     )
     app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
     app[AUTH] = Auth(credentials)
-    app[DESK] = desk = Desk(service)
+    app[DESK] = desk = Desk(service, health)
     app[HUB] = Hub(service, alerts=desk.alerts)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
@@ -123,9 +149,10 @@ async def start_web(
     port: int,
     credentials: tuple[str, str] | None,
     proxy: ProxySettings | None = None,
+    health: Health | None = None,
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up."""
-    runner = web.AppRunner(build_app(service, credentials, proxy), access_log=None)
+    runner = web.AppRunner(build_app(service, credentials, proxy, health), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner

@@ -14,6 +14,7 @@ import chess
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.games.state import GameState
+from broadcast.health import Health
 from broadcast.service import ActionError, EventService
 from broadcast.tournament.events import BoardAssigned, ByeGranted
 from web import views
@@ -24,13 +25,18 @@ MAX_BOARD = 9999  # an event without a [[board]] list: any plausible board numbe
 class Desk:
     """Arbiter actions on one service; each raises ActionError with a message to show."""
 
-    def __init__(self, service: EventService) -> None:
+    def __init__(self, service: EventService, health: Health | None = None) -> None:
         self.service = service
+        self.health = health or Health()
 
     def alerts(self) -> list[Alert]:
-        return self.service.alerts()
+        """The system's own alerts (journal, export) first, then the rules' alerts."""
+        system = self.health.alerts(self.service.journal, self.service.time.now())
+        return system + self.service.alerts()
 
     def acknowledge(self, alert_id: str, by: str) -> None:
+        if self.health.acknowledge(alert_id):
+            return  # a system alert is not a journal event (the disk may be full)
         self.service.acknowledge(alert_id, by)
 
     def _game(self, game_id: str) -> GameState:

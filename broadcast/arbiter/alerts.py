@@ -28,6 +28,8 @@ AlertKind = Literal[
     "illegal-move-stood",  # the players go on pressing the clock from a foreign position
     "bye-refused",  # a requested bye the policy refuses (the arbiter may still grant it)
     "both-flags",  # a second flag fell while a flag-fall result was pending
+    "journal-not-writable",  # system: disk full or I/O error; events held in memory
+    "export-failing",  # system: the --export folder cannot be written; retrying
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -43,6 +45,8 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "illegal-move-stood",
     "bye-refused",
     "both-flags",
+    "journal-not-writable",
+    "export-failing",
 )
 
 

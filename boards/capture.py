@@ -126,11 +126,12 @@ def _parse_jsonl(text: str, name: str) -> Capture:
                 f"{name}:{number}: t goes back in time ({chunks[-1].t} then {t}); "
                 "a capture's lines must be in time order"
             )
-        if not isinstance(direction, str) or direction not in ("in", "out"):
+        if direction == "in" or direction == "out":
+            chunks.append(CaptureChunk(t, direction, data))
+        else:
             raise CaptureError(
                 f'{name}:{number}: "dir" must be "in" or "out", got {direction!r:.40}'
             )
-        chunks.append(CaptureChunk(t, direction, data))
     return Capture(meta, tuple(chunks))
 
 

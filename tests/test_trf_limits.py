@@ -39,3 +39,9 @@ def test_a_cut_off_last_player_line_is_refused() -> None:
 def test_a_complete_file_without_final_newline_still_reads() -> None:
     text = SAMPLE.read_text(encoding="utf-8").rstrip("\n")
     assert read_trf(text).crosstable.players == read_trf(text + "\n").crosstable.players
+
+
+def test_control_characters_in_trf_names_are_stripped() -> None:
+    line = "001    1      " + "Evil\x1b[2J Eve".ljust(33)
+    player = read_trf(line + "\n").crosstable.players[0]
+    assert "\x1b" not in player.name and player.name.startswith("Evil")

@@ -41,6 +41,7 @@ from broadcast.config.model import (
     TiebreakEdition,
 )
 from broadcast.config.tiebreaks import check_tiebreak
+from broadcast.text import clean_text
 from clocks.timecontrol import TimeControl, parse_time_control
 
 EVENT_KEYS = (
@@ -84,13 +85,6 @@ MAX_STRING = 200  # characters in any string value (a name, a port, a path)
 MAX_ENTRIES = 5000  # entries in any list: sections, players, boards, schedule rows
 
 _MISSING = object()
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(value: str) -> str:
-    """A string from a file without control characters (terminal escapes, bidi
-    overrides): they are replaced by a space and the result stripped."""
-    return _CONTROL.sub(" ", value).strip()
 
 
 def decode_list(data: bytes) -> tuple[str, str]:

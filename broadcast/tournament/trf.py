@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from broadcast.text import clean_text
 from broadcast.tournament.crosstable import (
     EMPTY,
     OPPOSITE,
@@ -298,7 +299,7 @@ def _parse_player(text: str, line_no: int) -> _RawPlayer:
     start = _int_field(text, line_no, _START, "starting number (columns 5-8)")
     if start is None or start < 1:
         raise TrfError(line_no, 5, "player line without a starting number in columns 5-8")
-    name = text[_NAME].strip()
+    name = clean_text(text[_NAME])
     rating = _int_field(text, line_no, _RATING, "rating (columns 49-52)")
     fide_id = _int_field(text, line_no, _FIDE_ID, "FIDE id (columns 58-68)")
     raw_points = text[_POINTS].strip().replace(",", ".")

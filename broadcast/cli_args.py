@@ -33,23 +33,22 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def _whole(text: str, low: int, high: int, message: str) -> int:
+    stripped = text.strip()
+    # ASCII digits only: "²" is a digit to str.isdigit, not to int().
+    if not (stripped.isascii() and stripped.isdigit()) or not low <= int(stripped[:10]) <= high:
+        raise argparse.ArgumentTypeError(f"{message}, not {text!r}")
+    return int(stripped)
+
+
 def positive_int(text: str) -> int:
     """A whole number from 1 (a round, a board)."""
-    stripped = text.strip()
-    if not (stripped.isascii() and stripped.isdigit()) or len(stripped) > 9:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1, not {text!r}")
-    value = int(stripped)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1, not {text!r}")
-    return value
+    return _whole(text, 1, 999_999_999, "must be a whole number from 1")
 
 
 def port_number(text: str) -> int:
     """A TCP port, 1-65535."""
-    stripped = text.strip()
-    if not (stripped.isascii() and stripped.isdigit()) or not 1 <= int(stripped[:6]) <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {text!r}")
-    return int(stripped)
+    return _whole(text, 1, 65535, "a port is a number from 1 to 65535")
 
 
 def serial_port_problem(path: str) -> str | None:

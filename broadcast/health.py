@@ -30,6 +30,7 @@ class Health:
     def __init__(self) -> None:
         self.conditions: dict[str, Condition] = {}
         self.acknowledged: set[str] = set()
+        self._journal_t: float | None = None  # event time the journal failure was first seen
 
     def report(self, key: str, kind: AlertKind, severity: Severity, message: str, t: float) -> bool:
         """Set a condition; True if it is new (the caller may log it once)."""
@@ -50,9 +51,19 @@ class Health:
         failure = journal.failure if journal is not None else None
         if failure is None:
             self.acknowledged.discard(JOURNAL_ALERT)
+            self._journal_t = None
         else:
+            if self._journal_t is None:
+                self._journal_t = now  # stable: the desk must not see a new alert each time
             out.insert(
-                0, _alert(JOURNAL_ALERT, "journal-not-writable", "critical", failure.message, now)
+                0,
+                _alert(
+                    JOURNAL_ALERT,
+                    "journal-not-writable",
+                    "critical",
+                    failure.message,
+                    self._journal_t,
+                ),
             )
         return [a for a in out if a.id not in self.acknowledged]
 

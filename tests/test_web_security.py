@@ -273,3 +273,11 @@ async def test_board_assignment_is_checked_against_the_hall(
     body["board"] = 4
     response = await client.post("/api/v1/arbiter/boards/assign", json=body, headers=BASIC)
     assert response.status == 200, await response.text()
+
+
+async def test_websockets_work_through_the_proxy(proxied: tuple[TestClient, Clock]) -> None:
+    client, _ = proxied
+    ws = await client.ws_connect("/ws", headers={**_via_proxy("198.51.100.7"), "Origin": PUBLIC})
+    await ws.send_json({"type": "ping"})
+    assert (await ws.receive_json(timeout=30)) == {"type": "pong"}
+    await ws.close()

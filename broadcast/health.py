@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from broadcast.arbiter.alerts import Alert, AlertKind, Severity
 from broadcast.journal import Journal
 
-JOURNAL_ALERT = "system-journal"
+SYSTEM_PREFIX = "system-"  # the ids of system alerts (never an id the rules raise)
+JOURNAL_ALERT = SYSTEM_PREFIX + "journal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +41,12 @@ class Health:
 
     def clear(self, key: str) -> bool:
         """End a condition; True if there was one."""
-        self.acknowledged.discard(f"system-{key}")
+        self.acknowledged.discard(f"{SYSTEM_PREFIX}{key}")
         return self.conditions.pop(key, None) is not None
 
     def alerts(self, journal: Journal | None, now: float) -> list[Alert]:
         out = [
-            _alert(f"system-{key}", c.kind, c.severity, c.message, c.t)
+            _alert(f"{SYSTEM_PREFIX}{key}", c.kind, c.severity, c.message, c.t)
             for key, c in self.conditions.items()
         ]
         failure = journal.failure if journal is not None else None
@@ -69,7 +70,7 @@ class Health:
 
     def acknowledge(self, alert_id: str) -> bool:
         """Hide a system alert until its cause ends and comes back; False if unknown."""
-        if alert_id == JOURNAL_ALERT or alert_id.removeprefix("system-") in self.conditions:
+        if alert_id == JOURNAL_ALERT or alert_id.removeprefix(SYSTEM_PREFIX) in self.conditions:
             self.acknowledged.add(alert_id)
             return True
         return False

@@ -129,6 +129,12 @@ async def test_disk_full_holds_events_alerts_once_and_resumes(tmp_path: Path) ->
         )
         assert refused.status == 503 and "cannot be written" in (await refused.json())["error"]
         assert service.book.get(GAME).result in (None, "*")  # not acknowledged, not applied
+        ack = await client.post(
+            f"/api/v1/arbiter/alerts/{JOURNAL_ALERT}/ack", json={}, headers=BASIC
+        )
+        assert ack.status == 200  # writes nothing: works during the outage
+        alerts = await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json()
+        assert not [a for a in alerts if a["id"] == JOURNAL_ALERT]  # hidden once seen
 
         _free_disk(journal)
         clock.t += RETRY_MAX  # the back-off has passed

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from broadcast.health import Health
+from broadcast.health import SYSTEM_PREFIX, Health
 from broadcast.service import EventService
 from web import openapi, routes_arbiter, routes_public
 from web.auth import Auth
@@ -55,6 +55,16 @@ def _secure(headers: MutableMapping[str, str], csp: str) -> None:
 _NOT_DURABLE_OK = ("/arbiter/login", "/arbiter/logout")
 
 
+async def _system_ack(request: web.Request) -> bool:
+    """Acknowledging a system alert writes nothing, so it works during a journal outage."""
+    if request.path.startswith(f"/api/v1/arbiter/alerts/{SYSTEM_PREFIX}"):
+        return True
+    if request.path == "/arbiter/act/ack":
+        alert = (await request.post()).get("alert")
+        return isinstance(alert, str) and alert.startswith(SYSTEM_PREFIX)
+    return False
+
+
 @web.middleware
 async def durable(request: web.Request, handler: Handler) -> web.StreamResponse:
     """While the journal cannot be written, refuse arbiter actions (503) instead of
@@ -65,6 +75,7 @@ async def durable(request: web.Request, handler: Handler) -> web.StreamResponse:
         and request.method not in ("GET", "HEAD", "OPTIONS")
         and (request.path.startswith(("/arbiter", "/api/v1/arbiter")))
         and request.path not in _NOT_DURABLE_OK
+        and not await _system_ack(request)
     ):
         if request.path.startswith("/arbiter/act/"):  # a desk form: back to the desk, said why
             raise web.HTTPSeeOther("/arbiter?m=" + quote(f"Not done: {failure.message}"))

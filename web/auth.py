@@ -117,7 +117,9 @@ class Auth:
             self.strikes = {
                 k: v
                 for k, v in self.strikes.items()
-                if k == GLOBAL or v.failures or v.locked_until > now
+                if k == GLOBAL
+                or v.locked_until > now - MAX_LOCKOUT  # its back-off still counts
+                or (v.failures and v.failures[-1] > now - LOGIN_WINDOW)
             }
 
     def succeeded(self, who: str) -> None:
@@ -134,7 +136,7 @@ class Auth:
             # Back-off: every lockout within the hour is twice as long as the one before.
             if strikes.locked_until < now - MAX_LOCKOUT:
                 strikes.lockouts = 0
-            strikes.lockouts += 1
+            strikes.lockouts = min(strikes.lockouts + 1, 16)
             strikes.locked_until = now + min(
                 LOGIN_WINDOW * 2 ** (strikes.lockouts - 1), MAX_LOCKOUT
             )

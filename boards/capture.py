@@ -3,11 +3,15 @@
 Line 1 (optional): {"meta": {"started_at": ISO-8601, ...}}
 Then one object per chunk: {"t": seconds since start, "dir": "in" | "out", "hex": "..."}.
 A plain file of board-to-host bytes is accepted too (every byte "in" at t = 0).
+
+Reading checks what replay relies on: `t` finite, not negative and never going back,
+`started_at` a real ISO-8601 time, no nesting beyond what JSON's parser survives.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,10 +41,16 @@ class Capture:
 
     @property
     def started_at(self) -> datetime | None:
-        value = self.meta.get("started_at")
-        if not isinstance(value, str):
-            return None
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parse_started_at(self.meta.get("started_at"))
+
+
+def parse_started_at(value: object) -> datetime | None:
+    """The meta line's start time; None if absent, ValueError if not ISO-8601."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"started_at must be an ISO-8601 time string, got {value!r:.40}")
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 @dataclass
@@ -83,25 +93,45 @@ def _parse_jsonl(text: str, name: str) -> Capture:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise CaptureError(f"{name}:{number}: not JSON ({exc.msg})") from exc
+            raise CaptureError(f"{name}:{number}: not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise CaptureError(f"{name}:{number}: JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise CaptureError(f"{name}:{number}: expected an object, got {type(obj).__name__}")
         if "meta" in obj:
             if not isinstance(obj["meta"], dict):
                 raise CaptureError(f"{name}:{number}: 'meta' must be an object")
+            try:
+                parse_started_at(obj["meta"].get("started_at"))
+            except ValueError as exc:
+                raise CaptureError(f"{name}:{number}: bad started_at: {exc}") from None
             meta.update(obj["meta"])
             continue
         try:
-            t = float(obj["t"])
+            t = obj["t"]
+            if isinstance(t, bool) or not isinstance(t, int | float):
+                raise TypeError
+            t = float(t)
             direction = obj["dir"]
             data = bytes.fromhex(obj["hex"])
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise CaptureError(
-                f'{name}:{number}: expected {{"t": seconds, "dir": "in"|"out", "hex": "..."}}, got {line[:80]!r}'
-            ) from exc
-        if direction not in ("in", "out"):
-            raise CaptureError(f'{name}:{number}: "dir" must be "in" or "out", got {direction!r}')
-        chunks.append(CaptureChunk(t, direction, data))
+                f'{name}:{number}: expected {{"t": seconds, "dir": "in"|"out", "hex": "..."}}, '
+                f"got {line[:80]!r}"
+            ) from None
+        if not math.isfinite(t) or t < 0:
+            raise CaptureError(f"{name}:{number}: t must be seconds since the start, got {t}")
+        if chunks and t < chunks[-1].t:
+            raise CaptureError(
+                f"{name}:{number}: t goes back in time ({chunks[-1].t} then {t}); "
+                "a capture's lines must be in time order"
+            )
+        if direction == "in" or direction == "out":
+            chunks.append(CaptureChunk(t, direction, data))
+        else:
+            raise CaptureError(
+                f'{name}:{number}: "dir" must be "in" or "out", got {direction!r:.40}'
+            )
     return Capture(meta, tuple(chunks))
 
 

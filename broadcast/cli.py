@@ -14,6 +14,7 @@ from dataclasses import asdict
 from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
 from broadcast import cli_check, cli_export, cli_pairings, cli_serve, cli_standings
 from broadcast import demo as demo_options
+from broadcast.cli_args import port_number, positive_float, positive_int, serial_port_problem
 
 
 def _board_rows(results: list[ProbeResult]) -> list[dict[str, object]]:
@@ -75,25 +76,42 @@ def _simulated_ports() -> list[str]:
 
 
 async def _cmd_boards(args: argparse.Namespace) -> int:
+    not_probed: list[str] = []
     if args.port:
+        problem = serial_port_problem(args.port)
+        if problem is not None:
+            print(f"boardwire: {problem}", file=sys.stderr)
+            return 1
         results = [await probe_port(args.port)]
     else:
         ports = list_serial_ports()
         to_probe = [p.path for p in ports if p.likely_dgt] + _simulated_ports()
         results = await probe_ports(to_probe) if to_probe else []
-        not_probed = [p for p in ports if not p.likely_dgt]
-        if not args.json and not_probed:
-            print(
-                "Other serial ports (not probed; use --port PATH): "
-                + ", ".join(p.path for p in not_probed)
-            )
+        not_probed = [p.path for p in ports if not p.likely_dgt]
     rows = _board_rows(results)
+    found = any(r.boards for r in results)
     if args.json:
         print(json.dumps(rows, indent=2))
-    else:
+    elif found or args.port:
         _print_table(rows)
-    found = any(r.boards for r in results)
+        if not_probed:
+            print("Other serial ports (not probed; use --port PATH): " + ", ".join(not_probed))
+    else:
+        print(_nothing_found(results, not_probed))
     return 0 if found or not args.port else 1
+
+
+def _nothing_found(results: list[ProbeResult], not_probed: list[str]) -> str:
+    """One paragraph saying what was tried, for `boards` when no board answered."""
+    parts = ["No DGT board found."]
+    if results:
+        parts.append("No answer on " + ", ".join(r.port for r in results) + ".")
+    else:
+        parts.append("No USB or Bluetooth port that looks like a DGT board.")
+    if not_probed:
+        parts.append(f"Other serial ports, not probed: {', '.join(not_probed)} (try --port PATH).")
+    parts.append("Plug a board in and switch it on, or try `boardwire sim` for emulated boards.")
+    return " ".join(parts)
 
 
 def _cmd_sim(args: argparse.Namespace) -> int:
@@ -156,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument(
         "--time-control", metavar="TC", help="e.g. 5400+30; a software clock for boards without one"
     )
-    watch.add_argument("--seconds", type=float, help="stop after this many seconds")
+    watch.add_argument("--seconds", type=positive_float, help="stop after this many seconds")
     watch.set_defaults(handler=_cmd_watch)
 
     replay = sub.add_parser("replay", help="run a recorded capture through the pipeline offline")
@@ -178,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the capture as board B's game in round R of this event, with the arbiter "
         "rules (the capture's started_at meets the schedule)",
     )
-    replay.add_argument("--round", type=int, metavar="R", help="with --event: the round")
+    replay.add_argument("--round", type=positive_int, metavar="R", help="with --event: the round")
     replay.add_argument(
         "--section", metavar="NAME", help="with --event and no [[board]] list: the section"
     )
@@ -198,18 +216,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="the Pamplona Masters example on emulated boards: spectator pages and arbiter desk",
     )
     demo.add_argument(
-        "--speed", type=float, default=20.0, help="time compression of the event (default 20)"
+        "--speed",
+        type=positive_float,
+        default=20.0,
+        help="time compression of the event (default 20)",
     )
-    demo.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
-    demo.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
+    demo.add_argument(
+        "--seconds", type=positive_float, default=None, help="stop after this many seconds"
+    )
+    demo.add_argument("--port", type=port_number, default=8080, help="web port (default 8080)")
     demo_options.add_arguments(demo)
     demo.set_defaults(handler=_cmd_demo)
     return parser
 
 
+def parse_arguments(
+    parser: argparse.ArgumentParser, argv: Sequence[str] | None
+) -> argparse.Namespace:
+    """Like `parse_args`, but an unknown option of a subcommand is reported with that
+    subcommand's usage (argparse would print the top-level one)."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        command = getattr(args, "command", None)
+        sub = _subparsers(parser).get(command or "", parser)
+        sub.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:  # argparse keeps no public handle on its subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(message)s",
@@ -223,6 +266,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`| head`): stop quietly, and keep Python's exit flush quiet too.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except (MemoryError, RecursionError) as exc:
+        print(
+            f"boardwire: the input is too large or too deeply nested ({exc!r:.80})", file=sys.stderr
+        )
+        return 1
+    except OSError as exc:
+        # A file or device problem nobody caught closer to it: one line, no traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"boardwire: {where}{exc.strerror or exc}", file=sys.stderr)
+        if args.verbose:
+            raise
+        return 1
+    except Exception as exc:
+        if args.verbose:
+            raise
+        print(
+            f"boardwire: internal error: {type(exc).__name__}: {exc!s:.200} "
+            "(run with -v for the traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return 1
     return int(result or 0)
 
 

@@ -13,8 +13,11 @@ from pathlib import Path
 from time import time as wall_clock
 from typing import Any
 
+from broadcast.cli_args import non_negative_float, port_number, positive_float, positive_int
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
+from broadcast.config.model import EventConfig
+from broadcast.health import Health
 from broadcast.journal import Journal, JournalError
 from broadcast.publishers import PublishSettings, publish_forever
 from broadcast.relay.lichess import LichessRelayConfig
@@ -38,7 +41,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
-    parser.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
+    parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
     parser.add_argument(
         "--board",
         action="append",
@@ -51,16 +54,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--sim", action="store_true", help="run every board of the config on emulated boards"
     )
     parser.add_argument(
-        "--speed", type=float, default=1.0, help="with --sim: time compression (default 1)"
+        "--speed",
+        type=positive_float,
+        default=1.0,
+        help="with --sim: time compression (default 1)",
     )
     parser.add_argument(
         "--games", type=Path, help="with --sim: PGN games the emulated players play"
     )
     parser.add_argument(
-        "--round", type=int, help="make round R live now (its start moved to this moment)"
+        "--round",
+        type=positive_int,
+        help="make round R live now (its start moved to this moment)",
     )
     parser.add_argument(
-        "--delay", type=float, help="broadcast delay in seconds (overrides the event's)"
+        "--delay",
+        type=non_negative_float,
+        help="broadcast delay in seconds (overrides the event's)",
     )
     parser.add_argument(
         "--export",
@@ -72,6 +82,19 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--lichess-round",
         metavar="ID",
         help="push the live round to this Lichess broadcast round (token in LICHESS_TOKEN)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy (IP or network) whose X-Forwarded-* headers are believed; "
+        "repeatable (see docs/security.md)",
+    )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the origin spectators and arbiters use, e.g. https://live.example.org",
     )
     parser.add_argument(
         "--lichess-section",
@@ -103,6 +126,54 @@ def _publish_settings(args: argparse.Namespace) -> PublishSettings | str:
     )
 
 
+def check_arguments(args: argparse.Namespace, config: EventConfig) -> str | None:
+    """What argparse cannot check alone: values against the event, files that must exist."""
+    rounds = max((s.rounds for s in config.sections), default=0)
+    if args.round is not None and args.round > rounds:
+        return f"--round {args.round}: the event has {rounds} rounds"
+    games = getattr(args, "games", None)
+    if games is not None:
+        if not args.sim:
+            return "--games needs --sim (the emulated players play them)"
+        from boardsim.sim import load_games  # only the CLI layer imports the simulator
+
+        try:
+            load_games(games)
+        except ValueError as exc:  # unreadable, not UTF-8, no games, a game that does not parse
+            return f"--games: {exc}"
+    return None
+
+
+def claim_journal(journal: Journal, config: EventConfig) -> str | None:
+    """A journal belongs to one event: refuse another event's (its games and results would
+    mix with this one's); a new or unnamed journal takes this event's name."""
+    owner = journal.meta("event")
+    if owner is None:
+        journal.set_meta("event", config.name)
+        return None
+    if owner != config.name:
+        return (
+            f"the journal {journal.path} belongs to the event {owner!r}, not {config.name!r}: "
+            "give this event its own journal with --db"
+        )
+    return None
+
+
+def listen_problem(host: str, port: int, exc: OSError) -> str:
+    import errno
+
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {host}:{port}: the port is in use (another boardwire?); use --port"
+        )
+    if exc.errno == errno.EACCES:
+        return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {host}:{port}: {host} is not an address of this machine"
+    reason = exc.strerror or str(exc)
+    return f"cannot listen on {host}:{port}: {reason} (check --host)"
+
+
 def arbiter_credentials() -> tuple[str, str] | None:
     """From the environment; there is never a default password."""
     password = os.environ.get("BOARDWIRE_ARBITER_PASSWORD")
@@ -119,14 +190,31 @@ async def serve(
     except ConfigError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
+    problem = check_arguments(args, config)
+    if problem is not None:
+        print(f"boardwire: {problem}", file=sys.stderr)
+        return 2
+    from web.proxy import make_settings
+
+    try:
+        proxy = make_settings(getattr(args, "trusted_proxy", []), getattr(args, "public_url", None))
+    except ValueError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    publish = _publish_settings(args)
+    if isinstance(publish, str):
+        print(f"boardwire: {publish}", file=sys.stderr)
+        return 2
     db = args.db or args.event.with_suffix(".sqlite")
     try:
         journal = Journal(db)
     except JournalError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
-    if not args.speed > 0:
-        print("boardwire: --speed must be positive", file=sys.stderr)
+    problem = claim_journal(journal, config)
+    if problem is not None:
+        journal.close()
+        print(f"boardwire: {problem}", file=sys.stderr)
         return 2
     speed = args.speed
     # Never behind the journal: a fast-forward rehearsal runs ahead of the wall clock, and a
@@ -153,18 +241,32 @@ async def serve(
         )
         service.load()
     except ActionError as exc:
+        if sim is not None:
+            await sim.stop()
+        journal.close()
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
     _pair_or_warn(service, sim=args.sim)
     from web.app import start_web  # web imports broadcast, never the other way round
 
-    publish = _publish_settings(args)
-    if isinstance(publish, str):
-        print(f"boardwire: {publish}", file=sys.stderr)
+    health = Health()  # system alerts (export folder) for the desk
+    try:
+        runner = await start_web(
+            service,
+            host=args.host,
+            port=args.port,
+            credentials=credentials,
+            proxy=proxy,
+            health=health,
+        )
+    except OSError as exc:
+        if sim is not None:
+            await sim.stop()
+        journal.close()
+        print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
         return 2
-    runner = await start_web(service, host=args.host, port=args.port, credentials=credentials)
     publisher = (
-        asyncio.ensure_future(publish_forever(service, publish))
+        asyncio.ensure_future(publish_forever(service, publish, health))
         if publish.folder is not None or publish.lichess is not None
         else None
     )

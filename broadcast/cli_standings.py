@@ -161,7 +161,7 @@ def format_prizes(prizes: PrizeList) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``boardwire standings``; returns the exit code."""
-    if args.event:
+    if args.event is not None:
         return _event_standings(args)
     try:
         report = load_trf(args.trf)

@@ -75,7 +75,11 @@ def replay_capture(
 
     def tick_all(t: float) -> None:
         for board, f in result.followers.items():
+            previous: float | None = None
             while (deadline := f.reconstructor.next_deadline()) is not None and deadline <= t:
+                if deadline == previous:
+                    break  # a deadline that does not move would spin forever
+                previous = deadline
                 for out in f.tick(deadline):
                     result.events.append((board, out))
 
@@ -93,7 +97,9 @@ def replay_capture(
     for chunk in capture.chunks:
         if chunk.direction != "in":
             continue
-        t = last_t = chunk.t
+        # Never backwards (read_capture refuses it; a Capture built in code might not):
+        # the reconstructor's deadlines only fall due as time advances.
+        t = last_t = max(chunk.t, last_t)
         tick_all(t)
         if mode == "single":
             for message in single_decoder.feed(chunk.data):

@@ -19,7 +19,7 @@ from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
 from boardsim.script import actions_for_game, play
-from boardsim.sim import load_games
+from boardsim.sim import clean_stale_runs, load_games, run_folder_prefix
 from broadcast.config.model import BoardConfig, EventConfig
 from clocks.timesource import TimeSource
 
@@ -73,7 +73,8 @@ async def start_simulated_boards(
 ) -> tuple[SimulatedHall, dict[int, str]]:
     """Start emulated boards for every configured board; returns them and the hall board
     number -> device path map to use instead of the configured ports."""
-    hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix="boardwire-sim-"))
+    clean_stale_runs()  # run folders of simulations killed with -9
+    hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix=run_folder_prefix()))
     assert hall.rundir is not None
     by_port: dict[str, list[BoardConfig]] = defaultdict(list)
     for board in config.boards:

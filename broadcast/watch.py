@@ -179,6 +179,12 @@ async def _watch(args: argparse.Namespace, time: TimeSource | None = None) -> in
 
 
 def run_watch(args: argparse.Namespace) -> int:
+    from broadcast.cli_args import serial_port_problem
+
+    problem = serial_port_problem(args.port)
+    if problem is not None:
+        print(f"boardwire: {problem}", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_watch(args))
     except KeyboardInterrupt:

@@ -41,4 +41,5 @@ async def test_boards_port_with_nothing_there_fails_clearly(
 ) -> None:
     args = build_parser().parse_args(["boards", "--port", str(tmp_path / "missing")])
     assert await _cmd_boards(args) == 1
-    assert "no board" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such port" in err

@@ -105,7 +105,7 @@ def test_a_foreign_database_is_refused(tmp_path: Path) -> None:
     db.execute("CREATE TABLE customers (id INTEGER)")
     db.commit()
     db.close()
-    with pytest.raises(JournalError, match="no boardwire schema"):
+    with pytest.raises(JournalError, match="not a boardwire journal"):
         Journal(path)
     (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
     with pytest.raises(JournalError, match="not a boardwire journal"):

@@ -11,27 +11,38 @@
 - HTTP Basic is accepted on the JSON API for scripts; browsers cache Basic credentials,
   so a POST authenticated that way must be `application/json`, which no cross-site form
   can send without a CORS preflight (that we never answer).
-- Login attempts are limited per client address: `LOGIN_ATTEMPTS` failures per
-  `LOGIN_WINDOW` seconds, then 429 until the window has passed.
+- Password guesses, by the login form and by HTTP Basic alike, are limited per client
+  address and for the whole server: `LOGIN_ATTEMPTS` failures from one client within
+  `LOGIN_WINDOW` seconds lock that client out, and each further lockout doubles (up to
+  `MAX_LOCKOUT`); `GLOBAL_ATTEMPTS` failures from everybody within the window lock out every
+  password check the same way (a spray from many addresses). While locked out even the
+  right password gets 429 with Retry-After, so a guess can never be confirmed. Sessions
+  already open are not affected. Behind a proxy the client is the forwarded one (`web.proxy`).
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
 import time
 from base64 import b64decode
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiohttp import web
+
+from web.proxy import PROXY
 
 SESSION_COOKIE = "bw_session"
 LOGIN_COOKIE = "bw_login"
 SESSION_SECONDS = 12 * 3600.0
 LOGIN_ATTEMPTS = 5
 LOGIN_WINDOW = 60.0
+GLOBAL_ATTEMPTS = 50
+MAX_LOCKOUT = 3600.0
+GLOBAL = "*"  # the whole server's key in the limiter
 MAX_SESSIONS = 1000
 AUTH_FAILED_MESSAGE = "Wrong user or password."
 
@@ -41,6 +52,28 @@ class Session:
     user: str
     csrf: str
     expires: float
+
+
+class GuessLimit(web.HTTPTooManyRequests):
+    """A password check refused because its client (or the server) is locked out."""
+
+    def __init__(self, wait: float) -> None:
+        seconds = int(wait) + 1
+        super().__init__(
+            text=json.dumps({"error": f"too many failed logins: try again in {seconds} s"}),
+            content_type="application/json",
+            headers={"Retry-After": str(seconds)},
+        )
+        self.seconds = seconds
+
+
+@dataclass
+class Strikes:
+    """One client's recent failures, its lockouts so far, and when the current one ends."""
+
+    failures: deque[float] = field(default_factory=deque)
+    lockouts: int = 0
+    locked_until: float = 0.0
 
 
 class Auth:
@@ -55,7 +88,7 @@ class Auth:
         self.credentials = credentials
         self.now = now
         self.sessions: dict[str, Session] = {}
-        self.failures: dict[str, deque[float]] = {}
+        self.strikes: dict[str, Strikes] = {}
 
     @property
     def enabled(self) -> bool:
@@ -70,24 +103,55 @@ class Auth:
 
     # -- rate limit ----------------------------------------------------------------------------
 
-    def _recent(self, who: str) -> deque[float]:
-        window = self.failures.setdefault(who, deque())
-        cutoff = self.now() - LOGIN_WINDOW
-        while window and window[0] <= cutoff:
-            window.popleft()
-        return window
-
     def retry_after(self, who: str) -> float:
-        """Seconds until `who` may try again (0: now)."""
-        window = self._recent(who)
-        if len(window) < LOGIN_ATTEMPTS:
-            return 0.0
-        return max(0.0, window[0] + LOGIN_WINDOW - self.now())
+        """Seconds until `who` may try a password again (0: now)."""
+        now = self.now()
+        waits = [s.locked_until - now for k in (who, GLOBAL) if (s := self.strikes.get(k))]
+        return max([0.0, *waits])
 
     def failed(self, who: str) -> None:
-        self._recent(who).append(self.now())
-        if len(self.failures) > 10000:  # bounded memory under a spray of addresses
-            self.failures = {k: v for k, v in self.failures.items() if v}
+        self._strike(who, LOGIN_ATTEMPTS)
+        self._strike(GLOBAL, GLOBAL_ATTEMPTS)
+        if len(self.strikes) > 10000:  # bounded memory under a spray of addresses
+            now = self.now()
+            self.strikes = {
+                k: v
+                for k, v in self.strikes.items()
+                if k == GLOBAL
+                or v.locked_until > now - MAX_LOCKOUT  # its back-off still counts
+                or (v.failures and v.failures[-1] > now - LOGIN_WINDOW)
+            }
+
+    def succeeded(self, who: str) -> None:
+        self.strikes.pop(who, None)
+
+    def _strike(self, key: str, limit: int) -> None:
+        now = self.now()
+        strikes = self.strikes.setdefault(key, Strikes())
+        window = strikes.failures
+        while window and window[0] <= now - LOGIN_WINDOW:
+            window.popleft()
+        window.append(now)
+        if len(window) >= limit:
+            # Back-off: every lockout within the hour is twice as long as the one before.
+            if strikes.locked_until < now - MAX_LOCKOUT:
+                strikes.lockouts = 0
+            strikes.lockouts = min(strikes.lockouts + 1, 16)
+            strikes.locked_until = now + min(
+                LOGIN_WINDOW * 2 ** (strikes.lockouts - 1), MAX_LOCKOUT
+            )
+            window.clear()
+
+    def check_guess(self, who: str, user: str, password: str) -> bool:
+        """A rate-limited password check; raises `GuessLimit` while `who` is locked out."""
+        wait = self.retry_after(who)
+        if wait > 0:
+            raise GuessLimit(wait)
+        if self.check_password(user, password):
+            self.succeeded(who)
+            return True
+        self.failed(who)
+        return False
 
     # -- sessions ------------------------------------------------------------------------------
 
@@ -120,14 +184,16 @@ class Auth:
             self.sessions.pop(token, None)
 
     def basic_user(self, request: web.Request) -> str | None:
+        """The user of a valid Basic header (None: none or wrong; `GuessLimit` when locked)."""
         header = request.headers.get("Authorization", "")
         if not header.startswith("Basic "):
             return None
         try:
             user, _, password = b64decode(header[6:], validate=True).decode("utf-8").partition(":")
         except (ValueError, UnicodeDecodeError):
-            return None
-        return user if self.check_password(user, password) else None
+            user, password = "", ""  # counted as a failed guess like any other
+        who = request.remote or "unknown"
+        return user if self.check_guess(who, user, password) else None
 
 
 def csrf_ok(session: Session, supplied: str | None) -> bool:
@@ -152,4 +218,6 @@ def same_origin(request: web.Request) -> bool:
     origin = request.headers.get("Origin")
     if origin is None:
         return True
-    return origin in (f"{request.scheme}://{request.host}",)
+    settings = request.app.get(PROXY)
+    public = settings.public_origin if settings is not None else None
+    return origin in (f"{request.scheme}://{request.host}", public)

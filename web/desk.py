@@ -14,6 +14,7 @@ import chess
 from broadcast import regulation_actions as regs
 from broadcast.arbiter.alerts import Alert
 from broadcast.games.state import GameState
+from broadcast.health import Health
 from broadcast.service import ActionError, EventService
 from broadcast.tournament.events import (
     BoardAssigned,
@@ -25,17 +26,24 @@ from broadcast.tournament.events import (
 )
 from web import views
 
+MAX_BOARD = 9999  # an event without a [[board]] list: any plausible board number
+
 
 class Desk:
     """Arbiter actions on one service; each raises ActionError with a message to show."""
 
-    def __init__(self, service: EventService) -> None:
+    def __init__(self, service: EventService, health: Health | None = None) -> None:
         self.service = service
+        self.health = health or Health()
 
     def alerts(self) -> list[Alert]:
-        return self.service.alerts()
+        """The system's own alerts (journal, export) first, then the rules' alerts."""
+        system = self.health.alerts(self.service.journal, self.service.time.now())
+        return system + self.service.alerts()
 
     def acknowledge(self, alert_id: str, by: str) -> None:
+        if self.health.acknowledge(alert_id):
+            return  # a system alert is not a journal event (the disk may be full)
         self.service.acknowledge(alert_id, by)
 
     def _game(self, game_id: str) -> GameState:
@@ -113,6 +121,15 @@ class Desk:
         self, section: str, round_number: int, white: int, board: int, by: str
     ) -> None:
         name = self._section(section)
+        hall = [b for b in self.service.hall.values() if b.config.section == name]
+        if hall and board not in {b.number for b in hall}:
+            numbers = sorted(b.number for b in hall)
+            raise ActionError(
+                f"board {board} is not a board of {name} in the hall "
+                f"(boards {numbers[0]}-{numbers[-1]})"
+            )
+        if not hall and not 1 <= board <= MAX_BOARD:
+            raise ActionError(f"board must be between 1 and {MAX_BOARD}, not {board}")
         self.service.tournament_event(BoardAssigned(name, round_number, white, board, by=by))
 
     def _section(self, wanted: str) -> str:

@@ -22,6 +22,10 @@ Protocol (JSON text messages; see docs/web.md):
                | "pairings" | "boards" | "alerts", "seq": N, ...}
     server -> {"type": "resync"}  (followed by a snapshot)
     server -> {"type": "error", "message": ...}
+
+A message the server cannot even parse safely (nested too deeply) closes the socket with
+1008 (policy violation); any other failure handling a message closes it with 1011. Either
+way the log gets one line, at most one a minute for all clients (anyone can send these).
 """
 
 from __future__ import annotations
@@ -31,12 +35,13 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
@@ -53,6 +58,27 @@ log = logging.getLogger(__name__)
 QUEUE_LIMIT = 256  # messages waiting for one client before it is resynced
 REPLAY_LIMIT = 4096  # deltas kept for reconnecting clients
 PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
+BAD_MESSAGE_LOG_SECONDS = 60.0  # at most one log line per this many seconds for bad messages
+
+
+class QuietLog:
+    """One warning per `every` seconds; the ones in between are counted, not written."""
+
+    def __init__(self, every: float, now: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self.now = now
+        self.last = -every
+        self.suppressed = 0
+
+    def warning(self, message: str) -> bool:
+        t = self.now()
+        if t - self.last < self.every:
+            self.suppressed += 1
+            return False
+        extra = f" ({self.suppressed} more since the last report)" if self.suppressed else ""
+        log.warning("%s%s", message, extra)
+        self.last, self.suppressed = t, 0
+        return True
 
 
 def _encode(message: dict[str, Any]) -> str:
@@ -365,6 +391,7 @@ class Hub:
         self.service = service
         self.config = service.config
         self.alerts = alerts or (lambda: ())
+        self.bad_messages = QuietLog(BAD_MESSAGE_LOG_SECONDS)
         self.epoch = secrets.token_hex(6)
         self.public = Channel("public", self.config, self.public_frame(), self.epoch)
         self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
@@ -475,7 +502,21 @@ class Hub:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     continue
-                reply = self._handle(channel, client, msg.data)
+                try:
+                    reply = self._handle(channel, client, msg.data)
+                except RecursionError:
+                    self.bad_messages.warning(
+                        f"websocket client {request.remote}: message nested too deeply; closed"
+                    )
+                    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"nested too deeply")
+                    break
+                except Exception as exc:  # one client's bad message must not flood the log
+                    self.bad_messages.warning(
+                        f"websocket client {request.remote}: message failed "
+                        f"({type(exc).__name__}); closed"
+                    )
+                    await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"message failed")
+                    break
                 for text in reply:
                     client.push(text)
         finally:

@@ -31,6 +31,8 @@ AlertKind = Literal[
     "result-proposed",  # a result waits for the arbiter's word (confirm or override)
     "absence-disqualifies",  # single-absence rule: out unless they ask to continue
     "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
+    "journal-not-writable",  # system: disk full or I/O error; events held in memory
+    "export-failing",  # system: the --export folder cannot be written; retrying
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -49,6 +51,8 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "result-proposed",
     "absence-disqualifies",
     "arbiter-override",
+    "journal-not-writable",
+    "export-failing",
 )
 
 

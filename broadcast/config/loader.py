@@ -48,6 +48,7 @@ from broadcast.config.regulations import (
     withdrawal_rules,
 )
 from broadcast.config.tiebreaks import check_tiebreak
+from broadcast.text import clean_text
 from clocks.timecontrol import TimeControl, parse_time_control
 
 EVENT_KEYS = (
@@ -85,7 +86,44 @@ BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
 CSV_COLUMNS = PLAYER_KEYS
 
+# Sane limits: a config is a few kilobytes and an event has at most a few thousand
+# players; anything far beyond is a mistake (or an attack) and must not reach memory.
+MAX_FILE_BYTES = 8 * 1024 * 1024  # the TOML file and each player list
+MAX_STRING = 200  # characters in any string value (a name, a port, a path)
+MAX_ENTRIES = 5000  # entries in any list: sections, players, boards, schedule rows
+
 _MISSING = object()
+
+
+def decode_list(data: bytes) -> tuple[str, str]:
+    """A player list's text and its encoding: UTF-8 (with or without BOM) is expected;
+    Windows-1252/Latin-1, as older pairing programs export, is recognised."""
+    try:
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252"), "windows-1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def read_limited(file: Path) -> bytes:
+    """A file's bytes; ValueError with a plain message if it is too large or unreadable."""
+    try:
+        with file.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise ValueError("is a folder, not a file") from None
+    except PermissionError:
+        raise ValueError("permission denied") from None
+    except OSError as exc:
+        raise ValueError(exc.strerror or str(exc)) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+    return data
 
 
 def _choices(options: tuple[str, ...] | list[str]) -> str:
@@ -153,7 +191,14 @@ class _Checker:
                 f'write {key} = "{example}"' if example else "quote the value",
             )
             return default
-        return value.strip()
+        if len(value) > MAX_STRING:
+            self.error(
+                (*at, key),
+                f"{self.where((*at, key))} is {len(value)} characters long",
+                f"at most {MAX_STRING} characters",
+            )
+            return default
+        return clean_text(value)
 
     def get_int(
         self,
@@ -249,6 +294,13 @@ class _Checker:
                 (*at, key),
                 f"{self.where((*at, key))} must be a list of tables",
                 f"write each entry under its own [[{self.where((*at, key))}]] header",
+            )
+            return []
+        if len(value) > MAX_ENTRIES:
+            self.error(
+                (*at, key),
+                f"{self.where((*at, key))} has {len(value)} entries",
+                f"at most {MAX_ENTRIES}",
             )
             return []
         return value
@@ -672,7 +724,20 @@ class _Checker:
         file = self.resolve_file(raw, "players_csv", at)
         if file is None:
             return []
-        text = file.read_text(encoding="utf-8-sig")
+        try:
+            text, _encoding = decode_list(read_limited(file))
+        except ValueError as exc:
+            self.issues.append(ConfigIssue(file, None, f"cannot read the player list: {exc}"))
+            return []
+        try:
+            return self._csv_records(file, text)
+        except csv.Error as exc:
+            self.issues.append(
+                ConfigIssue(file, None, f"not a readable CSV file: {exc}", "save it as CSV (UTF-8)")
+            )
+            return []
+
+    def _csv_records(self, file: Path, text: str) -> list[tuple[dict[str, Any], ConfigIssue]]:
         reader = csv.DictReader(io.StringIO(text))
         header = [h.strip() for h in reader.fieldnames or []]
         if "name" not in header:
@@ -701,16 +766,31 @@ class _Checker:
         rows: list[tuple[dict[str, Any], ConfigIssue]] = []
         for record in reader:
             line = reader.line_num
+            if len(rows) >= MAX_ENTRIES:
+                self.issues.append(
+                    ConfigIssue(file, line, f"more than {MAX_ENTRIES} players", "split the list")
+                )
+                break
             values: dict[str, Any] = {}
             for key, value in record.items():
-                if key is None or value is None:
+                if key is None or not isinstance(value, str):
                     continue
                 key = key.strip()
-                value = value.strip()
+                value = clean_text(value)
                 if not value:
                     continue
+                if len(value) > MAX_STRING:
+                    self.issues.append(
+                        ConfigIssue(
+                            file,
+                            line,
+                            f"{key} is {len(value)} characters long",
+                            f"at most {MAX_STRING} characters",
+                        )
+                    )
+                    continue
                 if key in ("number", "rating"):
-                    if not value.isdigit():
+                    if not (value.isascii() and value.isdigit() and len(value) <= 9):
                         self.issues.append(
                             ConfigIssue(
                                 file, line, f"{key} {value!r} is not a whole number", "e.g. 2450"
@@ -735,7 +815,7 @@ class _Checker:
 
         rows: list[tuple[dict[str, Any], ConfigIssue]] = []
         try:
-            found = read_trf_players(file.read_text(encoding="utf-8", errors="replace"))
+            found = read_trf_players(decode_list(read_limited(file))[0])
         except ValueError as exc:
             self.issues.append(
                 ConfigIssue(
@@ -746,8 +826,12 @@ class _Checker:
                 )
             )
             return []
-        for line, values in found:
+        for line, values in found[: MAX_ENTRIES + 1]:
+            values = {k: clean_text(v) if isinstance(v, str) else v for k, v in values.items()}
             rows.append((values, ConfigIssue(file, line, "")))
+        if len(rows) > MAX_ENTRIES:
+            self.issues.append(ConfigIssue(file, None, f"more than {MAX_ENTRIES} players"))
+            return []
         return rows
 
     def player_entries(
@@ -785,6 +869,19 @@ class _Checker:
                     )
                 )
                 continue
+            name = clean_text(name)
+            if len(name) > MAX_STRING or not name:
+                self.issues.append(
+                    ConfigIssue(
+                        where.file,
+                        at_key("name").line,
+                        f"a player's name is {len(name)} characters long"
+                        if name
+                        else "a player's name is only control characters",
+                        f"at most {MAX_STRING} characters",
+                    )
+                )
+                continue
             number = values.get("number", position)
             rating = values.get("rating", 0)
             if isinstance(number, bool) or not isinstance(number, int) or number < 1:
@@ -819,7 +916,7 @@ class _Checker:
                 continue
             numbers[number] = where
             fields = {
-                k: str(values.get(k, "")).strip()
+                k: clean_text(str(values.get(k, "")))[:MAX_STRING]
                 for k in ("fide_id", "federation", "title", "sex", "birth")
             }
             if fields["fide_id"] and not fields["fide_id"].isdigit():
@@ -907,7 +1004,7 @@ def load_event(path: str | Path) -> EventConfig:
     """Load, check and return an event config; raises `ConfigError` listing every problem."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_limited(file).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(
             [ConfigIssue(file, None, "file not found", "give the path to an event .toml")]
@@ -916,6 +1013,8 @@ def load_event(path: str | Path) -> EventConfig:
         raise ConfigError(
             [ConfigIssue(file, None, f"not UTF-8 text: {exc}", "save the file as UTF-8")]
         ) from None
+    except ValueError as exc:
+        raise ConfigError([ConfigIssue(file, None, f"cannot read it: {exc}")]) from None
     return load_event_text(text, file)
 
 
@@ -925,6 +1024,10 @@ def load_event_text(text: str, path: str | Path) -> EventConfig:
     file = Path(path)
     try:
         doc = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(
+            [ConfigIssue(file, None, "TOML nested too deeply", "an event config is flat tables")]
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = _TOML_POSITION.search(message)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from broadcast.text import clean_text
 from broadcast.tournament.crosstable import (
     EMPTY,
     OPPOSITE,
@@ -54,6 +55,8 @@ _POINTS = slice(80, 84)
 _RANK = slice(85, 89)
 _ROUND1 = 91  # 0-based index of column 92, the first round's opponent number
 _ROUND_WIDTH = 10
+MAX_ROUNDS = 99  # beyond any real event; a larger count is a damaged or hostile file
+MAX_PLAYERS = 9999  # the starting number has four columns
 
 
 class TrfError(ValueError):
@@ -172,8 +175,8 @@ class TrfFile:
         """Planned rounds from record 142 (TRF-2026) or XXR, if given."""
         for code in ("142", "XXR"):
             value = self.record(code)
-            if value is not None and value.strip().isdigit():
-                return int(value.strip())
+            if value is not None and value.strip().isascii() and value.strip().isdigit():
+                return int(value.strip()[:9])
         return None
 
     @property
@@ -296,7 +299,7 @@ def _parse_player(text: str, line_no: int) -> _RawPlayer:
     start = _int_field(text, line_no, _START, "starting number (columns 5-8)")
     if start is None or start < 1:
         raise TrfError(line_no, 5, "player line without a starting number in columns 5-8")
-    name = text[_NAME].strip()
+    name = clean_text(text[_NAME])
     rating = _int_field(text, line_no, _RATING, "rating (columns 49-52)")
     fide_id = _int_field(text, line_no, _FIDE_ID, "FIDE id (columns 58-68)")
     raw_points = text[_POINTS].strip().replace(",", ".")
@@ -326,6 +329,8 @@ def _parse_player(text: str, line_no: int) -> _RawPlayer:
     pos = _ROUND1
     while pos < len(text):
         rnd += 1
+        if rnd > MAX_ROUNDS and text[pos:].strip():
+            raise TrfError(line_no, pos + 1, f"more than {MAX_ROUNDS} round slots on one line")
         raw.slots.append((rnd, _parse_slot(text[pos : pos + 8], line_no, pos + 1, rnd)))
         pos += _ROUND_WIDTH
     # Trailing blank slots are "nothing written": drop them so rounds_played is right.
@@ -413,6 +418,8 @@ def read_trf(
             continue
         code = line[:3]
         if code == "001":
+            if len(raws) >= MAX_PLAYERS:
+                raise TrfError(line_no, 1, f"more than {MAX_PLAYERS} player lines")
             raws.append(_parse_player(line.rstrip("\r\n"), line_no))
             continue
         if code == "###":
@@ -428,6 +435,7 @@ def read_trf(
         (trailer if raws else records).append(rec)
     if not raws:
         raise TrfError(1, None, "no player lines (records starting with 001)")
+    _check_not_truncated(text, raws)
     seen: dict[int, int] = {}
     for raw in raws:
         if raw.player.start in seen:
@@ -440,7 +448,15 @@ def read_trf(
 
     probe = TrfFile(Crosstable((), (), 0), tuple(records), tuple(trailer))
     written = max((len(r.slots) for r in raws), default=0)
-    rounds = max(written, probe.declared_rounds or 0)
+    declared = probe.declared_rounds or 0
+    if declared > MAX_ROUNDS:
+        code = "142" if probe.record("142") is not None else "XXR"
+        raise TrfError(
+            _line_of_record(text, code),
+            5,
+            f"record {code} declares {declared} rounds; at most {MAX_ROUNDS} are supported",
+        )
+    rounds = max(written, declared)
     # Rounds in which anything is written: blank slots there are absences (zero-point).
     active = {rnd for r in raws for rnd, e in r.slots if e is not None}
     table: dict[int, list[RoundEntry | None]] = {}
@@ -491,6 +507,32 @@ def read_trf(
         scoring=scoring or Scoring(),
     )
     return TrfFile(crosstable=crosstable, records=tuple(records), trailer=tuple(trailer))
+
+
+def _line_of_record(text: str, code: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(code):
+            return number
+    return 1
+
+
+def _check_not_truncated(text: str, raws: list[_RawPlayer]) -> None:
+    """A file cut off in the middle of its last player line (a copy that stopped, a
+    download that failed) must not yield a player with half a name and no results."""
+    if text.endswith(("\n", "\r")) or len(raws) < 2:
+        return
+    lines = text.splitlines()
+    last = raws[-1]
+    if last.line_no != len(lines):
+        return
+    others = min(len(lines[r.line_no - 1].rstrip()) for r in raws[:-1])
+    if len(lines[-1].rstrip()) < others:
+        raise TrfError(
+            last.line_no,
+            len(lines[-1]) + 1,
+            "the last player line is shorter than every other one and the file does not end "
+            "with a line break: the file looks cut off; export it again",
+        )
 
 
 def load_trf(

@@ -89,6 +89,78 @@ def list_running(root: Path | None = None) -> list[dict[str, object]]:
     return found
 
 
+STALE_PREFIX = "boardwire-sim-"  # run folders of `serve --sim`: boardwire-sim-pid<N>-<random>
+
+
+def run_folder_prefix() -> str:
+    """The prefix of a new run folder: it names this process, so a later run can tell."""
+    return f"{STALE_PREFIX}pid{os.getpid()}-"
+
+
+def _only_links(folder: Path) -> list[Path] | None:
+    """The symlinks that are all `folder` holds (None if it holds anything else)."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return None
+    return entries if all(e.is_symlink() for e in entries) else None
+
+
+def _remove_links(folder: Path) -> bool:
+    """Remove a run folder that holds nothing but links to ptys; never anything else."""
+    links = _only_links(folder)
+    if links is None:
+        return False
+    try:
+        for link in links:
+            link.unlink()
+        folder.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+def clean_stale_runs(root: Path | None = None, tmp: Path | None = None) -> list[Path]:
+    """Remove what simulators killed with -9 left behind; returns what was removed.
+
+    Stale means: a registry file whose process is gone (with its run folder), a run
+    folder named after a dead process, or an old-style run folder whose every link points
+    at a pty that no longer exists. Folders holding anything but links are left alone;
+    a live simulator's files never qualify.
+    """
+    root = root if root is not None else runtime_root()
+    tmp = tmp if tmp is not None else Path(tempfile.gettempdir())
+    removed: list[Path] = []
+    if root.is_dir():
+        for entry in sorted(root.glob("*.json")):
+            try:
+                record = json.loads(entry.read_text())
+                pid = int(record["pid"])
+                rundir = Path(str(record.get("rundir", "")))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # half-written or foreign: not ours to judge
+            if _alive(pid):
+                continue
+            if rundir.is_dir() and _remove_links(rundir):
+                removed.append(rundir)
+            with contextlib.suppress(FileNotFoundError):
+                entry.unlink()
+                removed.append(entry)
+    for folder in sorted(tmp.glob(STALE_PREFIX + "*")):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        rest = folder.name[len(STALE_PREFIX) :]
+        pid_text = rest[3:].split("-", 1)[0] if rest.startswith("pid") else ""
+        if pid_text.isascii() and pid_text.isdigit():
+            stale = not _alive(int(pid_text))
+        else:
+            links = _only_links(folder)
+            stale = links is not None and not any(link.exists() for link in links)
+        if stale and _remove_links(folder):
+            removed.append(folder)
+    return removed
+
+
 def load_games(path: Path | str) -> list[chess.pgn.Game]:
     """Every game of a PGN file; an error a user can act on if there is none."""
     p = Path(path)
@@ -163,6 +235,8 @@ class Simulator:
         return [f"{self.first_serial + i:05d}" for i in range(self.board_count)]
 
     async def start(self) -> list[DeviceInfo]:
+        if self.register:
+            clean_stale_runs()  # what simulators killed with -9 left behind
         t = self.clock.now()
         serials = self._serials()
         if self.bus:

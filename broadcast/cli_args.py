@@ -1,0 +1,86 @@
+"""Argument types shared by the commands: each refuses a bad value with a message that
+argparse prints under the subcommand's usage (exit 2), before anything starts."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above zero (a speed, a duration)."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number, zero or more (a delay)."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text!r}")
+    return value
+
+
+def _whole(text: str, low: int, high: int, message: str) -> int:
+    stripped = text.strip()
+    # ASCII digits only: "²" is a digit to str.isdigit, not to int().
+    if not (stripped.isascii() and stripped.isdigit()) or not low <= int(stripped[:10]) <= high:
+        raise argparse.ArgumentTypeError(f"{message}, not {text!r}")
+    return int(stripped)
+
+
+def positive_int(text: str) -> int:
+    """A whole number from 1 (a round, a board)."""
+    return _whole(text, 1, 999_999_999, "must be a whole number from 1")
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 1-65535."""
+    return _whole(text, 1, 65535, "a port is a number from 1 to 65535")
+
+
+def serial_port_problem(path: str) -> str | None:
+    """Why `path` cannot be a board's serial port (None: it can be opened as a terminal).
+
+    Checked once before a driver starts, since a driver retries a port that fails forever
+    (a board unplugged for a moment must come back), which would hide a typo.
+    """
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"no such port: {path} (`boardwire boards` lists the boards it finds)"
+    except PermissionError:
+        return f"{path}: permission denied"
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if not stat.S_ISCHR(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a regular file"
+        hint = "; to run a recorded capture use `boardwire replay`" if stat.S_ISREG(mode) else ""
+        return f"{path} is not a serial port ({kind}){hint}"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except PermissionError:
+        return f"{path}: permission denied (on Linux, add yourself to the 'dialout' group)"
+    except OSError as exc:
+        return f"{path}: cannot open it: {exc.strerror or exc}"
+    try:
+        if not os.isatty(fd):
+            return f"{path} is not a serial port (a device that is not a terminal)"
+    finally:
+        os.close(fd)
+    return None

@@ -1,13 +1,16 @@
 """The journal: every event, in order, durable before anything acts on it.
 
 SQLite in write-ahead-log mode with synchronous=FULL: a committed append survives a
-kill -9 or a power cut. Appends are batched per loop turn by the service (one
-transaction, one fsync). State is rebuilt at start by reading the events back.
+kill -9 or a power cut. The service batches its appends per loop turn with
+`transaction()` (one transaction, one fsync, however many boards spoke). State is rebuilt
+at start by reading the events back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +44,8 @@ class Journal:
             self._init_schema()
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: not a boardwire journal ({exc})") from exc
+        self._open_tx = False
+        self.last_commit_seconds = 0.0  # how long the last commit took (fsync included)
 
     def _init_schema(self) -> None:
         db = self._db
@@ -73,23 +78,53 @@ class Journal:
         return None if row is None else str(row[0])
 
     def append(self, events: Iterable[Any], t: float) -> list[int]:
-        """Append events in one transaction; returns their sequence numbers once durable."""
+        """Append events in one transaction; returns their sequence numbers once durable.
+        Inside `transaction()` they are durable when that transaction ends."""
         rows = [(t, *encode(e)) for e in events]
         if not rows:
             return []
+        if self._open_tx:
+            return self._insert(rows)
+        with self.transaction():
+            return self._insert(rows)
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> list[int]:
+        db = self._db
+        first = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0] + 1
+        db.executemany(
+            "INSERT INTO events (seq, t, kind, body) VALUES (?, ?, ?, ?)",
+            [(first + i, *row) for i, row in enumerate(rows)],
+        )
+        return list(range(first, first + len(rows)))
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Appends inside share one transaction, durable together when it ends (one fsync);
+        an exception rolls them all back. Nested use joins the outer transaction."""
+        if self._open_tx:
+            yield
+            return
         db = self._db
         db.execute("BEGIN IMMEDIATE")
+        self._open_tx = True
         try:
-            first = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0] + 1
-            db.executemany(
-                "INSERT INTO events (seq, t, kind, body) VALUES (?, ?, ?, ?)",
-                [(first + i, *row) for i, row in enumerate(rows)],
-            )
-            db.execute("COMMIT")
+            yield
         except BaseException:
+            self._open_tx = False
             db.execute("ROLLBACK")
             raise
-        return list(range(first, first + len(rows)))
+        self._open_tx = False
+        started = time.perf_counter()
+        try:
+            self._commit()
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise
+        self.last_commit_seconds = time.perf_counter() - started
+
+    def _commit(self) -> None:
+        self._db.execute("COMMIT")
 
     def read(self, after: int = 0) -> Iterator[Entry]:
         cursor = self._db.execute(

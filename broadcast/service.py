@@ -5,6 +5,13 @@ the passing of time) becomes events; events are appended to the journal first (o
 transaction per batch, durable), then folded into the state, then announced to
 listeners (the web hub, exporters). A restart rebuilds the state from the journal and
 reconnects to the boards, whose drivers read back what happened meanwhile.
+
+Driver events are queued as they are read (stamped by the driver at reading) and handled
+together once per loop turn, in one journal transaction: with hundreds of boards that is
+one fsync per turn instead of several per clock second of every board. Nothing outside
+the service sees any of it (listeners, rules' alerts, the public view) before the
+transaction is durable. When the service falls behind, the arbiter gets an alert and the
+log says by how much; no event is ever dropped.
 """
 
 from __future__ import annotations
@@ -13,8 +20,9 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import time as _real
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -53,6 +61,7 @@ from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
 from broadcast.journal import Entry, Journal
 from broadcast.live_round import RoundStartMoved, current_round
+from broadcast.overload import LagWatch
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.dutch import PairingError, pair_round
 from broadcast.tournament.events import (
@@ -147,6 +156,7 @@ class EventService:
         tick_seconds: float = 0.2,
         delay: float | None = None,
         rules: RulesConfig | None = None,
+        overload_after: float = 1.0,
     ) -> None:
         register_all()
         self.rules = ArbiterRules(config, rules)
@@ -180,6 +190,12 @@ class EventService:
         self.public: DelayedView[PublicState] = DelayedView(
             self.delay, PublicState(self.tournament, self.book)
         )
+        # Driver events waiting for this loop turn's batch: (port, event, real time queued).
+        self._inbox: list[tuple[str, DriverEvent, float]] = []
+        self._drain_scheduled = False
+        self._batch: list[Entry] | None = None  # entries of the open batch, not yet announced
+        self.lag = LagWatch(overload_after)
+        self.events_stored = 0  # journal entries written since start (for benchmarks)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -293,7 +309,10 @@ class EventService:
     def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:
         """Journal, then fold, then announce; then let the arbiter rules react, and commit
         what they raise the same way. `game` names the game of events that carry none (a
-        flag fall from a board's clock). Returns every entry stored."""
+        flag fall from a board's clock). Returns every entry stored. Inside `batch()`,
+        the announcing waits until the whole batch is durable."""
+        if self._batch is None and self._inbox:
+            self.drain()  # board events read earlier go first: time never steps back
         stored: list[Entry] = []
         pending, from_rules = list(events), False
         while pending:
@@ -304,18 +323,45 @@ class EventService:
             for entry in entries:
                 self._fold(entry.event)
                 self.last_seq = entry.seq
-            self._publish(t, entries)
-            for listener in list(self.listeners):
-                try:
-                    listener(entries)
-                except Exception:  # a broken listener must not stop the event
-                    log.exception("listener failed")
+            self.events_stored += len(entries)
+            if self._batch is not None:
+                self._batch += entries
+            else:
+                self._announce(t, entries)
             stored += entries
             if from_rules:
                 break  # the rules applied their own events already; nothing more follows
             pending = [new for e in entries for new in self.rules.observe(e.event, game=game)]
             from_rules = True
         return stored
+
+    def _announce(self, t: float, entries: Sequence[Entry]) -> None:
+        """Durable entries become visible: the public view, then the listeners."""
+        self._publish(t, entries)
+        for listener in list(self.listeners):
+            try:
+                listener(entries)
+            except Exception:  # a broken listener must not stop the event
+                log.exception("listener failed")
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Commits inside are one journal transaction (one fsync); the state folds as they
+        come (later events of a board need the earlier ones), and nothing is announced
+        before the transaction is durable. There is no await inside, so no one can look
+        at the state in between."""
+        if self._batch is not None:
+            yield
+            return
+        self._batch = []
+        try:
+            with self.journal.transaction():
+                yield
+        finally:
+            entries, self._batch = self._batch, None
+        if entries:
+            self._announce(entries[-1].t, entries)
+            self.lag.journal(self.journal.last_commit_seconds)
 
     def _with_tournament_results(self, events: list[Any]) -> list[Any]:
         """A game result that stands is also the tournament's result (by White's number)."""
@@ -425,14 +471,77 @@ class EventService:
 
     def tick(self) -> None:
         """Time passes: reconstruction stability timers, live round changes."""
-        now = self.time.now()
-        for board in self.hall.values():
-            if board.follower is not None:
-                games, passed = board.follower.tick(now)
-                flags = [p for p in passed if isinstance(p, FlagFell)]
-                self.commit([*games, *flags], game=board.game)
-        self.commit(self.rules.tick(now))
-        self.attach_boards()
+        self.drain()  # events read before now come first
+        with self.batch():
+            now = self.time.now()
+            for board in self.hall.values():
+                if board.follower is not None:
+                    games, passed = board.follower.tick(now)
+                    flags = [p for p in passed if isinstance(p, FlagFell)]
+                    self.commit([*games, *flags], game=board.game)
+            self.commit(self.rules.tick(now))
+            self.attach_boards()
+        self._report_lag()
+
+    # -- the loop-turn batch and the overload watch --------------------------------------------------
+
+    def queue_driver_event(self, port: str, event: DriverEvent) -> None:
+        """A driver read `event`: it is handled with the others of this loop turn."""
+        self._inbox.append((port, event, _real.monotonic()))
+        if not self._drain_scheduled:
+            self._drain_scheduled = True
+            try:
+                asyncio.get_running_loop().call_soon(self.drain)
+            except RuntimeError:  # no loop (a synchronous caller): handle it now
+                self.drain()
+
+    def drain(self) -> None:
+        """Handle every queued driver event, in the order read, in one batch."""
+        self._drain_scheduled = False
+        if not self._inbox:
+            return
+        items, self._inbox = self._inbox, []
+        self.lag.queue(_real.monotonic() - items[0][2])
+        try:
+            with self.batch():
+                for port, event, _ in items:
+                    try:
+                        self.on_driver_event(port, event)
+                    except Exception:
+                        log.exception("board event from %s could not be processed: %r", port, event)
+        except Exception:
+            # The journal failed: these events are not durable and must not be taken as
+            # such. Loud, never silent.
+            log.exception("journal write failed: %d board events not stored", len(items))
+        self._report_lag()
+
+    def _report_lag(self) -> None:
+        """An alert and a log line when the service falls behind (once per episode)."""
+        news = self.lag.news()
+        if news is None:
+            return
+        if news.behind:
+            log.warning(
+                "overloaded: %.2f s behind the boards (%s); moves are kept and arrive late",
+                news.seconds,
+                news.cause,
+            )
+            alert = Alert(
+                f"service-overloaded:{news.episode}",
+                "service-overloaded",
+                "critical",
+                "",
+                0,
+                0,
+                "",
+                (),
+                f"the service is {news.seconds:.1f} s behind the boards ({news.cause}); "
+                "moves are kept but appear late: fewer boards on this computer, or a faster disk",
+                self.time.now(),
+            )
+            self.commit([alert])
+        else:
+            log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
 
     # -- alerts -----------------------------------------------------------------------------------
 
@@ -602,21 +711,25 @@ class EventService:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.drain()  # what the drivers said last (their BoardLost) is kept too
 
     def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
         def emit(event: DriverEvent) -> None:
-            try:
-                self.on_driver_event(port, event)
-            except Exception:
-                log.exception("board event from %s could not be processed: %r", port, event)
+            self.queue_driver_event(port, event)
 
         return emit
 
     async def _tick_loop(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
+            asked = loop.time()
             await asyncio.sleep(self.tick_seconds)
-            with contextlib.suppress(Exception):
+            # A late wake-up is time the loop had no room for anyone, boards included.
+            self.lag.loop(loop.time() - asked - self.tick_seconds)
+            try:
                 self.tick()
+            except Exception:
+                log.exception("tick failed")
 
     def stop(self) -> None:
         self._stopping.set()

@@ -28,6 +28,7 @@ AlertKind = Literal[
     "illegal-move-stood",  # the players go on pressing the clock from a foreign position
     "bye-refused",  # a requested bye the policy refuses (the arbiter may still grant it)
     "both-flags",  # a second flag fell while a flag-fall result was pending
+    "service-overloaded",  # the service is behind the boards: moves kept, but late
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -43,6 +44,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "illegal-move-stood",
     "bye-refused",
     "both-flags",
+    "service-overloaded",
 )
 
 

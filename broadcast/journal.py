@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 from broadcast.codec import decode, encode
 
 SCHEMA_VERSION = 1
+READ_PAGE = 5000  # events read back per query
 
 
 class JournalError(Exception):
@@ -45,6 +47,8 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: not a boardwire journal ({exc})") from exc
         self._open_tx = False
+        # One user of the connection at a time: a commit may be running in a worker thread.
+        self._lock = threading.Lock()
         self.last_commit_seconds = 0.0  # how long the last commit took (fsync included)
 
     def _init_schema(self) -> None:
@@ -68,13 +72,16 @@ class Journal:
             )
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def set_meta(self, key: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def append(self, events: Iterable[Any], t: float) -> list[int]:
@@ -104,39 +111,71 @@ class Journal:
         if self._open_tx:
             yield
             return
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        self._open_tx = True
+        self.begin()
         try:
             yield
         except BaseException:
-            self._open_tx = False
-            db.execute("ROLLBACK")
+            self.rollback()
             raise
-        self._open_tx = False
+        self.commit()
+
+    def begin(self) -> None:
+        """Open a transaction for the appends that follow; end it with `commit()` (which may
+        run in another thread: the service syncs off its event loop) or `rollback()`.
+        Until then, other users of the journal wait."""
+        self._lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+        self._open_tx = True
+
+    def commit(self) -> None:
+        """Make the open transaction durable (the fsync is here)."""
+        assert self._open_tx, "no open transaction"
         started = time.perf_counter()
         try:
             self._commit()
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
+                self._db.execute("ROLLBACK")
             raise
+        finally:
+            self._open_tx = False
+            self._lock.release()
         self.last_commit_seconds = time.perf_counter() - started
+
+    def rollback(self) -> None:
+        assert self._open_tx, "no open transaction"
+        try:
+            self._db.execute("ROLLBACK")
+        finally:
+            self._open_tx = False
+            self._lock.release()
 
     def _commit(self) -> None:
         self._db.execute("COMMIT")
 
     def read(self, after: int = 0) -> Iterator[Entry]:
-        cursor = self._db.execute(
-            "SELECT seq, t, kind, body FROM events WHERE seq > ? ORDER BY seq", (after,)
-        )
-        for seq, t, kind, body in cursor:
-            yield Entry(seq, t, decode(kind, body))
+        while True:
+            with self._lock:  # in pages: never hold the connection while the caller works
+                rows = self._db.execute(
+                    "SELECT seq, t, kind, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (after, READ_PAGE),
+                ).fetchall()
+            for seq, t, kind, body in rows:
+                yield Entry(seq, t, decode(kind, body))
+            if len(rows) < READ_PAGE:
+                return
+            after = rows[-1][0]
 
     def last_t(self) -> float | None:
         """When the newest event was appended (service clock), or None for a new journal."""
-        row = self._db.execute("SELECT t FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT t FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         return None if row is None else float(row[0])
 
     def last_seq(self) -> int:
-        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+        with self._lock:
+            return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])

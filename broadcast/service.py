@@ -7,7 +7,7 @@ listeners (the web hub, exporters). A restart rebuilds the state from the journa
 reconnects to the boards, whose drivers read back what happened meanwhile.
 
 Driver events are queued as they are read (stamped by the driver at reading) and handled
-together once per loop turn, in one journal transaction: with hundreds of boards that is
+together every BATCH_SECONDS, in one journal transaction: with hundreds of boards that is
 one fsync per turn instead of several per clock second of every board. Nothing outside
 the service sees any of it (listeners, rules' alerts, the public view) before the
 transaction is durable. When the service falls behind, the arbiter gets an alert and the
@@ -23,10 +23,11 @@ import logging
 import time as _real
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from boards.busdriver import BusDriver
+from boards.busdriver import BusDriver, BusSettings
 from boards.events import (
     BatterySeen,
     BoardConnected,
@@ -103,6 +104,12 @@ TOURNAMENT_RESULT = {
 
 Listener = Callable[[Sequence[Entry]], None]
 
+MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
+# Real seconds board events wait to be handled together: a bus line answers in many small
+# replies, each its own loop turn; one batch (one fsync, one web update) per turn would
+# leave the loop little time for the lines themselves with hundreds of boards.
+BATCH_SECONDS = 0.02
+
 
 class ActionError(ValueError):
     """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
@@ -157,6 +164,7 @@ class EventService:
         delay: float | None = None,
         rules: RulesConfig | None = None,
         overload_after: float = 1.0,
+        bus_settings: BusSettings | None = None,
     ) -> None:
         register_all()
         self.rules = ArbiterRules(config, rules)
@@ -195,7 +203,12 @@ class EventService:
         self._drain_scheduled = False
         self._batch: list[Entry] | None = None  # entries of the open batch, not yet announced
         self.lag = LagWatch(overload_after)
+        self.bus_settings = bus_settings
         self.events_stored = 0  # journal entries written since start (for benchmarks)
+        self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
+        self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
+        self.syncing = False  # a batch's commit (its fsync) is running in `_syncer`
+        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -348,17 +361,54 @@ class EventService:
     def batch(self) -> Iterator[None]:
         """Commits inside are one journal transaction (one fsync); the state folds as they
         come (later events of a board need the earlier ones), and nothing is announced
-        before the transaction is durable. There is no await inside, so no one can look
-        at the state in between."""
+        (listeners, the public view, exports) before the transaction is durable.
+
+        With an event loop running, the fsync runs in a worker thread: the loop goes on
+        reading the boards meanwhile, and the entries are announced when it is done. Until
+        then no other batch starts (`syncing`). Without a loop it is done in place."""
         if self._batch is not None:
             yield
             return
+        if self.syncing:
+            raise RuntimeError("a batch is still being made durable")
         self._batch = []
+        self.journal.begin()
         try:
-            with self.journal.transaction():
-                yield
-        finally:
-            entries, self._batch = self._batch, None
+            yield
+        except BaseException:
+            self._batch = None
+            self.journal.rollback()
+            raise
+        entries, self._batch = self._batch, None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or not entries:
+            self.journal.commit()
+            self._synced(entries)
+            return
+        self.syncing = True
+        done = loop.run_in_executor(self._syncer, self.journal.commit)
+        done.add_done_callback(lambda f: self._after_sync(f, entries))
+
+    def _after_sync(self, done: asyncio.Future[None], entries: list[Entry]) -> None:
+        self.syncing = False
+        if done.cancelled() or done.exception() is not None:
+            # Not durable: never announced, never taken as stored. Loud, never silent.
+            log.error(
+                "journal commit failed: %d events not stored (%r)",
+                len(entries),
+                None if done.cancelled() else done.exception(),
+            )
+        else:
+            self._synced(entries)
+        self._report_lag()
+        if self._inbox and not self._drain_scheduled:
+            self._drain_scheduled = True
+            asyncio.get_running_loop().call_soon(self.drain)
+
+    def _synced(self, entries: list[Entry]) -> None:
         if entries:
             self._announce(entries[-1].t, entries)
             self.lag.journal(self.journal.last_commit_seconds)
@@ -399,8 +449,9 @@ class EventService:
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""
         attached: list[BoardAttached] = []
+        live = self.live_rounds()  # once, not once per section: every tick comes here
         for section in self.config.sections:
-            number = self.live_rounds()[section.name]
+            number = live[section.name]
             for k, board_config in enumerate(section_boards(self.config, section.name), 1):
                 board = self.hall[board_config.number]
                 game_id = GameKey(section.name, number, k).id if number is not None else None
@@ -463,57 +514,81 @@ class EventService:
         batch: list[Any] = [event]
         if board.follower is not None:
             games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
+            self._note_due(board)
             batch += games
             batch += [p for p in passed if isinstance(p, FlagFell)]
             if isinstance(event, BoardConnected) and board.game is not None:
                 batch.append(BoardAttached(board.game, event.board, event.t))
         self.commit(batch, game=board.game)
 
-    def tick(self) -> None:
-        """Time passes: reconstruction stability timers, live round changes."""
-        self.drain()  # events read before now come first
+    def tick(self, *, full: bool = True) -> bool:
+        """Time passes: the boards whose reconstruction has a decision due (its press
+        settled, a position stable long enough), and with `full` the arbiter rules' timers
+        and live round changes. False when a batch is still being made durable (try again
+        a moment later)."""
+        if self.syncing:
+            return False
+        now = self.time.now()
+        due = [n for n, t in self._due.items() if t <= now]
+        if not due and not full and not self._inbox:
+            return True
         with self.batch():
-            now = self.time.now()
-            for board in self.hall.values():
-                if board.follower is not None:
-                    games, passed = board.follower.tick(now)
-                    flags = [p for p in passed if isinstance(p, FlagFell)]
-                    self.commit([*games, *flags], game=board.game)
-            self.commit(self.rules.tick(now))
-            self.attach_boards()
+            self._handle_inbox()  # events read before now come first
+            for number in due:
+                board = self.hall[number]
+                self._due.pop(number, None)
+                if board.follower is None:
+                    continue
+                games, passed = board.follower.tick(now)
+                flags = [p for p in passed if isinstance(p, FlagFell)]
+                self.commit([*games, *flags], game=board.game)
+                self._note_due(board)
+                if self._due.get(number, now + 1) <= now:
+                    # Nothing decided: look again at the pace of the old full tick.
+                    self._due[number] = now + self.tick_seconds * self._speed
+            if full:
+                self.commit(self.rules.tick(now))
+                self.attach_boards()
         self._report_lag()
+        return True
 
     # -- the loop-turn batch and the overload watch --------------------------------------------------
 
     def queue_driver_event(self, port: str, event: DriverEvent) -> None:
-        """A driver read `event`: it is handled with the others of this loop turn."""
+        """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
         self._inbox.append((port, event, _real.monotonic()))
         if not self._drain_scheduled:
             self._drain_scheduled = True
             try:
-                asyncio.get_running_loop().call_soon(self.drain)
+                asyncio.get_running_loop().call_later(BATCH_SECONDS, self.drain)
             except RuntimeError:  # no loop (a synchronous caller): handle it now
                 self.drain()
 
     def drain(self) -> None:
-        """Handle every queued driver event, in the order read, in one batch."""
+        """Handle every queued driver event, in the order read, in one batch (later, when
+        a batch is still being made durable: its end drains again)."""
         self._drain_scheduled = False
+        if not self._inbox or self.syncing:
+            return
+        try:
+            with self.batch():
+                self._handle_inbox()
+        except Exception:
+            # The journal failed: these events are not durable and must not be taken as
+            # such. Loud, never silent.
+            log.exception("journal write failed: board events not stored")
+        self._report_lag()
+
+    def _handle_inbox(self) -> None:
         if not self._inbox:
             return
         items, self._inbox = self._inbox, []
         self.lag.queue(_real.monotonic() - items[0][2])
-        try:
-            with self.batch():
-                for port, event, _ in items:
-                    try:
-                        self.on_driver_event(port, event)
-                    except Exception:
-                        log.exception("board event from %s could not be processed: %r", port, event)
-        except Exception:
-            # The journal failed: these events are not durable and must not be taken as
-            # such. Loud, never silent.
-            log.exception("journal write failed: %d board events not stored", len(items))
-        self._report_lag()
+        for port, event, _ in items:
+            try:
+                self.on_driver_event(port, event)
+            except Exception:
+                log.exception("board event from %s could not be processed: %r", port, event)
 
     def _report_lag(self) -> None:
         """An alert and a log line when the service falls behind (once per episode)."""
@@ -618,6 +693,7 @@ class EventService:
         if board.follower is None or board.name is None or position is None:
             return
         games, _ = board.follower.handle(PositionSeen(self.time.now(), board.name, position))
+        self._note_due(board)
         self.commit(games, game=board.game)
 
     # -- pairings -------------------------------------------------------------------------------
@@ -692,7 +768,13 @@ class EventService:
             known = [k for b in boards if (k := self.known_board(b.name)) is not None]
             if addresses or len(boards) > 1:
                 driver = BusDriver(
-                    port, emit, time=self.time, opener=self.opener, addresses=addresses, known=known
+                    port,
+                    emit,
+                    time=self.time,
+                    opener=self.opener,
+                    addresses=addresses,
+                    known=known,
+                    settings=self.bus_settings,
                 )
             else:
                 driver = SingleBoardDriver(
@@ -711,7 +793,12 @@ class EventService:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        self.drain()  # what the drivers said last (their BoardLost) is kept too
+        # What the drivers said last (their BoardLost) is kept too, and all of it durable.
+        while self.syncing or self._inbox:
+            if not self.syncing:
+                self.drain()
+            await asyncio.sleep(0.01)
+        self._syncer.shutdown(wait=True)
 
     def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
         def emit(event: DriverEvent) -> None:
@@ -719,15 +806,33 @@ class EventService:
 
         return emit
 
+    def _note_due(self, board: HallBoard) -> None:
+        """When this board's reconstruction next has a decision to make (event time)."""
+        due = None if board.follower is None else board.follower.reconstructor.next_deadline()
+        if due is None:
+            self._due.pop(board.number, None)
+        else:
+            self._due[board.number] = due
+
     async def _tick_loop(self) -> None:
         loop = asyncio.get_running_loop()
+        next_full = loop.time() + self.tick_seconds
         while True:
+            wait = next_full - loop.time()
+            if self._due:
+                soonest = (min(self._due.values()) - self.time.now()) / self._speed
+                wait = min(wait, max(soonest, MIN_WAKE))
+            wait = max(wait, MIN_WAKE if self.syncing else 0.0)
             asked = loop.time()
-            await asyncio.sleep(self.tick_seconds)
+            await asyncio.sleep(wait)
             # A late wake-up is time the loop had no room for anyone, boards included.
-            self.lag.loop(loop.time() - asked - self.tick_seconds)
+            self.lag.loop(loop.time() - asked - wait)
             try:
-                self.tick()
+                if loop.time() >= next_full:
+                    if self.tick():
+                        next_full = loop.time() + self.tick_seconds
+                else:
+                    self.tick(full=False)
             except Exception:
                 log.exception("tick failed")
 

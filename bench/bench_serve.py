@@ -588,7 +588,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="16,64,128,256", help="board counts, comma-separated")
     parser.add_argument("--paces", default="1,10", help="speeds, comma-separated (1: real pace)")
     parser.add_argument(
-        "--seconds", type=float, default=30.0, help="real seconds of play per measurement"
+        "--seconds", type=float, default=15.0, help="real seconds of play per measurement"
     )
     parser.add_argument("--per-line", type=int, default=16, help="boards per bus line")
     parser.add_argument("--phase", help=argparse.SUPPRESS)

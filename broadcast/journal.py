@@ -1,9 +1,10 @@
 """The journal: every event, in order, durable before anything acts on it.
 
 SQLite in write-ahead-log mode with synchronous=FULL: a committed append survives a
-kill -9 or a power cut. The service batches its appends per loop turn with
-`transaction()` (one transaction, one fsync, however many boards spoke). State is rebuilt
-at start by reading the events back.
+kill -9 or a power cut. The service batches its appends (`begin()` ... `commit()`, or
+`transaction()`): one transaction, one fsync, however many boards spoke; its commit may
+run in a worker thread, so the connection is shared under a lock. State is rebuilt at
+start by reading the events back.
 """
 
 from __future__ import annotations

@@ -8,10 +8,14 @@ reconnects to the boards, whose drivers read back what happened meanwhile.
 
 Driver events are queued as they are read (stamped by the driver at reading) and handled
 together every BATCH_SECONDS, in one journal transaction: with hundreds of boards that is
-one fsync per turn instead of several per clock second of every board. Nothing outside
-the service sees any of it (listeners, rules' alerts, the public view) before the
-transaction is durable. When the service falls behind, the arbiter gets an alert and the
-log says by how much; no event is ever dropped.
+one fsync per batch instead of several per clock second of every board, and the fsync
+runs in a worker thread so that the boards' lines are served meanwhile. Nothing is
+announced (listeners, the web hub, rules' alerts, the public view, exports) before the
+transaction is durable; only a live arbiter API read can see a batch's state during its
+fsync. Reconstruction decisions are ticked when they fall due (the press settled, the
+position stable), not at a fixed pace. When the service falls behind, the arbiter gets an
+alert and the log says by how much; no event is ever dropped. docs/performance.md has the
+figures.
 """
 
 from __future__ import annotations

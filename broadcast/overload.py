@@ -1,8 +1,10 @@
 """Is the service keeping up with the boards? Pure: the service hands in what it measured.
 
-Three delays tell it: how long board events waited in the queue before they were handled,
-how long a journal commit took (the disk), and how late the event loop woke up for its tick
-(no room for anyone, the drivers' reads included). One of them over the threshold starts an
+Four delays tell it: how long board events waited in the queue before they were handled,
+how long a journal commit took (the disk), how late the event loop woke up for its tick
+(no room for anyone, the drivers' reads included), and how long a bus line took to poll
+all its boards (a busy loop serves every small exchange on the line late: a board's move
+is read that much later). One of them over the threshold starts an
 overload episode (one alert, one log line); a run of calm samples ends it.
 """
 
@@ -44,6 +46,9 @@ class LagWatch:
 
     def loop(self, seconds: float) -> None:
         self._sample(seconds, f"the event loop woke up {seconds:.2f} s late")
+
+    def bus(self, seconds: float, port: str) -> None:
+        self._sample(seconds, f"the bus line on {port} took {seconds:.2f} s to poll its boards")
 
     def _sample(self, seconds: float, cause: str) -> None:
         self.worst = max(self.worst, seconds)

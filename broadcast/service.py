@@ -553,6 +553,9 @@ class EventService:
             if full:
                 self.commit(self.rules.tick(now))
                 self.attach_boards()
+                for driver in self._drivers:
+                    if isinstance(driver, BusDriver) and driver.last_cycle is not None:
+                        self.lag.bus(driver.last_cycle, driver.port)
         self._report_lag()
         return True
 

@@ -115,6 +115,12 @@ def test_an_episode_starts_once_and_ends_after_a_calm_run() -> None:
     news = watch.news()
     assert news is not None and news.behind and news.episode == 2
     assert watch.worst == 3.0
+    for _ in range(CALM_SAMPLES):
+        watch.bus(0.2, "/dev/ttyUSB0")
+    assert watch.news() is not None and not watch.behind
+    watch.bus(4.0, "/dev/ttyUSB0")
+    news = watch.news()
+    assert news is not None and news.behind and "bus line on /dev/ttyUSB0 took 4.00 s" in news.cause
 
 
 def test_the_threshold_must_be_positive() -> None:

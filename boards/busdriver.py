@@ -30,6 +30,7 @@ from boards.events import (
     BoardHealth,
     BoardInfo,
     BoardLost,
+    ClockStamped,
     DriverEvent,
     Emit,
 )
@@ -87,6 +88,11 @@ class BusBoard:
     @property
     def position(self) -> BoardPosition | None:
         return self.stream.position
+
+
+def _spread(address: int) -> float:
+    """A fraction in [0, 1) that spreads consecutive addresses evenly (golden ratio)."""
+    return (address * 0.6180339887) % 1.0
 
 
 async def _get_within(queue: asyncio.Queue[BusItem], seconds: float) -> BusItem:
@@ -205,6 +211,7 @@ class BusDriver(Supervised):
         self._send(command, address)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.reply_timeout
+        graced = False
         while True:
             remaining = deadline - loop.time()
             if remaining <= 0:
@@ -212,6 +219,13 @@ class BusDriver(Supervised):
             try:
                 item = await _get_within(self._queue, remaining)
             except TimeoutError:
+                if not graced and loop.time() - deadline > self.settings.reply_timeout / 2:
+                    # Woken late (a busy loop or machine): the answer may be in the port's
+                    # buffer, unread. Not a missed poll: wait once more. Three such false
+                    # misses in a row would count a healthy board as lost.
+                    graced = True
+                    deadline = loop.time() + self.settings.reply_timeout
+                    continue
                 return None
             if item.address != address:
                 continue  # a late answer to an earlier broadcast
@@ -314,7 +328,13 @@ class BusDriver(Supervised):
             self._emit_all(replay(missed, board.position, t_lost, now, board.name))
         board.stream.recent.clear()
         self._emit_all(board.stream.feed_bus(now, dump))
-        board.last_clock_ask = asyncio.get_running_loop().time()
+        # Boards found together would all want their clock (and their check against a dump)
+        # in the same cycle, once a second: one cycle in a few would take most of a second
+        # at 9600 baud and every change waiting behind it would show that much later.
+        # Spread the boards over the second instead.
+        board.last_clock_ask = asyncio.get_running_loop().time() - _spread(board.address) * (
+            self.settings.clock_every
+        )
         if isinstance(clock, BusReply):
             self._emit_all(board.stream.feed_bus(now, clock))
         return True
@@ -386,11 +406,16 @@ class BusDriver(Supervised):
         board.missed = 0
         board.polls += 1
         board.last_seen = now
-        self._emit_all(board.stream.feed_bus(now, reply))
-        if real - board.last_clock_ask >= self.settings.clock_every:
+        events = board.stream.feed_bus(now, reply)
+        self._emit_all(events)
+        # A lever press in the log: read the clock now rather than up to `clock_every`
+        # later, so that the press confirms the move at once (the reconstructor waits
+        # longer for moves it has no press for).
+        pressed = any(isinstance(e, ClockStamped) for e in events)
+        if pressed or real - board.last_clock_ask >= self.settings.clock_every:
             board.last_clock_ask = real
             await self._ask_clock(board, now)
-        if board.polls % self.settings.verify_every == 0:
+        if (board.polls + board.address) % self.settings.verify_every == 0:
             await self._verify(board, now)
 
     def _emit_all(self, events: Sequence[DriverEvent]) -> None:

@@ -9,6 +9,8 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from time import time as wall_clock
 from typing import Any
@@ -182,9 +184,22 @@ def arbiter_credentials() -> tuple[str, str] | None:
     return os.environ.get("BOARDWIRE_ARBITER_USER", "arbiter"), password
 
 
+def all_followed(service: EventService) -> bool:
+    """Every hall board is connected and, when it carries a game, followed."""
+    return all(
+        board.connected and (board.game is None or board.follower is not None)
+        for board in service.hall.values()
+    )
+
+
 async def serve(
-    args: argparse.Namespace, *, credentials: tuple[str, str] | None, banner: str = ""
+    args: argparse.Namespace,
+    *,
+    credentials: tuple[str, str] | None,
+    banner: str = "",
+    started: Callable[[EventService], None] | None = None,
 ) -> int:
+    """Run the event until stopped; `started` is told the service once it is up (tests)."""
     try:
         config = load_event(args.event)
     except ConfigError as exc:
@@ -228,7 +243,7 @@ async def serve(
             start_simulated_boards,  # only the CLI layer imports the simulator
         )
 
-        sim, sim_ports = await start_simulated_boards(config, time, games=args.games, speed=speed)
+        sim, sim_ports = await start_simulated_boards(config, time, speed=speed)
         overrides = {**sim_ports, **overrides}
     try:
         service = EventService(
@@ -265,6 +280,18 @@ async def serve(
         journal.close()
         print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
         return 2
+    players = None
+    if sim is not None and args.games is not None:
+        from boardsim.sim import load_games
+
+        # The emulated players wait until the service follows every board (see start_games).
+        players = asyncio.ensure_future(
+            sim.start_games(
+                load_games(args.games), time, speed=speed, followed=partial(all_followed, service)
+            )
+        )
+    if started is not None:
+        started(service)
     publisher = (
         asyncio.ensure_future(publish_forever(service, publish, health))
         if publish.folder is not None or publish.lichess is not None
@@ -284,6 +311,9 @@ async def serve(
     try:
         await service.run()
     finally:
+        if players is not None:
+            players.cancel()
+            await asyncio.gather(players, return_exceptions=True)
         if publisher is not None:
             publisher.cancel()
             await asyncio.gather(publisher, return_exceptions=True)

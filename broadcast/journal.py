@@ -1,8 +1,10 @@
 """The journal: every event, in order, durable before anything acts on it.
 
 SQLite in write-ahead-log mode with synchronous=FULL: a committed append survives a
-kill -9 or a power cut. Appends are batched per loop turn by the service (one
-transaction, one fsync). State is rebuilt at start by reading the events back.
+kill -9 or a power cut. The service batches its appends (`begin()` ... `commit()`, or
+`transaction()`): one transaction, one fsync, however many boards spoke; its commit may
+run in a worker thread, so the connection is shared under a lock. State is rebuilt at
+start by reading the events back.
 
 Opening never changes a file that is not ours: an existing file is first inspected
 read-only (a boardwire journal has exactly the `meta` table with our schema version and
@@ -20,10 +22,12 @@ process lives. Whoever acknowledges an action to a person (the desk) must refuse
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -38,6 +42,7 @@ EVENT_COLUMNS = ["seq", "t", "kind", "body"]
 RETRY_FIRST = 0.5  # seconds before the first retry of a failed write; doubles to RETRY_MAX
 RETRY_MAX = 10.0
 MAX_HELD = 200_000  # events kept in memory while the journal cannot be written
+READ_PAGE = 5000  # events read back per query
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +104,12 @@ class Journal:
             ) from None
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: not a boardwire journal ({exc})") from None
+        # One user of the connection at a time: a commit may be running in a worker thread.
+        self._lock = threading.Lock()
+        self._next_seq = self.last_seq() + 1  # held and pending rows are numbered already
+        self._pending: list[Row] | None = None  # the open transaction's rows
+        self._seq_at_begin = self._next_seq
+        self.last_commit_seconds = 0.0  # how long the last commit took (fsync included)
 
     def _create_schema(self) -> None:
         db = self._db
@@ -112,29 +123,78 @@ class Journal:
         db.execute("COMMIT")
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def set_meta(self, key: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def append(self, events: Iterable[Any], t: float) -> list[int]:
         """Append events in one transaction; returns their sequence numbers once durable,
-        or once held in memory while the journal cannot be written (see `failure`)."""
+        or once held in memory while the journal cannot be written (see `failure`).
+        Inside `transaction()` (or `begin()`) they are durable when that transaction ends."""
         rows = [(t, *encode(e)) for e in events]
         if not rows:
-            self.retry()
+            if self._pending is None:
+                self.retry()
             return []
-        first = self._held[-1][0] + 1 if self._held else self.last_seq() + 1
+        first = self._next_seq
+        self._next_seq += len(rows)
         numbered: list[Row] = [(first + i, *row) for i, row in enumerate(rows)]
-        if self._held and self.now() < self._retry_at:
-            self._hold(numbered, None)
+        if self._pending is not None:
+            self._pending += numbered
         else:
-            self._flush(numbered)
+            self._store(numbered)
         return list(range(first, first + len(rows)))
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Appends inside share one transaction, durable together when it ends (one fsync);
+        an exception drops them all. Nested use joins the outer transaction."""
+        if self._pending is not None:
+            yield
+            return
+        self.begin()
+        try:
+            yield
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
+
+    def begin(self) -> None:
+        """Collect the appends that follow into one transaction; end it with `commit()`
+        (which may run in another thread: the service syncs off its event loop) or
+        `rollback()`."""
+        assert self._pending is None, "a transaction is open already"
+        self._pending = []
+        self._seq_at_begin = self._next_seq
+
+    def commit(self) -> None:
+        """Write the open transaction (the fsync is here); while the journal cannot be
+        written its rows are held in memory like any append (see `failure`)."""
+        assert self._pending is not None, "no open transaction"
+        rows, self._pending = self._pending, None
+        started = time.perf_counter()
+        self._store(rows)
+        self.last_commit_seconds = time.perf_counter() - started
+
+    def rollback(self) -> None:
+        assert self._pending is not None, "no open transaction"
+        self._pending = None
+        self._next_seq = self._seq_at_begin
+
+    def _store(self, rows: list[Row]) -> None:
+        if self._held and self.now() < self._retry_at:
+            self._hold(rows, None)
+        else:
+            self._flush(rows)
 
     def retry(self) -> bool:
         """Try to write what is held (if its back-off has passed); True if nothing is held."""
@@ -179,30 +239,43 @@ class Journal:
     def _write(self, rows: list[Row]) -> None:
         if not rows:
             return
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.executemany("INSERT INTO events (seq, t, kind, body) VALUES (?, ?, ?, ?)", rows)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:  # a failed COMMIT may have rolled back already
-                db.execute("ROLLBACK")
-            raise
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("INSERT INTO events (seq, t, kind, body) VALUES (?, ?, ?, ?)", rows)
+                self._commit()
+            except BaseException:
+                if db.in_transaction:  # a failed COMMIT may have rolled back already
+                    db.execute("ROLLBACK")
+                raise
+
+    def _commit(self) -> None:
+        self._db.execute("COMMIT")
 
     def read(self, after: int = 0) -> Iterator[Entry]:
-        cursor = self._db.execute(
-            "SELECT seq, t, kind, body FROM events WHERE seq > ? ORDER BY seq", (after,)
-        )
-        for seq, t, kind, body in cursor:
-            yield Entry(seq, t, decode(kind, body))
+        while True:
+            with self._lock:  # in pages: never hold the connection while the caller works
+                rows = self._db.execute(
+                    "SELECT seq, t, kind, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (after, READ_PAGE),
+                ).fetchall()
+            for seq, t, kind, body in rows:
+                yield Entry(seq, t, decode(kind, body))
+            if len(rows) < READ_PAGE:
+                return
+            after = rows[-1][0]
 
     def last_t(self) -> float | None:
         """When the newest event was appended (service clock), or None for a new journal."""
-        row = self._db.execute("SELECT t FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT t FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         return None if row is None else float(row[0])
 
     def last_seq(self) -> int:
-        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+        """The newest stored event's number (held or pending ones not counted)."""
+        with self._lock:
+            return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
 
 
 def describe_disk(path: str) -> str:

@@ -5,6 +5,17 @@ the passing of time) becomes events; events are appended to the journal first (o
 transaction per batch, durable), then folded into the state, then announced to
 listeners (the web hub, exporters). A restart rebuilds the state from the journal and
 reconnects to the boards, whose drivers read back what happened meanwhile.
+
+Driver events are queued as they are read (stamped by the driver at reading) and handled
+together every BATCH_SECONDS, in one journal transaction: with hundreds of boards that is
+one fsync per batch instead of several per clock second of every board, and the fsync
+runs in a worker thread so that the boards' lines are served meanwhile. Nothing is
+announced (listeners, the web hub, rules' alerts, the public view, exports) before the
+transaction is durable; only a live arbiter API read can see a batch's state during its
+fsync. Reconstruction decisions are ticked when they fall due (the press settled, the
+position stable), not at a fixed pace. When the service falls behind, the arbiter gets an
+alert and the log says by how much; no event is ever dropped. docs/performance.md has the
+figures.
 """
 
 from __future__ import annotations
@@ -13,12 +24,14 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import time as _real
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from boards.busdriver import BusDriver
+from boards.busdriver import BusDriver, BusSettings
 from boards.events import (
     BatterySeen,
     BoardConnected,
@@ -54,6 +67,7 @@ from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
 from broadcast.journal import Entry, Journal
 from broadcast.live_round import RoundStartMoved, current_round, due_round
+from broadcast.overload import LagWatch
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.dutch import PairingError, pair_round
 from broadcast.tournament.events import (
@@ -103,6 +117,12 @@ TOURNAMENT_RESULT = {
 }
 
 Listener = Callable[[Sequence[Entry]], None]
+
+MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
+# Real seconds board events wait to be handled together: a bus line answers in many small
+# replies, each its own loop turn; one batch (one fsync, one web update) per turn would
+# leave the loop little time for the lines themselves with hundreds of boards.
+BATCH_SECONDS = 0.02
 
 
 class ActionError(ValueError):
@@ -169,6 +189,8 @@ class EventService:
         tick_seconds: float = 0.2,
         delay: float | None = None,
         rules: RulesConfig | None = None,
+        overload_after: float = 1.0,
+        bus_settings: BusSettings | None = None,
     ) -> None:
         register_all()
         self.rules = ArbiterRules(config, rules)
@@ -205,6 +227,17 @@ class EventService:
         self.public: DelayedView[PublicState] = DelayedView(
             self.delay, PublicState(self.tournament, self.book)
         )
+        # Driver events waiting for this loop turn's batch: (port, event, real time queued).
+        self._inbox: list[tuple[str, DriverEvent, float]] = []
+        self._drain_scheduled = False
+        self._batch: list[Entry] | None = None  # entries of the open batch, not yet announced
+        self.lag = LagWatch(overload_after)
+        self.bus_settings = bus_settings
+        self.events_stored = 0  # journal entries written since start (for benchmarks)
+        self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
+        self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
+        self.syncing = False  # a batch's commit (its fsync) is running in `_syncer`
+        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -318,7 +351,10 @@ class EventService:
     def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:
         """Journal, then fold, then announce; then let the arbiter rules react, and commit
         what they raise the same way. `game` names the game of events that carry none (a
-        flag fall from a board's clock). Returns every entry stored."""
+        flag fall from a board's clock). Returns every entry stored. Inside `batch()`,
+        the announcing waits until the whole batch is durable."""
+        if self._batch is None and self._inbox:
+            self.drain()  # board events read earlier go first: time never steps back
         stored: list[Entry] = []
         pending, from_rules = list(events), False
         while pending:
@@ -329,18 +365,82 @@ class EventService:
             for entry in entries:
                 self._fold(entry.event)
                 self.last_seq = entry.seq
-            self._publish(t, entries)
-            for listener in list(self.listeners):
-                try:
-                    listener(entries)
-                except Exception:  # a broken listener must not stop the event
-                    log.exception("listener failed")
+            self.events_stored += len(entries)
+            if self._batch is not None:
+                self._batch += entries
+            else:
+                self._announce(t, entries)
             stored += entries
             if from_rules:
                 break  # the rules applied their own events already; nothing more follows
             pending = [new for e in entries for new in self.rules.observe(e.event, game=game)]
             from_rules = True
         return stored
+
+    def _announce(self, t: float, entries: Sequence[Entry]) -> None:
+        """Durable entries become visible: the public view, then the listeners."""
+        self._publish(t, entries)
+        for listener in list(self.listeners):
+            try:
+                listener(entries)
+            except Exception:  # a broken listener must not stop the event
+                log.exception("listener failed")
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Commits inside are one journal transaction (one fsync); the state folds as they
+        come (later events of a board need the earlier ones), and nothing is announced
+        (listeners, the public view, exports) before the transaction is durable.
+
+        With an event loop running, the fsync runs in a worker thread: the loop goes on
+        reading the boards meanwhile, and the entries are announced when it is done. Until
+        then no other batch starts (`syncing`). Without a loop it is done in place."""
+        if self._batch is not None:
+            yield
+            return
+        if self.syncing:
+            raise RuntimeError("a batch is still being made durable")
+        self._batch = []
+        self.journal.begin()
+        try:
+            yield
+        except BaseException:
+            self._batch = None
+            self.journal.rollback()
+            raise
+        entries, self._batch = self._batch, None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or not entries:
+            self.journal.commit()
+            self._synced(entries)
+            return
+        self.syncing = True
+        done = loop.run_in_executor(self._syncer, self.journal.commit)
+        done.add_done_callback(lambda f: self._after_sync(f, entries))
+
+    def _after_sync(self, done: asyncio.Future[None], entries: list[Entry]) -> None:
+        self.syncing = False
+        if done.cancelled() or done.exception() is not None:
+            # Not durable: never announced, never taken as stored. Loud, never silent.
+            log.error(
+                "journal commit failed: %d events not stored (%r)",
+                len(entries),
+                None if done.cancelled() else done.exception(),
+            )
+        else:
+            self._synced(entries)
+        self._report_lag()
+        if self._inbox and not self._drain_scheduled:
+            self._drain_scheduled = True
+            asyncio.get_running_loop().call_soon(self.drain)
+
+    def _synced(self, entries: list[Entry]) -> None:
+        if entries:
+            self._announce(entries[-1].t, entries)
+            self.lag.journal(self.journal.last_commit_seconds)
 
     def _with_tournament_results(self, events: list[Any]) -> list[Any]:
         """A game result that stands is also the tournament's result (by White's number)."""
@@ -409,8 +509,9 @@ class EventService:
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""
         attached: list[BoardAttached] = []
+        live = self.live_rounds()  # once, not once per section: every tick comes here
         for section in self.config.sections:
-            number = self.live_rounds()[section.name]
+            number = live[section.name]
             for k, board_config in enumerate(section_boards(self.config, section.name), 1):
                 board = self.hall[board_config.number]
                 game_id = GameKey(section.name, number, k).id if number is not None else None
@@ -476,21 +577,111 @@ class EventService:
         batch: list[Any] = [event]
         if board.follower is not None:
             games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
+            self._note_due(board)
             batch += games
             batch += _flags(passed, board.game)
             if isinstance(event, BoardConnected) and board.game is not None:
                 batch.append(BoardAttached(board.game, event.board, event.t))
         self.commit(batch, game=board.game)
 
-    def tick(self) -> None:
-        """Time passes: reconstruction stability timers, live round changes."""
+    def tick(self, *, full: bool = True) -> bool:
+        """Time passes: the boards whose reconstruction has a decision due (its press
+        settled, a position stable long enough), and with `full` the arbiter rules' timers
+        and live round changes. False when a batch is still being made durable (try again
+        a moment later)."""
+        if self.syncing:
+            return False
         now = self.time.now()
-        for board in self.hall.values():
-            if board.follower is not None:
+        due = [n for n, t in self._due.items() if t <= now]
+        if not due and not full and not self._inbox:
+            return True
+        with self.batch():
+            self._handle_inbox()  # events read before now come first
+            for number in due:
+                board = self.hall[number]
+                self._due.pop(number, None)
+                if board.follower is None:
+                    continue
                 games, passed = board.follower.tick(now)
                 self.commit([*games, *_flags(passed, board.game)], game=board.game)
-        self.commit(self.rules.tick(now))
-        self.attach_boards()
+                self._note_due(board)
+                if self._due.get(number, now + 1) <= now:
+                    # Nothing decided: look again at the pace of the old full tick.
+                    self._due[number] = now + self.tick_seconds * self._speed
+            if full:
+                self.commit(self.rules.tick(now))
+                self.attach_boards()
+                for driver in self._drivers:
+                    if isinstance(driver, BusDriver) and driver.last_cycle is not None:
+                        self.lag.bus(driver.last_cycle, driver.port)
+        self._report_lag()
+        return True
+
+    # -- the loop-turn batch and the overload watch --------------------------------------------------
+
+    def queue_driver_event(self, port: str, event: DriverEvent) -> None:
+        """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
+        self._inbox.append((port, event, _real.monotonic()))
+        if not self._drain_scheduled:
+            self._drain_scheduled = True
+            try:
+                asyncio.get_running_loop().call_later(BATCH_SECONDS, self.drain)
+            except RuntimeError:  # no loop (a synchronous caller): handle it now
+                self.drain()
+
+    def drain(self) -> None:
+        """Handle every queued driver event, in the order read, in one batch (later, when
+        a batch is still being made durable: its end drains again)."""
+        self._drain_scheduled = False
+        if not self._inbox or self.syncing:
+            return
+        try:
+            with self.batch():
+                self._handle_inbox()
+        except Exception:
+            # The journal failed: these events are not durable and must not be taken as
+            # such. Loud, never silent.
+            log.exception("journal write failed: board events not stored")
+        self._report_lag()
+
+    def _handle_inbox(self) -> None:
+        if not self._inbox:
+            return
+        items, self._inbox = self._inbox, []
+        self.lag.queue(_real.monotonic() - items[0][2])
+        for port, event, _ in items:
+            try:
+                self.on_driver_event(port, event)
+            except Exception:
+                log.exception("board event from %s could not be processed: %r", port, event)
+
+    def _report_lag(self) -> None:
+        """An alert and a log line when the service falls behind (once per episode)."""
+        news = self.lag.news()
+        if news is None:
+            return
+        if news.behind:
+            log.warning(
+                "overloaded: %.2f s behind the boards (%s); moves are kept and arrive late",
+                news.seconds,
+                news.cause,
+            )
+            alert = Alert(
+                f"service-overloaded:{news.episode}",
+                "service-overloaded",
+                "critical",
+                "",
+                0,
+                0,
+                "",
+                (),
+                f"the service is {news.seconds:.1f} s behind the boards ({news.cause}); "
+                "moves are kept but appear late: fewer boards on this computer, or a faster disk",
+                self.time.now(),
+            )
+            self.commit([alert])
+        else:
+            log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
 
     # -- alerts -----------------------------------------------------------------------------------
 
@@ -567,6 +758,7 @@ class EventService:
         if board.follower is None or board.name is None or position is None:
             return
         games, _ = board.follower.handle(PositionSeen(self.time.now(), board.name, position))
+        self._note_due(board)
         self.commit(games, game=board.game)
 
     # -- pairings -------------------------------------------------------------------------------
@@ -650,7 +842,13 @@ class EventService:
             known = [k for b in boards if (k := self.known_board(b.name)) is not None]
             if addresses or len(boards) > 1:
                 driver = BusDriver(
-                    port, emit, time=self.time, opener=self.opener, addresses=addresses, known=known
+                    port,
+                    emit,
+                    time=self.time,
+                    opener=self.opener,
+                    addresses=addresses,
+                    known=known,
+                    settings=self.bus_settings,
                 )
             else:
                 driver = SingleBoardDriver(
@@ -669,21 +867,48 @@ class EventService:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        # What the drivers said last (their BoardLost) is kept too, and all of it durable.
+        while self.syncing or self._inbox:
+            if not self.syncing:
+                self.drain()
+            await asyncio.sleep(0.01)
+        self._syncer.shutdown(wait=True)
 
     def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
         def emit(event: DriverEvent) -> None:
-            try:
-                self.on_driver_event(port, event)
-            except Exception:
-                log.exception("board event from %s could not be processed: %r", port, event)
+            self.queue_driver_event(port, event)
 
         return emit
 
+    def _note_due(self, board: HallBoard) -> None:
+        """When this board's reconstruction next has a decision to make (event time)."""
+        due = None if board.follower is None else board.follower.reconstructor.next_deadline()
+        if due is None:
+            self._due.pop(board.number, None)
+        else:
+            self._due[board.number] = due
+
     async def _tick_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_full = loop.time() + self.tick_seconds
         while True:
-            await asyncio.sleep(self.tick_seconds)
-            with contextlib.suppress(Exception):
-                self.tick()
+            wait = next_full - loop.time()
+            if self._due:
+                soonest = (min(self._due.values()) - self.time.now()) / self._speed
+                wait = min(wait, max(soonest, MIN_WAKE))
+            wait = max(wait, MIN_WAKE if self.syncing else 0.0)
+            asked = loop.time()
+            await asyncio.sleep(wait)
+            # A late wake-up is time the loop had no room for anyone, boards included.
+            self.lag.loop(loop.time() - asked - wait)
+            try:
+                if loop.time() >= next_full:
+                    if self.tick():
+                        next_full = loop.time() + self.tick_seconds
+                else:
+                    self.tick(full=False)
+            except Exception:
+                log.exception("tick failed")
 
     def stop(self) -> None:
         self._stopping.set()

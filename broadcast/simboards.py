@@ -8,8 +8,10 @@ layer imports this module (DESIGN: only the command may import the simulator).
 from __future__ import annotations
 
 import asyncio
+import logging
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,9 +21,16 @@ from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
 from boardsim.script import actions_for_game, play
-from boardsim.sim import clean_stale_runs, load_games, run_folder_prefix
+from boardsim.sim import clean_stale_runs, run_folder_prefix
 from broadcast.config.model import BoardConfig, EventConfig
 from clocks.timesource import TimeSource
+
+log = logging.getLogger(__name__)
+
+# Sim seconds between every board being followed and the players setting their clocks.
+START_AFTER = 5.0
+# Real seconds to wait for the service to follow every board before the games start anyway.
+FOLLOW_WAIT = 60.0
 
 
 @dataclass
@@ -54,6 +63,34 @@ class SimulatedHall:
 
         self.players.append(asyncio.ensure_future(run()))
 
+    async def start_games(
+        self,
+        games: Sequence[chess.pgn.Game],
+        time: TimeSource,
+        *,
+        speed: float,
+        followed: Callable[[], bool],
+        start_after: float = START_AFTER,
+        wait_limit: float = FOLLOW_WAIT,
+    ) -> None:
+        """Play `games` (in turn) on every board, once `followed()` says the service follows
+        every board. A fixed real-time head start is not enough: at 40x, a service that takes
+        two seconds to come up meets games 80 s old and can never pick up their first moves.
+        `start_after` is in sim seconds (the start position must be seen stable first)."""
+        if not games:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_limit
+        while not followed():
+            if loop.time() >= deadline:
+                log.warning("emulated games start although not every board is followed yet")
+                break
+            await asyncio.sleep(0.05)
+        for n, board in enumerate(sorted(self.where)):
+            await self.play(
+                board, games[n % len(games)], time, speed=speed, delay=start_after / speed
+            )
+
     async def stop(self) -> None:
         for task in self.players:
             task.cancel()
@@ -69,10 +106,11 @@ def _serial(board: BoardConfig) -> str:
 
 
 async def start_simulated_boards(
-    config: EventConfig, time: TimeSource, *, games: Path | None = None, speed: float = 1.0
+    config: EventConfig, time: TimeSource, *, speed: float = 1.0
 ) -> tuple[SimulatedHall, dict[int, str]]:
     """Start emulated boards for every configured board; returns them and the hall board
-    number -> device path map to use instead of the configured ports."""
+    number -> device path map to use instead of the configured ports. Games are started
+    with `SimulatedHall.start_games` once the service follows the boards."""
     clean_stale_runs()  # run folders of simulations killed with -9
     hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix=run_folder_prefix()))
     assert hall.rundir is not None
@@ -93,11 +131,4 @@ async def start_simulated_boards(
         for index, board in enumerate(boards):
             hall.where[board.number] = (host, index)
             paths[board.number] = str(host.path)
-    if games is not None:
-        pgn_games = load_games(games)
-        for n, board_number in enumerate(sorted(hall.where)):
-            if pgn_games:
-                await hall.play(
-                    board_number, pgn_games[n % len(pgn_games)], time, speed=speed, delay=3.0
-                )
     return hall, paths

@@ -33,6 +33,7 @@ AlertKind = Literal[
     "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
     "journal-not-writable",  # system: disk full or I/O error; events held in memory
     "export-failing",  # system: the --export folder cannot be written; retrying
+    "service-overloaded",  # the service is behind the boards: moves kept, but late
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -53,6 +54,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "arbiter-override",
     "journal-not-writable",
     "export-failing",
+    "service-overloaded",
 )
 
 

@@ -101,6 +101,7 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "early-draw": "warning",
     "board-not-responding": "critical",
     "bus-polls-missed": "warning",
+    "service-overloaded": "critical",
     "battery-low": "warning",
     "clock-not-connected": "warning",
     "out-of-sync": "warning",

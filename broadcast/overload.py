@@ -1,0 +1,74 @@
+"""Is the service keeping up with the boards? Pure: the service hands in what it measured.
+
+Four delays tell it: how long board events waited in the queue before they were handled,
+how long a journal commit took (the disk), how late the event loop woke up for its tick
+(no room for anyone, the drivers' reads included), and how long a bus line took to poll
+all its boards (a busy loop serves every small exchange on the line late: a board's move
+is read that much later). One of them over the threshold starts an
+overload episode (one alert, one log line); a run of calm samples ends it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CALM_SAMPLES = 50  # consecutive calm measurements before the service counts as caught up
+
+
+@dataclass(frozen=True, slots=True)
+class LagNews:
+    """The service fell behind (`behind`), or caught up again; `seconds` is the lag seen."""
+
+    behind: bool
+    seconds: float
+    cause: str
+    episode: int
+
+
+class LagWatch:
+    """Overload episodes from measured delays (seconds of real time)."""
+
+    def __init__(self, threshold: float) -> None:
+        if not threshold > 0:
+            raise ValueError(f"the overload threshold must be positive, got {threshold}")
+        self.threshold = threshold
+        self.behind = False
+        self.episode = 0
+        self.worst = 0.0  # the largest delay seen since start
+        self._calm = 0
+        self._news: LagNews | None = None
+
+    def queue(self, seconds: float) -> None:
+        self._sample(seconds, f"board events waited {seconds:.2f} s to be handled")
+
+    def journal(self, seconds: float) -> None:
+        self._sample(seconds, f"a journal commit took {seconds:.2f} s")
+
+    def loop(self, seconds: float) -> None:
+        self._sample(seconds, f"the event loop woke up {seconds:.2f} s late")
+
+    def bus(self, seconds: float, port: str) -> None:
+        self._sample(seconds, f"the bus line on {port} took {seconds:.2f} s to poll its boards")
+
+    def _sample(self, seconds: float, cause: str) -> None:
+        self.worst = max(self.worst, seconds)
+        if seconds > self.threshold:
+            self._calm = 0
+            if not self.behind:
+                self.behind = True
+                self.episode += 1
+                self._news = LagNews(True, seconds, cause, self.episode)
+            return
+        if not self.behind or seconds > self.threshold / 2:
+            self._calm = 0
+            return
+        self._calm += 1
+        if self._calm >= CALM_SAMPLES:
+            self.behind = False
+            self._calm = 0
+            self._news = LagNews(False, seconds, cause, self.episode)
+
+    def news(self) -> LagNews | None:
+        """What changed since the last call: an episode began or ended, or None."""
+        news, self._news = self._news, None
+        return news

@@ -42,7 +42,12 @@ async def publish_forever(service: EventService, settings: PublishSettings) -> N
                         continue
                     if settings.folder is not None:
                         update = export_round_folder(
-                            settings.folder, public.book, service.config, section, number
+                            settings.folder,
+                            public.book,
+                            service.config,
+                            section,
+                            number,
+                            pairings=public.tournament,  # a play-off game's time control
                         )
                         if update.written:
                             log.info(
@@ -54,7 +59,13 @@ async def publish_forever(service: EventService, settings: PublishSettings) -> N
                     if pusher is not None and section == (
                         settings.lichess_section or service.config.sections[0].name
                     ):
-                        texts = round_game_texts(public.book, service.config, section, number)
+                        texts = round_game_texts(
+                            public.book,
+                            service.config,
+                            section,
+                            number,
+                            pairings=public.tournament,
+                        )
                         try:
                             report = await pusher.push(texts)
                         except LichessPushError as exc:

@@ -16,6 +16,7 @@ from broadcast.export.pgn import game_pgn
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.service import PublicState, how_to_pair
+from broadcast.tournament.state import TournamentState
 from web import views
 from web.board_svg import board_svg, piece_defs
 
@@ -102,7 +103,13 @@ def round_page(
 
 
 def game_page(
-    config: EventConfig, game: GameState, delay: float, *, flipped: bool, speed: float = 1.0
+    config: EventConfig,
+    game: GameState,
+    delay: float,
+    *,
+    flipped: bool,
+    speed: float = 1.0,
+    pairings: TournamentState | None = None,
 ) -> str:
     data = views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
@@ -112,7 +119,8 @@ def game_page(
         svg=board_svg(game.fen, last, flipped=flipped),
         flipped=flipped,
         section_slug=slug(game.key.section),
-        pgn=game_pgn(game, config),  # no tournament: public feeds take results from the game
+        # Results from the game only; `pairings` (delayed) gives a play-off's time control.
+        pgn=game_pgn(game, config, pairings=pairings),
     )
 
 

@@ -277,14 +277,6 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
         elif action == "ack":
             desk.acknowledge(_form(request, "alert"), by)
             done = "alert acknowledged"
-        elif action == "bye":
-            desk.grant_bye(
-                _form(request, "section"),
-                _int(_form(request, "round"), "round"),
-                _int(_form(request, "player"), "player"),
-                by,
-            )
-            done = "bye granted"
         elif action == "pair":
             done = await _pair(request, by)
         elif action == "board":
@@ -433,6 +425,8 @@ async def ack_route(request: web.Request) -> web.Response:
 
 @routes.post("/api/v1/arbiter/byes")
 async def bye_route(request: web.Request) -> web.Response:
+    """The older bye route: a request through the policy without override (as
+    /api/v1/arbiter/bye-requests; refused: 422 with the regulation's reason)."""
     data = await _body(request)
     section, rnd = _field(data, "section", str), _field(data, "round", int)
     player = _field(data, "player", int)

@@ -288,20 +288,49 @@ def _wrap(tokens: Iterable[str]) -> str:
     return "\n".join(lines)
 
 
+def _playoff_note(
+    section: SectionConfig, pairings: TournamentState | None, round_number: int
+) -> tuple[TimeControl, str] | None:
+    """A play-off game's own time control and the comment that opens its movetext (the
+    Armageddon odds: PGN's TimeControl holds one side only, and has no draw odds)."""
+    if pairings is None or section.playoff is None or round_number <= section.rounds:
+        return None
+    state = pairings.sections.get(section.name)
+    game = state.playoff.get(round_number - section.rounds) if state else None
+    if state is None or game is None:
+        return None
+    time_control = time_control_for(section, state, round_number)
+    if game.kind != "armageddon":
+        return time_control, f"Play-off for first place, game {game.number} (blitz)"
+    white = time_control.initial_seconds("white")
+    black = time_control.initial_seconds("black")
+    winner = section.playoff.armageddon_draw_winner.capitalize()
+    return time_control, (
+        f"Play-off for first place, game {game.number}: Armageddon, White {white} s, "
+        f"Black {black} s ({time_control}); a draw counts as a win for {winner}"
+    )
+
+
 def game_pgn(
-    game: GameState, event: EventConfig, *, tournament: TournamentState | None = None
+    game: GameState,
+    event: EventConfig,
+    *,
+    tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
-    """One game as PGN text ending in a newline."""
+    """One game as PGN text ending in a newline. `pairings` (default: `tournament`) is
+    read for a play-off game's time control only, never for results, so a public feed
+    may pass its delayed tournament state."""
     outcome = game_outcome(game, tournament)
     section = event.section(game.key.section)
-    time_control = None
-    if tournament is not None and game.key.round > section.rounds:
-        # A play-off game: its own time control (blitz, or Armageddon's White side).
-        state = tournament.sections.get(section.name)
-        time_control = time_control_for(section, state, game.key.round) if state else None
+    playoff = _playoff_note(
+        section, pairings if pairings is not None else tournament, game.key.round
+    )
+    time_control = playoff[0] if playoff else None
     tags = game_headers(game, event, outcome, time_control=time_control)
     headers = "".join(f'[{name} "{_escape(value)}"]\n' for name, value in tags)
-    tokens = _movetext_tokens(game)
+    tokens = [f"{{{playoff[1]}}}"] if playoff else []
+    tokens += _movetext_tokens(game)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
     tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())
     return f"{headers}\n{_wrap(tokens)}\n"
@@ -325,12 +354,13 @@ def round_game_texts(
     round_number: int,
     *,
     tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> dict[str, str]:
     """{game id: PGN text} for every game of a round, by board: what the relay pushes
-    and the folder export writes one file each for."""
+    and the folder export writes one file each for. `pairings`: see `game_pgn`."""
     event.section(section)
     games = _book(book, tournament).round_games(section, round_number)
-    return {g.id: game_pgn(g, event, tournament=tournament) for g in games}
+    return {g.id: game_pgn(g, event, tournament=tournament, pairings=pairings) for g in games}
 
 
 def _round_text(
@@ -339,16 +369,21 @@ def _round_text(
     section: str,
     round_number: int,
     tournament: TournamentState | None,
+    pairings: TournamentState | None,
 ) -> str:
     games = book.round_games(section, round_number)
-    return _join(game_pgn(g, event, tournament=tournament) for g in games)
+    return _join(game_pgn(g, event, tournament=tournament, pairings=pairings) for g in games)
 
 
 def _section_text(
-    book: GameBook, event: EventConfig, section: str, tournament: TournamentState | None
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    tournament: TournamentState | None,
+    pairings: TournamentState | None,
 ) -> str:
     rounds = sorted({g.key.round for g in book.games.values() if g.key.section == section})
-    return _join(_round_text(book, event, section, r, tournament) for r in rounds)
+    return _join(_round_text(book, event, section, r, tournament, pairings) for r in rounds)
 
 
 def round_pgn(
@@ -358,25 +393,36 @@ def round_pgn(
     round_number: int,
     *,
     tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
     """All games of one round of one section, by board: the relay polling format.
-    Empty text for a round without games."""
+    Empty text for a round without games. `pairings`: see `game_pgn`."""
     event.section(section)  # a KeyError naming the sections, not an empty file
-    return _round_text(_book(book, tournament), event, section, round_number, tournament)
+    full = _book(book, tournament)
+    return _round_text(full, event, section, round_number, tournament, pairings)
 
 
 def section_pgn(
-    book: GameBook, event: EventConfig, section: str, *, tournament: TournamentState | None = None
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    *,
+    tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
     """Every game of one section, round by round, board by board."""
     event.section(section)
-    return _section_text(_book(book, tournament), event, section, tournament)
+    return _section_text(_book(book, tournament), event, section, tournament, pairings)
 
 
 def event_pgn(
-    book: GameBook, event: EventConfig, *, tournament: TournamentState | None = None
+    book: GameBook,
+    event: EventConfig,
+    *,
+    tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
     """Every game of the event: sections in config order, then rounds, then boards."""
     full = _book(book, tournament)
-    parts = (_section_text(full, event, s.name, tournament) for s in event.sections)
+    parts = (_section_text(full, event, s.name, tournament, pairings) for s in event.sections)
     return _join(p for p in parts if p)

@@ -23,7 +23,7 @@ from broadcast.config import load_event
 from broadcast.config.model import WithdrawalRules
 from broadcast.export.folder import export_round_folder
 from broadcast.export.pgn import event_pgn, round_pgn
-from broadcast.games.events import GameMove
+from broadcast.games.events import GameMove, GameSync
 from broadcast.games.ids import GameKey
 from broadcast.journal import Journal
 from broadcast.service import ActionError, EventService
@@ -195,6 +195,8 @@ async def test_playoff_games_carry_their_time_control_in_every_pgn(tmp_path: Pat
         assert game.headers["Result"] == "1/2-1/2"
         assert "Armageddon, White 300 s, Black 240 s" in game.comment
         assert "a draw counts as a win for Black" in game.comment
+    # It was played when the arbiter paired it (20:00 in the hall), not on a schedule.
+    assert (game.headers["Date"], game.headers["UTCTime"]) == ("2009.07.16", "18:00:00")
     by_id = {g.headers["GameId"]: g for g in event}
     assert by_id[armageddon].headers["TimeControl"] == "300"
     assert "Armageddon" in by_id[armageddon].comment
@@ -225,6 +227,18 @@ def test_standings_reach_the_playoff_rounds_page(tmp_path: Path) -> None:
     for round_number in (9, 10, 11, 12):  # the last round's page and each play-off game's
         assert f"round:kutxa:{round_number}" in standings[0].keys
     assert standings[0].message["rows"][0]["note"] == "1st by play-off"
+
+
+def test_a_playoff_game_is_watched_like_a_round_in_play(tmp_path: Path) -> None:
+    """The rules take a play-off game for the round being played: a board that stops
+    matching it raises the same alert as in any round."""
+    service, time = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
+    _, _, armageddon = _play_to_armageddon(service)
+    time.advance(60)
+    service.commit([GameSync(armageddon, False, time.now(), fen="8/8/8/8/8/8/8/8 w - - 0 1")])
+    time.advance(31)
+    service.tick()
+    assert [a.game for a in service.alerts() if a.kind == "out-of-sync"] == [armageddon]
 
 
 # -- Sestao: a bye refused in the regulation's words ------------------------------------------

@@ -198,12 +198,14 @@ def game_headers(
     outcome: GameOutcome | None = None,
     *,
     time_control: TimeControl | None = None,
+    start: dt.datetime | None = None,
 ) -> list[tuple[str, str]]:
     """The tag pairs of `game`, in the order they are written (Seven Tag Roster first).
-    `time_control`: the game's own when it is not the section's (a play-off game)."""
+    `time_control`, `start`: the game's own when they are not its round's (a play-off
+    game has no scheduled round: it starts when the arbiter pairs it)."""
     section = event.section(game.key.section)
     outcome = outcome if outcome is not None else game_outcome(game)
-    start = _round_start(section, game.key.round)
+    start = start or _round_start(section, game.key.round)
     tags: list[tuple[str, str]] = [
         ("Event", event_title(event, section.name)),
         ("Site", event.site or "?"),
@@ -288,11 +290,20 @@ def _wrap(tokens: Iterable[str]) -> str:
     return "\n".join(lines)
 
 
-def _playoff_note(
+@dataclass(frozen=True, slots=True)
+class _Playoff:
+    """What a play-off game's PGN says differently from its section's rounds."""
+
+    time_control: TimeControl
+    start: dt.datetime
+    comment: str
+
+
+def _playoff(
     section: SectionConfig, pairings: TournamentState | None, round_number: int
-) -> tuple[TimeControl, str] | None:
-    """A play-off game's own time control and the comment that opens its movetext (the
-    Armageddon odds: PGN's TimeControl holds one side only, and has no draw odds)."""
+) -> _Playoff | None:
+    """A play-off game's own time control, start, and the comment that opens its movetext
+    (the Armageddon odds: PGN's TimeControl holds one side only, and has no draw odds)."""
     if pairings is None or section.playoff is None or round_number <= section.rounds:
         return None
     state = pairings.sections.get(section.name)
@@ -301,14 +312,16 @@ def _playoff_note(
         return None
     time_control = time_control_for(section, state, round_number)
     if game.kind != "armageddon":
-        return time_control, f"Play-off for first place, game {game.number} (blitz)"
+        comment = f"Play-off for first place, game {game.number} (blitz)"
+        return _Playoff(time_control, game.at, comment)
     white = time_control.initial_seconds("white")
     black = time_control.initial_seconds("black")
     winner = section.playoff.armageddon_draw_winner.capitalize()
-    return time_control, (
+    comment = (
         f"Play-off for first place, game {game.number}: Armageddon, White {white} s, "
         f"Black {black} s ({time_control}); a draw counts as a win for {winner}"
     )
+    return _Playoff(time_control, game.at, comment)
 
 
 def game_pgn(
@@ -323,13 +336,17 @@ def game_pgn(
     may pass its delayed tournament state."""
     outcome = game_outcome(game, tournament)
     section = event.section(game.key.section)
-    playoff = _playoff_note(
-        section, pairings if pairings is not None else tournament, game.key.round
+    playoff = _playoff(section, pairings if pairings is not None else tournament, game.key.round)
+    tags = game_headers(
+        game,
+        event,
+        outcome,
+        time_control=playoff.time_control if playoff else None,
+        # The local date of the hall (the Date tag), as for the scheduled rounds.
+        start=playoff.start.astimezone(event.zone) if playoff else None,
     )
-    time_control = playoff[0] if playoff else None
-    tags = game_headers(game, event, outcome, time_control=time_control)
     headers = "".join(f'[{name} "{_escape(value)}"]\n' for name, value in tags)
-    tokens = [f"{{{playoff[1]}}}"] if playoff else []
+    tokens = [f"{{{playoff.comment}}}"] if playoff else []
     tokens += _movetext_tokens(game)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
     tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 import chess.pgn
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from test_regulations import ARBITER, ROOT, at, service_for
+from test_regulations import ARBITER, ROOT, alert_kinds, at, service_for, vega_round1
 from test_web_regulations import _login
 from web_support import CREDENTIALS
 
@@ -279,6 +279,48 @@ def test_a_bye_for_a_player_who_must_ask_to_continue_says_so(tmp_path: Path) -> 
     # Once the request to continue is recorded, the bye goes through the policy.
     acts.continue_after_absence(service, "Open", 2, absent, ARBITER)
     assert acts.request_bye(service, "Open", 4, absent, ARBITER).round == 4
+
+
+def test_a_round_one_no_show_at_the_default_time_excludes_the_player(tmp_path: Path) -> None:
+    """Sestao art. 6 from the clock's side: nobody at Black's seat at 17:30 (30 minutes),
+    the rules propose the forfeit, the arbiter confirms it: excluded, and every output
+    says it was a forfeit."""
+    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
+    vega = vega_round1(service.config)
+    service.publish_pairings(
+        "Open", 1, service.imported_pairings("Open", 1, vega), "import", ARBITER
+    )
+    game = GameKey("Open", 1, 1).id
+    black = service.book.get(game).black
+    assert black is not None
+    time.set(at("2025-09-12T17:02:00"))
+    for board in range(1, 12):
+        service.mark_present(GameKey("Open", 1, board).id, "white", ARBITER)
+        if board > 1:
+            service.mark_present(GameKey("Open", 1, board).id, "black", ARBITER)
+    time.set(at("2025-09-12T17:30:01"))
+    service.tick()
+    proposal = service.book.get(game).proposal
+    assert proposal is not None and (proposal.result, proposal.reason) == ("+/-", "default-time")
+    assert [a.game for a in service.alerts() if a.kind == "result-proposed"] == [game]
+    service.confirm_proposal(game, ARBITER)
+    state = service.tournament.section("Open")
+    assert state.withdrawn[black.start] == 2 and state.no_shows[black.start] == (1,)
+    assert "withdraw-from-pairing" in alert_kinds(service)
+    assert "absent in round 1" in state.out_reason(black.start, 2)
+    pgn = _read(round_pgn(service.book, service.config, "Open", 1))
+    read = next(g for g in pgn if g.headers["GameId"] == game)
+    assert read.headers["Result"] == "1-0" and read.headers["Termination"] == "Unplayed"
+    assert read.comment == "White wins by forfeit (default time)"
+
+
+def test_withdrawal_forfeits_say_so_in_the_pgn(tmp_path: Path) -> None:
+    service, _ = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    acts.withdraw(service, MASTERS, 8, ARBITER, reason="illness (art. 7)")
+    games = _read(round_pgn(service.book, service.config, MASTERS, 1))
+    forfeit = next(g for g in games if g.headers["GameId"] == GameKey(MASTERS, 1, 1).id)
+    assert forfeit.headers["Result"] == "1-0"
+    assert forfeit.comment == "White wins by forfeit (withdrawal)"
 
 
 # -- the desk: one bye form ---------------------------------------------------------------

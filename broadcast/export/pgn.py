@@ -42,7 +42,7 @@ import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameResultText, ResultReason
+from broadcast.games.events import REASON_TEXT, GameResultText, ResultReason
 from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.state import TournamentState
@@ -324,6 +324,19 @@ def _playoff(
     return _Playoff(time_control, game.at, comment)
 
 
+def _forfeit_note(outcome: GameOutcome) -> list[str]:
+    """A forfeit says so in the movetext: PGN has no forfeit result, and `Unplayed` alone
+    reads like any game that stopped before both sides moved."""
+    if outcome.result not in _FORFEITS:
+        return []
+    why = REASON_TEXT.get(outcome.reason or "arbiter", "")
+    detail = f" ({why})" if why and outcome.reason != "arbiter" else ""
+    if outcome.result == "-/-":
+        return [f"Double forfeit{detail}"]
+    winner = "White" if outcome.result == "+/-" else "Black"
+    return [f"{winner} wins by forfeit{detail}"]
+
+
 def game_pgn(
     game: GameState,
     event: EventConfig,
@@ -346,7 +359,9 @@ def game_pgn(
         start=playoff.start.astimezone(event.zone) if playoff else None,
     )
     headers = "".join(f'[{name} "{_escape(value)}"]\n' for name, value in tags)
-    tokens = [f"{{{playoff.comment}}}"] if playoff else []
+    notes = [playoff.comment] if playoff else []
+    notes += _forfeit_note(outcome)
+    tokens = [f"{{{note}}}" for note in notes]
     tokens += _movetext_tokens(game)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
     tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())

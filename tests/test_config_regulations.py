@@ -67,6 +67,11 @@ def test_defaults_without_the_tables() -> None:
         ('[section.playoff]\narmageddon_time_control = "w:300,b:240"', "is missing"),
         ('[section.prizes]\nplaces = ["a lot"]', "list of amounts"),
         ("[section.prizes]\n[[section.prizes.pool]]\namount = -5", "amount = a number >= 0"),
+        (
+            '[section.playoff]\ntime_control = "300"\narmageddon_time_control = "w:300,b:240"\n'
+            '[section.prizes]\nplaces = [100]\nties = "share-points"',
+            "which [section.playoff] decides",
+        ),
     ],
 )
 def test_mistakes_are_reported(tables: str, message: str) -> None:

@@ -72,3 +72,29 @@ def test_tied_players_share_the_prizes_of_their_places_and_pools_go_by_wins() ->
     by_tiebreak = PrizeRules((2000, 1000, 500), "tiebreak")
     split = {p.start: p.place for p in compute_prizes(by_tiebreak, standings, table).lines}
     assert split == {1: 2000, 2: 1000, 3: 500}
+
+
+def test_players_level_on_points_share_when_the_tiebreaks_only_rank() -> None:
+    """ties = "share-points" (a reading of Pamplona art. 6): the tie-breaks rank, the
+    players level on points share the money of the places they occupy."""
+    players = [Player(n, f"P{n}") for n in range(1, 5)]
+    # 1 and 2 both on 2 points; SB puts 2 ahead (2 beat the stronger player).
+    played = [
+        Game(1, 1, 4, "1-0"),
+        Game(1, 2, 3, "1-0"),
+        Game(2, 1, 3, "1-0"),
+        Game(2, 4, 2, "1-0"),
+        Game(3, 2, 1, "1-0"),
+        Game(3, 3, 4, "1/2-1/2"),
+    ]
+    table = build_crosstable(players, 3, played, system="round-robin")
+    standings = compute_standings(table, ["SB"])
+    assert [r.points for r in standings.rows][:2] == [2.0, 2.0]
+    assert standings.rows[0].rank == 1 and standings.rows[1].rank == 2
+    shared = PrizeRules((2000, 1000, 500), "share-points")
+    places = {p.start: p.place for p in compute_prizes(shared, standings, table).lines}
+    assert places[1] == places[2] == 1500
+    assert places[4] == 500 and 3 not in places  # 4 (1.5 points) is third alone
+    by_rank = PrizeRules((2000, 1000, 500), "share")
+    ranked = {p.start: p.place for p in compute_prizes(by_rank, standings, table).lines}
+    assert ranked[standings.rows[0].start] == 2000

@@ -6,6 +6,7 @@ regulation's words; one bye form at the desk."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import io
 import re
 from pathlib import Path
@@ -376,5 +377,28 @@ async def test_the_desk_has_one_bye_request_form_with_the_override(tmp_path: Pat
         answer = await client.post("/api/v1/arbiter/byes", json=body, headers=token)
         assert answer.status == 422
         assert "already has 4 of the 3" in (await answer.json())["error"]
+    finally:
+        await client.close()
+
+
+def _text(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+async def test_the_desk_says_where_the_playoff_stands(tmp_path: Path) -> None:
+    service, _ = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
+    _, _, armageddon = _play_to_armageddon(service)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    players = service.tournament.section(KUTXA).players
+    first, second = f"1 {players[1].name}", f"2 {players[2].name}"
+    try:
+        assert await _login(client)
+        desk = _text(await (await client.get("/arbiter")).text())
+        assert f"Kutxa: tie for first between {first}, {second}" in desk
+        assert "a play-off game is being played: record its result" in desk
+        acts.set_result(service, armageddon, "1/2-1/2", ARBITER, "agreement")
+        desk = _text(await (await client.get("/arbiter")).text())
+        assert f"decided: {second} is first" in desk
     finally:
         await client.close()

@@ -17,11 +17,12 @@ from urllib.parse import quote
 from aiohttp import web
 from multidict import MultiDictProxy
 
+from broadcast import regulation_actions as regs
 from broadcast.games.events import RESULTS
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameError
 from broadcast.regulation_actions import DESK_REASONS
-from broadcast.service import ActionError
+from broadcast.service import ActionError, EventService
 from broadcast.tournament.pairing import Pairing
 from web import views
 from web.auth import (
@@ -226,8 +227,31 @@ async def desk_page(request: web.Request) -> web.Response:
             {"section": s, "slug": slug(s), "round": n}
             for s, n in service.unpaired_rounds().items()
         ],
+        playoffs=_playoffs(service),
     )
     return _desk_html(text)
+
+
+def _playoffs(service: EventService) -> list[dict[str, str]]:
+    """Each section's play-off for first, as the desk's "Pair play-off game" needs it:
+    who is still in and what the next game is."""
+    out: list[dict[str, str]] = []
+    for section in service.config.sections:
+        status = regs.playoff(service.tournament, section.name)
+        if status is None:
+            continue
+        players = service.tournament.section(section.name).players
+        names = {p: f"{p} {entry.name}" for p, entry in players.items()}
+        if status.winner is not None:
+            state = f"decided: {names[status.winner]} is first"
+        elif status.next_kind is None:
+            state = "a play-off game is being played: record its result"
+        else:
+            between = ", ".join(names[p] for p in status.remaining)
+            state = f"next game: {status.next_kind}, between {between}"
+        tied = ", ".join(names[p] for p in status.tied)
+        out.append({"section": section.name, "tied": tied, "state": state})
+    return out
 
 
 @routes.get("/arbiter/ws")

@@ -15,7 +15,15 @@ from urllib.parse import unquote
 import chess.pgn
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from test_regulations import ARBITER, ROOT, alert_kinds, at, service_for, vega_round1
+from test_regulations import (
+    ARBITER,
+    ROOT,
+    alert_kinds,
+    at,
+    service_for,
+    tie_one_and_two,
+    vega_round1,
+)
 from test_web_regulations import _login
 from web_support import CREDENTIALS
 
@@ -144,15 +152,8 @@ KUTXA = "Kutxa"
 def _play_to_armageddon(service: EventService) -> list[str]:
     """Players 1 and 2 tie for first; two blitz games 1-1; the Armageddon is paired.
     Returns the three play-off game ids."""
-    section = service.tournament.section(KUTXA)
-    for number in range(1, 10):
-        for pairing in section.rounds[number].pairings:
-            top = {1, 2} & set(pairing.players())
-            result = "1/2-1/2"
-            if len(top) == 1:
-                result = "1-0" if pairing.white in top else "0-1"
-            acts.set_result(service, GameKey(KUTXA, number, pairing.board).id, result, ARBITER)
-    ids = []
+    tie_one_and_two(service, KUTXA)
+    ids: list[str] = []
     for white, black in ((1, 2), (2, 1), (1, 2)):
         acts.pair_playoff_game(service, KUTXA, white, black, ARBITER)
         ids.append(acts.playoff_result_game(service, KUTXA, len(ids) + 1))

@@ -247,12 +247,17 @@ def test_a_playoff_game_is_watched_like_a_round_in_play(tmp_path: Path) -> None:
 
 
 def _sestao_round(service: EventService, number: int) -> list[Pairing]:
+    """Round `number` paired by hand, in starting order (the last one alone: the
+    pairing bye)."""
     state = service.tournament.section("Open")
-    players = sorted(p for p in state.players if state.is_active(p, number))
+    players = sorted(set(state.players) - state.absent_for(number))
+    alone = players.pop() if len(players) % 2 else None
     pairs = [
         Pairing(i, w, b)
         for i, (w, b) in enumerate(zip(players[::2], players[1::2], strict=True), 1)
     ]
+    if alone is not None:
+        pairs.append(Pairing(0, alone, None))
     service.publish_pairings("Open", number, pairs, "arbiter", ARBITER)
     return pairs
 
@@ -403,3 +408,26 @@ async def test_the_desk_says_where_the_playoff_stands(tmp_path: Path) -> None:
         assert f"decided: {second} is first" in desk
     finally:
         await client.close()
+
+
+def test_byes_granted_before_a_withdrawal_score_nothing_after_it(tmp_path: Path) -> None:
+    """Sestao: player 5 holds byes for rounds 3-5, then withdraws after round 2; the
+    rounds paired without them are zero, not half points."""
+    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    for rnd in (3, 4, 5):
+        acts.request_bye(service, "Open", rnd, 5, ARBITER)
+    _sestao_round(service, 1)
+    time.set(at("2025-09-12T20:00:00"))
+    for board in range(1, 13):
+        acts.set_result(service, GameKey("Open", 1, board).id, "1/2-1/2", ARBITER, "arbiter")
+    acts.withdraw(service, "Open", 5, ARBITER, reason="left the event")
+    for number in (2, 3):
+        _sestao_round(service, number)
+        state = service.tournament.section("Open")
+        for pairing in state.rounds[number].pairings:
+            if pairing.black is not None:
+                game = GameKey("Open", number, pairing.board).id
+                acts.set_result(service, game, "1-0", ARBITER, "resignation")
+    row = next(r for r in acts.standings(service.tournament, "Open").rows if r.start == 5)
+    assert row.points == 0.5  # round 1's draw only; round 3's bye came after the withdrawal
+    assert row.note == "withdrawn from round 2 (left the event)"

@@ -483,8 +483,8 @@ class SectionState:
     # -- export ------------------------------------------------------------------------------
     def to_crosstable(self) -> Crosstable:
         """The section as a Crosstable (for standings and TRF export). Paired rounds
-        only; a granted bye shows as H/F/Z (its points), anyone else left out of a
-        paired round as Z."""
+        only; a granted bye shows as H/F/Z (its points) unless the player is out of the
+        event by then; anyone else left out of a paired round as Z."""
         players = [
             Player(
                 start=p.number,
@@ -523,7 +523,10 @@ class SectionState:
                     continue
                 code = rnd.bye_codes.get(player)
                 if code is None:
-                    code = granted_code if number in self.byes_of(player) else "Z"
+                    # A bye granted before the player withdrew (or was disqualified)
+                    # scores nothing once they are out: they are no longer in the event.
+                    granted = number in self.byes_of(player) and self.is_active(player, number)
+                    code = granted_code if granted else "Z"
                 byes.append(Bye(number, player, ResultCode(code)))
         system: CrosstableSystem = "swiss" if self.config.system == "swiss" else "round-robin"
         return build_crosstable(players, self.config.rounds, games, byes, system=system)

@@ -403,6 +403,7 @@ async def test_the_desk_says_where_the_playoff_stands(tmp_path: Path) -> None:
         desk = _text(await (await client.get("/arbiter")).text())
         assert f"Kutxa: tie for first between {first}, {second}" in desk
         assert "a play-off game is being played: record its result" in desk
+        assert "Kutxa · round 12 · play-off game 3 (armageddon) (live)" in desk
         acts.set_result(service, armageddon, "1/2-1/2", ARBITER, "agreement")
         desk = _text(await (await client.get("/arbiter")).text())
         assert f"decided: {second} is first" in desk

@@ -203,8 +203,16 @@ async def desk_page(request: web.Request) -> web.Response:
         if number is None:
             continue
         games = [views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)]
+        playoff = service.tournament.section(section.name).playoff.get(number - section.rounds)
         rounds.append(
-            {"section": section.name, "slug": slug(section.name), "round": number, "games": games}
+            {
+                "section": section.name,
+                "slug": slug(section.name),
+                "round": number,
+                "games": games,
+                # A round after the last one is a play-off game: say which.
+                "playoff": f"play-off game {playoff.number} ({playoff.kind})" if playoff else "",
+            }
         )
     boards = [
         views.desk_board_json(b, service.book)

@@ -24,7 +24,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("config", metavar="EVENT.toml", help="the event config to check")
+    parser.add_argument(
+        "config", metavar="EVENT.toml", nargs="+", help="the event config(s) to check"
+    )
     parser.set_defaults(handler=run)
     return parser
 
@@ -114,9 +116,19 @@ def describe(event: EventConfig) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler for `boardwire check`; returns the exit code."""
+    """Handler for `boardwire check`; returns the exit code (1 if any config is wrong)."""
+    paths = args.config if isinstance(args.config, list) else [args.config]
+    code = 0
+    for i, path in enumerate(paths):
+        if len(paths) > 1:
+            print(("\n" if i else "") + f"== {path}")
+        code = max(code, _check_one(path))
+    return code
+
+
+def _check_one(path: str) -> int:
     try:
-        event = load_event(args.config)
+        event = load_event(path)
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 1

@@ -60,7 +60,12 @@ class FolderExporter:
                 if number is None:
                     continue
                 update = export_round_folder(
-                    self.folder, public.book, self.service.config, section, number
+                    self.folder,
+                    public.book,
+                    self.service.config,
+                    section,
+                    number,
+                    pairings=public.tournament,  # a play-off game's time control
                 )
                 if update.written:
                     log.info(
@@ -111,7 +116,9 @@ async def publish_forever(
                 section = settings.lichess_section or service.config.sections[0].name
                 number = service.live_rounds().get(section)
                 if number is not None:
-                    texts = round_game_texts(public.book, service.config, section, number)
+                    texts = round_game_texts(
+                        public.book, service.config, section, number, pairings=public.tournament
+                    )
                     try:
                         report = await pusher.push(texts)
                     except LichessPushError as exc:

@@ -67,6 +67,11 @@ def test_defaults_without_the_tables() -> None:
         ('[section.playoff]\narmageddon_time_control = "w:300,b:240"', "is missing"),
         ('[section.prizes]\nplaces = ["a lot"]', "list of amounts"),
         ("[section.prizes]\n[[section.prizes.pool]]\namount = -5", "amount = a number >= 0"),
+        (
+            '[section.playoff]\ntime_control = "300"\narmageddon_time_control = "w:300,b:240"\n'
+            '[section.prizes]\nplaces = [100]\nties = "share-points"',
+            "which [section.playoff] decides",
+        ),
     ],
 )
 def test_mistakes_are_reported(tables: str, message: str) -> None:
@@ -89,3 +94,27 @@ def test_check_describes_the_regulation_tables() -> None:
     assert "absent in round 1: excluded from the event" in sestao
     donostia = "\n".join(describe(load_event(root / "donostia-2009-round-robin.toml")))
     assert "Armageddon w:300,b:240 (a draw: black wins)" in donostia
+
+
+def test_check_takes_every_example_at_once_and_names_each_regulation_item(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`boardwire check examples/*.toml`: one report per file, each regulation item
+    described with what it does (and where the desk acts on it)."""
+    from pathlib import Path
+
+    from test_examples import _run
+
+    examples = sorted(str(p) for p in (Path(__file__).parent.parent / "examples").glob("*.toml"))
+    code, out, _ = _run(["check", *examples], capsys)
+    assert code == 0 and out.count("OK: the config is valid.") == len(examples) == 3
+    reports = dict(zip(examples, out.split("== ")[1:], strict=True))
+    donostia, pamplona, sestao = (reports[e] for e in examples)
+    assert "tie for first: undecided until played off" in donostia
+    assert "desk 'Pair play-off game'" in donostia
+    assert "forfeits won by the opponents" in pamplona
+    assert "(players level after every tie-break share)" in pamplona
+    assert "desk 'Player asks to continue'" in sestao
+    assert "byes: up to 3 worth 0.5, not in rounds 8, 9" in sestao
+    bad = _run(["check", examples[0], "/nonexistent/event.toml"], capsys)
+    assert bad[0] == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from broadcast.config.model import PlayoffRules, PrizePool, PrizeRules
-from broadcast.tournament.crosstable import Game, Player, build_crosstable
+from broadcast.tournament.crosstable import Crosstable, Game, Player, build_crosstable
 from broadcast.tournament.playoff import playoff_status
 from broadcast.tournament.prizes import compute_prizes
 from broadcast.tournament.standings import compute_standings
@@ -49,18 +49,22 @@ def test_three_players_play_leagues_until_one_or_two_remain() -> None:
     assert playoff_status(RULES, [1, 2, 3], unfinished).next_kind == "blitz"
 
 
-def test_tied_players_share_the_prizes_of_their_places_and_pools_go_by_wins() -> None:
+def four_players(*played: Game) -> Crosstable:
+    """A 3-round round robin of four players with these games."""
     players = [Player(n, f"P{n}") for n in range(1, 5)]
+    return build_crosstable(players, 3, list(played), system="round-robin")
+
+
+def test_tied_players_share_the_prizes_of_their_places_and_pools_go_by_wins() -> None:
     # 1 beats everyone; 2 and 3 draw each other and beat 4: 2 and 3 level on everything.
-    played = [
+    table = four_players(
         Game(1, 1, 4, "1-0"),
         Game(1, 2, 3, "1/2-1/2"),
         Game(2, 1, 3, "1-0"),
         Game(2, 4, 2, "0-1"),
         Game(3, 2, 1, "0-1"),
         Game(3, 3, 4, "1-0"),
-    ]
-    table = build_crosstable(players, 3, played, system="round-robin")
+    )
     standings = compute_standings(table, ["WIN"])
     assert [(r.start, r.rank) for r in standings.rows] == [(1, 1), (2, 2), (3, 2), (4, 4)]
     rules = PrizeRules((2000, 1000, 500), "share", (PrizePool(500),), "EUR")
@@ -72,3 +76,27 @@ def test_tied_players_share_the_prizes_of_their_places_and_pools_go_by_wins() ->
     by_tiebreak = PrizeRules((2000, 1000, 500), "tiebreak")
     split = {p.start: p.place for p in compute_prizes(by_tiebreak, standings, table).lines}
     assert split == {1: 2000, 2: 1000, 3: 500}
+
+
+def test_players_level_on_points_share_when_the_tiebreaks_only_rank() -> None:
+    """ties = "share-points" (a reading of Pamplona art. 6): the tie-breaks rank, the
+    players level on points share the money of the places they occupy."""
+    # 1 and 2 both on 2 points; SB puts 2 ahead (2 beat the stronger player).
+    table = four_players(
+        Game(1, 1, 4, "1-0"),
+        Game(1, 2, 3, "1-0"),
+        Game(2, 1, 3, "1-0"),
+        Game(2, 4, 2, "1-0"),
+        Game(3, 2, 1, "1-0"),
+        Game(3, 3, 4, "1/2-1/2"),
+    )
+    standings = compute_standings(table, ["SB"])
+    assert [r.points for r in standings.rows][:2] == [2.0, 2.0]
+    assert standings.rows[0].rank == 1 and standings.rows[1].rank == 2
+    shared = PrizeRules((2000, 1000, 500), "share-points")
+    places = {p.start: p.place for p in compute_prizes(shared, standings, table).lines}
+    assert places[1] == places[2] == 1500
+    assert places[4] == 500 and 3 not in places  # 4 (1.5 points) is third alone
+    by_rank = PrizeRules((2000, 1000, 500), "share")
+    ranked = {p.start: p.place for p in compute_prizes(by_rank, standings, table).lines}
+    assert ranked[standings.rows[0].start] == 2000

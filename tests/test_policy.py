@@ -57,8 +57,9 @@ def test_at_most_three_and_never_in_the_last_two_rounds(sestao: SectionConfig) -
         refused = check_bye_request(sestao, last, requested_at=early, byes_granted=0)
         assert not refused.allowed and "rounds 1-7" in refused.reason
     assert not check_bye_request(sestao, 10, requested_at=early, byes_granted=0).allowed
-    withdrawn = check_bye_request(sestao, 3, requested_at=early, byes_granted=0, withdrawn=True)
-    assert not withdrawn.allowed and "withdrawn" in withdrawn.reason
+    out = "the player has withdrawn from round 2"
+    withdrawn = check_bye_request(sestao, 3, requested_at=early, byes_granted=0, out_reason=out)
+    assert not withdrawn.allowed and withdrawn.reason == out
 
 
 def test_naive_times_are_refused(sestao: SectionConfig) -> None:

@@ -271,6 +271,19 @@ def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -
 # -- Donostia (round robin, play-off for first) ------------------------------------------
 
 
+def tie_one_and_two(service: EventService, name: str) -> None:
+    """Every round of the section played: 1 and 2 beat everybody else and draw each other
+    (a tie for first); every other game is drawn."""
+    section = service.tournament.section(name)
+    for number in range(1, section.config.rounds + 1):
+        for pairing in section.rounds[number].pairings:
+            top = {1, 2} & set(pairing.players())
+            result = "1/2-1/2"
+            if len(top) == 1:
+                result = "1-0" if pairing.white in top else "0-1"
+            acts.set_result(service, GameKey(name, number, pairing.board).id, result, ARBITER)
+
+
 def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) -> None:
     service, time = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
     name = "Diputacion Foral"
@@ -406,14 +419,7 @@ async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path)
         config, Journal(tmp_path / "j.sqlite"), time=time, port_overrides=ports, delay=0
     )
     service.load()
-    section = service.tournament.section(name)
-    for number in range(1, 10):
-        for pairing in section.rounds[number].pairings:
-            top = {1, 2} & set(pairing.players())
-            result = "1/2-1/2"
-            if len(top) == 1:
-                result = "1-0" if pairing.white in top else "0-1"
-            acts.set_result(service, GameKey(name, number, pairing.board).id, result, ARBITER)
+    tie_one_and_two(service, name)
     acts.pair_playoff_game(service, name, 1, 2, ARBITER)
     game_id = acts.playoff_result_game(service, name, 1)
     mate = chess.pgn.Game()

@@ -158,7 +158,8 @@ async def test_a_tie_for_first_is_undecided_until_the_playoff(tmp_path: Path) ->
         assert f'href="/game/{game}"' in page
         assert await _login(client)
         desk = await (await client.get("/arbiter")).text()
-        assert "Kutxa · round 10 (live)" in desk and f'data-game="{game}"' in desk
+        assert "Kutxa · round 10 · play-off game 1 (blitz) (live)" in desk
+        assert f'data-game="{game}"' in desk
         assert service.hall[16].game == game  # Kutxa's first board in the hall
     finally:
         await client.close()

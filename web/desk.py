@@ -71,10 +71,11 @@ class Desk:
     def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
         self.service.set_start_fen(game_id, fen.strip(), by)
 
-    def grant_bye(self, section: str, round_number: int, player: int, by: str) -> None:
-        """A bye asked at the desk: through the section's policy (refused: ActionError
-        with the regulation's reason). `request_bye(..., override=True)` overrides."""
-        self.request_bye(section, round_number, player, by)
+    def grant_bye(self, section: str, round_number: int, player: int, by: str) -> ByeGranted:
+        """The older API's bye: a request through the section's policy (refused:
+        ActionError with the regulation's reason); `request_bye(..., override=True)`
+        is the arbiter's override."""
+        return self.request_bye(section, round_number, player, by)
 
     def request_bye(
         self, section: str, round_number: int, player: int, by: str, *, override: bool = False

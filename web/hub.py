@@ -18,8 +18,8 @@ Protocol (JSON text messages; see docs/web.md):
     client -> {"type": "subscribe", "scope": "event" | "round" | "game",
                "section": slug?, "round": N?, "game": id?, "since": seq?, "epoch": str?}
     server -> {"type": "snapshot", "seq": N, "epoch": E, "scope": ..., "data": {...}}
-    server -> {"type": "move" | "clock" | "result" | "game" | "sync" | "standings"
-               | "pairings" | "boards" | "alerts", "seq": N, ...}
+    server -> {"type": "move" | "clock" | "result" | "game" | "removed" | "sync"
+               | "standings" | "pairings" | "boards" | "alerts", "seq": N, ...}
     server -> {"type": "resync"}  (followed by a snapshot)
     server -> {"type": "error", "message": ...}
 
@@ -189,6 +189,9 @@ def diff(config: EventConfig, old: Frame, new: Frame) -> list[Delta]:
                 continue
             keys = _game_keys(game)
             out.extend(Delta(keys, m) for m in game_deltas(before, game))
+        for game_id, gone in old.book.games.items():
+            if game_id not in new.book.games:  # its pairing was taken away (a withdrawal)
+                out.append(Delta(_game_keys(gone), {"type": "removed", "game": game_id}))
     if new.tournament is not old.tournament:
         for section in config.sections:
             a = old.tournament.sections.get(section.name)
@@ -219,7 +222,9 @@ def _section_deltas(
     out: list[Delta] = []
     before = views.standings_json(config, old, section)
     after = views.standings_json(config, new, section)
-    rounds = sorted(new.section(section.name).rounds)
+    state = new.section(section.name)
+    # Every paired round's page, the play-off games' rounds included.
+    rounds = [*state.rounds, *(state.playoff_round(n) for n in state.playoff)]
     round_keys = {scope_key("round", section.name, r) for r in rounds}
     if before != after:
         out.append(

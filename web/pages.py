@@ -17,6 +17,7 @@ from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.service import PublicState, how_to_pair
+from broadcast.tournament.state import TournamentState
 from web import views
 from web.board_svg import board_svg, piece_defs
 
@@ -134,7 +135,13 @@ def round_page(
 
 
 def game_page(
-    config: EventConfig, game: GameState, delay: float, *, flipped: bool, speed: float = 1.0
+    config: EventConfig,
+    game: GameState,
+    delay: float,
+    *,
+    flipped: bool,
+    speed: float = 1.0,
+    pairings: TournamentState | None = None,
 ) -> str:
     data = views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
@@ -152,7 +159,8 @@ def game_page(
         flipped=flipped,
         start_clock=start_clock,
         section_slug=slug(game.key.section),
-        pgn=game_pgn(game, config),  # no tournament: public feeds take results from the game
+        # Results from the game only; `pairings` (delayed) gives a play-off's time control.
+        pgn=game_pgn(game, config, pairings=pairings),
     )
 
 

@@ -17,11 +17,12 @@ from urllib.parse import quote
 from aiohttp import web
 from multidict import MultiDictProxy
 
+from broadcast import regulation_actions as regs
 from broadcast.games.events import RESULTS
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameError
 from broadcast.regulation_actions import DESK_REASONS
-from broadcast.service import ActionError
+from broadcast.service import ActionError, EventService
 from broadcast.tournament.pairing import Pairing
 from web import views
 from web.auth import (
@@ -202,8 +203,16 @@ async def desk_page(request: web.Request) -> web.Response:
         if number is None:
             continue
         games = [views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)]
+        playoff = service.tournament.section(section.name).playoff.get(number - section.rounds)
         rounds.append(
-            {"section": section.name, "slug": slug(section.name), "round": number, "games": games}
+            {
+                "section": section.name,
+                "slug": slug(section.name),
+                "round": number,
+                "games": games,
+                # A round after the last one is a play-off game: say which.
+                "playoff": f"play-off game {playoff.number} ({playoff.kind})" if playoff else "",
+            }
         )
     boards = [
         views.desk_board_json(b, service.book)
@@ -226,8 +235,31 @@ async def desk_page(request: web.Request) -> web.Response:
             {"section": s, "slug": slug(s), "round": n}
             for s, n in service.unpaired_rounds().items()
         ],
+        playoffs=_playoffs(service),
     )
     return _desk_html(text)
+
+
+def _playoffs(service: EventService) -> list[dict[str, str]]:
+    """Each section's play-off for first, as the desk's "Pair play-off game" needs it:
+    who is still in and what the next game is."""
+    out: list[dict[str, str]] = []
+    for section in service.config.sections:
+        status = regs.playoff(service.tournament, section.name)
+        if status is None:
+            continue
+        players = service.tournament.section(section.name).players
+        names = {p: f"{p} {entry.name}" for p, entry in players.items()}
+        if status.winner is not None:
+            state = f"decided: {names[status.winner]} is first"
+        elif status.next_kind is None:
+            state = "a play-off game is being played: record its result"
+        else:
+            between = ", ".join(names[p] for p in status.remaining)
+            state = f"next game: {status.next_kind}, between {between}"
+        tied = ", ".join(names[p] for p in status.tied)
+        out.append({"section": section.name, "tied": tied, "state": state})
+    return out
 
 
 @routes.get("/arbiter/ws")
@@ -277,14 +309,6 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
         elif action == "ack":
             desk.acknowledge(_form(request, "alert"), by)
             done = "alert acknowledged"
-        elif action == "bye":
-            desk.grant_bye(
-                _form(request, "section"),
-                _int(_form(request, "round"), "round"),
-                _int(_form(request, "player"), "player"),
-                by,
-            )
-            done = "bye granted"
         elif action == "pair":
             done = await _pair(request, by)
         elif action == "board":
@@ -433,6 +457,8 @@ async def ack_route(request: web.Request) -> web.Response:
 
 @routes.post("/api/v1/arbiter/byes")
 async def bye_route(request: web.Request) -> web.Response:
+    """The older bye route: a request through the policy without override (as
+    /api/v1/arbiter/bye-requests; refused: 422 with the regulation's reason)."""
     data = await _body(request)
     section, rnd = _field(data, "section", str), _field(data, "round", int)
     player = _field(data, "player", int)

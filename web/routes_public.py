@@ -80,7 +80,7 @@ async def pairings_route(request: web.Request) -> web.Response:
     )
 
 
-# -- PGN feeds (delayed book, no tournament: see docs/exports.md) ---------------------------------
+# -- PGN feeds (delayed book; the delayed tournament only for play-off time controls) -------------
 
 
 def _pgn(text: str) -> web.Response:
@@ -98,23 +98,27 @@ async def round_pgn_route(request: web.Request) -> web.Response:
     public = service.public_state()
     if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
-    return _pgn(round_pgn(public.book, service.config, section.name, number))
+    return _pgn(
+        round_pgn(public.book, service.config, section.name, number, pairings=public.tournament)
+    )
 
 
 async def game_pgn_route(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     service = service_of(request)
+    public = service.public_state()
     try:
-        game = service.public_state().book.get(game_id)
+        game = public.book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
-    return _pgn(game_pgn(game, service.config))
+    return _pgn(game_pgn(game, service.config, pairings=public.tournament))
 
 
 @routes.get("/api/v1/event.pgn")
 async def event_pgn_route(request: web.Request) -> web.Response:
     service = service_of(request)
-    return _pgn(event_pgn(service.public_state().book, service.config))
+    public = service.public_state()
+    return _pgn(event_pgn(public.book, service.config, pairings=public.tournament))
 
 
 # The .pgn routes are registered before their JSON twins: `{round}` would match "1.pgn".
@@ -185,14 +189,20 @@ async def round_page(request: web.Request) -> web.Response:
 async def game_page(request: web.Request) -> web.Response:
     service = service_of(request)
     game_id = request.match_info["game"]
+    public = service.public_state()
     try:
-        game = service.public_state().book.get(game_id)
+        game = public.book.get(game_id)
     except GameError:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
     return _html(
         pages.game_page(
-            service.config, game, service.delay, flipped=flipped, speed=views.speed_of(service)
+            service.config,
+            game,
+            service.delay,
+            flipped=flipped,
+            speed=views.speed_of(service),
+            pairings=public.tournament,
         )
     )
 

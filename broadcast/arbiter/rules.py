@@ -1040,9 +1040,11 @@ class ArbiterRules:
         scheduled, or as moved) is the latest one not after `now`."""
         current: dict[str, int] = {}
         for name, section in self.tournament.sections.items():
+            # A play-off game for first place is a round of its own, started when paired.
+            playoff = (section.playoff_round(n) for n in section.playoff)
             started = [
                 (start, r)
-                for r in section.rounds
+                for r in (*section.rounds, *playoff)
                 if (start := self._round_start(section.config, r)) is not None and start <= now
             ]
             if started:
@@ -1053,6 +1055,9 @@ class ArbiterRules:
         moved = self._start_overrides.get((config.name, round_number))
         if moved is not None:
             return moved
+        if round_number > config.rounds:  # a play-off game: from its pairing
+            game = self.tournament.section(config.name).playoff.get(round_number - config.rounds)
+            return game.at.timestamp() if game is not None else None
         try:
             return config.round_start(round_number).start.timestamp()
         except KeyError:

@@ -24,14 +24,14 @@ FirstRoundNoShow = Literal["count", "exclude"]
 SingleAbsence = Literal["count", "disqualify-unless-continue"]
 OnNoShowLimit = Literal["alert", "withdraw"]
 RemainingGames = Literal["forfeit", "remove"]
-PrizeTies = Literal["share", "tiebreak"]
+PrizeTies = Literal["share", "share-points", "tiebreak"]
 PrizeSplit = Literal["wins"]
 
 FIRST_ROUND_NO_SHOW: tuple[FirstRoundNoShow, ...] = ("count", "exclude")
 SINGLE_ABSENCE: tuple[SingleAbsence, ...] = ("count", "disqualify-unless-continue")
 ON_NO_SHOW_LIMIT: tuple[OnNoShowLimit, ...] = ("alert", "withdraw")
 REMAINING_GAMES: tuple[RemainingGames, ...] = ("forfeit", "remove")
-PRIZE_TIES: tuple[PrizeTies, ...] = ("share", "tiebreak")
+PRIZE_TIES: tuple[PrizeTies, ...] = ("share", "share-points", "tiebreak")
 PRIZE_SPLITS: tuple[PrizeSplit, ...] = ("wins",)
 
 SYSTEMS: tuple[System, ...] = ("round-robin", "double-round-robin", "swiss")
@@ -130,7 +130,9 @@ class PrizePool:
 @dataclass(frozen=True, slots=True)
 class PrizeRules:
     """Place prizes (`places[0]` for 1st, ...) and pools. `ties` "share": players still
-    level after every tie-break share the prizes of the places they occupy equally."""
+    level after every tie-break share the prizes of the places they occupy equally;
+    "share-points": players level on points share them (the tie-breaks still rank);
+    "tiebreak": no sharing."""
 
     places: tuple[float, ...] = ()
     ties: PrizeTies = "share"

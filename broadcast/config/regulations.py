@@ -130,6 +130,12 @@ def prize_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> PrizeRules
     else:
         places = [float(v) for v in value]
     ties = check.get_choice(table, "ties", here, PRIZE_TIES, default="share")
+    if ties == "share-points" and "playoff" in raw:
+        check.error(
+            (*here, "ties"),
+            'ties = "share-points" would share first place, which [section.playoff] decides',
+            'use ties = "share" (players level after every tie-break share)',
+        )
     currency = check.get_str(table, "currency", here, default="EUR", example="EUR")
     pools: list[PrizePool] = []
     for i, pool in enumerate(check.get_array_of_tables(table, "pool", here)):
@@ -151,22 +157,38 @@ def describe_rules(section: SectionConfig) -> list[str]:
     if rules.first_round == "exclude":
         lines.append("  absent in round 1: excluded from the event")
     if rules.single_absence == "disqualify-unless-continue":
-        lines.append("  any absence disqualifies unless the player asks to continue in time")
+        lines.append(
+            "  any absence disqualifies unless the player asks to continue in time (in "
+            "writing, before the next round is paired: desk 'Player asks to continue')"
+        )
     if section.no_show_limit is not None and rules.on_limit == "withdraw":
         lines.append("  reaching the no-show limit withdraws the player at once")
     if section.system != "swiss":
-        lines.append(f"  a withdrawn player's later games: {section.withdrawal.remaining_games}")
+        games = {
+            "forfeit": "forfeits won by the opponents (shown on every page and in PGN/TRF)",
+            "remove": "removed from the pairings, pages and PGN",
+        }[section.withdrawal.remaining_games]
+        lines.append(f"  a withdrawn player's later games: {games}")
     if section.playoff is not None:
         p = section.playoff
-        lines.append(
-            f"  tie for first: play-off of {p.games} games at {p.time_control}, then "
-            f"Armageddon {p.armageddon_time_control} (a draw: {p.armageddon_draw_winner} wins)"
-        )
+        lines += [
+            f"  tie for first: undecided until played off: two players play {p.games} games "
+            f"at {p.time_control}, then an Armageddon {p.armageddon_time_control} "
+            f"(a draw: {p.armageddon_draw_winner} wins)",
+            f"    three or more: leagues at {p.time_control} until one or two are left; the "
+            "arbiter pairs each game (desk 'Pair play-off game') on the section's boards",
+        ]
     if section.prizes is not None:
         places = ", ".join(f"{a:g}" for a in section.prizes.places) or "none"
         pools = ", ".join(f"{p.amount:g} by {p.split}" for p in section.prizes.pools)
+        ties = {
+            "share": "players level after every tie-break share",
+            "share-points": "players level on points share",
+            "tiebreak": "the tie-breaks decide, no sharing",
+        }[section.prizes.ties]
         lines.append(
             f"  prizes ({section.prizes.currency}): places {places}, ties {section.prizes.ties}"
             + (f", pools {pools}" if pools else "")
+            + f" ({ties})"
         )
     return lines

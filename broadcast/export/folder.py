@@ -86,17 +86,22 @@ def export_round_folder(
     round_number: int,
     *,
     tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> FolderUpdate:
-    """Bring one round's folder up to date with `book` (see `pgn.round_pgn` for `tournament`)."""
+    """Bring one round's folder up to date with `book` (see `pgn.round_pgn` for `tournament`,
+    `pgn.game_pgn` for `pairings`: the public delayed state's, for play-off games)."""
     folder = round_folder(root, event, section, round_number)
     folder.mkdir(parents=True, exist_ok=True)
     full = book.synced(tournament) if tournament is not None else book
     games = full.round_games(section, round_number)
     texts = {
-        folder / f"game-{g.key.board}.pgn": game_pgn(g, event, tournament=tournament) for g in games
+        folder / f"game-{g.key.board}.pgn": game_pgn(
+            g, event, tournament=tournament, pairings=pairings
+        )
+        for g in games
     }
     texts[folder / ROUND_FILE] = round_pgn(
-        full, event, section, round_number, tournament=tournament
+        full, event, section, round_number, tournament=tournament, pairings=pairings
     )
     written: list[Path] = []
     unchanged: list[Path] = []
@@ -116,6 +121,7 @@ def export_event_folder(
     event: EventConfig,
     *,
     tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> FolderUpdate:
     """Every round of every section that has games: the whole event's folder."""
     full = book.synced(tournament) if tournament is not None else book
@@ -124,6 +130,6 @@ def export_event_folder(
         rounds = sorted({g.key.round for g in full.games.values() if g.key.section == section.name})
         for number in rounds:
             update += export_round_folder(
-                root, full, event, section.name, number, tournament=tournament
+                root, full, event, section.name, number, tournament=tournament, pairings=pairings
             )
     return update

@@ -42,7 +42,7 @@ import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameResultText, ResultReason
+from broadcast.games.events import REASON_TEXT, GameResultText, ResultReason
 from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.state import TournamentState
@@ -198,12 +198,14 @@ def game_headers(
     outcome: GameOutcome | None = None,
     *,
     time_control: TimeControl | None = None,
+    start: dt.datetime | None = None,
 ) -> list[tuple[str, str]]:
     """The tag pairs of `game`, in the order they are written (Seven Tag Roster first).
-    `time_control`: the game's own when it is not the section's (a play-off game)."""
+    `time_control`, `start`: the game's own when they are not its round's (a play-off
+    game has no scheduled round: it starts when the arbiter pairs it)."""
     section = event.section(game.key.section)
     outcome = outcome if outcome is not None else game_outcome(game)
-    start = _round_start(section, game.key.round)
+    start = start or _round_start(section, game.key.round)
     tags: list[tuple[str, str]] = [
         ("Event", event_title(event, section.name)),
         ("Site", event.site or "?"),
@@ -288,20 +290,79 @@ def _wrap(tokens: Iterable[str]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True, slots=True)
+class _Playoff:
+    """What a play-off game's PGN says differently from its section's rounds."""
+
+    time_control: TimeControl
+    start: dt.datetime
+    comment: str
+
+
+def _playoff(
+    section: SectionConfig, pairings: TournamentState | None, round_number: int
+) -> _Playoff | None:
+    """A play-off game's own time control, start, and the comment that opens its movetext
+    (the Armageddon odds: PGN's TimeControl holds one side only, and has no draw odds)."""
+    if pairings is None or section.playoff is None or round_number <= section.rounds:
+        return None
+    state = pairings.sections.get(section.name)
+    game = state.playoff.get(round_number - section.rounds) if state else None
+    if state is None or game is None:
+        return None
+    time_control = time_control_for(section, state, round_number)
+    if game.kind != "armageddon":
+        comment = f"Play-off for first place, game {game.number} (blitz)"
+        return _Playoff(time_control, game.at, comment)
+    white = time_control.initial_seconds("white")
+    black = time_control.initial_seconds("black")
+    winner = section.playoff.armageddon_draw_winner.capitalize()
+    comment = (
+        f"Play-off for first place, game {game.number}: Armageddon, White {white} s, "
+        f"Black {black} s ({time_control}); a draw counts as a win for {winner}"
+    )
+    return _Playoff(time_control, game.at, comment)
+
+
+def _forfeit_note(outcome: GameOutcome) -> list[str]:
+    """A forfeit says so in the movetext: PGN has no forfeit result, and `Unplayed` alone
+    reads like any game that stopped before both sides moved."""
+    if outcome.result not in _FORFEITS:
+        return []
+    why = REASON_TEXT.get(outcome.reason or "arbiter", "")
+    detail = f" ({why})" if why and outcome.reason != "arbiter" else ""
+    if outcome.result == "-/-":
+        return [f"Double forfeit{detail}"]
+    winner = "White" if outcome.result == "+/-" else "Black"
+    return [f"{winner} wins by forfeit{detail}"]
+
+
 def game_pgn(
-    game: GameState, event: EventConfig, *, tournament: TournamentState | None = None
+    game: GameState,
+    event: EventConfig,
+    *,
+    tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
-    """One game as PGN text ending in a newline."""
+    """One game as PGN text ending in a newline. `pairings` (default: `tournament`) is
+    read for a play-off game's time control only, never for results, so a public feed
+    may pass its delayed tournament state."""
     outcome = game_outcome(game, tournament)
     section = event.section(game.key.section)
-    time_control = None
-    if tournament is not None and game.key.round > section.rounds:
-        # A play-off game: its own time control (blitz, or Armageddon's White side).
-        state = tournament.sections.get(section.name)
-        time_control = time_control_for(section, state, game.key.round) if state else None
-    tags = game_headers(game, event, outcome, time_control=time_control)
+    playoff = _playoff(section, pairings if pairings is not None else tournament, game.key.round)
+    tags = game_headers(
+        game,
+        event,
+        outcome,
+        time_control=playoff.time_control if playoff else None,
+        # The local date of the hall (the Date tag), as for the scheduled rounds.
+        start=playoff.start.astimezone(event.zone) if playoff else None,
+    )
     headers = "".join(f'[{name} "{_escape(value)}"]\n' for name, value in tags)
-    tokens = _movetext_tokens(game)
+    notes = [playoff.comment] if playoff else []
+    notes += _forfeit_note(outcome)
+    tokens = [f"{{{note}}}" for note in notes]
+    tokens += _movetext_tokens(game)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
     tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())
     return f"{headers}\n{_wrap(tokens)}\n"
@@ -325,12 +386,13 @@ def round_game_texts(
     round_number: int,
     *,
     tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> dict[str, str]:
     """{game id: PGN text} for every game of a round, by board: what the relay pushes
-    and the folder export writes one file each for."""
+    and the folder export writes one file each for. `pairings`: see `game_pgn`."""
     event.section(section)
     games = _book(book, tournament).round_games(section, round_number)
-    return {g.id: game_pgn(g, event, tournament=tournament) for g in games}
+    return {g.id: game_pgn(g, event, tournament=tournament, pairings=pairings) for g in games}
 
 
 def _round_text(
@@ -339,16 +401,21 @@ def _round_text(
     section: str,
     round_number: int,
     tournament: TournamentState | None,
+    pairings: TournamentState | None,
 ) -> str:
     games = book.round_games(section, round_number)
-    return _join(game_pgn(g, event, tournament=tournament) for g in games)
+    return _join(game_pgn(g, event, tournament=tournament, pairings=pairings) for g in games)
 
 
 def _section_text(
-    book: GameBook, event: EventConfig, section: str, tournament: TournamentState | None
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    tournament: TournamentState | None,
+    pairings: TournamentState | None,
 ) -> str:
     rounds = sorted({g.key.round for g in book.games.values() if g.key.section == section})
-    return _join(_round_text(book, event, section, r, tournament) for r in rounds)
+    return _join(_round_text(book, event, section, r, tournament, pairings) for r in rounds)
 
 
 def round_pgn(
@@ -358,25 +425,36 @@ def round_pgn(
     round_number: int,
     *,
     tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
     """All games of one round of one section, by board: the relay polling format.
-    Empty text for a round without games."""
+    Empty text for a round without games. `pairings`: see `game_pgn`."""
     event.section(section)  # a KeyError naming the sections, not an empty file
-    return _round_text(_book(book, tournament), event, section, round_number, tournament)
+    full = _book(book, tournament)
+    return _round_text(full, event, section, round_number, tournament, pairings)
 
 
 def section_pgn(
-    book: GameBook, event: EventConfig, section: str, *, tournament: TournamentState | None = None
+    book: GameBook,
+    event: EventConfig,
+    section: str,
+    *,
+    tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
     """Every game of one section, round by round, board by board."""
     event.section(section)
-    return _section_text(_book(book, tournament), event, section, tournament)
+    return _section_text(_book(book, tournament), event, section, tournament, pairings)
 
 
 def event_pgn(
-    book: GameBook, event: EventConfig, *, tournament: TournamentState | None = None
+    book: GameBook,
+    event: EventConfig,
+    *,
+    tournament: TournamentState | None = None,
+    pairings: TournamentState | None = None,
 ) -> str:
     """Every game of the event: sections in config order, then rounds, then boards."""
     full = _book(book, tournament)
-    parts = (_section_text(full, event, s.name, tournament) for s in event.sections)
+    parts = (_section_text(full, event, s.name, tournament, pairings) for s in event.sections)
     return _join(p for p in parts if p)

@@ -1,5 +1,10 @@
 """All games of an event: one `GameState` per paired game, kept in step with the
-tournament's pairings, and the mapping from physical boards to games."""
+tournament's pairings, and the mapping from physical boards to games.
+
+A game whose pairing an edit takes away (a withdrawn player's game under `remaining_games
+= "remove"`, a round re-paired with fewer boards) leaves the game list, so no page, feed
+or export shows it; it is kept aside, so a late event for it folds harmlessly and a later
+edit that pairs it again brings its moves back."""
 
 from __future__ import annotations
 
@@ -31,19 +36,30 @@ def hall_board_for(event: EventConfig, key: GameKey) -> BoardConfig | None:
     return boards[key.board - 1] if 0 < key.board <= len(boards) else None
 
 
-def _place(games: dict[str, GameState], key: GameKey, white: PlayerRef, black: PlayerRef) -> None:
+def _place(
+    games: dict[str, GameState],
+    removed: dict[str, GameState],
+    key: GameKey,
+    white: PlayerRef,
+    black: PlayerRef,
+) -> None:
     old = games.get(key.id)
+    if old is None:
+        old = removed.pop(key.id, None)
     if old is None:
         games[key.id] = GameState(key, white, black)
     elif (old.white, old.black) != (white, black):
         games[key.id] = replace(old, white=white, black=black)
+    else:
+        games[key.id] = old
 
 
 @dataclass(frozen=True)
 class GameBook:
-    """Games by id."""
+    """Games by id; `removed`: games whose pairing was taken away (not shown anywhere)."""
 
     games: Mapping[str, GameState] = field(default_factory=dict)
+    removed: Mapping[str, GameState] = field(default_factory=dict)
 
     def get(self, game_id: str) -> GameState:
         try:
@@ -62,28 +78,41 @@ class GameBook:
         )
 
     def synced(self, tournament: TournamentState) -> GameBook:
-        """Games for every pairing of every paired round. A game whose pairing changed (an
-        arbiter edit) gets its new players; its moves stay with the board."""
+        """Games for every pairing of every paired round (and play-off game). A game whose
+        pairing changed (an arbiter edit) gets its new players; its moves stay with the
+        board. A game of a paired round that no pairing names any more is removed."""
         games = dict(self.games)
+        removed = dict(self.removed)
+        paired: dict[tuple[str, int], set[str]] = {}
         for section in tournament.sections.values():
             for number, round_state in section.rounds.items():
+                wanted = paired.setdefault((section.name, number), set())
                 for pairing in round_state.pairings:
                     if pairing.black is None:
                         continue
                     key = GameKey(section.name, number, pairing.board)
+                    wanted.add(key.id)
                     white = player_ref(section.players.get(pairing.white), pairing.white)
                     black = player_ref(section.players.get(pairing.black), pairing.black)
-                    _place(games, key, white, black)
+                    _place(games, removed, key, white, black)
             for game in section.playoff.values():  # play-off games run on the boards too
                 key = GameKey(section.name, section.playoff_round(game.number), game.board)
+                paired.setdefault((section.name, key.round), set()).add(key.id)
                 white = player_ref(section.players.get(game.white), game.white)
                 black = player_ref(section.players.get(game.black), game.black)
-                _place(games, key, white, black)
-        return GameBook(games)
+                _place(games, removed, key, white, black)
+        for game_id, kept in list(games.items()):
+            named = paired.get((kept.key.section, kept.key.round))
+            if named is not None and game_id not in named:
+                removed[game_id] = games.pop(game_id)
+        return GameBook(games, removed)
 
     def apply(self, event: GameEvent) -> GameBook:
+        gone = self.removed.get(event.game)
+        if gone is not None:  # e.g. a board still reporting on it: kept aside, not shown
+            return GameBook(self.games, {**self.removed, event.game: gone.apply(event)})
         game = self.get(event.game)
-        return GameBook({**self.games, event.game: game.apply(event)})
+        return GameBook({**self.games, event.game: game.apply(event)}, self.removed)
 
     def apply_all(self, events: Iterable[GameEvent]) -> GameBook:
         book = self

@@ -38,12 +38,14 @@ def check_bye_request(
     requested_at: dt.datetime,
     byes_granted: int,
     already_granted: bool = False,
-    withdrawn: bool = False,
+    out_reason: str = "",
     round_paired: bool = False,
 ) -> Decision:
     """Check a requested bye against the section's policy.
 
     `byes_granted`: byes the player already holds in this section (other rounds).
+    `out_reason`: why the player may not be paired in that round (withdrawn, no-show
+    limit, an absence without a request to continue), "" when they may: the refusal.
     The request must come strictly before the deadline: at the deadline second it
     is late.
     """
@@ -54,8 +56,8 @@ def check_bye_request(
         return Decision(False, f"section {section.name!r} grants no requested byes")
     if not 1 <= round_number <= section.rounds:
         return Decision(False, f"round {round_number} does not exist (1..{section.rounds})")
-    if withdrawn:
-        return Decision(False, "the player has withdrawn from the tournament")
+    if out_reason:
+        return Decision(False, out_reason)
     if round_number in policy.excluded_rounds:
         allowed = sorted(set(range(1, section.rounds + 1)) - policy.excluded_rounds)
         last = f"rounds {allowed[0]}-{allowed[-1]}" if allowed else "no round"

@@ -1,7 +1,8 @@
 """The prize list from final standings, per the section's `[section.prizes]`.
 
 Place prizes go by rank; with ties "share", players still level after every tie-break
-(one rank) share the prizes of the places they occupy equally. Pools ("wins") are split
+(one rank) share the prizes of the places they occupy equally; with "share-points",
+players level on points do (the tie-breaks rank them, the money is shared). Pools ("wins") are split
 equally per win: each win is worth amount / total wins. The list is provisional while
 rounds remain or a play-off has not decided first place (the tied players share meanwhile).
 """
@@ -71,8 +72,14 @@ def compute_prizes(
     """The prize list; `final` False (rounds still to play) makes it provisional."""
     place: dict[int, float] = defaultdict(float)
     by_rank: dict[int, list[int]] = defaultdict(list)
-    for row in standings.rows:
-        by_rank[row.rank].append(row.start)
+    if rules.ties == "share-points":
+        # Level on points: one group, from the place of its first member on.
+        first: dict[float, int] = {}
+        for i, row in enumerate(standings.rows, 1):
+            by_rank[first.setdefault(row.points, i)].append(row.start)
+    else:
+        for row in standings.rows:
+            by_rank[row.rank].append(row.start)
     for rank, starts in by_rank.items():
         if rules.ties == "tiebreak":
             ordered = starts  # the standings order already broke the tie

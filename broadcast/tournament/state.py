@@ -121,16 +121,38 @@ class SectionState:
         return max(self.rounds, default=0)
 
     def is_active(self, player: int, round_number: int) -> bool:
-        """May `player` be paired in `round_number`: not withdrawn, and under the
-        no-show limit counting earlier rounds."""
+        """May `player` be paired in `round_number`: not withdrawn, under the no-show
+        limit counting earlier rounds, no absence they did not ask to continue after."""
+        return not self.out_reason(player, round_number)
+
+    def out_reason(self, player: int, round_number: int) -> str:
+        """Why `player` may not be paired in `round_number`, as the regulation says it
+        ("" = they may): for a refused bye or pairing, and the desk."""
         start = self.withdrawn.get(player)
         if start is not None and round_number >= start:
-            return False
+            why = self.withdraw_reasons.get(player, "")
+            return f"the player has withdrawn from round {start}" + (f" ({why})" if why else "")
         earlier = [r for r in self.no_shows.get(player, ()) if r < round_number]
         limit = self.config.no_show_limit
         if limit is not None and len(earlier) >= limit:
-            return False
-        return self.disqualifying_absence(player, round_number) is None
+            listed = ", ".join(str(r) for r in earlier)
+            return (
+                f"the player did not show up in rounds {listed}: {len(earlier)} no-shows "
+                f"reach the limit of {limit}, so they are out of the tournament"
+            )
+        absent = self.disqualifying_absence(player, round_number)
+        if absent is None:
+            return ""
+        if absent + 1 in self.rounds:
+            return (
+                f"the player was absent in round {absent} and did not ask in writing to "
+                f"continue before round {absent + 1} was paired: disqualified"
+            )
+        return (
+            f"the player was absent in round {absent}: disqualified unless they ask in "
+            f"writing to continue before round {absent + 1} is paired (record it with "
+            "'continue' first)"
+        )
 
     @property
     def finished(self) -> bool:
@@ -200,7 +222,7 @@ class SectionState:
             requested_at=request.at,
             byes_granted=len(held - {request.round}),
             already_granted=request.round in held,
-            withdrawn=not self.is_active(request.player, request.round),
+            out_reason=self.out_reason(request.player, request.round),
             round_paired=request.round in self.rounds,
         )
         if decision.allowed:
@@ -348,15 +370,10 @@ class SectionState:
                 if player in seen:
                     raise StateError(f"round {round_number}: player {player} is paired twice")
                 seen.add(player)
-                if not self.is_active(player, round_number):
-                    absent = self.disqualifying_absence(player, round_number)
-                    why = (
-                        f"was absent in round {absent} without asking to continue"
-                        if absent is not None and player not in self.withdrawn
-                        else "has withdrawn or reached the no-show limit"
-                    )
+                why = self.out_reason(player, round_number)
+                if why:
                     raise StateError(
-                        f"round {round_number}: player {player} {why} and cannot be paired"
+                        f"round {round_number}: player {player} cannot be paired: {why}"
                     )
                 if round_number in self.byes_of(player):
                     raise StateError(
@@ -466,8 +483,8 @@ class SectionState:
     # -- export ------------------------------------------------------------------------------
     def to_crosstable(self) -> Crosstable:
         """The section as a Crosstable (for standings and TRF export). Paired rounds
-        only; a granted bye shows as H/F/Z (its points), anyone else left out of a
-        paired round as Z."""
+        only; a granted bye shows as H/F/Z (its points) unless the player is out of the
+        event by then; anyone else left out of a paired round as Z."""
         players = [
             Player(
                 start=p.number,
@@ -506,7 +523,10 @@ class SectionState:
                     continue
                 code = rnd.bye_codes.get(player)
                 if code is None:
-                    code = granted_code if number in self.byes_of(player) else "Z"
+                    # A bye granted before the player withdrew (or was disqualified)
+                    # scores nothing once they are out: they are no longer in the event.
+                    granted = number in self.byes_of(player) and self.is_active(player, number)
+                    code = granted_code if granted else "Z"
                 byes.append(Bye(number, player, ResultCode(code)))
         system: CrosstableSystem = "swiss" if self.config.system == "swiss" else "round-robin"
         return build_crosstable(players, self.config.rounds, games, byes, system=system)

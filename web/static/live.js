@@ -369,6 +369,12 @@
         break;
       }
       case "game": showGame(msg.game); break;
+      case "removed":  // its pairing was taken away (a withdrawal): drop its card
+        for (const root of gameRoots(msg.game)) {
+          if (root === body) status("this game was removed from the pairings", "off");
+          else root.remove();
+        }
+        break;
       case "standings": {
         const want = body.getAttribute("data-standings");
         if (want === msg.section) showStandings(msg.rows);

@@ -17,6 +17,7 @@ from boards.events import (
     BoardLost,
     ClockSeen,
     ClockStamped,
+    LogRecovered,
     PositionSeen,
 )
 from boardsim.busline import BusLine
@@ -130,11 +131,10 @@ async def test_board_off_the_bus_is_lost_then_recovered_with_its_log(
                 what="back",
                 timeout=10,
             )
-            recovered = [
-                p for p in event_log.of(PositionSeen) if p.board == "10002" and p.recovered
-            ]
-            assert [p.position.board_fen() for p in recovered][-1] == fen_after("c2c4", "c7c5")
-            assert fen_after("c2c4") in [p.position.board_fen() for p in recovered]
+            (recovered,) = [r for r in event_log.of(LogRecovered) if r.board == "10002"]
+            fens = [p.board_fen() for p in recovered.positions()]
+            assert fens[-1] == fen_after("c2c4", "c7c5")
+            assert fen_after("c2c4") in fens[recovered.seen + 1 :]
             assert last_fen(event_log, "10002") == fen_after("c2c4", "c7c5")
 
 

@@ -105,6 +105,19 @@ def decode_events(data: bytes) -> tuple[list[EepromEvent], int]:
     return events, bad
 
 
+def decode_ring(data: bytes) -> tuple[list[EepromEvent], int]:
+    """Decode a whole EEPROM log as a board sends it (EE_MOVES): a byte ring whose dump
+    starts where the next write goes, so the oldest record may be cut. Bytes 60..7F only
+    ever start a record (a clock time or a tag; squares are below 40 and BCD digits below
+    5A), so decoding starts at the first of them: a cut record cannot be misread as a
+    piece change. Returns the events and the bytes that made no sense (the cut included)."""
+    for start, b in enumerate(data):
+        if 0x60 <= b <= 0x7F:
+            events, bad = decode_events(data[start:])
+            return events, bad + start
+    return [], len(data)
+
+
 def encode_event(event: EepromEvent) -> bytes:
     if isinstance(event, PieceChange):
         if not 0 <= event.index < 64 or not 0 <= event.code <= 0x0F:

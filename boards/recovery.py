@@ -259,3 +259,11 @@ def _from(
     seen = sum(1 for end in ends if end < after) - 1
     anchor: Literal["setup", "absolute"] = "setup" if tag.tag in _SETUP else "absolute"
     return LogRecovered(t, board, start, tuple(steps), seen, anchor)
+
+
+def changes_between(before: BoardPosition, after: BoardPosition) -> list[Change]:
+    """The square changes (index, new code) that turn `before` into `after`: only for a
+    board dump, which says nothing of the order in which they were made."""
+    return [
+        (i, b) for i, (a, b) in enumerate(zip(before.codes, after.codes, strict=True)) if a != b
+    ]

@@ -18,6 +18,7 @@ from boards.events import LogRecovered
 from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boards.reconstruction import MoveClocked, MovePlayed, Reconstructor
 from boards.recovery import RecentChanges, recover
+from clocks.reading import ClockReading
 
 START = BoardPosition.from_fen(chess.STARTING_FEN)
 LEFT, RIGHT = True, False  # White is on the left
@@ -252,3 +253,28 @@ def test_recent_changes_keep_the_live_order() -> None:
     for change in ((1, 0), (9, 3), (1, 3), (2, 0)):
         recent.add(*change)
     assert recent.as_tuple() == ((9, 3), (1, 3), (2, 0))
+
+
+def test_a_press_made_while_the_log_was_downloading_is_seen_on_the_clock() -> None:
+    # The log ends with 2.Nf3 and White's press; 2...Nc6 and Black's press came while the
+    # log was on its way, so only the clock's display tells of that press: White's time
+    # runs again, Black's shows what Black has left.
+    log, board = opening_log()
+    log += [*move(board, "g1f3"), press(LEFT, 880)]
+    got = recover(log, changes(log[-8:-3]), after("e2e4", "e7e5"), 50.0, "b")
+    assert got is not None
+    rec = Reconstructor()
+    rec.resume(["e2e4", "e7e5"])
+    out = follow(rec, got)
+    shown = BoardPosition.from_board(board)
+    board.push_uci("b8c6")
+    after_reply = BoardPosition.from_board(board)
+    out += rec.feed_position(51.0, shown.with_piece(sq("b8"), 0))
+    out += rec.feed_position(51.0, after_reply)
+    out += rec.feed_clock(51.0, ClockReading(878, 871, running=True, right_lever_high=False))
+    out += rec.tick(60.0)
+    played = [e for e in out if isinstance(e, MovePlayed)]
+    assert [(e.san, e.clock.remaining if e.clock else None) for e in played] == [
+        ("Nf3", 880.0),
+        ("Nc6", 871.0),
+    ]

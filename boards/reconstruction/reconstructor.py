@@ -408,6 +408,11 @@ class Reconstructor:
             pending, carried = [], []
         for key in pending[:-1]:
             self._sight(key, t)  # the way to the last position, for a chain resync
+        pressed = [p for _, presses in positions for p in presses]
+        if pressed:
+            # The next reading that shows the last presser's clock running is a press made
+            # after the log was read (while it was downloading, say).
+            self._clock.pressed_in_log(pressed[-1][0])
         events += self.feed_position(t, positions[-1][0])
         return events
 

@@ -9,7 +9,7 @@ from support import EventLog, fen_after, idx, running
 
 from boards.busdriver import BusDriver, BusSettings
 from boards.dgt.bus import BusReply
-from boards.dgt.codes import BusReplyId
+from boards.dgt.codes import BusCommand, BusReplyId
 from boards.discovery import probe_port
 from boards.events import (
     BoardConnected,
@@ -20,6 +20,9 @@ from boards.events import (
     LogRecovered,
     PositionSeen,
 )
+from boards.link import Link, open_serial
+from boards.position import BoardPosition
+from boards.recovery import KnownBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
 from clocks.reading import ClockReading
@@ -180,3 +183,48 @@ async def test_bus_port_pulled_and_back_reconnects_every_board(
             board.remove_piece_at(chess.G8)
             board.set_piece_at(chess.F6, chess.Piece.from_symbol("n"))
             assert last_fen(event_log, "10002") == board.board_fen()
+
+
+class _DumpLostOnceAfterLog:
+    """A bus link that loses the first board-dump request after a log read (noise on the
+    line): the board's log is read, but the board is not identified yet."""
+
+    def __init__(self, inner: Link, state: dict[str, int]) -> None:
+        self._inner, self._state = inner, state
+
+    async def read(self) -> bytes:
+        return await self._inner.read()
+
+    def write(self, data: bytes) -> None:
+        if data[:1] == bytes([BusCommand.SEND_FROM_START]):
+            self._state["logs"] += 1
+        if data[:1] == bytes([BusCommand.SEND_BRD]) and self._state["logs"] == 1:
+            self._state["logs"] += 1
+            return  # lost
+        self._inner.write(data)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def test_a_board_that_fails_after_its_log_is_read_is_read_again(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    state = {"logs": 0}
+
+    async def opener(path: str) -> Link:
+        return _DumpLostOnceAfterLog(await open_serial(path), state)
+
+    line = BusLine.with_serials(["10001"], seed=3)
+    board = line.boards[0]
+    board.set_square(idx("e2"), 0, 0.0)
+    board.set_square(idx("e4"), 0x01, 0.5)
+    known = [KnownBoard("10001", BoardPosition.from_fen(chess.STARTING_FEN), (), 0.0)]
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        driver = BusDriver(str(host.path), event_log, settings=FAST, opener=opener, known=known)
+        async with running(driver):
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="log", timeout=15)
+            assert state["logs"] == 3  # read, dump lost, read again
+            (recovered,) = event_log.of(LogRecovered)
+            assert recovered.final.board_fen() == fen_after("e2e4")
+            assert event_log.of(BoardConnected)[0].reconnect

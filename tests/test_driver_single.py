@@ -12,9 +12,11 @@ from support import EventLog, fen_after, idx, running
 
 from boards.capture import CaptureWriter, read_capture
 from boards.dgt.clock_commands import ClockAscii, ClockVersion
+from boards.dgt.codes import Command
 from boards.events import BoardConnected, BoardLost, ClockSeen, LogRecovered, PositionSeen
-from boards.link import open_serial, recording_opener
+from boards.link import Link, LinkError, open_serial, recording_opener
 from boards.position import BoardPosition
+from boards.recovery import KnownBoard
 from boards.single import DriverSettings, SingleBoardDriver
 from boardsim.board import EmulatedBoard
 from boardsim.pty import PtyHost
@@ -227,3 +229,54 @@ async def test_a_lost_field_update_is_healed_by_the_periodic_board_check(
             )
             seen = [p.position.board_fen() for p in event_log.of(PositionSeen)]
             assert seen.count(fen_after("d2d4")) == 1  # reported once, not at every check
+
+
+class _FailOnceAfterLog:
+    """A link whose first board-dump request after a log download fails, as a cable
+    pulled at the worst moment would: the log is read, the board not yet identified."""
+
+    def __init__(self, inner: Link, state: dict[str, int]) -> None:
+        self._inner, self._state = inner, state
+
+    async def read(self) -> bytes:
+        return await self._inner.read()
+
+    def write(self, data: bytes) -> None:
+        if data == bytes([Command.SEND_EE_MOVES]):
+            self._state["logs"] += 1
+        if data == bytes([Command.SEND_BRD]) and self._state["logs"] == 1:
+            self._state["logs"] += 1
+            raise LinkError("cable pulled")
+        self._inner.write(data)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def test_a_handshake_that_fails_after_the_log_reads_it_again(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    # A restarted service knows the board showed the start; 1.e4 was played since. The
+    # first handshake reads the log and then fails: the retry must read it again, not
+    # skip the outage.
+    state = {"logs": 0}
+
+    async def opener(path: str) -> Link:
+        return _FailOnceAfterLog(await open_serial(path), state)
+
+    board = EmulatedBoard("10001", download_rate=None)
+    async with PtyHost(board, tmp_path / "board-1") as host:
+        host.set_square(idx("e2"), 0)
+        host.set_square(idx("e4"), WHITE_PAWN)
+        known = KnownBoard("10001", BoardPosition.from_fen(chess.STARTING_FEN), (), 0.0)
+        driver = SingleBoardDriver(
+            str(host.path), event_log, settings=FAST, opener=opener, known=known
+        )
+        async with running(driver):
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="log", timeout=10)
+            assert state["logs"] == 3  # read, failed, read again
+            (connected,) = event_log.of(BoardConnected)
+            assert connected.reconnect
+            (recovered,) = event_log.of(LogRecovered)
+            unseen = [p.board_fen() for p in recovered.positions()[recovered.seen + 1 :]]
+            assert unseen[-1] == fen_after("e2e4")

@@ -202,37 +202,42 @@ def recover(
     None when our place cannot be found (or, at a first start, no setup is logged)."""
     positions = _positions(events)
     if last_known is None:
-        begin = _last_anchor(events, len(events), setup_only=True)
+        begin = _last_anchor(events, positions, len(events), setup_only=True)
         if begin is None:
             return None
-        return _from(events, begin, after=begin + 1, t=t, board=board)
+        return _from(events, positions, begin, after=begin + 1, t=t, board=board)
     after = _find_after(events, recent) if recent else None
     if after is None:
         found = [i for i, p in enumerate(positions) if p == last_known]
         if not found:
             return None
         after = found[-1] + 1
-    begin = _last_anchor(events, after, setup_only=True)
+    begin = _last_anchor(events, positions, after, setup_only=True)
     if begin is None:
-        begin = _last_anchor(events, after, setup_only=False)
+        begin = _last_anchor(events, positions, after, setup_only=False)
     if begin is None:
         steps, _ = _steps(events, after)
         return LogRecovered(t, board, last_known, tuple(steps), -1, "known")
-    return _from(events, begin, after, t, board)
+    return _from(events, positions, begin, after, t, board)
 
 
 def _last_anchor(
     events: Sequence[EepromEvent],
+    positions: Sequence[BoardPosition | None],
     before: int,
     *,
     setup_only: bool,
 ) -> int | None:
-    """The last tag before `before` that gives an absolute position to start from."""
+    """The last tag before `before` that gives an absolute position to start from. A
+    setup is the start position either way round, or FOURROWS (every piece out on the
+    outer rows, e.g. a Chess960 start) where an earlier anchor tells which pieces."""
     for i in range(min(before, len(events)) - 1, -1, -1):
         e = events[i]
         if not isinstance(e, TagEvent):
             continue
         if e.tag in _SETUP or (not setup_only and e.tag is Tag.EMPTYBOARD):
+            return i
+        if e.tag is Tag.FOURROWS and positions[i] is not None:
             return i
         dumped = i + 1 < len(events) and isinstance(events[i + 1], PieceChange)
         if not setup_only and e.tag in _DUMPS and dumped:
@@ -242,6 +247,7 @@ def _last_anchor(
 
 def _from(
     events: Sequence[EepromEvent],
+    positions: Sequence[BoardPosition | None],
     begin: int,
     after: int,
     t: float,
@@ -254,10 +260,11 @@ def _from(
         start = BoardPosition.empty()
         steps, ends = _steps(events, begin)
     else:
-        start = _anchor_position(tag.tag) or BoardPosition.empty()
+        start = positions[begin] or BoardPosition.empty()
         steps, ends = _steps(events, begin + 1)
     seen = sum(1 for end in ends if end < after) - 1
-    anchor: Literal["setup", "absolute"] = "setup" if tag.tag in _SETUP else "absolute"
+    setup = tag.tag in _SETUP or tag.tag is Tag.FOURROWS
+    anchor: Literal["setup", "absolute"] = "setup" if setup else "absolute"
     return LogRecovered(t, board, start, tuple(steps), seen, anchor)
 
 

@@ -278,3 +278,18 @@ def test_a_press_made_while_the_log_was_downloading_is_seen_on_the_clock() -> No
         ("Nf3", 880.0),
         ("Nc6", 871.0),
     ]
+
+
+def test_a_chess960_setup_is_found_by_its_four_rows_tag() -> None:
+    # No BEGINPOS for a Chess960 start: the board tags FOURROWS once the pieces are out,
+    # and the power-up dump before it says which pieces stand where.
+    board = chess.Board.from_chess960_pos(518 - 1)
+    setup = BoardPosition.from_board(board)
+    log: list[EepromEvent] = [TagEvent(Tag.POWERUP)]
+    log += [PieceChange(i, c) for i, c in enumerate(setup.codes) if c]
+    log.append(TagEvent(Tag.FOURROWS))
+    log += [*move(board, "e2e4"), press(LEFT, 895)]
+    got = recover(log, (), None, 50.0, "b")
+    assert got is not None and got.anchor == "setup" and got.start == setup
+    rec = Reconstructor(start_fen=chess.Board.from_chess960_pos(517).fen(), chess960=True)
+    assert [e.san for e in follow(rec, got) if isinstance(e, MovePlayed)] == ["e4"]

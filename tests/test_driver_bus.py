@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import chess
-from support import EventLog, fen_after, idx, running
+from support import EventLog, FilteredLink, fen_after, idx, running
 
 from boards.busdriver import BusDriver, BusSettings
 from boards.dgt.bus import BusReply
@@ -185,35 +185,21 @@ async def test_bus_port_pulled_and_back_reconnects_every_board(
             assert last_fen(event_log, "10002") == board.board_fen()
 
 
-class _DumpLostOnceAfterLog:
-    """A bus link that loses the first board-dump request after a log read (noise on the
-    line): the board's log is read, but the board is not identified yet."""
-
-    def __init__(self, inner: Link, state: dict[str, int]) -> None:
-        self._inner, self._state = inner, state
-
-    async def read(self) -> bytes:
-        return await self._inner.read()
-
-    def write(self, data: bytes) -> None:
-        if data[:1] == bytes([BusCommand.SEND_FROM_START]):
-            self._state["logs"] += 1
-        if data[:1] == bytes([BusCommand.SEND_BRD]) and self._state["logs"] == 1:
-            self._state["logs"] += 1
-            return  # lost
-        self._inner.write(data)
-
-    async def close(self) -> None:
-        await self._inner.close()
-
-
 async def test_a_board_that_fails_after_its_log_is_read_is_read_again(
     tmp_path: Path, event_log: EventLog
 ) -> None:
     state = {"logs": 0}
 
+    def allow(data: bytes) -> bool:
+        if data[:1] == bytes([BusCommand.SEND_FROM_START]):
+            state["logs"] += 1
+        if data[:1] == bytes([BusCommand.SEND_BRD]) and state["logs"] == 1:
+            state["logs"] += 1
+            return False  # lost on the line: the log is read, the board not identified yet
+        return True
+
     async def opener(path: str) -> Link:
-        return _DumpLostOnceAfterLog(await open_serial(path), state)
+        return FilteredLink(await open_serial(path), allow)
 
     line = BusLine.with_serials(["10001"], seed=3)
     board = line.boards[0]

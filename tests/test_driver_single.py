@@ -8,7 +8,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from support import EventLog, fen_after, idx, running
+from support import EventLog, FilteredLink, fen_after, idx, running
 
 from boards.capture import CaptureWriter, read_capture
 from boards.dgt.clock_commands import ClockAscii, ClockVersion
@@ -231,28 +231,6 @@ async def test_a_lost_field_update_is_healed_by_the_periodic_board_check(
             assert seen.count(fen_after("d2d4")) == 1  # reported once, not at every check
 
 
-class _FailOnceAfterLog:
-    """A link whose first board-dump request after a log download fails, as a cable
-    pulled at the worst moment would: the log is read, the board not yet identified."""
-
-    def __init__(self, inner: Link, state: dict[str, int]) -> None:
-        self._inner, self._state = inner, state
-
-    async def read(self) -> bytes:
-        return await self._inner.read()
-
-    def write(self, data: bytes) -> None:
-        if data == bytes([Command.SEND_EE_MOVES]):
-            self._state["logs"] += 1
-        if data == bytes([Command.SEND_BRD]) and self._state["logs"] == 1:
-            self._state["logs"] += 1
-            raise LinkError("cable pulled")
-        self._inner.write(data)
-
-    async def close(self) -> None:
-        await self._inner.close()
-
-
 async def test_a_handshake_that_fails_after_the_log_reads_it_again(
     tmp_path: Path, event_log: EventLog
 ) -> None:
@@ -261,8 +239,16 @@ async def test_a_handshake_that_fails_after_the_log_reads_it_again(
     # skip the outage.
     state = {"logs": 0}
 
+    def allow(data: bytes) -> bool:
+        if data == bytes([Command.SEND_EE_MOVES]):
+            state["logs"] += 1
+        if data == bytes([Command.SEND_BRD]) and state["logs"] == 1:
+            state["logs"] += 1
+            raise LinkError("cable pulled")  # the log is read, the board not identified yet
+        return True
+
     async def opener(path: str) -> Link:
-        return _FailOnceAfterLog(await open_serial(path), state)
+        return FilteredLink(await open_serial(path), allow)
 
     board = EmulatedBoard("10001", download_rate=None)
     async with PtyHost(board, tmp_path / "board-1") as host:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+from test_service import opening, wait_for
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
 from boards.events import BoardConnected, BoardInfo, DriverEvent, PositionSeen
@@ -21,7 +22,6 @@ from clocks.timesource import EpochTime, ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = load_event(ROOT / "examples" / "pamplona-masters.toml")
-SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 GAME = "masters-r1-b1"
 
 
@@ -113,26 +113,6 @@ def test_a_restart_resumes_from_the_last_position_the_journal_saw(tmp_path: Path
         (m.uci, m.remaining) for m in moves
     ]
     assert not [e for e in third.journal.read(seq) if type(e.event).__name__.startswith("GameMove")]
-
-
-def opening(plies: int) -> chess.pgn.Game:
-    with SAMPLE.open(encoding="utf-8") as f:
-        game = chess.pgn.read_game(f)
-    assert game is not None
-    node = game
-    for _ in range(plies):
-        node = node.variations[0]
-    node.variations.clear()
-    game.headers["TimeControl"] = "900+10"
-    return game
-
-
-async def wait_for(predicate, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_first_start_mid_round_rebuilds_the_game_from_the_boards_log(

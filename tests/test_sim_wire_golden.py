@@ -8,6 +8,7 @@ product's decoders are then checked against the same bytes.
 
 from __future__ import annotations
 
+import chess
 import pytest
 
 from boards.dgt.bus import BusReply
@@ -15,7 +16,7 @@ from boards.dgt.codes import BusReplyId as ProductBusReplyId
 from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder
 from boards.dgt.eeprom import ClockTime, PieceChange, Tag, TagEvent, decode_events
 from boards.dgt.messages import BoardDump, BusAddress, BWTime, FieldUpdate, SerialNumber, Version
-from boards.position import BoardPosition
+from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boardsim import wire
 from boardsim.eeprom_log import (
     START_CODES,
@@ -231,3 +232,26 @@ def test_bus_reply_ids_and_host_commands_match_the_reference() -> None:
     assert wire.HostCommand.SEND_EE_MOVES == 0x49 and wire.HostCommand.SEND_UPDATE_NICE == 0x4B
     assert wire.BusHostCommand.SEND_CHANGES == 0x83
     assert wire.BusHostCommand.SEND_FROM_START == 0x86
+
+
+# -- the square and piece mapping the scripted players share with the product -----------
+
+
+def test_square_and_piece_mapping_matches_the_protocol() -> None:
+    """The scripted players (`boardsim.script`, `boardsim.humans`) place pieces with the
+    product's mapping, so it is pinned here to the protocol's numbering."""
+    assert [square_to_index(s) for s in (chess.A8, chess.H8, chess.E4, chess.E2, chess.A1)] == [
+        0,
+        7,
+        36,
+        52,
+        56,
+    ]
+    assert square_to_index(chess.H1) == 63 and square_to_index(chess.H1, "rotated") == 0
+    assert SYMBOL_TO_CODE == {
+        "P": 1, "R": 2, "N": 3, "B": 4, "K": 5, "Q": 6,
+        "p": 7, "r": 8, "n": 9, "b": 10, "k": 11, "q": 12,
+    }  # fmt: skip
+    assert BoardPosition.from_fen(chess.STARTING_BOARD_FEN).codes == tuple(h(START_HEX))
+    rotated = BoardPosition.from_fen(chess.STARTING_BOARD_FEN, "rotated")
+    assert rotated.codes == tuple(reversed(h(START_HEX)))

@@ -1,6 +1,6 @@
 """An emulated DGT e-board: a pure state machine, time passed in as seconds (float).
 
-It answers what the host sends (decoded by `boards.dgt.decoder.HostStreamDecoder`) with
+It answers what the host sends (parsed by `boardsim.hostwire.HostParser`) with
 the bytes a real board would put on the line, in single-board and bus mode, and keeps an
 EEPROM event log of everything physical that happens on it, whether a host listens or not.
 Every byte it sends is built by the simulator's own encoders (`boardsim.wire`,

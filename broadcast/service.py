@@ -400,7 +400,9 @@ class EventService:
         reconstructor = Reconstructor(start_fen=game.start_fen, time_control=section.time_control)
         if game.moves:
             reconstructor.resume(
-                [m.uci for m in game.moves], white_side=self._white_sides.get(game.id)
+                [m.uci for m in game.moves],
+                white_side=self._white_sides.get(game.id),
+                clocks=[m.remaining for m in game.moves],
             )
         follower = BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
         last = self._positions.get(board.name) if board.name is not None else None

@@ -233,14 +233,22 @@ class Reconstructor:
         """The arbiter says White's time is on `side` of the clock."""
         self._clock.set_white_side(side)
 
-    def resume(self, ucis: Sequence[str], t: float = 0.0, white_side: Side | None = None) -> None:
+    def resume(
+        self,
+        ucis: Sequence[str],
+        t: float = 0.0,
+        white_side: Side | None = None,
+        clocks: Sequence[float | None] = (),
+    ) -> None:
         """Continue a game already under way (after a restart, or an arbiter's corrected
         line): the moves are known facts, so no events are produced for them.
 
         The game counts as announced: no `NewGame` follows (it would tell a `GameLine` to
         drop the resumed moves), and positions that match nothing can go out of sync at
         once. The orientation is still detected from the board if it was not given. No
-        software clock is kept from here: the time each side had left is not known."""
+        software clock is kept from here: the time each side had left is not known.
+        `clocks`: the recorded moves' clock times, where known (a press read again later,
+        from the board's log, must not go to a move that has its time already)."""
         board = self._board
         for uci in ucis:
             move = chess.Move.from_uci(uci)
@@ -252,7 +260,9 @@ class Reconstructor:
             key = board_key(board)
             self._key_nodes.setdefault(key, []).append(len(self._keys))
             self._keys.append(key)
-            self._plies.append(_Ply(move, san, t, white, None, False, False))
+            known = clocks[len(self._plies)] if len(self._plies) < len(clocks) else None
+            clock = None if known is None else MoveTime(known, None)
+            self._plies.append(_Ply(move, san, t, white, clock, False, False))
         self._clock.reset("white" if board.turn == chess.WHITE else "black")
         # The colours were settled when the game started: the side whose clock runs first
         # after a resume is just the side to move, not White. Keep what was known.

@@ -303,12 +303,14 @@ class EventService:
     def _first_start(self, board: HallBoard) -> KnownBoard | None:
         """A board the journal never saw whose game is under way: its driver rebuilds the
         game from the board's log since the pieces were set up."""
-        if board.name is not None or board.game is None:
+        if board.game is None:
             return None
         game = self.book.games.get(board.game)
         if game is None or game.moves or game.result is not None:
             return None
-        serial = "" if board.config.address is None else f"{board.config.address:05d}"
+        serial = board.name or (
+            "" if board.config.address is None else f"{board.config.address:05d}"
+        )
         return KnownBoard(serial, None, (), self.time.now())
 
     def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:

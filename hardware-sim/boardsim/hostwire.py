@@ -108,7 +108,11 @@ class HostParser:
                 return None, 1
             if check != bus_checksum(bytes(buf[:3])):
                 return None, 1  # a real board ignores a frame whose checksum fails
-            return BusRequest(BusCommand(first), high << 7 | low), 4
+            try:
+                bus_command = BusCommand(first)
+            except ValueError:  # a command the boards' item type cannot carry
+                return None, 1
+            return BusRequest(bus_command, high << 7 | low), 4
         if first in (CLOCK_MESSAGE, SET_LEDS):
             if len(buf) < 2:
                 return None, 0

@@ -7,12 +7,11 @@ that does to placing ourselves in the log after an outage (issue 10, part 2).
 
 from __future__ import annotations
 
-import pytest
 from support import idx
 
-from boards.dgt.eeprom import ClockTime, PieceChange, decode_events
+from boards.dgt.eeprom import decode_ring
 from boards.position import BoardPosition
-from boards.recovery import missed_events
+from boards.recovery import recover
 from boardsim.board import EmulatedBoard
 
 WHITE_PAWN, WHITE_KNIGHT, WHITE_BISHOP = 0x01, 0x03, 0x04
@@ -51,15 +50,11 @@ class Hands:
 
 def replayed(hands: Hands, known: BoardPosition) -> tuple[BoardPosition, int] | None:
     """Where the product's placement and replay of the download end: position, presses."""
-    events = decode_events(hands.board.eeprom.dump())[0]
-    missed = missed_events(events, tuple(hands.live[-48:]), known)
-    if missed is None:
+    events = decode_ring(hands.board.eeprom.dump())[0]
+    got = recover(events, tuple(hands.live[-48:]), known, hands.t, "10001")
+    if got is None:
         return None
-    position = known
-    for event in missed:
-        if isinstance(event, PieceChange):
-            position = position.with_piece(event.index, event.code)
-    return position, sum(isinstance(e, ClockTime) for e in missed)
+    return got.final, sum(len(step.presses) for step in got.steps[got.seen + 1 :])
 
 
 def opening(hands: Hands) -> None:
@@ -84,13 +79,9 @@ def test_a_jadoube_just_before_the_outage_is_placed() -> None:
     assert replayed(hands, known) == (hands.board.position, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 part 2, owned by branch `recovery`: the outage began mid-slide, the "
-    "square the driver last saw the bishop on was overwritten in the log, and "
-    "boards.recovery.missed_events cannot place itself (the moves of the outage are lost)",
-)
 def test_an_outage_that_begins_mid_slide_is_placed() -> None:
+    # The square the driver last saw the bishop on was overwritten in the log ("e2
+    # emptied"): placement matches that last change by its square and reads it again.
     hands = Hands()
     opening(hands)
     hands.move(("f1", 0), ("e2", WHITE_BISHOP))  # the bishop slides: seen live on e2...

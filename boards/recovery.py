@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
 from boards.events import LogRecovered, LogStep
 from boards.position import BoardPosition
+from clocks.clocktimes import other_side
+from clocks.reading import ClockReading, Side
 
 RECENT_CHANGES = 48  # long enough to be unique in a log, short enough to survive a wrap
 _MIN_RUN = 4  # fewer matching changes than this do not place us
@@ -266,6 +268,33 @@ def _from(
     setup = tag.tag in _SETUP or tag.tag is Tag.FOURROWS
     anchor: Literal["setup", "absolute"] = "setup" if setup else "absolute"
     return LogRecovered(t, board, start, tuple(steps), seen, anchor)
+
+
+def continued(got: LogRecovered, later: Sequence[Change | ClockReading]) -> LogRecovered:
+    """The log continued with what the board sent while it was downloading (its output
+    waits behind the download): each square change a step, each clock reading whose
+    running side changed the press of the side that stopped, with the time it shows.
+    So the moves made meanwhile are explained press by press like the rest of the log,
+    instead of arriving all at once with the same time stamp."""
+    steps = list(got.steps)
+    pressed = [side for step in steps for side, _ in step.presses]
+    runner: Side | None = other_side(pressed[-1]) if pressed else None
+    for item in later:
+        if not isinstance(item, ClockReading):
+            steps.append(LogStep((item,)))
+            continue
+        side = item.running_side
+        if side is None:
+            continue  # paused: nobody pressed
+        if runner is not None and side != runner:
+            press = (runner, item.seconds(runner))
+            if steps:
+                last = steps[-1]
+                steps[-1] = LogStep(last.changes, (*last.presses, press), last.reset)
+            else:
+                steps.append(LogStep((), (press,)))
+        runner = side
+    return replace(got, steps=tuple(steps))
 
 
 def changes_between(before: BoardPosition, after: BoardPosition) -> list[Change]:

@@ -43,7 +43,7 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, recover
+from boards.recovery import KnownBoard, continued, recover
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
@@ -285,7 +285,18 @@ class SingleBoardDriver(Supervised):
             version.minor,
         )
         self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
+        early, self._early = self._early or [], None
         if recovered is not None:
+            # What the board sent while its log was downloading continues the log.
+            later: list[tuple[int, int] | ClockReading] = []
+            for message in early:
+                if isinstance(message, FieldUpdate):
+                    later.append((message.index, message.code))
+                elif isinstance(message, BWTime):
+                    reading = decode_bwtime(message.raw)
+                    if isinstance(reading, ClockReading):
+                        later.append(reading)
+            recovered = continued(recovered, later)
             self._stream.position = recovered.final
             self._emit(recovered)
             log.info(
@@ -293,6 +304,10 @@ class SingleBoardDriver(Supervised):
                 self.name,
                 len(recovered.steps) - recovered.seen - 1,
             )
+            # The board as it is now, and the clock's last reading (its presses are in
+            # the log already).
+            readings = [m for m in early if isinstance(m, BWTime)]
+            early = [dump, *readings[-1:]]
         else:
             if reconnect:
                 log.warning("board %s: could not place the EEPROM log; using the dump", self.name)
@@ -301,7 +316,6 @@ class SingleBoardDriver(Supervised):
         # Everything that arrived since update mode began, in order: square changes, clock
         # readings and the dump itself (a square change is absolute, so one the dump
         # already shows changes nothing).
-        early, self._early = self._early or [], None
         for message in early if dump in early else [*early, dump]:
             if isinstance(message, FieldUpdate | BWTime | BoardDump):
                 self._emit_all(self._stream.feed(now, message))

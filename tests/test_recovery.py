@@ -17,7 +17,7 @@ from boards.dgt.eeprom import (
 from boards.events import LogRecovered
 from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boards.reconstruction import MoveClocked, MovePlayed, Reconstructor
-from boards.recovery import RecentChanges, recover
+from boards.recovery import RecentChanges, continued, recover
 from clocks.reading import ClockReading
 
 START = BoardPosition.from_fen(chess.STARTING_FEN)
@@ -293,3 +293,26 @@ def test_a_chess960_setup_is_found_by_its_four_rows_tag() -> None:
     assert got is not None and got.anchor == "setup" and got.start == setup
     rec = Reconstructor(start_fen=chess.Board.from_chess960_pos(517).fen(), chess960=True)
     assert [e.san for e in follow(rec, got) if isinstance(e, MovePlayed)] == ["e4"]
+
+
+def test_what_the_board_sent_while_its_log_downloaded_continues_the_log() -> None:
+    # The log ends with 2.Nf3 and its press; while it downloaded, 2...Nc6 3.Bb5 were
+    # played and pressed: field updates and clock readings queued behind the download.
+    log, board = opening_log()
+    log += [*move(board, "g1f3"), press(LEFT, 880)]
+    got = recover(log, changes(log[-8:-3]), after("e2e4", "e7e5"), 50.0, "b")
+    assert got is not None
+    later: list[tuple[int, int] | ClockReading] = [(c.index, c.code) for c in move(board, "b8c6")]
+    later.append(ClockReading(880, 871, running=True, right_lever_high=False))
+    later += [(c.index, c.code) for c in move(board, "f1b5")]
+    later.append(ClockReading(872, 871, running=True, right_lever_high=True))
+    got = continued(got, later)
+    assert got.final == BoardPosition.from_board(board)
+    rec = Reconstructor()
+    rec.resume(["e2e4", "e7e5"])
+    played = [e for e in follow(rec, got) if isinstance(e, MovePlayed)]
+    assert [(e.san, e.clock.remaining if e.clock else None) for e in played] == [
+        ("Nf3", 880.0),
+        ("Nc6", 871.0),
+        ("Bb5", 872.0),
+    ]

@@ -287,9 +287,12 @@ class SingleBoardDriver(Supervised):
         self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
         early, self._early = self._early or [], None
         if recovered is not None:
-            # What the board sent while its log was downloading continues the log.
+            # What the board sent while its log was downloading (queued behind it, before
+            # the answer to the dump) continues the log; what came after is live.
+            cut = next((i for i, m in enumerate(early) if m is dump), len(early))
+            meanwhile, early = early[:cut], early[cut:]
             later: list[tuple[int, int] | ClockReading] = []
-            for message in early:
+            for message in meanwhile:
                 if isinstance(message, FieldUpdate):
                     later.append((message.index, message.code))
                 elif isinstance(message, BWTime):
@@ -304,10 +307,9 @@ class SingleBoardDriver(Supervised):
                 self.name,
                 len(recovered.steps) - recovered.seen - 1,
             )
-            # The board as it is now, and the clock's last reading (its presses are in
-            # the log already).
-            readings = [m for m in early if isinstance(m, BWTime)]
-            early = [dump, *readings[-1:]]
+            # The clock's last reading then (its presses are in the log now), the dump.
+            readings = [m for m in meanwhile if isinstance(m, BWTime)]
+            early = [*readings[-1:], *early]
         else:
             if reconnect:
                 log.warning("board %s: could not place the EEPROM log; using the dump", self.name)

@@ -24,7 +24,7 @@ from boards.dgt.bus import (
 )
 from boards.dgt.codes import BusCommand, BusReplyId
 from boards.dgt.decoder import BusItem, BusStreamDecoder
-from boards.dgt.eeprom import EepromEvent, decode_events
+from boards.dgt.eeprom import decode_events
 from boards.events import (
     BoardConnected,
     BoardHealth,
@@ -33,10 +33,11 @@ from boards.events import (
     ClockStamped,
     DriverEvent,
     Emit,
+    LogRecovered,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, missed_events, replay
+from boards.recovery import KnownBoard, recover
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockReading, decode_bwtime
@@ -278,24 +279,19 @@ class BusDriver(Supervised):
         version = await self._transact(BusCommand.SEND_VERSION, board.address, BusReplyId.VERSION)
         if not isinstance(version, BusReply) or len(version.data) < 2:
             return False
-        missed: list[EepromEvent] | None = None
-        known = self._known.pop(board.address, None)
-        if known is not None and board.info is None:
-            reconnect = True
-            board.stream.position = known.position
-            for index, code in known.recent:
-                board.stream.recent.add(index, code)
-            board.lost_at = known.last_seen
-        if reconnect and board.position is not None:
-            history = await self._transact(
-                BusCommand.SEND_FROM_START, board.address, BusReplyId.FROM_START
-            )
-            if isinstance(history, BusReply):
-                missed = missed_events(
-                    decode_events(history.data)[0], board.stream.recent.as_tuple(), board.position
-                )
-        # Clear the change log first: changes already in the dump must not be applied twice.
+        position, recent = board.position, board.stream.recent.as_tuple()
+        known = self._known.get(board.address) if board.info is None else None
+        if known is not None:
+            # A restarted service picks up where the journal left this board; a first
+            # start mid-round rebuilds the game from the log (position None).
+            reconnect = known.position is not None
+            position, recent = known.position, known.recent
+        # Clear the change log first: what the log read below holds must not come again
+        # (changes that arrive twice are harmless, a square change being absolute).
         await self._transact(BusCommand.SEND_CHANGES, board.address, BusReplyId.UPDATE)
+        recovered = None
+        if known is not None or (reconnect and position is not None):
+            recovered = await self._read_log(board, position, recent, first_start=not reconnect)
         dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
         if not isinstance(dump, BusReply) or len(dump.data) != 64:
             return False
@@ -313,6 +309,8 @@ class BusDriver(Supervised):
             bus_address=board.address,
             clock_present=None if clock_msg is None else isinstance(clock_msg, ClockReading),
         )
+        # Only now: a board that fails before this point is read again, log included.
+        self._known.pop(board.address, None)
         board.lost = False
         board.missed = 0
         board.last_seen = now
@@ -323,9 +321,11 @@ class BusDriver(Supervised):
             "reconnected" if reconnect else "connected",
         )
         self._emit(BoardConnected(now, board.name, board.info, reconnect=reconnect))
-        if missed is not None and board.position is not None:
-            t_lost = board.lost_at if board.lost_at is not None else now
-            self._emit_all(replay(missed, board.position, t_lost, now, board.name))
+        if recovered is not None:
+            board.stream.position = recovered.final
+            self._emit(recovered)
+        else:
+            board.stream.position = position
         board.stream.recent.clear()
         self._emit_all(board.stream.feed_bus(now, dump))
         # Boards found together would all want their clock (and their check against a dump)
@@ -338,6 +338,30 @@ class BusDriver(Supervised):
         if isinstance(clock, BusReply):
             self._emit_all(board.stream.feed_bus(now, clock))
         return True
+
+    async def _read_log(
+        self,
+        board: BusBoard,
+        position: BoardPosition | None,
+        recent: tuple[tuple[int, int], ...],
+        *,
+        first_start: bool,
+    ) -> LogRecovered | None:
+        """Everything the board logged since its start tag, as one `LogRecovered`; at a
+        first start mid-round only when the board no longer shows the start position."""
+        if first_start:
+            shown = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
+            if not isinstance(shown, BusReply) or len(shown.data) != 64:
+                return None
+            if BoardPosition.from_bytes(shown.data).orientation_of_start() is not None:
+                return None  # nothing played yet
+        history = await self._transact(
+            BusCommand.SEND_FROM_START, board.address, BusReplyId.FROM_START
+        )
+        if not isinstance(history, BusReply):
+            return None
+        events, _ = decode_events(history.data)
+        return recover(events, recent, position, self._time.now(), board.name)
 
     # -- polling -----------------------------------------------------------------------------------
 

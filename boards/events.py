@@ -60,6 +60,10 @@ class PositionSeen:
     board: str
     position: BoardPosition
     recovered: bool = False
+    # The square change (index, new code) that made this position, when one did (a field
+    # update, a bus change): the real change stream, which finds our place in the board's
+    # log after a restart. None for a board dump.
+    change: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,52 @@ class ClockStamped:
 
 
 @dataclass(frozen=True, slots=True)
+class LogStep:
+    """One record group of a board's EEPROM log: square changes (one, or every piece of a
+    power-up or start-game dump) and the lever presses logged right after them, as (side,
+    seconds left on the side that stopped)."""
+
+    changes: tuple[tuple[int, int], ...]
+    presses: tuple[tuple[Literal["left", "right"], int], ...] = ()
+    reset: bool = False  # a dump: the board is empty but for `changes`
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecovered:
+    """A board's EEPROM log read back after an outage (or at a first start mid-round): the
+    positions it showed from `start` on, in order, step by step. The log holds no times:
+    only the order and the lever presses count. `seen` is the index of the step that shows
+    what the host last saw live (-1: `start` itself); steps after it happened while nobody
+    listened. `anchor` says where `start` comes from: "setup" (a start position the board
+    logged), "absolute" (a power-up or start-game dump, an empty board) or "known" (the
+    host's own last position)."""
+
+    t: float
+    board: str
+    start: BoardPosition
+    steps: tuple[LogStep, ...]
+    seen: int
+    anchor: Literal["setup", "absolute", "known"] = "known"
+
+    def positions(self) -> list[BoardPosition]:
+        """The position after each step."""
+        out: list[BoardPosition] = []
+        pos = self.start
+        for step in self.steps:
+            if step.reset:
+                pos = BoardPosition.empty()
+            for index, code in step.changes:
+                pos = pos.with_piece(index, code)
+            out.append(pos)
+        return out
+
+    @property
+    def final(self) -> BoardPosition:
+        positions = self.positions()
+        return positions[-1] if positions else self.start
+
+
+@dataclass(frozen=True, slots=True)
 class BatterySeen:
     t: float
     board: str
@@ -101,7 +151,14 @@ class BoardHealth:
 
 
 DriverEvent = (
-    BoardConnected | BoardLost | PositionSeen | ClockSeen | ClockStamped | BatterySeen | BoardHealth
+    BoardConnected
+    | BoardLost
+    | PositionSeen
+    | ClockSeen
+    | ClockStamped
+    | LogRecovered
+    | BatterySeen
+    | BoardHealth
 )
 
 # What a driver calls with each event it reports.

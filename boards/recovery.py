@@ -1,158 +1,305 @@
-"""Recovering what was played while a board was not listening, from its EEPROM event log.
+"""Recovering what was played while nobody listened to a board, from its EEPROM event log.
 
-A board logs every square change (and every clock lever press) whether or not a host
-listens. While connected, the driver keeps the last changes it saw live; after a
-reconnect it finds that run of changes in the freshly read log, and everything after
-it is what it missed. Pure code: events in, timed positions out.
+A board logs every square change (and the clock time at every lever press) whether or not
+a host listens. The log holds no times, only order; and it is lossy in one known way: a
+square that changes again while its record is still the last one overwrites that record
+(a piece lifted and put back leaves one record, a piece passing over a square may leave
+none). While connected, the driver keeps the real stream of changes it saw live; after a
+reconnect it finds that stream in the freshly read log, and everything after it is what
+it missed. Anchors the board writes itself (POWERUP and START_TAG followed by every piece,
+BEGINPOS, EMPTYBOARD) give absolute positions, so the log can also be read back from the
+moment the pieces were set up: reconstruction then aligns the game it knows with the log
+instead of trusting the host's guess of where it was.
+
+Pure code: decoded events in, a `LogRecovered` out (steps in order, no invented times).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
-from boards.events import ClockStamped, PositionSeen
+from boards.events import LogRecovered, LogStep
 from boards.position import BoardPosition
+from clocks.clocktimes import other_side
+from clocks.reading import ClockReading, Side
 
 RECENT_CHANGES = 48  # long enough to be unique in a log, short enough to survive a wrap
-_FAST_GAP = 0.1  # seconds between changes the board flagged as under 250 ms apart
-_MIN_GAP = 0.3
+_MIN_RUN = 4  # fewer matching changes than this do not place us
+_TAIL_SLACK = 3  # the last live changes may be out of log order (read from a board dump)
+
+START = BoardPosition.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")
+START_ROTATED = BoardPosition.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "rotated")
+_SETUP = {Tag.BEGINPOS: START, Tag.BEGINPOS_ROT: START_ROTATED}
+# Tags after which the board writes every piece it holds.
+_DUMPS = (Tag.POWERUP, Tag.START_TAG)
+
+Change = tuple[int, int]
 
 
 class RecentChanges:
     """The last square changes seen live, in order, to find our place in the log later."""
 
     def __init__(self, size: int = RECENT_CHANGES) -> None:
-        self._changes: deque[tuple[int, int]] = deque(maxlen=size)
+        self._changes: deque[Change] = deque(maxlen=size)
 
     def add(self, index: int, code: int) -> None:
         self._changes.append((index, code))
 
+    def extend(self, changes: Sequence[Change]) -> None:
+        self._changes.extend(changes)
+
     def clear(self) -> None:
         self._changes.clear()
 
-    def as_tuple(self) -> tuple[tuple[int, int], ...]:
+    def as_tuple(self) -> tuple[Change, ...]:
         return tuple(self._changes)
-
-
-def _find_after(events: list[EepromEvent], recent: tuple[tuple[int, int], ...]) -> int | None:
-    """Index into `events` just after the last place where the longest possible suffix of
-    `recent` appears as consecutive piece changes."""
-    changes = [(i, e) for i, e in enumerate(events) if isinstance(e, PieceChange)]
-    keys = [(e.index, e.code) for _, e in changes]
-    for length in range(len(recent), 0, -1):
-        if length < min(len(recent), 4):
-            break  # too short a run to be sure where we were
-        suffix = list(recent[-length:])
-        for start in range(len(keys) - length, -1, -1):
-            if keys[start : start + length] == suffix:
-                return changes[start + length - 1][0] + 1
-    return None
-
-
-def _find_by_position(events: list[EepromEvent], last_known: BoardPosition) -> int | None:
-    """Without live changes to match, replay from the last anchor tag (start position,
-    empty board) and take the last point where the board showed `last_known`."""
-    anchor = None
-    for i in range(len(events) - 1, -1, -1):
-        e = events[i]
-        if isinstance(e, TagEvent) and e.tag in (
-            Tag.BEGINPOS,
-            Tag.BEGINPOS_ROT,
-            Tag.EMPTYBOARD,
-            Tag.START_TAG,
-        ):
-            anchor = i
-            break
-    if anchor is None:
-        return None
-    tag = events[anchor]
-    assert isinstance(tag, TagEvent)
-    if tag.tag in (Tag.BEGINPOS, Tag.BEGINPOS_ROT):
-        pos = BoardPosition.from_fen(
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
-            "rotated" if tag.tag is Tag.BEGINPOS_ROT else "normal",
-        )
-    else:
-        pos = BoardPosition.empty()
-    found = anchor + 1 if pos == last_known else None
-    for i in range(anchor + 1, len(events)):
-        e = events[i]
-        if isinstance(e, PieceChange):
-            pos = pos.with_piece(e.index, e.code)
-            if pos == last_known:
-                found = i + 1
-    return found
-
-
-def missed_events(
-    events: list[EepromEvent],
-    recent: tuple[tuple[int, int], ...],
-    last_known: BoardPosition,
-) -> list[EepromEvent] | None:
-    """The log events that came after what the host saw; None when our place is not found."""
-    start = _find_after(events, recent) if recent else None
-    if start is None:
-        start = _find_by_position(events, last_known)
-    if start is None:
-        return None
-    return events[start:]
-
-
-def replay(
-    missed: list[EepromEvent],
-    last_known: BoardPosition,
-    t_lost: float,
-    t_back: float,
-    board: str,
-) -> list[PositionSeen | ClockStamped]:
-    """Positions and clock stamps of `board` after `last_known`, as driver events marked
-    recovered, with estimated times in (t_lost, t_back).
-
-    Changes the board flagged as fast stay close together, so that a piece dragged across
-    squares still looks like one movement to reconstruction; the rest of the outage is
-    spread over the other gaps.
-    """
-    items = [e for e in missed if isinstance(e, PieceChange | ClockTime)]
-    if not items:
-        return []
-    fast_count = sum(1 for e in items if isinstance(e, PieceChange) and e.fast)
-    slow_count = len(items) - fast_count
-    window = max(t_back - t_lost, 0.0)
-    slow_gap = max(_MIN_GAP, (window - fast_count * _FAST_GAP) / (slow_count + 1))
-    scale = 1.0
-    needed = fast_count * _FAST_GAP + (slow_count + 1) * slow_gap
-    if window > 0 and needed > window:
-        scale = window / needed  # squeeze into the outage; order is what matters most
-    out: list[PositionSeen | ClockStamped] = []
-    pos = last_known
-    t = t_lost
-    for e in items:
-        fast = isinstance(e, PieceChange) and e.fast
-        t += (_FAST_GAP if fast else slow_gap) * scale
-        if isinstance(e, PieceChange):
-            pos = pos.with_piece(e.index, e.code)
-            out.append(PositionSeen(t, board, pos, recovered=True))
-        else:
-            out.append(ClockStamped(t, board, "left" if e.left else "right", e.seconds))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
 class KnownBoard:
     """What a previous run knew of a board (from the journal): its last position, the
     last square changes seen, and when it was last heard. A driver given this treats its
-    first connection as a reconnect and reads the board's log for what it missed."""
+    first connection as a reconnect and reads the board's log for what it missed.
+
+    `position=None`: the journal never saw this board but its game is under way (a first
+    start mid-round): the driver reads the log back from the last time the pieces were
+    set up, unless the board still shows the start."""
 
     serial: str
-    position: BoardPosition
-    recent: tuple[tuple[int, int], ...]
+    position: BoardPosition | None
+    recent: tuple[Change, ...]
     last_seen: float
 
 
-def changes_between(before: BoardPosition, after: BoardPosition) -> list[tuple[int, int]]:
-    """The square changes (index, new code) that turn `before` into `after`."""
+def _collapsed(changes: Sequence[tuple[int, Change]]) -> list[tuple[int, Change]]:
+    """Changes as the log keeps them: one square changed twice in a row leaves one record
+    (the later one). Each item carries a tag (an event index) that follows the survivor."""
+    out: list[tuple[int, Change]] = []
+    for tag, change in changes:
+        if out and out[-1][1][0] == change[0]:
+            out[-1] = (tag, change)
+        else:
+            out.append((tag, change))
+    return out
+
+
+def _find_after(events: Sequence[EepromEvent], recent: Sequence[Change]) -> int | None:
+    """Index into `events` of the first record the host did not see, found by matching the
+    longest run of the live changes with the log's, both collapsed the way the board
+    overwrites records. The last live change may itself have been overwritten by a later
+    one on its square (then that record is not seen yet: its index is returned); the last
+    few live changes may be missing or out of order (the host learnt them from a dump)."""
+    log = _collapsed(
+        [(i, (e.index, e.code)) for i, e in enumerate(events) if isinstance(e, PieceChange)]
+    )
+    live = [c for _, c in _collapsed([(0, c) for c in recent])]
+    if not live:
+        return None
+    need = min(len(live), _MIN_RUN)
+    for drop in range(min(_TAIL_SLACK, len(live) - need) + 1):
+        tail = live[: len(live) - drop]
+        for length in range(len(tail), need - 1, -1):
+            run = tail[-length:]
+            body, last = run[:-1], run[-1]
+            for start in range(len(log) - length, -1, -1):
+                tag, logged = log[start + length - 1]
+                if logged[0] != last[0]:
+                    continue
+                if any(log[start + k][1] != body[k] for k in range(len(body))):
+                    continue
+                return tag + 1 if logged == last else tag
+    return None
+
+
+def _anchor_position(tag: Tag) -> BoardPosition | None:
+    if tag in _SETUP:
+        return _SETUP[tag]
+    if tag in _DUMPS or tag is Tag.EMPTYBOARD:
+        return BoardPosition.empty()
+    return None
+
+
+def _positions(events: Sequence[EepromEvent]) -> list[BoardPosition | None]:
+    """The board's position after each event, from the first anchor on (None before).
+    A power-up or start-game tag empties the board only when the pieces follow it."""
+    out: list[BoardPosition | None] = []
+    pos: BoardPosition | None = None
+    dump = False
+    for e in events:
+        if isinstance(e, TagEvent):
+            dump = e.tag in _DUMPS
+            if e.tag in _SETUP or e.tag is Tag.EMPTYBOARD:
+                pos = _anchor_position(e.tag)
+        elif isinstance(e, PieceChange):
+            if dump:
+                pos, dump = BoardPosition.empty(), False
+            if pos is not None:
+                pos = pos.with_piece(e.index, e.code)
+        else:
+            dump = False
+        out.append(pos)
+    return out
+
+
+def _steps(events: Sequence[EepromEvent], begin: int) -> tuple[list[LogStep], list[int]]:
+    """The log from `begin` on as steps, and the index of each step's last square change.
+
+    A power-up or start-game dump (the pieces written after the tag) is one step that
+    starts from an empty board; a clock time goes with the step before it."""
+    steps: list[LogStep] = []
+    ends: list[int] = []
+    dumping: set[int] | None = None
+    for i in range(begin, len(events)):
+        e = events[i]
+        if steps and steps[-1].reset and not steps[-1].changes:
+            steps.pop()  # a tag no dump followed (not every firmware writes one)
+            ends.pop()
+        if isinstance(e, TagEvent):
+            if e.tag in _DUMPS:
+                steps.append(LogStep((), reset=True))
+                ends.append(i)
+                dumping = set()
+            else:
+                dumping = None
+            continue
+        if isinstance(e, ClockTime):
+            dumping = None
+            side: Literal["left", "right"] = "left" if e.left else "right"
+            if not steps:
+                steps.append(LogStep(()))
+                ends.append(i)
+            last = steps[-1]
+            steps[-1] = LogStep(last.changes, (*last.presses, (side, e.seconds)), last.reset)
+            continue
+        change = (e.index, e.code)
+        if dumping is not None and e.code and e.index not in dumping:
+            dumping.add(e.index)
+            last = steps[-1]
+            steps[-1] = LogStep((*last.changes, change), last.presses, last.reset)
+            ends[-1] = i
+            continue
+        dumping = None
+        steps.append(LogStep((change,)))
+        ends.append(i)
+    if steps and steps[-1].reset and not steps[-1].changes:
+        steps.pop()
+        ends.pop()
+    return steps, ends
+
+
+def recover(
+    events: Sequence[EepromEvent],
+    recent: Sequence[Change],
+    last_known: BoardPosition | None,
+    t: float,
+    board: str,
+) -> LogRecovered | None:
+    """What the log says happened, as one `LogRecovered` (stamped `t`, the reconnect):
+    from the last setup of the pieces when the log still holds it (reconstruction aligns
+    its game with that), else from the last absolute anchor, else from `last_known`.
+    None when our place cannot be found (or, at a first start, no setup is logged)."""
+    positions = _positions(events)
+    if last_known is None:
+        begin = _last_anchor(events, positions, len(events), setup_only=True)
+        if begin is None:
+            return None
+        return _from(events, positions, begin, after=begin + 1, t=t, board=board)
+    after = _find_after(events, recent) if recent else None
+    if after is None:
+        found = [i for i, p in enumerate(positions) if p == last_known]
+        if not found:
+            return None
+        after = found[-1] + 1
+    begin = _last_anchor(events, positions, after, setup_only=True)
+    if begin is None:
+        begin = _last_anchor(events, positions, after, setup_only=False)
+    if begin is None:
+        steps, _ = _steps(events, after)
+        return LogRecovered(t, board, last_known, tuple(steps), -1, "known")
+    return _from(events, positions, begin, after, t, board)
+
+
+def _last_anchor(
+    events: Sequence[EepromEvent],
+    positions: Sequence[BoardPosition | None],
+    before: int,
+    *,
+    setup_only: bool,
+) -> int | None:
+    """The last tag before `before` that gives an absolute position to start from. A
+    setup is the start position either way round, or FOURROWS (every piece out on the
+    outer rows, e.g. a Chess960 start) where an earlier anchor tells which pieces."""
+    for i in range(min(before, len(events)) - 1, -1, -1):
+        e = events[i]
+        if not isinstance(e, TagEvent):
+            continue
+        if e.tag in _SETUP or (not setup_only and e.tag is Tag.EMPTYBOARD):
+            return i
+        if e.tag is Tag.FOURROWS and positions[i] is not None:
+            return i
+        dumped = i + 1 < len(events) and isinstance(events[i + 1], PieceChange)
+        if not setup_only and e.tag in _DUMPS and dumped:
+            return i
+    return None
+
+
+def _from(
+    events: Sequence[EepromEvent],
+    positions: Sequence[BoardPosition | None],
+    begin: int,
+    after: int,
+    t: float,
+    board: str,
+) -> LogRecovered:
+    tag = events[begin]
+    assert isinstance(tag, TagEvent)
+    if tag.tag in _DUMPS:
+        # The dump after the tag is the first step: it empties the board and sets it.
+        start = BoardPosition.empty()
+        steps, ends = _steps(events, begin)
+    else:
+        start = positions[begin] or BoardPosition.empty()
+        steps, ends = _steps(events, begin + 1)
+    seen = sum(1 for end in ends if end < after) - 1
+    setup = tag.tag in _SETUP or tag.tag is Tag.FOURROWS
+    anchor: Literal["setup", "absolute"] = "setup" if setup else "absolute"
+    return LogRecovered(t, board, start, tuple(steps), seen, anchor)
+
+
+def continued(got: LogRecovered, later: Sequence[Change | ClockReading]) -> LogRecovered:
+    """The log continued with what the board sent while it was downloading (its output
+    waits behind the download): each square change a step, each clock reading whose
+    running side changed the press of the side that stopped, with the time it shows.
+    So the moves made meanwhile are explained press by press like the rest of the log,
+    instead of arriving all at once with the same time stamp."""
+    steps = list(got.steps)
+    pressed = [side for step in steps for side, _ in step.presses]
+    runner: Side | None = other_side(pressed[-1]) if pressed else None
+    for item in later:
+        if not isinstance(item, ClockReading):
+            steps.append(LogStep((item,)))
+            continue
+        side = item.running_side
+        if side is None:
+            continue  # paused: nobody pressed
+        if runner is not None and side != runner:
+            press = (runner, item.seconds(runner))
+            if steps:
+                last = steps[-1]
+                steps[-1] = LogStep(last.changes, (*last.presses, press), last.reset)
+            else:
+                steps.append(LogStep((), (press,)))
+        runner = side
+    return replace(got, steps=tuple(steps))
+
+
+def changes_between(before: BoardPosition, after: BoardPosition) -> list[Change]:
+    """The square changes (index, new code) that turn `before` into `after`: only for a
+    board dump, which says nothing of the order in which they were made."""
     return [
         (i, b) for i, (a, b) in enumerate(zip(before.codes, after.codes, strict=True)) if a != b
     ]

@@ -19,7 +19,7 @@ from typing import TypeVar
 from boards.dgt.clock_commands import ClockCommand, encode_clock_command
 from boards.dgt.codes import DANGEROUS_COMMANDS, Command
 from boards.dgt.decoder import BoardStreamDecoder
-from boards.dgt.eeprom import EepromEvent, decode_events
+from boards.dgt.eeprom import decode_ring
 from boards.dgt.messages import (
     BatteryStatus,
     BoardDump,
@@ -39,11 +39,11 @@ from boards.events import (
     ClockSeen,
     DriverEvent,
     Emit,
-    PositionSeen,
+    LogRecovered,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, missed_events, replay
+from boards.recovery import KnownBoard, continued, recover
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
@@ -244,24 +244,20 @@ class SingleBoardDriver(Supervised):
         long_serial = await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
         battery = await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
         reconnect = self.info is not None and self.info.serial == serial.text
-        known, self._known = self._known, None
-        if self.info is None and known is not None and known.serial == serial.text:
-            # A restarted service: pick up where the journal left this board.
-            reconnect = True
-            self._stream.position = known.position
-            for index, code in known.recent:
-                self._stream.recent.add(index, code)
-            self._lost_at = known.last_seen
-        missed = None
-        if reconnect and s.recover_log and self.position is not None:
-            log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
-            missed = missed_events(
-                decode_events(log_msg.data)[0], self._stream.recent.as_tuple(), self.position
-            )
-        # Update mode before the dump: changes made in between arrive as field updates
-        # instead of being lost between a dump and a late switch to update mode.
+        position, recent = self.position, self._stream.recent.as_tuple()
+        known = self._known
+        first_start = False
+        if self.info is None and known is not None and known.serial in ("", serial.text):
+            # A restarted service picks up where the journal left this board; a first
+            # start mid-round rebuilds the game from the log (position None).
+            reconnect = known.position is not None
+            first_start = not reconnect
+            position, recent = known.position, known.recent
+        # Update mode first: what changes while the log and the dump come in arrives as
+        # field updates and clock readings, replayed in order once the board is identified.
         self._send(Command.SEND_UPDATE_NICE)
-        self._early = []  # field updates from here on must not be lost to the handshake
+        self._early = []
+        recovered = await self._read_log(serial.text, position, recent, reconnect, first_start)
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
         clock_msg = decode_bwtime(clock.raw) if clock else None
@@ -276,6 +272,9 @@ class SingleBoardDriver(Supervised):
             clock_present=None if clock_msg is None else isinstance(clock_msg, ClockReading),
         )
         self.connected = True
+        # Only now: a handshake that fails before this point tries again with the journal's
+        # knowledge, and reads the log again, instead of silently skipping the outage.
+        self._known = None
         self._stream.board = self.name
         log.info(
             "board %s on %s %s (version %d.%d)",
@@ -286,32 +285,64 @@ class SingleBoardDriver(Supervised):
             version.minor,
         )
         self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
-        if missed is not None and self.position is not None:
-            self._emit_recovered(missed, now)
-        elif reconnect:
-            log.warning("board %s: could not place the EEPROM log; using the board dump", self.name)
+        early, self._early = self._early or [], None
+        if recovered is not None:
+            # What the board sent while its log was downloading (queued behind it, before
+            # the answer to the dump) continues the log; what came after is live.
+            cut = next((i for i, m in enumerate(early) if m is dump), len(early))
+            meanwhile, early = early[:cut], early[cut:]
+            later: list[tuple[int, int] | ClockReading] = []
+            for message in meanwhile:
+                if isinstance(message, FieldUpdate):
+                    later.append((message.index, message.code))
+                elif isinstance(message, BWTime):
+                    reading = decode_bwtime(message.raw)
+                    if isinstance(reading, ClockReading):
+                        later.append(reading)
+            recovered = continued(recovered, later)
+            self._stream.position = recovered.final
+            self._emit(recovered)
+            log.info(
+                "board %s: recovered %d logged steps from the EEPROM",
+                self.name,
+                len(recovered.steps) - recovered.seen - 1,
+            )
+            # The clock's last reading then (its presses are in the log now), the dump.
+            readings = [m for m in meanwhile if isinstance(m, BWTime)]
+            early = [*readings[-1:], *early]
+        else:
+            if reconnect:
+                log.warning("board %s: could not place the EEPROM log; using the dump", self.name)
+            self._stream.position = position
         self._stream.recent.clear()
-        self._emit_all(self._stream.set_position(now, dump.position))
-        if clock is not None:
-            self._emit_all(self._stream.clock_payload(now, clock.raw))
-        # Squares that changed while the handshake waited for its answers: replayed in
-        # order on top of the dump (a square change is absolute, so one the dump already
-        # shows changes nothing).
-        early, self._early = self._early, None
-        for message in early or []:
-            if isinstance(message, FieldUpdate):
+        # Everything that arrived since update mode began, in order: square changes, clock
+        # readings and the dump itself (a square change is absolute, so one the dump
+        # already shows changes nothing).
+        for message in early if dump in early else [*early, dump]:
+            if isinstance(message, FieldUpdate | BWTime | BoardDump):
                 self._emit_all(self._stream.feed(now, message))
 
-    def _emit_recovered(self, missed: list[EepromEvent], now: float) -> None:
-        assert self.position is not None
-        t_lost = self._lost_at if self._lost_at is not None else now
-        items = replay(missed, self.position, t_lost, now, self.name)
-        for item in items:
-            if isinstance(item, PositionSeen):
-                self._stream.position = item.position
-            self._emit(item)
-        if items:
-            log.info("board %s: recovered %d logged events from the EEPROM", self.name, len(items))
+    async def _read_log(
+        self,
+        serial: str,
+        position: BoardPosition | None,
+        recent: tuple[tuple[int, int], ...],
+        reconnect: bool,
+        first_start: bool,
+    ) -> LogRecovered | None:
+        """The board's EEPROM log as one `LogRecovered`, when there is an outage to fill:
+        after a reconnect or a restart, or at a first start mid-round unless the board
+        still shows the start position. None when there is none or it cannot be placed."""
+        s = self.settings
+        if not s.recover_log or not (first_start or (reconnect and position is not None)):
+            return None
+        if first_start:
+            shown = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
+            if shown.position.orientation_of_start() is not None:
+                return None  # nothing played yet
+        log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
+        events, _ = decode_ring(log_msg.data)
+        return recover(events, recent, position, self._time.now(), serial)
 
     # -- incoming messages ------------------------------------------------------------------
 

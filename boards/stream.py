@@ -36,7 +36,8 @@ class BoardStream:
         if self.position is None:
             return []
         self.recent.add(index, code)
-        return self.set_position(t, self.position.with_piece(index, code))
+        self.position = self.position.with_piece(index, code)
+        return [PositionSeen(t, self.board, self.position, change=(index, code))]
 
     def clock_payload(self, t: float, raw: bytes) -> list[DriverEvent]:
         """A BWTIME payload: a reading (reported when it changes), an ack, or noise."""

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from boards.events import BoardConnected, BoardLost, ClockSeen, DriverEvent, PositionSeen
+from boards.events import (
+    BoardConnected,
+    BoardLost,
+    ClockSeen,
+    DriverEvent,
+    LogRecovered,
+    PositionSeen,
+)
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
 
 
@@ -32,6 +39,11 @@ class BoardFollower:
             out = self.reconstructor.feed_position(
                 event.t, event.position, recovered=event.recovered
             )
+        elif isinstance(event, LogRecovered):
+            positions = [(event.start, ())] + [
+                (p, step.presses) for p, step in zip(event.positions(), event.steps, strict=True)
+            ]
+            out = self.reconstructor.feed_log(event.t, positions, event.seen + 1)
         elif isinstance(event, ClockSeen):
             out = self.reconstructor.feed_clock(event.t, event.reading)
         else:

@@ -238,6 +238,7 @@ def _driver_types() -> tuple[type, ...]:
         driver_events.PositionSeen,
         driver_events.ClockSeen,
         driver_events.ClockStamped,
+        driver_events.LogRecovered,
         driver_events.BatterySeen,
         driver_events.BoardHealth,
     )

@@ -39,6 +39,7 @@ from boards.events import (
     BoardLost,
     ClockSeen,
     DriverEvent,
+    LogRecovered,
     PositionSeen,
 )
 from boards.link import Opener, open_serial
@@ -289,7 +290,7 @@ class EventService:
                 self._white_sides[event.game] = event.white_side
         elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
             self._fold_board_health(event)
-        elif isinstance(event, PositionSeen):
+        elif isinstance(event, PositionSeen | LogRecovered):
             self._remember_position(event)
 
     def _fold_board_health(self, event: DriverEvent) -> None:
@@ -332,13 +333,22 @@ class EventService:
             self.public.amend(amend)
         self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
 
-    def _remember_position(self, event: PositionSeen) -> None:
-        """Keep what a restarted driver needs to find its place in the board's log."""
+    def _remember_position(self, event: PositionSeen | LogRecovered) -> None:
+        """Keep what a restarted driver needs to find its place in the board's log: the
+        last position and the real stream of square changes (as the board logged them;
+        only a board dump, which carries none, is turned into differences)."""
         before = self._positions.get(event.board)
         recent = self._recent.setdefault(event.board, deque(maxlen=RECENT_CHANGES))
-        if before is not None:
-            recent.extend(changes_between(before, event.position))
-        self._positions[event.board] = event.position
+        if isinstance(event, LogRecovered):
+            recent.extend(c for step in event.steps[event.seen + 1 :] for c in step.changes)
+            position = event.final
+        else:
+            if event.change is not None:
+                recent.append(event.change)
+            elif before is not None:
+                recent.extend(changes_between(before, event.position))
+            position = event.position
+        self._positions[event.board] = position
         self._last_heard[event.board] = event.t
 
     def known_board(self, name: str | None) -> KnownBoard | None:
@@ -347,6 +357,19 @@ class EventService:
         return KnownBoard(
             name, self._positions[name], tuple(self._recent.get(name, ())), self._last_heard[name]
         )
+
+    def _first_start(self, board: HallBoard) -> KnownBoard | None:
+        """A board the journal never saw whose game is under way: its driver rebuilds the
+        game from the board's log since the pieces were set up."""
+        if board.game is None:
+            return None
+        game = self.book.games.get(board.game)
+        if game is None or game.moves or game.result is not None:
+            return None
+        serial = board.name or (
+            "" if board.config.address is None else f"{board.config.address:05d}"
+        )
+        return KnownBoard(serial, None, (), self.time.now())
 
     def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:
         """Journal, then fold, then announce; then let the arbiter rules react, and commit
@@ -539,7 +562,9 @@ class EventService:
         reconstructor = Reconstructor(start_fen=game.start_fen, time_control=time_control)
         if game.moves:
             reconstructor.resume(
-                [m.uci for m in game.moves], white_side=self._white_sides.get(game.id)
+                [m.uci for m in game.moves],
+                white_side=self._white_sides.get(game.id),
+                clocks=[m.remaining for m in game.moves],
             )
         follower = BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
         last = self._positions.get(board.name) if board.name is not None else None
@@ -839,7 +864,11 @@ class EventService:
             addresses = [b.config.address for b in boards if b.config.address is not None]
             driver: SingleBoardDriver | BusDriver
             # What the journal knew of these boards: their logs fill the gap of a restart.
-            known = [k for b in boards if (k := self.known_board(b.name)) is not None]
+            known = [
+                k
+                for b in boards
+                if (k := self.known_board(b.name) or self._first_start(b)) is not None
+            ]
             if addresses or len(boards) > 1:
                 driver = BusDriver(
                     port,

@@ -93,6 +93,7 @@ class ClockTimes:
         self._last_side: Side | None = None  # last side that was running
         self._run_start: float | None = None
         self._spent = 0.0  # running time of _last_side in the current turn
+        self._spent_unknown = False  # the turn began while nobody listened
         self._flagged: set[Side] = set()
         self.present = False
         self.last_reading: ClockReading | None = None
@@ -118,6 +119,16 @@ class ClockTimes:
         """The arbiter's word: White's time is on `side`."""
         self._arbiter_side = side
         self._white_side = side
+
+    def pressed_in_log(self, side: Side) -> None:
+        """The board's log (read back after an outage) says `side` pressed last, so the
+        other side's clock runs: a reading that shows `side` running again is a press.
+        How long the runner has spent on this turn is not known."""
+        if not self.decided:
+            self.set_white_side(self._white_side)  # a game joined late keeps the convention
+        self._started = True
+        self._last_side, self._run_start, self._spent = other_side(side), None, 0.0
+        self._spent_unknown = True
 
     def colour_of(self, side: Side) -> Colour:
         return "white" if side == self._white_side else "black"
@@ -164,10 +175,14 @@ class ClockTimes:
                         t,
                         pressed,
                         self.colour_of(pressed),
-                        MoveTime(float(reading.seconds(pressed)), self._spent),
+                        MoveTime(
+                            float(reading.seconds(pressed)),
+                            None if self._spent_unknown else self._spent,
+                        ),
                     )
                 )
                 self._last_side, self._run_start, self._spent = running, t, 0.0
+                self._spent_unknown = False
             elif self._run_start is None:
                 self._run_start = t  # resumed after a pause
         elif self._run_start is not None:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Protocol, TypeVar
 
 from boards.events import DriverEvent
+from boards.link import Link
 
 E = TypeVar("E")
 
@@ -92,3 +93,21 @@ async def running(driver: D) -> AsyncIterator[D]:
             raise AssertionError(f"the driver did not stop within 5 s; it was at:\n{stack}")
         if not task.cancelled() and task.exception() is not None:
             raise AssertionError("the driver ended with an error") from task.exception()
+
+
+class FilteredLink:
+    """A link whose writes pass `allow(data)` first: it may raise (a port error) or
+    return False (the bytes are lost on the line). Faults at chosen moments."""
+
+    def __init__(self, inner: Link, allow: Callable[[bytes], bool]) -> None:
+        self._inner, self._allow = inner, allow
+
+    async def read(self) -> bytes:
+        return await self._inner.read()
+
+    def write(self, data: bytes) -> None:
+        if self._allow(data):
+            self._inner.write(data)
+
+    async def close(self) -> None:
+        await self._inner.close()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import chess
-from support import EventLog, fen_after, idx, running
+from support import EventLog, FilteredLink, fen_after, idx, running
 
 from boards.busdriver import BusDriver, BusSettings
 from boards.dgt.bus import BusReply
-from boards.dgt.codes import BusReplyId
+from boards.dgt.codes import BusCommand, BusReplyId
 from boards.discovery import probe_port
 from boards.events import (
     BoardConnected,
@@ -17,8 +17,12 @@ from boards.events import (
     BoardLost,
     ClockSeen,
     ClockStamped,
+    LogRecovered,
     PositionSeen,
 )
+from boards.link import Link, open_serial
+from boards.position import BoardPosition
+from boards.recovery import KnownBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
 from clocks.reading import ClockReading
@@ -130,11 +134,10 @@ async def test_board_off_the_bus_is_lost_then_recovered_with_its_log(
                 what="back",
                 timeout=10,
             )
-            recovered = [
-                p for p in event_log.of(PositionSeen) if p.board == "10002" and p.recovered
-            ]
-            assert [p.position.board_fen() for p in recovered][-1] == fen_after("c2c4", "c7c5")
-            assert fen_after("c2c4") in [p.position.board_fen() for p in recovered]
+            (recovered,) = [r for r in event_log.of(LogRecovered) if r.board == "10002"]
+            fens = [p.board_fen() for p in recovered.positions()]
+            assert fens[-1] == fen_after("c2c4", "c7c5")
+            assert fen_after("c2c4") in fens[recovered.seen + 1 :]
             assert last_fen(event_log, "10002") == fen_after("c2c4", "c7c5")
 
 
@@ -180,3 +183,34 @@ async def test_bus_port_pulled_and_back_reconnects_every_board(
             board.remove_piece_at(chess.G8)
             board.set_piece_at(chess.F6, chess.Piece.from_symbol("n"))
             assert last_fen(event_log, "10002") == board.board_fen()
+
+
+async def test_a_board_that_fails_after_its_log_is_read_is_read_again(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    state = {"logs": 0}
+
+    def allow(data: bytes) -> bool:
+        if data[:1] == bytes([BusCommand.SEND_FROM_START]):
+            state["logs"] += 1
+        if data[:1] == bytes([BusCommand.SEND_BRD]) and state["logs"] == 1:
+            state["logs"] += 1
+            return False  # lost on the line: the log is read, the board not identified yet
+        return True
+
+    async def opener(path: str) -> Link:
+        return FilteredLink(await open_serial(path), allow)
+
+    line = BusLine.with_serials(["10001"], seed=3)
+    board = line.boards[0]
+    board.set_square(idx("e2"), 0, 0.0)
+    board.set_square(idx("e4"), 0x01, 0.5)
+    known = [KnownBoard("10001", BoardPosition.from_fen(chess.STARTING_FEN), (), 0.0)]
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        driver = BusDriver(str(host.path), event_log, settings=FAST, opener=opener, known=known)
+        async with running(driver):
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="log", timeout=15)
+            assert state["logs"] == 3  # read, dump lost, read again
+            (recovered,) = event_log.of(LogRecovered)
+            assert recovered.final.board_fen() == fen_after("e2e4")
+            assert event_log.of(BoardConnected)[0].reconnect

@@ -39,3 +39,19 @@ def test_resume_refuses_an_illegal_line() -> None:
         assert "illegal" in str(exc)
     else:
         raise AssertionError("an illegal line must be refused")
+
+
+def test_a_resumed_game_knows_its_clock_times_so_a_press_read_again_is_not_recounted() -> None:
+    # A restart: 1.e4 e5 were recorded with their presses. The board's log, read back,
+    # ends with Black's press after 1...e5: that press was counted already.
+    shown = position_after("e2e4", "e7e5")
+    log = [(shown, (("right", 893),))]
+    rec = Reconstructor()
+    rec.resume(["e2e4", "e7e5"], clocks=[895.0, 893.0])
+    assert rec.feed_log(50.0, log, 0) == []
+    assert [c.remaining if c else None for c in rec.clocks] == [895.0, 893.0]
+    # Without the recorded times the same press completes the move that lacks one.
+    bare = Reconstructor()
+    bare.resume(["e2e4", "e7e5"], clocks=[895.0, None])
+    out = bare.feed_log(50.0, log, 0)
+    assert [(type(e).__name__, getattr(e, "ply", None)) for e in out] == [("MoveClocked", 2)]

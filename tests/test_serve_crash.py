@@ -30,6 +30,7 @@ EVENT = ROOT / "examples" / "pamplona-masters.toml"
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 PLIES = 24
 SPEED = 10.0
+KILLS = 3
 BOARDWIRE = [sys.executable, "-m", "broadcast.cli"]
 
 
@@ -73,12 +74,13 @@ def wait_up(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> No
     raise AssertionError("serve did not come up")
 
 
-def clocks_complete(port: int) -> bool:
-    """Every move has its clock time (the last press may come a moment after the move)."""
+def round_complete(port: int) -> bool:
+    """Every game has all its moves, each with its clock time (the last press may come a
+    moment after the move)."""
     for board in range(1, 5):
         game = api(port, f"/api/v1/games/masters-r1-b{board}")
         assert isinstance(game, dict)
-        if any(m["clock"] is None for m in game["moves"]):
+        if len(game["moves"]) < PLIES or any(m["clock"] is None for m in game["moves"]):
             return False
     return True
 
@@ -138,20 +140,21 @@ def test_kill_9_and_restart_loses_nothing(tmp_path: Path, seed: int) -> None:
             env=env,
             cwd=ROOT,
         )
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 150
         done = False
         while time.monotonic() < deadline and not done:
             wait_up(port, serve)
-            alive_for = rng.uniform(1.0, 4.0)
+            # Killed at a random moment: often while the restarted server still reads the
+            # boards' logs (about 8 s each), sometimes later; never more than KILLS times,
+            # then it runs to the end of the round.
+            alive_for = rng.uniform(0.5, 12.0) if kills < KILLS else deadline
             end = time.monotonic() + alive_for
-            while time.monotonic() < end:
-                games = api(port, "/api/v1/rounds/1")
-                assert isinstance(games, dict)
-                if all(g["ply"] >= PLIES for g in games["games"]) and clocks_complete(port):
+            while time.monotonic() < end and time.monotonic() < deadline:
+                if round_complete(port):
                     done = True
                     break
                 time.sleep(0.2)
-            if done:
+            if done or kills >= KILLS:
                 break
             serve.send_signal(signal.SIGKILL)
             serve.wait()
@@ -188,11 +191,8 @@ def test_kill_9_and_restart_loses_nothing(tmp_path: Path, seed: int) -> None:
         assert [
             [m.uci for m in record.book.get(f"masters-r1-b{b}").moves] for b in range(1, 5)
         ] == expected
-        # Clock times: a move whose lever press fell into a restart can still come out
-        # without one (a known gap, see the closing note of issue 6); allow one such move in
-        # the whole round, never more.
-        missing = sum(len(plies) for plies in clockless.values())
-        assert missing <= 1, f"moves without a clock time: {clockless}"
+        # Every clock time, in every run: no allowance.
+        assert clockless == {board: [] for board in range(1, 5)}, clockless
     finally:
         for proc in (sim, locals().get("serve")):
             if isinstance(proc, subprocess.Popen) and proc.poll() is None:

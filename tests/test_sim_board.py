@@ -25,7 +25,7 @@ from boards.dgt.messages import (
     Version,
 )
 from boards.position import BoardPosition
-from boardsim.board import START_POSITION, EmulatedBoard, Mode, UpdateMode
+from boardsim.board import EEPROM_SIZE, START_POSITION, EmulatedBoard, Mode, UpdateMode
 from boardsim.clock import EmulatedClock
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 
@@ -45,14 +45,21 @@ def cmd(code: Command) -> bytes:
     return bytes([code])
 
 
-def test_powers_up_in_bus_mode_with_powerup_and_beginpos_logged() -> None:
+POWER_UP_EVENTS = [
+    TagEvent(Tag.POWERUP),
+    *(PieceChange(i, c) for i, c in enumerate(START_POSITION.codes) if c),
+    TagEvent(Tag.BEGINPOS),
+]
+
+
+def test_powers_up_in_bus_mode_with_powerup_pieces_and_beginpos_logged() -> None:
     board = EmulatedBoard("10001")
     assert mode_of(board) is Mode.BUS and board.update_mode is UpdateMode.IDLE
-    assert board.eeprom.events() == [TagEvent(Tag.POWERUP), TagEvent(Tag.BEGINPOS)]
+    assert board.eeprom.events() == POWER_UP_EVENTS
 
 
 def test_every_single_mode_command_reply() -> None:
-    board = EmulatedBoard("10001", battery_percent=77)
+    board = EmulatedBoard("10001", battery_percent=77, download_rate=None)
     assert send(board, cmd(Command.SEND_VERSION)) == [Version(1, 7)]
     assert mode_of(board) is Mode.SINGLE and board.update_mode is UpdateMode.IDLE
     assert send(board, cmd(Command.RETURN_SERIALNR)) == [SerialNumber("10001")]
@@ -68,8 +75,8 @@ def test_every_single_mode_command_reply() -> None:
     assert isinstance(bat, BatteryStatus) and bat.percent == 77 and not bat.charging
     [ee] = send(board, cmd(Command.SEND_EE_MOVES))
     assert isinstance(ee, EEMoves)
-    assert ee.events() == [TagEvent(Tag.POWERUP), TagEvent(Tag.BEGINPOS)]
-    assert ee.data.endswith(bytes([Tag.EOF]))
+    assert ee.events() == POWER_UP_EVENTS
+    assert ee.data.endswith(bytes([Tag.EOF])) and len(ee.data) == EEPROM_SIZE + 1
     for silent in (Command.RESET, Command.SEND_UPDATE_NICE, Command.TO_BUSMODE):
         assert send(board, cmd(silent)) == []
     assert mode_of(board) is Mode.BUS
@@ -166,7 +173,7 @@ def test_eeprom_log_of_a_move_with_fast_bit_and_clock_time() -> None:
     board.set_square(52, 0, 10.0)
     board.set_square(36, 1, 10.1)  # 100 ms later: fast
     board.press_lever("left", 12.0)
-    events = board.eeprom.events()[2:]
+    events = board.eeprom.events()[len(POWER_UP_EVENTS) :]
     assert events == [
         ClockTime(left=False, seconds=5400),
         PieceChange(52, 0, fast=False),
@@ -178,6 +185,8 @@ def test_eeprom_log_of_a_move_with_fast_bit_and_clock_time() -> None:
 def test_eeprom_tags_for_start_rotated_and_empty() -> None:
     board = EmulatedBoard("10001", position=BoardPosition.empty())
     assert board.eeprom.events() == [TagEvent(Tag.POWERUP), TagEvent(Tag.EMPTYBOARD)]
+    board.set_position(START_POSITION.with_piece(3, 0x0B).with_piece(4, 0x0C), 0.5)
+    assert board.eeprom.events()[-1] == TagEvent(Tag.FOURROWS)  # black king and queen swapped
     board.set_position(BoardPosition.from_fen("8/8/8/8/8/8/8/8"), 1.0)
     rotated = BoardPosition.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "rotated")
     board.set_position(rotated, 2.0)
@@ -188,13 +197,13 @@ def test_eeprom_tags_for_start_rotated_and_empty() -> None:
     assert board.eeprom.events()[-1] == TagEvent(Tag.BEGINPOS)
 
 
-def test_eeprom_is_circular_and_keeps_whole_events() -> None:
+def test_eeprom_is_a_byte_ring() -> None:
     board = EmulatedBoard("10001", eeprom_size=100)
     for i in range(200):
-        board.set_square(40, 1 if i % 2 == 0 else 0, float(i))
-    assert len(board.eeprom) <= 100
-    events, bad = decode_events(board.eeprom.data())
-    assert bad == 0 and events[-2:] == [PieceChange(40, 0), TagEvent(Tag.BEGINPOS)]
+        board.set_square(40 + i % 2, 1 if i % 4 < 2 else 0, float(i))
+    assert len(board.eeprom) == 100 and len(board.eeprom.data()) == 100
+    events, _ = decode_events(board.eeprom.data())
+    assert events[-3:] == [PieceChange(40, 0), PieceChange(41, 0), TagEvent(Tag.BEGINPOS)]
 
 
 def test_physical_changes_are_checked() -> None:

@@ -66,7 +66,11 @@ def test_other_addresses_are_ignored() -> None:
 def test_changes_then_repeat_then_nothing_new() -> None:
     board = EmulatedBoard("10001")
     [first] = replies(ask(board, BusCommand.SEND_CHANGES))
-    assert decode_events(first.data)[0] == [TagEvent(Tag.POWERUP), TagEvent(Tag.BEGINPOS)]
+    assert decode_events(first.data)[0] == [
+        TagEvent(Tag.POWERUP),
+        *(PieceChange(i, c) for i, c in enumerate(START_POSITION.codes) if c),
+        TagEvent(Tag.BEGINPOS),
+    ]
     board.press_lever("right", 1.0)
     board.set_square(52, 0, 2.0)
     board.set_square(36, 1, 2.1)

@@ -16,7 +16,8 @@ import pytest
 from boards.dgt.bus import BusReply, BusRequest
 from boards.dgt.codes import BusCommand, BusReplyId, Command
 from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder
-from boards.dgt.messages import BoardDump, FieldUpdate
+from boards.dgt.eeprom import ClockTime, PieceChange, Tag, TagEvent
+from boards.dgt.messages import BoardDump, EEMoves, FieldUpdate
 from boards.position import BoardPosition
 from boardsim import cli
 from boardsim.sim import Simulator, list_running, load_games, runtime_root
@@ -82,6 +83,43 @@ async def test_single_boards_play_their_games(pgn_file: Path) -> None:
             assert dump == BoardDump(BoardPosition.from_board(game.end().board()))
             os.close(fd)
         assert [d.serial for d in sim.devices] == ["10001", "10002", "10003"]
+
+
+async def test_the_eeprom_download_holds_the_game_at_9600_baud(pgn_file: Path) -> None:
+    games = load_games(pgn_file)
+    async with Simulator(1, games=games[:1], speed=50.0) as sim:
+        fd = os.open(sim.devices[0].path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        await asyncio.wait_for(sim.wait_games(), 10)
+        board = sim.hosts[0].boards[0]
+        assert board.download_rate == 960
+        os.write(fd, bytes([Command.SEND_EE_MOVES]))
+        got: list[object] = []
+        decoder = BoardStreamDecoder()
+        deadline = time.monotonic() + 10  # about 8.3 s of simulated time: 0.17 s at speed 50
+        while not got and time.monotonic() < deadline:
+            got += decoder.feed(read_all(fd))
+            await asyncio.sleep(0.01)
+        os.close(fd)
+        [download] = got
+        assert isinstance(download, EEMoves)
+        events = download.events()
+        start = events.index(TagEvent(Tag.POWERUP))
+        codes = [0] * 64
+        for event in events[start:]:
+            if isinstance(event, PieceChange):
+                codes[event.index] = event.code
+        assert BoardPosition(tuple(codes)) == BoardPosition.from_board(games[0].end().board())
+        presses = [e for e in events if isinstance(e, ClockTime)]
+        assert len(presses) == 1 + len(list(games[0].mainline_moves()))  # Black starts White's
+
+
+async def test_instant_download_is_an_option(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    assert not parser.parse_args([]).instant_download
+    assert parser.parse_args(["--instant-download"]).instant_download
+    async with Simulator(2, bus=True, instant_download=True, rundir=tmp_path / "run") as sim:
+        assert [b.download_rate for b in sim.hosts[0].boards] == [None, None]
 
 
 async def test_players_with_realistic_habits_end_in_the_games_final_positions(

@@ -105,6 +105,53 @@ def decode_events(data: bytes) -> tuple[list[EepromEvent], int]:
     return events, bad
 
 
+def _is_bcd(b: int) -> bool:
+    return b >> 4 <= 5 and b & 0x0F <= 9
+
+
+def _strict(data: bytes) -> list[EepromEvent] | None:
+    """`data` read as whole records and nothing else, or None."""
+    events, bad = decode_events(data)
+    return events if bad == 0 else None
+
+
+def decode_ring(data: bytes) -> tuple[list[EepromEvent], int]:
+    """Decode a whole EEPROM log as a board sends it (EE_MOVES): a byte ring whose dump
+    starts at the oldest byte, which can be the second or third byte of a record.
+
+    Bytes 60..7F only ever begin a record (a clock time or a tag: squares are below 40,
+    BCD digits below 5A), so every reading agrees from the first of them on. Before it,
+    the cut can be 0, 1 or 2 bytes long: each cut whose bytes could be a record's tail and
+    leaves whole records is a reading; what all readings agree on is kept, the rest (a
+    cut clock time whose minutes look like a piece change) is dropped as doubtful.
+    Returns the events and the bytes that made no sense or were dropped."""
+    sure = next((i for i, b in enumerate(data) if 0x60 <= b <= 0x7F), len(data))
+    head, tail = data[:sure], data[sure:]
+    readings: list[list[EepromEvent]] = []
+    for cut in (0, 1, 2):
+        skipped = head[:cut]
+        if len(skipped) < cut:
+            break
+        if cut == 1 and not (skipped[0] < 0x40 or _is_bcd(skipped[0])):
+            continue  # neither a square nor a clock's seconds
+        if cut == 2 and not all(_is_bcd(b) for b in skipped):
+            continue  # not a clock's minutes and seconds
+        reading = _strict(head[cut:])
+        if reading is not None:
+            readings.append(reading)
+    agreed: list[EepromEvent] = []
+    if readings:
+        shortest = min(len(r) for r in readings)
+        for k in range(1, shortest + 1):
+            if len({repr(r[-k]) for r in readings}) != 1:
+                break
+            agreed.insert(0, readings[0][-k])
+    events, bad = decode_events(tail)
+    padding = sum(1 for b in head if b in (Tag.NOP, Tag.NOP0))
+    dropped = len(head) - padding - 2 * len(agreed)
+    return agreed + events, bad + dropped
+
+
 def encode_event(event: EepromEvent) -> bytes:
     if isinstance(event, PieceChange):
         if not 0 <= event.index < 64 or not 0 <= event.code <= 0x0F:

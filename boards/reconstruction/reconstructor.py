@@ -233,14 +233,22 @@ class Reconstructor:
         """The arbiter says White's time is on `side` of the clock."""
         self._clock.set_white_side(side)
 
-    def resume(self, ucis: Sequence[str], t: float = 0.0, white_side: Side | None = None) -> None:
+    def resume(
+        self,
+        ucis: Sequence[str],
+        t: float = 0.0,
+        white_side: Side | None = None,
+        clocks: Sequence[float | None] = (),
+    ) -> None:
         """Continue a game already under way (after a restart, or an arbiter's corrected
         line): the moves are known facts, so no events are produced for them.
 
         The game counts as announced: no `NewGame` follows (it would tell a `GameLine` to
         drop the resumed moves), and positions that match nothing can go out of sync at
         once. The orientation is still detected from the board if it was not given. No
-        software clock is kept from here: the time each side had left is not known."""
+        software clock is kept from here: the time each side had left is not known.
+        `clocks`: the recorded moves' clock times, where known (a press read again later,
+        from the board's log, must not go to a move that has its time already)."""
         board = self._board
         for uci in ucis:
             move = chess.Move.from_uci(uci)
@@ -252,7 +260,9 @@ class Reconstructor:
             key = board_key(board)
             self._key_nodes.setdefault(key, []).append(len(self._keys))
             self._keys.append(key)
-            self._plies.append(_Ply(move, san, t, white, None, False, False))
+            known = clocks[len(self._plies)] if len(self._plies) < len(clocks) else None
+            clock = None if known is None else MoveTime(known, None)
+            self._plies.append(_Ply(move, san, t, white, clock, False, False))
         self._clock.reset("white" if board.turn == chess.WHITE else "black")
         # The colours were settled when the game started: the side whose clock runs first
         # after a resume is just the side to move, not White. Keep what was known.
@@ -346,6 +356,122 @@ class Reconstructor:
                 events.append(event)
         self._run(t, events)
         return events
+
+    def feed_log(
+        self,
+        t: float,
+        positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]],
+        seen: int,
+    ) -> list[ReconstructionEvent]:
+        """A board's EEPROM log read back at `t` (after an outage, or at a first start
+        mid-round): the positions it showed, in order, each with the lever presses
+        (clock side, seconds left) logged right after it. The log holds no times.
+
+        The game is first aligned with the log: the last position, at or before index
+        `seen` (what the host last saw live), that shows the game's current position.
+        From there the log is explained press by press: a position followed by a press is
+        a move completed (it must be a position of the game) and the press's time is that
+        move's clock time; the positions between are the way there and may be skipped,
+        however long a hand rested on them. A press at the game's current position
+        belongs to its last move (a press counted already is not counted again). What
+        follows the last press, or does not fit, goes on as live input (which can go out
+        of sync): so does the whole log when the game's position is not in it."""
+        events: list[ReconstructionEvent] = []
+        self._flush_recovered(t, events)
+        self._run(t, events)
+        if not positions:
+            return events
+        aligned = self._align_log(positions, min(seen, len(positions) - 1))
+        if aligned is None:
+            events += self.feed_position(t, positions[-1][0])
+            return events
+        first, orientation = aligned
+        self._adopt(_Match("same", orientation=orientation))
+        self._cand = None  # what the board showed before the log is superseded by it
+        self._announce(t, events)
+        keys = [codes_key(p.codes, orientation) for p, _ in positions]
+        clocked = any(presses for _, presses in positions[first + 1 :])
+        self._log_press_at_node(t, positions[first][1], events)
+        pending: list[Key] = []
+        carried: list[tuple[Side, int]] = []
+        for i in range(first + 1, len(positions)):
+            key, presses = keys[i], positions[i][1]
+            last = i == len(positions) - 1
+            if key == self._keys[-1]:
+                pending = []  # back at the node: a piece lifted and put back
+                self._log_press_at_node(t, presses, events)
+                continue
+            if not presses and not (last and not clocked):
+                pending.append(key)
+                continue
+            line = self._log_line(key, pending, [*carried, *presses])
+            if line is None:
+                pending.append(key)
+                carried += presses
+                continue
+            for side, seconds in [*carried, *presses]:
+                white = self._clock.colour_of(side) == "white"
+                self._stamps[white].append((t, MoveTime(float(seconds), None)))
+            self._left_root = True
+            self._back_in_sync(t, events)
+            self._play(t, line, "press" if presses else "resync", events)
+            pending, carried = [], []
+        for key in pending[:-1]:
+            self._sight(key, t)  # the way to the last position, for a chain resync
+        pressed = [p for _, presses in positions for p in presses]
+        if pressed:
+            # The next reading that shows the last presser's clock running is a press made
+            # after the log was read (while it was downloading, say).
+            self._clock.pressed_in_log(pressed[-1][0])
+        events += self.feed_position(t, positions[-1][0])
+        return events
+
+    def _align_log(
+        self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
+    ) -> tuple[int, Orientation] | None:
+        node = self._keys[-1]
+        tries: list[Orientation] = (
+            [self._orientation] if self._orientation else ["normal", "rotated"]
+        )
+        for orientation in tries:
+            for i in range(upto, -1, -1):
+                if codes_key(positions[i][0].codes, orientation) == node:
+                    return i, orientation
+        return None
+
+    def _log_press_at_node(
+        self, t: float, presses: Sequence[tuple[Side, int]], events: list[ReconstructionEvent]
+    ) -> None:
+        """Presses logged while the board showed the game's current position belong to its
+        last move when the presser made it; once counted, never again."""
+        for side, seconds in presses:
+            white = self._clock.colour_of(side) == "white"
+            if self._plies and self._plies[-1].white == white and self._plies[-1].clock is None:
+                ply = self._plies[-1]
+                ply.clock = MoveTime(float(seconds), None)
+                ply.by_press = True
+                events.append(MoveClocked(t, len(self._plies), ply.clock))
+
+    def _log_line(
+        self, key: Key, pending: Sequence[Key], presses: Sequence[tuple[Side, int]]
+    ) -> Line | None:
+        """The moves from the game's position to `key`, a position the log proves settled:
+        the shortest, in the order that fits the positions seen on the way; else a chain
+        through them; else (a press with the opponent's hand already on a piece) the
+        presser's one move with one piece lifted."""
+        board = self._board
+        lines = find_lines(board, key, self.config.live_depth, limit=8)
+        if lines:
+            return max(lines, key=lambda ln: ordered_fit(line_keys(board, ln), list(pending)))
+        sightings = [Sighting(k, skippable=True) for k in pending] + [Sighting(key)]
+        line = explain_chain(board, sightings, self.config.live_depth)
+        if line:
+            return line
+        for side, _ in presses[-1:]:
+            lifted = self._move_then_lifted(key, self._clock.colour_of(side) == "white")
+            if lifted is not None:
+                return (lifted,)
+        return None
 
     def tick(self, t: float) -> list[ReconstructionEvent]:
         """Let time pass: fires stability waits and software-clock flags due by `t`."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from boards.events import ClockSeen, ClockStamped, DriverEvent, PositionSeen
+from boards.events import ClockSeen, ClockStamped, DriverEvent, LogRecovered, PositionSeen
 from boards.position import BoardPosition
 from boards.reconstruction import (
     BackInSync,
@@ -67,8 +67,9 @@ class BoardToGame:
         logged at a lever press can go to a move already recorded."""
         games: list[GameEvent] = []
         passed: list[Passed] = [event]
-        if isinstance(event, PositionSeen):
-            self._placement = event.position.board_fen(self.reconstructor.orientation or "normal")
+        if isinstance(event, PositionSeen | LogRecovered):
+            shown = event.position if isinstance(event, PositionSeen) else event.final
+            self._placement = shown.board_fen(self.reconstructor.orientation or "normal")
         if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
             clock = self.clock_event(event.t, event.reading)
             games.append(clock)
@@ -78,6 +79,18 @@ class BoardToGame:
         for out in self.follower.handle(event):
             games += self.translate(out)
             passed.append(out)
+        if game is not None:
+            # A press read back from the board's log that the game counted already (a
+            # restarted reconstructor does not know the recorded moves' clock times).
+            games = [
+                g
+                for g in games
+                if not (
+                    isinstance(g, GameMoveClocked)
+                    and 0 < g.ply <= len(game.moves)
+                    and game.moves[g.ply - 1].remaining is not None
+                )
+            ]
         return self._stamped(games), passed
 
     def tick(self, t: float) -> tuple[list[GameEvent], list[Passed]]:

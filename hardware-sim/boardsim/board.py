@@ -1,8 +1,12 @@
 """An emulated DGT e-board: a pure state machine, time passed in as seconds (float).
 
-It answers what the host sends (decoded by `boards.dgt.decoder.HostStreamDecoder`) with
+It answers what the host sends (parsed by `boardsim.hostwire.HostParser`) with
 the bytes a real board would put on the line, in single-board and bus mode, and keeps an
 EEPROM event log of everything physical that happens on it, whether a host listens or not.
+Every byte it sends is built by the simulator's own encoders (`boardsim.wire`,
+`boardsim.eeprom_log`), not by the product's codec, so tests compare two readings of the
+protocol. The EEPROM download leaves at the line's rate (`download_rate`, 960 bytes a
+second of simulated time), so a host can be stopped half-way through it.
 
 Output that is not an immediate answer (bus replies sent later, broadcast ping answers at
 a random moment, the clock in update modes) comes out of `tick(t)`; `next_due()` says when
@@ -12,50 +16,56 @@ the next scheduled reply is due. Nothing here sleeps, reads the wall clock or do
 from __future__ import annotations
 
 import random
-from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import chess
-
-from boards.dgt.bus import BusReply, BusRequest, address_from_serial
-from boards.dgt.codes import DANGEROUS_COMMANDS, BusCommand, BusReplyId, Command
+from boards.dgt.bus import BusRequest
 from boards.dgt.decoder import ClockCommandFrame, HostItem, SetLeds, SingleCommand
-from boards.dgt.eeprom import (
-    ClockTime,
-    EepromEvent,
-    PieceChange,
-    Tag,
-    TagEvent,
-    decode_events,
-    encode_event,
-)
-from boards.dgt.messages import (
-    BatteryStatus,
-    BoardDump,
-    BusAddress,
-    BWTime,
-    EEMoves,
-    FieldUpdate,
-    LongSerialNumber,
-    SerialNumber,
-    Trademark,
-    Version,
-    encode_message,
-)
 from boards.position import BoardPosition
+from boardsim import wire
 from boardsim.clock import EmulatedClock, Side
-from clocks.reading import NoClock, encode_ack, encode_bwtime
+from boardsim.eeprom_log import (
+    FAST_CHANGE_SECONDS,
+    RING_SIZE,
+    START_CODES,
+    START_CODES_ROTATED,
+    Change,
+    ClockRecord,
+    EepromRing,
+    Marker,
+    position_tag,
+    power_up_records,
+    start_game_records,
+)
+from boardsim.paced import BYTES_PER_SECOND, PacedOutput
+from boardsim.wire import BusHostCommand, BusReplyId, HostCommand
+from clocks.reading import ClockReading, NoClock
 
-EEPROM_SIZE = 7936  # bytes of event log a board keeps (~7.9 KB); oldest events go first
-FAST_CHANGE_SECONDS = 0.25  # a piece change this soon after the previous one gets the fast bit
+if TYPE_CHECKING:
+    from boards.dgt.eeprom import EepromEvent
+
+EEPROM_SIZE = RING_SIZE  # bytes of event log a board keeps (0x1F00); the oldest go first
 START_GAME_DELAY = 0.07  # SET_START_GAME answers once the EEPROM write is done
 BROADCAST_PING_WINDOW = 1.1  # boards answer a broadcast ping at a random moment in this window
 RESET_SECONDS = 2.0  # a bus RESET reboots the board; it hears nothing meanwhile
 UPDATE_CLOCK_PERIOD = 1.0  # SEND_UPDATE: the clock at least this often
+MAX_ADDRESS = (1 << 14) - 1
 
-START_POSITION = BoardPosition.from_fen(chess.STARTING_BOARD_FEN)
-START_POSITION_ROTATED = BoardPosition.from_fen(chess.STARTING_BOARD_FEN, "rotated")
+START_POSITION = BoardPosition(START_CODES)
+START_POSITION_ROTATED = BoardPosition(START_CODES_ROTATED)
+
+__all__ = [
+    "EEPROM_SIZE",
+    "FAST_CHANGE_SECONDS",
+    "START_POSITION",
+    "START_POSITION_ROTATED",
+    "EepromLog",
+    "EmulatedBoard",
+    "Mode",
+    "ScheduledReply",
+    "UpdateMode",
+]
 
 
 class Mode(StrEnum):
@@ -74,9 +84,9 @@ class UpdateMode(StrEnum):
 
 _CLOCK_MODES = frozenset({UpdateMode.UPDATE, UpdateMode.UPDATE_NICE})
 _UPDATE_COMMANDS = {
-    Command.SEND_UPDATE: UpdateMode.UPDATE,
-    Command.SEND_UPDATE_BRD: UpdateMode.UPDATE_BRD,
-    Command.SEND_UPDATE_NICE: UpdateMode.UPDATE_NICE,
+    HostCommand.SEND_UPDATE: UpdateMode.UPDATE,
+    HostCommand.SEND_UPDATE_BRD: UpdateMode.UPDATE_BRD,
+    HostCommand.SEND_UPDATE_NICE: UpdateMode.UPDATE_NICE,
 }
 
 
@@ -89,47 +99,18 @@ class ScheduledReply:
     data: bytes
 
 
-class EepromLog:
-    """The board's circular event log, kept as whole events so trimming never splits one."""
-
-    def __init__(self, capacity: int = EEPROM_SIZE) -> None:
-        if capacity < 16:
-            raise ValueError(f"EEPROM capacity too small: {capacity} bytes")
-        self.capacity = capacity
-        self._entries: deque[tuple[int, bytes]] = deque()
-        self._size = 0
-        self.next_seq = 0  # sequence number of the next event written
-
-    def append(self, event: EepromEvent) -> int:
-        raw = encode_event(event)
-        seq = self.next_seq
-        self._entries.append((seq, raw))
-        self._size += len(raw)
-        self.next_seq += 1
-        while self._size > self.capacity:
-            _, old = self._entries.popleft()
-            self._size -= len(old)
-        return seq
-
-    def since(self, seq: int) -> bytes:
-        """The bytes of every event numbered `seq` or later that is still in the log."""
-        return b"".join(raw for s, raw in self._entries if s >= seq)
+class EepromLog(EepromRing):
+    """The board's EEPROM ring, with the views tests and older callers use."""
 
     def data(self) -> bytes:
-        return self.since(0)
+        """What SEND_EE_MOVES carries before its EOF: the whole ring, oldest byte first."""
+        return self.dump()
 
     def events(self) -> list[EepromEvent]:
-        return decode_events(self.data())[0]
+        """The download as the product's decoder reads it (for tests; not on the wire path)."""
+        from boards.dgt.eeprom import decode_events
 
-    def last_tag(self, tag: Tag) -> int | None:
-        """Sequence number of the newest `tag` still in the log."""
-        for seq, raw in reversed(self._entries):
-            if raw == bytes([tag]):
-                return seq
-        return None
-
-    def __len__(self) -> int:
-        return self._size
+        return decode_events(self.dump())[0]
 
 
 class EmulatedBoard:
@@ -137,7 +118,8 @@ class EmulatedBoard:
 
     `serial` is the 5-digit serial number; its value is the bus address. `battery_percent`
     makes it a Bluetooth board that answers SEND_BATTERY_STATUS. `seed` makes the random
-    broadcast ping timing reproducible.
+    broadcast ping timing reproducible. `download_rate` (bytes per second of simulated
+    time) paces the EEPROM download like 9600 baud; None sends it at once.
     """
 
     def __init__(
@@ -154,12 +136,15 @@ class EmulatedBoard:
         seed: int = 0,
         t: float = 0.0,
         eeprom_size: int = EEPROM_SIZE,
+        download_rate: float | None = BYTES_PER_SECOND,
     ) -> None:
         if len(serial) != 5 or not serial.isdigit():
             raise ValueError(f"a DGT serial number is 5 digits, got {serial!r}")
-        self.address = address_from_serial(serial)
+        self.address = int(serial)
         if self.address == 0:
             raise ValueError("serial 00000 is the bus broadcast address; choose another")
+        if self.address > MAX_ADDRESS:
+            raise ValueError(f"serial {serial} does not fit a 14-bit bus address")
         self.serial = serial
         self.long_serial = long_serial if long_serial is not None else f"{self.address:010d}"
         if len(self.long_serial) != 10 or not self.long_serial.isascii():
@@ -173,6 +158,8 @@ class EmulatedBoard:
         self.clock = clock
         self.position = position
         self.eeprom = EepromLog(eeprom_size)
+        self.download_rate = download_rate
+        self._line = PacedOutput(download_rate if download_rate is not None else BYTES_PER_SECOND)
         self.leds = b""
         self.dangerous_commands_received = 0
         self.dangerous_codes: list[int] = []
@@ -192,14 +179,18 @@ class EmulatedBoard:
     # -- power and modes -----------------------------------------------------------------
 
     def power_up(self, t: float, *, reboot_seconds: float = RESET_SECONDS) -> None:
-        """Switch on (or reboot): bus mode, idle, POWERUP logged; deaf for `reboot_seconds`."""
+        """Switch on (or reboot): bus mode, idle; deaf for `reboot_seconds`.
+
+        The log gets 3 NOPs, POWERUP, a piece change per occupied square and the
+        position's tag, as a real board writes them.
+        """
         self.mode = Mode.BUS
         self.update_mode = UpdateMode.IDLE
         self._scheduled.clear()
+        self._line.clear()
         self._ignore_next_ping = False
         self._busy_until = t + reboot_seconds
-        self.eeprom.append(TagEvent(Tag.POWERUP))
-        self._log_position_tags()
+        self.eeprom.write_all(power_up_records(self.position.codes))
 
     def _enter_single(self) -> None:
         if self.mode is Mode.BUS:
@@ -219,9 +210,12 @@ class EmulatedBoard:
     # -- host input ------------------------------------------------------------------------
 
     def handle(self, item: HostItem, t: float) -> bytes:
-        """The bytes the board answers at once to one decoded host item (often none)."""
+        """The bytes the board sends at once for one decoded host item (often none)."""
         if t < self._busy_until:
             return b""
+        return self._out(self._answer(item, t), t)
+
+    def _answer(self, item: HostItem, t: float) -> bytes:
         match item:
             case BusRequest():
                 return self._handle_bus(item, t)
@@ -236,51 +230,74 @@ class EmulatedBoard:
                     return b""
                 # The ack replaced the time display for a moment: send the times again next.
                 self._last_clock_payload = None
-                return encode_message(BWTime(encode_ack(ack)))
+                return wire.bwtime(wire.clock_ack(ack.ack0, ack.ack1, ack.ack2, ack.ack3))
             case SetLeds(data):
                 self._enter_single()
                 self.leds = data
                 return b""
         raise TypeError(f"not a host item: {item!r}")
 
+    def _out(self, data: bytes, t: float) -> bytes:
+        """Output waits behind a download still on the line: one serial port, one byte at a
+        time."""
+        if self._line.busy:
+            self._line.push(data, t)
+            return b""
+        return data
+
     def _handle_single(self, code: int, t: float) -> bytes:
-        if code in DANGEROUS_COMMANDS:
+        if code in wire.DANGEROUS:
             # Never act on these: a real board would start its bootloader or scan draughts.
             self.dangerous_commands_received += 1
             self.dangerous_codes.append(code)
             return b""
         self._enter_single()
         match code:
-            case Command.RESET:
+            case HostCommand.RESET:
                 self.update_mode = UpdateMode.IDLE
                 return b""
-            case Command.SEND_CLK:
-                return encode_message(BWTime(self.clock_payload(t)))
-            case Command.SEND_BRD:
-                return encode_message(BoardDump(self.position))
-            case Command.SEND_UPDATE | Command.SEND_UPDATE_BRD | Command.SEND_UPDATE_NICE:
-                self._set_update_mode(_UPDATE_COMMANDS[Command(code)])
+            case HostCommand.SEND_CLK:
+                return wire.bwtime(self.clock_payload(t))
+            case HostCommand.SEND_BRD:
+                return wire.board_dump(self.position.codes)
+            case (
+                HostCommand.SEND_UPDATE | HostCommand.SEND_UPDATE_BRD | HostCommand.SEND_UPDATE_NICE
+            ):
+                self._set_update_mode(_UPDATE_COMMANDS[HostCommand(code)])
                 return b""
-            case Command.RETURN_SERIALNR:
-                return encode_message(SerialNumber(self.serial))
-            case Command.RETURN_BUSADRES:
-                return encode_message(BusAddress(self.address))
-            case Command.SEND_TRADEMARK:
-                return encode_message(Trademark(self.trademark))
-            case Command.SEND_EE_MOVES:
-                return encode_message(EEMoves(self.eeprom.data() + bytes([Tag.EOF])))
-            case Command.TO_BUSMODE:
+            case HostCommand.RETURN_SERIALNR:
+                return wire.serial_number(self.serial)
+            case HostCommand.RETURN_BUSADRES:
+                return wire.bus_address(self.address)
+            case HostCommand.SEND_TRADEMARK:
+                return wire.trademark(self.trademark)
+            case HostCommand.SEND_EE_MOVES:
+                return self._download(t)
+            case HostCommand.TO_BUSMODE:
                 self._enter_bus()
                 return b""
-            case Command.SEND_BATTERY_STATUS:
+            case HostCommand.SEND_BATTERY_STATUS:
                 if self.battery_percent is None:
                     return b""  # wired boards have no battery and do not answer
-                return encode_message(BatteryStatus(self.battery_payload()))
-            case Command.SEND_VERSION:
-                return encode_message(Version(*self.version))
-            case Command.RETURN_LONG_SERIALNR:
-                return encode_message(LongSerialNumber(self.long_serial))
+                return wire.battery_status(self.battery_payload())
+            case HostCommand.SEND_VERSION:
+                return wire.version(*self.version)
+            case HostCommand.RETURN_LONG_SERIALNR:
+                return wire.long_serial_number(self.long_serial)
         return b""
+
+    def _download(self, t: float) -> bytes:
+        frame = wire.ee_moves(self.eeprom.dump())
+        if self.download_rate is None:
+            return frame
+        # Queued even behind nothing: it leaves byte by byte from now on, through tick().
+        self._line.push(frame, t)
+        return b""
+
+    @property
+    def downloading(self) -> bool:
+        """True while a paced download (and what queued behind it) is still leaving."""
+        return self._line.busy
 
     def _handle_bus(self, request: BusRequest, t: float) -> bytes:
         self._enter_bus()  # any bus frame on the line puts the board (back) in bus mode
@@ -291,63 +308,63 @@ class EmulatedBoard:
         if request.address != self.address:
             return b""
         match command:
-            case BusCommand.SEND_CLK:
+            case BusHostCommand.SEND_CLK:
                 return self._reply(BusReplyId.BWTIME, self.clock_payload(t))
-            case BusCommand.SEND_BRD:
-                return self._reply(BusReplyId.BRD_DUMP, self.position.to_bytes())
-            case BusCommand.SEND_CHANGES:
+            case BusHostCommand.SEND_BRD:
+                return self._reply(BusReplyId.BRD_DUMP, bytes(self.position.codes))
+            case BusHostCommand.SEND_CHANGES:
                 return self._reply(BusReplyId.UPDATE, self._take_changes())
-            case BusCommand.REPEAT_CHANGES:
+            case BusHostCommand.REPEAT_CHANGES:
                 return self._reply(BusReplyId.UPDATE, self._last_update)
-            case BusCommand.SET_START_GAME:
+            case BusHostCommand.SET_START_GAME:
                 self._write_start_game()
                 self._schedule(t + START_GAME_DELAY, BusReplyId.START_GAME_WRITTEN, b"")
                 return b""
-            case BusCommand.SEND_FROM_START:
+            case BusHostCommand.SEND_FROM_START:
                 return self._reply(BusReplyId.FROM_START, self._from_start())
-            case BusCommand.PING:
+            case BusHostCommand.PING:
                 return self._reply(BusReplyId.PING, b"")
-            case BusCommand.IGNORE_NEXT_BUS_PING:
+            case BusHostCommand.IGNORE_NEXT_BUS_PING:
                 self._ignore_next_ping = True
                 return self._reply(BusReplyId.PING, b"")
-            case BusCommand.SEND_VERSION:
+            case BusHostCommand.SEND_VERSION:
                 return self._reply(BusReplyId.VERSION, bytes(self.version))
-            case BusCommand.SEND_ALL_D:
+            case BusHostCommand.SEND_ALL_D:
                 return (
                     self._reply(BusReplyId.UPDATE, self._take_changes())
                     + self._reply(BusReplyId.BWTIME, self.clock_payload(t))
-                    + self._reply(BusReplyId.BRD_DUMP, self.position.to_bytes())
+                    + self._reply(BusReplyId.BRD_DUMP, bytes(self.position.codes))
                 )
-            case BusCommand.END_BUSMODE:
+            case BusHostCommand.END_BUSMODE:
                 self._enter_single()
                 return b""
-            case BusCommand.RESET:
+            case BusHostCommand.RESET:
                 self.power_up(t)
                 return b""
         return b""
 
-    def _handle_broadcast(self, command: BusCommand, t: float) -> None:
+    def _handle_broadcast(self, command: int, t: float) -> None:
         """Address 0: every board hears it; only pings are answered (later, at random)."""
         match command:
-            case BusCommand.PING:
+            case BusHostCommand.PING:
                 if self._ignore_next_ping:
                     self._ignore_next_ping = False
                     return
                 due = t + self._rng.uniform(0.0, BROADCAST_PING_WINDOW)
                 self._schedule(due, BusReplyId.PING, b"")
-            case BusCommand.IGNORE_NEXT_BUS_PING:
+            case BusHostCommand.IGNORE_NEXT_BUS_PING:
                 self._ignore_next_ping = True
-            case BusCommand.SET_START_GAME:
+            case BusHostCommand.SET_START_GAME:
                 self._write_start_game()
-            case BusCommand.END_BUSMODE:
+            case BusHostCommand.END_BUSMODE:
                 self._enter_single()
-            case BusCommand.RESET:
+            case BusHostCommand.RESET:
                 self.power_up(t)
             case _:
                 pass  # every board answering at once would only garble the line
 
     def _reply(self, reply_id: BusReplyId, data: bytes) -> bytes:
-        return BusReply(reply_id, self.address, data).encode()
+        return wire.bus_reply(reply_id, self.address, data)
 
     def _schedule(self, due: float, reply_id: BusReplyId, data: bytes) -> None:
         self._scheduled.append(ScheduledReply(due, self.address, self._reply(reply_id, data)))
@@ -355,19 +372,19 @@ class EmulatedBoard:
 
     def _take_changes(self) -> bytes:
         data = self.eeprom.since(self._changes_mark)
-        self._changes_mark = self.eeprom.next_seq
+        self._changes_mark = self.eeprom.written
+        # Fetched records are not rewritten later, or a host polling the changes would never
+        # learn that a square it saw changed again.
+        self.eeprom.seal()
         self._last_update = data
         return data
 
     def _from_start(self) -> bytes:
-        seq = self.eeprom.last_tag(Tag.START_TAG)
-        return self.eeprom.data() if seq is None else self.eeprom.since(seq)
+        start = self.eeprom.start_tag()
+        return self.eeprom.since(self.eeprom.oldest if start is None else start)
 
     def _write_start_game(self) -> None:
-        self.eeprom.append(TagEvent(Tag.START_TAG))
-        for index, code in enumerate(self.position.codes):
-            if code:
-                self.eeprom.append(PieceChange(index, code))
+        self.eeprom.write_all(start_game_records(self.position.codes))
 
     # -- physical actions ------------------------------------------------------------------
 
@@ -381,11 +398,13 @@ class EmulatedBoard:
             return b""
         fast = self._last_change_t is not None and t - self._last_change_t < FAST_CHANGE_SECONDS
         self._last_change_t = t
-        self.eeprom.append(PieceChange(index, code, fast))
+        self.eeprom.write(Change(index, code, fast))
         self.position = self.position.with_piece(index, code)
-        self._log_position_tags()
+        tag = position_tag(self.position.codes)
+        if tag is not None:
+            self.eeprom.write(Marker(tag))
         if self.mode is Mode.SINGLE and self.update_mode is not UpdateMode.IDLE:
-            return encode_message(FieldUpdate(index, code))
+            return self._out(wire.field_update(index, code), t)
         return b""
 
     def set_position(self, position: BoardPosition, t: float) -> bytes:
@@ -395,14 +414,6 @@ class EmulatedBoard:
             out += self.set_square(index, code, t)
         return out
 
-    def _log_position_tags(self) -> None:
-        if self.position == START_POSITION:
-            self.eeprom.append(TagEvent(Tag.BEGINPOS))
-        elif self.position == START_POSITION_ROTATED:
-            self.eeprom.append(TagEvent(Tag.BEGINPOS_ROT))
-        elif not any(self.position.codes):
-            self.eeprom.append(TagEvent(Tag.EMPTYBOARD))
-
     def press_lever(self, side: Side, t: float) -> bytes:
         """A player presses the clock. Logs the stopped side's time; sends the clock if asked."""
         if self.clock is None:
@@ -411,9 +422,9 @@ class EmulatedBoard:
         if result is None or not self.clock.connected:
             # The clock runs on its own batteries; unplugged, the board just cannot see it.
             return b""
-        self.eeprom.append(ClockTime(result.stopped == "left", result.seconds))
+        self.eeprom.write(ClockRecord(result.stopped == "left", result.seconds))
         if self.mode is Mode.SINGLE and self.update_mode in _CLOCK_MODES:
-            return self._send_clock(t)
+            return self._out(self._send_clock(t), t)
         return b""
 
     def unplug_clock(self) -> None:
@@ -427,7 +438,7 @@ class EmulatedBoard:
     # -- periodic output -------------------------------------------------------------------
 
     def tick(self, t: float) -> bytes:
-        """Everything due by `t`: scheduled bus replies, and the clock in update modes."""
+        """Everything due by `t`: scheduled bus replies, the download, the clock."""
         return b"".join(r.data for r in self.take_due(t)) + self.periodic_output(t)
 
     def take_due(self, t: float) -> list[ScheduledReply]:
@@ -437,15 +448,19 @@ class EmulatedBoard:
         return due
 
     def periodic_output(self, t: float) -> bytes:
-        """The clock, in UPDATE (every second and on change) and UPDATE_NICE (on change)."""
+        """What leaves on its own: the next bytes of a download, and the clock in UPDATE
+        (every second and on change) and UPDATE_NICE (on change) once the line is free."""
+        out = self._line.take(t)
+        if self._line.busy:
+            return out  # the clock waits; the reading sent afterwards is the current one
         if self.mode is not Mode.SINGLE or self.update_mode not in _CLOCK_MODES:
-            return b""
+            return out
         payload = self.clock_payload(t)
         changed = payload != self._last_clock_payload
         periodic = (
             self.update_mode is UpdateMode.UPDATE and t - self._last_clock_t >= UPDATE_CLOCK_PERIOD
         )
-        return self._send_clock(t, payload) if changed or periodic else b""
+        return out + self._send_clock(t, payload) if changed or periodic else out
 
     def scheduled(self) -> list[ScheduledReply]:
         """Replies waiting for their time, earliest first."""
@@ -458,14 +473,28 @@ class EmulatedBoard:
         payload = self.clock_payload(t) if payload is None else payload
         self._last_clock_payload = payload
         self._last_clock_t = t
-        return encode_message(BWTime(payload))
+        return wire.bwtime(payload)
 
     # -- state as the protocol shows it ----------------------------------------------------
 
     def clock_payload(self, t: float) -> bytes:
         """The 7 BWTIME bytes: the clock's reading, or 'no clock connected'."""
         reading = self.clock.reading(t) if self.clock is not None else NoClock()
-        return encode_bwtime(reading)
+        if not isinstance(reading, ClockReading):
+            return wire.NO_CLOCK
+        return wire.clock_times(
+            left_seconds=reading.left_seconds,
+            right_seconds=reading.right_seconds,
+            running=reading.running,
+            right_lever_high=reading.right_lever_high,
+            left_flag=reading.left_flag,
+            right_flag=reading.right_flag,
+            left_final_flag=reading.left_final_flag,
+            right_final_flag=reading.right_final_flag,
+            left_increment_mode=reading.left_increment_mode,
+            right_increment_mode=reading.right_increment_mode,
+            battery_low=reading.battery_low,
+        )
 
     def battery_payload(self) -> bytes:
         """Percent, time left h m, on-time h m, standby d h m, status bits (bit 0 charging)."""

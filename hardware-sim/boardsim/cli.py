@@ -66,6 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--line-speed", action="store_true", help="send at 9600 baud (960 bytes/s), not at once"
     )
+    parser.add_argument(
+        "--instant-download",
+        action="store_true",
+        help="send the EEPROM log at once instead of at 9600 baud (about 8 s, as real boards)",
+    )
 
 
 def format_devices(sim: Simulator) -> str:
@@ -92,6 +97,7 @@ async def run(args: argparse.Namespace) -> int:
             max_think=args.max_think,
             game_delay=args.start_after,
             habits=args.habits,
+            instant_download=args.instant_download,
         )
     except ValueError as e:
         print(f"boardsim: {e}", file=sys.stderr)

@@ -17,23 +17,26 @@ from dataclasses import dataclass
 from typing import Literal
 
 from boards.dgt.clock_commands import (
-    SETNRUN_LEFT_COUNTS_DOWN,
-    SETNRUN_PAUSE,
-    SETNRUN_RIGHT_COUNTS_DOWN,
     ClockAscii,
+    ClockBeep,
     ClockCommand,
+    ClockDisplay,
     ClockEnd,
+    ClockIcons,
     ClockSetAndRun,
     ClockVersion,
-    encode_clock_command,
 )
-from boards.dgt.codes import ClockCommandCode
 from clocks.reading import ClockAck, ClockReading, NoClock
 
 Side = Literal["left", "right"]
 
 MAX_SECONDS = 9 * 3600 + 59 * 60 + 59
 ACK_OK = 0x10
+# The command byte the clock echoes in ack1, per command (DGT's clock command numbers).
+CODE_DISPLAY, CODE_ICONS, CODE_END, CODE_VERSION = 0x01, 0x02, 0x03, 0x09
+CODE_SETNRUN, CODE_BEEP, CODE_ASCII = 0x0A, 0x0B, 0x0C
+# SETNRUN flag bits.
+LEFT_COUNTS_DOWN, RIGHT_COUNTS_DOWN, PAUSE = 0x01, 0x02, 0x04
 ACK_BUTTON = 0x88
 # Button codes the clock reports in ack3 (back, plus, run, minus, ok).
 BUTTONS = {"back": 0x31, "plus": 0x32, "run": 0x33, "minus": 0x34, "ok": 0x35}
@@ -217,23 +220,29 @@ class EmulatedClock:
                     "right": float(min(right, MAX_SECONDS)),
                 }
                 self._counts_down = {
-                    "left": bool(flags & SETNRUN_LEFT_COUNTS_DOWN),
-                    "right": bool(flags & SETNRUN_RIGHT_COUNTS_DOWN),
+                    "left": bool(flags & LEFT_COUNTS_DOWN),
+                    "right": bool(flags & RIGHT_COUNTS_DOWN),
                 }
                 self._clear_flags()
-                self._running = not flags & SETNRUN_PAUSE
-                code = ClockCommandCode.SETNRUN
+                self._running = not flags & PAUSE
+                code = CODE_SETNRUN
             case ClockAscii(text):
                 self.text = text
-                code = ClockCommandCode.ASCII
+                code = CODE_ASCII
             case ClockEnd():
                 self.text = None
-                code = ClockCommandCode.END
+                code = CODE_END
             case ClockVersion():
                 major, minor = self.version
-                return ClockAck(ACK_OK, ClockCommandCode.VERSION, (major << 4) | minor, 0)
+                return ClockAck(ACK_OK, CODE_VERSION, (major << 4) | minor, 0)
+            case ClockDisplay():
+                code = CODE_DISPLAY
+            case ClockIcons():
+                code = CODE_ICONS
+            case ClockBeep():
+                code = CODE_BEEP
             case _:
-                code = _code_of(command)
+                raise TypeError(f"not a clock command: {command!r}")
         return ClockAck(ACK_OK, code, 0, 0)
 
     # -- what the board reads ------------------------------------------------------------
@@ -256,8 +265,3 @@ class EmulatedClock:
             right_increment_mode=self._increment["right"] > 0,
             battery_low=self.battery_low,
         )
-
-
-def _code_of(command: ClockCommand) -> int:
-    # The code byte sits after 2B N 03 in the encoded frame.
-    return encode_clock_command(command)[3]

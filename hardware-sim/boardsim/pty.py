@@ -19,14 +19,13 @@ import errno
 import os
 import random
 import termios
-import time
 import tty
 from pathlib import Path
 
-from boards.dgt.decoder import HostStreamDecoder
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.clock import Side
+from boardsim.hostwire import HostParser
 from clocks.timesource import SystemTime, TimeSource
 
 BYTES_PER_SECOND = 960  # 9600 baud, 8N1: ten bits on the wire per byte
@@ -41,7 +40,8 @@ class PtyHost:
 
     Use `async with PtyHost(board, rundir / "board-1") as host:` or start()/stop().
     `time_source` is the simulation's clock (the boards see its seconds); `tick_interval`
-    is in real seconds. `line_speed` throttles output to 960 bytes a second like 9600 baud.
+    is in real seconds. `line_speed` throttles all output to 960 bytes per simulated second
+    like 9600 baud (the EEPROM download is paced by the board itself in any case).
     """
 
     def __init__(
@@ -63,7 +63,7 @@ class PtyHost:
         self.bytes_in = 0
         self.bytes_out = 0
         self.bytes_lost = 0  # sent while unplugged, muted or with nobody listening
-        self._decoder = HostStreamDecoder()
+        self._decoder = HostParser()
         self._master: int | None = None
         self._tty: str | None = None
         self._listening = False
@@ -141,7 +141,7 @@ class PtyHost:
         self._master = master
         self._listening = False
         self._plugged = True
-        self._decoder = HostStreamDecoder()
+        self._decoder = HostParser()
         self._point_link(self._tty)
 
     def _point_link(self, target: str) -> None:
@@ -315,7 +315,7 @@ class PtyHost:
             return
         chunk = bytes(self._out)
         if self.line_speed:
-            now = time.monotonic()
+            now = self.now()  # simulated time: a sped-up simulation sends faster too
             # No credit piles up while the line is idle: at most a 50 ms burst.
             self._line_t = max(self._line_t, now - 0.05)
             allowed = int((now - self._line_t) * BYTES_PER_SECOND)

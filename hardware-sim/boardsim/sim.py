@@ -21,6 +21,7 @@ import chess.pgn
 
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
+from boardsim.paced import BYTES_PER_SECOND
 from boardsim.pty import PtyHost
 from boardsim.script import (
     Action,
@@ -186,6 +187,8 @@ class Simulator:
     sliding pieces, captures in either order, fast replies, j'adoube, takebacks, rotated
     boards, result signals with the kings), seeded by `seed` and the board number;
     `habits="none"` keeps the tidy scripted hands (`boardsim.script.actions_for_game`).
+    The boards send their EEPROM log at 9600 baud in simulated time, as real boards do
+    (about 8 s); `instant_download=True` sends it at once.
     """
 
     def __init__(
@@ -203,6 +206,7 @@ class Simulator:
         game_delay: float = 0.0,
         register: bool = True,
         habits: HabitsName = "none",
+        instant_download: bool = False,
     ) -> None:
         if not 1 <= boards <= 99:
             raise ValueError(f"--boards takes 1 to 99 boards, not {boards}")
@@ -222,6 +226,7 @@ class Simulator:
         self.max_think = max_think
         self.game_delay = game_delay
         self.register = register
+        self.instant_download = instant_download
         self.hosts: list[PtyHost] = []
         self.devices: list[DeviceInfo] = []
         self._players: list[asyncio.Task[None]] = []
@@ -240,9 +245,7 @@ class Simulator:
         t = self.clock.now()
         serials = self._serials()
         if self.bus:
-            line = BusLine(
-                [EmulatedBoard(s, seed=self.seed * 1000 + i, t=t) for i, s in enumerate(serials)]
-            )
+            line = BusLine([self._board(s, i, t) for i, s in enumerate(serials)])
             host = self._host(line, "bus-1")
             await host.start()
             self.devices = [
@@ -252,9 +255,7 @@ class Simulator:
         else:
             targets = []
             for i, s in enumerate(serials):
-                host = self._host(
-                    EmulatedBoard(s, seed=self.seed * 1000 + i, t=t), f"board-{i + 1}"
-                )
+                host = self._host(self._board(s, i, t), f"board-{i + 1}")
                 await host.start()
                 self.devices.append(DeviceInfo(str(host.path), s, "single", None, 0))
                 targets.append((host, 0))
@@ -265,6 +266,10 @@ class Simulator:
                 game = self.games[i % len(self.games)]
                 self._players.append(asyncio.create_task(self._play(host, index, game, i)))
         return list(self.devices)
+
+    def _board(self, serial: str, number: int, t: float) -> EmulatedBoard:
+        rate = None if self.instant_download else BYTES_PER_SECOND
+        return EmulatedBoard(serial, seed=self.seed * 1000 + number, t=t, download_rate=rate)
 
     def _host(self, device: EmulatedBoard | BusLine, name: str) -> PtyHost:
         host = PtyHost(

@@ -53,7 +53,6 @@ from boards.reconstruction.search import (
     Sighting,
     consistency,
     explain_chain,
-    find_line,
     find_lines,
     line_keys,
     ordered_fit,
@@ -106,6 +105,10 @@ class _Match:
     deep: bool = False
     # Different lines reach this position and nothing seen tells them apart (as text).
     ambiguous: tuple[str, ...] = ()
+    # A correction the board itself shows (the last piece moved on from its landing
+    # square, or the replacing line fits the positions seen since the node better than any
+    # line from it): decided as soon as a move would be, not after the takeback wait.
+    evident: bool = False
 
 
 _SAME = _Match("same")
@@ -375,7 +378,7 @@ class Reconstructor:
             elif m.kind == "start":
                 due.append(s + cfg.new_game_stable)
             elif m.kind in ("takeback", "correction"):
-                due.append(s + self._takeback_wait(cand, m))
+                due.append(s + self._correction_wait(cand, m))
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
@@ -546,7 +549,17 @@ class Reconstructor:
             lines = find_lines(self._board, key, self.config.live_depth, limit=8)
             if lines:
                 line = self._most_consistent(self._board, lines)
-                return _Match("forward", line, len(self._plies), suspect=self._suspect(line))
+                fitter = self._fitter_correction(key, line)
+                if fitter is not None:
+                    return fitter
+                return _Match(
+                    "forward", line, len(self._plies), suspect=self._suspect(self._board, line)
+                )
+        # Before takebacks: the last piece moving on may repeat an earlier position
+        # (Qc7-c6 recorded, the queen goes on to c1 where it stood two moves ago).
+        moved_on = self._moved_on(key)
+        if moved_on is not None:
+            return moved_on
         nodes = self._key_nodes.get(key)
         if nodes:
             earlier = [n for n in nodes if n < len(self._plies)]
@@ -581,9 +594,8 @@ class Reconstructor:
         """A pawn stands on the last rank: its new piece is on the way."""
         return bool(key[0] & _BACK_RANKS)
 
-    def _suspect(self, line: Line) -> Suspect:
-        """Why the last move of `line` may be half of something else."""
-        board = self._board
+    def _suspect(self, board: chess.Board, line: Line) -> Suspect:
+        """Why the last move of `line` (from `board`) may be half of something else."""
         for move in line[:-1]:
             board.push(move)
         try:
@@ -618,21 +630,7 @@ class Reconstructor:
         if changed.bit_count() == 1 and not changed & occupied(key):
             return None  # one piece missing from the current position: it is in a hand
         board = self._board
-        back_max = min(self.config.correction_back, len(self._plies))
-        popped: list[chess.Move] = []
-        found: _Match | None = None
-        try:
-            for back in range(1, back_max + 1):
-                popped.append(board.pop())
-                if not material_feasible(board_key(board), key):
-                    continue
-                line = find_line(board, key, self.config.live_depth)
-                if line is not None:
-                    found = _Match("correction", line, len(self._plies) - back)
-                    break
-        finally:
-            for move in reversed(popped):
-                board.push(move)
+        found = self._correction(key)
         if found is not None:
             return found
         if chain:
@@ -661,6 +659,97 @@ class Reconstructor:
                 patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
                 return _Match("none", patient=patient, ambiguous=tuple(shown[:_AMBIGUOUS_SHOWN]))
         return None
+
+    def _back_lines(self, key: Key, first_only: bool) -> list[tuple[int, Line, list[Key], Suspect]]:
+        """Lines of up to `live_depth` plies from each of the last `correction_back` nodes
+        to `key` that replace recorded moves (not the recorded moves followed by more), as
+        (plies back, line, the positions along it from its node, suspect); with
+        `first_only`, the first line from the nearest node that has one."""
+        board = self._board
+        back_max = min(self.config.correction_back, len(self._plies))
+        popped: list[chess.Move] = []
+        out: list[tuple[int, Line, list[Key], Suspect]] = []
+        try:
+            for back in range(1, back_max + 1):
+                popped.append(board.pop())
+                if not material_feasible(board_key(board), key):
+                    continue
+                recorded = tuple(reversed(popped))
+                for line in find_lines(board, key, self.config.live_depth, limit=8):
+                    if line[:back] == recorded:
+                        continue
+                    out.append((back, line, line_keys(board, line), self._suspect(board, line)))
+                    if first_only:
+                        return out
+        finally:
+            for move in reversed(popped):
+                board.push(move)
+        return out
+
+    def _correction(self, key: Key) -> _Match | None:
+        """An earlier node (up to `correction_back` plies back) plus other moves."""
+        for back, line, _keys, suspect in self._back_lines(key, first_only=True):
+            return _Match("correction", line, len(self._plies) - back, suspect=suspect)
+        return None
+
+    def _moved_on(self, key: Key) -> _Match | None:
+        """The piece of the last move moved on from its landing square, nothing else
+        changed, and it could have gone there at once: that move is corrected (a slide
+        that rested on a square of its path). Not for kings: a king stepping on may be the
+        first king of a result signal."""
+        if not self._plies:
+            return None
+        last = self._plies[-1].move
+        piece = self._board.piece_at(last.to_square)
+        if piece is None or piece.piece_type == chess.KING:
+            return None
+        land = chess.BB_SQUARES[last.to_square]
+        changed = diff_mask(self._keys[-1], key)
+        if changed.bit_count() != 2 or not changed & land or occupied(key) & land:
+            return None
+        there = changed & ~land
+        if not key[piece.piece_type - 1] & there or bool(key[6] & there) != piece.color:
+            return None
+        found = self._correction(key)
+        if found is None or found.base != len(self._plies) - 1 or len(found.moves) != 1:
+            return None
+        return replace(found, evident=True)
+
+    def _fitter_correction(
+        self, key: Key, line: Line, presser: bool | None = None, until: float | None = None
+    ) -> _Match | None:
+        """A correction reaching `key` that fits the positions seen since the node (up to
+        `until`), in order, better than the forward `line`: a transposed path through a
+        recorded move the board then showed otherwise (Bd7, Qe4, Bd7-e6 for Be6, Qe4 when
+        the bishop was seen on e6 before the queen moved) is never preferred to a path
+        through every position seen. At a press by `presser` a tie goes to the correction
+        of the presser's unpressed moves (the position at the press is the truth)."""
+        node = self._keys[-1]
+        observed = [
+            seen.key
+            for seen in self._trail
+            if seen.key != node and (until is None or seen.since <= until + _EPS)
+        ]
+        if not observed:
+            return None
+        forward = ordered_fit(line_keys(self._board, line), observed)
+        if presser is None and forward >= len(observed):
+            return None  # the forward line explains everything seen: nothing to correct
+        need = forward if presser is not None else forward + 1
+        best: _Match | None = None
+        for back, alt, keys, suspect in self._back_lines(key, first_only=False):
+            replaced = self._plies[len(self._plies) - back :]
+            if presser is not None and (
+                any(p.by_press for p in replaced) or all(p.white != presser for p in replaced)
+            ):
+                continue
+            score = ordered_fit(keys, observed)
+            if score >= need:
+                need = score + 1
+                best = _Match(
+                    "correction", alt, len(self._plies) - back, suspect=suspect, evident=True
+                )
+        return best
 
     def _best_supported(
         self, board: chess.Board, key: Key, lines: list[Line]
@@ -747,6 +836,14 @@ class Reconstructor:
             return lines[0]
         return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
 
+    def _correction_wait(self, cand: _Candidate, m: _Match) -> float:
+        if m.kind == "correction" and m.evident:
+            wait = self._forward_wait(m)
+            if any(p.by_press for p in self._plies[m.base :]):
+                wait = max(wait, self.config.pressed_correction_stable)
+            return wait
+        return self._takeback_wait(cand, m)
+
     def _takeback_wait(self, cand: _Candidate, m: _Match) -> float:
         cfg = self.config
         wait = cfg.takeback_stable
@@ -831,25 +928,10 @@ class Reconstructor:
                 return True
             return False
         if m.kind in ("takeback", "correction"):
-            if stable >= self._takeback_wait(cand, m):
+            if stable >= self._correction_wait(cand, m):
                 self._adopt(m)
                 self._back_in_sync(t, events)
-                replaced = self._plies[m.base :]
-                waiting = self._stamps
-                self._retract(t, m.base, events)
-                if m.moves:
-                    # A correction keeps the clock times of the moves it replaces, and the
-                    # presses still waiting for a move (a press that came while the board
-                    # showed the wrong line had no move to go to): the replacing moves get
-                    # them, oldest first, per colour.
-                    for colour in (True, False):
-                        carried = [
-                            (t, p.clock)
-                            for p in replaced
-                            if p.white == colour and p.clock is not None
-                        ]
-                        self._stamps[colour] = carried + waiting[colour]
-                    self._play(t, m.moves, "stable", events)
+                self._correct(t, m, "stable", events)
                 return True
             return False
         # Nothing matches (yet).
@@ -957,6 +1039,25 @@ class Reconstructor:
         self._signalled = None
         self._node_changed()
 
+    def _correct(
+        self, t: float, m: _Match, evidence: Evidence, events: list[ReconstructionEvent]
+    ) -> None:
+        """Take the game back to node `m.base` and play `m.moves` from there."""
+        replaced = self._plies[m.base :]
+        waiting = self._stamps
+        self._retract(t, m.base, events)
+        if m.moves:
+            # A correction keeps the clock times of the moves it replaces, and the presses
+            # still waiting for a move (a press that came while the board showed the wrong
+            # line had no move to go to): the replacing moves get them, oldest first, per
+            # colour.
+            for colour in (True, False):
+                carried = [
+                    (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
+                ]
+                self._stamps[colour] = carried + waiting[colour]
+            self._play(t, m.moves, evidence, events)
+
     def _retract(self, t: float, to_ply: int, events: list[ReconstructionEvent]) -> None:
         if to_ply >= len(self._plies):
             return
@@ -995,34 +1096,37 @@ class Reconstructor:
 
     def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
         window = [c for c in press.cands if c.since <= press.deadline + _EPS]
+        shown: list[_Candidate] = []  # latest first, pieces passing by left out
         for k in range(len(window) - 1, -1, -1):
             cand = window[k]
-            # A position replaced within one scan is a piece passing by (a sliding rook
-            # seen on a crossed square), not what the press completed.
-            passing = k + 1 < len(window) and (
-                window[k + 1].since - cand.since < self.config.press_min_dwell
-            )
-            if cand is not self._cand and passing:
-                continue
+            # A position replaced within one scan by the piece that arrived in it moving on
+            # is a piece passing by (a sliding rook seen on a crossed square), not what the
+            # press completed. Replaced by another hand (a fast reply) it was a move.
+            if (
+                cand is not self._cand
+                and k + 1 < len(window)
+                and window[k + 1].since - cand.since < self.config.press_min_dwell
+            ):
+                arrived = occupied(cand.key) & diff_mask(cand.key, self._keys[-1])
+                if arrived & diff_mask(cand.key, window[k + 1].key):
+                    continue
+            shown.append(cand)
+        # The position at the press is the truth: a move of the presser that the board no
+        # longer shows is corrected before anything else (a slide that rested on a square
+        # of its path was recorded there), from the latest position that shows the fix.
+        if shown and self._unshown_move(shown[0].key, press.white):
+            for cand in shown:
+                m = self._press_correction(cand, press.white)
+                if m is not None and self._press_completes(press, m, events):
+                    return
+        for cand in shown:
             m = self._match_for(cand)
             if m.kind == "none":
-                lifted = self._move_then_lifted(cand.key, press.white)
+                lifted = self._move_then_lifted(self._board, cand.key, press.white)
                 if lifted is not None:
                     m = _Match("forward", (lifted,), len(self._plies))
-            if m.kind != "forward":
-                continue
-            turn = self._board.turn == chess.WHITE
-            last = None
-            for i in range(len(m.moves)):
-                if (turn if i % 2 == 0 else not turn) == press.white:
-                    last = i
-            if last is None:
-                continue
-            self._stamps[press.white].append((press.t, press.time))
-            self._adopt(m)
-            self._back_in_sync(press.deadline, events)
-            self._play(press.deadline, m.moves[: last + 1], "press", events)
-            return
+            if m.kind == "forward" and self._press_completes(press, m, events):
+                return
         # No move waiting: the press belongs to a move confirmed before it (late press).
         for back in (1, 2):
             if len(self._plies) >= back:
@@ -1036,11 +1140,81 @@ class Reconstructor:
                     break
         self._stamps[press.white].append((press.t, press.time))
 
-    def _move_then_lifted(self, key: Key, white: bool) -> chess.Move | None:
-        """The presser's one move that, with one piece then lifted by the opponent (a piece
-        of theirs to move, or one of the presser's to capture), gives `key`: the usual sight
-        at a press when the reply is quick. None unless exactly one move fits."""
+    def _press_completes(self, press: _Press, m: _Match, events: list[ReconstructionEvent]) -> bool:
+        """Play (or correct to) `m` up to the presser's last move in it, with the press's
+        time; a fast reply after that move waits for its own evidence. False when the
+        line has no move of the presser."""
+        plies = self._plies
+        turn = plies[m.base].white if m.base < len(plies) else self._board.turn == chess.WHITE
+        last = None
+        for i in range(len(m.moves)):
+            if (turn if i % 2 == 0 else not turn) == press.white:
+                last = i
+        if last is None:
+            return False
+        self._stamps[press.white].append((press.t, press.time))
+        self._adopt(m)
+        self._back_in_sync(press.deadline, events)
+        m = replace(m, moves=m.moves[: last + 1])
+        if m.kind == "correction":
+            self._correct(press.deadline, m, "press", events)
+        else:
+            self._play(press.deadline, m.moves, "press", events)
+        return True
+
+    def _press_correction(self, cand: _Candidate, white: bool) -> _Match | None:
+        """A correction of moves no press confirmed that `cand` shows, for a press by
+        `white`: what the board shows (a correction, or a position nothing else explains),
+        or a forward line through the presser's moved-on piece when a correction fits
+        what was seen as well (at the press, the tie goes to the correction)."""
+        m = self._match_for(cand)
+        if m.kind == "forward" and len(m.moves) > 1:
+            fitter = self._fitter_correction(cand.key, m.moves, presser=white, until=cand.since)
+            m = fitter or self._lifted_after_correction(cand.key, white) or m
+        elif m.kind == "none":
+            m = self._correction(cand.key) or self._lifted_after_correction(cand.key, white) or m
+        if m.kind != "correction":
+            return None
+        replaced = self._plies[m.base :]
+        if any(p.by_press for p in replaced) or all(p.white != white for p in replaced):
+            return None
+        return m
+
+    def _lifted_after_correction(self, key: Key, white: bool) -> _Match | None:
+        """The presser's last move replaced by another, then one piece lifted by the
+        opponent (a fast reply under way at the press): a correction of that move."""
+        if not self._plies or self._plies[-1].white != white:
+            return None
         board = self._board
+        recorded = board.pop()
+        try:
+            move = self._move_then_lifted(board, key, white)
+        finally:
+            board.push(recorded)
+        if move is None or move == recorded:
+            return None
+        return _Match("correction", (move,), len(self._plies) - 1, evident=True)
+
+    def _unshown_move(self, key: Key, white: bool) -> bool:
+        """Is the last recorded ply an unpressed move of `white` whose piece no longer
+        stands where that move put it in `key`?"""
+        if not self._plies:
+            return False
+        last = self._plies[-1]
+        if last.white != white or last.by_press:
+            return False
+        piece = self._board.piece_at(last.move.to_square)
+        if piece is None:
+            return False
+        there = chess.BB_SQUARES[last.move.to_square]
+        held = bool(key[piece.piece_type - 1] & there) and bool(key[6] & there) == piece.color
+        return not held
+
+    def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
+        """The presser's one move from `board` that, with one piece then lifted by the
+        opponent (a piece of theirs to move, or one of the presser's to capture), gives
+        `key`: the usual sight at a press when the reply is quick. None unless exactly one
+        move fits."""
         if (board.turn == chess.WHITE) != white:
             return None
         empty = ~occupied(key)

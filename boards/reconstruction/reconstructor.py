@@ -46,6 +46,7 @@ from boards.reconstruction.keys import (
     material_feasible,
     occupied,
     rotate_key,
+    victim_lifted,
 )
 from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
 from boards.reconstruction.search import (
@@ -565,8 +566,7 @@ class Reconstructor:
             earlier = [n for n in nodes if n < len(self._plies)]
             if earlier:
                 return _Match("takeback", base=earlier[-1])
-        patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
-        return _Match("none", patient=patient)
+        return _Match("none", patient=self._patient(current, key))
 
     def _start_match(self, key: Key) -> _Match | None:
         count = occupied(key).bit_count()
@@ -589,6 +589,17 @@ class Reconstructor:
                 if board.chess960_pos() is not None:
                     return _Match("start", orientation=orientation, fen=board.fen(), chess960=True)
         return None
+
+    def _patient(self, current: Key, key: Key) -> bool:
+        """Does `key` look like a move still under way that may take a while: a promotion
+        (the new piece is on the way), a king heading for a result signal, or a capture
+        whose victim is already off (a legal capture there exists) while the capturer
+        still slides and rests on its path?"""
+        if self._promotion_pending(key) or king_heading_for_centre(current, key):
+            return True
+        board = self._board
+        lost = victim_lifted(current, key, board.turn == chess.WHITE)
+        return bool(lost) and any(board.generate_legal_captures(chess.BB_ALL, lost))
 
     def _promotion_pending(self, key: Key) -> bool:
         """A pawn stands on the last rank: its new piece is on the way."""
@@ -656,8 +667,8 @@ class Reconstructor:
                 # the board showed on the way does not single one out: publishing one
                 # would be a guess, and a transposed order is a wrong game. Stay out.
                 shown = [board.variation_san(ln) for ln in (best, *rivals)]
-                patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
-                return _Match("none", patient=patient, ambiguous=tuple(shown[:_AMBIGUOUS_SHOWN]))
+                ambiguous = tuple(shown[:_AMBIGUOUS_SHOWN])
+                return _Match("none", patient=self._patient(current, key), ambiguous=ambiguous)
         return None
 
     def _back_lines(self, key: Key, first_only: bool) -> list[tuple[int, Line, list[Key], Suspect]]:
@@ -1097,6 +1108,7 @@ class Reconstructor:
     def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
         window = [c for c in press.cands if c.since <= press.deadline + _EPS]
         shown: list[_Candidate] = []  # latest first, pieces passing by left out
+        passing: list[_Candidate] = []
         for k in range(len(window) - 1, -1, -1):
             cand = window[k]
             # A position replaced within one scan by the piece that arrived in it moving on
@@ -1109,13 +1121,17 @@ class Reconstructor:
             ):
                 arrived = occupied(cand.key) & diff_mask(cand.key, self._keys[-1])
                 if arrived & diff_mask(cand.key, window[k + 1].key):
+                    passing.append(cand)
                     continue
             shown.append(cand)
         # The position at the press is the truth: a move of the presser that the board no
         # longer shows is corrected before anything else (a slide that rested on a square
         # of its path was recorded there), from the latest position that shows the fix.
-        if shown and self._unshown_move(shown[0].key, press.white):
-            for cand in shown:
+        unshown = bool(shown) and self._unshown_move(shown[0].key, press.white)
+        if unshown:
+            # Last, a correction shown only briefly: the opponent may take the piece at
+            # once (a capture of the piece just moved, victim lifted first).
+            for cand in shown + passing:
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
@@ -1127,8 +1143,9 @@ class Reconstructor:
                     m = _Match("forward", (lifted,), len(self._plies))
             if m.kind == "forward" and self._press_completes(press, m, events):
                 return
-        # No move waiting: the press belongs to a move confirmed before it (late press).
-        for back in (1, 2):
+        # No move waiting: the press belongs to a move confirmed before it (late press),
+        # unless the board no longer shows that move: then it waits for its correction.
+        for back in (1, 2) if not unshown else ():
             if len(self._plies) >= back:
                 ply = self._plies[-back]
                 if ply.white == press.white:

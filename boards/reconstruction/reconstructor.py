@@ -48,7 +48,7 @@ from boards.reconstruction.keys import (
     rotate_key,
     victim_lifted,
 )
-from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
+from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
 from boards.reconstruction.search import (
     Line,
     Sighting,
@@ -429,6 +429,8 @@ class Reconstructor:
         self._unmatched_patient = False
         self._out_since: float | None = None
         self._signalled: Result | None = None
+        # A king move retracted as the first king of a signal: (node key, move, time).
+        self._signal_undone: tuple[Key, chess.Move, float] | None = None
         self._announced = False
         self._presses = []
         self._restart_trail()
@@ -689,6 +691,12 @@ class Reconstructor:
                 for line in find_lines(board, key, self.config.live_depth, limit=8):
                     if line[:back] == recorded:
                         continue
+                    if back > 1 and line[1:back] == recorded[1:]:
+                        # The opponent's recorded reply kept: it was made to the recorded
+                        # move, which the board showed. The mover's piece going on from
+                        # there is their next move under way (resting on a square where
+                        # it would be illegal), not a correction of the one before.
+                        continue
                     out.append((back, line, line_keys(board, line), self._suspect(board, line)))
                     if first_only:
                         return out
@@ -927,7 +935,7 @@ class Reconstructor:
             return False
         if m.kind == "signal":
             if m.result != self._signalled and stable >= cfg.signal_stable:
-                self._signal(t, m, events)
+                self._signal(t, m, cand.key, events)
                 return True
             return False
         if m.kind == "start":
@@ -988,21 +996,30 @@ class Reconstructor:
             self._out_since = None
         self._unmatched_since = None
 
-    def _signal(self, t: float, m: _Match, events: list[ReconstructionEvent]) -> None:
+    def _signal(self, t: float, m: _Match, key: Key, events: list[ReconstructionEvent]) -> None:
         assert m.result is not None
         self._announce(t, events)
         white_king, black_king = m.kings
-        if self._plies:
+        undone = self._signal_undone
+        if undone is not None and undone[0] == self._keys[-1]:
+            _node, move, t_move = undone
+            mover_king = white_king if self._board.turn == chess.WHITE else black_king
+            if mover_king != move.to_square and self._board.is_legal(move):
+                # That king left its square again for this signal: it was the game's last
+                # move after all, not the first king of the signal. Put the move back.
+                self._signal_undone = None
+                after = self._board.copy(stack=False)
+                after.push(move)
+                self._seen_at[board_key(after)] = t_move
+                self._play(t, (move,), "stable", events)
+        base = self._signal_setup(t, key, white_king, black_king)
+        if base is not None:
+            # The "moves" were this signal being set up: the first king walking in, or
+            # the pieces on the kings' squares taken off (which can look like a capture
+            # and a recapture). Not moves.
             last = self._plies[-1]
-            king_there = white_king if last.white else black_king
-            if (
-                last.centre_king
-                and not last.by_press
-                and t - last.t <= self.config.signal_lookback
-                and last.move.to_square == king_there
-            ):
-                # The "move" was the first king of this signal walking in: not a move.
-                self._retract(t, len(self._plies) - 1, events)
+            self._retract(t, base, events)
+            self._signal_undone = (self._keys[-1], last.move, last.t)
         self._signalled = m.result
         self._out_since = None
         self._unmatched_since = None
@@ -1011,6 +1028,28 @@ class Reconstructor:
                 t, m.result, chess.square_name(white_king), chess.square_name(black_king)
             )
         )
+
+    def _signal_setup(
+        self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
+    ) -> int | None:
+        """The earliest node (up to two plies back) from which the signal `key` is made by
+        the kings alone, what stood on their squares taken off, when every ply after it
+        was recorded without a press within `signal_lookback` and is part of that: a king
+        stepping onto its signal square, or a piece leaving a square a king now holds."""
+        targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
+        found: int | None = None
+        n = len(self._plies)
+        for back in range(1, min(2, n) + 1):
+            ply = self._plies[n - back]
+            if ply.by_press or t - ply.t > self.config.signal_lookback:
+                break
+            own_king = white_king if ply.white else black_king
+            step_in = ply.centre_king and ply.move.to_square == own_king
+            if not step_in and not chess.BB_SQUARES[ply.move.from_square] & targets:
+                break
+            if kings_only(self._keys[n - back], key, targets):
+                found = n - back
+        return found
 
     def _play(
         self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]

@@ -1065,6 +1065,12 @@ class Reconstructor:
             for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
                 stamp_for[i] = stamp
             self._stamps[colour] = []
+        # Each move is stamped when its position was first seen; one never seen (merged
+        # into a fast reply's scan) was made no later than the move after it.
+        times = [t] * len(moves)
+        later = t
+        for i, key in reversed(list(enumerate(line_keys(board, moves)[1:]))):
+            later = times[i] = min(later, self._seen_at.get(key, later))
         for i, move in enumerate(moves):
             white = board.turn == chess.WHITE
             san = board.san(move)
@@ -1078,7 +1084,7 @@ class Reconstructor:
             node = len(self._keys)
             self._keys.append(key)
             self._key_nodes.setdefault(key, []).append(node)
-            t_ply = min(t, self._seen_at.get(key, t))
+            t_ply = times[i]
             clock: MoveTime | None = None
             clock = stamp_for.get(i)
             if clock is None and self._soft is not None and not self._clock.present:

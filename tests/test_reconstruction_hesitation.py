@@ -79,7 +79,7 @@ def test_bishop_resting_on_d7_is_recorded_on_e6(rest: float, clock: bool) -> Non
     table = Table(AFTER_D4_D6_QD3, clock)
     landed = table.slide(1.0, ["c8", "d7", "e6"], rest)
     table.press(landed + 0.3)
-    table.move(landed + 3.0, "b1", "c3").press(landed + 3.6)
+    table.move(landed + 1.5, "b1", "c3").press(landed + 2.1)
     line, events, rec = run(table, AFTER_D4_D6_QD3)
     assert line == ["Be6", "Nc3"]
     if clock:
@@ -94,7 +94,7 @@ def test_rook_resting_on_c1_is_recorded_on_b1(rest: float, clock: bool) -> None:
     table = Table(ROOK_ENDING, clock)
     landed = table.slide(1.0, ["d1", "c1", "b1"], rest)
     table.press(landed + 0.25)
-    table.move(landed + 2.5, "h7", "h6").press(landed + 3.0)
+    table.move(landed + 1.5, "h7", "h6").press(landed + 2.0)
     line, _events, _rec = run(table, ROOK_ENDING)
     assert line == ["Rb1", "h6"]
 

@@ -41,6 +41,7 @@ from boards.reconstruction.keys import (
     Key,
     board_key,
     codes_key,
+    colour_mask,
     diff_mask,
     key_fen,
     material_feasible,
@@ -1258,8 +1259,9 @@ class Reconstructor:
         return _Match("correction", (move,), len(self._plies) - 1, evident=True)
 
     def _unshown_move(self, key: Key, white: bool) -> bool:
-        """Is the last recorded ply an unpressed move of `white` whose piece no longer
-        stands where that move put it in `key`?"""
+        """Is the last recorded ply an unpressed move of `white` whose piece `key` shows
+        moved on: gone from where that move put it, and one like it standing on a square
+        it did not hold? (Taken off by the opponent, to capture it, is not moved on.)"""
         if not self._plies:
             return False
         last = self._plies[-1]
@@ -1268,9 +1270,11 @@ class Reconstructor:
         piece = self._board.piece_at(last.move.to_square)
         if piece is None:
             return False
+        slot = piece.piece_type - 1
+        current = self._keys[-1]
+        mine = key[slot] & colour_mask(key, piece.color)
         there = chess.BB_SQUARES[last.move.to_square]
-        held = bool(key[piece.piece_type - 1] & there) and bool(key[6] & there) == piece.color
-        return not held
+        return not mine & there and bool(mine & ~(current[slot] & colour_mask(current, white)))
 
     def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
         """The presser's one move from `board` that, with one piece then lifted by the

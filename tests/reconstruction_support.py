@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import chess
+import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, BoardPosition, Orientation, square_to_index
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
@@ -106,3 +109,9 @@ def replay(
     line = GameLine()
     line.extend(events)
     return perf, events, line
+
+
+def read_games(path: Path, limit: int | None = None) -> list[chess.pgn.Game]:
+    """The first `limit` games (all by default) of a PGN file."""
+    with open(path, newline=None, encoding="utf-8", errors="replace") as f:
+        return list(itertools.islice(iter(lambda: chess.pgn.read_game(f), None), limit))

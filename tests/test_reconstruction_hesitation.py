@@ -10,12 +10,19 @@ position seen.
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import chess
 import pytest
-from reconstruction_support import Script
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reconstruction_support import Script, read_games, replay
 
 from boards.position import CODE_TO_SYMBOL, square_to_index
 from boards.reconstruction import MovePlayed, MoveRetracted, Reconstructor
+from boards.reconstruction.keys import CENTRE
+from boardsim.humans import Habits, Performance
 from clocks.reading import ClockReading
 
 AFTER_D4_D6_QD3 = "rnbqkbnr/ppp1pppp/3p4/8/3P4/3Q4/PPP1PPPP/RNB1KBNR b KQkq - 1 2"
@@ -158,3 +165,114 @@ def test_final_slide_before_the_kings_signal(rest: float, clock: bool) -> None:
     line, _events, rec = run(table, fen)
     assert line == ["Ra7"]
     assert rec.result == "1-0"
+
+
+# ---------------------------------------------------------------------------- the corpora
+
+GAMES = Path("/work/shared/testdata/games")
+WORLD_CUP = read_games(GAMES / "worldcup2025-rapid-blitz-clk.pgn")
+KASPAROV = read_games(GAMES / "kasparov.pgn", 300)
+
+
+def hesitating(rest: float) -> Habits:
+    """The realistic habits with every bishop, rook and queen resting `rest` s on one or
+    two squares of its path (think times capped so a game replays in milliseconds)."""
+    return dataclasses.replace(
+        Habits.realistic(), max_think=8.0, hesitate=1.0, hesitate_rest=(rest, rest)
+    )
+
+
+def check_world_cup(index: int, rest: float, seed: int) -> None:
+    game = WORLD_CUP[index]
+    moves = list(game.mainline_moves())
+    clocks = [round(n.clock()) if n.clock() is not None else None for n in game.mainline()]
+    think = [n.emt() for n in game.mainline()]
+    perf, _events, line = replay(
+        moves,
+        habits=hesitating(rest),
+        seed=seed,
+        clocks=clocks,
+        think=think,
+        result=game.headers.get("Result"),
+    )
+    assert line.ucis == [m.uci() for m in moves]
+    for ply, (got, want) in enumerate(zip(line.clocks, clocks, strict=True), 1):
+        if want is not None:
+            assert got is not None, f"ply {ply}: no clock time"
+            assert abs(got.remaining - want) <= 1, f"ply {ply}: {got.remaining} != {want}"
+    if perf.result_signal is not None:
+        assert line.result == perf.result_signal
+
+
+def check_kasparov_without_clock(index: int, rest: float, seed: int) -> None:
+    game = KASPAROV[index]
+    moves = list(game.mainline_moves())
+    perf, _events, line = replay(
+        moves,
+        habits=hesitating(rest),
+        seed=seed,
+        result=game.headers.get("Result"),
+        with_clock=False,
+    )
+    want = [m.uci() for m in moves]
+    if perf.result_signal is not None:
+        assert line.result == perf.result_signal
+        if line.ucis == want[:-1] and signal_keeps_final_king_step(perf, moves):
+            # Known ambiguity without a clock (docs/reconstruction.md, result signals):
+            # a last move that puts a king on the centre square it keeps for the signal
+            # reads as the signal's first king, and is retracted.
+            return
+    assert line.ucis == want
+
+
+def signal_keeps_final_king_step(perf: Performance, moves: list[chess.Move]) -> bool:
+    board = chess.Board()
+    for move in moves[:-1]:
+        board.push(move)
+    last = moves[-1]
+    if board.piece_type_at(last.from_square) != chess.KING:
+        return False
+    end = list(perf.start.codes)
+    for change in perf.changes:
+        end[change.index] = change.code
+    king = chess.Piece(chess.KING, board.turn).symbol()
+    index = square_to_index(last.to_square, perf.orientation)
+    return (
+        bool(chess.BB_SQUARES[last.to_square] & CENTRE) and CODE_TO_SYMBOL.get(end[index]) == king
+    )
+
+
+REST_LENGTHS = [0.0, 0.25, 0.5, 0.75, 1.0]
+
+
+@pytest.mark.parametrize("rest", REST_LENGTHS)
+@pytest.mark.parametrize("chunk", range(0, len(WORLD_CUP), 36))
+def test_world_cup_with_hesitating_slides_is_exact(chunk: int, rest: float) -> None:
+    for index in range(chunk, min(chunk + 36, len(WORLD_CUP))):
+        check_world_cup(index, rest, seed=index)
+
+
+@pytest.mark.parametrize("rest", REST_LENGTHS)
+@pytest.mark.parametrize("chunk", range(0, 100, 50))
+def test_kasparov_without_clock_with_hesitating_slides_is_exact(chunk: int, rest: float) -> None:
+    for index in range(chunk, chunk + 50):
+        check_kasparov_without_clock(index, rest, seed=1000 + index)
+
+
+CORPUS_SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@CORPUS_SETTINGS
+@given(st.integers(0, len(WORLD_CUP) - 1), st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
+def test_any_world_cup_game_at_any_rest_length_is_exact(index: int, rest: float, seed: int) -> None:
+    check_world_cup(index, rest, seed)
+
+
+@CORPUS_SETTINGS
+@given(st.integers(0, len(KASPAROV) - 1), st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
+def test_any_kasparov_game_without_clock_at_any_rest_length_is_exact(
+    index: int, rest: float, seed: int
+) -> None:
+    check_kasparov_without_clock(index, rest, seed)

@@ -1173,8 +1173,7 @@ class Reconstructor:
         # The position at the press is the truth: a move of the presser that the board no
         # longer shows is corrected before anything else (a slide that rested on a square
         # of its path was recorded there), from the latest position that shows the fix.
-        unshown = bool(shown) and self._unshown_move(shown[0].key, press.white)
-        if unshown:
+        if shown and self._unshown_move(shown[0].key, press.white):
             # Last, a correction shown only briefly: the opponent may take the piece at
             # once (a capture of the piece just moved, victim lifted first).
             for cand in shown + passing:
@@ -1190,8 +1189,9 @@ class Reconstructor:
             if m.kind == "forward" and self._press_completes(press, m, events):
                 return
         # No move waiting: the press belongs to a move confirmed before it (late press),
-        # unless the board no longer shows that move: then it waits for its correction.
-        for back in (1, 2) if not unshown else ():
+        # unless its piece has moved on: then it waits for the correction.
+        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white, moved_on=True)
+        for back in (1, 2) if not moved_on else ():
             if len(self._plies) >= back:
                 ply = self._plies[-back]
                 if ply.white == press.white:
@@ -1258,10 +1258,11 @@ class Reconstructor:
             return None
         return _Match("correction", (move,), len(self._plies) - 1, evident=True)
 
-    def _unshown_move(self, key: Key, white: bool) -> bool:
-        """Is the last recorded ply an unpressed move of `white` whose piece `key` shows
-        moved on: gone from where that move put it, and one like it standing on a square
-        it did not hold? (Taken off by the opponent, to capture it, is not moved on.)"""
+    def _unshown_move(self, key: Key, white: bool, moved_on: bool = False) -> bool:
+        """Is the last recorded ply an unpressed move of `white` whose piece `key` no
+        longer shows where that move put it? With `moved_on`, only when one like it also
+        stands on a square it did not hold (not just taken off by the opponent to capture
+        it)."""
         if not self._plies:
             return False
         last = self._plies[-1]
@@ -1271,10 +1272,11 @@ class Reconstructor:
         if piece is None:
             return False
         slot = piece.piece_type - 1
-        current = self._keys[-1]
         mine = key[slot] & colour_mask(key, piece.color)
-        there = chess.BB_SQUARES[last.move.to_square]
-        return not mine & there and bool(mine & ~(current[slot] & colour_mask(current, white)))
+        if mine & chess.BB_SQUARES[last.move.to_square]:
+            return False
+        current = self._keys[-1]
+        return not moved_on or bool(mine & ~(current[slot] & colour_mask(current, white)))
 
     def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
         """The presser's one move from `board` that, with one piece then lifted by the

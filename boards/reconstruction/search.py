@@ -287,6 +287,17 @@ def explain_chain(
         memo = (i, board.fen())
         if memo in failed:
             return None
+        # Settled positions are tried as positions reached first; a brief one (a rook
+        # seen on b7 for one scan on its way to c7, the opponent replying at once) only
+        # when nothing explains the rest without it.
+        for settled_only in (True, False):
+            found = reach(i, settled_only)
+            if found is not None or spent[0] > budget:
+                return found
+        failed.add(memo)
+        return None
+
+    def reach(i: int, settled_only: bool) -> Line | None:
         node = board_key(board)
         pending: list[int] = []
         for j in range(i, n):
@@ -307,13 +318,13 @@ def explain_chain(
                 or (changed & ~occupied(obs)).bit_count() > 2 * max_step + 1
             ):
                 break
-            if material_feasible(node, obs):
+            if material_feasible(node, obs) and not (settled_only and seen[j].skippable):
                 spent[0] += 1
                 if spent[0] > budget:
                     return None
                 lines = find_lines(board, obs, max_step, limit=8)
-                halfway = [seen[p].key for p in pending]
-                ranked = sorted(lines, key=lambda ln: -consistency(line_keys(board, ln), halfway))
+                between = [seen[p].key for p in pending]
+                ranked = sorted(lines, key=lambda ln: -consistency(line_keys(board, ln), between))
                 for line in ranked:
                     keys = line_keys(board, line)
                     # A settled position must fit one step: in a burst it would put the
@@ -333,7 +344,6 @@ def explain_chain(
                     if spent[0] > budget:
                         return None
             pending.append(j)
-        failed.add(memo)
         return None
 
     return walk(0)

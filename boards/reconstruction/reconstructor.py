@@ -645,7 +645,7 @@ class Reconstructor:
             return None  # one piece missing from the current position: it is in a hand
         board = self._board
         found = self._correction(key)
-        if found is not None:
+        if found is not None and not self._replies_past_settled(found):
             return found
         if chain:
             chained = self._chain_to(key)
@@ -712,6 +712,22 @@ class Reconstructor:
             return _Match("correction", line, len(self._plies) - back, suspect=suspect)
         return None
 
+    def _replies_past_settled(self, m: _Match) -> bool:
+        """Does the correction `m` replace a move whose position stood settled on the
+        board (`deep_stable`) and add the opponent's reply, when that move's piece was
+        never seen moving on? The reply was made to what the board showed: a position seen
+        stable for a second stays on the game's path unless the board showed its piece
+        going elsewhere (a capture under way whose capturer rests on a square of its path
+        is not the recorded move replaced and answered)."""
+        if len(m.moves) <= len(self._plies) - m.base or not self._trail:
+            return False
+        first = self._trail[0]
+        if first.key != self._keys[-1] or first.until is None:
+            return False
+        if first.until - first.since + _EPS < self.config.deep_stable:
+            return False
+        return not any(self._last_piece_moved(seen.key, on=True) for seen in self._trail)
+
     def _moved_on(self, key: Key) -> _Match | None:
         """The piece of the last move moved on from its landing square, nothing else
         changed, and it could have gone there at once: that move is corrected (a slide
@@ -742,8 +758,11 @@ class Reconstructor:
         `until`), in order, better than the forward `line`: a transposed path through a
         recorded move the board then showed otherwise (Bd7, Qe4, Bd7-e6 for Be6, Qe4 when
         the bishop was seen on e6 before the queen moved) is never preferred to a path
-        through every position seen. At a press by `presser` a tie goes to the correction
-        of the presser's unpressed moves (the position at the press is the truth)."""
+        through every position seen. A tie goes to the correction at a press by
+        `presser`, of the presser's unpressed moves (the position at the press is the
+        truth), and when `line` moves on the piece of an unpressed last move (without a
+        clock, the piece moving on is a correction: a reply within a scan or two leaves
+        nothing in between to tell)."""
         node = self._keys[-1]
         observed = [
             seen.key
@@ -753,9 +772,10 @@ class Reconstructor:
         if not observed:
             return None
         forward = ordered_fit(line_keys(self._board, line), observed)
-        if presser is None and forward >= len(observed):
+        tie = presser is not None or self._moves_on(line)
+        if not tie and forward >= len(observed):
             return None  # the forward line explains everything seen: nothing to correct
-        need = forward if presser is not None else forward + 1
+        need = forward if tie else forward + 1
         best: _Match | None = None
         for back, alt, keys, suspect in self._back_lines(key, first_only=False):
             replaced = self._plies[len(self._plies) - back :]
@@ -770,6 +790,14 @@ class Reconstructor:
                     "correction", alt, len(self._plies) - back, suspect=suspect, evident=True
                 )
         return best
+
+    def _moves_on(self, line: Line) -> bool:
+        """Does `line` move the piece of the last recorded (unpressed) move on from where
+        that move put it?"""
+        if not self._plies or self._plies[-1].by_press:
+            return False
+        land = self._plies[-1].move.to_square
+        return any(move.from_square == land for move in line[1::2])
 
     def _best_supported(
         self, board: chess.Board, key: Key, lines: list[Line]
@@ -1268,6 +1296,12 @@ class Reconstructor:
         last = self._plies[-1]
         if last.white != white or last.by_press:
             return False
+        return self._last_piece_moved(key, moved_on)
+
+    def _last_piece_moved(self, key: Key, on: bool) -> bool:
+        """Is the piece of the last recorded ply gone from where that ply put it in `key`
+        (and, with `on`, one like it standing on a square it did not hold)?"""
+        last = self._plies[-1]
         piece = self._board.piece_at(last.move.to_square)
         if piece is None:
             return False
@@ -1276,7 +1310,7 @@ class Reconstructor:
         if mine & chess.BB_SQUARES[last.move.to_square]:
             return False
         current = self._keys[-1]
-        return not moved_on or bool(mine & ~(current[slot] & colour_mask(current, white)))
+        return not on or bool(mine & ~(current[slot] & colour_mask(current, piece.color)))
 
     def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
         """The presser's one move from `board` that, with one piece then lifted by the

@@ -1061,24 +1061,26 @@ class Reconstructor:
     def _signal_setup(
         self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
     ) -> int | None:
-        """The earliest node (up to two plies back) from which the signal `key` is made by
-        the kings alone, what stood on their squares taken off, when every ply after it
-        was recorded without a press within `signal_lookback` and is part of that: a king
-        stepping onto its signal square, or a piece leaving a square a king now holds."""
+        """The node from which the signal `key` is made by the kings alone (whatever stood
+        on their squares taken off) when the plies after it, recorded without a press
+        within `signal_lookback`, were that set-up: the first king stepping onto its
+        signal square (one ply), or the pieces taken off the kings' squares read as a
+        capture and a recapture (two plies, both leaving a king's square)."""
         targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
-        found: int | None = None
         n = len(self._plies)
-        for back in range(1, min(2, n) + 1):
-            ply = self._plies[n - back]
-            if ply.by_press or t - ply.t > self.config.signal_lookback:
-                break
-            own_king = white_king if ply.white else black_king
-            step_in = ply.centre_king and ply.move.to_square == own_king
-            if not step_in and not chess.BB_SQUARES[ply.move.from_square] & targets:
-                break
-            if kings_only(self._keys[n - back], key, targets):
-                found = n - back
-        return found
+        for back in (1, 2):
+            plies = self._plies[n - back :] if back <= n else []
+            if not plies or any(p.by_press or t - p.t > self.config.signal_lookback for p in plies):
+                return None
+            if back == 1:
+                last = plies[0]
+                own_king = white_king if last.white else black_king
+                fits = last.centre_king and last.move.to_square == own_king
+            else:
+                fits = all(chess.BB_SQUARES[p.move.from_square] & targets for p in plies)
+            if fits and kings_only(self._keys[n - back], key, targets):
+                return n - back
+        return None
 
     def _play(
         self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]

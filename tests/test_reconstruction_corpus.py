@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from pathlib import Path
 
-import chess
-import chess.pgn
 import pytest
-from reconstruction_support import replay
+from reconstruction_support import read_games, replay
 
 from boardsim.humans import Habits
 
@@ -18,16 +15,7 @@ GAMES = Path("/work/shared/testdata/games")
 # are shown at each press as the PGN gives them.
 HABITS = dataclasses.replace(Habits.realistic(), max_think=8.0)
 
-
-def _read(path: Path, limit: int | None = None) -> list[chess.pgn.Game]:
-    games = []
-    with open(path, newline=None, encoding="utf-8", errors="replace") as f:
-        for game in itertools.islice(iter(lambda: chess.pgn.read_game(f), None), limit):
-            games.append(game)
-    return games
-
-
-WORLD_CUP = _read(GAMES / "worldcup2025-rapid-blitz-clk.pgn")
+WORLD_CUP = read_games(GAMES / "worldcup2025-rapid-blitz-clk.pgn")
 
 
 def test_world_cup_corpus_is_complete() -> None:
@@ -58,7 +46,7 @@ def test_world_cup_game_reconstructs_exactly(index: int) -> None:
         assert line.result == perf.result_signal
 
 
-KASPAROV_SAMPLE = _read(GAMES / "kasparov.pgn", 100)
+KASPAROV_SAMPLE = read_games(GAMES / "kasparov.pgn", 100)
 
 
 @pytest.mark.parametrize("index", range(0, 100, 5))

@@ -721,10 +721,7 @@ class Reconstructor:
         is not the recorded move replaced and answered)."""
         if len(m.moves) <= len(self._plies) - m.base or not self._trail:
             return False
-        first = self._trail[0]
-        if first.key != self._keys[-1] or first.until is None:
-            return False
-        if first.until - first.since + _EPS < self.config.deep_stable:
+        if not self._node_stood(self.config.deep_stable):
             return False
         return not any(self._last_piece_moved(seen.key, on=True) for seen in self._trail)
 
@@ -1058,14 +1055,23 @@ class Reconstructor:
             )
         )
 
+    def _node_stood(self, seconds: float) -> bool:
+        """Did the current node's position stand unchanged `seconds` or more once seen?"""
+        first = self._trail[0] if self._trail else None
+        if first is None or first.key != self._keys[-1] or first.until is None:
+            return False
+        return first.until - first.since + _EPS >= seconds
+
     def _signal_setup(
         self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
     ) -> int | None:
         """The node from which the signal `key` is made by the kings alone (whatever stood
         on their squares taken off) when the plies after it, recorded without a press
         within `signal_lookback`, were that set-up: the first king stepping onto its
-        signal square (one ply), or the pieces taken off the kings' squares read as a
-        capture and a recapture (two plies, both leaving a king's square)."""
+        signal square (one ply) unless it stood there the whole centre wait (then it was
+        the game's last move, kept for the signal), or the pieces taken off the kings'
+        squares read as a capture and a recapture (two plies, both leaving a king's
+        square)."""
         targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
         n = len(self._plies)
         for back in (1, 2):
@@ -1075,7 +1081,11 @@ class Reconstructor:
             if back == 1:
                 last = plies[0]
                 own_king = white_king if last.white else black_king
-                fits = last.centre_king and last.move.to_square == own_king
+                fits = (
+                    last.centre_king
+                    and last.move.to_square == own_king
+                    and not self._node_stood(self.config.centre_king_stable)
+                )
             else:
                 fits = all(chess.BB_SQUARES[p.move.from_square] & targets for p in plies)
             if fits and kings_only(self._keys[n - back], key, targets):

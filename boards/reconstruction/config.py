@@ -38,8 +38,9 @@ class ReconstructionConfig:
     correction_back: int = 2
     # A return to the start position this early is a takeback, later it is a new game.
     new_game_min_plies: int = 4
-    # A king move to the centre confirmed without a lever press and followed this soon by
-    # a result signal with that king is taken to be part of the signal and retracted.
+    # Plies confirmed without a lever press this soon before a result signal may be its
+    # set-up (a first king that did not stand the centre wait, occupants taken off the
+    # kings' squares read as a capture and recapture): retracted when the signal completes.
     signal_lookback: float = 8.0
     stamp_ttl: float = 30.0
 

@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from reconstruction_support import read_games, replay
+from reconstruction_support import check_clocked_game, read_games, replay
 
 from boardsim.humans import Habits
 
@@ -24,26 +24,7 @@ def test_world_cup_corpus_is_complete() -> None:
 
 @pytest.mark.parametrize("index", range(len(WORLD_CUP)))
 def test_world_cup_game_reconstructs_exactly(index: int) -> None:
-    game = WORLD_CUP[index]
-    moves = list(game.mainline_moves())
-    clocks = [round(n.clock()) if n.clock() is not None else None for n in game.mainline()]
-    think = [n.emt() for n in game.mainline()]
-    perf, _events, line = replay(
-        moves,
-        habits=HABITS,
-        seed=index,
-        clocks=clocks,
-        think=think,
-        result=game.headers.get("Result"),
-    )
-    assert line.ucis == [m.uci() for m in moves]
-    for ply, (got, want) in enumerate(zip(line.clocks, clocks, strict=True), 1):
-        if want is None:
-            continue
-        assert got is not None, f"ply {ply}: no clock time"
-        assert abs(got.remaining - want) <= 1, f"ply {ply}: {got.remaining} != {want}"
-    if perf.result_signal is not None:
-        assert line.result == perf.result_signal
+    check_clocked_game(WORLD_CUP[index], HABITS, seed=index)
 
 
 KASPAROV_SAMPLE = read_games(GAMES / "kasparov.pgn", 100)

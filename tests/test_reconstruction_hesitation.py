@@ -17,7 +17,7 @@ import chess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reconstruction_support import Script, read_games, replay
+from reconstruction_support import Script, check_clocked_game, read_games, replay
 
 from boards.position import CODE_TO_SYMBOL, square_to_index
 from boards.reconstruction import MovePlayed, MoveRetracted, Reconstructor
@@ -80,43 +80,32 @@ def run(table: Table, fen: str) -> tuple[list[str], list[object], Reconstructor]
     return line.sans, list(events), rec
 
 
+# The examples: the piece rests on the squares between, lands on the last square,
+# the mover presses, the opponent replies 1.5 s later.
+SLIDES = {
+    "Be6-not-Bd7": (AFTER_D4_D6_QD3, ["c8", "d7", "e6"], ("b1", "c3"), ["Be6", "Nc3"]),
+    "Rb1-not-Rc1": (ROOK_ENDING, ["d1", "c1", "b1"], ("h7", "h6"), ["Rb1", "h6"]),
+    "Bf4-not-Bd2-Be3": (AFTER_D4_D5, ["c1", "d2", "e3", "f4"], ("g8", "f6"), ["Bf4", "Nf6"]),
+}
+
+
 @pytest.mark.parametrize("clock", [False, True], ids=["no-clock", "clock"])
 @pytest.mark.parametrize("rest", RESTS)
-def test_bishop_resting_on_d7_is_recorded_on_e6(rest: float, clock: bool) -> None:
-    table = Table(AFTER_D4_D6_QD3, clock)
-    landed = table.slide(1.0, ["c8", "d7", "e6"], rest)
+@pytest.mark.parametrize("case", SLIDES)
+def test_resting_slide_is_recorded_on_its_real_square(case: str, rest: float, clock: bool) -> None:
+    fen, path, (frm, to), want = SLIDES[case]
+    table = Table(fen, clock)
+    landed = table.slide(1.0, path, rest)
     table.press(landed + 0.3)
-    table.move(landed + 1.5, "b1", "c3").press(landed + 2.1)
-    line, events, rec = run(table, AFTER_D4_D6_QD3)
-    assert line == ["Be6", "Nc3"]
+    table.move(landed + 1.5, frm, to).press(landed + 2.1)
+    line, events, rec = run(table, fen)
+    assert line == want
     if clock:
         assert all(c is not None for c in rec.clocks)
-    # A rest long enough to be recorded is replaced, never left standing.
-    assert ("Bd7" in sans(events)) == any(isinstance(e, MoveRetracted) for e in events)
-
-
-@pytest.mark.parametrize("clock", [False, True], ids=["no-clock", "clock"])
-@pytest.mark.parametrize("rest", RESTS)
-def test_rook_resting_on_c1_is_recorded_on_b1(rest: float, clock: bool) -> None:
-    table = Table(ROOK_ENDING, clock)
-    landed = table.slide(1.0, ["d1", "c1", "b1"], rest)
-    table.press(landed + 0.25)
-    table.move(landed + 1.5, "h7", "h6").press(landed + 2.0)
-    line, _events, _rec = run(table, ROOK_ENDING)
-    assert line == ["Rb1", "h6"]
-
-
-@pytest.mark.parametrize("clock", [False, True], ids=["no-clock", "clock"])
-@pytest.mark.parametrize("rest", RESTS)
-def test_bishop_resting_on_d2_and_e3_is_recorded_on_f4(rest: float, clock: bool) -> None:
-    table = Table(AFTER_D4_D5, clock)
-    landed = table.slide(1.0, ["c1", "d2", "e3", "f4"], rest)
-    table.press(landed + 0.2)
-    table.move(landed + 2.0, "g8", "f6").press(landed + 2.5)
-    line, _events, rec = run(table, AFTER_D4_D5)
-    assert line == ["Bf4", "Nf6"]
-    if clock:
-        assert all(c is not None for c in rec.clocks)
+    # A resting square long enough to be recorded is replaced, never left standing.
+    resting = {chess.square_name(chess.parse_square(sq)) for sq in path[1:-1]}
+    recorded_there = any(san[-2:] in resting for san in sans(events))
+    assert recorded_there == any(isinstance(e, MoveRetracted) for e in events)
 
 
 @pytest.mark.parametrize("clock", [False, True], ids=["no-clock", "clock"])
@@ -183,25 +172,7 @@ def hesitating(rest: float) -> Habits:
 
 
 def check_world_cup(index: int, rest: float, seed: int) -> None:
-    game = WORLD_CUP[index]
-    moves = list(game.mainline_moves())
-    clocks = [round(n.clock()) if n.clock() is not None else None for n in game.mainline()]
-    think = [n.emt() for n in game.mainline()]
-    perf, _events, line = replay(
-        moves,
-        habits=hesitating(rest),
-        seed=seed,
-        clocks=clocks,
-        think=think,
-        result=game.headers.get("Result"),
-    )
-    assert line.ucis == [m.uci() for m in moves]
-    for ply, (got, want) in enumerate(zip(line.clocks, clocks, strict=True), 1):
-        if want is not None:
-            assert got is not None, f"ply {ply}: no clock time"
-            assert abs(got.remaining - want) <= 1, f"ply {ply}: {got.remaining} != {want}"
-    if perf.result_signal is not None:
-        assert line.result == perf.result_signal
+    check_clocked_game(WORLD_CUP[index], hesitating(rest), seed)
 
 
 def check_kasparov_without_clock(index: int, rest: float, seed: int) -> None:

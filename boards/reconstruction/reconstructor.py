@@ -646,7 +646,8 @@ class Reconstructor:
         board = self._board
         found = self._correction(key)
         if found is not None and not self._replies_past_settled(found):
-            return found
+            # Every position seen since the node on its way: decided like a move.
+            return replace(found, evident=self._fits_everything_seen(found))
         if chain:
             chained = self._chain_to(key)
             if chained is not None:
@@ -711,6 +712,20 @@ class Reconstructor:
         for back, line, _keys, suspect in self._back_lines(key, first_only=True):
             return _Match("correction", line, len(self._plies) - back, suspect=suspect)
         return None
+
+    def _fits_everything_seen(self, m: _Match) -> bool:
+        """Does every position seen since the node fit the correction `m`'s path (as one
+        of its positions or halfway along a step), in the order seen?"""
+        node = self._keys[-1]
+        observed = [seen.key for seen in self._trail if seen.key != node]
+        board = self._board
+        popped = [board.pop() for _ in range(len(self._plies) - m.base)]
+        try:
+            keys = line_keys(board, m.moves)
+        finally:
+            for move in reversed(popped):
+                board.push(move)
+        return ordered_fit(keys, observed) == len(observed)
 
     def _replies_past_settled(self, m: _Match) -> bool:
         """Does the correction `m` replace a move whose position stood settled on the

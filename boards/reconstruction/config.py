@@ -21,6 +21,9 @@ class ReconstructionConfig:
     # Two plies matched while a running clock saw no press: wait longer (or for a press).
     unpressed_burst_stable: float = 2.0
     takeback_stable: float = 1.0
+    # A takeback of several plies to a position one piece away from the current one (a
+    # repetition): that piece may be resting on a square of its path (up to a second).
+    repetition_takeback_stable: float = 2.5
     pressed_correction_stable: float = 3.0
     signal_stable: float = 1.0
     new_game_stable: float = 1.0
@@ -52,6 +55,7 @@ class ReconstructionConfig:
             "centre_king_stable",
             "castling_rook_stable",
             "takeback_stable",
+            "repetition_takeback_stable",
             "signal_stable",
             "new_game_stable",
             "press_settle",

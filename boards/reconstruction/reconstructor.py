@@ -913,6 +913,12 @@ class Reconstructor:
         if m.kind == "correction" and any(p.by_press for p in self._plies[m.base :]):
             # Replacing moves a lever press confirmed needs more than a piece in the hand.
             wait = max(wait, cfg.pressed_correction_stable)
+        if m.kind == "takeback" and len(self._plies) - m.base > 1:
+            changed = diff_mask(self._keys[-1], cand.key)
+            if changed.bit_count() == 2 and changed & occupied(cand.key):
+                # An earlier position one piece away (a repetition): more likely that piece
+                # resting on a square of its path than several moves taken back at once.
+                wait = max(wait, cfg.repetition_takeback_stable)
         return wait
 
     def _forward_wait(self, m: _Match) -> float:

@@ -1066,7 +1066,8 @@ class Reconstructor:
             # and a recapture). Not moves.
             last = self._plies[-1]
             self._retract(t, base, events)
-            self._signal_undone = (self._keys[-1], last.move, last.t)
+            if last.centre_king:
+                self._signal_undone = (self._keys[-1], last.move, last.t)
         self._signalled = m.result
         self._out_since = None
         self._unmatched_since = None

@@ -646,8 +646,10 @@ class Reconstructor:
         board = self._board
         found = self._correction(key)
         if found is not None and not self._replies_past_settled(found):
-            # Every position seen since the node on its way: decided like a move.
-            return replace(found, evident=self._fits_everything_seen(found))
+            # The last move replaced, every position seen since on the way: decided like
+            # a move (not two plies back: both players' moves stood on the board).
+            last_only = found.base == len(self._plies) - 1
+            return replace(found, evident=last_only and self._fits_everything_seen(found))
         if chain:
             chained = self._chain_to(key)
             if chained is not None:

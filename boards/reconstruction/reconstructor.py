@@ -927,9 +927,11 @@ class Reconstructor:
         cfg = self.config
         if m.deep:
             return cfg.move_stable
-        if len(m.moves) > 1 and self._clock_running() and self._presses_since_node == 0:
+        resolved = self._presses_since_node - len(self._presses)
+        if len(m.moves) > 1 and self._clock_running() and resolved <= 0:
             # Both players moved yet nobody pressed the running clock: more likely one
-            # half-made move that looks like a capture and recapture. Wait for evidence.
+            # half-made move that looks like a capture and recapture. Wait for evidence
+            # (a press still settling is not evidence yet: it decides when it resolves).
             return cfg.unpressed_burst_stable
         if m.suspect == "centre_king":
             return cfg.centre_king_stable
@@ -1244,13 +1246,30 @@ class Reconstructor:
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
-        for cand in shown:
+        forward: list[tuple[int, _Match]] = []
+        for k, cand in enumerate(shown):
             m = self._match_for(cand)
             if m.kind == "none":
                 lifted = self._move_then_lifted(self._board, cand.key, press.white)
                 if lifted is not None:
                     m = _Match("forward", (lifted,), len(self._plies))
-            if m.kind == "forward" and self._press_completes(press, m, events):
+            if m.kind == "forward":
+                forward.append((k, m))
+        # The latest line wins if it passes through every position shown before it;
+        # else an earlier single move that does (the presser's move seen complete, then
+        # its victim lifted by the opponent's capture under way reads as a capture and
+        # recapture elsewhere). An earlier half-made position that looks like a capture
+        # and recapture is never preferred: the latest line then stands.
+        node = self._keys[-1]
+        for i, (k, m) in enumerate(forward):
+            if i > 0 and len(m.moves) > 1:
+                continue
+            before = [c.key for c in reversed(shown[k + 1 :]) if c.key != node]
+            fit = ordered_fit(line_keys(self._board, m.moves), before) == len(before)
+            if fit and self._press_completes(press, m, events):
+                return
+        for _k, m in forward:
+            if self._press_completes(press, m, events):
                 return
         # No move waiting: the press belongs to a move confirmed before it (late press),
         # unless its piece has moved on: then it waits for the correction.
@@ -1263,6 +1282,8 @@ class Reconstructor:
                         ply.clock = press.time
                         ply.by_press = True
                         events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
+                        # It finished a move already recorded: no press for what follows.
+                        self._presses_since_node = max(0, self._presses_since_node - 1)
                         return
                     break
         self._stamps[press.white].append((press.t, press.time))

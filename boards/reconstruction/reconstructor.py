@@ -88,6 +88,22 @@ _AMBIGUOUS_SHOWN = 4
 _BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
+def _passes_on(seen: Key, node: Key, later: list[Key]) -> bool:
+    """Does a piece that arrived in `seen` (a square changed from `node`) leave it in the
+    next position and stand, in a later one, on a square where `seen` had no such piece?"""
+    arrived = occupied(seen) & diff_mask(seen, node)
+    if not later or not arrived & diff_mask(seen, later[0]):
+        return False
+    for square in chess.scan_forward(arrived):
+        bit = chess.BB_SQUARES[square]
+        slot = next(i for i in range(6) if seen[i] & bit)
+        white = bool(seen[6] & bit)
+        mine = seen[slot] & colour_mask(seen, white)
+        if any(key[slot] & colour_mask(key, white) & ~mine for key in later):
+            return True
+    return False
+
+
 def _other(orientation: Orientation) -> Orientation:
     return "rotated" if orientation == "normal" else "normal"
 
@@ -1224,17 +1240,17 @@ class Reconstructor:
         for k in range(len(window) - 1, -1, -1):
             cand = window[k]
             # A position replaced within one scan by the piece that arrived in it moving on
-            # is a piece passing by (a sliding rook seen on a crossed square), not what the
-            # press completed. Replaced by another hand (a fast reply) it was a move.
+            # (seen again elsewhere) is a piece passing by (a sliding rook seen on a
+            # crossed square), not what the press completed. Replaced by another hand (a
+            # fast reply, maybe taking that piece at once) it was a move.
             if (
                 cand is not self._cand
                 and k + 1 < len(window)
                 and window[k + 1].since - cand.since < self.config.press_min_dwell
+                and _passes_on(cand.key, self._keys[-1], [w.key for w in window[k + 1 :]])
             ):
-                arrived = occupied(cand.key) & diff_mask(cand.key, self._keys[-1])
-                if arrived & diff_mask(cand.key, window[k + 1].key):
-                    passing.append(cand)
-                    continue
+                passing.append(cand)
+                continue
             shown.append(cand)
         # The position at the press is the truth: a move of the presser that the board no
         # longer shows is corrected before anything else (a slide that rested on a square

@@ -1262,29 +1262,32 @@ class Reconstructor:
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
-        forward: list[tuple[int, _Match]] = []
+        forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
         for k, cand in enumerate(shown):
             m = self._match_for(cand)
+            whole = m.kind == "forward"
             if m.kind == "none":
                 lifted = self._move_then_lifted(self._board, cand.key, press.white)
                 if lifted is not None:
                     m = _Match("forward", (lifted,), len(self._plies))
             if m.kind == "forward":
-                forward.append((k, m))
+                forward.append((k, m, whole))
         # The latest line wins if it passes through every position shown before it;
-        # else an earlier single move that does (the presser's move seen complete, then
-        # its victim lifted by the opponent's capture under way reads as a capture and
-        # recapture elsewhere). An earlier half-made position that looks like a capture
-        # and recapture is never preferred: the latest line then stands.
+        # else an earlier single move seen whole that it does not pass through (the
+        # presser's move seen complete, then its victim lifted by the opponent's capture
+        # under way reads as a capture and recapture elsewhere). An earlier half-made position is never
+        # preferred (one that looks like a capture and recapture, or a move with a piece
+        # of the opponent's in the hand): the latest line then stands.
         node = self._keys[-1]
-        for i, (k, m) in enumerate(forward):
-            if i > 0 and len(m.moves) > 1:
-                continue
+        latest = line_keys(self._board, forward[0][1].moves) if forward else []
+        for i, (k, m, whole) in enumerate(forward):
+            if i > 0 and (len(m.moves) > 1 or not whole or ordered_fit(latest, [shown[k].key]) > 0):
+                continue  # not seen whole, or on the latest line's way (a rest, say)
             before = [c.key for c in reversed(shown[k + 1 :]) if c.key != node]
             fit = ordered_fit(line_keys(self._board, m.moves), before) == len(before)
             if fit and self._press_completes(press, m, events):
                 return
-        for _k, m in forward:
+        for _k, m, _whole in forward:
             if self._press_completes(press, m, events):
                 return
         # No move waiting: the press belongs to a move confirmed before it (late press),

@@ -3,12 +3,17 @@
 Prints, per corpus: games, exact games, plies, clock stamps within 1 s, CPU time per
 position update (mean and worst), the worst game, and the cost relative to a reference
 measured in the same run: python-chess generating the legal moves of every ply.
-Figures only; nothing here asserts on time.
+Then the same with hesitating slides (every bishop, rook and queen resting on one or two
+squares of its path) at several rest lengths: the World Cup with its clock, a Kasparov
+sample without a clock. Figures only; nothing here asserts on time.
+
+`python bench/bench_reconstruction.py --quick` runs the hesitation part on fewer games.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from pathlib import Path
 
@@ -41,7 +46,9 @@ def reference_ns(moves: list[chess.Move]) -> int:
     return time.perf_counter_ns() - start
 
 
-def run_corpus(name: str, games: list[chess.pgn.Game]) -> None:
+def run_corpus(
+    name: str, games: list[chess.pgn.Game], habits: Habits = HABITS, with_clock: bool = True
+) -> None:
     exact = plies = stamps = stamps_ok = updates = 0
     total_ns = worst_ns = ref_ns = 0
     worst_game = ("", 0.0)
@@ -52,13 +59,14 @@ def run_corpus(name: str, games: list[chess.pgn.Game]) -> None:
         think = [n.emt() for n in nodes]
         perf = perform(
             moves,
-            habits=HABITS,
+            habits=habits,
             seed=index,
             clocks=clocks if any(c is not None for c in clocks) else None,
             think=think,
             result=game.headers.get("Result"),
+            clock=with_clock,
         )
-        items = timeline(perf, seed=index)
+        items = timeline(perf, seed=index, with_clock=with_clock)
         rec = Reconstructor()
         line = GameLine()
         game_ns = 0
@@ -116,13 +124,32 @@ def run_corpus(name: str, games: list[chess.pgn.Game]) -> None:
     )
 
 
+def hesitating(rest: float) -> Habits:
+    """Realistic habits, and every sliding piece rests `rest` s on its path."""
+    return dataclasses.replace(HABITS, hesitate=1.0, hesitate_rest=(rest, rest))
+
+
 def main() -> None:
+    quick = "--quick" in sys.argv[1:]
     started = time.process_time()
-    run_corpus(
-        "World Cup 2025 rapid/blitz (noise: realistic)",
-        read_games(GAMES / "worldcup2025-rapid-blitz-clk.pgn"),
-    )
-    run_corpus("Kasparov (noise: realistic, no times)", read_games(GAMES / "kasparov.pgn"))
+    world_cup = read_games(GAMES / "worldcup2025-rapid-blitz-clk.pgn")
+    kasparov = read_games(GAMES / "kasparov.pgn")
+    if not quick:
+        run_corpus("World Cup 2025 rapid/blitz (noise: realistic)", world_cup)
+        run_corpus("Kasparov (noise: realistic, no times)", kasparov)
+    sample = kasparov[: 100 if quick else 500]
+    for rest in (0.0, 0.3, 0.6, 1.0):
+        run_corpus(
+            f"World Cup 2025, clock (every slide rests {rest:.1f} s)",
+            world_cup[: 40 if quick else None],
+            hesitating(rest),
+        )
+        run_corpus(
+            f"Kasparov {len(sample)} games, no clock (every slide rests {rest:.1f} s)",
+            sample,
+            hesitating(rest),
+            with_clock=False,
+        )
     print(f"total CPU {time.process_time() - started:.1f} s")
 
 

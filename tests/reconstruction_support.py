@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import chess
+import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, BoardPosition, Orientation, square_to_index
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
@@ -106,3 +109,32 @@ def replay(
     line = GameLine()
     line.extend(events)
     return perf, events, line
+
+
+def read_games(path: Path, limit: int | None = None) -> list[chess.pgn.Game]:
+    """The first `limit` games (all by default) of a PGN file."""
+    with open(path, newline=None, encoding="utf-8", errors="replace") as f:
+        return list(itertools.islice(iter(lambda: chess.pgn.read_game(f), None), limit))
+
+
+def check_clocked_game(game: chess.pgn.Game, habits: Habits, seed: int) -> None:
+    """Replay a PGN game with its [%clk] shown at each press and [%emt] think times:
+    every move, every clock time within 1 s, and the result signal come back."""
+    moves = list(game.mainline_moves())
+    clocks = [round(n.clock()) if n.clock() is not None else None for n in game.mainline()]
+    think = [n.emt() for n in game.mainline()]
+    perf, _events, line = replay(
+        moves,
+        habits=habits,
+        seed=seed,
+        clocks=clocks,
+        think=think,
+        result=game.headers.get("Result"),
+    )
+    assert line.ucis == [m.uci() for m in moves]
+    for ply, (got, want) in enumerate(zip(line.clocks, clocks, strict=True), 1):
+        if want is not None:
+            assert got is not None, f"ply {ply}: no clock time"
+            assert abs(got.remaining - want) <= 1, f"ply {ply}: {got.remaining} != {want}"
+    if perf.result_signal is not None:
+        assert line.result == perf.result_signal

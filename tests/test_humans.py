@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import chess
 import pytest
 
-from boards.position import BoardPosition
+from boards.position import BoardPosition, square_to_index
 from boardsim.humans import (
     ClockStart,
     Habits,
@@ -150,3 +152,60 @@ def test_lever_press_sides_alternate() -> None:
     sides = [p.side for p in perf.presses]
     assert sides == ["right", "left"] * 3
     assert all(isinstance(p, LeverPress) for p in perf.presses)
+
+
+def _rests(
+    perf_changes: list[PieceChange], code: int, home: int, land: int
+) -> list[tuple[int, float]]:
+    """(index, seconds) of each square other than `home` and `land` where `code` was put
+    and taken off again."""
+    put: dict[int, float] = {}
+    rests = []
+    for c in perf_changes:
+        if c.index in (home, land):
+            continue
+        if c.code == code:
+            put[c.index] = c.t
+        elif c.code == 0 and c.index in put:
+            rests.append((c.index, c.t - put.pop(c.index)))
+    return rests
+
+
+@pytest.mark.parametrize("rest", [0.0, 0.35, 1.0])
+def test_hesitating_slide_rests_on_one_or_two_squares_of_its_path(rest: float) -> None:
+    fen = "6k1/8/8/8/8/8/8/R5K1 w - - 0 1"
+    habits = dataclasses.replace(Habits.none(), hesitate=1.0, hesitate_rest=(rest, rest))
+    counts = set()
+    for seed in range(20):
+        perf = perform([chess.Move.from_uci("a1a8")], start_fen=fen, habits=habits, seed=seed)
+        rook = 2  # white rook's code
+        home, land = perf.changes[0].index, perf.changes[-1].index
+        rests = _rests(perf.changes, rook, home, land)
+        path = {square_to_index(sq, perf.orientation) for sq in range(chess.A2, chess.A8, 8)}
+        assert {index for index, _ in rests} <= path
+        assert all(seconds == pytest.approx(rest) for _, seconds in rests)
+        assert perf.changes[-1].code == rook and perf.habits_used["hesitate"] == 1
+        counts.add(len(rests))
+    assert counts == {1, 2}
+
+
+def test_only_sliding_pieces_hesitate() -> None:
+    habits = dataclasses.replace(Habits.none(), hesitate=1.0, hesitate_rest=(0.5, 0.5))
+    knight = perform([chess.Move.from_uci("g1f3")], habits=habits, seed=1)
+    assert len(knight.changes) == 2 and "hesitate" not in knight.habits_used
+    bishop = perform(
+        [chess.Move.from_uci(u) for u in ("e2e4", "e7e5", "f1c4")], habits=habits, seed=1
+    )
+    assert bishop.habits_used["hesitate"] == 1  # f1-c4 crosses e2 and d3; e4, e5 do not
+
+
+def test_realistic_habits_hesitate_up_to_a_second() -> None:
+    h = Habits.realistic()
+    assert 0.0 < h.hesitate < 1.0 and h.hesitate_rest == (0.0, 1.0)
+    assert Habits.none().hesitate == 0.0
+
+
+@pytest.mark.parametrize("bounds", [(-0.1, 0.5), (0.8, 0.2)])
+def test_hesitation_rest_range_is_checked(bounds: tuple[float, float]) -> None:
+    with pytest.raises(ValueError, match="hesitate_rest"):
+        Habits(hesitate_rest=bounds)

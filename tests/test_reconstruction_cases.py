@@ -177,6 +177,30 @@ def test_result_signal_when_the_first_king_step_is_a_legal_move() -> None:
     assert [x.result for x in signals] == ["1-0"]
 
 
+def test_last_king_move_to_the_centre_kept_for_the_signal_stays_a_move() -> None:
+    # No clock: Ke4 is the game's last move (it stands well past the centre wait), then
+    # the black king goes to d5 for the signal: 1-0, and Ke4 stays in the game.
+    fen = "8/8/6k1/8/8/4K3/8/8 w - - 0 1"
+    s = Script(fen=fen)
+    s.move(1.0, "e3", "e4").move(6.0, "g6", "d5")
+    _events, line = s.run(Reconstructor(start_fen=fen))
+    assert line.sans == ["Ke4"]
+    assert line.result == "1-0"
+
+
+def test_pieces_taken_off_the_signal_squares_are_not_a_capture_and_recapture() -> None:
+    # No clock. Taking the queen off e4 and the pawn off d4 reads as ...Qxe5 dxe5; the
+    # kings then go to e4 and d4 (1/2-1/2): those two "moves" were the signal set-up.
+    fen = "2k5/8/8/4P3/3Pq3/8/8/1K6 b - - 0 1"
+    s = Script(fen=fen)
+    s.put(1.0, "e4", None).put(1.6, "d4", None)
+    s.move(3.0, "b1", "e4").move(4.5, "c8", "d4")
+    events, line = s.run(Reconstructor(start_fen=fen))
+    assert line.sans == []
+    assert line.result == "1/2-1/2"
+    assert [e.san for e in events if isinstance(e, MovePlayed)] == ["Qxe5", "dxe5"]
+
+
 def test_a_real_king_move_to_the_centre_is_recorded_after_the_wait() -> None:
     fen = "8/8/6k1/8/8/4K3/8/8 w - - 0 1"
     s = Script(fen=fen)

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from pathlib import Path
 
-import chess
-import chess.pgn
 import pytest
-from reconstruction_support import replay
+from reconstruction_support import check_clocked_game, read_games, replay
 
 from boardsim.humans import Habits
 
@@ -18,16 +15,7 @@ GAMES = Path("/work/shared/testdata/games")
 # are shown at each press as the PGN gives them.
 HABITS = dataclasses.replace(Habits.realistic(), max_think=8.0)
 
-
-def _read(path: Path, limit: int | None = None) -> list[chess.pgn.Game]:
-    games = []
-    with open(path, newline=None, encoding="utf-8", errors="replace") as f:
-        for game in itertools.islice(iter(lambda: chess.pgn.read_game(f), None), limit):
-            games.append(game)
-    return games
-
-
-WORLD_CUP = _read(GAMES / "worldcup2025-rapid-blitz-clk.pgn")
+WORLD_CUP = read_games(GAMES / "worldcup2025-rapid-blitz-clk.pgn")
 
 
 def test_world_cup_corpus_is_complete() -> None:
@@ -36,29 +24,10 @@ def test_world_cup_corpus_is_complete() -> None:
 
 @pytest.mark.parametrize("index", range(len(WORLD_CUP)))
 def test_world_cup_game_reconstructs_exactly(index: int) -> None:
-    game = WORLD_CUP[index]
-    moves = list(game.mainline_moves())
-    clocks = [round(n.clock()) if n.clock() is not None else None for n in game.mainline()]
-    think = [n.emt() for n in game.mainline()]
-    perf, _events, line = replay(
-        moves,
-        habits=HABITS,
-        seed=index,
-        clocks=clocks,
-        think=think,
-        result=game.headers.get("Result"),
-    )
-    assert line.ucis == [m.uci() for m in moves]
-    for ply, (got, want) in enumerate(zip(line.clocks, clocks, strict=True), 1):
-        if want is None:
-            continue
-        assert got is not None, f"ply {ply}: no clock time"
-        assert abs(got.remaining - want) <= 1, f"ply {ply}: {got.remaining} != {want}"
-    if perf.result_signal is not None:
-        assert line.result == perf.result_signal
+    check_clocked_game(WORLD_CUP[index], HABITS, seed=index)
 
 
-KASPAROV_SAMPLE = _read(GAMES / "kasparov.pgn", 100)
+KASPAROV_SAMPLE = read_games(GAMES / "kasparov.pgn", 100)
 
 
 @pytest.mark.parametrize("index", range(0, 100, 5))

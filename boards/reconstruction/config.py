@@ -21,6 +21,9 @@ class ReconstructionConfig:
     # Two plies matched while a running clock saw no press: wait longer (or for a press).
     unpressed_burst_stable: float = 2.0
     takeback_stable: float = 1.0
+    # A takeback of several plies to a position one piece away from the current one (a
+    # repetition): that piece may be resting on a square of its path (up to a second).
+    repetition_takeback_stable: float = 2.5
     pressed_correction_stable: float = 3.0
     signal_stable: float = 1.0
     new_game_stable: float = 1.0
@@ -38,8 +41,9 @@ class ReconstructionConfig:
     correction_back: int = 2
     # A return to the start position this early is a takeback, later it is a new game.
     new_game_min_plies: int = 4
-    # A king move to the centre confirmed without a lever press and followed this soon by
-    # a result signal with that king is taken to be part of the signal and retracted.
+    # Plies confirmed without a lever press this soon before a result signal may be its
+    # set-up (a first king that did not stand the centre wait, occupants taken off the
+    # kings' squares read as a capture and recapture): retracted when the signal completes.
     signal_lookback: float = 8.0
     stamp_ttl: float = 30.0
 
@@ -51,6 +55,7 @@ class ReconstructionConfig:
             "centre_king_stable",
             "castling_rook_stable",
             "takeback_stable",
+            "repetition_takeback_stable",
             "signal_stable",
             "new_game_stable",
             "press_settle",

@@ -131,3 +131,18 @@ def kings_on_centre(key: Key) -> tuple[int, int] | None:
     if white.bit_count() != 1 or black.bit_count() != 1:
         return None
     return chess.lsb(white), chess.lsb(black)
+
+
+def victim_lifted(now: Key, seen: Key, mover_white: bool) -> int:
+    """The square (as a mask) of the one piece of the side not to move that `seen` lacks
+    when nothing else of theirs changed, else 0: perhaps a capture under way with the
+    victim removed first (the capturer may still be sliding, resting on its path)."""
+    victim = not mover_white
+    v_now, v_seen = colour_mask(now, victim), colour_mask(seen, victim)
+    lost = v_now & ~v_seen
+    if v_seen & ~v_now or lost.bit_count() != 1:
+        return 0
+    if any((now[slot] ^ seen[slot]) & v_seen for slot in range(6)):
+        return 0
+    gone = colour_mask(now, mover_white).bit_count() - colour_mask(seen, mover_white).bit_count()
+    return lost if gone in (0, 1) else 0

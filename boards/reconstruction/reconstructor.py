@@ -41,19 +41,20 @@ from boards.reconstruction.keys import (
     Key,
     board_key,
     codes_key,
+    colour_mask,
     diff_mask,
     key_fen,
     material_feasible,
     occupied,
     rotate_key,
+    victim_lifted,
 )
-from boards.reconstruction.result_signal import king_heading_for_centre, signal_in
+from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
 from boards.reconstruction.search import (
     Line,
     Sighting,
     consistency,
     explain_chain,
-    find_line,
     find_lines,
     line_keys,
     ordered_fit,
@@ -87,6 +88,22 @@ _AMBIGUOUS_SHOWN = 4
 _BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
+def _passes_on(seen: Key, node: Key, later: list[Key]) -> bool:
+    """Does a piece that arrived in `seen` (a square changed from `node`) leave it in the
+    next position and stand, in a later one, on a square where `seen` had no such piece?"""
+    arrived = occupied(seen) & diff_mask(seen, node)
+    if not later or not arrived & diff_mask(seen, later[0]):
+        return False
+    for square in chess.scan_forward(arrived):
+        bit = chess.BB_SQUARES[square]
+        slot = next(i for i in range(6) if seen[i] & bit)
+        white = bool(seen[6] & bit)
+        mine = seen[slot] & colour_mask(seen, white)
+        if any(key[slot] & colour_mask(key, white) & ~mine for key in later):
+            return True
+    return False
+
+
 def _other(orientation: Orientation) -> Orientation:
     return "rotated" if orientation == "normal" else "normal"
 
@@ -106,6 +123,10 @@ class _Match:
     deep: bool = False
     # Different lines reach this position and nothing seen tells them apart (as text).
     ambiguous: tuple[str, ...] = ()
+    # A correction the board itself shows (the last piece moved on from its landing
+    # square, or the replacing line fits the positions seen since the node better than any
+    # line from it): decided as soon as a move would be, not after the takeback wait.
+    evident: bool = False
 
 
 _SAME = _Match("same")
@@ -501,7 +522,7 @@ class Reconstructor:
             elif m.kind == "start":
                 due.append(s + cfg.new_game_stable)
             elif m.kind in ("takeback", "correction"):
-                due.append(s + self._takeback_wait(cand, m))
+                due.append(s + self._correction_wait(cand, m))
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
@@ -551,6 +572,8 @@ class Reconstructor:
         self._unmatched_patient = False
         self._out_since: float | None = None
         self._signalled: Result | None = None
+        # A king move retracted as the first king of a signal: (node key, move, time).
+        self._signal_undone: tuple[Key, chess.Move, float] | None = None
         self._announced = False
         self._presses = []
         self._restart_trail()
@@ -672,14 +695,23 @@ class Reconstructor:
             lines = find_lines(self._board, key, self.config.live_depth, limit=8)
             if lines:
                 line = self._most_consistent(self._board, lines)
-                return _Match("forward", line, len(self._plies), suspect=self._suspect(line))
+                fitter = self._fitter_correction(key, line)
+                if fitter is not None:
+                    return fitter
+                return _Match(
+                    "forward", line, len(self._plies), suspect=self._suspect(self._board, line)
+                )
+        # Before takebacks: the last piece moving on may repeat an earlier position
+        # (Qc7-c6 recorded, the queen goes on to c1 where it stood two moves ago).
+        moved_on = self._moved_on(key)
+        if moved_on is not None:
+            return moved_on
         nodes = self._key_nodes.get(key)
         if nodes:
             earlier = [n for n in nodes if n < len(self._plies)]
             if earlier:
                 return _Match("takeback", base=earlier[-1])
-        patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
-        return _Match("none", patient=patient)
+        return _Match("none", patient=self._patient(current, key))
 
     def _start_match(self, key: Key) -> _Match | None:
         count = occupied(key).bit_count()
@@ -703,13 +735,23 @@ class Reconstructor:
                     return _Match("start", orientation=orientation, fen=board.fen(), chess960=True)
         return None
 
+    def _patient(self, current: Key, key: Key) -> bool:
+        """Does `key` look like a move still under way that may take a while: a promotion
+        (the new piece is on the way), a king heading for a result signal, or a capture
+        whose victim is already off (a legal capture there exists) while the capturer
+        still slides and rests on its path?"""
+        if self._promotion_pending(key) or king_heading_for_centre(current, key):
+            return True
+        board = self._board
+        lost = victim_lifted(current, key, board.turn == chess.WHITE)
+        return bool(lost) and any(board.generate_legal_captures(chess.BB_ALL, lost))
+
     def _promotion_pending(self, key: Key) -> bool:
         """A pawn stands on the last rank: its new piece is on the way."""
         return bool(key[0] & _BACK_RANKS)
 
-    def _suspect(self, line: Line) -> Suspect:
-        """Why the last move of `line` may be half of something else."""
-        board = self._board
+    def _suspect(self, board: chess.Board, line: Line) -> Suspect:
+        """Why the last move of `line` (from `board`) may be half of something else."""
         for move in line[:-1]:
             board.push(move)
         try:
@@ -744,23 +786,12 @@ class Reconstructor:
         if changed.bit_count() == 1 and not changed & occupied(key):
             return None  # one piece missing from the current position: it is in a hand
         board = self._board
-        back_max = min(self.config.correction_back, len(self._plies))
-        popped: list[chess.Move] = []
-        found: _Match | None = None
-        try:
-            for back in range(1, back_max + 1):
-                popped.append(board.pop())
-                if not material_feasible(board_key(board), key):
-                    continue
-                line = find_line(board, key, self.config.live_depth)
-                if line is not None:
-                    found = _Match("correction", line, len(self._plies) - back)
-                    break
-        finally:
-            for move in reversed(popped):
-                board.push(move)
-        if found is not None:
-            return found
+        found = self._correction(key)
+        if found is not None and not self._replies_past_settled(found):
+            # The last move replaced, every position seen since on the way: decided like
+            # a move (not two plies back: both players' moves stood on the board).
+            last_only = found.base == len(self._plies) - 1
+            return replace(found, evident=last_only and self._fits_everything_seen(found))
         if chain:
             chained = self._chain_to(key)
             if chained is not None:
@@ -784,9 +815,145 @@ class Reconstructor:
                 # the board showed on the way does not single one out: publishing one
                 # would be a guess, and a transposed order is a wrong game. Stay out.
                 shown = [board.variation_san(ln) for ln in (best, *rivals)]
-                patient = self._promotion_pending(key) or king_heading_for_centre(current, key)
-                return _Match("none", patient=patient, ambiguous=tuple(shown[:_AMBIGUOUS_SHOWN]))
+                ambiguous = tuple(shown[:_AMBIGUOUS_SHOWN])
+                return _Match("none", patient=self._patient(current, key), ambiguous=ambiguous)
         return None
+
+    def _back_lines(self, key: Key, first_only: bool) -> list[tuple[int, Line, list[Key], Suspect]]:
+        """Lines of up to `live_depth` plies from each of the last `correction_back` nodes
+        to `key` that replace recorded moves (not the recorded moves followed by more), as
+        (plies back, line, the positions along it from its node, suspect); with
+        `first_only`, the first line from the nearest node that has one."""
+        board = self._board
+        back_max = min(self.config.correction_back, len(self._plies))
+        popped: list[chess.Move] = []
+        out: list[tuple[int, Line, list[Key], Suspect]] = []
+        try:
+            for back in range(1, back_max + 1):
+                popped.append(board.pop())
+                if not material_feasible(board_key(board), key):
+                    continue
+                recorded = tuple(reversed(popped))
+                for line in find_lines(board, key, self.config.live_depth, limit=8):
+                    if line[:back] == recorded:
+                        continue
+                    if back > 1 and line[1:back] == recorded[1:]:
+                        # The opponent's recorded reply kept: it was made to the recorded
+                        # move, which the board showed. The mover's piece going on from
+                        # there is their next move under way (resting on a square where
+                        # it would be illegal), not a correction of the one before.
+                        continue
+                    out.append((back, line, line_keys(board, line), self._suspect(board, line)))
+                    if first_only:
+                        return out
+        finally:
+            for move in reversed(popped):
+                board.push(move)
+        return out
+
+    def _correction(self, key: Key) -> _Match | None:
+        """An earlier node (up to `correction_back` plies back) plus other moves."""
+        for back, line, _keys, suspect in self._back_lines(key, first_only=True):
+            return _Match("correction", line, len(self._plies) - back, suspect=suspect)
+        return None
+
+    def _fits_everything_seen(self, m: _Match) -> bool:
+        """Does every position seen since the node fit the correction `m`'s path (as one
+        of its positions or halfway along a step), in the order seen?"""
+        node = self._keys[-1]
+        observed = [seen.key for seen in self._trail if seen.key != node]
+        board = self._board
+        popped = [board.pop() for _ in range(len(self._plies) - m.base)]
+        try:
+            keys = line_keys(board, m.moves)
+        finally:
+            for move in reversed(popped):
+                board.push(move)
+        return ordered_fit(keys, observed) == len(observed)
+
+    def _replies_past_settled(self, m: _Match) -> bool:
+        """Does the correction `m` replace a move whose position stood settled on the
+        board (`deep_stable`) and add the opponent's reply, when that move's piece was
+        never seen moving on? The reply was made to what the board showed: a position seen
+        stable for a second stays on the game's path unless the board showed its piece
+        going elsewhere (a capture under way whose capturer rests on a square of its path
+        is not the recorded move replaced and answered)."""
+        if len(m.moves) <= len(self._plies) - m.base or not self._trail:
+            return False
+        if not self._node_stood(self.config.deep_stable):
+            return False
+        return not any(self._last_piece_moved(seen.key, on=True) for seen in self._trail)
+
+    def _moved_on(self, key: Key) -> _Match | None:
+        """The piece of the last move moved on from its landing square, nothing else
+        changed, and it could have gone there at once: that move is corrected (a slide
+        that rested on a square of its path). Not for kings: a king stepping on may be the
+        first king of a result signal."""
+        if not self._plies:
+            return None
+        last = self._plies[-1].move
+        piece = self._board.piece_at(last.to_square)
+        if piece is None or piece.piece_type == chess.KING:
+            return None
+        land = chess.BB_SQUARES[last.to_square]
+        changed = diff_mask(self._keys[-1], key)
+        if changed.bit_count() != 2 or not changed & land or occupied(key) & land:
+            return None
+        there = changed & ~land
+        if not key[piece.piece_type - 1] & there or bool(key[6] & there) != piece.color:
+            return None
+        found = self._correction(key)
+        if found is None or found.base != len(self._plies) - 1 or len(found.moves) != 1:
+            return None
+        return replace(found, evident=True)
+
+    def _fitter_correction(
+        self, key: Key, line: Line, presser: bool | None = None, until: float | None = None
+    ) -> _Match | None:
+        """A correction reaching `key` that fits the positions seen since the node (up to
+        `until`), in order, better than the forward `line`: a transposed path through a
+        recorded move the board then showed otherwise (Bd7, Qe4, Bd7-e6 for Be6, Qe4 when
+        the bishop was seen on e6 before the queen moved) is never preferred to a path
+        through every position seen. A tie goes to the correction at a press by
+        `presser`, of the presser's unpressed moves (the position at the press is the
+        truth), and when `line` moves on the piece of an unpressed last move (without a
+        clock, the piece moving on is a correction: a reply within a scan or two leaves
+        nothing in between to tell)."""
+        node = self._keys[-1]
+        observed = [
+            seen.key
+            for seen in self._trail
+            if seen.key != node and (until is None or seen.since <= until + _EPS)
+        ]
+        if not observed:
+            return None
+        forward = ordered_fit(line_keys(self._board, line), observed)
+        tie = presser is not None or self._moves_on(line)
+        if not tie and forward >= len(observed):
+            return None  # the forward line explains everything seen: nothing to correct
+        need = forward if tie else forward + 1
+        best: _Match | None = None
+        for back, alt, keys, suspect in self._back_lines(key, first_only=False):
+            replaced = self._plies[len(self._plies) - back :]
+            if presser is not None and (
+                any(p.by_press for p in replaced) or all(p.white != presser for p in replaced)
+            ):
+                continue
+            score = ordered_fit(keys, observed)
+            if score >= need:
+                need = score + 1
+                best = _Match(
+                    "correction", alt, len(self._plies) - back, suspect=suspect, evident=True
+                )
+        return best
+
+    def _moves_on(self, line: Line) -> bool:
+        """Does `line` move the piece of the last recorded (unpressed) move on from where
+        that move put it?"""
+        if not self._plies or self._plies[-1].by_press:
+            return False
+        land = self._plies[-1].move.to_square
+        return any(move.from_square == land for move in line[1::2])
 
     def _best_supported(
         self, board: chess.Board, key: Key, lines: list[Line]
@@ -873,6 +1040,14 @@ class Reconstructor:
             return lines[0]
         return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
 
+    def _correction_wait(self, cand: _Candidate, m: _Match) -> float:
+        if m.kind == "correction" and m.evident:
+            wait = self._forward_wait(m)
+            if any(p.by_press for p in self._plies[m.base :]):
+                wait = max(wait, self.config.pressed_correction_stable)
+            return wait
+        return self._takeback_wait(cand, m)
+
     def _takeback_wait(self, cand: _Candidate, m: _Match) -> float:
         cfg = self.config
         wait = cfg.takeback_stable
@@ -882,15 +1057,23 @@ class Reconstructor:
         if m.kind == "correction" and any(p.by_press for p in self._plies[m.base :]):
             # Replacing moves a lever press confirmed needs more than a piece in the hand.
             wait = max(wait, cfg.pressed_correction_stable)
+        if m.kind == "takeback" and len(self._plies) - m.base > 1:
+            changed = diff_mask(self._keys[-1], cand.key)
+            if changed.bit_count() == 2 and changed & occupied(cand.key):
+                # An earlier position one piece away (a repetition): more likely that piece
+                # resting on a square of its path than several moves taken back at once.
+                wait = max(wait, cfg.repetition_takeback_stable)
         return wait
 
     def _forward_wait(self, m: _Match) -> float:
         cfg = self.config
         if m.deep:
             return cfg.move_stable
-        if len(m.moves) > 1 and self._clock_running() and self._presses_since_node == 0:
+        resolved = self._presses_since_node - len(self._presses)
+        if len(m.moves) > 1 and self._clock_running() and resolved <= 0:
             # Both players moved yet nobody pressed the running clock: more likely one
-            # half-made move that looks like a capture and recapture. Wait for evidence.
+            # half-made move that looks like a capture and recapture. Wait for evidence
+            # (a press still settling is not evidence yet: it decides when it resolves).
             return cfg.unpressed_burst_stable
         if m.suspect == "centre_king":
             return cfg.centre_king_stable
@@ -945,7 +1128,7 @@ class Reconstructor:
             return False
         if m.kind == "signal":
             if m.result != self._signalled and stable >= cfg.signal_stable:
-                self._signal(t, m, events)
+                self._signal(t, m, cand.key, events)
                 return True
             return False
         if m.kind == "start":
@@ -957,25 +1140,10 @@ class Reconstructor:
                 return True
             return False
         if m.kind in ("takeback", "correction"):
-            if stable >= self._takeback_wait(cand, m):
+            if stable >= self._correction_wait(cand, m):
                 self._adopt(m)
                 self._back_in_sync(t, events)
-                replaced = self._plies[m.base :]
-                waiting = self._stamps
-                self._retract(t, m.base, events)
-                if m.moves:
-                    # A correction keeps the clock times of the moves it replaces, and the
-                    # presses still waiting for a move (a press that came while the board
-                    # showed the wrong line had no move to go to): the replacing moves get
-                    # them, oldest first, per colour.
-                    for colour in (True, False):
-                        carried = [
-                            (t, p.clock)
-                            for p in replaced
-                            if p.white == colour and p.clock is not None
-                        ]
-                        self._stamps[colour] = carried + waiting[colour]
-                    self._play(t, m.moves, "stable", events)
+                self._correct(t, m, "stable", events)
                 return True
             return False
         # Nothing matches (yet).
@@ -1021,21 +1189,31 @@ class Reconstructor:
             self._out_since = None
         self._unmatched_since = None
 
-    def _signal(self, t: float, m: _Match, events: list[ReconstructionEvent]) -> None:
+    def _signal(self, t: float, m: _Match, key: Key, events: list[ReconstructionEvent]) -> None:
         assert m.result is not None
         self._announce(t, events)
         white_king, black_king = m.kings
-        if self._plies:
+        undone = self._signal_undone
+        if undone is not None and undone[0] == self._keys[-1]:
+            _node, move, t_move = undone
+            mover_king = white_king if self._board.turn == chess.WHITE else black_king
+            if mover_king != move.to_square and self._board.is_legal(move):
+                # That king left its square again for this signal: it was the game's last
+                # move after all, not the first king of the signal. Put the move back.
+                self._signal_undone = None
+                after = self._board.copy(stack=False)
+                after.push(move)
+                self._seen_at[board_key(after)] = t_move
+                self._play(t, (move,), "stable", events)
+        base = self._signal_setup(t, key, white_king, black_king)
+        if base is not None:
+            # The "moves" were this signal being set up: the first king walking in, or
+            # the pieces on the kings' squares taken off (which can look like a capture
+            # and a recapture). Not moves.
             last = self._plies[-1]
-            king_there = white_king if last.white else black_king
-            if (
-                last.centre_king
-                and not last.by_press
-                and t - last.t <= self.config.signal_lookback
-                and last.move.to_square == king_there
-            ):
-                # The "move" was the first king of this signal walking in: not a move.
-                self._retract(t, len(self._plies) - 1, events)
+            self._retract(t, base, events)
+            if last.centre_king:
+                self._signal_undone = (self._keys[-1], last.move, last.t)
         self._signalled = m.result
         self._out_since = None
         self._unmatched_since = None
@@ -1044,6 +1222,43 @@ class Reconstructor:
                 t, m.result, chess.square_name(white_king), chess.square_name(black_king)
             )
         )
+
+    def _node_stood(self, seconds: float) -> bool:
+        """Did the current node's position stand unchanged `seconds` or more once seen?"""
+        first = self._trail[0] if self._trail else None
+        if first is None or first.key != self._keys[-1] or first.until is None:
+            return False
+        return first.until - first.since + _EPS >= seconds
+
+    def _signal_setup(
+        self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
+    ) -> int | None:
+        """The node from which the signal `key` is made by the kings alone (whatever stood
+        on their squares taken off) when the plies after it, recorded without a press
+        within `signal_lookback`, were that set-up: the first king stepping onto its
+        signal square (one ply) unless it stood there the whole centre wait (then it was
+        the game's last move, kept for the signal), or the pieces taken off the kings'
+        squares read as a capture and a recapture (two plies, both leaving a king's
+        square)."""
+        targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
+        n = len(self._plies)
+        for back in (1, 2):
+            plies = self._plies[n - back :] if back <= n else []
+            if not plies or any(p.by_press or t - p.t > self.config.signal_lookback for p in plies):
+                return None
+            if back == 1:
+                last = plies[0]
+                own_king = white_king if last.white else black_king
+                fits = (
+                    last.centre_king
+                    and last.move.to_square == own_king
+                    and not self._node_stood(self.config.centre_king_stable)
+                )
+            else:
+                fits = all(chess.BB_SQUARES[p.move.from_square] & targets for p in plies)
+            if fits and kings_only(self._keys[n - back], key, targets):
+                return n - back
+        return None
 
     def _play(
         self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]
@@ -1059,6 +1274,12 @@ class Reconstructor:
             for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
                 stamp_for[i] = stamp
             self._stamps[colour] = []
+        # Each move is stamped when its position was first seen; one never seen (merged
+        # into a fast reply's scan) was made no later than the move after it.
+        times = [t] * len(moves)
+        later = t
+        for i, key in reversed(list(enumerate(line_keys(board, moves)[1:]))):
+            later = times[i] = min(later, self._seen_at.get(key, later))
         for i, move in enumerate(moves):
             white = board.turn == chess.WHITE
             san = board.san(move)
@@ -1072,7 +1293,7 @@ class Reconstructor:
             node = len(self._keys)
             self._keys.append(key)
             self._key_nodes.setdefault(key, []).append(node)
-            t_ply = min(t, self._seen_at.get(key, t))
+            t_ply = times[i]
             clock: MoveTime | None = None
             clock = stamp_for.get(i)
             if clock is None and self._soft is not None and not self._clock.present:
@@ -1082,6 +1303,25 @@ class Reconstructor:
             events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
         self._signalled = None
         self._node_changed()
+
+    def _correct(
+        self, t: float, m: _Match, evidence: Evidence, events: list[ReconstructionEvent]
+    ) -> None:
+        """Take the game back to node `m.base` and play `m.moves` from there."""
+        replaced = self._plies[m.base :]
+        waiting = self._stamps
+        self._retract(t, m.base, events)
+        if m.moves:
+            # A correction keeps the clock times of the moves it replaces, and the presses
+            # still waiting for a move (a press that came while the board showed the wrong
+            # line had no move to go to): the replacing moves get them, oldest first, per
+            # colour.
+            for colour in (True, False):
+                carried = [
+                    (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
+                ]
+                self._stamps[colour] = carried + waiting[colour]
+            self._play(t, m.moves, evidence, events)
 
     def _retract(self, t: float, to_ply: int, events: list[ReconstructionEvent]) -> None:
         if to_ply >= len(self._plies):
@@ -1121,36 +1361,65 @@ class Reconstructor:
 
     def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
         window = [c for c in press.cands if c.since <= press.deadline + _EPS]
+        shown: list[_Candidate] = []  # latest first, pieces passing by left out
+        passing: list[_Candidate] = []
         for k in range(len(window) - 1, -1, -1):
             cand = window[k]
-            # A position replaced within one scan is a piece passing by (a sliding rook
-            # seen on a crossed square), not what the press completed.
-            passing = k + 1 < len(window) and (
-                window[k + 1].since - cand.since < self.config.press_min_dwell
-            )
-            if cand is not self._cand and passing:
+            # A position replaced within one scan by the piece that arrived in it moving on
+            # (seen again elsewhere) is a piece passing by (a sliding rook seen on a
+            # crossed square), not what the press completed. Replaced by another hand (a
+            # fast reply, maybe taking that piece at once) it was a move.
+            if (
+                cand is not self._cand
+                and k + 1 < len(window)
+                and window[k + 1].since - cand.since < self.config.press_min_dwell
+                and _passes_on(cand.key, self._keys[-1], [w.key for w in window[k + 1 :]])
+            ):
+                passing.append(cand)
                 continue
+            shown.append(cand)
+        # The position at the press is the truth: a move of the presser that the board no
+        # longer shows is corrected before anything else (a slide that rested on a square
+        # of its path was recorded there), from the latest position that shows the fix.
+        if shown and self._unshown_move(shown[0].key, press.white):
+            # Last, a correction shown only briefly: the opponent may take the piece at
+            # once (a capture of the piece just moved, victim lifted first).
+            for cand in shown + passing:
+                m = self._press_correction(cand, press.white)
+                if m is not None and self._press_completes(press, m, events):
+                    return
+        forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
+        for k, cand in enumerate(shown):
             m = self._match_for(cand)
+            whole = m.kind == "forward"
             if m.kind == "none":
-                lifted = self._move_then_lifted(cand.key, press.white)
+                lifted = self._move_then_lifted(self._board, cand.key, press.white)
                 if lifted is not None:
                     m = _Match("forward", (lifted,), len(self._plies))
-            if m.kind != "forward":
-                continue
-            turn = self._board.turn == chess.WHITE
-            last = None
-            for i in range(len(m.moves)):
-                if (turn if i % 2 == 0 else not turn) == press.white:
-                    last = i
-            if last is None:
-                continue
-            self._stamps[press.white].append((press.t, press.time))
-            self._adopt(m)
-            self._back_in_sync(press.deadline, events)
-            self._play(press.deadline, m.moves[: last + 1], "press", events)
-            return
-        # No move waiting: the press belongs to a move confirmed before it (late press).
-        for back in (1, 2):
+            if m.kind == "forward":
+                forward.append((k, m, whole))
+        # The latest line wins if it passes through every position shown before it;
+        # else an earlier single move seen whole that it does not pass through (the
+        # presser's move seen complete, then its victim lifted by the opponent's capture
+        # under way reads as a capture and recapture elsewhere). An earlier half-made position is never
+        # preferred (one that looks like a capture and recapture, or a move with a piece
+        # of the opponent's in the hand): the latest line then stands.
+        node = self._keys[-1]
+        latest = line_keys(self._board, forward[0][1].moves) if forward else []
+        for i, (k, m, whole) in enumerate(forward):
+            if i > 0 and (len(m.moves) > 1 or not whole or ordered_fit(latest, [shown[k].key]) > 0):
+                continue  # not seen whole, or on the latest line's way (a rest, say)
+            before = [c.key for c in reversed(shown[k + 1 :]) if c.key != node]
+            fit = ordered_fit(line_keys(self._board, m.moves), before) == len(before)
+            if fit and self._press_completes(press, m, events):
+                return
+        for _k, m, _whole in forward:
+            if self._press_completes(press, m, events):
+                return
+        # No move waiting: the press belongs to a move confirmed before it (late press),
+        # unless its piece has moved on: then it waits for the correction.
+        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white, moved_on=True)
+        for back in (1, 2) if not moved_on else ():
             if len(self._plies) >= back:
                 ply = self._plies[-back]
                 if ply.white == press.white:
@@ -1158,15 +1427,98 @@ class Reconstructor:
                         ply.clock = press.time
                         ply.by_press = True
                         events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
+                        # It finished a move already recorded: no press for what follows.
+                        self._presses_since_node = max(0, self._presses_since_node - 1)
                         return
                     break
         self._stamps[press.white].append((press.t, press.time))
 
-    def _move_then_lifted(self, key: Key, white: bool) -> chess.Move | None:
-        """The presser's one move that, with one piece then lifted by the opponent (a piece
-        of theirs to move, or one of the presser's to capture), gives `key`: the usual sight
-        at a press when the reply is quick. None unless exactly one move fits."""
+    def _press_completes(self, press: _Press, m: _Match, events: list[ReconstructionEvent]) -> bool:
+        """Play (or correct to) `m` up to the presser's last move in it, with the press's
+        time; a fast reply after that move waits for its own evidence. False when the
+        line has no move of the presser."""
+        plies = self._plies
+        turn = plies[m.base].white if m.base < len(plies) else self._board.turn == chess.WHITE
+        last = None
+        for i in range(len(m.moves)):
+            if (turn if i % 2 == 0 else not turn) == press.white:
+                last = i
+        if last is None:
+            return False
+        self._stamps[press.white].append((press.t, press.time))
+        self._adopt(m)
+        self._back_in_sync(press.deadline, events)
+        m = replace(m, moves=m.moves[: last + 1])
+        if m.kind == "correction":
+            self._correct(press.deadline, m, "press", events)
+        else:
+            self._play(press.deadline, m.moves, "press", events)
+        return True
+
+    def _press_correction(self, cand: _Candidate, white: bool) -> _Match | None:
+        """A correction of moves no press confirmed that `cand` shows, for a press by
+        `white`: what the board shows (a correction, or a position nothing else explains),
+        or a forward line through the presser's moved-on piece when a correction fits
+        what was seen as well (at the press, the tie goes to the correction)."""
+        m = self._match_for(cand)
+        if m.kind == "forward" and len(m.moves) > 1:
+            fitter = self._fitter_correction(cand.key, m.moves, presser=white, until=cand.since)
+            m = fitter or self._lifted_after_correction(cand.key, white) or m
+        elif m.kind == "none":
+            m = self._correction(cand.key) or self._lifted_after_correction(cand.key, white) or m
+        if m.kind != "correction":
+            return None
+        replaced = self._plies[m.base :]
+        if any(p.by_press for p in replaced) or all(p.white != white for p in replaced):
+            return None
+        return m
+
+    def _lifted_after_correction(self, key: Key, white: bool) -> _Match | None:
+        """The presser's last move replaced by another, then one piece lifted by the
+        opponent (a fast reply under way at the press): a correction of that move."""
+        if not self._plies or self._plies[-1].white != white:
+            return None
         board = self._board
+        recorded = board.pop()
+        try:
+            move = self._move_then_lifted(board, key, white)
+        finally:
+            board.push(recorded)
+        if move is None or move == recorded:
+            return None
+        return _Match("correction", (move,), len(self._plies) - 1, evident=True)
+
+    def _unshown_move(self, key: Key, white: bool, moved_on: bool = False) -> bool:
+        """Is the last recorded ply an unpressed move of `white` whose piece `key` no
+        longer shows where that move put it? With `moved_on`, only when one like it also
+        stands on a square it did not hold (not just taken off by the opponent to capture
+        it)."""
+        if not self._plies:
+            return False
+        last = self._plies[-1]
+        if last.white != white or last.by_press:
+            return False
+        return self._last_piece_moved(key, moved_on)
+
+    def _last_piece_moved(self, key: Key, on: bool) -> bool:
+        """Is the piece of the last recorded ply gone from where that ply put it in `key`
+        (and, with `on`, one like it standing on a square it did not hold)?"""
+        last = self._plies[-1]
+        piece = self._board.piece_at(last.move.to_square)
+        if piece is None:
+            return False
+        slot = piece.piece_type - 1
+        mine = key[slot] & colour_mask(key, piece.color)
+        if mine & chess.BB_SQUARES[last.move.to_square]:
+            return False
+        current = self._keys[-1]
+        return not on or bool(mine & ~(current[slot] & colour_mask(current, piece.color)))
+
+    def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
+        """The presser's one move from `board` that, with one piece then lifted by the
+        opponent (a piece of theirs to move, or one of the presser's to capture), gives
+        `key`: the usual sight at a press when the reply is quick. None unless exactly one
+        move fits."""
         if (board.turn == chess.WHITE) != white:
             return None
         empty = ~occupied(key)

@@ -41,3 +41,11 @@ def king_heading_for_centre(now: Key, seen: Key) -> bool:
     """True when a king stands on a centre square in `seen` but not in `now`: maybe the
     first king of a result signal (wait longer before calling it out of sync)."""
     return bool(seen[5] & CENTRE & ~now[5])
+
+
+def kings_only(before: Key, signal: Key, targets: int) -> bool:
+    """Is `signal` the placement `before` with only the kings moved onto the squares
+    `targets` (whatever stood there taken off)?"""
+    keep_before = ~(before[5] | targets)
+    keep_signal = ~targets
+    return tuple(bb & keep_before for bb in before) == tuple(bb & keep_signal for bb in signal)

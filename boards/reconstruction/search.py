@@ -146,46 +146,89 @@ def line_keys(board: chess.Board, line: Line) -> list[Key]:
     return keys
 
 
+_SLIDERS = (chess.PAWN, chess.BISHOP, chess.ROOK, chess.QUEEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Slide:
+    """A step that moves one piece along a line: where it leaves, the squares between,
+    and the piece (slot and colour), so a rest on its path can be recognised."""
+
+    origin: int
+    path: int
+    slot: int
+    white: bool
+
+
+def slide_of(a: Key, b: Key) -> Slide | None:
+    """The slide from placement `a` to `b`, if the step moves one pawn (a double step),
+    bishop, rook or queen over at least one square (captures included), else None."""
+    step = diff_mask(a, b)
+    occ_a, occ_b = occupied(a), occupied(b)
+    origin = step & occ_a & ~occ_b
+    target = step & occ_b
+    if origin.bit_count() != 1 or target.bit_count() != 1:
+        return None  # castling, en passant, or not one move
+    path = chess.between(chess.lsb(origin), chess.lsb(target))
+    if not path:
+        return None
+    slot = next(i for i in range(6) if a[i] & origin)
+    if slot + 1 not in _SLIDERS:
+        return None
+    return Slide(origin, path, slot, bool(a[6] & origin))
+
+
+def resting(seen: Key, slide: Slide | None) -> int:
+    """The square (mask) where `seen` shows the sliding piece resting on its path (a
+    hesitating slide: let go for a moment on a square it crosses), else 0."""
+    if slide is None or occupied(seen) & slide.origin:
+        return 0
+    colour = seen[6] if slide.white else ~seen[6]
+    there = seen[slide.slot] & colour & slide.path
+    return there if there.bit_count() == 1 else 0
+
+
+def halfway(seen: Key, a: Key, b: Key, slide: Slide | None = None) -> bool:
+    """Could `seen` be the board during the step from `a` to `b`: each square as in one of
+    them, or empty where the step changes it (a piece in the air), or the moving piece
+    resting on one square of its path (`slide`, from `slide_of(a, b)`)."""
+    fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | (~occupied(seen) & diff_mask(a, b))
+    if fits & chess.BB_ALL == chess.BB_ALL:
+        return True
+    rest = resting(seen, slide)
+    return bool(rest) and (fits | rest) & chess.BB_ALL == chess.BB_ALL
+
+
 def consistency(keys: list[Key], observed: list[Key]) -> int:
-    """How many observed positions fit between two consecutive positions of a line: each
-    square as in one of them, or empty where the step changes it (a piece in the air).
-    Ranks lines that reach the same placement (bxa4 bxa4 / bxc4 bxc4, transpositions)."""
-    score = 0
-    for seen in observed:
-        empty = ~occupied(seen)
-        for a, b in itertools.pairwise(keys):
-            step = diff_mask(a, b)
-            fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | (empty & step)
-            if fits & chess.BB_ALL == chess.BB_ALL:
-                score += 1
-                break
-    return score
+    """How many observed positions fit between two consecutive positions of a line
+    (`halfway`). Ranks lines that reach the same placement (bxa4 bxa4 / bxc4 bxc4,
+    transpositions)."""
+    pairs = [(a, b, slide_of(a, b)) for a, b in itertools.pairwise(keys)]
+    return sum(any(halfway(seen, a, b, slide) for a, b, slide in pairs) for seen in observed)
 
 
 def ordered_fit(keys: Sequence[Key], observed: Sequence[Key]) -> int:
     """How many observed positions, taken in the order they were seen, fit along the line
     through `keys`: each one the position after some ply, or strictly a halfway state of a
-    step (each square as before or after it, or empty where the step changes it), never
-    earlier in the line than one seen before it. Unlike `consistency`, a transposed order
-    scores less: the bishop seen on e3 before the pawn on c6 does not fit `... c6` first.
-    (The longest such subsequence, by dynamic programming over the line's 2n-1 slots.)"""
+    step (`halfway`), never earlier in the line than one seen before it. Unlike
+    `consistency`, a transposed order scores less: the bishop seen on e3 before the pawn on
+    c6 does not fit `... c6` first. (The longest such subsequence, by dynamic programming
+    over the line's 2n-1 slots.)"""
     n = len(keys)
     if n == 0:
         return 0
     slots = 2 * n - 1
-    steps = [diff_mask(a, b) for a, b in itertools.pairwise(keys)]
+    slides = [slide_of(a, b) for a, b in itertools.pairwise(keys)]
     # best[s]: the most observations fitted so far with the last one at slot s or before.
     best = [0] * slots
     for seen in observed:
-        empty = ~occupied(seen)
         off = [diff_mask(seen, k) for k in keys]
         gain = list(best)
         for s in range(slots):
             i, half = divmod(s, 2)
             if half:
                 # Strictly halfway: a position of the line itself fits only its own slot.
-                fits = ~off[i] | ~off[i + 1] | (empty & steps[i])
-                ok = bool(off[i] and off[i + 1]) and fits & chess.BB_ALL == chess.BB_ALL
+                ok = bool(off[i] and off[i + 1]) and halfway(seen, keys[i], keys[i + 1], slides[i])
             else:
                 ok = off[i] == 0
             if ok:
@@ -198,21 +241,10 @@ def ordered_fit(keys: Sequence[Key], observed: Sequence[Key]) -> int:
 
 
 def fits_step(seen: Key, keys: Sequence[Key]) -> bool:
-    """Could `seen` be the board halfway along the line through `keys`: between two
-    consecutive positions (each square as in one of them, or empty where that step changes
-    it), or anywhere in a burst (as at its start or end, or empty where the burst changes
-    it: the second player's hand may move before the first piece lands)."""
-    empty = ~occupied(seen)
-    for a, b in itertools.pairwise(keys):
-        fits = ~diff_mask(seen, a) | ~diff_mask(seen, b) | (empty & diff_mask(a, b))
-        if fits & chess.BB_ALL == chess.BB_ALL:
-            return True
-    first, last = keys[0], keys[-1]
-    changed = 0
-    for a, b in itertools.pairwise(keys):
-        changed |= diff_mask(a, b)
-    fits = ~diff_mask(seen, first) | ~diff_mask(seen, last) | (empty & changed)
-    return fits & chess.BB_ALL == chess.BB_ALL
+    """Could `seen` be the board halfway along one step of the line through `keys`
+    (`halfway`)? Not anywhere in a burst of two moves: a position seen with the second
+    move made and the first not would put them the other way round."""
+    return any(halfway(seen, a, b, slide_of(a, b)) for a, b in itertools.pairwise(keys))
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +287,17 @@ def explain_chain(
         memo = (i, board.fen())
         if memo in failed:
             return None
+        # Settled positions are tried as positions reached first; a brief one (a rook
+        # seen on b7 for one scan on its way to c7, the opponent replying at once) only
+        # when nothing explains the rest without it.
+        for settled_only in (True, False):
+            found = reach(i, settled_only)
+            if found is not None or spent[0] > budget:
+                return found
+        failed.add(memo)
+        return None
+
+    def reach(i: int, settled_only: bool) -> Line | None:
         node = board_key(board)
         pending: list[int] = []
         for j in range(i, n):
@@ -275,16 +318,19 @@ def explain_chain(
                 or (changed & ~occupied(obs)).bit_count() > 2 * max_step + 1
             ):
                 break
-            if material_feasible(node, obs):
+            if material_feasible(node, obs) and not (settled_only and seen[j].skippable):
                 spent[0] += 1
                 if spent[0] > budget:
                     return None
                 lines = find_lines(board, obs, max_step, limit=8)
-                halfway = [seen[p].key for p in pending]
-                ranked = sorted(lines, key=lambda ln: -consistency(line_keys(board, ln), halfway))
+                between = [seen[p].key for p in pending]
+                ranked = sorted(lines, key=lambda ln: -consistency(line_keys(board, ln), between))
                 for line in ranked:
                     keys = line_keys(board, line)
-                    if not all(fits_step(seen[p].key, keys) or seen[p].skippable for p in pending):
+                    # A settled position must fit one step: in a burst it would put the
+                    # second move before the first (Re7 seen for seconds before Kd4 does
+                    # not fit Kd4, Rd7-e7 after a rook that rested on d7).
+                    if not all(seen[p].skippable or fits_step(seen[p].key, keys) for p in pending):
                         continue
                     for move in line:
                         board.push(move)
@@ -298,7 +344,6 @@ def explain_chain(
                     if spent[0] > budget:
                         return None
             pending.append(j)
-        failed.add(memo)
         return None
 
     return walk(0)
@@ -312,13 +357,17 @@ def placement_changes(a: Key, b: Key) -> int:
 __all__ = [
     "Line",
     "Sighting",
+    "Slide",
     "consistency",
     "explain_chain",
     "find_line",
     "find_lines",
     "fits_step",
+    "halfway",
     "line_keys",
     "ordered_fit",
     "placement_changes",
+    "resting",
     "returns_home",
+    "slide_of",
 ]

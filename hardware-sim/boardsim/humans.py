@@ -5,7 +5,8 @@ square changes (`PieceChange`: board index, new piece code or 0) and clock event
 (`ClockStart`, `LeverPress`), with the habits of real players, each with a probability
 in `Habits`: capture orders, castling king- or rook-first, en passant with the captured
 pawn removed last, sliding pieces seen on the squares they cross (and slowly dragged
-ones), j'adoube, knocked-over pieces put back, single-scan misreads, promotions with the
+ones), hesitating slides (the piece rests on one or two squares of its path before its
+real square), j'adoube, knocked-over pieces put back, single-scan misreads, promotions with the
 pawn placed first, fast replies, takebacks, illegal moves corrected, rotated boards,
 result signals with the kings, and flag falls.
 
@@ -73,6 +74,10 @@ class Habits:
     slide_dwell: tuple[float, float] = (0.03, 0.12)  # seconds on each crossed square
     drag: float = 0.0  # a slow drag: the piece rests on each crossed square
     drag_dwell: tuple[float, float] = (0.2, 0.35)
+    # A hesitating slide: a bishop, rook or queen rests on one or two squares of its path
+    # (each for a time drawn from `hesitate_rest`) before it is put on its real square.
+    hesitate: float = 0.0
+    hesitate_rest: tuple[float, float] = (0.0, 1.0)
     jadoube: float = 0.03
     knock_over: float = 0.01
     misread: float = 0.02
@@ -116,6 +121,7 @@ class Habits:
             en_passant_captured_last=0.5,
             slide_shown=0.35,
             drag=0.03,
+            hesitate=0.15,
             jadoube=0.04,
             knock_over=0.01,
             misread=0.03,
@@ -134,6 +140,7 @@ class Habits:
             "en_passant_captured_last",
             "slide_shown",
             "drag",
+            "hesitate",
             "jadoube",
             "knock_over",
             "misread",
@@ -148,6 +155,9 @@ class Habits:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"habit {name} is a probability in [0, 1], got {value}")
+        low, high = self.hesitate_rest
+        if not 0.0 <= low <= high:
+            raise ValueError(f"hesitate_rest is a range of seconds, got {self.hesitate_rest}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +252,9 @@ class _Player:
         travel = self.span((0.15, 0.3) if self.quick else self.h.lift)
         if self.quick:
             crossed = []
-        if crossed and self.chance("drag"):
+        if crossed and self.chance("hesitate"):
+            t = self.hesitate(t, crossed, piece_code)
+        elif crossed and self.chance("drag"):
             for sq in crossed:
                 if self.table.code_at(sq) == 0:
                     t += self.span(self.h.drag_dwell) / 2
@@ -258,6 +270,21 @@ class _Player:
                     self.table.set(t, sq, 0)
         t += travel
         self.table.set(t, to, code)
+        return t
+
+    def hesitate(self, t: float, crossed: list[chess.Square], code: int) -> float:
+        """Slide over `crossed` (in travel order), resting on one or two of its squares:
+        the piece stands there, let go, long enough for the board to see it (or not, at
+        a rest near 0 s). Returns when it leaves the last one."""
+        free = [sq for sq in crossed if self.table.code_at(sq) == 0]  # 960 castling: the king
+        if not free:
+            return t
+        count = 2 if len(free) > 1 and self.rng.random() < 0.5 else 1
+        for k in sorted(self.rng.sample(range(len(free)), count)):
+            t += self.span((0.1, 0.25))  # the hand slides on to the square
+            self.table.set(t, free[k], code)
+            t += self.span(self.h.hesitate_rest)
+            self.table.set(t, free[k], 0)
         return t
 
     def make_move(self, t: float, board: chess.Board, move: chess.Move) -> float:

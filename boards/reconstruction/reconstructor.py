@@ -489,7 +489,7 @@ class Reconstructor:
         if line:
             return line
         for side, _ in presses[-1:]:
-            lifted = self._move_then_lifted(key, self._clock.colour_of(side) == "white")
+            lifted = self._move_then_lifted(board, key, self._clock.colour_of(side) == "white")
             if lifted is not None:
                 return (lifted,)
         return None

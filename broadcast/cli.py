@@ -201,7 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     watch = sub.add_parser("watch", help="follow one board live and keep its game as PGN")
     watch.add_argument("port", metavar="PORT", help="serial port of the board (or of its bus)")
     watch.add_argument(
-        "--address", type=int, metavar="N", help="bus address (serial number) on a bus port"
+        "--address",
+        type=whole_number(1, MAX_SERIAL),
+        metavar="N",
+        help="bus address (serial number) on a bus port",
     )
     watch.add_argument("--pgn", metavar="OUT", help="keep the current game in this PGN file")
     watch.add_argument("--record", metavar="CAPTURE", help="record the raw traffic (JSON Lines)")

@@ -30,9 +30,8 @@ import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli_args import non_negative_float
-from broadcast.cli_serve import arbiter_credentials, claim_journal, listen_problem
+from broadcast.cli_serve import arbiter_credentials, listen_problem, open_event_journal
 from broadcast.config import load_event
-from broadcast.journal import Journal, JournalError
 from broadcast.service import EventService
 from clocks.timecontrol import TimeControl
 from clocks.timesource import EpochTime, TimeSource
@@ -232,15 +231,9 @@ async def _demo(args: argparse.Namespace) -> int:
     if db is None:
         workdir = tempfile.TemporaryDirectory(prefix="boardwire-demo-")
         db = Path(workdir.name) / "pamplona-demo.sqlite"
-    try:
-        journal = Journal(db)
-    except JournalError as exc:
-        print(f"boardwire demo: {exc}", file=sys.stderr)
-        return 2
-    problem = claim_journal(journal, config)
-    if problem is not None:
-        journal.close()
-        print(f"boardwire demo: {problem}", file=sys.stderr)
+    journal = open_event_journal(db, config)
+    if isinstance(journal, str):
+        print(f"boardwire demo: {journal}", file=sys.stderr)
         return 2
     time = EpochTime(speed)
     hall, ports = await start_simulated_boards(config, time, speed=speed)

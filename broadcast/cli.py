@@ -8,13 +8,23 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
 from boards.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
 from broadcast import cli_check, cli_export, cli_pairings, cli_serve, cli_standings
 from broadcast import demo as demo_options
-from broadcast.cli_args import port_number, positive_float, positive_int, serial_port_problem
+from broadcast.cli_args import (
+    non_negative_float,
+    port_number,
+    positive_float,
+    positive_int,
+    serial_port_problem,
+    whole_number,
+)
+
+MAX_SIM_BOARDS = 99  # what the simulator runs at once
+MAX_SERIAL = 16383  # a bus address is 14 bits
 
 
 def _board_rows(results: list[ProbeResult]) -> list[dict[str, object]]:
@@ -114,9 +124,32 @@ def _nothing_found(results: list[ProbeResult], not_probed: list[str]) -> str:
     return " ".join(parts)
 
 
-def _cmd_sim(args: argparse.Namespace) -> int:
+# What the simulator's options accept under `boardwire sim`: its own parser lets nan, inf
+# and negative numbers through, and reports a bad count without the usage.
+SIM_VALUES: dict[str, Callable[[str], object]] = {
+    "boards": whole_number(1, MAX_SIM_BOARDS),
+    "speed": positive_float,
+    "max_think": positive_float,
+    "start_after": non_negative_float,
+    "first_serial": whole_number(1, MAX_SERIAL),
+}
+
+
+def _check_sim_values(sim: argparse.ArgumentParser) -> None:
+    for action in sim._actions:  # argparse has no public way to retype an added option
+        if action.dest in SIM_VALUES:
+            action.type = SIM_VALUES[action.dest]
+
+
+def _cmd_sim(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from boardsim import cli as sim_cli
 
+    last = args.first_serial + args.boards - 1
+    if last > MAX_SERIAL:
+        parser.error(
+            f"--first-serial {args.first_serial} with --boards {args.boards} goes past "
+            f"serial {MAX_SERIAL} (the largest bus address)"
+        )
     return asyncio.run(sim_cli.run(args))
 
 
@@ -162,12 +195,16 @@ def build_parser() -> argparse.ArgumentParser:
         ImportError
     ):  # the simulator is part of the distribution; this only guards a broken install
         pass
-    sim.set_defaults(handler=_cmd_sim)
+    _check_sim_values(sim)
+    sim.set_defaults(handler=lambda a: _cmd_sim(a, sim))
 
     watch = sub.add_parser("watch", help="follow one board live and keep its game as PGN")
     watch.add_argument("port", metavar="PORT", help="serial port of the board (or of its bus)")
     watch.add_argument(
-        "--address", type=int, metavar="N", help="bus address (serial number) on a bus port"
+        "--address",
+        type=whole_number(1, MAX_SERIAL),
+        metavar="N",
+        help="bus address (serial number) on a bus port",
     )
     watch.add_argument("--pgn", metavar="OUT", help="keep the current game in this PGN file")
     watch.add_argument("--record", metavar="CAPTURE", help="record the raw traffic (JSON Lines)")

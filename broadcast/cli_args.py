@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 
 def _number(text: str) -> float:
@@ -44,6 +45,15 @@ def _whole(text: str, low: int, high: int, message: str) -> int:
 def positive_int(text: str) -> int:
     """A whole number from 1 (a round, a board)."""
     return _whole(text, 1, 999_999_999, "must be a whole number from 1")
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argument type for a whole number from `low` to `high` (a count, a serial)."""
+
+    def parse(text: str) -> int:
+        return _whole(text, low, high, f"must be a whole number from {low} to {high}")
+
+    return parse
 
 
 def port_number(text: str) -> int:

@@ -161,6 +161,20 @@ def claim_journal(journal: Journal, config: EventConfig) -> str | None:
     return None
 
 
+def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
+    """The event's journal at `db`, or why not (not a journal, unreadable, another
+    event's): one line for the user; nothing is left open or changed on a refusal."""
+    try:
+        journal = Journal(db)
+    except JournalError as exc:
+        return str(exc)
+    problem = claim_journal(journal, config)
+    if problem is not None:
+        journal.close()
+        return problem
+    return journal
+
+
 def listen_problem(host: str, port: int, exc: OSError) -> str:
     import errno
 
@@ -221,15 +235,9 @@ async def serve(
         print(f"boardwire: {publish}", file=sys.stderr)
         return 2
     db = args.db or args.event.with_suffix(".sqlite")
-    try:
-        journal = Journal(db)
-    except JournalError as exc:
-        print(f"boardwire: {exc}", file=sys.stderr)
-        return 2
-    problem = claim_journal(journal, config)
-    if problem is not None:
-        journal.close()
-        print(f"boardwire: {problem}", file=sys.stderr)
+    journal = open_event_journal(db, config)
+    if isinstance(journal, str):
+        print(f"boardwire: {journal}", file=sys.stderr)
         return 2
     speed = args.speed
     # Never behind the journal: a fast-forward rehearsal runs ahead of the wall clock, and a

@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import errno
 import io
 import secrets
 import signal
@@ -30,9 +29,9 @@ import chess
 import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
-from broadcast.cli_serve import arbiter_credentials
+from broadcast.cli_args import non_negative_float
+from broadcast.cli_serve import arbiter_credentials, listen_problem, open_event_journal
 from broadcast.config import load_event
-from broadcast.journal import Journal
 from broadcast.service import EventService
 from clocks.timecontrol import TimeControl
 from clocks.timesource import EpochTime, TimeSource
@@ -89,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--delay",
-        type=float,
+        type=non_negative_float,
         default=DEFAULT_DELAY,
         help=f"broadcast delay in event seconds (default {DEFAULT_DELAY:g}; 0 for none)",
     )
@@ -224,21 +223,18 @@ async def _demo(args: argparse.Namespace) -> int:
     from web.app import start_web  # web imports broadcast, never the other way round
 
     habits = getattr(args, "habits", DEFAULT_HABITS)
-    speed = float(args.speed)
-    if not speed > 0:
-        print("boardwire demo: --speed must be positive", file=sys.stderr)
-        return 2
+    speed = float(args.speed)  # both checked by the parser (broadcast.cli_args)
     delay = float(getattr(args, "delay", DEFAULT_DELAY))
-    if delay < 0:
-        print("boardwire demo: --delay cannot be negative", file=sys.stderr)
-        return 2
     config = load_event(EVENT)
     workdir = None
     db: Path | None = getattr(args, "db", None)
     if db is None:
         workdir = tempfile.TemporaryDirectory(prefix="boardwire-demo-")
         db = Path(workdir.name) / "pamplona-demo.sqlite"
-    journal = Journal(db)
+    journal = open_event_journal(db, config)
+    if isinstance(journal, str):
+        print(f"boardwire demo: {journal}", file=sys.stderr)
+        return 2
     time = EpochTime(speed)
     hall, ports = await start_simulated_boards(config, time, speed=speed)
     runner = None
@@ -255,13 +251,8 @@ async def _demo(args: argparse.Namespace) -> int:
         try:
             runner = await start_web(service, host=host, port=args.port, credentials=credentials)
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                print(
-                    f"boardwire demo: port {args.port} is in use; try --port {args.port + 1}",
-                    file=sys.stderr,
-                )
-                return 2
-            raise
+            print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
+            return 2
         time_control = config.sections[0].time_control
         await _start_players(hall, time, speed, habits, _games(), time_control)
         url = f"http://{host}:{args.port}/"

@@ -500,14 +500,17 @@ class EventService:
         }
 
     def unpaired_rounds(self) -> dict[str, int]:
-        """Sections whose round due now (by the schedule, or `--round R`) is not paired: no
-        game can be followed there until it is."""
+        """Sections with a round not paired up to the one due now (by the schedule, or
+        `--round R`), and the first such round: rounds are paired in order, so that is the
+        one to pair next (round 9 due with nothing paired means pair round 1)."""
         now = utc(self.time.now())
         out: dict[str, int] = {}
         for section in self.config.sections:
-            due = due_round(section, now, self.start_overrides)
-            if due <= section.rounds and due not in self.tournament.section(section.name).rounds:
-                out[section.name] = due
+            due = min(due_round(section, now, self.start_overrides), section.rounds)
+            paired = self.tournament.section(section.name).rounds
+            missing = next((r for r in range(1, due + 1) if r not in paired), None)
+            if missing is not None:
+                out[section.name] = missing
         return out
 
     def pair_unpaired(self, by: str) -> list[str]:

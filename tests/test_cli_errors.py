@@ -156,3 +156,81 @@ def test_watch_on_a_bad_port(capsys: pytest.CaptureFixture[str], port: str, mess
 def test_replay_of_a_missing_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = _run(["replay", str(tmp_path / "none.jsonl")], capsys)
     assert code == 2 and "cannot read the capture" in _one_line(err)
+
+
+def _last_line_and_usage(err: str, command: str) -> str:
+    """argparse's refusal: the subcommand's usage, then one line saying what is wrong."""
+    assert f"usage: boardwire {command}" in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--delay", "nan"], "--delay: must be a finite number"),
+        (["--delay", "inf"], "--delay: must be a finite number"),
+        (["--delay", "-1"], "--delay: must be 0 or more"),
+        (["--speed", "inf"], "--speed: must be a finite number"),
+        (["--speed", "0"], "--speed: must be more than 0"),
+        (["--seconds", "nan"], "--seconds: must be a finite number"),
+        (["--port", "0"], "--port: a port is a number"),
+        (["--boards", "0"], "unrecognized arguments: --boards 0"),  # the demo has four boards
+    ],
+)
+def test_demo_refuses_bad_values_before_starting(
+    capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    code, err = _run(["demo", *extra], capsys)
+    assert code == 2
+    last = _last_line_and_usage(err, "demo")
+    assert last.startswith("boardwire demo: error:") and message in last
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--boards", "-1"], "--boards: must be a whole number from 1 to 99"),
+        (["--boards", "0"], "--boards: must be a whole number from 1 to 99"),
+        (["--boards", "100"], "--boards: must be a whole number from 1 to 99"),
+        (["--boards", "x"], "--boards: must be a whole number from 1 to 99"),
+        (["--speed", "inf"], "--speed: must be a finite number"),
+        (["--speed", "nan"], "--speed: must be a finite number"),
+        (["--speed", "-2"], "--speed: must be more than 0"),
+        (["--max-think", "inf"], "--max-think: must be a finite number"),
+        (["--start-after", "nan"], "--start-after: must be a finite number"),
+        (["--start-after", "-3"], "--start-after: must be 0 or more"),
+        (["--first-serial", "-5"], "--first-serial: must be a whole number from 1 to 16383"),
+        (["--first-serial", "16380", "--boards", "5"], "goes past serial 16383"),
+    ],
+)
+def test_sim_refuses_bad_values_before_starting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    rundir = tmp_path / "run"
+    code, err = _run(["sim", "--rundir", str(rundir), *extra], capsys)
+    assert code == 2
+    last = _last_line_and_usage(err, "sim")
+    assert last.startswith("boardwire sim: error:") and message in last
+    assert not rundir.exists()  # no board was started
+
+
+def test_demo_refuses_another_events_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "j.sqlite"
+    journal = Journal(db)
+    journal.set_meta("event", "Some Other Open")
+    journal.close()
+    code, err = _run(["demo", "--db", str(db)], capsys)
+    assert code == 2 and "belongs to the event 'Some Other Open'" in _one_line(err)
+
+
+def test_demo_with_a_foreign_db_leaves_it_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("not a journal\n")
+    code, err = _run(["demo", "--db", str(foreign)], capsys)
+    assert code == 2 and "not a boardwire journal" in _one_line(err)
+    assert foreign.read_text() == "not a journal\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

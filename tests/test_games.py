@@ -107,6 +107,18 @@ def test_the_first_flag_counts_while_the_clock_decides() -> None:
     assert decided.apply(GameFlag(KEY.id, "white", 9.0)).flag is None
 
 
+def test_the_clocks_stop_with_the_result() -> None:
+    """Players who signal a draw and leave the clock running: pages show the clocks as they
+    were when the result stood, not a clock ticking down to 0:00:00 on a finished game."""
+    game = GameState(KEY, None, None).apply(GameClock(KEY.id, 3000, 2900, "white", 1.0))
+    game = game.apply(ResultProposed(KEY.id, "1/2-1/2", "kings-signal", 2.0))
+    game = game.apply(GameClock(KEY.id, 2990, 2900, "white", 11.0))
+    assert (game.white_clock, game.running) == (2990, "white")  # pending: still the live clock
+    game = game.apply(ResultConfirmed(KEY.id, "1/2-1/2", "kings-signal", 12.0))
+    ended = game.apply(GameClock(KEY.id, 0, 2900, "white", 3000.0))
+    assert (ended.white_clock, ended.black_clock, ended.running) == (2990, 2900, None)
+
+
 def test_corrected_line_replaces_everything_and_keeps_clocks_of_unchanged_moves() -> None:
     game = GameState(KEY, None, None)
     game = game.apply(move(game, 1, "e2e4", 1.0, remaining=5400.0))

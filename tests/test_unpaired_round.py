@@ -52,6 +52,20 @@ def test_unpaired_live_round_is_told_with_how_to_pair(tmp_path: Path) -> None:
     assert "TRF" in how_to_pair("Open", 1) and "Dutch" in how_to_pair("Open", 1)
 
 
+def test_the_notice_names_the_round_that_can_be_paired_next(tmp_path: Path) -> None:
+    """Started after the whole schedule (round 9 due) with nothing paired: rounds are paired
+    in order, so the notice and the rehearsal's pairing are about round 1, not round 9
+    (which the API would refuse: "round 8 must be paired before round 9")."""
+    service = EventService(
+        load_event(SESTAO), Journal(tmp_path / "j.sqlite"), time=ManualTime(1_800_000_000.0)
+    )
+    service.load()
+    assert service.unpaired_rounds() == {"Open": 1}
+    said = service.pair_unpaired(by="serve --sim")
+    assert len(said) == 1 and "Open round 1 was not paired" in said[0], said
+    assert service.unpaired_rounds() == {"Open": 2}  # round 2 is due too, and next
+
+
 def test_rehearsal_pairs_the_round_with_dutch(tmp_path: Path) -> None:
     service = _service(tmp_path)
     said = service.pair_unpaired(by="serve --sim")

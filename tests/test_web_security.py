@@ -106,6 +106,27 @@ async def test_form_and_basic_share_one_limit(
     assert await _login(client, CREDENTIALS[1]) == 429
 
 
+@pytest.mark.parametrize("way", ["form", "basic"])
+async def test_a_correct_password_clears_the_clients_failures(
+    plain: tuple[TestClient, EventService, Clock], way: str
+) -> None:
+    """The login form and HTTP Basic reset a client's strikes the same way: an arbiter who
+    mistypes a few times, then logs in, starts afresh instead of one typo from a lockout."""
+    client, _, _ = plain
+
+    async def attempt(password: str) -> int:
+        if way == "form":
+            return await _login(client, password)
+        headers = BASIC if password == CREDENTIALS[1] else WRONG
+        return (await client.get(BOARDS, headers=headers)).status
+
+    for _ in range(2):  # without the reset the second round of typos would lock the client out
+        for _ in range(auth_module.LOGIN_ATTEMPTS - 1):
+            assert await attempt("guess") == 401
+        assert await attempt(CREDENTIALS[1]) == 200
+    assert _auth(client).retry_after("127.0.0.1") == 0
+
+
 def test_a_spray_from_many_addresses_locks_every_password_check() -> None:
     clock = Clock()
     auth = auth_module.Auth(CREDENTIALS, now=clock)

@@ -15,9 +15,10 @@
   address and for the whole server: `LOGIN_ATTEMPTS` failures from one client within
   `LOGIN_WINDOW` seconds lock that client out, and each further lockout doubles (up to
   `MAX_LOCKOUT`); `GLOBAL_ATTEMPTS` failures from everybody within the window lock out every
-  password check the same way (a spray from many addresses). While locked out even the
-  right password gets 429 with Retry-After, so a guess can never be confirmed. Sessions
-  already open are not affected. Behind a proxy the client is the forwarded one (`web.proxy`).
+  password check the same way (a spray from many addresses). A correct password, by either
+  way, clears that client's failures and back-off (not the server-wide count). While locked
+  out even the right password gets 429 with Retry-After, so a guess can never be confirmed.
+  Sessions already open are not affected. Behind a proxy the client is the forwarded one (`web.proxy`).
 """
 
 from __future__ import annotations

@@ -168,10 +168,10 @@ async def login(request: web.Request) -> web.StreamResponse:
     ):
         raise web.HTTPSeeOther("/arbiter/login?m=" + quote("The form expired: try again."))
     user, password = form.get("user"), form.get("password")
-    if not (
-        isinstance(user, str) and isinstance(password, str) and auth.check_password(user, password)
-    ):
-        auth.failed(who)
+    if not isinstance(user, str) or not isinstance(password, str):
+        user, password = "", ""  # counted as a failed guess like any other
+    # The same check as HTTP Basic: a failure counts, a success clears the client's strikes.
+    if not auth.check_guess(who, user, password):
         raise web.HTTPSeeOther("/arbiter/login?m=" + quote(AUTH_FAILED_MESSAGE))
     session_token, _session = auth.open_session(user)
     response = web.HTTPSeeOther("/arbiter")

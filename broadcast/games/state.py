@@ -134,6 +134,11 @@ class GameState:
             case GameTakeback(ply=ply):
                 return replace(state, moves=self.moves[: max(ply, 0)])
             case GameClock():
+                if self.result is not None:
+                    # The game is over: a clock left running (players gone, kings signal
+                    # confirmed) would count down to 0:00:00 on every page. Keep the times
+                    # it showed when the result was decided.
+                    return state
                 first = self.first_activity
                 if (
                     first is None
@@ -169,8 +174,13 @@ class GameState:
             case ResultProposed():
                 return replace(state, proposal=event)
             case ResultConfirmed():
+                # The clocks stop with the result (see GameClock): none runs on the pages.
                 return replace(
-                    state, result=event.result, result_reason=event.reason, proposal=None
+                    state,
+                    result=event.result,
+                    result_reason=event.reason,
+                    proposal=None,
+                    running=None,
                 )
             case LineCorrected(ucis=ucis):
                 return replace(state, moves=_line(self.start_fen, ucis, self.moves, self.id))

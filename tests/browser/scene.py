@@ -3,18 +3,13 @@
 The Pamplona example with the longest real-world names, titles and ratings we could
 find, round 1 half-played: a game in progress with both clocks, a checkmate, a flag fall
 whose result waits for the arbiter, a draw by agreement. The state is built by
-committing events to a real service (virtual time), as the boards would.
-
-The public game JSON's `flag` and `pending_result` fields come from the arbiter rules;
-until the views carry them, `with_flags()` adds them (derived from the game's proposal
-and clocks) so the pages' rendering of them can be tested.
+committing events to a real service (virtual time), as the boards would; the pages show
+the views' own `flag` and `pending_result`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,37 +164,3 @@ def long_alert(t: float) -> Alert:
         "/and-nothing-else-matches-the-game-since-move-21",
         t,
     )
-
-
-def _flag_fields(game: Any) -> dict[str, Any]:
-    proposal = game.proposal
-    pending = None
-    if proposal is not None and game.result is None:
-        pending = {"result": proposal.result, "reason": proposal.reason}
-    flag = None
-    if game.white_clock == 0:
-        flag = "white"
-    elif game.black_clock == 0:
-        flag = "black"
-    return {"flag": flag, "pending_result": pending}
-
-
-@contextlib.contextmanager
-def with_flags() -> Iterator[None]:
-    """The views with `flag` and `pending_result` on every game summary; fields the views
-    already have are left as they are."""
-    from web import views
-
-    original = views.game_summary
-
-    def game_summary(game: Any) -> dict[str, Any]:
-        out = original(game)
-        for key, value in _flag_fields(game).items():
-            out.setdefault(key, value)
-        return out
-
-    views.game_summary = game_summary  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        views.game_summary = original  # type: ignore[assignment]

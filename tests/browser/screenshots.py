@@ -36,7 +36,7 @@ async def shoot(out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
-    with tempfile.TemporaryDirectory() as tmp, scene.with_flags():
+    with tempfile.TemporaryDirectory() as tmp:
         service, _ = scene.build(Path(tmp))
         port = _free_port()
         runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)

@@ -71,14 +71,13 @@ class Site:
 
 @pytest.fixture
 async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    with scene.with_flags():
-        service, clock = scene.build(tmp_path)
-        port = free_port()
-        runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
-        try:
-            yield Site(service, clock, f"http://127.0.0.1:{port}")
-        finally:
-            await runner.cleanup()
+    service, clock = scene.build(tmp_path)
+    port = free_port()
+    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
+    try:
+        yield Site(service, clock, f"http://127.0.0.1:{port}")
+    finally:
+        await runner.cleanup()
 
 
 @pytest.fixture(params=list(scene.SIZES))

@@ -24,8 +24,10 @@ nothing here asserts on time.
 The log is downloaded at once here (what a board sends during the 8 s download is the
 drivers' `continued`, covered by their tests). Clock readings are fed at each press.
 
-`--quick`: fewer games; `--games N`: N games per corpus; `--repro CORPUS:INDEX:SCENARIO`
-replays one case and prints its moves.
+`--quick`: fewer games; `--games N`: N games per corpus; `--old`: also the old recovery
+(the missed positions spread evenly over the outage, as `boards/recovery.py` did before
+issue 10; presses dropped), to show the phantom moves it made; `--repro
+CORPUS:INDEX:SCENARIO` replays one case and prints its moves.
 """
 
 from __future__ import annotations
@@ -43,9 +45,7 @@ import chess.pgn
 
 from boards.dgt.eeprom import decode_ring
 from boards.events import LogRecovered
-from boards.position import BoardPosition
 from boards.reconstruction import (
-    GameLine,
     MovePlayed,
     MoveRetracted,
     ReconstructionEvent,
@@ -95,6 +95,8 @@ class Outcome:
     decode_ns: int
     replay_ns: int
     cut: float
+    known_plies: int
+    played_plies: int
     got: list[str] = field(default_factory=list)
 
 
@@ -154,6 +156,20 @@ def play_on_board(
     return presses
 
 
+def spread(
+    follower: BoardFollower, got: LogRecovered, cut: float, back: float
+) -> list[ReconstructionEvent]:
+    """The OLD recovery, for comparison: the positions missed spread evenly over the
+    outage and fed as recovered positions with those invented times (presses dropped)."""
+    positions = got.positions()[got.seen + 1 :]
+    out: list[ReconstructionEvent] = []
+    for k, position in enumerate(positions):
+        at = cut + (back - cut) * (k + 1) / (len(positions) + 1)
+        out += follower.reconstructor.feed_position(at, position, recovered=True)
+    follower.line.extend(out)
+    return out
+
+
 def replay_ns(ucis: Sequence[str]) -> int:
     """Reference: python-chess replaying the moves (parse, legality check, push)."""
     board = chess.Board()
@@ -186,6 +202,7 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
     live.until(cut)
     known = board.position  # what the journal saw last (every change is journaled)
     presses += play_on_board(board, during, None, recent)
+    by_back = sum(1 for a in timed if isinstance(a, LeverPress) and a.t <= back) - 1
 
     # The service comes back: a new reconstructor on what the journal kept.
     rec = Reconstructor()
@@ -203,23 +220,26 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
     got: LogRecovered | None = None
     if scenario == "control":
         pass
-    elif scenario == "restart":
+    elif scenario.startswith("restart"):
         got = recover(events, recent.as_tuple(), known, back, SERIAL)
     elif board.position not in (START, START_ROTATED):  # the driver reads no log then
         got = recover(events, (), None, back, SERIAL)
-    if got is not None:
+    if got is not None and scenario == "restart-spread":
+        again.events += spread(follower, got, cut, back)
+    elif got is not None:
         again.events += follower.handle(got)
     recovery_ns = time.perf_counter_ns() - t0
     t0 = time.perf_counter_ns()
     decode_ring(raw)
     decode_ns = time.perf_counter_ns() - t0
-    mark = len(again.events)
-    recovered_plies = len(follower.line.ucis) - len(ucis)
-    ref_ns = replay_ns(follower.line.ucis) if recovered_plies > 0 else 0
-    # Then the board's dump and clock, and live input to the end of the game.
+    # Then the board's dump and its clock (the old spread positions are explained here),
+    # and live input to the end of the game.
     again.feed(back, board, "position")
     if board.clock is not None:
         again.feed(back, board, "clock")
+    mark = len(again.events)
+    recovered_plies = len(follower.line.ucis) - len(ucis)
+    ref_ns = replay_ns(follower.line.ucis) if recovered_plies > 0 else 0
     presses += play_on_board(board, after, again, recent)
     again.until(end + 30.0)
     again.events += follower.tick(end + 30.0)
@@ -253,12 +273,16 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
         decode_ns=decode_ns,
         replay_ns=ref_ns,
         cut=cut,
+        known_plies=len(ucis),
+        played_plies=min(len(moves), max(0, by_back)),
         got=list(line.ucis),
     )
 
 
-def report(name: str, corpus: str, games: list[chess.pgn.Game], with_clock: bool) -> None:
-    for scenario in SCENARIOS:
+def report(
+    name: str, corpus: str, games: list[chess.pgn.Game], with_clock: bool, scenarios: list[str]
+) -> None:
+    for scenario in scenarios:
         outs = [run_case(g, i, with_clock, scenario) for i, g in enumerate(games)]
         n = len(outs)
         exact = sum(o.exact for o in outs)
@@ -297,8 +321,9 @@ def report(name: str, corpus: str, games: list[chess.pgn.Game], with_clock: bool
         for i, o in enumerate(outs):
             if not o.exact or o.phantoms:
                 print(
-                    f"  INEXACT #{i} cut {o.cut:.1f} s: {len(o.got)}/{o.plies} plies, "
-                    f"{o.phantoms} phantom; repro: .venv/bin/python bench/bench_recovery.py "
+                    f"  INEXACT #{i} cut {o.cut:.1f} s ({o.known_plies} plies recorded, "
+                    f"~{o.played_plies} played at reconnect): {len(o.got)}/{o.plies} plies "
+                    f"at the end, {o.phantoms} phantom; repro: .venv/bin/python bench/bench_recovery.py "
                     f"--repro {corpus}:{i}:{scenario}"
                 )
 
@@ -312,7 +337,7 @@ def repro(spec: str, limit: int) -> None:
     want = [m.uci() for m in game.mainline_moves()]
     print(f"{game.headers.get('White')} - {game.headers.get('Black')}, cut at {out.cut:.1f} s")
     print(f"exact {out.exact}, phantoms {out.phantoms}, clocks {out.clocks_ok}/{out.clocks_want}")
-    diverge = next((i for i, (a, b) in enumerate(zip(out.got, want)) if a != b), None)
+    diverge = next((i for i, (a, b) in enumerate(zip(out.got, want, strict=False)) if a != b), None)
     print(f"first difference at ply {diverge}; got {len(out.got)} plies, want {len(want)}")
     print("got ", " ".join(out.got))
     print("want", " ".join(want))
@@ -322,16 +347,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer games")
     parser.add_argument("--games", type=int, default=None, help="games per corpus")
+    parser.add_argument(
+        "--old", action="store_true", help="also the old recovery (changes spread over the outage)"
+    )
     parser.add_argument("--repro", default=None, help="CORPUS:INDEX:SCENARIO")
     args = parser.parse_args()
     if args.repro:
         repro(args.repro, 0)
         return
-    n = args.games if args.games is not None else (10 if args.quick else 60)
+    n = args.games if args.games is not None else (10 if args.quick else 80)
     started = time.process_time()
     for corpus, label in (("worldcup", "World Cup 2025, clock"), ("kasparov", "Kasparov")):
         path, with_clock = CORPORA[corpus]
-        report(label, corpus, read_games(path, n), with_clock)
+        scenarios = [*SCENARIOS, "restart-spread"] if args.old else list(SCENARIOS)
+        report(label, corpus, read_games(path, n), with_clock, scenarios)
     print(f"total CPU {time.process_time() - started:.1f} s")
 
 

@@ -186,11 +186,11 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
     timed = [a for a in actions if isinstance(a, SquareSet | LeverPress | ClockSetup)]
     end = max(a.t for a in timed)
     first_move = next((a.t for a in timed if isinstance(a, SquareSet) and a.t > 0), 0.0)
-    rng = random.Random(f"{index}:{scenario}")
+    rng = random.Random(f"{index}:{scenario.removesuffix('-spread')}")  # the same cut both ways
     cut = rng.uniform(first_move, end)
     if scenario == "control":
         cut = end + 1.0
-    back = min(cut + rng.uniform(*OUTAGE), end + 5.0) if scenario == "restart" else cut
+    back = min(cut + rng.uniform(*OUTAGE), end + 5.0) if scenario.startswith("restart") else cut
     before = [a for a in timed if a.t <= cut]
     during = [a for a in timed if cut < a.t <= back]
     after = [a for a in timed if a.t > back]

@@ -1388,6 +1388,25 @@ class Reconstructor:
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
+        if self._unpressed_last(press.white):
+            # The presser's unpressed move still stands, but what the board shows at the
+            # press is reached only by replacing it (a rook recorded for castling rook-first
+            # after a stall held it still, then the king put beside it; the opponent may
+            # already have a piece in the hand): the press completes the correction, never
+            # the recorded move. Latest first, while nothing shown matches otherwise, back
+            # to the node: a stall may have held the press back past the look-back.
+            first = shown[-1].since if shown else press.t
+            earlier = [
+                _Candidate((), seen.since, seen.key)
+                for seen in reversed(self._trail)
+                if seen.since < first - _EPS and seen.key != self._keys[-1]
+            ]
+            for cand in shown + earlier:
+                if self._match_for(cand).kind != "none":
+                    break
+                m = self._press_correction(cand, press.white)
+                if m is not None and self._press_completes(press, m, events):
+                    return
         forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
         for k, cand in enumerate(shown):
             m = self._match_for(cand)
@@ -1487,6 +1506,10 @@ class Reconstructor:
         if move is None or move == recorded:
             return None
         return _Match("correction", (move,), len(self._plies) - 1, evident=True)
+
+    def _unpressed_last(self, white: bool) -> bool:
+        """Is the last recorded ply a move of `white` that no lever press confirmed?"""
+        return bool(self._plies) and self._plies[-1].white == white and not self._plies[-1].by_press
 
     def _unshown_move(self, key: Key, white: bool, moved_on: bool = False) -> bool:
         """Is the last recorded ply an unpressed move of `white` whose piece `key` no

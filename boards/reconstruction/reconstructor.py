@@ -173,6 +173,10 @@ class _Press:
     time: MoveTime
     deadline: float
     cands: list[_Candidate] = field(default_factory=list)
+    # The opponent pressed since: what the board shows from then on is their move or
+    # later, never what this press completed (a stall of the reader stamps a press and
+    # the moves after it alike, inside the settle window).
+    closed: bool = False
 
 
 class Reconstructor:
@@ -336,7 +340,8 @@ class Reconstructor:
                 self._cand = cand
                 self._seen_at.setdefault(key, t)
                 for press in self._presses:
-                    press.cands.append(cand)
+                    if not press.closed:
+                        press.cands.append(cand)
                 self._recent.append(cand)
                 if len(self._recent) > 8:
                     del self._recent[0]
@@ -366,6 +371,8 @@ class Reconstructor:
             if isinstance(event, LeverPressed):
                 self._presses_since_node += 1
                 press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
+                for pending in self._presses:
+                    pending.closed = pending.closed or pending.white != press.white
                 # The move may have been completed just before the press while the
                 # opponent already reaches for a piece: look back a little.
                 back = t - self.config.press_lookback

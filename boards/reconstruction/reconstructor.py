@@ -1278,6 +1278,8 @@ class Reconstructor:
         for colour in (True, False):
             mine = [i for i in range(len(moves)) if (turn if i % 2 == 0 else not turn) == colour]
             stamps = self._fresh_stamps(colour, t)
+            if stamps and not mine:
+                self._clock_waiting(t, colour, stamps[-1], events)
             for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
                 stamp_for[i] = stamp
             self._stamps[colour] = []
@@ -1310,6 +1312,20 @@ class Reconstructor:
             events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
         self._signalled = None
         self._node_changed()
+
+    def _clock_waiting(
+        self, t: float, white: bool, time: MoveTime, events: list[ReconstructionEvent]
+    ) -> None:
+        """A press of `white` waited for a correction that did not come (the opponent
+        took the piece): it finished `white`'s last move, if that has no time yet."""
+        for back in (1, 2):
+            if len(self._plies) >= back and self._plies[-back].white == white:
+                ply = self._plies[-back]
+                if ply.clock is None:
+                    ply.clock = time
+                    ply.by_press = True
+                    events.append(MoveClocked(t, len(self._plies) - back + 1, time))
+                return
 
     def _correct(
         self, t: float, m: _Match, evidence: Evidence, events: list[ReconstructionEvent]
@@ -1391,7 +1407,12 @@ class Reconstructor:
         if shown and self._unshown_move(shown[0].key, press.white):
             # Last, a correction shown only briefly: the opponent may take the piece at
             # once (a capture of the piece just moved, victim lifted first).
+            # Latest first, back to the recorded move's own position: shown there at the
+            # press, it stood (the opponent's hand already reaching for it); what came
+            # before it was the way there (a queen resting on d3 on its way to e2).
             for cand in shown + passing:
+                if cand in shown and self._match_for(cand).kind == "same":
+                    break
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
@@ -1415,7 +1436,12 @@ class Reconstructor:
                 if m is not None and self._press_completes(press, m, events):
                     return
         forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
-        for k, cand in enumerate(shown):
+        # The board shows the game's position at the press: the press finished the last
+        # move. Positions before it in the window were the way to it (a reader's stall
+        # stamps them all alike): a knight lifted, then a bishop lifted, is no capture
+        # and recapture to play now.
+        settled = bool(shown) and self._match_for(shown[0]).kind == "same"
+        for k, cand in enumerate(shown if not settled else ()):
             m = self._match_for(cand)
             whole = m.kind == "forward"
             if m.kind == "none":
@@ -1444,7 +1470,10 @@ class Reconstructor:
                 return
         # No move waiting: the press belongs to a move confirmed before it (late press),
         # unless its piece has moved on: then it waits for the correction.
-        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white, moved_on=True)
+        # unless its piece is gone from its square: then it waits for the correction (the
+        # piece in the hand at the press, put down late), or for the opponent's capture of
+        # it (`_play` gives the press to the move then).
+        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white)
         for back in (1, 2) if not moved_on else ():
             if len(self._plies) >= back:
                 ply = self._plies[-back]

@@ -3,7 +3,7 @@
 Two ways a stall shows in the time stamps:
 
 - `shifted`: everything after the stall is late by its length (the simulator itself
-  stalled, as in `service_feed.stalled`): a piece resting for a moment seems to rest for
+  stalled: `service_feed.stalled`): a piece resting for a moment seems to rest for
   seconds, long enough to be recorded as a move;
 - `compressed`: the board goes on in real time and the driver reads what piled up all at
   once after the stall (a real service: events are stamped when the driver reads them),
@@ -119,28 +119,6 @@ def compressed(
     return warp
 
 
-def shifted(
-    times: Sequence[float], seed: int, rate: float, length: tuple[float, float]
-) -> Callable[[float], float]:
-    """`service_feed.stalled` with a given stall length: everything after is late."""
-    rng = random.Random(seed)
-    end = max(times, default=0.0)
-    at: list[float] = []
-    shift: list[float] = []
-    t, total = 0.0, 0.0
-    while rate > 0 and t < end:
-        t += rng.expovariate(rate)
-        total += rng.uniform(*length)
-        at.append(t)
-        shift.append(total)
-
-    def warp(x: float) -> float:
-        i = bisect.bisect_right(at, x)
-        return x + (shift[i - 1] if i else 0.0)
-
-    return warp
-
-
 def replay(items: Items, warp: Callable[[float], float]) -> GameLine:
     """Drive a reconstructor with the reports stamped by `warp` (in their order)."""
     late = [(warp(t), x) for t, x in items]
@@ -189,7 +167,7 @@ def test_the_live_demo_stall_gives_queen_takes_e2_not_three_plies() -> None:
 def test_demo_boards_under_frequent_stalls_are_exact(board: int, model: Model) -> None:
     items, want = demo_board(board)
     times = [t for t, _ in items]
-    warp = shifted if model == "shifted" else compressed
+    warp = stalled if model == "shifted" else compressed
     for seed in range(8):
         line = replay(items, warp(times, seed, 0.5, (1.5, 4.0)))
         assert line.ucis == want, f"seed {seed}"
@@ -213,7 +191,7 @@ def check_stalled_game(
     )
     items: Items = list(timeline(perf, seed=seed))
     times = [t for t, _ in items]
-    warp = (shifted if model == "shifted" else compressed)(times, seed, rate, length)
+    warp = (stalled if model == "shifted" else compressed)(times, seed, rate, length)
     line = replay(items, warp)
     assert line.ucis == [m.uci() for m in moves]
     for ply, (got, want) in enumerate(zip(line.clocks, clocks, strict=True), 1):

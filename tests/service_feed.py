@@ -42,9 +42,11 @@ def think_times(game: chess.pgn.Game) -> list[float]:
     return [min(n.emt() or 8.0, MAX_THINK) for n in game.mainline()]
 
 
-def stalled(times: list[float], seed: int, rate: float) -> Any:
+def stalled(
+    times: Sequence[float], seed: int, rate: float, length: tuple[float, float] = (1.5, 4.0)
+) -> Any:
     """A monotone time warp: at random moments (`rate` per event second) everything after
-    is late by 1.5 to 4 s, as when a loaded machine runs the simulator at 20x (a 0.1 s stall
+    is late by `length` (1.5 to 4 s), as when a loaded machine runs the simulator at 20x (a 0.1 s stall
     of the event loop is 2 s of event time): a hand seems to hold a piece longer, a clock
     press arrives before the board's position has settled."""
     rng = random.Random(seed)
@@ -54,7 +56,7 @@ def stalled(times: list[float], seed: int, rate: float) -> Any:
     t, total = 0.0, 0.0
     while rate > 0 and t < end:
         t += rng.expovariate(rate)
-        total += rng.uniform(1.5, 4.0)
+        total += rng.uniform(*length)
         at.append(t)
         shift.append(total)
 

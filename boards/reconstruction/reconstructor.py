@@ -173,6 +173,10 @@ class _Press:
     time: MoveTime
     deadline: float
     cands: list[_Candidate] = field(default_factory=list)
+    # The opponent pressed since: what the board shows from then on is their move or
+    # later, never what this press completed (a stall of the reader stamps a press and
+    # the moves after it alike, inside the settle window).
+    closed: bool = False
 
 
 class Reconstructor:
@@ -336,7 +340,8 @@ class Reconstructor:
                 self._cand = cand
                 self._seen_at.setdefault(key, t)
                 for press in self._presses:
-                    press.cands.append(cand)
+                    if not press.closed:
+                        press.cands.append(cand)
                 self._recent.append(cand)
                 if len(self._recent) > 8:
                     del self._recent[0]
@@ -366,6 +371,8 @@ class Reconstructor:
             if isinstance(event, LeverPressed):
                 self._presses_since_node += 1
                 press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
+                for pending in self._presses:
+                    pending.closed = pending.closed or pending.white != press.white
                 # The move may have been completed just before the press while the
                 # opponent already reaches for a piece: look back a little.
                 back = t - self.config.press_lookback
@@ -1271,6 +1278,8 @@ class Reconstructor:
         for colour in (True, False):
             mine = [i for i in range(len(moves)) if (turn if i % 2 == 0 else not turn) == colour]
             stamps = self._fresh_stamps(colour, t)
+            if stamps and not mine:
+                self._clock_waiting(t, colour, stamps[-1], events)
             for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
                 stamp_for[i] = stamp
             self._stamps[colour] = []
@@ -1303,6 +1312,20 @@ class Reconstructor:
             events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
         self._signalled = None
         self._node_changed()
+
+    def _clock_waiting(
+        self, t: float, white: bool, time: MoveTime, events: list[ReconstructionEvent]
+    ) -> None:
+        """A press of `white` waited for a correction that did not come (the opponent
+        took the piece): it finished `white`'s last move, if that has no time yet."""
+        for back in (1, 2):
+            if len(self._plies) >= back and self._plies[-back].white == white:
+                ply = self._plies[-back]
+                if ply.clock is None:
+                    ply.clock = time
+                    ply.by_press = True
+                    events.append(MoveClocked(t, len(self._plies) - back + 1, time))
+                return
 
     def _correct(
         self, t: float, m: _Match, evidence: Evidence, events: list[ReconstructionEvent]
@@ -1384,12 +1407,41 @@ class Reconstructor:
         if shown and self._unshown_move(shown[0].key, press.white):
             # Last, a correction shown only briefly: the opponent may take the piece at
             # once (a capture of the piece just moved, victim lifted first).
+            # Latest first, back to the recorded move's own position: shown there at the
+            # press, it stood (the opponent's hand already reaching for it); what came
+            # before it was the way there (a queen resting on d3 on its way to e2).
             for cand in shown + passing:
+                if cand in shown and self._match_for(cand).kind == "same":
+                    break
+                m = self._press_correction(cand, press.white)
+                if m is not None and self._press_completes(press, m, events):
+                    return
+        if self._unpressed_last(press.white):
+            # The presser's unpressed move still stands, but what the board shows at the
+            # press is reached only by replacing it (a rook recorded for castling rook-first
+            # after a stall held it still, then the king put beside it; the opponent may
+            # already have a piece in the hand): the press completes the correction, never
+            # the recorded move. Latest first, while nothing shown matches otherwise, back
+            # to the node: a stall may have held the press back past the look-back.
+            first = shown[-1].since if shown else press.t
+            earlier = [
+                _Candidate((), seen.since, seen.key)
+                for seen in reversed(self._trail)
+                if seen.since < first - _EPS and seen.key != self._keys[-1]
+            ]
+            for cand in shown + earlier:
+                if self._match_for(cand).kind != "none":
+                    break
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
         forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
-        for k, cand in enumerate(shown):
+        # The board shows the game's position at the press: the press finished the last
+        # move. Positions before it in the window were the way to it (a reader's stall
+        # stamps them all alike): a knight lifted, then a bishop lifted, is no capture
+        # and recapture to play now.
+        settled = bool(shown) and self._match_for(shown[0]).kind == "same"
+        for k, cand in enumerate(shown if not settled else ()):
             m = self._match_for(cand)
             whole = m.kind == "forward"
             if m.kind == "none":
@@ -1418,7 +1470,10 @@ class Reconstructor:
                 return
         # No move waiting: the press belongs to a move confirmed before it (late press),
         # unless its piece has moved on: then it waits for the correction.
-        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white, moved_on=True)
+        # unless its piece is gone from its square: then it waits for the correction (the
+        # piece in the hand at the press, put down late), or for the opponent's capture of
+        # it (`_play` gives the press to the move then).
+        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white)
         for back in (1, 2) if not moved_on else ():
             if len(self._plies) >= back:
                 ply = self._plies[-back]
@@ -1487,6 +1542,10 @@ class Reconstructor:
         if move is None or move == recorded:
             return None
         return _Match("correction", (move,), len(self._plies) - 1, evident=True)
+
+    def _unpressed_last(self, white: bool) -> bool:
+        """Is the last recorded ply a move of `white` that no lever press confirmed?"""
+        return bool(self._plies) and self._plies[-1].white == white and not self._plies[-1].by_press
 
     def _unshown_move(self, key: Key, white: bool, moved_on: bool = False) -> bool:
         """Is the last recorded ply an unpressed move of `white` whose piece `key` no

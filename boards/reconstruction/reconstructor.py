@@ -494,7 +494,8 @@ class Reconstructor:
                 elif self._out_since is not None:
                     due.append(s + cfg.move_stable)
             elif m.kind == "forward":
-                due.append(s + self._forward_wait(m))
+                if not self._presses:  # else a press settling decides (its deadline)
+                    due.append(s + self._forward_wait(m))
             elif m.kind == "signal":
                 if m.result != self._signalled:
                     due.append(s + cfg.signal_stable)
@@ -937,6 +938,10 @@ class Reconstructor:
                 return True
             return False
         if m.kind == "forward":
+            if self._presses:
+                # A lever press is settling: what it completed decides (one press confirms
+                # one player's move, not a burst that happens to look like two).
+                return False
             if stable >= self._forward_wait(m):
                 self._adopt(m)
                 self._back_in_sync(t, events)
@@ -1144,6 +1149,8 @@ class Reconstructor:
                     last = i
             if last is None:
                 continue
+            if last + 1 < len(m.moves) and self._shown_at_press_elsewhere(press, window, cand, m):
+                continue
             self._stamps[press.white].append((press.t, press.time))
             self._adopt(m)
             self._back_in_sync(press.deadline, events)
@@ -1161,6 +1168,38 @@ class Reconstructor:
                         return
                     break
         self._stamps[press.white].append((press.t, press.time))
+
+    def _shown_at_press_elsewhere(
+        self, press: _Press, window: Sequence[_Candidate], cand: _Candidate, m: _Match
+    ) -> bool:
+        """True when `m`, a line that needs the opponent's reply too, was first seen after
+        the press while the board showed a move of the presser at the press (for a scan
+        at least) that `m` does not pass through: the opponent's hand already taking the
+        piece just moved (Nxd6 with the knight lifted looks like Nxc5 dxc5), not a reply
+        made before the press."""
+        if cand.since <= press.t + _EPS:
+            return False
+        at_press = [c for c in window if c.since <= press.t + _EPS]
+        if not at_press:
+            return False
+        shown = at_press[-1]
+        following = window[window.index(shown) + 1]
+        if following.since - shown.since < self.config.press_min_dwell:
+            return False
+        if (self._board.turn == chess.WHITE) != press.white:
+            return False
+        if shown.key in self._line_keys(m.moves):
+            return False
+        seen = self._match_for(shown)
+        return seen.kind == "forward" and len(seen.moves) == 1
+
+    def _line_keys(self, moves: Line) -> list[Key]:
+        board = self._board.copy(stack=False)
+        keys = []
+        for move in moves:
+            board.push(move)
+            keys.append(board_key(board))
+        return keys
 
     def _move_then_lifted(self, key: Key, white: bool) -> chess.Move | None:
         """The presser's one move that, with one piece then lifted by the opponent (a piece

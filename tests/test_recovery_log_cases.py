@@ -77,3 +77,19 @@ def test_explain_log_skips_a_lifted_piece_and_reaches_two_plies_at_once() -> Non
     assert [m.uci() for m in line] == ["e2e4", "e7e5"]
     assert last == 1
     assert board == chess.Board()  # left as it was
+
+
+def test_moves_after_a_flag_fall_without_presses_are_recovered() -> None:
+    # World Cup #61: the clock flagged and six plies followed with no press before the
+    # restart; the log's positions alone explain them.
+    got, want, phantoms = _case("worldcup", 61, "restart")
+    assert phantoms == 0
+    assert got == want
+
+
+def test_a_repetition_cycle_after_the_cut_is_kept() -> None:
+    # World Cup #59: Kg6 Qc6 Kg7 Qc4 after the cut come back to a position seen before;
+    # the four plies are recovered and nothing is invented.
+    got, want, phantoms = _case("worldcup", 59, "restart")
+    assert phantoms == 0
+    assert got == want

@@ -54,7 +54,9 @@ def _steps(
 def _reach(board: chess.Board, keys: Sequence[Key], i: int, max_step: int, depth: int) -> int:
     """How many logged positions from `i` on a walk can pass through in `depth` steps (a
     walk at the log's end counts as going on)."""
-    if depth == 0 or i >= len(keys):
+    if i >= len(keys):
+        return depth
+    if depth == 0:
         return 0
     best = 0
     for j, line in _steps(board, keys, i, max_step):

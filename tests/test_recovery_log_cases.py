@@ -13,7 +13,7 @@ import chess
 import pytest
 
 from boards.reconstruction.keys import Key, board_key
-from boards.reconstruction.log_explain import explain_log
+from boards.reconstruction.log_explain import explain_log, presser_part
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_recovery.py"
 
@@ -118,3 +118,19 @@ def test_explain_log_prefers_the_step_that_lets_the_walk_go_on() -> None:
     line, last = explain_log(board, keys)
     assert [m.uci() for m in line] == ["e1g1"]
     assert last == 2
+
+
+def test_a_reply_begun_before_the_press_waits_for_its_own_press() -> None:
+    # World Cup #56 first start: White castles and Black puts the rook on f8 (to castle)
+    # before White presses; the press ends White's move only, so O-O O-O is recovered,
+    # not O-O Rf8.
+    got, want, phantoms = _case("worldcup", 56, "first-start")
+    assert phantoms == 0
+    assert got == want
+
+
+def test_presser_part_keeps_the_moves_up_to_the_pressers_last() -> None:
+    board = chess.Board()
+    line = (chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5"))
+    assert presser_part(board, line, white=True) == line[:1]
+    assert presser_part(board, line, white=False) == line

@@ -112,3 +112,12 @@ def explain_log(board: chess.Board, keys: Sequence[Key], max_step: int = 2) -> t
         for _ in played:
             board.pop()
     return tuple(played), last
+
+
+def presser_part(board: chess.Board, line: Line, white: bool) -> Line:
+    """The moves of `line` (from `board`) up to the presser's last one. A press ends the
+    presser's move: an opponent's move after it in the line was begun before the press
+    (a rook put on f8 to castle), and is left to the opponent's own press."""
+    colours = [board.turn == (i % 2 == 0) for i in range(len(line))]
+    last = max((i for i, c in enumerate(colours) if c == white), default=-1)
+    return line if last < 0 else line[: last + 1]

@@ -49,7 +49,7 @@ from boards.reconstruction.keys import (
     rotate_key,
     victim_lifted,
 )
-from boards.reconstruction.log_explain import explain_log
+from boards.reconstruction.log_explain import explain_log, presser_part
 from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
 from boards.reconstruction.search import (
     Line,
@@ -445,13 +445,16 @@ class Reconstructor:
                 pending.append(key)
                 carried += presses
                 continue
+            whole = line
+            for side, _ in [*carried, *presses][-1:]:
+                line = presser_part(self._board, line, self._clock.colour_of(side) == "white")
             for side, seconds in [*carried, *presses]:
                 white = self._clock.colour_of(side) == "white"
                 self._stamps[white].append((t, MoveTime(float(seconds), None)))
             self._left_root = True
             self._back_in_sync(t, events)
             self._play(t, line, "press" if presses else "resync", events)
-            pending, carried = [], []
+            pending, carried = ([key] if line != whole else []), []
         for key in pending[:-1]:
             self._sight(key, t)  # the way to the last position, for a chain resync
         pressed = [p for _, presses in positions for p in presses]

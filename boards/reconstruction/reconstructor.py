@@ -49,6 +49,7 @@ from boards.reconstruction.keys import (
     rotate_key,
     victim_lifted,
 )
+from boards.reconstruction.log_explain import explain_log, presser_part
 from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
 from boards.reconstruction.search import (
     Line,
@@ -410,6 +411,16 @@ class Reconstructor:
         if not positions:
             return events
         aligned = self._align_log(positions, min(seen, len(positions) - 1))
+        if aligned is None and not any(presses for _, presses in positions):
+            aligned = self._align_unpressed(positions, min(seen, len(positions) - 1))
+            if aligned is not None:
+                first, orientation = aligned
+                if self._orientation is None:
+                    self._orientation = orientation
+                keys = [codes_key(p.codes, orientation) for p, _ in positions]
+                self._explain_unpressed(t, keys[first + 1 :], events)
+            events += self.feed_position(t, positions[-1][0])
+            return events
         if aligned is None:
             events += self.feed_position(t, positions[-1][0])
             return events
@@ -420,6 +431,10 @@ class Reconstructor:
         keys = [codes_key(p.codes, orientation) for p, _ in positions]
         clocked = any(presses for _, presses in positions[first + 1 :])
         self._log_press_at_node(t, positions[first][1], events)
+        if not clocked:
+            self._explain_unpressed(t, keys[first + 1 :], events)
+            events += self.feed_position(t, positions[-1][0])
+            return events
         pending: list[Key] = []
         carried: list[tuple[Side, int]] = []
         for i in range(first + 1, len(positions)):
@@ -437,13 +452,16 @@ class Reconstructor:
                 pending.append(key)
                 carried += presses
                 continue
+            whole = line
+            for side, _ in [*carried, *presses][-1:]:
+                line = presser_part(self._board, line, self._clock.colour_of(side) == "white")
             for side, seconds in [*carried, *presses]:
                 white = self._clock.colour_of(side) == "white"
                 self._stamps[white].append((t, MoveTime(float(seconds), None)))
             self._left_root = True
             self._back_in_sync(t, events)
             self._play(t, line, "press" if presses else "resync", events)
-            pending, carried = [], []
+            pending, carried = ([key] if line != whole else []), []
         for key in pending[:-1]:
             self._sight(key, t)  # the way to the last position, for a chain resync
         pressed = [p for _, presses in positions for p in presses]
@@ -453,6 +471,33 @@ class Reconstructor:
             self._clock.pressed_in_log(pressed[-1][0])
         events += self.feed_position(t, positions[-1][0])
         return events
+
+    def _explain_unpressed(
+        self, t: float, keys: Sequence[Key], events: list[ReconstructionEvent]
+    ) -> None:
+        """A log with no presses after the game's position: its positions, in order, are
+        the evidence (`explain_log`); what the walk cannot explain is left to live input."""
+        line, _ = explain_log(self._board, keys, self.config.live_depth)
+        if line:
+            self._left_root = True
+            self._back_in_sync(t, events)
+            self._play(t, line, "resync", events)
+
+    def _align_unpressed(
+        self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
+    ) -> tuple[int, Orientation] | None:
+        """A log without presses that never shows the game's position (the log missed it, a
+        burst of moves): the last position at or before `upto` that shows an earlier
+        position of the game; the walk from the game's position skips what lies behind."""
+        earlier = set(self._keys[:-1])
+        tries: list[Orientation] = (
+            [self._orientation] if self._orientation else ["normal", "rotated"]
+        )
+        for orientation in tries:
+            for i in range(upto, -1, -1):
+                if codes_key(positions[i][0].codes, orientation) in earlier:
+                    return i, orientation
+        return None
 
     def _align_log(
         self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from service_support import running_service
 
 from broadcast.config import load_event
 from broadcast.journal import Journal
@@ -92,29 +93,18 @@ async def test_a_correction_replaces_the_line_and_the_board_follows_from_it(tmp_
     time = EpochTime(SPEED)
     game = opening(6)
     hall, ports = await start_simulated_boards(EVENT, time)
-    service = EventService(
-        EVENT,
-        Journal(tmp_path / "j.sqlite"),
-        time=time,
-        port_overrides=ports,
-        live_round=1,
-        delay=0,
-    )
-    service.load()
-    runner = asyncio.ensure_future(service.run())
     try:
-        await hall.play(2, game, time, speed=SPEED, delay=1.0)
-        board2 = "masters-r1-b2"
-        await wait_for(lambda: service.book.get(board2).ply == 6)
-        line = [m.uci for m in service.book.get(board2).moves]
-        service.correct_line(board2, line[:4], "arbiter:ana")
-        assert [m.uci for m in service.book.get(board2).moves] == line[:4]
-        # The board still shows ply 6: the follower resumed from the corrected line and
-        # finds the two moves again.
-        await wait_for(lambda: [m.uci for m in service.book.get(board2).moves] == line)
+        async with running_service(EVENT, tmp_path, time, ports) as service:
+            await hall.play(2, game, time, speed=SPEED, delay=1.0)
+            board2 = "masters-r1-b2"
+            await wait_for(lambda: service.book.get(board2).ply == 6)
+            line = [m.uci for m in service.book.get(board2).moves]
+            service.correct_line(board2, line[:4], "arbiter:ana")
+            assert [m.uci for m in service.book.get(board2).moves] == line[:4]
+            # The board still shows ply 6: the follower resumed from the corrected line
+            # and finds the two moves again.
+            await wait_for(lambda: [m.uci for m in service.book.get(board2).moves] == line)
     finally:
-        service.stop()
-        await runner
         await hall.stop()
 
 

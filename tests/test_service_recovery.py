@@ -8,6 +8,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+from service_support import running_service
 from test_service import opening, wait_for
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
@@ -127,24 +128,11 @@ async def test_a_first_start_mid_round_rebuilds_the_game_from_the_boards_log(
         # The round is under way before the server ever starts: the game is on the board.
         await hall.play(1, game, time, speed=speed, delay=0.0)
         await asyncio.gather(*hall.players)
-        service = EventService(
-            EVENT,
-            Journal(tmp_path / "j.sqlite"),
-            time=time,
-            port_overrides=ports,
-            live_round=1,
-            delay=0,
-        )
-        service.load()
-        runner = asyncio.ensure_future(service.run())
-        try:
+        async with running_service(EVENT, tmp_path, time, ports) as service:
             await wait_for(lambda: [m.uci for m in service.book.get(GAME).moves] == played)
             assert all(m.remaining is not None for m in service.book.get(GAME).moves)
             # Boards that still show the start were not read back: nothing to rebuild.
             assert service.book.get("masters-r1-b2").ply == 0
             assert not [a for a in service.alerts() if a.game == GAME]
-        finally:
-            service.stop()
-            await runner
     finally:
         await hall.stop()

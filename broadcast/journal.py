@@ -563,12 +563,17 @@ class Journal:
                 int(r[0]) for r in self._db.execute("SELECT seq FROM snapshots ORDER BY seq DESC")
             ]
         for seq in seqs:
-            with self._lock:
-                row = self._db.execute(
-                    "SELECT seq, t, format, fingerprint, digest, checksum, body FROM snapshots "
-                    "WHERE seq = ?",
-                    (seq,),
-                ).fetchone()
+            try:
+                with self._lock:
+                    row = self._db.execute(
+                        "SELECT seq, t, CAST(format AS TEXT), CAST(fingerprint AS TEXT), "
+                        "CAST(digest AS TEXT), CAST(checksum AS TEXT), CAST(body AS BLOB) "
+                        "FROM snapshots WHERE seq = ?",
+                        (seq,),
+                    ).fetchone()
+            except sqlite3.Error as exc:  # a damaged row: as if there were none
+                log.warning("journal %s: snapshot at event %d unreadable (%s)", self.path, seq, exc)
+                continue
             if row is not None:
                 yield StoredSnapshot(
                     int(row[0]),

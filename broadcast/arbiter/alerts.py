@@ -34,6 +34,7 @@ AlertKind = Literal[
     "journal-not-writable",  # system: disk full or I/O error; events held in memory
     "export-failing",  # system: the --export folder cannot be written; retrying
     "service-overloaded",  # the service is behind the boards: moves kept, but late
+    "service-fault",  # system: a part of the service failed (a rule, a step of a batch)
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -55,6 +56,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "journal-not-writable",
     "export-failing",
     "service-overloaded",
+    "service-fault",
 )
 
 

@@ -45,6 +45,9 @@ def registered(name: str) -> type[Any]:
         ) from None
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}  # a dataclass's field names (fields() is slow)
+
+
 def to_plain(value: Any, hook: PlainHook | None = None) -> Any:
     """`value` as JSON-able data (dataclasses by registered name); `hook` sees every value
     first and may give its own form (a dict with a key of its own)."""
@@ -52,14 +55,19 @@ def to_plain(value: Any, hook: PlainHook | None = None) -> Any:
         mine = hook(value)
         if mine is not NOT_MINE:
             return mine
-    if value is None or isinstance(value, str | int | float | bool):
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
         return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = type(value).__name__
-        if name not in _REGISTRY:
-            register(type(value))  # nested values (Pairing, PlayerEntry, ...) register on first use
-        body = {f.name: to_plain(getattr(value, f.name), hook) for f in dataclasses.fields(value)}
-        return {"__type__": name, **body}
+    names = _FIELDS.get(kind)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if kind.__name__ not in _REGISTRY:
+            register(kind)  # nested values (Pairing, PlayerEntry, ...) register on first use
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        body: dict[str, Any] = {"__type__": kind.__name__}
+        for name in names:
+            body[name] = to_plain(getattr(value, name), hook)
+        return body
     if isinstance(value, dt.datetime):
         return {"__dt__": value.isoformat()}
     if isinstance(value, dt.date):
@@ -70,6 +78,8 @@ def to_plain(value: Any, hook: PlainHook | None = None) -> Any:
         return {"__set__": sorted(to_plain(v, hook) for v in value)}
     if isinstance(value, dict):
         return {"__map__": [[to_plain(k, hook), to_plain(v, hook)] for k, v in value.items()]}
+    if isinstance(value, str | int | float | bool):
+        return value
     raise CodecError(f"cannot store a {type(value).__name__} in the journal: {value!r}")
 
 
@@ -108,9 +118,37 @@ def encode(event: Any) -> tuple[str, str]:
     return kind, json.dumps(plain, separators=(",", ":"), allow_nan=False)
 
 
+def _tuples(value: Any) -> Any:
+    if type(value) is list:
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def _object(data: dict[str, Any]) -> Any:
+    """json's object hook: the parser calls it for every object, innermost first."""
+    name = data.get("__type__")
+    if name is not None:
+        cls = registered(name)
+        return cls(**{k: _tuples(v) for k, v in data.items() if k != "__type__"})
+    if "__dt__" in data:
+        return dt.datetime.fromisoformat(data["__dt__"])
+    if "__date__" in data:
+        return dt.date.fromisoformat(data["__date__"])
+    if "__set__" in data:
+        return frozenset(_tuples(v) for v in data["__set__"])
+    if "__map__" in data:
+        return {_tuples(k): _tuples(v) for k, v in data["__map__"]}
+    return data  # the event's own fields (the kind is stored beside them)
+
+
+_DECODER = json.JSONDecoder(object_hook=_object)
+
+
 def decode(kind: str, text: str) -> Any:
+    """The event `encode` made (kind, text) from. CodecError, ValueError or TypeError
+    when it cannot be (an unknown kind, damaged text, fields the class does not have)."""
     cls = registered(kind)
-    body = json.loads(text)
-    if not isinstance(body, dict):
+    body = _DECODER.decode(text)
+    if type(body) is not dict:
         raise CodecError(f"the body of a {kind} is not an object")
-    return cls(**{k: from_plain(v) for k, v in body.items()})
+    return cls(**{k: _tuples(v) for k, v in body.items()})

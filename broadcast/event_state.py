@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from boards.events import (
     BatterySeen,
@@ -67,6 +67,9 @@ class BoardMemory:
     last_heard: float
 
 
+_NO_STATUS = BoardStatus()
+
+
 def fold_tournament(
     tournament: TournamentState, book: GameBook, event: TournamentEvent
 ) -> tuple[TournamentState, GameBook]:
@@ -97,23 +100,27 @@ class EventState:
         """The state after `event` (numbered `seq` in the journal, if given)."""
         state = self._apply(event)
         if seq is not None and seq != state.seq:
-            state = replace(state, seq=seq)
+            state = state._evolve(seq=seq)
         return state
+
+    def at(self, seq: int) -> EventState:
+        """The same state, as of journal event `seq`."""
+        return self if seq == self.seq else self._evolve(seq=seq)
 
     def _apply(self, event: JournalEvent) -> EventState:
         if isinstance(event, TournamentEvent):
             tournament, book = fold_tournament(self.tournament, self.book, event)
-            return replace(self, tournament=tournament, book=book)
+            return self._evolve(tournament=tournament, book=book)
         if isinstance(event, RoundStartMoved):
             moved = {**self.start_overrides, (event.section, event.round): event.at}
-            return replace(self, start_overrides=moved)
+            return self._evolve(start_overrides=moved)
         if isinstance(event, GameEvent):
-            state = replace(self, book=self.book.apply(event))
+            state = self._evolve(book=self.book.apply(event))
             if isinstance(event, GameClock) and self.white_sides.get(event.game) != (
                 event.white_side
             ):
-                state = replace(
-                    state, white_sides={**self.white_sides, event.game: event.white_side}
+                state = state._evolve(
+                    white_sides={**self.white_sides, event.game: event.white_side}
                 )
             return state
         if isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
@@ -125,31 +132,32 @@ class EventState:
     def _board_status(
         self, event: BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen
     ) -> EventState:
-        old = self.boards.get(event.board, BoardStatus())
-        status = replace(old, last_seen=event.t)
+        old = self.boards.get(event.board, _NO_STATUS)
+        connected, battery, clock, polls = (
+            old.connected,
+            old.battery,
+            old.clock_present,
+            old.missed_polls,
+        )
         on_port, on_bus = self.on_port, self.on_bus
-        if isinstance(event, BoardConnected):
-            status = replace(
-                status,
-                connected=True,
-                battery=event.info.battery_percent,
-                clock_present=event.info.clock_present,
-            )
+        if isinstance(event, ClockSeen):  # by far the most frequent: one a second
+            clock = isinstance(event.reading, ClockReading)
+        elif isinstance(event, BoardConnected):
+            connected, battery, clock = True, event.info.battery_percent, event.info.clock_present
             port = event.info.port
             if on_port.get(port) != event.board:
                 on_port = {**on_port, port: event.board}
             if event.board.isdigit() and on_bus.get((port, int(event.board))) != event.board:
                 on_bus = {**on_bus, (port, int(event.board)): event.board}
         elif isinstance(event, BoardLost):
-            status = replace(status, connected=False)
+            connected = False
         elif isinstance(event, BatterySeen):
-            status = replace(status, battery=event.percent)
-        elif isinstance(event, BoardHealth):
-            status = replace(status, missed_polls=event.missed_polls)
+            battery = event.percent
         else:
-            status = replace(status, clock_present=isinstance(event.reading, ClockReading))
-        return replace(
-            self, boards={**self.boards, event.board: status}, on_port=on_port, on_bus=on_bus
+            polls = event.missed_polls
+        status = BoardStatus(connected, battery, clock, event.t, polls)
+        return self._evolve(
+            boards={**self.boards, event.board: status}, on_port=on_port, on_bus=on_bus
         )
 
     def _remember_position(self, event: PositionSeen | LogRecovered) -> EventState:
@@ -172,7 +180,15 @@ class EventState:
         if added:
             recent = (*recent, *added)[-RECENT_CHANGES:]
         remembered = BoardMemory(position, recent, event.t)
-        return replace(self, memory={**self.memory, event.board: remembered})
+        return self._evolve(memory={**self.memory, event.board: remembered})
+
+    def _evolve(self, **changes: object) -> EventState:
+        # `dataclasses.replace` checks every field each time: too slow for a fold of
+        # millions of clock readings. The value stays immutable: only a new one is made.
+        new = object.__new__(EventState)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
 
     # -- questions ---------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ fits and the journal after it; the journal is opened for reading only.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from broadcast.config import load_event
@@ -45,7 +45,7 @@ def fold_journal(journal: Journal, config: EventConfig) -> EventState:
         except (GameError, StateError) as exc:
             # As the service replays it: an event that did not fit was not applied then.
             log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
-            state = replace(state, seq=entry.seq)
+            state = state.at(entry.seq)
     return state
 
 

@@ -388,7 +388,7 @@ class EventService:
             # The service never journals what does not fold (it folds first); an older
             # boardwire did, and its live state went on without it: so does the replay.
             log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
-            self.state = replace(self.state, seq=entry.seq)
+            self.state = self.state.at(entry.seq)
         self._publish(entry.t, [entry])
         self.public.at(self.time.now())  # keep only what can still be shown
         self.rules.restore([entry.event])
@@ -485,7 +485,7 @@ class EventService:
             state = state.apply(event)
         t = self.time.now()
         seqs = self.journal.add(self._open.txn, batch, t)
-        self.state = replace(state, seq=seqs[-1])
+        self.state = state.at(seqs[-1])
         entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
         self._open.entries += entries
         self.events_stored += len(entries)

@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 SNAPSHOT_FORMAT = "1"
 # When to take one: this many events since the last one, and at least this many real
 # seconds apart (a snapshot of a big event costs a few hundred ms of a worker thread).
-EVERY_EVENTS = 20_000
+EVERY_EVENTS = 10_000
 MIN_SECONDS = 30.0
 # A replay longer than this at start takes one as soon as the service runs.
 LONG_REPLAY = 5_000

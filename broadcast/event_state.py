@@ -37,6 +37,7 @@ from boards.position import BoardPosition
 from boards.recovery import RECENT_CHANGES, changes_between
 from broadcast.config.model import EventConfig
 from broadcast.event_kinds import JournalEvent
+from broadcast.fold import fold_tournament
 from broadcast.games.book import GameBook
 from broadcast.games.events import GameClock, GameEvent
 from broadcast.live_round import RoundStartMoved
@@ -68,14 +69,6 @@ class BoardMemory:
 
 
 _NO_STATUS = BoardStatus()
-
-
-def fold_tournament(
-    tournament: TournamentState, book: GameBook, event: TournamentEvent
-) -> tuple[TournamentState, GameBook]:
-    """A tournament event, and the games its pairings make (the one copy of this step)."""
-    tournament = tournament.apply(event)
-    return tournament, book.synced(tournament)
 
 
 @dataclass(frozen=True)

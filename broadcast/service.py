@@ -46,7 +46,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from boards.busdriver import BusDriver, BusSettings
 from boards.events import BoardConnected, DriverEvent, PositionSeen
@@ -445,7 +444,7 @@ class EventService:
 
     # -- the commit path ---------------------------------------------------------------------
 
-    def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:
+    def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]:
         """Fold, then journal (in the open transaction), then let the arbiter rules react,
         and commit what they raise the same way. `game` names the game of events that carry
         none (a flag fall from a board's clock). Returns every entry stored.
@@ -460,7 +459,7 @@ class EventService:
             with self.action():
                 return self.commit(events, game=game)
         stored = self._store(list(events))
-        pending: list[Any] = []
+        pending: list[JournalEvent] = []
         for entry in stored:
             try:
                 pending += self.rules.observe(entry.event, game=game)
@@ -473,7 +472,7 @@ class EventService:
                 self._fault("the arbiter rules' events", exc, pending[0])
         return stored
 
-    def _store(self, events: list[Any]) -> list[Entry]:
+    def _store(self, events: list[JournalEvent]) -> list[Entry]:
         """The events (and the tournament results they make) folded into a new state and
         added to the open transaction, together or not at all."""
         assert self._open is not None
@@ -648,7 +647,7 @@ class EventService:
         except Exception as exc:
             self._fault(what, exc)
 
-    def _fault(self, what: str, exc: BaseException, event: Any = None) -> None:
+    def _fault(self, what: str, exc: BaseException, event: object = None) -> None:
         """Something of the service failed: logged once with its traceback (later repeats
         counted), and a critical desk alert naming it for as long as the service runs."""
         key = f"fault:{what}:{type(exc).__name__}"
@@ -664,9 +663,9 @@ class EventService:
         )
         self.health.report(key, "service-fault", "critical", message, self.time.now())
 
-    def _with_tournament_results(self, events: list[Any]) -> list[Any]:
+    def _with_tournament_results(self, events: list[JournalEvent]) -> list[JournalEvent]:
         """A game result that stands is also the tournament's result (by White's number)."""
-        out: list[Any] = []
+        out: list[JournalEvent] = []
         for event in events:
             out.append(event)
             if isinstance(event, ResultConfirmed):
@@ -806,7 +805,7 @@ class EventService:
             log.info("hall board %d is DGT board %s on %s", board.number, event.board, port)
             if board.follower is not None:
                 board.follower.board = event.board
-        batch: list[Any] = [event]
+        batch: list[JournalEvent] = [event]
         if board.follower is not None:
             games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
             self._note_due(board)
@@ -1191,10 +1190,10 @@ class EventService:
         self._stopping.set()
 
 
-def _flags(passed: Sequence[Any], game: str | None) -> list[Any]:
+def _flags(passed: Sequence[object], game: str | None) -> list[FlagFell | GameFlag]:
     """A clock's flag falls (for the rules, which are told the game) and, as a game fact,
     whose flag it was (for the pages and the PGN)."""
-    out: list[Any] = []
+    out: list[FlagFell | GameFlag] = []
     for event in passed:
         if isinstance(event, FlagFell):
             out.append(event)

@@ -54,13 +54,16 @@ from broadcast.arbiter.trouble import (
     too_long,
 )
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
+from broadcast.fold import fold_tournament
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     REASON_TEXT,
     BoardAttached,
     Colour,
     GameClock,
+    GameFlag,
     GameMove,
+    GameMoveClocked,
     GameResultText,
     GameSync,
     GameTakeback,
@@ -453,6 +456,12 @@ class ArbiterRules:
                 return self._flag(event, game)
             case BoardConnected() | BoardLost() | BoardHealth() | BatterySeen() | ClockSeen():
                 return self._board_event(event, game)
+            case GameMoveClocked() | GameFlag():
+                # Nothing to decide, but folded too: the engine's games stay the service's
+                # (and a snapshot stores them once for both).
+                if event.game in self.book.games:
+                    self.book = self.book.apply(event)
+                return []
             case (
                 BoardAttached()
                 | GameMove()
@@ -472,9 +481,10 @@ class ArbiterRules:
 
     # -- tournament ------------------------------------------------------------------------
     def _fold_tournament(self, event: Any) -> None:
-        self.tournament = self.tournament.apply(event)
-        self.book = self.book.synced(self.tournament)
-        self._watch_new_games()
+        before = self.book
+        self.tournament, self.book = fold_tournament(self.tournament, self.book, event)
+        if self.book is not before:
+            self._watch_new_games()
         if isinstance(event, ResultRecorded):
             self._close_by_pairing(event)
 

@@ -12,9 +12,11 @@ Made directly through the service, not over pseudo-terminals: the full simulatio
 at best a few times real speed, and 9 rounds would take days. The generator's SQLite
 connection runs with synchronous=OFF (what is measured is the restart, not the
 generator's disk), and takes a snapshot every `snapshot.EVERY_EVENTS` events as the
-running service does (at a hall's 190 events/s that is every 105 s; the generator runs
-far faster than real time, so the real-time spacing is left out). The generator then
-dies by SIGKILL, as a power cut or kill -9 would leave the file (its -wal included).
+running service does (at a hall's 190 events/s that is about every 50 s; the generator
+runs far faster than real time, so the real-time spacing is left out), compacting the
+superseded clock readings of finished games behind each (`--no-compact`: all kept). The
+generator then dies by SIGKILL, as a power cut or kill -9 would leave the file (its -wal
+included).
 
 Then, each in a fresh process, timed from the process's start to the first HTTP answer
 of `/api/v1/event` (imports, journal, snapshot, the tail's replay, the boards' followers,
@@ -22,9 +24,9 @@ the web server): the restart on that journal, the same with snapshots off (a ful
 replay), and the reference, a restart on a new, empty journal. Printed: the times, the
 ratios against the reference, the journal's size on disk after each round, and what the
 snapshots cost (the capture on the event loop, the encoding and storing in the worker
-thread, their size).
+thread, their size) and the compaction.
 
-    python bench/bench_restart.py [--rounds 9] [--boards 64] [--keep DIR]
+    python bench/bench_restart.py [--rounds 9] [--boards 64] [--keep DIR] [--no-compact]
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ def _board_events(game: Any, serial: str, t0: float, seed: int) -> list[Any]:
     return out
 
 
-def generate(path: Path, boards: int, rounds: int, sizes: Path) -> None:
+def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = True) -> None:
     """Make the journal (run in a child process that is then killed)."""
     import heapq
 
@@ -128,6 +130,8 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path) -> None:
     clock = ManualTime(first - 7200)
     service = EventService(config, journal, time=clock, delay=float(config.broadcast_delay_seconds))
     service.snapshots.min_seconds = 0.0  # every EVERY_EVENTS events, as at a hall's pace
+    if not compact:
+        service.snapshots.compactor = None
     service.load()
     games = _games()
     rng = random.Random(2025)
@@ -187,6 +191,8 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path) -> None:
     with sizes.open("a") as f:
         for seq, seconds, size in service.snapshots.taken:
             f.write(f"snapshot {seq} {seconds:.4f} {size}\n")
+        for seq, rows, seconds in service.snapshots.compacted:
+            f.write(f"compacted {seq} {rows} {seconds:.4f}\n")
         f.write(f"capture {statistics.median(capture):.5f}\n")
     service.snapshots.close()  # its last one stored (as a running service would have)
     print("done", flush=True)
@@ -280,6 +286,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the journal in this folder")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--full-replay", action="store_true", help="also time a full replay")
+    parser.add_argument(
+        "--no-compact", action="store_true", help="keep every clock reading (no compaction)"
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -289,11 +298,17 @@ def main() -> None:
         serve(args.serve, args.boards, args.rounds, args.port, not args.no_snapshots)
         return
     if args.generate is not None:
-        generate(args.generate, args.boards, args.rounds, args.generate.with_suffix(".sizes"))
+        generate(
+            args.generate,
+            args.boards,
+            args.rounds,
+            args.generate.with_suffix(".sizes"),
+            compact=not args.no_compact,
+        )
         return
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-restart-"))
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"event-{args.rounds}x{args.boards}.sqlite"
+    path = folder / f"event-{args.rounds}x{args.boards}{'-full' if args.no_compact else ''}.sqlite"
     sizes = path.with_suffix(".sizes")
     if not path.exists():
         sizes.unlink(missing_ok=True)
@@ -309,6 +324,7 @@ def main() -> None:
                 str(args.boards),
                 "--rounds",
                 str(args.rounds),
+                *(["--no-compact"] if args.no_compact else []),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -344,12 +360,20 @@ def main() -> None:
             f"median / {max(seconds):.2f} s max, {statistics.median(kb):.0f} kB median / "
             f"{max(kb):.0f} kB max"
         )
+    compacted = [row for row in rows if row[0] == "compacted"]
+    if compacted:
+        rows_gone = sum(int(c[2]) for c in compacted)
+        busy = [float(c[3]) for c in compacted]
+        print(
+            f"compaction: {rows_gone} superseded clock readings deleted behind the snapshots, "
+            f"{statistics.median(busy):.2f} s median / {max(busy):.2f} s max of the worker thread"
+        )
     capture = [row for row in rows if row[0] == "capture"]
     if capture:
         print(
             f"  capture on the event loop (the rules' memory): {float(capture[0][1]) * 1e3:.1f} ms"
         )
-    total = int(rows[-len(snaps) - 2][1]) if rows else 0
+    total = max((int(row[1]) for row in rows if row[0].isdigit()), default=0)
     print()
     reference = [restart(empty, args.boards, args.rounds)[0] for _ in range(args.repeat)]
     ref = statistics.median(reference)

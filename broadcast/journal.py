@@ -67,6 +67,7 @@ RETRY_MAX = 10.0
 MAX_HELD = 200_000  # events kept in memory while the journal cannot be written
 READ_PAGE = 5000  # events read back per query
 SNAPSHOTS_KEPT = 2
+DELETE_CHUNK = 5000  # rows deleted per transaction by compaction
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 log = logging.getLogger(__name__)
@@ -524,6 +525,47 @@ class Journal:
                 "of the journal from before the damage"
             ) from None
 
+    def read_kinds(
+        self, after: int, upto: int, kinds: tuple[str, ...]
+    ) -> Iterator[tuple[int, JournalEvent]]:
+        """The events of `kinds` numbered after `after` and up to `upto`, in order."""
+        marks = ",".join("?" * len(kinds))
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT seq, kind, body FROM events WHERE seq > ? AND seq <= ? "
+                    f"AND kind IN ({marks}) ORDER BY seq LIMIT ?",
+                    (after, upto, *kinds, READ_PAGE),
+                ).fetchall()
+            for seq, kind, body in rows:
+                yield seq, self._decode(seq, kind, body)
+            if len(rows) < READ_PAGE:
+                return
+            after = rows[-1][0]
+
+    def delete_rows(self, seqs: list[int]) -> int:
+        """Delete the events numbered `seqs` (compaction: see broadcast/compaction.py), a
+        few thousand per transaction so that commits wait little; how many went. Stops
+        at the first failure (a full disk): the rows stay, nothing else changes."""
+        gone = 0
+        for i in range(0, len(seqs), DELETE_CHUNK):
+            chunk = [(s,) for s in seqs[i : i + DELETE_CHUNK]]
+            with self._lock:
+                if self.failure is not None or self.gone is not None:
+                    return gone
+                db = self._db
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.executemany("DELETE FROM events WHERE seq = ?", chunk)
+                    db.execute("COMMIT")
+                except sqlite3.OperationalError as exc:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    log.warning("journal %s: compaction stopped (%s)", self.path, exc)
+                    return gone
+            gone += len(chunk)
+        return gone
+
     def last_t(self) -> float | None:
         """When the newest event was appended (service clock), or None for a new journal."""
         with self._lock:
@@ -584,6 +626,13 @@ class Journal:
                     str(row[5]),
                     bytes(row[6]) if isinstance(row[6], bytes | memoryview) else b"",
                 )
+
+    def snapshot_seqs(self) -> set[int]:
+        """Where the stored snapshots were taken."""
+        if not self.has_snapshots():
+            return set()
+        with self._lock:
+            return {int(r[0]) for r in self._db.execute("SELECT seq FROM snapshots")}
 
     def store_snapshot(self, snapshot: StoredSnapshot) -> bool:
         """Keep `snapshot` (and the newest SNAPSHOTS_KEPT in all); False when the journal

@@ -43,6 +43,7 @@ from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.presence import Presence
 from broadcast.arbiter.rules import BoardWatchMemory, RulesConfig, RulesMemory, WatchMemory
 from broadcast.codec import NOT_MINE, CodecError, from_plain, register, to_plain
+from broadcast.compaction import Compactor
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.event_state import BoardMemory, BoardStatus, EventState
 from broadcast.games.book import GameBook
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = "1"
+SNAPSHOT_FORMAT = "2"  # 2: the rules fold GameMoveClocked and GameFlag too
 # When to take one: this many events since the last one, and at least this many real
 # seconds apart (a snapshot of a big event costs a few hundred ms of a worker thread).
 EVERY_EVENTS = 10_000
@@ -393,6 +394,7 @@ class Snapshots:
         enabled: bool = True,
         every_events: int = EVERY_EVENTS,
         min_seconds: float = MIN_SECONDS,
+        compact: bool = True,
     ) -> None:
         _register()
         self.journal = journal
@@ -408,6 +410,9 @@ class Snapshots:
         self._encoder = Encoder()
         self._taking = threading.Lock()  # one snapshot at a time (the encoder's cache)
         self.taken: list[tuple[int, float, int]] = []  # (seq, seconds, bytes): for benchmarks
+        # Behind each snapshot, the superseded clock readings of finished games go.
+        self.compactor: Compactor | None = Compactor(journal) if compact and self.enabled else None
+        self.compacted: list[tuple[int, int, float]] = []  # (seq, rows, seconds)
 
     # -- at start ----------------------------------------------------------------------------
 
@@ -454,6 +459,10 @@ class Snapshots:
             self._last_real = -float("inf")
         else:
             self._last_seq = max(self._last_seq, seq - replayed)
+        if self.compactor is not None:
+            # Rows before the snapshot were compacted by the run that took it, up to what
+            # it had seen; the few it had not stay.
+            self.compactor.scanned = seq - replayed
 
     # -- while running -------------------------------------------------------------------------
 
@@ -518,6 +527,7 @@ class Snapshots:
                     len(body) / 1e3,
                     seconds,
                 )
+                self._compact(capture.state.seq)
             return done
         except Exception:  # a snapshot is never needed: log it, and go on without
             log.exception(
@@ -526,6 +536,18 @@ class Snapshots:
             return False
         finally:
             self._busy = False
+
+    def _compact(self, seq: int) -> None:
+        if self.compactor is None:
+            return
+        started = time.perf_counter()
+        try:
+            gone = self.compactor.run(seq, self.journal.snapshot_seqs())
+        except JournalError as exc:  # an unreadable row: compaction is never needed
+            log.warning("journal %s: compaction off (%s)", self.journal.path, exc)
+            self.compactor = None
+            return
+        self.compacted.append((seq, gone, time.perf_counter() - started))
 
     def close(self) -> None:
         if self._executor is not None:

@@ -199,6 +199,108 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
     time.sleep(3600)  # killed here
 
 
+ALERT_EVERY = 10  # board events per alert in the troubled hall's journal
+
+
+def alerts_journal(path: Path, events: int) -> None:
+    """The journal of a troubled hall: the clocks of 64 boards report as usual, and every
+    ALERT_EVERY board events one of them raises an alert nobody has acknowledged yet (a
+    battery low): open alerts pile up with the journal, as in the attack run that made a
+    restart quadratic."""
+    from boards.events import ClockSeen
+    from broadcast.arbiter.alerts import Alert
+    from broadcast.games.events import BoardAttached, GameClock
+    from broadcast.journal import Journal
+    from broadcast.service import EventService
+    from broadcast.tournament.pairing import Pairing
+    from clocks.reading import ClockReading
+    from clocks.timesource import ManualTime
+
+    config = bench_config(64, 9)
+    section = config.sections[0]
+    start = section.round_start(1).start.timestamp()
+    journal = Journal(path)
+    journal.set_meta("event", config.name)
+    clock = ManualTime(start - 600)
+    service = EventService(config, journal, time=clock, delay=0.0)
+    service.load()
+    pairings = tuple(Pairing(b, 2 * b - 1, 2 * b) for b in range(1, 65))
+    service.publish_pairings(section.name, 1, pairings, "arbiter", "arbiter:bench")
+    games = [g.id for g in service.book.round_games(section.name, 1)]
+    names = [f"{b.address:05d}" for b in config.boards]
+    journal.append([BoardAttached(g, n, start) for g, n in zip(games, names, strict=True)], start)
+    batch: list[Any] = []
+    t = start
+    for k in range(events // 2):
+        b = k % 64
+        t += 1 / 64
+        left = 5400 - int(t - start)
+        reading = ClockReading(left, 5400, True, False)
+        batch += [ClockSeen(t, names[b], reading), GameClock(games[b], left, 5400, "white", t)]
+        if k % ALERT_EVERY == 0:
+            alert = f"battery-low:{names[b]}:{k}"
+            batch.append(
+                Alert(
+                    alert,
+                    "battery-low",
+                    "warning",
+                    section.name,
+                    1,
+                    b + 1,
+                    games[b],
+                    ("a", "b"),
+                    "battery low",
+                    t,
+                    names[b],
+                )
+            )
+        if len(batch) >= 2000:
+            journal.append(batch, t)
+            batch = []
+    journal.append(batch, t)
+    journal.close()
+
+
+def replay_time(path: Path) -> float:
+    """Seconds a full replay of `path` takes in this process (snapshots off)."""
+    import inspect
+
+    from broadcast.journal import Journal
+    from broadcast.service import EventService
+    from clocks.timesource import EpochTime
+
+    journal = Journal(path)
+    options = {}
+    if "snapshots" in inspect.signature(EventService).parameters:
+        options["snapshots"] = False
+    service = EventService(
+        bench_config(64, 9),
+        journal,
+        time=EpochTime(1.0, start=(journal.last_t() or 0.0) + 1.0),
+        **options,  # type: ignore[arg-type]
+    )
+    started = time.perf_counter()
+    service.load()
+    seconds = time.perf_counter() - started
+    journal.close()
+    return seconds
+
+
+def alerts_series(folder: Path, sizes: list[int]) -> None:
+    print("full replay of a troubled hall's journal (one alert every", ALERT_EVERY, "events):")
+    first: float | None = None
+    for n in sizes:
+        path = folder / f"alerts-{n}.sqlite"
+        if not path.exists():
+            alerts_journal(path, n)
+        seconds = replay_time(path)
+        per = seconds / n * 1e6
+        first = first or per
+        print(
+            f"  {n:>7} events: {seconds:7.2f} s, {per:6.1f} us/event ({per / first:.2f}x the first)"
+        )
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -289,6 +391,10 @@ def main() -> None:
     parser.add_argument(
         "--no-compact", action="store_true", help="keep every clock reading (no compaction)"
     )
+    parser.add_argument(
+        "--alerts",
+        help="only the troubled hall's full replays, of these sizes (e.g. 10000,20000,40000)",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -308,6 +414,9 @@ def main() -> None:
         return
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-restart-"))
     folder.mkdir(parents=True, exist_ok=True)
+    if args.alerts:
+        alerts_series(folder, [int(n) for n in args.alerts.split(",")])
+        return
     path = folder / f"event-{args.rounds}x{args.boards}{'-full' if args.no_compact else ''}.sqlite"
     sizes = path.with_suffix(".sizes")
     if not path.exists():

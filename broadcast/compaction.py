@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KINDS = ("ClockSeen", "GameClock", "BoardAttached", "ResultConfirmed")
+# Rows deleted behind one snapshot at most: the snapshot thread stays free for the next
+# snapshot (a round's end frees about a million rows at once; they go over a few minutes,
+# faster than a hall writes new ones).
+PER_RUN = 20_000
 
 Signature = tuple[object, ...]
 
@@ -130,6 +134,7 @@ class Compactor:
         self.rows = ClockRows()
         self.scanned = start  # the journal is read up to this event
         self.deleted = 0
+        self._waiting: list[int] = []  # ready rows left for the next run
 
     def run(self, upto: int, keep: set[int]) -> int:
         """Read the events up to `upto` (a snapshot's), delete the ready rows (never one
@@ -137,10 +142,12 @@ class Compactor:
         for seq, event in self.journal.read_kinds(self.scanned, upto, KINDS):
             self.rows.note(seq, event)
         self.scanned = max(self.scanned, upto)
-        ready = [s for s in self.rows.take_ready() if s < upto and s not in keep]
+        self._waiting += (s for s in self.rows.take_ready() if s < upto)
+        ready = [s for s in self._waiting[:PER_RUN] if s not in keep]
+        del self._waiting[:PER_RUN]
         if not ready:
             return 0
-        gone = self.journal.delete_rows(ready)
+        gone = self.journal.delete_rows(sorted(ready))
         self.deleted += gone
         log.debug("journal %s: %d superseded clock readings deleted", self.journal.path, gone)
         return gone

@@ -67,7 +67,11 @@ RETRY_MAX = 10.0
 MAX_HELD = 200_000  # events kept in memory while the journal cannot be written
 READ_PAGE = 5000  # events read back per query
 SNAPSHOTS_KEPT = 2
-DELETE_CHUNK = 5000  # rows deleted per transaction by compaction
+# Rows deleted per transaction by compaction, and the pause between two: a game's rows
+# are spread over the file (every other board wrote between them), so each row is a page
+# of its own; small transactions keep a board batch's commit from waiting long.
+DELETE_CHUNK = 500
+DELETE_PAUSE = 0.005
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 log = logging.getLogger(__name__)
@@ -545,8 +549,8 @@ class Journal:
 
     def delete_rows(self, seqs: list[int]) -> int:
         """Delete the events numbered `seqs` (compaction: see broadcast/compaction.py), a
-        few thousand per transaction so that commits wait little; how many went. Stops
-        at the first failure (a full disk): the rows stay, nothing else changes."""
+        few hundred per transaction so that commits wait little; how many went. Stops at
+        the first failure (a full disk): the rows stay, nothing else changes."""
         gone = 0
         for i in range(0, len(seqs), DELETE_CHUNK):
             chunk = [(s,) for s in seqs[i : i + DELETE_CHUNK]]
@@ -564,6 +568,7 @@ class Journal:
                     log.warning("journal %s: compaction stopped (%s)", self.path, exc)
                     return gone
             gone += len(chunk)
+            time.sleep(DELETE_PAUSE)  # let the commits waiting for the lock in first
         return gone
 
     def last_t(self) -> float | None:

@@ -522,7 +522,7 @@ class Journal:
                 raise CodecError(f"a {type(kind).__name__} kind and a {type(body).__name__} body")
             event: JournalEvent = decode(kind, body)
             return event
-        except (CodecError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        except (CodecError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise JournalDamaged(
                 f"{self.path}: event {seq} cannot be read ({exc}); it was written by a newer "
                 "boardwire or the file is damaged: use the boardwire that wrote it, or a copy "

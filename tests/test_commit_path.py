@@ -105,6 +105,10 @@ async def test_a_failing_rules_tick_keeps_the_board_events_of_its_batch(
     faults = [a for a in service.alerts() if a.kind == "service-fault"]
     assert len(faults) == 2 and all(a.severity == "critical" for a in faults)
     assert any("2 time(s)" in a.message for a in faults)
+    seq = service.journal.last_seq()
+    service.acknowledge(faults[0].id, "arbiter:ana")  # hidden, and nothing journaled
+    assert [a.id for a in service.alerts() if a.kind == "service-fault"] == [faults[1].id]
+    assert service.journal.last_seq() == seq
     caplog.clear()
 
 

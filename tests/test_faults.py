@@ -17,7 +17,7 @@ from broadcast.publishers import (
     EXPORT_RETRY_FIRST,
     FolderExporter,
     PublishSettings,
-    publish_forever,
+    start_publishers,
 )
 from web.app import build_app
 from web.desk import Desk
@@ -57,16 +57,14 @@ async def test_the_publisher_task_survives_and_resumes(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     folder = tmp_path / "export"
     folder.write_text("in the way")
-    health = Health()
-    task = asyncio.ensure_future(
-        publish_forever(service, PublishSettings(folder=folder, every=0.02), health)
-    )
+    health = service.health  # the desk's system alerts
+    [task] = start_publishers(service, PublishSettings(folder=folder, every=0.02))
     try:
         for _ in range(1500):  # generous on a loaded machine
             if health.conditions:
                 break
             await asyncio.sleep(0.02)
-        assert "export" in health.conditions and not task.done()
+        assert "export" in health.conditions and task.running and not task.failures
         folder.unlink()
         play_moves(service, GAME, ["d4"])
         target = folder / "round-1" / "game-1.pgn"
@@ -77,8 +75,7 @@ async def test_the_publisher_task_survives_and_resumes(tmp_path: Path) -> None:
         assert "1. d4" in target.read_text(encoding="utf-8")
         assert not health.conditions
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        await task.stop()
 
 
 # -- disk full -----------------------------------------------------------------------------------

@@ -198,9 +198,15 @@ def arbiter_credentials() -> tuple[str, str] | None:
 
 
 def all_followed(service: EventService) -> bool:
-    """Every hall board is connected and, when it carries a game, followed."""
+    """Every hall board is connected and, when it carries a game still to be played,
+    followed (a finished game is not: its board takes no more moves)."""
     return all(
-        board.connected and (board.game is None or board.follower is not None)
+        board.connected
+        and (
+            board.game is None
+            or board.follower is not None
+            or service.book.get(board.game).finished
+        )
         for board in service.hall.values()
     )
 

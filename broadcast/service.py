@@ -300,6 +300,8 @@ class EventService:
             self.book = self.book.apply(event)
             if isinstance(event, GameClock):
                 self._white_sides[event.game] = event.white_side
+            elif isinstance(event, ResultConfirmed):
+                self._unfollow(event.game)
         elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
             self._fold_board_health(event)
         elif isinstance(event, PositionSeen | LogRecovered):
@@ -569,7 +571,19 @@ class EventService:
             if shown is not None:
                 self._show_current_position(shown)  # the new game starts from what the board shows
 
-    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
+    def _unfollow(self, game_id: str) -> None:
+        """A game with a result takes no more moves: its board is no longer followed (what
+        the players do with the pieces now, a reset or the next game's setup, is nothing
+        until the pairings give that board another game)."""
+        for board in self.hall.values():
+            if board.game == game_id and board.follower is not None:
+                board.follower = None
+                self._due.pop(board.number, None)
+
+    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame | None:
+        """The reconstruction that follows `game` on `board`; None for a finished game."""
+        if game.finished:
+            return None
         section = next(s for s in self.config.sections if s.name == game.key.section)
         time_control = time_control_for(
             section, self.tournament.section(section.name), game.key.round
@@ -791,6 +805,7 @@ class EventService:
         for board in self.hall.values():
             if board.game == game_id:
                 board.follower = self._follower(board, self.book.get(game_id))
+                self._note_due(board)
                 self._show_current_position(board)
 
     def _show_current_position(self, board: HallBoard) -> None:

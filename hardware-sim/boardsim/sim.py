@@ -165,6 +165,14 @@ def clean_stale_runs(root: Path | None = None, tmp: Path | None = None) -> list[
     return removed
 
 
+class _QuietGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """python-chess's builder without its ERROR log line per bad move: the caller turns
+    `game.errors` into one message for the user instead."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
 def load_games(path: Path | str) -> list[chess.pgn.Game]:
     """Every game of a PGN file; an error a user can act on if there is none."""
     p = Path(path)
@@ -174,7 +182,7 @@ def load_games(path: Path | str) -> list[chess.pgn.Game]:
         raise ValueError(f"cannot read PGN file {p}: {e.strerror}") from e
     games: list[chess.pgn.Game] = []
     with handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
+        while (game := chess.pgn.read_game(handle, Visitor=_QuietGameBuilder)) is not None:
             if game.errors:
                 raise ValueError(f"{p}: game {len(games) + 1} does not parse: {game.errors[0]}")
             games.append(game)

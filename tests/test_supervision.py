@@ -454,3 +454,19 @@ async def test_watch_exits_non_zero_when_its_driver_dies(
     assert await asyncio.wait_for(_watch(args), 10) == 1
     err = capsys.readouterr().err
     assert "watch stopped: the driver for" in err and "RuntimeError: driver bug" in err
+
+
+async def test_a_pulled_cable_is_the_drivers_news_not_an_asyncio_error(tmp_path: Path) -> None:
+    """pyserial-asyncio-fast reports a failed write to the loop's exception handler (an
+    ERROR with a traceback on every pulled cable); the driver already hears of it."""
+    from boards.link import LinkError, open_serial
+
+    async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
+        link = await open_serial(str(host.path))
+        host.unplug()
+        with pytest.raises(LinkError):
+            for _ in range(50):
+                link.write(b"\x42")  # a board dump request, into a dead port
+                await asyncio.sleep(0.01)
+            await asyncio.wait_for(link.read(), 5)
+        await link.close()

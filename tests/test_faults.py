@@ -8,6 +8,7 @@ import asyncio
 from base64 import b64encode
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
@@ -98,6 +99,7 @@ def _free_disk(journal: Journal) -> None:
     journal._db.execute("PRAGMA max_page_count = 1073741823")
 
 
+@pytest.mark.expected_log(r"the journal cannot be written")  # a full disk, on purpose
 async def test_disk_full_holds_events_alerts_once_and_resumes(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     journal = service.journal
@@ -157,6 +159,7 @@ async def test_disk_full_holds_events_alerts_once_and_resumes(tmp_path: Path) ->
     reopened.close()
 
 
+@pytest.mark.expected_log(r"the journal cannot be written")  # a full disk, on purpose
 def test_retry_without_new_events_writes_the_held_ones(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     journal = service.journal
@@ -184,6 +187,7 @@ def _small_disk(where: Path) -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.expected_log(r"the journal cannot be written")  # a full disk, on purpose
 def test_a_real_full_filesystem(tmp_path: Path) -> None:
     """The same on a real 2 MB filesystem (needs root to mount it; else the injected
     `max_page_count` tests above cover the path)."""

@@ -232,10 +232,15 @@ class Supervisor:
         """Run `run()` (called again for each restart) as the task `name` (a phrase for the
         arbiter: "the clock tick", "the driver for /dev/ttyACM0"). `stops` says in a
         sentence what does not happen while it is down; `on_failure` is told each error
-        (e.g. to mark a driver's boards as lost). Needs a running loop."""
-        if any(t.key == task_key(name) and t.running for t in self.tasks):
-            raise ValueError(f"a task named {name!r} is already running")
+        (e.g. to mark a driver's boards as lost). A second running task of the same name
+        is told apart by a number ("... (2)"), so that each has its own alert. Needs a
+        running loop."""
         self.tasks = [t for t in self.tasks if t.running or t.failures]
+        taken = {t.key for t in self.tasks if t.running}
+        base, n = name, 1
+        while task_key(name) in taken:
+            n += 1
+            name = f"{base} ({n})"
         task = SupervisedTask(self, name, run, stops=stops, restart=restart, on_failure=on_failure)
         self.tasks.append(task)
         return task

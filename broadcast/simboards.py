@@ -117,6 +117,15 @@ class SimulatedHall:
                 supervisor=supervisor,
             )
 
+    async def wait_players(self) -> None:
+        """Until every emulated player has played its game; raises the first failure
+        (already logged and alerted when it happened)."""
+        if self.players:
+            await asyncio.wait({p.task for p in self.players})
+        for player in self.players:
+            if player.errors:
+                raise player.errors[0]
+
     async def stop(self) -> None:
         for task in self.players:
             task.cancel()

@@ -19,9 +19,8 @@ from broadcast.cli_args import non_negative_float, port_number, positive_float, 
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
-from broadcast.health import Health
 from broadcast.journal import Journal, JournalError
-from broadcast.publishers import PublishSettings, publish_forever
+from broadcast.publishers import PublishSettings, start_publishers
 from broadcast.relay.lichess import LichessRelayConfig
 from broadcast.service import ActionError, EventService, how_to_pair
 from clocks.timesource import EpochTime
@@ -199,9 +198,15 @@ def arbiter_credentials() -> tuple[str, str] | None:
 
 
 def all_followed(service: EventService) -> bool:
-    """Every hall board is connected and, when it carries a game, followed."""
+    """Every hall board is connected and, when it carries a game still to be played,
+    followed (a finished game is not: its board takes no more moves)."""
     return all(
-        board.connected and (board.game is None or board.follower is not None)
+        board.connected
+        and (
+            board.game is None
+            or board.follower is not None
+            or service.book.get(board.game).finished
+        )
         for board in service.hall.values()
     )
 
@@ -272,15 +277,9 @@ async def serve(
     _pair_or_warn(service, sim=args.sim)
     from web.app import start_web  # web imports broadcast, never the other way round
 
-    health = Health()  # system alerts (export folder) for the desk
     try:
         runner = await start_web(
-            service,
-            host=args.host,
-            port=args.port,
-            credentials=credentials,
-            proxy=proxy,
-            health=health,
+            service, host=args.host, port=args.port, credentials=credentials, proxy=proxy
         )
     except OSError as exc:
         if sim is not None:
@@ -288,23 +287,30 @@ async def serve(
         journal.close()
         print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
         return 2
-    players = None
+    tasks = []
     if sim is not None and args.games is not None:
         from boardsim.sim import load_games
 
-        # The emulated players wait until the service follows every board (see start_games).
-        players = asyncio.ensure_future(
-            sim.start_games(
-                load_games(args.games), time, speed=speed, followed=partial(all_followed, service)
+        # The emulated players wait until the service follows every board (see start_games);
+        # each one is then a supervised task of its own.
+        games = load_games(args.games)
+        tasks.append(
+            service.supervisor.start(
+                "the emulated players' start",
+                partial(
+                    sim.start_games,
+                    games,
+                    time,
+                    speed=speed,
+                    followed=partial(all_followed, service),
+                    supervisor=service.supervisor,
+                ),
+                restart=False,
             )
         )
     if started is not None:
         started(service)
-    publisher = (
-        asyncio.ensure_future(publish_forever(service, publish, health))
-        if publish.folder is not None or publish.lichess is not None
-        else None
-    )
+    tasks += start_publishers(service, publish)
     url = f"http://{args.host}:{args.port}/"
     print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
     if credentials is None:
@@ -319,12 +325,8 @@ async def serve(
     try:
         await service.run()
     finally:
-        if players is not None:
-            players.cancel()
-            await asyncio.gather(players, return_exceptions=True)
-        if publisher is not None:
-            publisher.cancel()
-            await asyncio.gather(publisher, return_exceptions=True)
+        for task in tasks:
+            await task.stop()  # a failure was logged when it happened
         await runner.cleanup()
         if sim is not None:
             await sim.stop()

@@ -33,6 +33,7 @@ from broadcast.cli_args import non_negative_float
 from broadcast.cli_serve import arbiter_credentials, listen_problem, open_event_journal
 from broadcast.config import load_event
 from broadcast.service import EventService
+from broadcast.supervisor import Supervisor
 from clocks.timecontrol import TimeControl
 from clocks.timesource import EpochTime, TimeSource
 
@@ -200,6 +201,7 @@ async def _start_players(
     habits: str,
     games: Sequence[chess.pgn.Game],
     time_control: TimeControl,
+    supervisor: Supervisor,
 ) -> None:
     from boardsim.script import play
 
@@ -215,7 +217,7 @@ async def _start_players(
             await asyncio.sleep(2.0)  # the drivers find the boards first
             await play(host, actions, time, board=index, speed=speed)
 
-        hall.players.append(asyncio.ensure_future(run()))
+        hall.start_player(script.board, run, supervisor)
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -254,7 +256,7 @@ async def _demo(args: argparse.Namespace) -> int:
             print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
             return 2
         time_control = config.sections[0].time_control
-        await _start_players(hall, time, speed, habits, _games(), time_control)
+        await _start_players(hall, time, speed, habits, _games(), time_control, service.supervisor)
         url = f"http://{host}:{args.port}/"
         password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
         print(

@@ -29,6 +29,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from boards.busdriver import BusDriver, BusSettings
@@ -66,9 +67,11 @@ from broadcast.games.events import (
 from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
+from broadcast.health import Health
 from broadcast.journal import Entry, Journal
 from broadcast.live_round import RoundStartMoved, current_round, due_round
 from broadcast.overload import LagWatch
+from broadcast.supervisor import Backoff, SupervisedTask, Supervisor
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.dutch import PairingError, pair_round
 from broadcast.tournament.events import (
@@ -176,7 +179,12 @@ def utc(t: float) -> dt.datetime:
 
 
 class EventService:
-    """Runs one event. `time` must give seconds since the Unix epoch (UTC)."""
+    """Runs one event. `time` must give seconds since the Unix epoch (UTC).
+
+    `health` holds the system's own alerts for the desk (a new one unless given);
+    `supervisor` runs every long-running task of the event (drivers, the tick; the
+    publishers, the web hub and emulated players are started on it too) and reports a
+    task that fails to `health`. `restart_backoff` sets its restart timing."""
 
     def __init__(
         self,
@@ -192,6 +200,8 @@ class EventService:
         rules: RulesConfig | None = None,
         overload_after: float = 1.0,
         bus_settings: BusSettings | None = None,
+        health: Health | None = None,
+        restart_backoff: Backoff | None = None,
     ) -> None:
         register_all()
         self.rules = ArbiterRules(config, rules)
@@ -214,7 +224,9 @@ class EventService:
             raise ActionError(f"--board names boards not in the config: {sorted(unknown)}")
         self._live_round_request = live_round
         self._drivers: list[SingleBoardDriver | BusDriver] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self.health = health if health is not None else Health()
+        self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
+        self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
         self.last_seq = 0
         self._positions: dict[str, BoardPosition] = {}
@@ -288,6 +300,8 @@ class EventService:
             self.book = self.book.apply(event)
             if isinstance(event, GameClock):
                 self._white_sides[event.game] = event.white_side
+            elif isinstance(event, ResultConfirmed):
+                self._unfollow(event.game)
         elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
             self._fold_board_health(event)
         elif isinstance(event, PositionSeen | LogRecovered):
@@ -557,7 +571,19 @@ class EventService:
             if shown is not None:
                 self._show_current_position(shown)  # the new game starts from what the board shows
 
-    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
+    def _unfollow(self, game_id: str) -> None:
+        """A game with a result takes no more moves: its board is no longer followed (what
+        the players do with the pieces now, a reset or the next game's setup, is nothing
+        until the pairings give that board another game)."""
+        for board in self.hall.values():
+            if board.game == game_id and board.follower is not None:
+                board.follower = None
+                self._due.pop(board.number, None)
+
+    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame | None:
+        """The reconstruction that follows `game` on `board`; None for a finished game."""
+        if game.finished:
+            return None
         section = next(s for s in self.config.sections if s.name == game.key.section)
         time_control = time_control_for(
             section, self.tournament.section(section.name), game.key.round
@@ -779,6 +805,7 @@ class EventService:
         for board in self.hall.values():
             if board.game == game_id:
                 board.follower = self._follower(board, self.book.get(game_id))
+                self._note_due(board)
                 self._show_current_position(board)
 
     def _show_current_position(self, board: HallBoard) -> None:
@@ -891,20 +918,43 @@ class EventService:
                     known=known[0] if known else None,
                 )
             self._drivers.append(driver)
-            self._tasks.append(asyncio.ensure_future(driver.run()))
-        self._tasks.append(asyncio.ensure_future(self._tick_loop()))
+            self._tasks.append(
+                self.supervisor.start(
+                    f"the driver for {port}",
+                    driver.run,
+                    stops=f"The boards on {port} are not read until it runs again.",
+                    on_failure=partial(self._driver_failed, port),
+                )
+            )
+        self._tasks.append(
+            self.supervisor.start(
+                "the clock tick",
+                self._tick_loop,
+                stops="Default times, flag falls, silent boards and round changes are not "
+                "checked, and moves wait to be decided, until it runs again.",
+            )
+        )
         await self._stopping.wait()
         for d in self._drivers:
             d.stop()
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for task in self._tasks:
+            await task.stop()  # each failure was logged when it happened
         # What the drivers said last (their BoardLost) is kept too, and all of it durable.
         while self.syncing or self._inbox:
             if not self.syncing:
                 self.drain()
             await asyncio.sleep(0.01)
         self._syncer.shutdown(wait=True)
+
+    def _driver_failed(self, port: str, exc: Exception) -> None:
+        """A driver's run() raised: its boards are not followed until it runs again, and
+        the desk must not show them connected meanwhile."""
+        for board in self.hall.values():
+            if board.config.port == port and board.connected and board.name is not None:
+                reason = f"its driver stopped on a software error ({type(exc).__name__})"
+                self.queue_driver_event(port, BoardLost(self.time.now(), board.name, reason))
 
     def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
         def emit(event: DriverEvent) -> None:
@@ -921,6 +971,10 @@ class EventService:
             self._due[board.number] = due
 
     async def _tick_loop(self) -> None:
+        """Tick when reconstruction decisions fall due and at `tick_seconds`, until
+        cancelled. It does not catch: a failing tick stops it, and its supervisor logs
+        the error, alerts the desk and starts it again after a back-off (a tick that
+        fails every time must not fill the log five times a second)."""
         loop = asyncio.get_running_loop()
         next_full = loop.time() + self.tick_seconds
         while True:
@@ -933,14 +987,11 @@ class EventService:
             await asyncio.sleep(wait)
             # A late wake-up is time the loop had no room for anyone, boards included.
             self.lag.loop(loop.time() - asked - wait)
-            try:
-                if loop.time() >= next_full:
-                    if self.tick():
-                        next_full = loop.time() + self.tick_seconds
-                else:
-                    self.tick(full=False)
-            except Exception:
-                log.exception("tick failed")
+            if loop.time() >= next_full:
+                if self.tick():
+                    next_full = loop.time() + self.tick_seconds
+            else:
+                self.tick(full=False)
 
     def stop(self) -> None:
         self._stopping.set()

@@ -127,7 +127,8 @@ def build_app(
 ) -> web.Application:
     """The application for `service`; `credentials` (user, password) enable the desk;
     `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`);
-    `health` carries system alerts from outside the web (the export folder)."""
+    `health` carries system alerts (the journal, the export folder, a failed task); by
+    default the service's own."""
     app = web.Application(
         middlewares=[forwarded, safety, routes_arbiter.arbiter_guard, durable],
         client_max_size=1024 * 1024,

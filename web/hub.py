@@ -50,6 +50,7 @@ from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.journal import Entry
 from broadcast.service import EventService
+from broadcast.supervisor import SupervisedTask
 from broadcast.tournament.state import TournamentState
 from web import views
 
@@ -401,7 +402,8 @@ class Hub:
         self.public = Channel("public", self.config, self.public_frame(), self.epoch)
         self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
         self._scheduled = False
-        self._task: asyncio.Task[None] | None = None
+        self._task: SupervisedTask | None = None
+        self._pump_failing = False  # log a failing pump once, not at every commit
 
     # Frames: the public one from the delayed state only.
     def public_frame(self) -> Frame:
@@ -420,10 +422,16 @@ class Hub:
         """Bring both channels up to date (cheap when nothing changed)."""
         self._scheduled = False
         try:
-            self.public.advance(self.public_frame())
-            self.arbiter.advance(self.arbiter_frame())
+            self._advance()
         except Exception:  # the hub must outlive a bad frame; the next pump retries
-            log.exception("hub pump failed")
+            if not self._pump_failing:
+                log.exception("hub pump failed")
+            self._pump_failing = True
+
+    def _advance(self) -> None:
+        self.public.advance(self.public_frame())
+        self.arbiter.advance(self.arbiter_frame())
+        self._pump_failing = False
 
     def on_commit(self, entries: Sequence[Entry]) -> None:
         """Service listener: coalesce a burst of commits into one pump."""
@@ -436,21 +444,26 @@ class Hub:
             self.pump()
 
     async def _pump_loop(self) -> None:
+        # Unguarded: a failing frame ends the loop, and its supervisor logs it, alerts the
+        # desk and starts it again (the commit-driven pump() only logs).
         while True:
             await asyncio.sleep(PUMP_SECONDS)
-            self.pump()  # the delay releases news as time passes, without a commit
+            self._scheduled = False
+            self._advance()  # the delay releases news as time passes, without a commit
 
     def attach(self) -> None:
         self.service.listeners.append(self.on_commit)
-        self._task = asyncio.ensure_future(self._pump_loop())
+        self._task = self.service.supervisor.start(
+            "the live web updates",
+            self._pump_loop,
+            stops="Spectator pages and the desk do not get new moves until it runs again.",
+        )
 
     async def close(self) -> None:
         with contextlib.suppress(ValueError):
             self.service.listeners.remove(self.on_commit)
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await self._task.stop()
         for channel in (self.public, self.arbiter):
             for subs in list(channel.subscribers.values()):
                 for client in list(subs):
@@ -579,6 +592,15 @@ class Hub:
         return [snap]
 
     async def _writer(self, client: Client) -> None:
+        try:
+            await self._write(client)
+        except Exception:
+            # Never a client left with a dead writer and a live reader: one line with the
+            # traceback, and that connection ends (the others go on).
+            log.exception("websocket writer failed; closing that client")
+            await client.ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"writer failed")
+
+    async def _write(self, client: Client) -> None:
         # No per-send timeout: a send only waits when the socket's buffer is full, and then
         # only this client's writer waits while its bounded queue absorbs (and resyncs) the
         # backlog; the heartbeat closes a connection that stays dead.

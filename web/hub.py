@@ -52,33 +52,15 @@ from broadcast.journal import Entry
 from broadcast.service import EventService
 from broadcast.tournament.state import TournamentState
 from web import views
+from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
 
 log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 256  # messages waiting for one client before it is resynced
-REPLAY_LIMIT = 4096  # deltas kept for reconnecting clients
+REPLAY_LIMIT = 4096  # deltas kept for reconnecting clients (all scopes)
+REPLAY_PER_KEY = 32  # a client further behind than this in its scope gets a snapshot
 PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
 BAD_MESSAGE_LOG_SECONDS = 60.0  # at most one log line per this many seconds for bad messages
-
-
-class QuietLog:
-    """One warning per `every` seconds; the ones in between are counted, not written."""
-
-    def __init__(self, every: float, now: Callable[[], float] = time.monotonic) -> None:
-        self.every = every
-        self.now = now
-        self.last = -every
-        self.suppressed = 0
-
-    def warning(self, message: str) -> bool:
-        t = self.now()
-        if t - self.last < self.every:
-            self.suppressed += 1
-            return False
-        extra = f" ({self.suppressed} more since the last report)" if self.suppressed else ""
-        log.warning("%s%s", message, extra)
-        self.last, self.suppressed = t, 0
-        return True
 
 
 def _encode(message: dict[str, Any]) -> str:
@@ -293,17 +275,46 @@ class Client:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     resyncs: int = 0
     resync_to: Callable[[], list[str]] | None = None
+    limits: HubLimits = field(default_factory=HubLimits)
+    now: Callable[[], float] = time.monotonic
+    strikes: int = 0
+    closing: int | None = None  # a close code the writer sends once the queue is out
+
+    def __post_init__(self) -> None:
+        limits = self.limits
+        self.subscribes = TokenBucket(1 / limits.subscribe_every, limits.subscribe_burst, self.now)
+        self.messages = TokenBucket(limits.message_rate, limits.message_burst, self.now)
+        self.resync_budget = TokenBucket(1 / limits.resync_every, limits.resync_burst, self.now)
 
     def push(self, text: str) -> None:
+        if self.closing is not None:
+            return
         if len(self.queue) >= QUEUE_LIMIT:
-            # Stalled: drop the backlog (bounded memory), start again from a snapshot.
+            # Stalled: drop the backlog (bounded memory), start again from a snapshot; a
+            # client that stalls again and again is told to come back later instead.
             self.queue.clear()
             self.resyncs += 1
-            if self.resync_to is not None:
+            if not self.resync_budget.take():
+                self.closing = WSCloseCode.TRY_AGAIN_LATER
+            elif self.resync_to is not None:
                 self.queue.extend(self.resync_to())
         else:
             self.queue.append(text)
         self.wake.set()
+
+
+@dataclass(slots=True)
+class _KeyLog:
+    """The recent deltas of one scope key: at most REPLAY_PER_KEY, and `floor`, the
+    sequence number of the newest one dropped (a replay from before it is impossible)."""
+
+    entries: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=REPLAY_PER_KEY))
+    floor: int = 0
+
+    def add(self, seq: int, text: str) -> None:
+        if len(self.entries) == REPLAY_PER_KEY:
+            self.floor = self.entries[0][0]
+        self.entries.append((seq, text))
 
 
 class Channel:
@@ -316,9 +327,11 @@ class Channel:
         self.epoch = epoch
         self.seq = 0
         self.buffer: deque[tuple[int, frozenset[str], str]] = deque(maxlen=REPLAY_LIMIT)
+        self._logs: dict[str, _KeyLog] = {}
         self.subscribers: dict[str, set[Client]] = {}
         self._snapshots: dict[str, tuple[int, str]] = {}
         self.sent = 0  # messages handed to client queues (for the bench)
+        self.snapshots_built = 0  # snapshot encodings (for tests and the bench)
 
     def advance(self, frame: Frame) -> int:
         """Move to `frame`: compute, number, encode (once) and fan out the deltas."""
@@ -341,19 +354,43 @@ class Channel:
         text = _encode({**delta.message, "seq": self.seq})
         self.buffer.append((self.seq, delta.keys, text))
         for key in delta.keys:
+            keylog = self._logs.get(key)
+            if keylog is None:
+                keylog = self._logs[key] = _KeyLog(floor=self.horizon - 1)
+            keylog.add(self.seq, text)
             for client in self.subscribers.get(key, ()):
                 client.push(text)
                 self.sent += 1
+        if self.seq % REPLAY_LIMIT == 0:
+            self._sweep()
+
+    @property
+    def horizon(self) -> int:
+        """The oldest sequence number still in the replay buffer (seq + 1 when empty)."""
+        return self.buffer[0][0] if self.buffer else self.seq + 1
+
+    def _sweep(self) -> None:
+        # Key logs hold nothing older than the buffer: forget the ones that went quiet.
+        horizon = self.horizon
+        for key in [k for k, log in self._logs.items() if log.entries[-1][0] < horizon]:
+            del self._logs[key]
 
     def since(self, seq: int, key: str) -> list[str] | None:
-        """The deltas for `key` after `seq`, or None when the buffer no longer has them."""
-        if seq > self.seq:
+        """The deltas for `key` after `seq` (at most REPLAY_PER_KEY of them, found without
+        a scan), or None when a snapshot must do: the client is too far behind, or its
+        `seq` is not one of this run's."""
+        if seq > self.seq or seq < 0:
             return None
         if seq == self.seq:
             return []
-        if not self.buffer or self.buffer[0][0] > seq + 1:
+        if seq < self.horizon - 1:
             return None
-        return [text for s, keys, text in self.buffer if s > seq and key in keys]
+        keylog = self._logs.get(key)
+        if keylog is None:
+            return []  # nothing for this key since the horizon, so nothing after seq
+        if seq < keylog.floor:
+            return None
+        return [text for s, text in keylog.entries if s > seq]
 
     def subscribe(self, client: Client, key: str) -> None:
         self.unsubscribe(client)
@@ -376,6 +413,7 @@ class Channel:
         if hit is not None and hit[0] == self.seq:
             return hit[1]
         text = build()
+        self.snapshots_built += 1
         if len(self._snapshots) > 1024:
             self._snapshots.clear()
         self._snapshots[key] = (self.seq, text)
@@ -392,11 +430,26 @@ AlertSource = Callable[[], Sequence[Alert]]
 class Hub:
     """Both channels for one service. `attach()` starts following the service."""
 
-    def __init__(self, service: EventService, alerts: AlertSource | None = None) -> None:
+    def __init__(
+        self,
+        service: EventService,
+        alerts: AlertSource | None = None,
+        *,
+        limits: HubLimits | None = None,
+        budget: LoopBudget | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.service = service
         self.config = service.config
         self.alerts = alerts or (lambda: ())
-        self.bad_messages = QuietLog(BAD_MESSAGE_LOG_SECONDS)
+        self.bad_messages = QuietLog(BAD_MESSAGE_LOG_SECONDS, logger=log)
+        self.limits = limits or HubLimits()
+        # Spectators' messages share the web's part of the loop; the arbiters' do not.
+        self.budget = budget or LoopBudget()
+        self.now = now
+        self.subscribes = TokenBucket(self.limits.global_rate, self.limits.global_burst, now)
+        self.handled = 0  # messages handled (for tests and the bench)
+        self.closed_for_policy = 0  # sockets closed for breaking the limits (the bench)
         self.epoch = secrets.token_hex(6)
         self.public = Channel("public", self.config, self.public_frame(), self.epoch)
         self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
@@ -497,33 +550,24 @@ class Hub:
             return None
         return channel.cached_snapshot(key, build)
 
-    async def serve(self, request: web.Request, *, arbiter: bool) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=64 * 1024)
-        await ws.prepare(request)
+    async def serve(self, request: web.Request, *, arbiter: bool) -> web.StreamResponse:
         channel = self.arbiter if arbiter else self.public
-        client = Client(ws)
+        limits = self.limits
+        if not arbiter:
+            try:
+                await self.budget.turn()  # the handshake is web work like any other
+            except Busy:
+                return _busy()
+        ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=limits.max_message_bytes)
+        await ws.prepare(request)
+        client = Client(ws, limits=limits, now=self.now)
         writer = asyncio.ensure_future(self._writer(client))
         try:
             async for msg in ws:
-                if msg.type != WSMsgType.TEXT:
-                    continue
-                try:
-                    reply = self._handle(channel, client, msg.data)
-                except RecursionError:
-                    self.bad_messages.warning(
-                        f"websocket client {request.remote}: message nested too deeply; closed"
-                    )
-                    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"nested too deeply")
+                if not await self._one_message(request, channel, client, msg, arbiter=arbiter):
                     break
-                except Exception as exc:  # one client's bad message must not flood the log
-                    self.bad_messages.warning(
-                        f"websocket client {request.remote}: message failed "
-                        f"({type(exc).__name__}); closed"
-                    )
-                    await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"message failed")
-                    break
-                for text in reply:
-                    client.push(text)
+                # One message a loop turn: a burst in one packet never holds the loop.
+                await asyncio.sleep(0)
         finally:
             channel.unsubscribe(client)
             writer.cancel()
@@ -531,17 +575,71 @@ class Hub:
                 await writer
         return ws
 
-    def _handle(self, channel: Channel, client: Client, text: str) -> list[str]:
+    async def _one_message(
+        self, request: web.Request, channel: Channel, client: Client, msg: Any, *, arbiter: bool
+    ) -> bool:
+        """Handle one message; False when the socket was closed."""
+        ws = client.ws
+        if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+            return True
+        if not client.messages.take():
+            return await self._strike(client, "too many messages")
+        if msg.type != WSMsgType.TEXT:
+            client.push(_encode({"type": "error", "message": "messages must be JSON text"}))
+            return await self._strike(client, "binary message")
+        self.handled += 1
+        try:
+            if arbiter:
+                reply = await self._handle(channel, client, msg.data)
+            else:
+                reply = await self.budget.run(lambda: self._handle(channel, client, msg.data))
+        except Busy:
+            await self._close(client, WSCloseCode.TRY_AGAIN_LATER, b"server busy")
+            return False
+        except RecursionError:
+            self.bad_messages.warning(
+                f"websocket client {request.remote}: message nested too deeply; closed"
+            )
+            await self._close(client, WSCloseCode.POLICY_VIOLATION, b"nested too deeply")
+            return False
+        except Exception as exc:  # one client's bad message must not flood the log
+            self.bad_messages.warning(
+                f"websocket client {request.remote}: message failed ({type(exc).__name__}); closed"
+            )
+            await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"message failed")
+            return False
+        for text in reply:
+            client.push(text)
+        if client.strikes >= self.limits.strikes:
+            await self._close(client, WSCloseCode.POLICY_VIOLATION, b"too many requests")
+            return False
+        if client.closing is not None:
+            await self._close(client, client.closing, b"try again later")
+            return False
+        return True
+
+    async def _strike(self, client: Client, why: str) -> bool:
+        client.strikes += 1
+        if client.strikes < self.limits.strikes:
+            return True
+        await self._close(client, WSCloseCode.POLICY_VIOLATION, f"{why}".encode())
+        return False
+
+    async def _close(self, client: Client, code: int, message: bytes) -> None:
+        self.closed_for_policy += 1
+        await client.ws.close(code=code, message=message)
+
+    async def _handle(self, channel: Channel, client: Client, text: str) -> list[str]:
         try:
             msg = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return [_encode({"type": "error", "message": "messages must be JSON objects"})]
+            return [_error("messages must be JSON objects")]
         if not isinstance(msg, dict):
-            return [_encode({"type": "error", "message": "messages must be JSON objects"})]
+            return [_error("messages must be JSON objects")]
         if msg.get("type") == "ping":
-            return [_encode({"type": "pong"})]
+            return [_PONG]
         if msg.get("type") != "subscribe":
-            return [_encode({"type": "error", "message": "unknown message type"})]
+            return [_error("unknown message type")]
         scope = msg.get("scope", "event")
         section: SectionConfig | None = None
         rnd = 0
@@ -550,23 +648,32 @@ class Hub:
             section = views.section_by_name(self.config, _str(msg.get("section")))
             r = msg.get("round")
             if section is None or not isinstance(r, int) or isinstance(r, bool) or r < 1:
-                return [
-                    _encode({"type": "error", "message": "round scope needs section and round"})
-                ]
+                return [_error("round scope needs section and round")]
             rnd = r
         elif scope == "game":
             game = _str(msg.get("game")) or ""
+            if game not in channel.frame.book.games:
+                return [_error(f"no game {game[:80]!r}")]
         elif scope != "event":
-            return [_encode({"type": "error", "message": "scope must be event, round or game"})]
-        snap = self.snapshot_text(channel, scope, section, rnd, game)
-        if snap is None:
-            return [_encode({"type": "error", "message": f"no game {game!r}"})]
+            return [_error("scope must be event, round or game")]
+        if not client.subscribes.take():
+            client.strikes += 1
+            return [
+                _error(f"too many subscribes: at most one every {self.limits.subscribe_every:g} s")
+            ]
+        if channel is self.public:
+            wait = self.subscribes.reserve(self.limits.global_wait)
+            if wait is None:
+                raise Busy("too many subscribes from everybody")
+            if wait > 0:
+                await asyncio.sleep(wait)  # its turn among everybody's subscribes
         key = scope_key(scope, section.name if section else "", rnd, game)
         channel.subscribe(client, key)
-        client.resync_to = lambda: [
-            _encode({"type": "resync"}),
-            self.snapshot_text(channel, scope, section, rnd, game) or "",
-        ]
+
+        def resync() -> list[str]:
+            return [_RESYNC, self.snapshot_text(channel, scope, section, rnd, game) or ""]
+
+        client.resync_to = resync
         since = msg.get("since")
         if (
             isinstance(since, int)
@@ -576,7 +683,8 @@ class Hub:
             missed = channel.since(since, key)
             if missed is not None:
                 return missed
-        return [snap]
+        snap = self.snapshot_text(channel, scope, section, rnd, game)
+        return [snap] if snap is not None else [_error(f"no game {game[:80]!r}")]
 
     async def _writer(self, client: Client) -> None:
         # No per-send timeout: a send only waits when the socket's buffer is full, and then
@@ -594,10 +702,28 @@ class Hub:
                 except (ConnectionError, RuntimeError):
                     await client.ws.close()
                     return
+            if client.closing is not None:  # resynced too often: come back later
+                await client.ws.close(code=client.closing, message=b"too slow: reconnect later")
+                return
 
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _error(message: str) -> str:
+    return _encode({"type": "error", "message": message})
+
+
+_PONG = _encode({"type": "pong"})
+_RESYNC = _encode({"type": "resync"})
+
+
+def _busy() -> web.Response:
+    response = web.json_response({"error": "the server is busy: try again in a few seconds"})
+    response.set_status(503)
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 def subscribers(channels: Iterable[Channel]) -> int:

@@ -15,7 +15,14 @@ from pathlib import Path
 from time import time as wall_clock
 from typing import Any
 
-from broadcast.cli_args import non_negative_float, port_number, positive_float, positive_int
+from broadcast.cli_args import (
+    exposure,
+    listen_host,
+    non_negative_float,
+    port_number,
+    positive_float,
+    positive_int,
+)
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
@@ -41,7 +48,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--db", type=Path, help="journal file (default: next to the config, EVENT.sqlite)"
     )
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host",
+        type=listen_host,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this computer only; "
+        "0.0.0.0: every interface)",
     )
     parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
     parser.add_argument(
@@ -175,9 +186,11 @@ def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
     return journal
 
 
-def listen_problem(host: str, port: int, exc: OSError) -> str:
+def listen_problem(host: str, port: int, exc: OSError | UnicodeError) -> str:
     import errno
 
+    if isinstance(exc, UnicodeError):  # the resolver's IDNA codec refused the name
+        return f"cannot listen on {host[:80]}:{port}: not a valid host name ({exc})"
     if exc.errno == errno.EADDRINUSE:
         return (
             f"cannot listen on {host}:{port}: the port is in use (another boardwire?); use --port"
@@ -282,7 +295,7 @@ async def serve(
             proxy=proxy,
             health=health,
         )
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:
         if sim is not None:
             await sim.stop()
         journal.close()
@@ -307,6 +320,7 @@ async def serve(
     )
     url = f"http://{args.host}:{args.port}/"
     print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
+    print(f"boardwire: listening on {exposure(runner.addresses)}", flush=True)
     if credentials is None:
         print(
             "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",

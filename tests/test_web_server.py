@@ -151,6 +151,8 @@ async def test_one_address_cannot_hold_every_connection(tmp_path: Path) -> None:
             await _raw(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", source="127.0.0.1")
         )
         assert status.split()[1] == "503" and headers["retry-after"]
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["content-type"].startswith("application/json")
         status, _, _ = _split(
             await _raw(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", source="127.0.0.2")
         )

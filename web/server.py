@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import resource
 import time
 from collections import OrderedDict
@@ -44,6 +45,8 @@ from aiohttp.web_protocol import RequestHandler
 
 from web.limits import QuietLog, TokenBucket, WebLimits
 from web.proxy import ProxySettings
+
+log = logging.getLogger(__name__)
 
 SECURITY_HEADERS: Mapping[str, str] = {
     "X-Content-Type-Options": "nosniff",
@@ -144,11 +147,19 @@ class ConnectionGuard:
         return True
 
 
-_REFUSED = (
-    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-    b"Content-Length: 42\r\nRetry-After: 10\r\nConnection: close\r\n\r\n"
-    b"too many connections: try again in a while"
-)
+def refusal(csp: str) -> bytes:
+    """The whole answer to a connection refused at the door (written before closing)."""
+    body = b'{"error": "too many connections: try again in a while"}'
+    headers = {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": str(len(body)),
+        "Retry-After": "10",
+        "Connection": "close",
+        **SECURITY_HEADERS,
+        "Content-Security-Policy": csp,
+    }
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    return f"HTTP/1.1 503 Service Unavailable\r\n{head}\r\n".encode("latin-1") + body
 
 
 class _Bare(web.Response):
@@ -170,6 +181,7 @@ class GuardedHandler(RequestHandler):
         self.header_timeout = manager.limits.header_timeout
         self.quiet = manager.quiet
         self.csp = manager.csp
+        self.refused_answer = manager.refused_answer
         self._address: str | None = None
         self._header_timer: asyncio.TimerHandle | None = None
 
@@ -180,7 +192,7 @@ class GuardedHandler(RequestHandler):
         if refusal is not None:
             self.quiet.connections.warning(f"refused a connection: {refusal}")
             if isinstance(transport, asyncio.WriteTransport):
-                transport.write(_REFUSED)
+                transport.write(self.refused_answer)
             transport.close()
             return
         self._address = address
@@ -252,10 +264,10 @@ class Quiet:
     accept: QuietLog = field(init=False)
 
     def __post_init__(self) -> None:
-        self.parser = QuietLog(self.every)
-        self.connections = QuietLog(self.every)
-        self.timeouts = QuietLog(self.every)
-        self.accept = QuietLog(self.every)
+        self.parser = QuietLog(self.every, logger=log)
+        self.connections = QuietLog(self.every, logger=log)
+        self.timeouts = QuietLog(self.every, logger=log)
+        self.accept = QuietLog(self.every, logger=log)
 
 
 class GuardedServer(web.Server):
@@ -276,6 +288,7 @@ class GuardedServer(web.Server):
         self.guard = guard
         self.quiet = quiet
         self.csp = csp
+        self.refused_answer = refusal(csp)
 
         def factory(
             message: RawRequestMessage,

@@ -19,8 +19,9 @@ from aiohttp import hdrs, web
 from broadcast.health import SYSTEM_PREFIX, Health
 from broadcast.service import EventService
 from web import openapi, routes_arbiter, routes_public
+from web.answers import Answers
 from web.auth import Auth
-from web.common import AUTH, DESK, HUB, SERVICE, error, json_response
+from web.common import ANSWERS, AUTH, DESK, HUB, SERVICE, error, json_response
 from web.desk import Desk
 from web.hub import Hub
 from web.limits import Busy, LoopBudget, WebLimits
@@ -178,6 +179,7 @@ def build_app(
     app[AUTH] = Auth(credentials)
     app[DESK] = desk = Desk(service, health)
     app[HUB] = Hub(service, alerts=desk.alerts, limits=limits.hub, budget=budget)
+    app[ANSWERS] = Answers(service)
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
@@ -189,6 +191,7 @@ def build_app(
 
     async def stop_hub(app: web.Application) -> None:
         await app[HUB].close()
+        app[ANSWERS].close()
 
     app.on_startup.append(start_hub)
     app.on_shutdown.append(stop_hub)

@@ -12,6 +12,7 @@ from broadcast.config.model import SectionConfig
 from broadcast.games.ids import slug
 from broadcast.service import EventService
 from web import views
+from web.answers import Answers
 from web.auth import Auth
 from web.desk import Desk
 from web.hub import Hub
@@ -20,6 +21,7 @@ SERVICE = web.AppKey("service", EventService)
 HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 DESK = web.AppKey("desk", Desk)
+ANSWERS = web.AppKey("answers", Answers)
 ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
 
 _NUMBER = re.compile(r"[0-9]{1,6}")

@@ -21,10 +21,11 @@ from broadcast.service import EventService
 from web import openapi, routes_arbiter, routes_public
 from web.answers import Answers
 from web.auth import Auth
-from web.common import ANSWERS, AUTH, DESK, HUB, SERVICE, error, json_response
+from web.common import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE, error, json_response
 from web.desk import Desk
 from web.hub import Hub
 from web.limits import Busy, LoopBudget, WebLimits
+from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
 from web.server import GuardedRunner, secure
 
@@ -180,6 +181,7 @@ def build_app(
     app[DESK] = desk = Desk(service, health)
     app[HUB] = Hub(service, alerts=desk.alerts, limits=limits.hub, budget=budget)
     app[ANSWERS] = Answers(service)
+    app[PAIRER] = PairingWorker()
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
@@ -192,6 +194,7 @@ def build_app(
     async def stop_hub(app: web.Application) -> None:
         await app[HUB].close()
         app[ANSWERS].close()
+        app[PAIRER].close()
 
     app.on_startup.append(start_hub)
     app.on_shutdown.append(stop_hub)

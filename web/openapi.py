@@ -612,6 +612,15 @@ def document() -> dict[str, Any]:
         ),
     }
     paths.update(_regulation_paths())
+    pairing = paths["/api/v1/arbiter/sections/{section}/rounds/{round}/pairings"]["post"]
+    pairing["description"] = (
+        "FIDE Dutch runs in a worker process: a big Swiss can take a minute, the answer "
+        "comes when the pairings are published; the boards and pages are served meanwhile."
+    )
+    pairing["responses"]["409"] = _json(
+        _ref("Error"),
+        "That round is being paired already, or the section changed while it was (pair again)",
+    )
     return {
         "openapi": "3.0.3",
         "info": {

@@ -7,7 +7,6 @@ Basic and rate-limit rules.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -40,6 +39,7 @@ from web.common import (
     AUTH,
     DESK,
     HUB,
+    PAIRER,
     error,
     http_error,
     json_response,
@@ -48,6 +48,7 @@ from web.common import (
 )
 from web.desk import split_moves
 from web.pages import ENV
+from web.pairing_worker import PairingBusy
 
 routes = web.RouteTableDef()
 
@@ -363,8 +364,8 @@ async def _pair(request: web.Request, by: str) -> str:
         pairings = service.imported_pairings(section.name, number, trf)
         source = "import"
     else:
-        # The Dutch engine can take seconds on a large Swiss: keep the boards flowing.
-        pairings = await asyncio.to_thread(service.dutch_pairings, section.name, number)
+        # The Dutch engine can take a minute on a large Swiss: in the worker process.
+        pairings = await request.app[PAIRER].dutch(service, section.name, number)
         source = "dutch"
     service.publish_pairings(section.name, number, pairings, source, by)
     games = sum(1 for p in pairings if p.black is not None)
@@ -550,14 +551,16 @@ async def pairings_route(request: web.Request) -> web.Response:
             )
             source = "arbiter"
         elif data.get("engine") == "dutch":
-            # The Dutch engine can take seconds on a large Swiss: keep the boards flowing.
-            pairings = await asyncio.to_thread(service.dutch_pairings, section, number)
+            # The Dutch engine can take a minute on a large Swiss: in the worker process.
+            pairings = await request.app[PAIRER].dutch(service, section, number)
             source = "dutch"
         else:
             return error(
                 400, 'give "trf" (the pairing program\'s file), "pairs", or "engine": "dutch"'
             )
         service.publish_pairings(section, number, pairings, source, by)
+    except PairingBusy as exc:
+        return error(409, str(exc))
     except ActionError as exc:
         return error(422, str(exc))
     return json_response(

@@ -260,3 +260,36 @@ async def test_the_arbiter_is_not_held_up_by_the_crowd(tmp_path: Path) -> None:
         play_moves(service, GAME, ["e4"])
     finally:
         await client.close()
+
+
+async def test_standings_follow_a_result_computed_off_the_loop(
+    env: tuple[TestClient, EventService, ManualTime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 2,000-player Swiss's standings take a tenth of a second, twice per channel per
+    # change in the old hub: the loop stalled for every result entered.
+    import threading
+
+    import web.views
+
+    client, service, _ = env
+    threads: list[str] = []
+    real = web.views.standings_json
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(web.views, "standings_json", recording)
+    async with client.ws_connect("/ws") as ws:
+        await ws.send_json(
+            {"type": "subscribe", "scope": "round", "section": "masters", "round": 1}
+        )
+        assert (await recv(ws))["type"] == "snapshot"
+        threads.clear()
+        play_moves(service, GAME, ["e4", "e5"])
+        service.set_result(GAME, "1-0", "arbiter:test")
+        _hub(client).pump()
+        kinds = []
+        while "standings" not in kinds:
+            kinds.append((await recv(ws))["type"])
+    assert threads and threading.main_thread().name not in threads

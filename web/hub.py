@@ -38,6 +38,7 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,8 +162,9 @@ def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:
     return out
 
 
-def diff(config: EventConfig, old: Frame, new: Frame) -> list[Delta]:
-    """The deltas from `old` to `new`, in a stable order. Pure."""
+def diff(config: EventConfig, old: Frame, new: Frame, *, sections: bool = True) -> list[Delta]:
+    """The deltas from `old` to `new`, in a stable order. Pure. Without `sections`, no
+    standings or pairings deltas (the hub makes those off the loop)."""
     out: list[Delta] = []
     if new.book is not old.book:
         for game_id, game in new.book.games.items():
@@ -174,7 +176,7 @@ def diff(config: EventConfig, old: Frame, new: Frame) -> list[Delta]:
         for game_id, gone in old.book.games.items():
             if game_id not in new.book.games:  # its pairing was taken away (a withdrawal)
                 out.append(Delta(_game_keys(gone), {"type": "removed", "game": game_id}))
-    if new.tournament is not old.tournament:
+    if sections and new.tournament is not old.tournament:
         for section in config.sections:
             a = old.tournament.sections.get(section.name)
             b = new.tournament.sections.get(section.name)
@@ -198,33 +200,56 @@ def diff(config: EventConfig, old: Frame, new: Frame) -> list[Delta]:
     return out
 
 
-def _section_deltas(
-    config: EventConfig, section: SectionConfig, old: TournamentState, new: TournamentState
+@dataclass(frozen=True, slots=True)
+class SectionView:
+    """What spectators are shown of one section: its standings rows and pairings."""
+
+    rows: list[dict[str, Any]]
+    pairings: list[dict[str, Any]]
+
+
+def section_view(
+    config: EventConfig, tournament: TournamentState, section: SectionConfig
+) -> SectionView:
+    """The standings and pairings of `section` (a 2,000-player Swiss: a tenth of a
+    second; the hub computes them off the loop). Pure."""
+    return SectionView(
+        views.standings_json(config, tournament, section),
+        views.pairings_json(tournament, section),
+    )
+
+
+def section_news(
+    section: SectionConfig, before: SectionView, after: SectionView, new: TournamentState
 ) -> list[Delta]:
+    """The standings and pairings deltas from `before` to `after`. Pure."""
     out: list[Delta] = []
-    before = views.standings_json(config, old, section)
-    after = views.standings_json(config, new, section)
     state = new.section(section.name)
     # Every paired round's page, the play-off games' rounds included.
     rounds = [*state.rounds, *(state.playoff_round(n) for n in state.playoff)]
     round_keys = {scope_key("round", section.name, r) for r in rounds}
-    if before != after:
+    if before.rows != after.rows:
         out.append(
             Delta(
                 frozenset({"event", *round_keys}),
-                {"type": "standings", "section": slug(section.name), "rows": after},
+                {"type": "standings", "section": slug(section.name), "rows": after.rows},
             )
         )
-    p_before = views.pairings_json(old, section)
-    p_after = views.pairings_json(new, section)
-    if p_before != p_after:
+    if before.pairings != after.pairings:
         out.append(
             Delta(
                 frozenset({"event", *round_keys}),
-                {"type": "pairings", "section": slug(section.name), "rounds": p_after},
+                {"type": "pairings", "section": slug(section.name), "rounds": after.pairings},
             )
         )
     return out
+
+
+def _section_deltas(
+    config: EventConfig, section: SectionConfig, old: TournamentState, new: TournamentState
+) -> list[Delta]:
+    before = section_view(config, old, section)
+    return section_news(section, before, section_view(config, new, section), new)
 
 
 def snapshot_data(
@@ -237,8 +262,10 @@ def snapshot_data(
     game: str,
     *,
     arbiter: bool,
+    standings: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
-    """The full state a scope starts from; None when the scope names nothing. Pure."""
+    """The full state a scope starts from; None when the scope names nothing. Pure.
+    `standings`: the round scope's rows when already at hand (else computed)."""
     data: dict[str, Any]
     if scope == "game":
         state = frame.book.games.get(game)
@@ -249,7 +276,9 @@ def snapshot_data(
         assert section is not None
         data = {
             **views.round_json(frame.book, section.name, round_number),
-            "standings": views.standings_json(config, frame.tournament, section),
+            "standings": standings
+            if standings is not None
+            else views.standings_json(config, frame.tournament, section),
         }
     else:
         data = {
@@ -332,6 +361,12 @@ class Channel:
         self._snapshots: dict[str, tuple[int, str]] = {}
         self.sent = 0  # messages handed to client queues (for the bench)
         self.snapshots_built = 0  # snapshot encodings (for tests and the bench)
+        # Standings and pairings follow the tournament off the loop (see `_catch_up`):
+        # `shown` is the tournament whose section views were published last.
+        self.shown = frame.tournament
+        self._views: dict[str, SectionView] = {}
+        self.executor: Executor | None = None
+        self._catching_up: asyncio.Task[None] | None = None
 
     def advance(self, frame: Frame) -> int:
         """Move to `frame`: compute, number, encode (once) and fan out the deltas."""
@@ -343,11 +378,74 @@ class Channel:
             and frame.alerts == old.alerts
         ):
             return 0  # identity, not deep equality: frames share their unchanged parts
-        deltas = diff(self.config, self.frame, frame)
+        deltas = diff(self.config, self.frame, frame, sections=False)
         self.frame = frame
         for delta in deltas:
             self.publish(delta)
+        if frame.tournament is not self.shown:
+            self._follow_sections()
         return len(deltas)
+
+    # -- standings and pairings, off the loop ----------------------------------------------
+
+    def _follow_sections(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a synchronous caller): at once
+            self._show(self.frame.tournament, self._views_of(self.frame.tournament))
+            return
+        if self._catching_up is None or self._catching_up.done():
+            self._catching_up = loop.create_task(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        """Publish the standings and pairings of the newest tournament, computed in the
+        executor; again while the tournament changed meanwhile."""
+        loop = asyncio.get_running_loop()
+        while self.frame.tournament is not self.shown:
+            target = self.frame.tournament
+            try:
+                fresh = await loop.run_in_executor(self.executor, self._views_of, target)
+            except Exception:  # logged once; the next change tries again
+                log.exception("standings for the %s channel failed", self.name)
+                return
+            self._show(target, fresh)
+
+    def _views_of(self, tournament: TournamentState) -> dict[str, SectionView]:
+        """The views of the sections that changed since `shown` (and any not known yet)."""
+        out: dict[str, SectionView] = {}
+        for section in self.config.sections:
+            if section.name not in self._views:
+                out[f"before:{section.name}"] = section_view(self.config, self.shown, section)
+            a = self.shown.sections.get(section.name)
+            b = tournament.sections.get(section.name)
+            if b is not None and a is not b:
+                out[section.name] = section_view(self.config, tournament, section)
+        return out
+
+    def _show(self, target: TournamentState, fresh: dict[str, SectionView]) -> None:
+        for section in self.config.sections:
+            before = fresh.get(f"before:{section.name}") or self._views.get(section.name)
+            after = fresh.get(section.name)
+            if after is None:
+                if before is not None:
+                    self._views.setdefault(section.name, before)
+                continue
+            if before is not None:
+                for delta in section_news(section, before, after, target):
+                    self.publish(delta)
+            self._views[section.name] = after
+        self.shown = target
+
+    def standings_rows(self, section: SectionConfig) -> list[dict[str, Any]]:
+        """The standings as last published (computed now the first time)."""
+        view = self._views.get(section.name)
+        if view is None:
+            view = self._views[section.name] = section_view(self.config, self.shown, section)
+        return view.rows
+
+    def stop(self) -> None:
+        if self._catching_up is not None:
+            self._catching_up.cancel()
 
     def publish(self, delta: Delta) -> None:
         self.seq += 1
@@ -453,6 +551,9 @@ class Hub:
         self.epoch = secrets.token_hex(6)
         self.public = Channel("public", self.config, self.public_frame(), self.epoch)
         self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
+        # One thread for both channels' standings: a big Swiss's take a tenth of a second.
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hub-standings")
+        self.public.executor = self.arbiter.executor = self.executor
         self._scheduled = False
         self._task: asyncio.Task[None] | None = None
 
@@ -505,6 +606,9 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         for channel in (self.public, self.arbiter):
+            channel.stop()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for channel in (self.public, self.arbiter):
             for subs in list(channel.subscribers.values()):
                 for client in list(subs):
                     await client.ws.close()
@@ -530,6 +634,7 @@ class Hub:
                 rnd,
                 game,
                 arbiter=channel is self.arbiter,
+                standings=channel.standings_rows(section) if scope == "round" and section else None,
             )
             return _encode(
                 {

@@ -301,6 +301,9 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
     seen: dict[int, list[tuple[str, float]]] = {n: [] for n in paths}
     run = bench_serve._ServiceRun(phase, tmp, paths, seen, {})
     await run.start()
+    from web.server import tune_gc
+
+    tune_gc()  # as `serve` does
     lost_boards = [0]
     run.service.listeners.append(
         lambda entries: lost_boards.__setitem__(
@@ -341,6 +344,13 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
     done: dict[int, list[float]] = await _recv(conn)
     await asyncio.sleep(bench_serve.SETTLE)
     worst_lag = run.service.lag.worst
+    boards_lost = lost_boards[0]  # before the boards' process stops (that loses them all)
+    if os.environ.get("BENCH_OBJECTS"):
+        import collections
+        import gc
+
+        kinds = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+        print("objects", sum(kinds.values()), kinds.most_common(25), file=sys.stderr)
     app = run.runner.app
     guard = run.runner.guard  # type: ignore[attr-defined]
     from web.app import BUDGET
@@ -388,7 +398,8 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
         "worst_lag": worst_lag,
         "loop_p99": _percentile(lags, 99),
         "loop_max": max(lags, default=None),
-        "boards_lost": lost_boards[0],
+        "boards_lost": boards_lost,
+        "rss_mb": bench_serve.peak_rss_mb(),
         "honest": honest,
         "server": server_side,
         "attack": attack,
@@ -397,6 +408,21 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
 
 def phase_process(phase: Phase, clients: int) -> dict[str, Any]:
     _raise_fd_limit(8192)
+    if os.environ.get("BENCH_PROFILE"):  # where the loop's time goes (for the curious)
+        import cProfile
+        import pstats
+
+        profile = cProfile.Profile()
+        profile.enable()
+        try:
+            return _phase_process(phase, clients)
+        finally:
+            profile.disable()
+            pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(40)
+    return _phase_process(phase, clients)
+
+
+def _phase_process(phase: Phase, clients: int) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     ours, theirs = ctx.Pipe()
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
@@ -458,7 +484,8 @@ def main() -> None:
         print(
             f"{name:8s} {r['moves']:6d} {r['lost']:4d}  {_ms(r['p50'])}  {_ms(r['p99'])}  {_ms(r['max'])}"
             f"  {r['worst_lag']:10.2f}  {_ms(r['loop_p99'])}/{_ms(r['loop_max'])}"
-            f"  {r['boards_lost']:11d}  {min(r['honest'])}-{max(r['honest'])}",
+            f"  {r['boards_lost']:11d}  {min(r['honest']):6d}-{max(r['honest']):<6d}"
+            f"  {r['rss_mb']:7.0f}",
             flush=True,
         )
     quiet, hostile = rows["quiet"], rows["hostile"]

@@ -225,8 +225,10 @@ async def serve(
     credentials: tuple[str, str] | None,
     banner: str = "",
     started: Callable[[EventService], None] | None = None,
+    tune_gc: bool = False,
 ) -> int:
-    """Run the event until stopped; `started` is told the service once it is up (tests)."""
+    """Run the event until stopped; `started` is told the service once it is up (tests);
+    `tune_gc`: this process only serves the event (`web.server.tune_gc`)."""
     try:
         config = load_event(args.event)
     except ConfigError as exc:
@@ -294,6 +296,7 @@ async def serve(
             credentials=credentials,
             proxy=proxy,
             health=health,
+            tune_gc=tune_gc,
         )
     except (OSError, UnicodeError) as exc:
         if sim is not None:
@@ -358,6 +361,6 @@ def _pair_or_warn(service: EventService, *, sim: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(serve(args, credentials=arbiter_credentials()))
+        return asyncio.run(serve(args, credentials=arbiter_credentials(), tune_gc=True))
     except KeyboardInterrupt:
         return 130

@@ -251,7 +251,9 @@ async def _demo(args: argparse.Namespace) -> int:
             credentials = ("arbiter", secrets.token_urlsafe(12))
         host = getattr(args, "host", "127.0.0.1")
         try:
-            runner = await start_web(service, host=host, port=args.port, credentials=credentials)
+            runner = await start_web(
+                service, host=host, port=args.port, credentials=credentials, tune_gc=True
+            )
         except OSError as exc:
             print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
             return 2

@@ -293,3 +293,60 @@ async def test_standings_follow_a_result_computed_off_the_loop(
         while "standings" not in kinds:
             kinds.append((await recv(ws))["type"])
     assert threads and threading.main_thread().name not in threads
+
+
+class RecordingSocket:
+    """A websocket that notes the loop turn of every send."""
+
+    def __init__(self, turns: list[int]) -> None:
+        self.turns = turns
+        self.sent: list[int] = []
+        self.closed = False
+
+    async def send_str(self, text: str) -> None:
+        self.sent.append(self.turns[0])
+
+    async def close(self, **kwargs: Any) -> None:
+        self.closed = True
+
+
+async def test_a_writer_sends_a_few_messages_a_loop_turn(tmp_path: Path) -> None:
+    # A delta to 1,000 clients is 1,000 sends; a burst of deltas, all of them in one turn
+    # of the loop, held the boards up for a quarter of a second.
+    service, _ = make_service(tmp_path)
+    hub = Hub(service)
+    turns = [0]
+    running = True
+
+    def probe() -> None:
+        turns[0] += 1
+        if running:
+            asyncio.get_running_loop().call_soon(probe)
+
+    ws = RecordingSocket(turns)
+    client = Client(ws)  # type: ignore[arg-type]
+    probe()
+    for i in range(40):
+        client.push(f'{{"seq":{i}}}')
+    writer = asyncio.ensure_future(hub._writer(client))
+    while len(ws.sent) < 40:
+        await asyncio.sleep(0)
+    running = False
+    ws.closed = True
+    client.wake.set()
+    await writer
+    per_turn = [ws.sent.count(t) for t in set(ws.sent)]
+    assert max(per_turn) <= hub_module.WRITE_BATCH < 40
+    hub.executor.shutdown()
+
+
+def test_the_serving_process_tunes_the_garbage_collector() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import gc; from web.server import tune_gc, GC_THRESHOLDS; tune_gc(); "
+        "print(gc.get_threshold() == GC_THRESHOLDS, gc.get_freeze_count() > 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -18,7 +18,7 @@ from aiohttp import hdrs, web
 
 from broadcast.health import SYSTEM_PREFIX, Health
 from broadcast.service import EventService
-from web import openapi, routes_arbiter, routes_public
+from web import openapi, routes_arbiter, routes_public, server
 from web.answers import Answers
 from web.auth import Auth
 from web.common import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE, error, json_response
@@ -176,7 +176,7 @@ def build_app(
     app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
     app[LIMITS] = limits
-    app[BUDGET] = budget = LoopBudget(limits.loop_share)
+    app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
     app[AUTH] = Auth(credentials)
     app[DESK] = desk = Desk(service, health)
     app[HUB] = Hub(service, alerts=desk.alerts, limits=limits.hub, budget=budget)
@@ -210,9 +210,11 @@ async def start_web(
     proxy: ProxySettings | None = None,
     health: Health | None = None,
     limits: WebLimits | None = None,
+    tune_gc: bool = False,
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up (through
-    `web.server`: header timeout, connection limits, quiet parser errors)."""
+    `web.server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
+    for the process that serves the event (`web.server.tune_gc`)."""
     limits = limits or WebLimits()
     proxy = proxy or ProxySettings()
     runner = GuardedRunner(
@@ -224,4 +226,6 @@ async def start_web(
     )
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
+    if tune_gc:
+        server.tune_gc()
     return runner

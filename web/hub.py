@@ -60,6 +60,7 @@ log = logging.getLogger(__name__)
 QUEUE_LIMIT = 256  # messages waiting for one client before it is resynced
 REPLAY_LIMIT = 4096  # deltas kept for reconnecting clients (all scopes)
 REPLAY_PER_KEY = 32  # a client further behind than this in its scope gets a snapshot
+WRITE_BATCH = 8  # messages one client's writer sends before the loop is served again
 PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
 BAD_MESSAGE_LOG_SECONDS = 60.0  # at most one log line per this many seconds for bad messages
 
@@ -307,6 +308,7 @@ class Client:
     limits: HubLimits = field(default_factory=HubLimits)
     now: Callable[[], float] = time.monotonic
     strikes: int = 0
+    arbiter: bool = False  # the desk's socket: never waits for the web's share
     closing: int | None = None  # a close code the writer sends once the queue is out
 
     def __post_init__(self) -> None:
@@ -665,7 +667,7 @@ class Hub:
                 return _busy()
         ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=limits.max_message_bytes)
         await ws.prepare(request)
-        client = Client(ws, limits=limits, now=self.now)
+        client = Client(ws, limits=limits, now=self.now, arbiter=arbiter)
         writer = asyncio.ensure_future(self._writer(client))
         try:
             async for msg in ws:
@@ -795,18 +797,31 @@ class Hub:
         # No per-send timeout: a send only waits when the socket's buffer is full, and then
         # only this client's writer waits while its bounded queue absorbs (and resyncs) the
         # backlog; the heartbeat closes a connection that stays dead.
+        # A spectator's sends are web work like any other: a few a turn, within the web's
+        # share of the loop (a delta to 1,000 clients is 1,000 sends: all in one loop turn
+        # they held the boards up for a quarter of a second).
+        budget = None if client.arbiter else self.budget
         while not client.ws.closed:
             await client.wake.wait()
             client.wake.clear()
             while client.queue:
-                text = client.queue.popleft()
-                if not text:
-                    continue
-                try:
-                    await client.ws.send_str(text)
-                except (ConnectionError, RuntimeError):
-                    await client.ws.close()
-                    return
+                if budget is not None:
+                    await budget.turn(refuse=False)
+                started = time.perf_counter()
+                for _ in range(WRITE_BATCH):
+                    if not client.queue:
+                        break
+                    text = client.queue.popleft()
+                    if not text:
+                        continue
+                    try:
+                        await client.ws.send_str(text)
+                    except (ConnectionError, RuntimeError):
+                        await client.ws.close()
+                        return
+                if budget is not None:
+                    budget.charge(time.perf_counter() - started)
+                await asyncio.sleep(0)
             if client.closing is not None:  # resynced too often: come back later
                 await client.ws.close(code=client.closing, message=b"too slow: reconnect later")
                 return

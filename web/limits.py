@@ -144,6 +144,7 @@ class WebLimits:
     new_per_address_burst: int = 100  # ... after a burst of this many
     max_connections: int | None = None  # all together (None: from the open-file limit)
     loop_share: float = 0.5  # of the event loop's time, for spectators' requests
+    loop_burst: float = 0.025  # the longest the web may hold the loop in one go (about)
     log_every: float = 60.0  # one line per kind of trouble per this many seconds
 
 
@@ -159,7 +160,7 @@ class LoopBudget:
     def __init__(
         self,
         share: float = 0.5,
-        burst: float = 0.1,
+        burst: float = 0.025,
         *,
         overhead: float = 0.0002,
         max_waiting: int = 4096,
@@ -190,13 +191,14 @@ class LoopBudget:
     def waiting(self) -> int:
         return len(self._waiters)
 
-    async def turn(self) -> None:
+    async def turn(self, *, refuse: bool = True) -> None:
         """Wait until the web may work again (at once when it is within its share).
-        Raises `Busy` when `max_waiting` pieces of work already wait."""
+        Raises `Busy` when `max_waiting` pieces of work already wait (unless not
+        `refuse`: work already accepted, such as the sends to a connected client)."""
         if not self._waiters and self._refill() > 0:
             self._credit -= self.overhead
             return
-        if len(self._waiters) >= self.max_waiting:
+        if refuse and len(self._waiters) >= self.max_waiting:
             self.refused += 1
             raise Busy("the server is busy")
         self.waited += 1

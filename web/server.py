@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import logging
 import resource
 import time
@@ -55,6 +56,7 @@ SECURITY_HEADERS: Mapping[str, str] = {
 }
 
 ACCEPT_FAILED = "socket.accept() out of system resource"
+READ_CHUNK = 16 * 1024  # bytes read from a connection a time
 
 
 def secure(headers: MutableMapping[str, str], csp: str) -> None:
@@ -62,6 +64,26 @@ def secure(headers: MutableMapping[str, str], csp: str) -> None:
     for name, value in SECURITY_HEADERS.items():
         headers.setdefault(name, value)
     headers.setdefault("Content-Security-Policy", csp)
+
+
+GC_THRESHOLDS = (10_000, 50, 100)
+_frozen = False
+
+
+def tune_gc() -> None:
+    """Fewer, later runs of the cyclic garbage collector, and what is alive once the
+    server is up (modules, the config, the folded journal) moved out of its way for good.
+
+    A crowd of connections allocates fast; with Python's default thresholds the full
+    collections came several times a minute and held the loop for up to 0.7 s each,
+    the boards included (bench/bench_hostile.py: 12 s of collections in a minute). For
+    the `serve` process only: a test suite keeps the defaults."""
+    global _frozen
+    gc.set_threshold(*GC_THRESHOLDS)
+    if not _frozen:
+        gc.collect()
+        gc.freeze()
+        _frozen = True
 
 
 def open_file_limit() -> int:
@@ -196,6 +218,10 @@ class GuardedHandler(RequestHandler):
             transport.close()
             return
         self._address = address
+        if hasattr(transport, "max_size"):
+            # asyncio reads up to 256 KiB a time, and aiohttp parses all of it in one go: a
+            # client streaming tiny websocket frames made one read cost a tenth of a second.
+            transport.max_size = READ_CHUNK
         super().connection_made(transport)
         self.guard.waiting(self)
         self._header_timer = asyncio.get_running_loop().call_later(

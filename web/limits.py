@@ -191,6 +191,10 @@ class LoopBudget:
     def waiting(self) -> int:
         return len(self._waiters)
 
+    def recovered_in(self) -> float:
+        """Seconds until the web may work at once again (0: now)."""
+        return max(0.0, -self._refill()) / self.share
+
     async def turn(self, *, refuse: bool = True) -> None:
         """Wait until the web may work again (at once when it is within its share).
         Raises `Busy` when `max_waiting` pieces of work already wait (unless not

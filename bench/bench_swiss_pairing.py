@@ -66,7 +66,11 @@ async def _watched(work: Callable[[], Awaitable[Any]]) -> tuple[float, float, fl
         elapsed = time.perf_counter() - start
         done.set()
         await watcher
-    p99 = statistics.quantiles(lags, n=100)[98] if len(lags) > 2 else max(lags, default=0.0)
+    p99 = (
+        statistics.quantiles(lags, n=100, method="inclusive")[98]
+        if len(lags) > 2
+        else max(lags, default=0.0)
+    )
     return elapsed, max(lags, default=0.0), p99, len(lags) / elapsed
 
 

@@ -15,7 +15,14 @@ from pathlib import Path
 from time import time as wall_clock
 from typing import Any
 
-from broadcast.cli_args import non_negative_float, port_number, positive_float, positive_int
+from broadcast.cli_args import (
+    exposure,
+    listen_host,
+    non_negative_float,
+    port_number,
+    positive_float,
+    positive_int,
+)
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
@@ -40,7 +47,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--db", type=Path, help="journal file (default: next to the config, EVENT.sqlite)"
     )
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host",
+        type=listen_host,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this computer only; "
+        "0.0.0.0: every interface)",
     )
     parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
     parser.add_argument(
@@ -174,9 +185,11 @@ def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
     return journal
 
 
-def listen_problem(host: str, port: int, exc: OSError) -> str:
+def listen_problem(host: str, port: int, exc: OSError | UnicodeError) -> str:
     import errno
 
+    if isinstance(exc, UnicodeError):  # the resolver's IDNA codec refused the name
+        return f"cannot listen on {host[:80]}:{port}: not a valid host name ({exc})"
     if exc.errno == errno.EADDRINUSE:
         return (
             f"cannot listen on {host}:{port}: the port is in use (another boardwire?); use --port"
@@ -217,8 +230,10 @@ async def serve(
     credentials: tuple[str, str] | None,
     banner: str = "",
     started: Callable[[EventService], None] | None = None,
+    tune_gc: bool = False,
 ) -> int:
-    """Run the event until stopped; `started` is told the service once it is up (tests)."""
+    """Run the event until stopped; `started` is told the service once it is up (tests);
+    `tune_gc`: this process only serves the event (`web.server.tune_gc`)."""
     try:
         config = load_event(args.event)
     except ConfigError as exc:
@@ -279,9 +294,14 @@ async def serve(
 
     try:
         runner = await start_web(
-            service, host=args.host, port=args.port, credentials=credentials, proxy=proxy
+            service,
+            host=args.host,
+            port=args.port,
+            credentials=credentials,
+            proxy=proxy,
+            tune_gc=tune_gc,
         )
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:
         if sim is not None:
             await sim.stop()
         journal.close()
@@ -313,6 +333,7 @@ async def serve(
     tasks += start_publishers(service, publish)
     url = f"http://{args.host}:{args.port}/"
     print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
+    print(f"boardwire: listening on {exposure(runner.addresses)}", flush=True)
     if credentials is None:
         print(
             "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
@@ -346,6 +367,6 @@ def _pair_or_warn(service: EventService, *, sim: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(serve(args, credentials=arbiter_credentials()))
+        return asyncio.run(serve(args, credentials=arbiter_credentials(), tune_gc=True))
     except KeyboardInterrupt:
         return 130

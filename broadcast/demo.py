@@ -29,7 +29,7 @@ import chess
 import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
-from broadcast.cli_args import non_negative_float
+from broadcast.cli_args import exposure, listen_host, non_negative_float
 from broadcast.cli_serve import arbiter_credentials, listen_problem, open_event_journal
 from broadcast.config import load_event
 from broadcast.service import EventService
@@ -93,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_DELAY,
         help=f"broadcast delay in event seconds (default {DEFAULT_DELAY:g}; 0 for none)",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--host", type=listen_host, default="127.0.0.1", help="address to listen on"
+    )
     parser.add_argument(
         "--db", type=Path, help="journal file (default: a fresh one in a temporary directory)"
     )
@@ -251,7 +253,9 @@ async def _demo(args: argparse.Namespace) -> int:
             credentials = ("arbiter", secrets.token_urlsafe(12))
         host = getattr(args, "host", "127.0.0.1")
         try:
-            runner = await start_web(service, host=host, port=args.port, credentials=credentials)
+            runner = await start_web(
+                service, host=host, port=args.port, credentials=credentials, tune_gc=True
+            )
         except OSError as exc:
             print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
             return 2
@@ -267,7 +271,7 @@ async def _demo(args: argparse.Namespace) -> int:
             f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
             f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
             + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
-            + f"  journal: {db}\nCtrl-C to stop.",
+            + f"  journal: {db}\n  listening on {exposure(runner.addresses)}\nCtrl-C to stop.",
             flush=True,
         )
         loop = asyncio.get_running_loop()

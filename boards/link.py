@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import serial
 import serial_asyncio_fast
 
 from boards.capture import CaptureWriter
+
+log = logging.getLogger(__name__)
 
 BAUDRATE = 9600
 
@@ -65,8 +68,34 @@ class SerialLink:
             await asyncio.wait_for(self._writer.wait_closed(), 1.0)
 
 
+def _port_errors_to_the_driver(loop: asyncio.AbstractEventLoop) -> None:
+    """pyserial-asyncio-fast reports a failed write (the cable pulled: EIO) to the loop's
+    exception handler, which logs it as an ERROR with a traceback, and also ends the
+    stream, so that the driver's read raises LinkError and the driver reports the board
+    lost. Once is enough: the loop's report of a port error is a debug line here. Anything
+    else goes to the handler that was there."""
+    previous = loop.get_exception_handler()
+    if getattr(previous, "boardwire_serial", False):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(context.get("transport"), serial_asyncio_fast.SerialTransport) and (
+            isinstance(exc, OSError | serial.SerialException)
+        ):
+            log.debug("%s: %s (the driver sees the port fail)", context.get("message"), exc)
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler.boardwire_serial = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)
+
+
 async def open_serial(path: str) -> Link:
     """Open `path` at the DGT line settings; LinkError with the reason if it cannot be opened."""
+    _port_errors_to_the_driver(asyncio.get_running_loop())
     try:
         reader, writer = await serial_asyncio_fast.open_serial_connection(
             url=path,

@@ -4,8 +4,11 @@ argparse prints under the subcommand's usage (exit 2), before anything starts.""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def _number(text: str) -> float:
@@ -59,6 +62,59 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
 def port_number(text: str) -> int:
     """A TCP port, 1-65535."""
     return _whole(text, 1, 65535, "a port is a number from 1 to 65535")
+
+
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def listen_host(text: str) -> str:
+    """An address or a host name to listen on. Never empty: an empty host listens on
+    every interface, which must be asked for by name (0.0.0.0 or ::)."""
+    host = text.strip()
+    if not host:
+        raise argparse.ArgumentTypeError(
+            "an empty host would listen on every interface: give an address "
+            "(127.0.0.1: this computer only; 0.0.0.0: every interface)"
+        )
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        return str(ipaddress.ip_address(bare)) if "%" not in bare else bare
+    except ValueError:
+        pass
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
+        raise argparse.ArgumentTypeError(
+            f"not an address or a host name: {text[:80]!r} (a name is made of parts of 1 to "
+            "63 letters, digits or hyphens, separated by dots)"
+        )
+    return host
+
+
+def exposure(sockets: Sequence[Any]) -> str:
+    """Who can reach a server listening on these addresses (as `getsockname` gives them)."""
+    parts: list[str] = []
+    for address in sockets:
+        text = str(address[0]) if isinstance(address, tuple) else str(address)
+        try:
+            ip = ipaddress.ip_address(text.split("%")[0])
+        except ValueError:
+            parts.append(f"{text}: (not an IP address)")
+            continue
+        if ip.is_unspecified:
+            what = (
+                "every IPv4 interface of this computer: anyone on its networks can connect"
+                if ip.version == 4
+                else "every interface of this computer (IPv6, and IPv4 too on most "
+                "systems): anyone on its networks can connect"
+            )
+        elif ip.is_loopback:
+            what = "this computer only"
+        else:
+            what = f"the interface with address {ip}: anyone on its network can connect"
+        item = f"{ip}: {what}"
+        if item not in parts:
+            parts.append(item)
+    return "; ".join(parts) if parts else "nothing"
 
 
 def serial_port_problem(path: str) -> str | None:

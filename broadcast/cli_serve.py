@@ -15,13 +15,19 @@ from pathlib import Path
 from time import time as wall_clock
 from typing import Any
 
-from broadcast.cli_args import non_negative_float, port_number, positive_float, positive_int
+from broadcast.cli_args import (
+    exposure,
+    listen_host,
+    non_negative_float,
+    port_number,
+    positive_float,
+    positive_int,
+)
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
-from broadcast.health import Health
 from broadcast.journal import Journal, JournalError
-from broadcast.publishers import PublishSettings, publish_forever
+from broadcast.publishers import PublishSettings, start_publishers
 from broadcast.relay.lichess import LichessRelayConfig
 from broadcast.service import ActionError, EventService, how_to_pair
 from clocks.timesource import EpochTime
@@ -41,7 +47,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--db", type=Path, help="journal file (default: next to the config, EVENT.sqlite)"
     )
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host",
+        type=listen_host,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this computer only; "
+        "0.0.0.0: every interface)",
     )
     parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
     parser.add_argument(
@@ -175,9 +185,11 @@ def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
     return journal
 
 
-def listen_problem(host: str, port: int, exc: OSError) -> str:
+def listen_problem(host: str, port: int, exc: OSError | UnicodeError) -> str:
     import errno
 
+    if isinstance(exc, UnicodeError):  # the resolver's IDNA codec refused the name
+        return f"cannot listen on {host[:80]}:{port}: not a valid host name ({exc})"
     if exc.errno == errno.EADDRINUSE:
         return (
             f"cannot listen on {host}:{port}: the port is in use (another boardwire?); use --port"
@@ -199,9 +211,15 @@ def arbiter_credentials() -> tuple[str, str] | None:
 
 
 def all_followed(service: EventService) -> bool:
-    """Every hall board is connected and, when it carries a game, followed."""
+    """Every hall board is connected and, when it carries a game still to be played,
+    followed (a finished game is not: its board takes no more moves)."""
     return all(
-        board.connected and (board.game is None or board.follower is not None)
+        board.connected
+        and (
+            board.game is None
+            or board.follower is not None
+            or service.book.get(board.game).finished
+        )
         for board in service.hall.values()
     )
 
@@ -212,8 +230,10 @@ async def serve(
     credentials: tuple[str, str] | None,
     banner: str = "",
     started: Callable[[EventService], None] | None = None,
+    tune_gc: bool = False,
 ) -> int:
-    """Run the event until stopped; `started` is told the service once it is up (tests)."""
+    """Run the event until stopped; `started` is told the service once it is up (tests);
+    `tune_gc`: this process only serves the event (`web.server.tune_gc`)."""
     try:
         config = load_event(args.event)
     except ConfigError as exc:
@@ -272,7 +292,6 @@ async def serve(
     _pair_or_warn(service, sim=args.sim)
     from web.app import start_web  # web imports broadcast, never the other way round
 
-    health = Health()  # system alerts (export folder) for the desk
     try:
         runner = await start_web(
             service,
@@ -280,33 +299,41 @@ async def serve(
             port=args.port,
             credentials=credentials,
             proxy=proxy,
-            health=health,
+            tune_gc=tune_gc,
         )
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:
         if sim is not None:
             await sim.stop()
         journal.close()
         print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
         return 2
-    players = None
+    tasks = []
     if sim is not None and args.games is not None:
         from boardsim.sim import load_games
 
-        # The emulated players wait until the service follows every board (see start_games).
-        players = asyncio.ensure_future(
-            sim.start_games(
-                load_games(args.games), time, speed=speed, followed=partial(all_followed, service)
+        # The emulated players wait until the service follows every board (see start_games);
+        # each one is then a supervised task of its own.
+        games = load_games(args.games)
+        tasks.append(
+            service.supervisor.start(
+                "the emulated players' start",
+                partial(
+                    sim.start_games,
+                    games,
+                    time,
+                    speed=speed,
+                    followed=partial(all_followed, service),
+                    supervisor=service.supervisor,
+                ),
+                restart=False,
             )
         )
     if started is not None:
         started(service)
-    publisher = (
-        asyncio.ensure_future(publish_forever(service, publish, health))
-        if publish.folder is not None or publish.lichess is not None
-        else None
-    )
+    tasks += start_publishers(service, publish)
     url = f"http://{args.host}:{args.port}/"
     print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
+    print(f"boardwire: listening on {exposure(runner.addresses)}", flush=True)
     if credentials is None:
         print(
             "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
@@ -319,12 +346,8 @@ async def serve(
     try:
         await service.run()
     finally:
-        if players is not None:
-            players.cancel()
-            await asyncio.gather(players, return_exceptions=True)
-        if publisher is not None:
-            publisher.cancel()
-            await asyncio.gather(publisher, return_exceptions=True)
+        for task in tasks:
+            await task.stop()  # a failure was logged when it happened
         await runner.cleanup()
         if sim is not None:
             await sim.stop()
@@ -344,6 +367,6 @@ def _pair_or_warn(service: EventService, *, sim: bool) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(serve(args, credentials=arbiter_credentials()))
+        return asyncio.run(serve(args, credentials=arbiter_credentials(), tune_gc=True))
     except KeyboardInterrupt:
         return 130

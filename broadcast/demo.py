@@ -29,11 +29,12 @@ import chess
 import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
-from broadcast.cli_args import non_negative_float
+from broadcast.cli_args import exposure, listen_host, non_negative_float
 from broadcast.cli_serve import arbiter_credentials, listen_problem, open_event_journal
 from broadcast.config import load_event
 from broadcast.journal import JournalError
 from broadcast.service import EventService
+from broadcast.supervisor import Supervisor
 from clocks.timecontrol import TimeControl
 from clocks.timesource import EpochTime, TimeSource
 
@@ -93,7 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_DELAY,
         help=f"broadcast delay in event seconds (default {DEFAULT_DELAY:g}; 0 for none)",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--host", type=listen_host, default="127.0.0.1", help="address to listen on"
+    )
     parser.add_argument(
         "--db", type=Path, help="journal file (default: a fresh one in a temporary directory)"
     )
@@ -201,6 +204,7 @@ async def _start_players(
     habits: str,
     games: Sequence[chess.pgn.Game],
     time_control: TimeControl,
+    supervisor: Supervisor,
 ) -> None:
     from boardsim.script import play
 
@@ -216,7 +220,7 @@ async def _start_players(
             await asyncio.sleep(2.0)  # the drivers find the boards first
             await play(host, actions, time, board=index, speed=speed)
 
-        hall.players.append(asyncio.ensure_future(run()))
+        hall.start_player(script.board, run, supervisor)
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -254,12 +258,14 @@ async def _demo(args: argparse.Namespace) -> int:
             credentials = ("arbiter", secrets.token_urlsafe(12))
         host = getattr(args, "host", "127.0.0.1")
         try:
-            runner = await start_web(service, host=host, port=args.port, credentials=credentials)
+            runner = await start_web(
+                service, host=host, port=args.port, credentials=credentials, tune_gc=True
+            )
         except OSError as exc:
             print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
             return 2
         time_control = config.sections[0].time_control
-        await _start_players(hall, time, speed, habits, _games(), time_control)
+        await _start_players(hall, time, speed, habits, _games(), time_control, service.supervisor)
         url = f"http://{host}:{args.port}/"
         password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
         print(
@@ -270,7 +276,7 @@ async def _demo(args: argparse.Namespace) -> int:
             f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
             f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
             + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
-            + f"  journal: {db}\nCtrl-C to stop.",
+            + f"  journal: {db}\n  listening on {exposure(runner.addresses)}\nCtrl-C to stop.",
             flush=True,
         )
         loop = asyncio.get_running_loop()

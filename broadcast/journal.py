@@ -139,12 +139,16 @@ class JournalGone:
                 f"stops); stop boardwire, then start it again with --db {self.rescued}, or "
                 f"move that file to {self.path} first"
             )
-        else:
-            why = f" ({self.rescue_error})" if self.rescue_error else ""
+        elif self.rescue_error is None:
             save = (
-                f"boardwire could not write a copy{why}; while it still runs, save the open "
-                f"file: cp {proc.split(' and ')[0]} {self.path}.saved, then stop boardwire "
-                f"and start it again with --db {self.path}.saved"
+                "boardwire is writing a full copy of it beside it (the desk's alert says "
+                "where once it is done)"
+            )
+        else:
+            save = (
+                f"boardwire could not write a copy ({self.rescue_error}); while it still "
+                f"runs, save the open file: cp {proc.split(' and ')[0]} {self.path}.saved, "
+                f"then stop boardwire and start it again with --db {self.path}.saved"
             )
         return (
             f"the journal {self.path} was {self.how} while boardwire runs: arbiter actions "

@@ -1,8 +1,10 @@
 """Keeping organisers' outputs current: the broadcast folder and the Lichess relay.
 
 Both read the delayed public state only (never the live one) and act when it changed:
-a background task polls the service's public snapshot, so a burst of moves costs one
-export, and a slow Lichess answer never holds up the boards.
+each is its own background task polling the service's public snapshot, so a burst of
+moves costs one export, a slow Lichess answer never holds up the boards, and a Lichess
+outage (minutes of retries) never holds up the folder export. Each task runs on the
+service's supervisor: an unexpected error is logged, alerted and the task restarted.
 
 An export folder that cannot be written (unmounted, full, permissions) does not stop
 the task: it retries with back-off (EXPORT_RETRY_FIRST doubling to EXPORT_RETRY_MAX),
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from broadcast.export.folder import export_round_folder
@@ -22,6 +25,7 @@ from broadcast.export.pgn import round_game_texts
 from broadcast.health import Health
 from broadcast.relay.lichess import LichessPusher, LichessPushError, LichessRelayConfig
 from broadcast.service import EventService
+from broadcast.supervisor import SupervisedTask
 
 log = logging.getLogger(__name__)
 
@@ -94,30 +98,36 @@ class FolderExporter:
         self.wait = min(self.wait * 2, EXPORT_RETRY_MAX)
 
 
-async def publish_forever(
-    service: EventService, settings: PublishSettings, health: Health | None = None
-) -> None:
-    """Export the live rounds' games as the public state changes, until cancelled."""
-    last_seq = -1
+async def export_forever(service: EventService, folder: Path, every: float = 2.0) -> None:
+    """Keep `folder` current with the live rounds of the public state, until cancelled.
+    An unwritable folder is retried here (with an `export-failing` alert); anything else
+    raised ends the task, for its supervisor to log, alert and restart."""
     loop = asyncio.get_running_loop()
-    exporter = (
-        FolderExporter(service, settings.folder, health or Health())
-        if settings.folder is not None
-        else None
-    )
-    pusher = LichessPusher(settings.lichess) if settings.lichess is not None else None
-    try:
+    exporter = FolderExporter(service, folder, service.health)
+    while True:
+        public = service.public_state()
+        if exporter.due(public.seq, loop.time()):
+            exporter.export(public.seq, loop.time())
+        await asyncio.sleep(every)
+
+
+async def push_forever(
+    service: EventService, lichess: LichessRelayConfig, section: str | None, every: float = 2.0
+) -> None:
+    """Push the live round of `section` (default: the first) to Lichess whenever the public
+    state changed, until cancelled. A push Lichess refuses is logged and tried again on the
+    next change; anything else raised ends the task, for its supervisor."""
+    name = section or service.config.sections[0].name
+    last_seq = -1
+    async with LichessPusher(lichess) as pusher:
         while True:
             public = service.public_state()
-            if exporter is not None and exporter.due(public.seq, loop.time()):
-                exporter.export(public.seq, loop.time())
-            if pusher is not None and public.seq != last_seq:
+            if public.seq != last_seq:
                 last_seq = public.seq
-                section = settings.lichess_section or service.config.sections[0].name
-                number = service.live_rounds().get(section)
+                number = service.live_rounds().get(name)
                 if number is not None:
                     texts = round_game_texts(
-                        public.book, service.config, section, number, pairings=public.tournament
+                        public.book, service.config, name, number, pairings=public.tournament
                     )
                     try:
                         report = await pusher.push(texts)
@@ -126,7 +136,34 @@ async def publish_forever(
                     else:
                         for answer in report.errors:
                             log.warning("Lichess refused %s: %s", answer.game_id, answer.error)
-            await asyncio.sleep(settings.every)
-    finally:
-        if pusher is not None:
-            await pusher.close()
+            await asyncio.sleep(every)
+
+
+def start_publishers(service: EventService, settings: PublishSettings) -> list[SupervisedTask]:
+    """Each publisher as its own supervised task on the service's supervisor, so that a
+    slow or failing Lichess never holds up the export folder (and the other way round)."""
+    tasks: list[SupervisedTask] = []
+    if settings.folder is not None:
+        folder = settings.folder
+        tasks.append(
+            service.supervisor.start(
+                f"the export to {folder}",
+                partial(export_forever, service, folder, settings.every),
+                stops="The export folder is not updated until it runs again.",
+            )
+        )
+    if settings.lichess is not None:
+        tasks.append(
+            service.supervisor.start(
+                "the Lichess relay",
+                partial(
+                    push_forever,
+                    service,
+                    settings.lichess,
+                    settings.lichess_section,
+                    settings.every,
+                ),
+                stops="Lichess is not sent new moves until it runs again.",
+            )
+        )
+    return tasks

@@ -46,9 +46,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from boards.busdriver import BusDriver, BusSettings
-from boards.events import BoardConnected, DriverEvent, PositionSeen
+from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.link import Opener, open_serial
 from boards.reconstruction import Reconstructor
 from boards.recovery import KnownBoard
@@ -76,6 +77,7 @@ from broadcast.journal import Entry, Journal, JournalError, JournalUnavailable, 
 from broadcast.live_round import RoundStartMoved, StartOverrides, current_round, due_round
 from broadcast.overload import LagWatch
 from broadcast.snapshot import Snapshots
+from broadcast.supervisor import Backoff, SupervisedTask, Supervisor
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.dutch import PairingError, pair_round
 from broadcast.tournament.events import (
@@ -245,7 +247,12 @@ def utc(t: float) -> dt.datetime:
 
 
 class EventService:
-    """Runs one event. `time` must give seconds since the Unix epoch (UTC)."""
+    """Runs one event. `time` must give seconds since the Unix epoch (UTC).
+
+    `health` holds the system's own alerts for the desk (a new one unless given);
+    `supervisor` runs every long-running task of the event (drivers, the tick; the
+    publishers, the web hub and emulated players are started on it too) and reports a
+    task that fails to `health`. `restart_backoff` sets its restart timing."""
 
     def __init__(
         self,
@@ -261,6 +268,8 @@ class EventService:
         rules: RulesConfig | None = None,
         overload_after: float = 1.0,
         bus_settings: BusSettings | None = None,
+        health: Health | None = None,
+        restart_backoff: Backoff | None = None,
         snapshots: bool = True,
     ) -> None:
         register_all()
@@ -288,7 +297,9 @@ class EventService:
             raise ActionError(f"--board names boards not in the config: {sorted(unknown)}")
         self._live_round_request = live_round
         self._drivers: list[SingleBoardDriver | BusDriver] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self.health = health if health is not None else Health()
+        self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
+        self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
         self._imported_byes: dict[
             tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]
@@ -309,9 +320,8 @@ class EventService:
         self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
         self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
         self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
-        # The service's own troubles (a failing rule, a step of a batch): desk alerts that
-        # are not journal events.
-        self.health = Health()
+        # The service's own troubles (a failing rule, a step of a batch) go to `health`
+        # too: desk alerts that are not journal events.
         self._faults: dict[str, int] = {}
         self._file_checked = 0.0
         self.replayed = 0  # journal events replayed by `load` (after the snapshot)
@@ -488,6 +498,9 @@ class EventService:
         entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
         self._open.entries += entries
         self.events_stored += len(entries)
+        for event in batch:
+            if isinstance(event, ResultConfirmed):
+                self._unfollow(event.game)  # a game with a result takes no more moves
         return entries
 
     @contextlib.contextmanager
@@ -661,7 +674,7 @@ class EventService:
             f"{seen + 1} time(s); the board events are all kept, but what it should have "
             "done is missing: check the games and alerts by hand, and report the log"
         )
-        self.health.report(key, "service-fault", "critical", message, self.time.now())
+        self.health.report(key, "task-failed", "critical", message, self.time.now())
 
     def _with_tournament_results(self, events: list[JournalEvent]) -> list[JournalEvent]:
         """A game result that stands is also the tournament's result (by White's number)."""
@@ -758,7 +771,19 @@ class EventService:
             if shown is not None:
                 self._show_current_position(shown)  # the new game starts from what the board shows
 
-    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame:
+    def _unfollow(self, game_id: str) -> None:
+        """A game with a result takes no more moves: its board is no longer followed (what
+        the players do with the pieces now, a reset or the next game's setup, is nothing
+        until the pairings give that board another game)."""
+        for board in self.hall.values():
+            if board.game == game_id and board.follower is not None:
+                board.follower = None
+                self._due.pop(board.number, None)
+
+    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame | None:
+        """The reconstruction that follows `game` on `board`; None for a finished game."""
+        if game.finished:
+            return None
         section = next(s for s in self.config.sections if s.name == game.key.section)
         time_control = time_control_for(
             section, self.tournament.section(section.name), game.key.round
@@ -946,9 +971,9 @@ class EventService:
     # -- alerts -----------------------------------------------------------------------------------
 
     def alerts(self) -> list[Alert]:
-        """Alerts the arbiter has not acknowledged yet, oldest first: the service's own
-        troubles first, then the rules'."""
-        return self.health.alerts(None, self.time.now()) + self.rules.open_alerts()
+        """The rules' alerts the arbiter has not acknowledged yet, oldest first (the
+        system's own, `health`, the desk shows before them)."""
+        return self.rules.open_alerts()
 
     def acknowledge(self, alert_id: str, by: str) -> None:
         if alert_id.startswith(SYSTEM_PREFIX) and self.health.acknowledge(alert_id):
@@ -1016,6 +1041,7 @@ class EventService:
         for board in self.hall.values():
             if board.game == game_id:
                 board.follower = self._follower(board, self.book.get(game_id))
+                self._note_due(board)
                 self._show_current_position(board)
 
     def _show_current_position(self, board: HallBoard) -> None:
@@ -1134,14 +1160,29 @@ class EventService:
                     known=known[0] if known else None,
                 )
             self._drivers.append(driver)
-            self._tasks.append(asyncio.ensure_future(driver.run()))
-        self._tasks.append(asyncio.ensure_future(self._tick_loop()))
+            self._tasks.append(
+                self.supervisor.start(
+                    f"the driver for {port}",
+                    driver.run,
+                    stops=f"The boards on {port} are not read until it runs again.",
+                    on_failure=partial(self._driver_failed, port),
+                )
+            )
+        self._tasks.append(
+            self.supervisor.start(
+                "the clock tick",
+                self._tick_loop,
+                stops="Default times, flag falls, silent boards and round changes are not "
+                "checked, and moves wait to be decided, until it runs again.",
+            )
+        )
         await self._stopping.wait()
         for d in self._drivers:
             d.stop()
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for task in self._tasks:
+            await task.stop()  # each failure was logged when it happened
         # What the drivers said last (their BoardLost) is kept too, and all of it durable.
         while self.syncing or self._inbox:
             if not self.syncing:
@@ -1149,6 +1190,14 @@ class EventService:
             await asyncio.sleep(0.01)
         self._syncer.shutdown(wait=True)
         self.snapshots.close()
+
+    def _driver_failed(self, port: str, exc: Exception) -> None:
+        """A driver's run() raised: its boards are not followed until it runs again, and
+        the desk must not show them connected meanwhile."""
+        for board in self.hall.values():
+            if board.config.port == port and board.connected and board.name is not None:
+                reason = f"its driver stopped on a software error ({type(exc).__name__})"
+                self.queue_driver_event(port, BoardLost(self.time.now(), board.name, reason))
 
     def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
         def emit(event: DriverEvent) -> None:
@@ -1165,6 +1214,10 @@ class EventService:
             self._due[board.number] = due
 
     async def _tick_loop(self) -> None:
+        """Tick when reconstruction decisions fall due and at `tick_seconds`, until
+        cancelled. It does not catch: a failing tick stops it, and its supervisor logs
+        the error, alerts the desk and starts it again after a back-off (a tick that
+        fails every time must not fill the log five times a second)."""
         loop = asyncio.get_running_loop()
         next_full = loop.time() + self.tick_seconds
         while True:
@@ -1177,14 +1230,11 @@ class EventService:
             await asyncio.sleep(wait)
             # A late wake-up is time the loop had no room for anyone, boards included.
             self.lag.loop(loop.time() - asked - wait)
-            try:
-                if loop.time() >= next_full:
-                    if self.tick():
-                        next_full = loop.time() + self.tick_seconds
-                else:
-                    self.tick(full=False)
-            except Exception:
-                log.exception("tick failed")
+            if loop.time() >= next_full:
+                if self.tick():
+                    next_full = loop.time() + self.tick_seconds
+            else:
+                self.tick(full=False)
 
     def stop(self) -> None:
         self._stopping.set()

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from boardsim.pty import PtyHost
 from boardsim.script import actions_for_game, play
 from boardsim.sim import clean_stale_runs, run_folder_prefix
 from broadcast.config.model import BoardConfig, EventConfig
+from broadcast.supervisor import SupervisedTask, Supervisor
 from clocks.timesource import TimeSource
 
 log = logging.getLogger(__name__)
@@ -35,14 +36,19 @@ FOLLOW_WAIT = 60.0
 
 @dataclass
 class SimulatedHall:
-    """The running emulated boards; `stop()` closes them."""
+    """The running emulated boards; `stop()` closes them.
+
+    Each emulated player is a supervised task (on the service's supervisor when given,
+    else the hall's own): a player whose script fails is logged with its traceback and
+    alerted, and not restarted (its game cannot start over)."""
 
     hosts: list[PtyHost] = field(default_factory=list)
     where: dict[int, tuple[PtyHost, int]] = field(
         default_factory=dict
     )  # hall board -> (host, index)
-    players: list[asyncio.Task[None]] = field(default_factory=list)
+    players: list[SupervisedTask] = field(default_factory=list)
     rundir: tempfile.TemporaryDirectory[str] | None = None
+    supervisor: Supervisor = field(default_factory=Supervisor)
 
     async def play(
         self,
@@ -52,6 +58,7 @@ class SimulatedHall:
         *,
         speed: float,
         delay: float = 0.0,
+        supervisor: Supervisor | None = None,
         **kw: object,
     ) -> None:
         host, index = self.where[board]
@@ -61,7 +68,20 @@ class SimulatedHall:
             await asyncio.sleep(delay)
             await play(host, actions, time, board=index, speed=speed)
 
-        self.players.append(asyncio.ensure_future(run()))
+        self.start_player(board, run, supervisor)
+
+    def start_player(
+        self, board: int, run: Callable[[], Awaitable[None]], supervisor: Supervisor | None
+    ) -> SupervisedTask:
+        """Run one board's emulated player as a supervised one-shot task."""
+        task = (supervisor or self.supervisor).start(
+            f"the emulated player on board {board}",
+            run,
+            stops=f"The emulated game on board {board} does not go on.",
+            restart=False,
+        )
+        self.players.append(task)
+        return task
 
     async def start_games(
         self,
@@ -72,6 +92,7 @@ class SimulatedHall:
         followed: Callable[[], bool],
         start_after: float = START_AFTER,
         wait_limit: float = FOLLOW_WAIT,
+        supervisor: Supervisor | None = None,
     ) -> None:
         """Play `games` (in turn) on every board, once `followed()` says the service follows
         every board. A fixed real-time head start is not enough: at 40x, a service that takes
@@ -88,13 +109,28 @@ class SimulatedHall:
             await asyncio.sleep(0.05)
         for n, board in enumerate(sorted(self.where)):
             await self.play(
-                board, games[n % len(games)], time, speed=speed, delay=start_after / speed
+                board,
+                games[n % len(games)],
+                time,
+                speed=speed,
+                delay=start_after / speed,
+                supervisor=supervisor,
             )
+
+    async def wait_players(self) -> None:
+        """Until every emulated player has played its game; raises the first failure
+        (already logged and alerted when it happened)."""
+        if self.players:
+            await asyncio.wait({p.task for p in self.players})
+        for player in self.players:
+            if player.errors:
+                raise player.errors[0]
 
     async def stop(self) -> None:
         for task in self.players:
             task.cancel()
-        await asyncio.gather(*self.players, return_exceptions=True)
+        for task in self.players:
+            await task.stop()  # a player that failed was logged and alerted then
         for host in self.hosts:
             await host.stop()
         if self.rundir is not None:

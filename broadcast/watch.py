@@ -30,6 +30,7 @@ from broadcast.eventjson import to_json
 from broadcast.follow import BoardFollower
 from broadcast.gamepgn import game_pgn, write_atomically
 from broadcast.replay import replay_capture
+from broadcast.supervisor import Supervisor
 from clocks.clocktimes import FlagFell, format_clock
 from clocks.timecontrol import TimeControl, parse_time_control, pgn_time_control
 from clocks.timesource import SystemTime, TimeSource
@@ -157,10 +158,12 @@ async def _watch(args: argparse.Namespace, time: TimeSource | None = None) -> in
     else:
         single = SingleBoardDriver(args.port, on_event, time=time, opener=opener)
         run, stop = single.run, single.stop
-    task = asyncio.ensure_future(run())
+    # The driver retries its own sessions; a run() that still raises is a bug: logged
+    # with its traceback by the supervisor, and the command ends with status 1.
+    driver = Supervisor().start(f"the driver for {args.port}", run, restart=False)
     try:
         started = asyncio.get_running_loop().time()
-        while not task.done():
+        while driver.running:
             await asyncio.sleep(0.1)
             if follower is not None:
                 report(follower.tick(time.now()))
@@ -171,10 +174,18 @@ async def _watch(args: argparse.Namespace, time: TimeSource | None = None) -> in
                 break
     finally:
         stop()
-        await asyncio.gather(task, return_exceptions=True)
+        await driver.stop()
         save()
         if capture is not None:
             capture.close()
+    if driver.errors:
+        print(
+            f"boardwire: watch stopped: the driver for {args.port} failed "
+            f"({type(driver.errors[-1]).__name__}: {driver.errors[-1]}); the traceback "
+            "is in the log above",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -111,3 +111,13 @@ class FilteredLink:
 
     async def close(self) -> None:
         await self._inner.close()
+
+
+def assert_no_errors(output: str) -> None:
+    """A child process (serve, demo, sim) printed no traceback and logged no ERROR: the
+    in-process rule of conftest.py, for subprocesses (the CLI logs "HH:MM:SS LEVEL ...")."""
+    import re
+
+    assert "Traceback (most recent call last)" not in output, output
+    bad = [line for line in output.splitlines() if re.match(r"\S+ (ERROR|CRITICAL) ", line)]
+    assert not bad, "\n".join(bad)

@@ -29,6 +29,7 @@ from boards.events import BoardLost
 from broadcast.journal import RETRY_MAX, Journal
 from broadcast.service import EventService
 from web.app import build_app
+from web.desk import Desk
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
 GAME = "masters-r1-b1"
@@ -73,6 +74,7 @@ def _free_disk(journal: Journal) -> None:
 # -- state and journal never diverge (issue 16) -----------------------------------------------
 
 
+@pytest.mark.expected_log("the arbiter rules.* failed")
 async def test_a_failing_rules_tick_keeps_the_board_events_of_its_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -102,16 +104,19 @@ async def test_a_failing_rules_tick_keeps_the_board_events_of_its_batch(
         "the arbiter rules",
         "the arbiter rules' timers",
     }
-    faults = [a for a in service.alerts() if a.kind == "service-fault"]
-    assert len(faults) == 2 and all(a.severity == "critical" for a in faults)
+    faults = [a for a in Desk(service).alerts() if a.id.startswith("system-fault:")]
+    assert len(faults) == 2
+    assert all(a.severity == "critical" and a.kind == "task-failed" for a in faults)
     assert any("2 time(s)" in a.message for a in faults)
     seq = service.journal.last_seq()
     service.acknowledge(faults[0].id, "arbiter:ana")  # hidden, and nothing journaled
-    assert [a.id for a in service.alerts() if a.kind == "service-fault"] == [faults[1].id]
+    left = [a.id for a in Desk(service).alerts() if a.id.startswith("system-fault:")]
+    assert left == [faults[1].id]
     assert service.journal.last_seq() == seq
     caplog.clear()
 
 
+@pytest.mark.expected_log("the arbiter rules failed")
 def test_a_rule_failing_on_a_board_event_never_undoes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -188,6 +193,7 @@ async def test_an_action_never_rides_on_a_board_batch_that_is_not_synced(
     assert seqs == sorted(seqs) == list(range(1, len(seqs) + 1))
 
 
+@pytest.mark.expected_log("cannot be written")
 async def test_an_action_meeting_a_full_disk_is_refused_and_not_applied(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     play_moves(service, GAME, ["e4", "e5"])
@@ -237,6 +243,7 @@ async def test_an_action_meeting_a_full_disk_is_refused_and_not_applied(tmp_path
 # -- the journal deleted under a running service -----------------------------------------------
 
 
+@pytest.mark.expected_log("was deleted", "saved to")
 async def test_a_journal_deleted_while_running_is_noticed_and_saved(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -280,6 +287,7 @@ async def test_a_journal_deleted_while_running_is_noticed_and_saved(
     caplog.clear()
 
 
+@pytest.mark.expected_log("replaced by another file", "saved to")
 def test_a_replaced_journal_is_noticed_too(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     path = Path(service.journal.path)
@@ -293,3 +301,14 @@ def test_a_replaced_journal_is_noticed_too(tmp_path: Path) -> None:
     assert service.journal.gone is not None and service.journal.problem is service.journal.gone
     service.journal.gone = None  # (so that closing writes no copy)
     service.journal.close()
+
+
+def test_the_gone_journal_says_how_to_save_it_in_each_case() -> None:
+    from broadcast.journal import JournalGone
+
+    pending = JournalGone("/e/j.sqlite", "deleted", 42, (7, 9))
+    assert "is writing a full copy" in pending.message and "/proc/42/fd/7" in pending.message
+    done = JournalGone("/e/j.sqlite", "deleted", 42, (7,), rescued="/e/j.sqlite.rescued-1")
+    assert "--db /e/j.sqlite.rescued-1" in done.message
+    failed = JournalGone("/e/j.sqlite", "deleted", 42, (7,), rescue_error="disk full")
+    assert "cp /proc/42/fd/7 /e/j.sqlite.saved" in failed.message and "disk full" in failed.message

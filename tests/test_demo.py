@@ -11,6 +11,7 @@ from pathlib import Path
 
 import chess
 import pytest
+from support import assert_no_errors
 from web_support import free_port
 
 from boardsim.script import ClockSetup, LeverPress, SquareSet
@@ -114,3 +115,4 @@ def test_demo_serves_the_event(tmp_path: Path) -> None:
             proc.communicate()
     assert proc.returncode == 0, out
     assert f"http://127.0.0.1:{port}/" in out and "password" in out
+    assert_no_errors(out)

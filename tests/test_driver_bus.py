@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import chess
@@ -128,6 +129,10 @@ async def test_board_off_the_bus_is_lost_then_recovered_with_its_log(
             board.press_lever("left", t + 1.0)
             board.set_square(idx("c7"), 0, t + 2.0)
             board.set_square(idx("c5"), 0x07, t + 2.5)
+            # Back on the bus only once those moments have passed: a board's clock answers
+            # for now, and "now" must not be before what it already did (it raised).
+            while host.now() <= t + 2.5:
+                await asyncio.sleep(0.05)
             line.boards.insert(1, board)
             await event_log.wait_for(
                 lambda: sum(e.board == "10002" for e in event_log.of(BoardConnected)) == 2,

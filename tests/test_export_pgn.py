@@ -102,12 +102,14 @@ def test_fewer_than_two_plies_is_unplayed_whatever_the_result() -> None:
     cfg = event()
     book, _ = masters_round1()
     b1 = ids()[0]
-    book = play(book, b1, ["e2e4"])
-    book = book.apply(ResultConfirmed(b1, "1-0", "flag-fall", T0 + 4000))
-    (game,) = read_all(game_pgn(book.get(b1), cfg))
+    one = play(book, b1, ["e2e4"])
+    one = one.apply(ResultConfirmed(b1, "1-0", "flag-fall", T0 + 4000))
+    (game,) = read_all(game_pgn(one.get(b1), cfg))
     assert game.headers["Termination"] == UNPLAYED
-    book = play(book, b1, ["e7e5"])
-    (game,) = read_all(game_pgn(book.get(b1), cfg))
+    # (A game with a result takes no more moves: the two-ply game is played first.)
+    two = play(book, b1, ["e2e4", "e7e5"])
+    two = two.apply(ResultConfirmed(b1, "1-0", "flag-fall", T0 + 4000))
+    (game,) = read_all(game_pgn(two.get(b1), cfg))
     assert game.headers["Termination"] == "time forfeit"
 
 

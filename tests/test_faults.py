@@ -8,6 +8,7 @@ import asyncio
 from base64 import b64encode
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
@@ -17,7 +18,7 @@ from broadcast.publishers import (
     EXPORT_RETRY_FIRST,
     FolderExporter,
     PublishSettings,
-    publish_forever,
+    start_publishers,
 )
 from web.app import build_app
 from web.desk import Desk
@@ -57,16 +58,14 @@ async def test_the_publisher_task_survives_and_resumes(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     folder = tmp_path / "export"
     folder.write_text("in the way")
-    health = Health()
-    task = asyncio.ensure_future(
-        publish_forever(service, PublishSettings(folder=folder, every=0.02), health)
-    )
+    health = service.health  # the desk's system alerts
+    [task] = start_publishers(service, PublishSettings(folder=folder, every=0.02))
     try:
         for _ in range(1500):  # generous on a loaded machine
             if health.conditions:
                 break
             await asyncio.sleep(0.02)
-        assert "export" in health.conditions and not task.done()
+        assert "export" in health.conditions and task.running and not task.failures
         folder.unlink()
         play_moves(service, GAME, ["d4"])
         target = folder / "round-1" / "game-1.pgn"
@@ -77,8 +76,7 @@ async def test_the_publisher_task_survives_and_resumes(tmp_path: Path) -> None:
         assert "1. d4" in target.read_text(encoding="utf-8")
         assert not health.conditions
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        await task.stop()
 
 
 # -- disk full -----------------------------------------------------------------------------------
@@ -101,6 +99,7 @@ def _free_disk(journal: Journal) -> None:
     journal._db.execute("PRAGMA max_page_count = 1073741823")
 
 
+@pytest.mark.expected_log(r"the journal cannot be written")  # a full disk, on purpose
 async def test_disk_full_holds_events_alerts_once_and_resumes(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     journal = service.journal
@@ -160,6 +159,7 @@ async def test_disk_full_holds_events_alerts_once_and_resumes(tmp_path: Path) ->
     reopened.close()
 
 
+@pytest.mark.expected_log(r"the journal cannot be written")  # a full disk, on purpose
 def test_retry_without_new_events_writes_the_held_ones(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     journal = service.journal
@@ -187,6 +187,7 @@ def _small_disk(where: Path) -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.expected_log(r"the journal cannot be written")  # a full disk, on purpose
 def test_a_real_full_filesystem(tmp_path: Path) -> None:
     """The same on a real 2 MB filesystem (needs root to mount it; else the injected
     `max_page_count` tests above cover the path)."""

@@ -218,6 +218,7 @@ def _artifact_games() -> list[chess.pgn.Game]:
 
 
 @pytest.mark.parametrize("index", range(6))
+@pytest.mark.expected_log(r"illegal san")  # python-chess on the broadcast's illegal moves
 def test_phantom_king_move_of_a_result_signal(index: int) -> None:
     """The broadcast published an illegal king move for each of these games: the kings
     being put in the centre. boardwire records the legal game and a result signal."""

@@ -3,7 +3,6 @@ fill what it did not see, from the last position the journal saw (not the last m
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import chess
@@ -127,7 +126,7 @@ async def test_a_first_start_mid_round_rebuilds_the_game_from_the_boards_log(
     try:
         # The round is under way before the server ever starts: the game is on the board.
         await hall.play(1, game, time, speed=speed, delay=0.0)
-        await asyncio.gather(*hall.players)
+        await hall.wait_players()
         async with running_service(EVENT, tmp_path, time, ports) as service:
             await wait_for(lambda: [m.uci for m in service.book.get(GAME).moves] == played)
             assert all(m.remaining is not None for m in service.book.get(GAME).moves)

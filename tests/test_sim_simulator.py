@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import assert_no_errors
 
 from boards.dgt.bus import BusReply, BusRequest
 from boards.dgt.codes import BusCommand, BusReplyId, Command
@@ -291,3 +292,5 @@ def test_python_m_boardsim_runs_and_stops_on_sigterm(tmp_path: Path) -> None:
     proc.terminate()
     assert proc.wait(10) == 0
     assert not list(tmp_path.glob("boardsim/*.json"))
+    _, err = proc.communicate()
+    assert_no_errors(err)

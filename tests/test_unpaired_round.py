@@ -12,6 +12,7 @@ import time as wall
 import urllib.request
 from pathlib import Path
 
+from support import assert_no_errors
 from web_support import free_port
 
 from broadcast.config import load_event
@@ -137,6 +138,7 @@ def test_readme_rehearsal_shows_games(tmp_path: Path) -> None:
         proc.terminate()
         out, _ = proc.communicate(timeout=30)
     log = out.decode()
+    assert_no_errors(log)
     assert "Open round 1 was not paired: paired it with the FIDE Dutch engine" in log
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from base64 import b64encode
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS
 
@@ -74,5 +76,73 @@ async def test_pair_import_and_edit_a_swiss_round(tmp_path: Path) -> None:
             "/api/v1/arbiter/sections/blitz/rounds/1/pairings", json={}, headers=BASIC
         )
         assert missing.status == 404
+    finally:
+        await client.close()
+
+
+def _swiss(tmp_path: Path) -> EventService:
+    config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service.load()
+    return service
+
+
+async def test_dutch_pairs_in_a_worker_process_never_in_the_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pairing a big Swiss takes tens of seconds of pure Python: in the server's process
+    # (on the loop, or in a thread holding the interpreter lock) it stalls the venue.
+    import broadcast.service
+    import broadcast.tournament.dutch
+
+    def not_here(*args: object, **kwargs: object) -> None:
+        raise AssertionError("paired in the server's own process")
+
+    monkeypatch.setattr(broadcast.tournament.dutch, "pair_round", not_here)
+    monkeypatch.setattr(broadcast.service, "pair_round", not_here)
+    service = _swiss(tmp_path)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        answer = await client.post(URL, json={"engine": "dutch"}, headers=BASIC)
+        assert answer.status == 200, await answer.text()
+        assert 1 in service.tournament.section("Open").rounds
+    finally:
+        await client.close()
+
+
+async def test_a_round_being_paired_is_not_paired_twice(tmp_path: Path) -> None:
+    service = _swiss(tmp_path)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        first, second = await asyncio.gather(
+            client.post(URL, json={"engine": "dutch"}, headers=BASIC),
+            client.post(URL, json={"engine": "dutch"}, headers=BASIC),
+        )
+        assert sorted([first.status, second.status]) == [200, 409]
+        refused = first if first.status == 409 else second
+        assert "being paired already" in (await refused.json())["error"]
+    finally:
+        await client.close()
+
+
+async def test_pairings_made_from_results_that_changed_meanwhile_are_refused(
+    tmp_path: Path,
+) -> None:
+    service = _swiss(tmp_path)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        dutch = asyncio.ensure_future(client.post(URL, json={"engine": "dutch"}, headers=BASIC))
+        await asyncio.sleep(0.05)  # the worker is starting: the request waits for it
+        players = [p.number for p in service.config.sections[0].players]
+        pairs = [[players[i], players[i + 1]] for i in range(0, len(players) - 1, 2)]
+        by_hand = await client.post(URL, json={"pairs": pairs}, headers=BASIC)
+        assert by_hand.status == 200
+        late = await dutch
+        assert late.status == 409 and "changed while" in (await late.json())["error"]
+        round_1 = service.tournament.section("Open").rounds[1]
+        assert round_1.pairings[0].white == pairs[0][0]  # the hand pairing stands
     finally:
         await client.close()

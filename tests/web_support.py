@@ -64,9 +64,10 @@ def free_port() -> int:
 class ServerThread:
     """The web app on its own event loop in a thread (for synchronous clients)."""
 
-    def __init__(self, tmp: Path, *, delay: float = 0.0) -> None:
+    def __init__(self, tmp: Path, *, delay: float = 0.0, limits: object = None) -> None:
         self.tmp = tmp
         self.delay = delay
+        self.limits = limits
         self.port = free_port()
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
@@ -84,7 +85,11 @@ class ServerThread:
 
         self.service, _ = make_service(self.tmp, delay=self.delay)
         self.runner = await start_web(
-            self.service, host="127.0.0.1", port=self.port, credentials=CREDENTIALS
+            self.service,
+            host="127.0.0.1",
+            port=self.port,
+            credentials=CREDENTIALS,
+            limits=self.limits,  # type: ignore[arg-type]
         )
 
     def __enter__(self) -> ServerThread:

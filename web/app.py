@@ -8,21 +8,26 @@ error is logged and answered with a bare 500 (no traceback, no state, no secret)
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from urllib.parse import quote
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from broadcast.health import SYSTEM_PREFIX, Health
 from broadcast.service import EventService, NotDurable
-from web import openapi, routes_arbiter, routes_public
+from web import openapi, routes_arbiter, routes_public, server
+from web.answers import Answers
 from web.auth import Auth
-from web.common import AUTH, DESK, HUB, SERVICE, error, json_response
+from web.common import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE, error, json_response
 from web.desk import Desk
 from web.hub import Hub
+from web.limits import Busy, LoopBudget, WebLimits
+from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
+from web.server import GuardedRunner, secure
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +51,7 @@ def _csp(public_origin: str | None) -> str:
 
 
 def _secure(headers: MutableMapping[str, str], csp: str) -> None:
-    headers.setdefault("X-Content-Type-Options", "nosniff")
-    headers.setdefault("Referrer-Policy", "same-origin")
-    headers.setdefault("X-Frame-Options", "DENY")
-    headers.setdefault("Content-Security-Policy", csp)
+    secure(headers, csp)
 
 
 _NOT_DURABLE_OK = ("/arbiter/login", "/arbiter/logout")
@@ -124,6 +126,42 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
     return response
 
 
+BUDGET = web.AppKey("budget", LoopBudget)
+LIMITS = web.AppKey("limits", WebLimits)
+
+
+def _spectators(request: web.Request) -> bool:
+    """Requests that share the web's part of the loop: everything but the arbiters' (never
+    held up by a crowd) and the websocket (the hub meters its messages itself)."""
+    path = request.path
+    return not (path.startswith(("/arbiter", "/api/v1/arbiter")) or path in ("/ws",))
+
+
+@web.middleware
+async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Spectators' requests wait their turn for the web's share of the event loop (the
+    boards, the journal and the rules come first); a request body must arrive in time."""
+    if request.body_exists and request.method not in ("GET", "HEAD", "OPTIONS"):
+        try:
+            async with asyncio.timeout(request.app[LIMITS].body_timeout):
+                await request.read()
+        except TimeoutError:
+            return error(408, "the request body did not arrive in time")
+    if not _spectators(request):
+        return await handler(request)
+    try:
+        return await request.app[BUDGET].run(lambda: handler(request))
+    except Busy:
+        response = error(503, "the server is busy: try again in a few seconds")
+        response.headers["Retry-After"] = "5"
+        return response
+
+
+async def _no_server_header(request: web.Request, response: web.StreamResponse) -> None:
+    # aiohttp names itself and its version in `Server`: nobody needs to know.
+    response.headers.popall(hdrs.SERVER, None)
+
+
 async def openapi_route(request: web.Request) -> web.Response:
     return json_response(openapi.document())
 
@@ -133,19 +171,27 @@ def build_app(
     credentials: tuple[str, str] | None,
     proxy: ProxySettings | None = None,
     health: Health | None = None,
+    limits: WebLimits | None = None,
 ) -> web.Application:
     """The application for `service`; `credentials` (user, password) enable the desk;
     `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`);
-    `health` carries system alerts from outside the web (the export folder)."""
+    `health` carries system alerts (the journal, the export folder, a failed task); by
+    default the service's own; `limits` what clients may ask (see `web.limits`)."""
+    limits = limits or WebLimits()
     app = web.Application(
-        middlewares=[forwarded, safety, routes_arbiter.arbiter_guard, durable],
+        middlewares=[forwarded, safety, gate, routes_arbiter.arbiter_guard, durable],
         client_max_size=1024 * 1024,
     )
     app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
+    app[LIMITS] = limits
+    app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
     app[AUTH] = Auth(credentials)
     app[DESK] = desk = Desk(service, health)
-    app[HUB] = Hub(service, alerts=desk.alerts)
+    app[HUB] = Hub(service, alerts=desk.alerts, limits=limits.hub, budget=budget)
+    app[ANSWERS] = Answers(service)
+    app[PAIRER] = PairingWorker()
+    app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
     app.add_routes(routes_arbiter.routes)
@@ -156,6 +202,8 @@ def build_app(
 
     async def stop_hub(app: web.Application) -> None:
         await app[HUB].close()
+        app[ANSWERS].close()
+        app[PAIRER].close()
 
     app.on_startup.append(start_hub)
     app.on_shutdown.append(stop_hub)
@@ -170,9 +218,23 @@ async def start_web(
     credentials: tuple[str, str] | None,
     proxy: ProxySettings | None = None,
     health: Health | None = None,
+    limits: WebLimits | None = None,
+    tune_gc: bool = False,
 ) -> web.AppRunner:
-    """Serve the event on host:port until the runner is cleaned up."""
-    runner = web.AppRunner(build_app(service, credentials, proxy, health), access_log=None)
+    """Serve the event on host:port until the runner is cleaned up (through
+    `web.server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
+    for the process that serves the event (`web.server.tune_gc`)."""
+    limits = limits or WebLimits()
+    proxy = proxy or ProxySettings()
+    runner = GuardedRunner(
+        build_app(service, credentials, proxy, health, limits),
+        limits=limits,
+        proxy=proxy,
+        csp=_csp(proxy.public_origin),
+        access_log=None,
+    )
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
+    if tune_gc:
+        server.tune_gc()
     return runner

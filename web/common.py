@@ -12,14 +12,18 @@ from broadcast.config.model import SectionConfig
 from broadcast.games.ids import slug
 from broadcast.service import EventService
 from web import views
+from web.answers import Answers
 from web.auth import Auth
 from web.desk import Desk
 from web.hub import Hub
+from web.pairing_worker import PairingWorker
 
 SERVICE = web.AppKey("service", EventService)
 HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 DESK = web.AppKey("desk", Desk)
+ANSWERS = web.AppKey("answers", Answers)
+PAIRER = web.AppKey("pairer", PairingWorker)
 ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
 
 _NUMBER = re.compile(r"[0-9]{1,6}")

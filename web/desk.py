@@ -34,7 +34,7 @@ class Desk:
 
     def __init__(self, service: EventService, health: Health | None = None) -> None:
         self.service = service
-        self.health = health or Health()
+        self.health = health if health is not None else service.health
 
     def alerts(self) -> list[Alert]:
         """The system's own alerts (journal, export) first, then the rules' alerts."""

@@ -26,12 +26,22 @@ def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
 _ERRORS = {
     "400": _json(_ref("Error"), "Malformed request"),
     "404": _json(_ref("Error"), "Not found"),
+    "503": _json(
+        _ref("Error"),
+        "Busy: spectators' requests have had their share of the server for now; try again "
+        "after Retry-After seconds (arbiter routes: the journal cannot be written, so "
+        "nothing was done)",
+    ),
 }
 _AUTH_ERRORS = {
     "401": _json(_ref("Error"), "Login required"),
     "403": _json(_ref("Error"), "Disabled, or CSRF token missing"),
-    "415": _json(_ref("Error"), "Body must be application/json"),
+    "408": _json(_ref("Error"), "The request body did not arrive in time"),
+    "415": _json(_ref("Error"), "A body must be application/json (a route without one: no body)"),
     "422": _json(_ref("Error"), "The action cannot be done; the message says why"),
+    "429": _json(
+        _ref("Error"), "Too many failed password checks from this client: wait Retry-After"
+    ),
 }
 
 _SECTION = {
@@ -45,7 +55,8 @@ _ROUND = {
     "name": "round",
     "in": "path",
     "required": True,
-    "schema": {"type": "integer", "minimum": 1},
+    "description": "a round number: 1 to 6 digits",
+    "schema": {"type": "integer", "minimum": 1, "maximum": 999_999},
 }
 _GAME = {
     "name": "game",
@@ -596,16 +607,20 @@ def document() -> dict[str, Any]:
             ),
             [
                 {"name": "section", "in": "path", "required": True, "schema": {"type": "string"}},
-                {
-                    "name": "round",
-                    "in": "path",
-                    "required": True,
-                    "schema": {"type": "integer", "minimum": 1},
-                },
+                _ROUND,
             ],
         ),
     }
     paths.update(_regulation_paths())
+    pairing = paths["/api/v1/arbiter/sections/{section}/rounds/{round}/pairings"]["post"]
+    pairing["description"] = (
+        "FIDE Dutch runs in a worker process: a big Swiss can take a minute, the answer "
+        "comes when the pairings are published; the boards and pages are served meanwhile."
+    )
+    pairing["responses"]["409"] = _json(
+        _ref("Error"),
+        "That round is being paired already, or the section changed while it was (pair again)",
+    )
     return {
         "openapi": "3.0.3",
         "info": {

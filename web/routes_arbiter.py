@@ -7,7 +7,6 @@ Basic and rate-limit rules.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -35,9 +34,21 @@ from web.auth import (
     set_cookie,
 )
 from web.board_svg import piece_defs
-from web.common import ARBITER, AUTH, DESK, HUB, error, http_error, json_response, service_of
+from web.common import (
+    ARBITER,
+    AUTH,
+    DESK,
+    HUB,
+    PAIRER,
+    error,
+    http_error,
+    json_response,
+    round_of,
+    service_of,
+)
 from web.desk import split_moves
 from web.pages import ENV
+from web.pairing_worker import PairingBusy
 
 routes = web.RouteTableDef()
 
@@ -62,6 +73,8 @@ def _client(request: web.Request) -> str:
 @web.middleware
 async def arbiter_guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     path = request.path
+    if isinstance(request.match_info.http_exception, web.HTTPMethodNotAllowed):
+        return await handler(request)  # 405 with Allow, whoever asks (TRACE, ...)
     if path.startswith("/api/v1/arbiter"):
         return await _guard_api(request, handler)
     if path == "/arbiter" or (path.startswith("/arbiter/") and path != "/arbiter/login"):
@@ -89,11 +102,23 @@ async def _guard_api(request: web.Request, handler: Handler) -> web.StreamRespon
         response = error(401, "arbiter login required")
         response.headers["WWW-Authenticate"] = 'Basic realm="boardwire arbiter"'
         return response
-    if unsafe and request.content_type != "application/json":
+    if unsafe and request.content_type != "application/json" and not _bare_post(request):
         # Browsers cache Basic credentials; only a JSON body proves this is no cross-site form.
         return error(415, "send the body as application/json")
     request[ARBITER] = user
     return await handler(request)
+
+
+# What a cross-site form (or a script from another site, without asking first) can send.
+_FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data", "text/plain"})
+
+
+def _bare_post(request: web.Request) -> bool:
+    """A POST without a body (confirm, acknowledge), not of a type a cross-site form or a
+    no-cors script could send, and not from another site's page (its Origin)."""
+    return (
+        not request.body_exists and request.content_type not in _FORM_TYPES and same_origin(request)
+    )
 
 
 async def _guard_desk(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -339,8 +364,8 @@ async def _pair(request: web.Request, by: str) -> str:
         pairings = service.imported_pairings(section.name, number, trf)
         source = "import"
     else:
-        # The Dutch engine can take seconds on a large Swiss: keep the boards flowing.
-        pairings = await asyncio.to_thread(service.dutch_pairings, section.name, number)
+        # The Dutch engine can take a minute on a large Swiss: in the worker process.
+        pairings = await request.app[PAIRER].dutch(service, section.name, number)
         source = "dutch"
     service.publish_pairings(section.name, number, pairings, source, by)
     games = sum(1 for p in pairings if p.black is not None)
@@ -395,6 +420,15 @@ async def live_game_route(request: web.Request) -> web.Response:
     return _live_game(request, request.match_info["game"])
 
 
+def _path_game(request: web.Request) -> str:
+    """The game named in the path; 404 when there is none (not 422: the resource is
+    missing, not the action refused)."""
+    game_id = request.match_info["game"]
+    if game_id not in service_of(request).book.games:
+        raise http_error(web.HTTPNotFound, f"no game {game_id[:80]!r}")
+    return game_id
+
+
 async def _act(request: web.Request, action: Callable[[], T]) -> T:
     try:
         return action()
@@ -404,8 +438,8 @@ async def _act(request: web.Request, action: Callable[[], T]) -> T:
 
 @routes.post("/api/v1/arbiter/games/{game}/result")
 async def result_route(request: web.Request) -> web.Response:
+    game_id = _path_game(request)
     data = await _body(request)
-    game_id = request.match_info["game"]
     result = _field(data, "result", str)
     reason = _field(data, "reason", str) if "reason" in data else None
     await _act(request, lambda: request.app[DESK].set_result(game_id, result, _by(request), reason))
@@ -414,15 +448,15 @@ async def result_route(request: web.Request) -> web.Response:
 
 @routes.post("/api/v1/arbiter/games/{game}/confirm")
 async def confirm_route(request: web.Request) -> web.Response:
-    game_id = request.match_info["game"]
+    game_id = _path_game(request)
     await _act(request, lambda: request.app[DESK].confirm(game_id, _by(request)))
     return _live_game(request, game_id)
 
 
 @routes.post("/api/v1/arbiter/games/{game}/line")
 async def line_route(request: web.Request) -> web.Response:
+    game_id = _path_game(request)
     data = await _body(request)
-    game_id = request.match_info["game"]
     moves = _field(data, "moves", list)
     if not all(isinstance(m, str) for m in moves):
         return error(400, 'moves must be a list of moves like ["e2e4", "e7e5"] or ["e4", "e5"]')
@@ -432,8 +466,8 @@ async def line_route(request: web.Request) -> web.Response:
 
 @routes.post("/api/v1/arbiter/games/{game}/start-fen")
 async def start_fen_route(request: web.Request) -> web.Response:
+    game_id = _path_game(request)
     data = await _body(request)
-    game_id = request.match_info["game"]
     fen = _field(data, "fen", str)
     await _act(request, lambda: request.app[DESK].set_start_fen(game_id, fen, _by(request)))
     return _live_game(request, game_id)
@@ -441,8 +475,8 @@ async def start_fen_route(request: web.Request) -> web.Response:
 
 @routes.post("/api/v1/arbiter/games/{game}/present")
 async def present_route(request: web.Request) -> web.Response:
+    game_id = _path_game(request)
     data = await _body(request)
-    game_id = request.match_info["game"]
     colour = _field(data, "colour", str)
     await _act(request, lambda: request.app[DESK].mark_present(game_id, colour, _by(request)))
     return _live_game(request, game_id)
@@ -487,10 +521,7 @@ async def pairings_route(request: web.Request) -> web.Response:
     service = service_of(request)
     data = await _body(request)
     section = request.match_info["section"]
-    text = request.match_info["round"]
-    if not text.isdigit() or int(text) < 1:
-        return error(400, f"round must be a positive number, not {text!r}")
-    number = int(text)
+    number = round_of(request)
     by = _by(request)
     names = {s.name: s.name for s in service.config.sections} | {
         slug(s.name): s.name for s in service.config.sections
@@ -520,14 +551,16 @@ async def pairings_route(request: web.Request) -> web.Response:
             )
             source = "arbiter"
         elif data.get("engine") == "dutch":
-            # The Dutch engine can take seconds on a large Swiss: keep the boards flowing.
-            pairings = await asyncio.to_thread(service.dutch_pairings, section, number)
+            # The Dutch engine can take a minute on a large Swiss: in the worker process.
+            pairings = await request.app[PAIRER].dutch(service, section, number)
             source = "dutch"
         else:
             return error(
                 400, 'give "trf" (the pairing program\'s file), "pairs", or "engine": "dutch"'
             )
         service.publish_pairings(section, number, pairings, source, by)
+    except PairingBusy as exc:
+        return error(409, str(exc))
     except ActionError as exc:
         return error(422, str(exc))
     return json_response(

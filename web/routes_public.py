@@ -11,10 +11,12 @@ import json
 
 from aiohttp import web
 
-from broadcast.export.pgn import event_pgn, game_pgn, round_pgn
 from broadcast.games.state import GameError
+from broadcast.service import PublicState
 from web import pages, views
+from web.answers import Answer, Answers, tournament_only
 from web.common import (
+    ANSWERS,
     HUB,
     error,
     json_response,
@@ -28,14 +30,39 @@ routes = web.RouteTableDef()
 PGN_TYPE = "application/x-chess-pgn"
 
 
+# -- answers: built once per public state, shared, with an ETag ---------------------------
+
+
+def _send(request: web.Request, answer: Answer, *, pgn: bool = False) -> web.Response:
+    headers = {"ETag": answer.etag}
+    if pgn:
+        headers["Cache-Control"] = "no-cache"  # relays poll: always the current delayed text
+    wanted = request.headers.get("If-None-Match", "")
+    if answer.etag in (tag.strip() for tag in wanted.split(",")):
+        return web.Response(status=304, headers=headers)
+    content_type = PGN_TYPE if pgn else "application/json"
+    return web.Response(
+        body=answer.body, content_type=content_type, charset="utf-8", headers=headers
+    )
+
+
+def _answers(request: web.Request) -> Answers:
+    return request.app[ANSWERS]
+
+
 # -- JSON ----------------------------------------------------------------------------------------
 
 
 @routes.get("/api/v1/event")
 async def event_route(request: web.Request) -> web.Response:
     service = service_of(request)
-    public = service.public_state()
-    return json_response(views.event_json(service.config, public.tournament, service.live_rounds()))
+    live = service.live_rounds()  # the schedule moves with time: part of the answer's name
+    answer = await _answers(request).json(
+        f"event:{sorted(live.items())}",
+        lambda public: views.event_json(service.config, public.tournament, live),
+        tournament_only,
+    )
+    return _send(request, answer)
 
 
 async def round_route(request: web.Request) -> web.Response:
@@ -43,7 +70,11 @@ async def round_route(request: web.Request) -> web.Response:
     public = service_of(request).public_state()
     if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
-    return json_response(views.round_json(public.book, section.name, number))
+    answer = await _answers(request).json(
+        f"round:{section.name}:{number}",
+        lambda public: views.round_json(public.book, section.name, number),
+    )
+    return _send(request, answer)
 
 
 async def game_route(request: web.Request) -> web.Response:
@@ -56,69 +87,77 @@ async def game_route(request: web.Request) -> web.Response:
 
 
 async def standings_route(request: web.Request) -> web.Response:
-    service = service_of(request)
+    config = service_of(request).config
     section = section_of(request)
-    return json_response(
-        views.standings_json(service.config, service.public_state().tournament, section)
+    answer = await _answers(request).json(
+        f"standings:{section.name}",
+        lambda public: views.standings_json(config, public.tournament, section),
+        tournament_only,
     )
+    return _send(request, answer)
 
 
 async def prizes_route(request: web.Request) -> web.Response:
     """The prize list from the standings ([section.prizes]); 404 for a section without."""
     service = service_of(request)
     section = section_of(request)
-    prizes = views.prizes_json(service.config, service.public_state().tournament, section)
-    if prizes is None:
+    if section.prizes is None:
         return error(404, f"section {section.name!r} has no [section.prizes] in its config")
-    return json_response(prizes)
+    answer = await _answers(request).json(
+        f"prizes:{section.name}",
+        lambda public: views.prizes_json(service.config, public.tournament, section),
+        tournament_only,
+    )
+    return _send(request, answer)
 
 
 async def pairings_route(request: web.Request) -> web.Response:
     section = section_of(request)
-    return json_response(
-        views.pairings_json(service_of(request).public_state().tournament, section)
+    answer = await _answers(request).json(
+        f"pairings:{section.name}",
+        lambda public: views.pairings_json(public.tournament, section),
+        tournament_only,
     )
+    return _send(request, answer)
 
 
 # -- PGN feeds (delayed book; the delayed tournament only for play-off time controls) -------------
 
 
-def _pgn(text: str) -> web.Response:
-    return web.Response(
-        text=text,
-        content_type=PGN_TYPE,
-        charset="utf-8",
-        headers={"Cache-Control": "no-cache"},  # relays poll: always the current delayed text
-    )
-
-
 async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
-    service = service_of(request)
-    public = service.public_state()
+    public = service_of(request).public_state()
     if not views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
-    return _pgn(
-        round_pgn(public.book, service.config, section.name, number, pairings=public.tournament)
-    )
+    answers = _answers(request)
+
+    async def build(state: PublicState) -> Answer:
+        return await answers.round_pgn(state, section.name, number, PGN_TYPE)
+
+    answer = await answers.get(f"round.pgn:{section.name}:{number}", build)
+    return _send(request, answer, pgn=True)
 
 
 async def game_pgn_route(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
-    service = service_of(request)
-    public = service.public_state()
+    public = service_of(request).public_state()
     try:
         game = public.book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
-    return _pgn(game_pgn(game, service.config, pairings=public.tournament))
+    text = _answers(request).texts.text(game, public.tournament)
+    return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
 
 
 @routes.get("/api/v1/event.pgn")
 async def event_pgn_route(request: web.Request) -> web.Response:
-    service = service_of(request)
-    public = service.public_state()
-    return _pgn(event_pgn(public.book, service.config, pairings=public.tournament))
+    answers = _answers(request)
+
+    async def build(state: PublicState) -> Answer:
+        return await answers.event_pgn(state, PGN_TYPE)
+
+    answer = await answers.get("event.pgn", build)
+    return _send(request, answer, pgn=True)
 
 
 # The .pgn routes are registered before their JSON twins: `{round}` would match "1.pgn".
@@ -143,6 +182,18 @@ def _html(text: str, status: int = 200) -> web.Response:
     return web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
 
 
+def _page(request: web.Request, answer: Answer) -> web.Response:
+    wanted = request.headers.get("If-None-Match", "")
+    if answer.etag in (tag.strip() for tag in wanted.split(",")):
+        return web.Response(status=304, headers={"ETag": answer.etag})
+    return web.Response(
+        body=answer.body,
+        content_type="text/html",
+        charset="utf-8",
+        headers={"ETag": answer.etag, "Cache-Control": "no-cache"},
+    )
+
+
 def _page_error(request: web.Request, status: int, message: str) -> web.Response:
     try:  # section_of/round_of raise with a JSON body: show its message
         message = str(json.loads(message)["error"])
@@ -151,19 +202,23 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
     return _html(pages.error_page(service_of(request).config, status, message), status)
 
 
+HTML = "text/html"
+
+
 @routes.get("/")
 async def home_page(request: web.Request) -> web.Response:
     service = service_of(request)
-    return _html(
-        pages.home_page(
-            service.config,
-            service.public_state(),
-            service.live_rounds(),
-            service.delay,
-            speed=views.speed_of(service),
-            unpaired=service.unpaired_rounds(),
-        )
+    live, unpaired = service.live_rounds(), service.unpaired_rounds()
+    speed = views.speed_of(service)
+    name = f"page:home:{sorted(live.items())}:{sorted(unpaired.items())}:{service.delay}:{speed}"
+    answer = await _answers(request).text(
+        name,
+        lambda public: pages.home_page(
+            service.config, public, live, service.delay, speed=speed, unpaired=unpaired
+        ),
+        HTML,
     )
+    return _page(request, answer)
 
 
 @routes.get("/round/{round}")
@@ -173,16 +228,15 @@ async def round_page(request: web.Request) -> web.Response:
     except web.HTTPException as exc:
         return _page_error(request, exc.status, exc.text or "")
     service = service_of(request)
-    return _html(
-        pages.round_page(
-            service.config,
-            service.public_state(),
-            section,
-            number,
-            service.delay,
-            speed=views.speed_of(service),
-        )
+    speed = views.speed_of(service)
+    answer = await _answers(request).text(
+        f"page:round:{section.name}:{number}:{service.delay}:{speed}",
+        lambda public: pages.round_page(
+            service.config, public, section, number, service.delay, speed=speed
+        ),
+        HTML,
     )
+    return _page(request, answer)
 
 
 @routes.get("/game/{game}")
@@ -191,20 +245,25 @@ async def game_page(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     public = service.public_state()
     try:
-        game = public.book.get(game_id)
+        public.book.get(game_id)
     except GameError:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
-    return _html(
-        pages.game_page(
+    speed = views.speed_of(service)
+    answer = await _answers(request).text(
+        f"page:game:{game_id}:{flipped}:{service.delay}:{speed}",
+        lambda public: pages.game_page(
             service.config,
-            game,
+            public.book.get(game_id),
             service.delay,
             flipped=flipped,
-            speed=views.speed_of(service),
+            speed=speed,
             pairings=public.tournament,
-        )
+        ),
+        HTML,
+        on=lambda public: (public.book.games.get(game_id), public.tournament),
     )
+    return _page(request, answer)
 
 
 @routes.get("/standings")
@@ -214,15 +273,16 @@ async def standings_page(request: web.Request) -> web.Response:
     except web.HTTPException as exc:
         return _page_error(request, exc.status, exc.text or "")
     service = service_of(request)
-    return _html(
-        pages.standings_page(
-            service.config,
-            service.public_state(),
-            section,
-            service.delay,
-            speed=views.speed_of(service),
-        )
+    speed = views.speed_of(service)
+    answer = await _answers(request).text(
+        f"page:standings:{section.name}:{service.delay}:{speed}",
+        lambda public: pages.standings_page(
+            service.config, public, section, service.delay, speed=speed
+        ),
+        HTML,
+        tournament_only,
     )
+    return _page(request, answer)
 
 
 # -- websocket -----------------------------------------------------------------------------------

@@ -33,8 +33,8 @@ AlertKind = Literal[
     "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
     "journal-not-writable",  # system: disk full or I/O error; events held in memory
     "export-failing",  # system: the --export folder cannot be written; retrying
+    "task-failed",  # system: a long-running task stopped on a software error; restarted
     "service-overloaded",  # the service is behind the boards: moves kept, but late
-    "service-fault",  # system: a part of the service failed (a rule, a step of a batch)
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -55,8 +55,8 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "arbiter-override",
     "journal-not-writable",
     "export-failing",
+    "task-failed",
     "service-overloaded",
-    "service-fault",
 )
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "RESULT_TAG",
     "UNPLAYED",
     "GameOutcome",
+    "event_games",
     "event_pgn",
     "event_title",
     "game_headers",
@@ -447,6 +448,18 @@ def section_pgn(
     return _section_text(_book(book, tournament), event, section, tournament, pairings)
 
 
+def event_games(
+    book: GameBook, event: EventConfig, *, tournament: TournamentState | None = None
+) -> list[GameState]:
+    """The games of `event_pgn`, in its order: sections in config order, then rounds, then
+    boards (a server that keeps each game's text joins those in this order)."""
+    full = _book(book, tournament)
+    order = {s.name: i for i, s in enumerate(event.sections)}
+    games = [g for g in full.games.values() if g.key.section in order]
+    games.sort(key=lambda g: (order[g.key.section], g.key.round, g.key.board))
+    return games
+
+
 def event_pgn(
     book: GameBook,
     event: EventConfig,
@@ -455,6 +468,5 @@ def event_pgn(
     pairings: TournamentState | None = None,
 ) -> str:
     """Every game of the event: sections in config order, then rounds, then boards."""
-    full = _book(book, tournament)
-    parts = (_section_text(full, event, s.name, tournament, pairings) for s in event.sections)
-    return _join(p for p in parts if p)
+    games = event_games(book, event, tournament=tournament)
+    return _join(game_pgn(g, event, tournament=tournament, pairings=pairings) for g in games)

@@ -105,6 +105,11 @@ class GameState:
         match event:
             case BoardAttached(board=board):
                 return _evolve(state, board=board)
+            case GameMove() | GameTakeback() if self.result is not None:
+                # A game with a result takes no moves: whatever a board reports after the
+                # end (a reset, the pieces set up again) is not this game. Only the
+                # arbiter's correction (LineCorrected) changes a finished game's line.
+                return self
             case GameMove():
                 if not 1 <= event.ply <= self.ply + 1:
                     raise GameError(

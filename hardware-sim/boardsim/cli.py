@@ -118,6 +118,11 @@ async def run(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+    if sim.failures:  # each was logged with its traceback when it happened
+        print(
+            f"boardsim: {len(sim.failures)} emulated player(s) or port(s) failed", file=sys.stderr
+        )
+        return 1
     return 0
 
 

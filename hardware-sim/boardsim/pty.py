@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import logging
 import os
 import random
 import termios
@@ -27,6 +28,8 @@ from boardsim.busline import BusLine
 from boardsim.clock import Side
 from boardsim.hostwire import HostParser
 from clocks.timesource import SystemTime, TimeSource
+
+log = logging.getLogger(__name__)
 
 BYTES_PER_SECOND = 960  # 9600 baud, 8N1: ten bits on the wire per byte
 MAX_PENDING = 64 * 1024  # output kept while the reader is slow; beyond that it is lost
@@ -74,6 +77,7 @@ class PtyHost:
         self._line_t = 0.0
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.failure: Exception | None = None  # why the pump stopped, if it failed
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -86,14 +90,16 @@ class PtyHost:
         return self
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-        self._close()
-        with contextlib.suppress(FileNotFoundError):
-            self.link.unlink()
+        try:
+            if self._task is not None:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task  # it never raises: a failure was logged in _run
+                self._task = None
+        finally:
+            self._close()
+            with contextlib.suppress(FileNotFoundError):
+                self.link.unlink()
 
     async def __aenter__(self) -> PtyHost:
         return await self.start()
@@ -237,12 +243,20 @@ class PtyHost:
     # -- the pump ----------------------------------------------------------------------
 
     async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.tick_interval)
-            if self._plugged and not self._listening:
-                self._poll_listener()
-            self._emit(self.device.tick(self.now()))
-            self._flush()
+        try:
+            while True:
+                await asyncio.sleep(self.tick_interval)
+                if self._plugged and not self._listening:
+                    self._poll_listener()
+                self._emit(self.device.tick(self.now()))
+                self._flush()
+        except Exception as exc:
+            # A bug in the emulated device: logged once with its traceback (not kept for
+            # stop() to find), and the port goes dead like a pulled cable, which the
+            # driver and the arbiter's desk notice.
+            log.exception("emulated port %s stopped: %s", self.link, exc)
+            self.failure = exc
+            self.unplug()
 
     def _poll_listener(self) -> None:
         """Try a read: EIO means nobody has the port open yet."""

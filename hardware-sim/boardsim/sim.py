@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import tempfile
 import time
@@ -32,6 +33,8 @@ from boardsim.script import (
     play,
 )
 from boardsim.timing import ScaledTime
+
+log = logging.getLogger(__name__)
 
 FIRST_SERIAL = 10001
 
@@ -162,6 +165,14 @@ def clean_stale_runs(root: Path | None = None, tmp: Path | None = None) -> list[
     return removed
 
 
+class _QuietGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """python-chess's builder without its ERROR log line per bad move: the caller turns
+    `game.errors` into one message for the user instead."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
 def load_games(path: Path | str) -> list[chess.pgn.Game]:
     """Every game of a PGN file; an error a user can act on if there is none."""
     p = Path(path)
@@ -171,7 +182,7 @@ def load_games(path: Path | str) -> list[chess.pgn.Game]:
         raise ValueError(f"cannot read PGN file {p}: {e.strerror}") from e
     games: list[chess.pgn.Game] = []
     with handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
+        while (game := chess.pgn.read_game(handle, Visitor=_QuietGameBuilder)) is not None:
             if game.errors:
                 raise ValueError(f"{p}: game {len(games) + 1} does not parse: {game.errors[0]}")
             games.append(game)
@@ -230,6 +241,7 @@ class Simulator:
         self.hosts: list[PtyHost] = []
         self.devices: list[DeviceInfo] = []
         self._players: list[asyncio.Task[None]] = []
+        self.failures: list[Exception] = []  # players (and ports) that stopped on an error
         self._registry: Path | None = None
 
     @property
@@ -287,10 +299,16 @@ class Simulator:
         )
 
     async def _play(self, host: PtyHost, index: int, game: chess.pgn.Game, number: int) -> None:
-        actions = self.actions_for(game, number)
-        if self.game_delay > 0:
-            await asyncio.sleep(self.game_delay)
-        await play(host, actions, self.clock, board=index, speed=self.speed)
+        try:
+            actions = self.actions_for(game, number)
+            if self.game_delay > 0:
+                await asyncio.sleep(self.game_delay)
+            await play(host, actions, self.clock, board=index, speed=self.speed)
+        except Exception as exc:
+            # Logged when it happens (wait_games may never be called); stop() finds it kept.
+            log.exception("emulated player %d (%s) stopped: %s", number + 1, host.link.name, exc)
+            self.failures.append(exc)
+            raise
 
     async def wait_games(self) -> None:
         """Until every scripted game has been played to its last move."""
@@ -314,21 +332,28 @@ class Simulator:
         self._registry = path
 
     async def stop(self) -> None:
+        """Stop the players and the ports and remove the registration, whatever failed
+        (a player's or port's error was logged when it happened and is in `failures`)."""
         for task in self._players:
             task.cancel()
-        for task in self._players:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._players.clear()
-        for host in self.hosts:
-            await host.stop()
-        self.hosts.clear()
-        if self._registry is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self._registry.unlink()
-            self._registry = None
-        with contextlib.suppress(OSError):
-            self.rundir.rmdir()  # only if empty: never remove what we did not create
+        try:
+            for task in self._players:
+                # A failed player was logged by _play and is kept in self.failures.
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            self._players.clear()
+        finally:
+            for host in self.hosts:
+                await host.stop()
+                if host.failure is not None:
+                    self.failures.append(host.failure)
+            self.hosts.clear()
+            if self._registry is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    self._registry.unlink()
+                self._registry = None
+            with contextlib.suppress(OSError):
+                self.rundir.rmdir()  # only if empty: never remove what we did not create
 
     async def __aenter__(self) -> Simulator:
         await self.start()

@@ -404,11 +404,12 @@
     const path = body.getAttribute("data-channel") === "arbiter" ? "/arbiter/ws" : "/ws";
     const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + path);
     BW.ws = ws;
-    ws.onopen = function () { backoff = 500; ws.send(JSON.stringify(subscription())); };
+    ws.onopen = function () { ws.send(JSON.stringify(subscription())); };
     ws.onmessage = function (ev) {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       if (msg.type === "snapshot") {
+        backoff = 500;  // served: a later drop reconnects quickly again
         BW.seq = msg.seq; BW.epoch = msg.epoch; BW.clockRate = msg.clock_rate || 1; BW.snapshot = msg;
         const delay = msg.delay ? " (delayed " + Math.round(msg.delay) + " s)" : "";
         status("live" + delay, "live");
@@ -426,9 +427,12 @@
       }
       for (const hook of BW.hooks) hook(msg);
     };
-    ws.onclose = function () {
+    ws.onclose = function (ev) {
       status("reconnecting…", "off");
-      setTimeout(connect, backoff);
+      // 1013: the server is busy (or this client kept falling behind); 1008: too many
+      // requests. Either way, come back later rather than sooner.
+      if (ev.code === 1013 || ev.code === 1008) backoff = Math.max(backoff, 5000);
+      setTimeout(connect, backoff + Math.random() * backoff / 2);
       backoff = Math.min(backoff * 2, 15000);
     };
   }

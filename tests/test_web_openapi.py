@@ -1,0 +1,109 @@
+"""What the OpenAPI description promises, the server does: round numbers of 1 to 6 digits,
+POST routes without a body taking no body, 405 (not 415) for a method a route lacks."""
+
+from __future__ import annotations
+
+from base64 import b64encode
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from web_support import CREDENTIALS, make_service, play_moves
+
+from broadcast.arbiter.alerts import Alert
+from broadcast.games.events import ResultProposed
+from broadcast.service import EventService
+from clocks.timesource import ManualTime
+from web.app import build_app
+from web.openapi import document
+
+BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
+GAME = "masters-r1-b1"
+
+
+@pytest.fixture
+async def env(tmp_path: Path) -> AsyncIterator[tuple[TestClient, EventService, ManualTime]]:
+    service, clock = make_service(tmp_path, delay=0.0)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    yield client, service, clock
+    await client.close()
+
+
+def _parameters(name: str) -> list[dict[str, Any]]:
+    out = []
+    for item in document()["paths"].values():
+        for op in item.values():
+            out += [p for p in op.get("parameters", []) if p["name"] == name]
+    return out
+
+
+async def test_round_numbers_are_one_to_six_digits_as_described(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, _, _ = env
+    rounds = _parameters("round")
+    assert len(rounds) == 5
+    assert all(p["schema"] == {"type": "integer", "minimum": 1, "maximum": 999_999} for p in rounds)
+    assert (await client.get("/api/v1/rounds/999999")).status == 404  # valid, not paired
+    assert (await client.get("/api/v1/rounds/1000000")).status == 400
+    path = "/api/v1/arbiter/sections/masters/rounds/{}/pairings"
+    for bad in ("1000000", "9" * 5000, "²"):
+        response = await client.post(path.format(bad), json={"engine": "dutch"}, headers=BASIC)
+        assert response.status == 400, bad
+
+
+async def test_confirm_and_acknowledge_take_no_body(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, service, clock = env
+    play_moves(service, GAME, ["e4", "e5"])
+    service.propose(ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings"))
+    service.commit(
+        [Alert("a1", "battery-low", "warning", "Masters", 1, 1, GAME, (), "9%", clock.now())]
+    )
+    confirmed = await client.post(f"/api/v1/arbiter/games/{GAME}/confirm", headers=BASIC)
+    assert confirmed.status == 200, await confirmed.text()
+    assert (await confirmed.json())["result"] == "1/2-1/2"
+    acked = await client.post("/api/v1/arbiter/alerts/a1/ack", headers=BASIC)
+    assert acked.status == 200 and (await acked.json()) == {"acknowledged": "a1"}
+    missing = await client.post("/api/v1/arbiter/games/nope/confirm", headers=BASIC)
+    assert missing.status == 404
+
+
+async def test_a_bodiless_post_from_another_site_is_still_refused(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    # A browser caches Basic credentials; a script on another site can POST without a body
+    # (fetch, no-cors), but it carries that site's Origin.
+    client, _, _ = env
+    foreign = {**BASIC, "Origin": "https://evil.example"}
+    response = await client.post(f"/api/v1/arbiter/games/{GAME}/confirm", headers=foreign)
+    assert response.status == 415
+    form = await client.post(
+        f"/api/v1/arbiter/games/{GAME}/confirm", data={"x": "1"}, headers=BASIC
+    )
+    assert form.status == 415  # a form always has a Content-Type: not JSON, refused
+    empty_form = await client.post(
+        f"/api/v1/arbiter/games/{GAME}/confirm",
+        headers={**BASIC, "Content-Type": "text/plain"},  # <form enctype=text/plain>, empty
+    )
+    assert empty_form.status == 415
+
+
+async def test_a_method_a_route_lacks_is_405(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, _, _ = env
+    for path in (
+        "/api/v1/arbiter/boards",
+        f"/api/v1/arbiter/games/{GAME}/confirm",
+        "/api/v1/event",
+    ):
+        for headers in (BASIC, {}):
+            response = await client.request("TRACE", path, headers=headers)
+            assert response.status == 405, (path, response.status)
+            assert response.headers["Allow"]
+            assert response.content_type == "application/json"

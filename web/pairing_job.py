@@ -1,0 +1,41 @@
+"""The pairing worker's program: `python -m web.pairing_job` reads one job (pickled by
+`web.pairing_worker`, our own process: a trusted pipe) from stdin, pairs the round with
+the FIDE Dutch engine and writes the outcome (pickled) to stdout.
+
+A program of its own rather than `multiprocessing`: a spawned or forkserver child
+re-imports the parent's main module (any script that runs a server without a `__main__`
+guard would run again), and a forked one inherits the parent's threads' locks.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from typing import Any
+
+
+def run(job: dict[str, Any]) -> tuple[str, Any]:
+    """("ok", pairings) or ("refused", why)."""
+    from broadcast.tournament.dutch import PairingError, pair_round
+
+    try:
+        pairings = pair_round(
+            job["crosstable"],
+            job["round"],
+            total_rounds=job["total_rounds"],
+            absent=job["absent"],
+        )
+    except PairingError as exc:
+        return ("refused", str(exc))
+    return ("ok", pairings)
+
+
+def main() -> None:
+    job = pickle.load(sys.stdin.buffer)
+    outcome = run(job)
+    sys.stdout.buffer.write(pickle.dumps(outcome))
+    sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    main()

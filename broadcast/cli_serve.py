@@ -283,7 +283,7 @@ async def serve(
             delay=args.delay,
         )
         service.load()
-    except ActionError as exc:
+    except (ActionError, JournalError) as exc:  # JournalError: an unreadable event, a full disk
         if sim is not None:
             await sim.stop()
         journal.close()

@@ -32,6 +32,7 @@ from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli_args import exposure, listen_host, non_negative_float
 from broadcast.cli_serve import arbiter_credentials, listen_problem, open_event_journal
 from broadcast.config import load_event
+from broadcast.journal import JournalError
 from broadcast.service import EventService
 from broadcast.supervisor import Supervisor
 from clocks.timecontrol import TimeControl
@@ -246,7 +247,11 @@ async def _demo(args: argparse.Namespace) -> int:
         service = EventService(
             config, journal, time=time, port_overrides=ports, live_round=1, delay=delay
         )
-        service.load()
+        try:
+            service.load()
+        except JournalError as exc:  # an event it cannot read, a full disk: one line
+            print(f"boardwire demo: {exc}", file=sys.stderr)
+            return 2
         credentials = arbiter_credentials()
         generated = credentials is None
         if credentials is None:

@@ -1,11 +1,24 @@
-"""Every event class the journal may hold, registered with the codec in one place."""
+"""Every event class the journal may hold: registered with the codec in one place, and
+named together as one type, `JournalEvent`."""
 
 from __future__ import annotations
 
 import dataclasses
 from types import ModuleType
 
+from boards.events import DriverEvent
+from broadcast.arbiter.alerts import Alert, AlertAcknowledged, AlertResolved, PlayerMarkedPresent
 from broadcast.codec import register
+from broadcast.games.events import GameEvent
+from broadcast.live_round import RoundStartMoved
+from broadcast.tournament.events import TournamentEvent
+from clocks.clocktimes import FlagFell
+
+ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent
+
+JournalEvent = DriverEvent | GameEvent | TournamentEvent | RoundStartMoved | ArbiterEvent | FlagFell
+"""What the journal holds: what the boards reported, the games and the tournament made of
+it, the live-round moves, the arbiter's alerts and actions, and the clocks' flag falls."""
 
 
 def _event_classes(module: ModuleType) -> list[type]:
@@ -41,11 +54,8 @@ def register_all() -> None:
         clocks.clocktimes,
         clocks.reading,
     ]
-    try:
-        import broadcast.arbiter.alerts
+    import broadcast.arbiter.alerts
 
-        modules.append(broadcast.arbiter.alerts)
-    except ImportError:  # the arbiter rules are optional in a partial install
-        pass
+    modules.append(broadcast.arbiter.alerts)
     for module in modules:
         register(*_event_classes(module))

@@ -1,19 +1,26 @@
-"""Reading an event's journal without running it: for standings, exports and audits."""
+"""Reading an event's journal without running it: for standings, exports and audits.
+
+The same fold as the running service (`EventState`), from the newest snapshot whose state
+fits and the journal after it; the journal is opened for reading only.
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig
 from broadcast.event_kinds import register_all
+from broadcast.event_state import EventState
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameEvent
+from broadcast.games.state import GameError
 from broadcast.journal import Journal, JournalError
-from broadcast.tournament.events import TournamentEvent
-from broadcast.tournament.state import TournamentState
+from broadcast.snapshot import read_state
+from broadcast.tournament.state import StateError, TournamentState
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -21,7 +28,7 @@ class EventRecord:
     config: EventConfig
     tournament: TournamentState
     book: GameBook
-    events: int
+    events: int  # the number of the last event folded
 
 
 def default_db(event: Path) -> Path:
@@ -29,9 +36,22 @@ def default_db(event: Path) -> Path:
     return event.with_suffix(".sqlite")
 
 
+def fold_journal(journal: Journal, config: EventConfig) -> EventState:
+    """The state the journal's events make, from its newest fitting snapshot on."""
+    state = read_state(journal, config) or EventState.new(config)
+    for entry in journal.read(state.seq):
+        try:
+            state = state.apply(entry.event, entry.seq)
+        except (GameError, StateError) as exc:
+            # As the service replays it: an event that did not fit was not applied then.
+            log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
+            state = state.at(entry.seq)
+    return state
+
+
 def read_event(event: Path, db: Path | None = None) -> EventRecord:
     """The event's tournament and games as the journal leaves them. Raises ConfigError,
-    or JournalError when there is no journal to read."""
+    or JournalError when there is no journal to read (or it cannot be read: one line)."""
     config = load_event(event)
     path = db or default_db(event)
     if not path.exists():
@@ -39,17 +59,9 @@ def read_event(event: Path, db: Path | None = None) -> EventRecord:
             f"no journal at {path}: run `boardwire serve {event}` first, or give --db PATH"
         )
     register_all()
-    journal = Journal(path)
-    tournament, book, count = TournamentState.new(config), GameBook(), 0
+    journal = Journal(path, readonly=True)
     try:
-        for entry in journal.read():
-            count += 1
-            item: Any = entry.event
-            if isinstance(item, TournamentEvent):
-                tournament = tournament.apply(item)
-                book = book.synced(tournament)
-            elif isinstance(item, GameEvent):
-                book = book.apply(item)
+        state = fold_journal(journal, config)
     finally:
         journal.close()
-    return EventRecord(config, tournament, book, count)
+    return EventRecord(config, state.tournament, state.book, state.seq)

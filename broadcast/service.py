@@ -1,16 +1,32 @@
 """The running event: boards, games, rules, journal and listeners wired together.
 
 The I/O shell around the pure core. Every input (a driver event, an arbiter action,
-the passing of time) becomes events; events are appended to the journal first (one
-transaction per batch, durable), then folded into the state, then announced to
-listeners (the web hub, exporters). A restart rebuilds the state from the journal and
-reconnects to the boards, whose drivers read back what happened meanwhile.
+the passing of time) becomes events; events are folded into a new `EventState` value
+and appended to the journal's open transaction together (a commit is all or nothing),
+then the arbiter rules react to them (what they raise is committed the same way), and
+once the transaction is durable everything is announced to listeners (the web hub,
+exporters). A restart rebuilds the state from the newest valid snapshot and the
+journal's tail, and reconnects to the boards, whose drivers read back what happened
+meanwhile. docs/architecture.md ("The commit path") explains the choices.
 
-Driver events are queued as they are read (stamped by the driver at reading) and handled
-together every BATCH_SECONDS, in one journal transaction: with hundreds of boards that is
-one fsync per batch instead of several per clock second of every board, and the fsync
-runs in a worker thread so that the boards' lines are served meanwhile. Nothing is
-announced (listeners, the web hub, rules' alerts, the public view, exports) before the
+Two kinds of transaction:
+
+- **Board batches.** Driver events are queued as they are read (stamped by the driver at
+  reading) and handled together every BATCH_SECONDS, in one journal transaction: with
+  hundreds of boards that is one fsync per batch, and the fsync runs in a worker thread
+  so that the boards' lines are served meanwhile. Each step of a batch (one driver
+  event, one board's due decision, the rules' timers, the live-round changes) is
+  guarded: a step that fails is logged once with its traceback and raised as a critical
+  alert, and what the steps before it (and it) committed stays, in the state and in the
+  journal alike. While the disk cannot take a batch, its rows are held in memory (the
+  boards' logs give them back if the process dies meanwhile).
+- **Actions** (`action()`; a `commit()` outside any transaction is one): an arbiter's
+  decision, in a transaction of its own that it waits for. It starts only once earlier
+  board events are durable, and returns only once its own rows are synced; otherwise
+  `NotDurable` (answered 503), and the state, the rules and the hall boards' followers
+  are put back as they were: nothing of it is applied.
+
+Nothing is announced (listeners, the web hub, the public view, exports) before its
 transaction is durable; only a live arbiter API read can see a batch's state during its
 fsync. Reconstruction decisions are ticked when they fall due (the press settled, the
 position stable), not at a fixed pace. When the service falls behind, the arbiter gets an
@@ -21,43 +37,32 @@ figures.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import datetime as dt
 import logging
 import time as _real
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
 
 from boards.busdriver import BusDriver, BusSettings
-from boards.events import (
-    BatterySeen,
-    BoardConnected,
-    BoardHealth,
-    BoardLost,
-    ClockSeen,
-    DriverEvent,
-    LogRecovered,
-    PositionSeen,
-)
+from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.link import Opener, open_serial
-from boards.position import BoardPosition
 from boards.reconstruction import Reconstructor
-from boards.recovery import RECENT_CHANGES, KnownBoard, changes_between
+from boards.recovery import KnownBoard
 from boards.single import SingleBoardDriver
 from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
-from broadcast.arbiter.rules import ArbiterRules, RulesConfig
+from broadcast.arbiter.rules import ArbiterRules, RulesConfig, RulesMemory
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.delayed import DelayedView
-from broadcast.event_kinds import register_all
+from broadcast.event_kinds import JournalEvent, register_all
+from broadcast.event_state import BoardStatus, EventState
 from broadcast.games.book import GameBook, section_boards
 from broadcast.games.events import (
     BoardAttached,
-    GameClock,
-    GameEvent,
     GameFlag,
     LineCorrected,
     ResultConfirmed,
@@ -67,10 +72,11 @@ from broadcast.games.events import (
 from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
-from broadcast.health import Health
-from broadcast.journal import Entry, Journal
-from broadcast.live_round import RoundStartMoved, current_round, due_round
+from broadcast.health import SYSTEM_PREFIX, Health
+from broadcast.journal import Entry, Journal, JournalError, JournalUnavailable, Transaction
+from broadcast.live_round import RoundStartMoved, StartOverrides, current_round, due_round
 from broadcast.overload import LagWatch
+from broadcast.snapshot import Snapshots
 from broadcast.supervisor import Backoff, SupervisedTask, Supervisor
 from broadcast.tournament.berger import berger_round
 from broadcast.tournament.dutch import PairingError, pair_round
@@ -95,7 +101,7 @@ from broadcast.tournament.state import (
 )
 from broadcast.tournament.trf import TrfError, read_trf
 from clocks.clocktimes import FlagFell
-from clocks.reading import ClockReading, NoClock, Side
+from clocks.reading import NoClock
 from clocks.timesource import TimeSource
 
 log = logging.getLogger(__name__)
@@ -127,23 +133,27 @@ MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
 # replies, each its own loop turn; one batch (one fsync, one web update) per turn would
 # leave the loop little time for the lines themselves with hundreds of boards.
 BATCH_SECONDS = 0.02
+FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
 
 
 class ActionError(ValueError):
     """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
 
 
+class NotDurable(JournalError):
+    """An arbiter action that could not be made durable (a full disk, the journal's file
+    gone): nothing of it was applied. The message says why (answered 503)."""
+
+
 @dataclass
 class HallBoard:
-    """One physical board of the hall and what the service knows about it now."""
+    """One physical board of the hall: its place (config), the game the live round puts on
+    it and the reconstruction following it; what the board said about itself comes from
+    the service's state (`name`, `connected`, ...)."""
 
     config: BoardConfig
-    name: str | None = None  # serial number once connected
-    connected: bool = False
-    battery: int | None = None
-    clock_present: bool | None = None
-    last_seen: float | None = None
-    missed_polls: int = 0
+    state: Callable[[], EventState] = field(repr=False, compare=False)
+    alone: bool = True  # the only board on its port (a single-board line)
     game: str | None = None
     follower: BoardToGame | None = None
     history: list[str] = field(default_factory=list)
@@ -151,6 +161,35 @@ class HallBoard:
     @property
     def number(self) -> int:
         return self.config.number
+
+    @property
+    def name(self) -> str | None:
+        """The DGT board's serial number once it has connected."""
+        return self.state().name_at(self.config.port, self.config.address, alone=self.alone)
+
+    @property
+    def status(self) -> BoardStatus:
+        return self.state().status_of(self.name)
+
+    @property
+    def connected(self) -> bool:
+        return self.status.connected
+
+    @property
+    def battery(self) -> int | None:
+        return self.status.battery
+
+    @property
+    def clock_present(self) -> bool | None:
+        return self.status.clock_present
+
+    @property
+    def last_seen(self) -> float | None:
+        return self.status.last_seen
+
+    @property
+    def missed_polls(self) -> int:
+        return self.status.missed_polls
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +199,35 @@ class PublicState:
     tournament: TournamentState
     book: GameBook
     seq: int = 0
+
+
+@dataclass
+class _Open:
+    """The open journal transaction: a board batch's or an action's."""
+
+    txn: Transaction
+    action: bool
+    entries: list[Entry] = field(default_factory=list)
+
+
+@dataclass
+class _InFlight:
+    """A board batch whose commit (its fsync) runs in the worker thread."""
+
+    entries: list[Entry]
+    future: concurrent.futures.Future[None]
+    done: bool = False
+
+
+@dataclass(frozen=True)
+class _Undo:
+    """What an action puts back when it cannot be made durable."""
+
+    state: EventState
+    rules: RulesMemory
+    hall: dict[int, tuple[str | None, BoardToGame | None]]
+    due: dict[int, float]
+    imported_byes: dict[tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]]
 
 
 def how_to_pair(section: str, number: int) -> str:
@@ -202,6 +270,7 @@ class EventService:
         bus_settings: BusSettings | None = None,
         health: Health | None = None,
         restart_backoff: Backoff | None = None,
+        snapshots: bool = True,
     ) -> None:
         register_all()
         self.rules = ArbiterRules(config, rules)
@@ -210,15 +279,19 @@ class EventService:
         self.time = time
         self.opener = opener
         self.tick_seconds = tick_seconds
-        self.tournament = TournamentState.new(config)
-        self.book = GameBook()
-        self.start_overrides: dict[tuple[str, int], dt.datetime] = {}
+        self.state = EventState.new(config)
         self.listeners: list[Listener] = []
         overrides = port_overrides or {}
+        placed = [replace(b, port=overrides.get(b.number, b.port)) for b in config.boards]
+        per_port: dict[str, int] = defaultdict(int)
+        for b in placed:
+            per_port[b.port] += 1
         self.hall: dict[int, HallBoard] = {
-            b.number: HallBoard(replace(b, port=overrides.get(b.number, b.port)))
-            for b in config.boards
+            b.number: HallBoard(b, self._current, alone=per_port[b.port] == 1) for b in placed
         }
+        self._on_port: dict[str, list[HallBoard]] = defaultdict(list)
+        for board in self.hall.values():
+            self._on_port[board.config.port].append(board)
         unknown = set(overrides) - set(self.hall)
         if unknown:
             raise ActionError(f"--board names boards not in the config: {sorted(unknown)}")
@@ -228,11 +301,6 @@ class EventService:
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
         self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
-        self.last_seq = 0
-        self._positions: dict[str, BoardPosition] = {}
-        self._recent: dict[str, deque[tuple[int, int]]] = {}
-        self._last_heard: dict[str, float] = {}
-        self._white_sides: dict[str, Side] = {}
         self._imported_byes: dict[
             tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]
         ] = {}
@@ -243,25 +311,71 @@ class EventService:
         # Driver events waiting for this loop turn's batch: (port, event, real time queued).
         self._inbox: list[tuple[str, DriverEvent, float]] = []
         self._drain_scheduled = False
-        self._batch: list[Entry] | None = None  # entries of the open batch, not yet announced
+        self._open: _Open | None = None  # the open transaction (a batch or an action)
+        self._inflight: _InFlight | None = None  # a batch being made durable in `_syncer`
+        self._system: list[JournalEvent] = []  # the service's own alerts, for the next batch
         self.lag = LagWatch(overload_after)
         self.bus_settings = bus_settings
         self.events_stored = 0  # journal entries written since start (for benchmarks)
         self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
         self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
-        self.syncing = False  # a batch's commit (its fsync) is running in `_syncer`
         self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
+        # The service's own troubles (a failing rule, a step of a batch) go to `health`
+        # too: desk alerts that are not journal events.
+        self._faults: dict[str, int] = {}
+        self._file_checked = 0.0
+        self.replayed = 0  # journal events replayed by `load` (after the snapshot)
+        self.snapshots = Snapshots(journal, config, self.rules.config, enabled=snapshots)
 
     # -- state ---------------------------------------------------------------------------------
 
+    def _current(self) -> EventState:
+        return self.state
+
+    @property
+    def tournament(self) -> TournamentState:
+        return self.state.tournament
+
+    @property
+    def book(self) -> GameBook:
+        return self.state.book
+
+    @property
+    def start_overrides(self) -> StartOverrides:
+        return self.state.start_overrides
+
+    @property
+    def last_seq(self) -> int:
+        return self.state.seq
+
+    @property
+    def syncing(self) -> bool:
+        """A batch's commit (its fsync) is running in the worker thread."""
+        return self._inflight is not None
+
     def load(self) -> None:
-        """Rebuild the state from the journal; a new journal gets the registrations and the
-        round-robin pairings; `--round R` moves that round's start to now."""
-        for entry in self.journal.read():
-            self._fold(entry.event)
-            self.last_seq = entry.seq
-            self._publish(entry.t, [entry])
-            self.rules.restore([entry.event])
+        """Rebuild the state from the newest snapshot that fits and the journal after it;
+        a new journal gets the registrations and the round-robin pairings; `--round R`
+        moves that round's start to now."""
+        restored = self.snapshots.restore()
+        if restored is not None:
+            self.state = restored.state
+            self.rules.recall(restored.rules)
+            self.public = DelayedView(self.delay, restored.public)
+            self.public.record(restored.t, PublicState(self.tournament, self.book, self.last_seq))
+        replayed = 0
+        for entry in self.journal.read(self.state.seq):
+            self._replay(entry)
+            replayed += 1
+        self.replayed = replayed
+        if restored is not None or replayed:
+            log.info(
+                "journal %s: %s, then %d event(s) replayed",
+                self.journal.path,
+                f"snapshot at event {restored.state.seq}" if restored else "no snapshot",
+                replayed,
+            )
+        self.snapshots.loaded(self.state.seq, replayed)
         if self._live_round_request is not None:
             # First, so that round R is the round being played when its pairings arrive.
             now = utc(self.time.now())
@@ -276,6 +390,18 @@ class EventService:
             self.commit(self._round_robin_pairings())
         self.attach_boards()
 
+    def _replay(self, entry: Entry) -> None:
+        try:
+            self.state = self.state.apply(entry.event, entry.seq)
+        except (GameError, StateError) as exc:
+            # The service never journals what does not fold (it folds first); an older
+            # boardwire did, and its live state went on without it: so does the replay.
+            log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
+            self.state = self.state.at(entry.seq)
+        self._publish(entry.t, [entry])
+        self.public.at(self.time.now())  # keep only what can still be shown
+        self.rules.restore([entry.event])
+
     def _round_robin_pairings(self) -> list[RoundPaired]:
         out = []
         for section in self.config.sections:
@@ -289,46 +415,6 @@ class EventService:
                         RoundPaired(section.name, r, tuple(berger_round(n, r, cycles)), "berger")
                     )
         return out
-
-    def _fold(self, event: Any) -> None:
-        if isinstance(event, TournamentEvent):
-            self.tournament = self.tournament.apply(event)
-            self.book = self.book.synced(self.tournament)
-        elif isinstance(event, RoundStartMoved):
-            self.start_overrides[(event.section, event.round)] = event.at
-        elif isinstance(event, GameEvent):
-            self.book = self.book.apply(event)
-            if isinstance(event, GameClock):
-                self._white_sides[event.game] = event.white_side
-            elif isinstance(event, ResultConfirmed):
-                self._unfollow(event.game)
-        elif isinstance(event, BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen):
-            self._fold_board_health(event)
-        elif isinstance(event, PositionSeen | LogRecovered):
-            self._remember_position(event)
-
-    def _fold_board_health(self, event: DriverEvent) -> None:
-        if isinstance(event, BoardConnected):
-            board = self._hall_for(event.info.port, event)
-            if board is not None:
-                board.name = event.board
-        else:
-            board = self._hall_by_name(event.board)
-        if board is None:
-            return
-        board.last_seen = event.t
-        if isinstance(event, BoardConnected):
-            board.connected = True
-            board.battery = event.info.battery_percent
-            board.clock_present = event.info.clock_present
-        elif isinstance(event, BoardLost):
-            board.connected = False
-        elif isinstance(event, BatterySeen):
-            board.battery = event.percent
-        elif isinstance(event, BoardHealth):
-            board.missed_polls = event.missed_polls
-        elif isinstance(event, ClockSeen):
-            board.clock_present = isinstance(event.reading, ClockReading)
 
     def _publish(self, t: float, entries: Sequence[Entry]) -> None:
         """Record the public snapshot; news that is public at once reaches older snapshots too."""
@@ -347,30 +433,11 @@ class EventService:
             self.public.amend(amend)
         self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
 
-    def _remember_position(self, event: PositionSeen | LogRecovered) -> None:
-        """Keep what a restarted driver needs to find its place in the board's log: the
-        last position and the real stream of square changes (as the board logged them;
-        only a board dump, which carries none, is turned into differences)."""
-        before = self._positions.get(event.board)
-        recent = self._recent.setdefault(event.board, deque(maxlen=RECENT_CHANGES))
-        if isinstance(event, LogRecovered):
-            recent.extend(c for step in event.steps[event.seen + 1 :] for c in step.changes)
-            position = event.final
-        else:
-            if event.change is not None:
-                recent.append(event.change)
-            elif before is not None:
-                recent.extend(changes_between(before, event.position))
-            position = event.position
-        self._positions[event.board] = position
-        self._last_heard[event.board] = event.t
-
     def known_board(self, name: str | None) -> KnownBoard | None:
-        if name is None or name not in self._positions:
+        memory = self.state.memory.get(name) if name is not None else None
+        if name is None or memory is None:
             return None
-        return KnownBoard(
-            name, self._positions[name], tuple(self._recent.get(name, ())), self._last_heard[name]
-        )
+        return KnownBoard(name, memory.position, memory.recent, memory.last_heard)
 
     def _first_start(self, board: HallBoard) -> KnownBoard | None:
         """A board the journal never saw whose game is under way: its driver rebuilds the
@@ -385,34 +452,120 @@ class EventService:
         )
         return KnownBoard(serial, None, (), self.time.now())
 
-    def commit(self, events: Sequence[Any], *, game: str | None = None) -> list[Entry]:
-        """Journal, then fold, then announce; then let the arbiter rules react, and commit
-        what they raise the same way. `game` names the game of events that carry none (a
-        flag fall from a board's clock). Returns every entry stored. Inside `batch()`,
-        the announcing waits until the whole batch is durable."""
-        if self._batch is None and self._inbox:
-            self.drain()  # board events read earlier go first: time never steps back
-        stored: list[Entry] = []
-        pending, from_rules = list(events), False
-        while pending:
-            batch = self._with_tournament_results(pending)
-            t = self.time.now()
-            seqs = self.journal.append(batch, t)
-            entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
-            for entry in entries:
-                self._fold(entry.event)
-                self.last_seq = entry.seq
-            self.events_stored += len(entries)
-            if self._batch is not None:
-                self._batch += entries
-            else:
-                self._announce(t, entries)
-            stored += entries
-            if from_rules:
-                break  # the rules applied their own events already; nothing more follows
-            pending = [new for e in entries for new in self.rules.observe(e.event, game=game)]
-            from_rules = True
+    # -- the commit path ---------------------------------------------------------------------
+
+    def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]:
+        """Fold, then journal (in the open transaction), then let the arbiter rules react,
+        and commit what they raise the same way. `game` names the game of events that carry
+        none (a flag fall from a board's clock). Returns every entry stored.
+
+        Outside a batch or an action this is an action of its own (see `action()`): it
+        returns once durable, or raises NotDurable with nothing applied. Events that do
+        not fit the state (GameError, StateError) raise before anything is kept; the rules
+        failing is logged and alerted, and never undoes the events they reacted to."""
+        if not events:
+            return []
+        if self._open is None:
+            with self.action():
+                return self.commit(events, game=game)
+        stored = self._store(list(events))
+        pending: list[JournalEvent] = []
+        for entry in stored:
+            try:
+                pending += self.rules.observe(entry.event, game=game)
+            except Exception as exc:
+                self._fault("the arbiter rules", exc, entry.event)
+        if pending:
+            try:
+                stored += self._store(pending)  # the rules folded these already
+            except Exception as exc:
+                self._fault("the arbiter rules' events", exc, pending[0])
         return stored
+
+    def _store(self, events: list[JournalEvent]) -> list[Entry]:
+        """The events (and the tournament results they make) folded into a new state and
+        added to the open transaction, together or not at all."""
+        assert self._open is not None
+        batch = self._with_tournament_results(events)
+        if not batch:
+            return []
+        state = self.state
+        for event in batch:
+            state = state.apply(event)
+        t = self.time.now()
+        seqs = self.journal.add(self._open.txn, batch, t)
+        self.state = state.at(seqs[-1])
+        entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
+        self._open.entries += entries
+        self.events_stored += len(entries)
+        for event in batch:
+            if isinstance(event, ResultConfirmed):
+                self._unfollow(event.game)  # a game with a result takes no more moves
+        return entries
+
+    @contextlib.contextmanager
+    def action(self) -> Iterator[None]:
+        """An arbiter action: its commits are one journal transaction of its own, written
+        and synced before the block ends, after every board event read before it. When it
+        cannot be made durable (NotDurable), or the block raises, the state, the rules and
+        the hall boards are put back as they were before it. Inside an open batch or
+        action, the block joins it."""
+        if self._open is not None:
+            yield
+            return
+        self._settle()
+        undo = self._undo_point()
+        txn = self.journal.begin()
+        self._open = opened = _Open(txn, action=True)
+        try:
+            yield
+            self._open = None
+            self.journal.commit_now(txn)
+        except JournalUnavailable as exc:
+            self._undo(undo)
+            log.warning("arbiter action not done: %s", exc)
+            raise NotDurable(str(exc)) from None
+        except BaseException:
+            self._open = None
+            if txn.state == "open":
+                self.journal.rollback(txn)
+            self._undo(undo)
+            raise
+        if opened.entries:
+            self._announce(opened.entries[-1].t, opened.entries)
+
+    def _undo_point(self) -> _Undo:
+        return _Undo(
+            self.state,
+            self.rules.memory(),
+            {n: (b.game, b.follower) for n, b in self.hall.items()},
+            dict(self._due),
+            dict(self._imported_byes),
+        )
+
+    def _undo(self, undo: _Undo) -> None:
+        # The followers an action replaced were not touched (it made new ones): the old
+        # ones are exactly as they were.
+        self.state = undo.state
+        self.rules.recall(undo.rules)
+        for number, (game, follower) in undo.hall.items():
+            board = self.hall[number]
+            board.game, board.follower = game, follower
+        self._due = undo.due
+        self._imported_byes = undo.imported_byes
+
+    def _settle(self) -> None:
+        """Before an action: the board batch being synced is finished (durable, or held),
+        and the board events read meanwhile are handled and written, in place."""
+        if self._inflight is not None:
+            concurrent.futures.wait([self._inflight.future])
+            self._finish_sync(self._inflight)
+        if self._inbox:
+            try:
+                with self.batch(in_place=True):
+                    self._handle_inbox()
+            except Exception:
+                log.exception("journal write failed: board events not stored")
 
     def _announce(self, t: float, entries: Sequence[Entry]) -> None:
         """Durable entries become visible: the public view, then the listeners."""
@@ -424,64 +577,108 @@ class EventService:
                 log.exception("listener failed")
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        """Commits inside are one journal transaction (one fsync); the state folds as they
-        come (later events of a board need the earlier ones), and nothing is announced
-        (listeners, the public view, exports) before the transaction is durable.
+    def batch(self, *, in_place: bool = False) -> Iterator[None]:
+        """Board events: commits inside are one journal transaction (one fsync), and
+        nothing is announced (listeners, the public view, exports) before it is durable.
+        Inside an open batch or action, the block joins it.
 
-        With an event loop running, the fsync runs in a worker thread: the loop goes on
-        reading the boards meanwhile, and the entries are announced when it is done. Until
-        then no other batch starts (`syncing`). Without a loop it is done in place."""
-        if self._batch is not None:
+        With an event loop running (and not `in_place`), the fsync runs in a worker
+        thread: the loop goes on reading the boards meanwhile, and the entries are
+        announced when it is done; until then no other batch starts (`syncing`). Without
+        a loop it is done in place. Whatever ends the block, what it committed is written:
+        board events folded are never taken back."""
+        if self._open is not None:
             yield
             return
-        if self.syncing:
-            raise RuntimeError("a batch is still being made durable")
-        self._batch = []
-        self.journal.begin()
+        if self._inflight is not None:
+            concurrent.futures.wait([self._inflight.future])
+            self._finish_sync(self._inflight)
+        txn = self.journal.begin()
+        self._open = opened = _Open(txn, action=False)
         try:
+            if self._system:
+                events, self._system = self._system, []
+                with self._step("the service's own alerts"):
+                    self.commit(events)
             yield
         except BaseException:
-            self._batch = None
-            self.journal.rollback()
+            self._open = None
+            self.journal.commit(txn)
+            self._synced(opened.entries)
             raise
-        entries, self._batch = self._batch, None
+        self._open = None
+        entries = opened.entries
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        if loop is None or not entries:
-            self.journal.commit()
+        if loop is None or in_place or not entries:
+            self.journal.commit(txn)
             self._synced(entries)
             return
-        self.syncing = True
-        done = loop.run_in_executor(self._syncer, self.journal.commit)
-        done.add_done_callback(lambda f: self._after_sync(f, entries))
+        self.journal.seal(txn)
+        future = self._syncer.submit(self.journal.commit, txn)
+        inflight = self._inflight = _InFlight(entries, future)
+        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._after_sync, inflight))
 
-    def _after_sync(self, done: asyncio.Future[None], entries: list[Entry]) -> None:
-        self.syncing = False
-        if done.cancelled() or done.exception() is not None:
-            # Not durable: never announced, never taken as stored. Loud, never silent.
-            log.error(
-                "journal commit failed: %d events not stored (%r)",
-                len(entries),
-                None if done.cancelled() else done.exception(),
-            )
-        else:
-            self._synced(entries)
+    def _after_sync(self, inflight: _InFlight) -> None:
+        if inflight.done:
+            return  # an action finished it first
+        self._finish_sync(inflight)
         self._report_lag()
         if self._inbox and not self._drain_scheduled:
             self._drain_scheduled = True
             asyncio.get_running_loop().call_soon(self.drain)
 
+    def _finish_sync(self, inflight: _InFlight) -> None:
+        if inflight.done:
+            return
+        inflight.done = True
+        if self._inflight is inflight:
+            self._inflight = None
+        failed = inflight.future.exception()
+        if failed is not None:
+            # Not durable: never announced, never taken as stored. Loud, never silent.
+            log.error(
+                "journal commit failed: %d events not stored (%r)", len(inflight.entries), failed
+            )
+        else:
+            self._synced(inflight.entries)
+
     def _synced(self, entries: list[Entry]) -> None:
         if entries:
             self._announce(entries[-1].t, entries)
             self.lag.journal(self.journal.last_commit_seconds)
+            self.snapshots.consider(self)
 
-    def _with_tournament_results(self, events: list[Any]) -> list[Any]:
+    @contextlib.contextmanager
+    def _step(self, what: str) -> Iterator[None]:
+        """One step of a batch: if it fails, what it committed stays, and so does the rest
+        of the batch; the failure is logged (once) and alerted."""
+        try:
+            yield
+        except Exception as exc:
+            self._fault(what, exc)
+
+    def _fault(self, what: str, exc: BaseException, event: object = None) -> None:
+        """Something of the service failed: logged once with its traceback (later repeats
+        counted), and a critical desk alert naming it for as long as the service runs."""
+        key = f"fault:{what}:{type(exc).__name__}"
+        seen = self._faults.get(key, 0)
+        self._faults[key] = seen + 1
+        about = f" on {type(event).__name__}" if event is not None else ""
+        if seen == 0:
+            log.error("%s failed%s: %r", what, about, exc, exc_info=exc)
+        message = (
+            f"{what} failed{about} ({type(exc).__name__}: {exc!s:.120}), "
+            f"{seen + 1} time(s); the board events are all kept, but what it should have "
+            "done is missing: check the games and alerts by hand, and report the log"
+        )
+        self.health.report(key, "task-failed", "critical", message, self.time.now())
+
+    def _with_tournament_results(self, events: list[JournalEvent]) -> list[JournalEvent]:
         """A game result that stands is also the tournament's result (by White's number)."""
-        out: list[Any] = []
+        out: list[JournalEvent] = []
         for event in events:
             out.append(event)
             if isinstance(event, ResultConfirmed):
@@ -563,8 +760,11 @@ class EventService:
                 board.follower = (
                     None if game_id is None else self._follower(board, self.book.get(game_id))
                 )
-                if game_id is not None and board.name is not None:
-                    attached.append(BoardAttached(game_id, board.name, self.time.now()))
+                name = board.name
+                if game_id is not None and name is not None:
+                    attached.append(BoardAttached(game_id, name, self.time.now()))
+        if not attached:
+            return
         self.commit(attached)
         for event in attached:
             shown = self._hall_by_name(event.board)
@@ -592,13 +792,14 @@ class EventService:
         if game.moves:
             reconstructor.resume(
                 [m.uci for m in game.moves],
-                white_side=self._white_sides.get(game.id),
+                white_side=self.state.white_sides.get(game.id),
                 clocks=[m.remaining for m in game.moves],
             )
-        follower = BoardToGame(board.name or f"board-{board.number}", game.id, reconstructor)
-        last = self._positions.get(board.name) if board.name is not None else None
-        if last is not None:
-            follower.seen(last)
+        name = board.name
+        follower = BoardToGame(name or f"board-{board.number}", game.id, reconstructor)
+        memory = self.state.memory.get(name) if name is not None else None
+        if memory is not None:
+            follower.seen(memory.position)
         return follower
 
     def _hall_by_name(self, name: str) -> HallBoard | None:
@@ -608,7 +809,7 @@ class EventService:
         return None
 
     def _hall_for(self, port: str, event: DriverEvent) -> HallBoard | None:
-        candidates = [b for b in self.hall.values() if b.config.port == port]
+        candidates = self._on_port.get(port, [])
         if len(candidates) == 1 and candidates[0].config.address is None:
             return candidates[0]
         if event.board.isdigit():
@@ -619,16 +820,17 @@ class EventService:
         return None
 
     def on_driver_event(self, port: str, event: DriverEvent) -> None:
+        """A driver's event for the board on `port`: with what its game makes of it, in
+        the open batch (a batch of its own if none is open)."""
         board = self._hall_for(port, event)
         if board is None:
             log.debug("event from a board not in the config: %s on %s", event.board, port)
             return
         if isinstance(event, BoardConnected) and board.name != event.board:
-            board.name = event.board
             log.info("hall board %d is DGT board %s on %s", board.number, event.board, port)
             if board.follower is not None:
                 board.follower.board = event.board
-        batch: list[Any] = [event]
+        batch: list[JournalEvent] = [event]
         if board.follower is not None:
             games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
             self._note_due(board)
@@ -636,18 +838,19 @@ class EventService:
             batch += _flags(passed, board.game)
             if isinstance(event, BoardConnected) and board.game is not None:
                 batch.append(BoardAttached(board.game, event.board, event.t))
-        self.commit(batch, game=board.game)
+        with self.batch():
+            self.commit(batch, game=board.game)
 
     def tick(self, *, full: bool = True) -> bool:
         """Time passes: the boards whose reconstruction has a decision due (its press
         settled, a position stable long enough), and with `full` the arbiter rules' timers
         and live round changes. False when a batch is still being made durable (try again
-        a moment later)."""
+        a moment later). Each of these is a step of the batch (see `_step`)."""
         if self.syncing:
             return False
         now = self.time.now()
         due = [n for n, t in self._due.items() if t <= now]
-        if not due and not full and not self._inbox:
+        if not due and not full and not self._inbox and not self._system:
             return True
         with self.batch():
             self._handle_inbox()  # events read before now come first
@@ -656,20 +859,41 @@ class EventService:
                 self._due.pop(number, None)
                 if board.follower is None:
                     continue
-                games, passed = board.follower.tick(now)
-                self.commit([*games, *_flags(passed, board.game)], game=board.game)
-                self._note_due(board)
+                with self._step(f"the reconstruction of hall board {number}"):
+                    games, passed = board.follower.tick(now)
+                    self.commit([*games, *_flags(passed, board.game)], game=board.game)
+                    self._note_due(board)
                 if self._due.get(number, now + 1) <= now:
                     # Nothing decided: look again at the pace of the old full tick.
                     self._due[number] = now + self.tick_seconds * self._speed
             if full:
-                self.commit(self.rules.tick(now))
-                self.attach_boards()
+                with self._step("the arbiter rules' timers"):
+                    self.commit(self.rules.tick(now))
+                with self._step("the live round's boards"):
+                    self.attach_boards()
                 for driver in self._drivers:
                     if isinstance(driver, BusDriver) and driver.last_cycle is not None:
                         self.lag.bus(driver.last_cycle, driver.port)
+                self._check_journal_file()
         self._report_lag()
         return True
+
+    def _check_journal_file(self) -> None:
+        """About once a second: is the journal's file still there? If not, refuse actions
+        (the journal's `problem`), and write a copy of it (off the loop)."""
+        real = _real.monotonic()
+        if real - self._file_checked < FILE_CHECK_SECONDS:
+            return
+        self._file_checked = real
+        if self.journal.gone is not None:
+            return
+        if self.journal.check_file() is not None:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                self.journal.rescue()
+            else:
+                self._syncer.submit(self.journal.rescue)
 
     # -- the loop-turn batch and the overload watch --------------------------------------------------
 
@@ -704,13 +928,12 @@ class EventService:
         items, self._inbox = self._inbox, []
         self.lag.queue(_real.monotonic() - items[0][2])
         for port, event, _ in items:
-            try:
+            with self._step(f"the board events from {port}"):
                 self.on_driver_event(port, event)
-            except Exception:
-                log.exception("board event from %s could not be processed: %r", port, event)
 
     def _report_lag(self) -> None:
-        """An alert and a log line when the service falls behind (once per episode)."""
+        """An alert and a log line when the service falls behind (once per episode); the
+        alert goes into the next batch."""
         news = self.lag.news()
         if news is None:
             return
@@ -733,17 +956,28 @@ class EventService:
                 "moves are kept but appear late: fewer boards on this computer, or a faster disk",
                 self.time.now(),
             )
-            self.commit([alert])
+            self._system.append(alert)
+            if self._open is None and not self.syncing:
+                self.drain_system()
         else:
             log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
+
+    def drain_system(self) -> None:
+        """Commit the service's own alerts waiting for a batch."""
+        if self._system and self._open is None and not self.syncing:
+            with self.batch():
+                pass
 
     # -- alerts -----------------------------------------------------------------------------------
 
     def alerts(self) -> list[Alert]:
-        """Alerts the arbiter has not acknowledged yet, oldest first."""
+        """The rules' alerts the arbiter has not acknowledged yet, oldest first (the
+        system's own, `health`, the desk shows before them)."""
         return self.rules.open_alerts()
 
     def acknowledge(self, alert_id: str, by: str) -> None:
+        if alert_id.startswith(SYSTEM_PREFIX) and self.health.acknowledge(alert_id):
+            return  # the service's own trouble: not a journal event
         if alert_id not in self.rules.alerts:
             raise ActionError(f"no alert {alert_id!r}")
         self.commit([AlertAcknowledged(alert_id, self.time.now(), by=by)])
@@ -786,8 +1020,9 @@ class EventService:
             game.apply(event)
         except GameError as exc:
             raise ActionError(str(exc)) from None
-        self.commit([event])
-        self._refollow(game_id)
+        with self.action():
+            self.commit([event])
+            self._refollow(game_id)
 
     def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
         game = self._game(game_id)
@@ -796,8 +1031,9 @@ class EventService:
             game.apply(event)
         except GameError as exc:
             raise ActionError(str(exc)) from None
-        self.commit([event])
-        self._refollow(game_id)
+        with self.action():
+            self.commit([event])
+            self._refollow(game_id)
 
     def _refollow(self, game_id: str) -> None:
         """After a correction, the board's reconstruction starts again from the new line,
@@ -809,10 +1045,11 @@ class EventService:
                 self._show_current_position(board)
 
     def _show_current_position(self, board: HallBoard) -> None:
-        position = self._positions.get(board.name) if board.name is not None else None
-        if board.follower is None or board.name is None or position is None:
+        name = board.name
+        memory = self.state.memory.get(name) if name is not None else None
+        if board.follower is None or name is None or memory is None:
             return
-        games, _ = board.follower.handle(PositionSeen(self.time.now(), board.name, position))
+        games, _ = board.follower.handle(PositionSeen(self.time.now(), name, memory.position))
         self._note_due(board)
         self.commit(games, game=board.game)
 
@@ -857,13 +1094,17 @@ class EventService:
             )
         else:
             event = RoundPaired(section, round_number, tuple(pairings), f"{source} ({by})")
-        self.tournament_event(event)
-        byes = self._imported_byes.pop((section, round_number, tuple(pairings)), ())
-        if source == "import" and byes:
-            # Vega's "H": the half-point bye it entered before pairing scores as such.
-            self.commit(
-                [ResultRecorded(section, round_number, p, code, reason="bye") for p, code in byes]
-            )
+        with self.action():
+            self.tournament_event(event)
+            byes = self._imported_byes.pop((section, round_number, tuple(pairings)), ())
+            if source == "import" and byes:
+                # Vega's "H": the half-point bye it entered before pairing scores as such.
+                self.commit(
+                    [
+                        ResultRecorded(section, round_number, p, code, reason="bye")
+                        for p, code in byes
+                    ]
+                )
 
     def _section_state(self, section: str) -> SectionState:
         try:
@@ -876,8 +1117,9 @@ class EventService:
             self.tournament.apply(event)
         except StateError as exc:
             raise ActionError(str(exc)) from None
-        self.commit([event])
-        self.attach_boards()
+        with self.action():
+            self.commit([event])
+            self.attach_boards()
 
     # -- running -----------------------------------------------------------------------------------
 
@@ -947,6 +1189,7 @@ class EventService:
                 self.drain()
             await asyncio.sleep(0.01)
         self._syncer.shutdown(wait=True)
+        self.snapshots.close()
 
     def _driver_failed(self, port: str, exc: Exception) -> None:
         """A driver's run() raised: its boards are not followed until it runs again, and
@@ -997,10 +1240,10 @@ class EventService:
         self._stopping.set()
 
 
-def _flags(passed: Sequence[Any], game: str | None) -> list[Any]:
+def _flags(passed: Sequence[object], game: str | None) -> list[FlagFell | GameFlag]:
     """A clock's flag falls (for the rules, which are told the game) and, as a game fact,
     whose flag it was (for the pages and the PGN)."""
-    out: list[Any] = []
+    out: list[FlagFell | GameFlag] = []
     for event in passed:
         if isinstance(event, FlagFell):
             out.append(event)
@@ -1009,4 +1252,4 @@ def _flags(passed: Sequence[Any], game: str | None) -> list[Any]:
     return out
 
 
-__all__ = ["ActionError", "EventService", "HallBoard", "NoClock"]
+__all__ = ["ActionError", "EventService", "HallBoard", "NoClock", "NotDurable", "PublicState"]

@@ -94,7 +94,8 @@ def big_service(
     service.load()
     tournament = paired(config, rounds)
     book = played(tournament, plies)
-    service.tournament, service.book = tournament, book
+    # A state made without events (the service's state is a value: replaced whole).
+    service.state = dataclasses.replace(service.state, tournament=tournament, book=book)
     state = PublicState(tournament, book, service.last_seq)
     service.public.record(T0, state)
     return service, state

@@ -27,11 +27,12 @@ def lost(n: int) -> BoardLost:
 def test_appends_in_a_transaction_are_seen_only_after_its_commit(tmp_path: Path) -> None:
     register_all()
     writer, reader = Journal(tmp_path / "j.sqlite"), Journal(tmp_path / "j.sqlite")
-    writer.begin()
-    assert writer.append([lost(1)], 1.0) == [1]
-    assert writer.append([lost(2), lost(3)], 2.0) == [2, 3]
+    txn = writer.begin()
+    assert writer.add(txn, [lost(1)], 1.0) == [1]
+    assert writer.add(txn, [lost(2), lost(3)], 2.0) == [2, 3]
     assert reader.last_seq() == 0  # another connection: nothing durable yet
-    done = threading.Thread(target=writer.commit)  # as the service does, off its loop
+    writer.seal(txn)
+    done = threading.Thread(target=writer.commit, args=(txn,))  # as the service does
     done.start()
     done.join()
     assert [e.event for e in reader.read()] == [lost(1), lost(2), lost(3)]
@@ -41,8 +42,8 @@ def test_appends_in_a_transaction_are_seen_only_after_its_commit(tmp_path: Path)
 def test_a_failed_transaction_stores_nothing(tmp_path: Path) -> None:
     register_all()
     journal = Journal(tmp_path / "j.sqlite")
-    with pytest.raises(RuntimeError), journal.transaction():
-        journal.append([lost(1)], 1.0)
+    with pytest.raises(RuntimeError), journal.transaction() as txn:
+        journal.add(txn, [lost(1)], 1.0)
         raise RuntimeError("boom")
     assert journal.last_seq() == 0
     journal.append([lost(2)], 2.0)

@@ -37,7 +37,8 @@ def make_service(
 
 
 def play_moves(service: EventService, game_id: str, sans: list[str]) -> None:
-    """Commit moves to a game as the board reconstruction would."""
+    """Commit moves to a game as the board reconstruction would (a board batch, written
+    before this returns)."""
     game = service.book.get(game_id)
     board = game.board_now()
     events = []
@@ -50,7 +51,8 @@ def play_moves(service: EventService, game_id: str, sans: list[str]) -> None:
                 game_id, len(board.move_stack), san, uci, board.fen(), service.time.now(), 5400.0
             )
         )
-    service.commit(events)
+    with service.batch(in_place=True):
+        service.commit(events)
 
 
 def free_port() -> int:

@@ -17,7 +17,7 @@ from urllib.parse import quote
 from aiohttp import hdrs, web
 
 from broadcast.health import SYSTEM_PREFIX, Health
-from broadcast.service import EventService
+from broadcast.service import EventService, NotDurable
 from web import openapi, routes_arbiter, routes_public, server
 from web.answers import Answers
 from web.auth import Auth
@@ -67,24 +67,33 @@ async def _system_ack(request: web.Request) -> bool:
     return False
 
 
+def _not_done(request: web.Request, message: str) -> web.StreamResponse:
+    if request.path.startswith("/arbiter/act/"):  # a desk form: back to the desk, said why
+        raise web.HTTPSeeOther("/arbiter?m=" + quote(f"Not done: {message}"))
+    response = error(503, f"not done: {message}")
+    response.headers["Retry-After"] = "10"
+    return response
+
+
 @web.middleware
 async def durable(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """While the journal cannot be written, refuse arbiter actions (503) instead of
-    acknowledging what a restart could lose; every read keeps working."""
-    failure = request.app[SERVICE].journal.failure
+    """While the journal cannot take an action durably (a full disk, its file deleted),
+    refuse arbiter actions (503) instead of acknowledging what a restart could lose; an
+    action that meets the problem itself (NotDurable: nothing of it was applied) gets the
+    same answer. Every read keeps working."""
+    problem = request.app[SERVICE].journal.problem
     if (
-        failure is not None
+        problem is not None
         and request.method not in ("GET", "HEAD", "OPTIONS")
         and (request.path.startswith(("/arbiter", "/api/v1/arbiter")))
         and request.path not in _NOT_DURABLE_OK
         and not await _system_ack(request)
     ):
-        if request.path.startswith("/arbiter/act/"):  # a desk form: back to the desk, said why
-            raise web.HTTPSeeOther("/arbiter?m=" + quote(f"Not done: {failure.message}"))
-        response = error(503, f"not done: {failure.message}")
-        response.headers["Retry-After"] = "10"
-        return response
-    return await handler(request)
+        return _not_done(request, problem.message)
+    try:
+        return await handler(request)
+    except NotDurable as exc:
+        return _not_done(request, str(exc))
 
 
 @web.middleware

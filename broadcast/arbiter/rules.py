@@ -5,6 +5,8 @@
     new = rules.observe(flag, game=gid)   # reconstruction events carry no game: name it
     new = rules.tick(now)                 # as time passes (epoch seconds)
     rules.restore(journal)                # after a restart: fold, emit nothing
+    memory = rules.memory()               # an immutable copy of what the engine knows
+    rules.recall(memory)                  # back to it (an action undone, a snapshot)
 
 Everything returned is a new event for the journal: `Alert`, `ResultProposed`,
 `ResultConfirmed` (automatic results when the event applies them at once),
@@ -21,7 +23,7 @@ default time), not with when the tick happened to run.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -52,13 +54,16 @@ from broadcast.arbiter.trouble import (
     too_long,
 )
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
+from broadcast.fold import fold_tournament
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     REASON_TEXT,
     BoardAttached,
     Colour,
     GameClock,
+    GameFlag,
     GameMove,
+    GameMoveClocked,
     GameResultText,
     GameSync,
     GameTakeback,
@@ -164,6 +169,48 @@ class _BoardWatch:
 Observable = Any  # any journal event: game, tournament, driver, reconstruction, arbiter
 
 
+@dataclass(frozen=True, slots=True)
+class WatchMemory:
+    """A `_Watch` as an immutable value."""
+
+    presence: Presence
+    proposed: frozenset[tuple[str, str, int]]
+    flagged: frozenset[str]
+    out_episode: int
+    press_out: tuple[float, str, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardWatchMemory:
+    """A `_BoardWatch` as an immutable value."""
+
+    game: str | None
+    last_seen: float | None
+    has_clock: bool
+    no_clock_episode: int
+    clock_missing: bool
+    lost_episode: int
+    silent: bool
+
+
+@dataclass(frozen=True)
+class RulesMemory:
+    """Everything an `ArbiterRules` knows, as an immutable value (`memory()`/`recall()`):
+    an action that cannot be made durable puts it back, and snapshots store it."""
+
+    tournament: TournamentState
+    book: GameBook
+    now: float
+    alerts: tuple[Alert, ...]  # in the order raised
+    acknowledged: frozenset[str]
+    resolved: frozenset[str]
+    watch: Mapping[str, WatchMemory]
+    boards: Mapping[str, BoardWatchMemory]
+    closed: frozenset[str]
+    counted: frozenset[tuple[str, int, int]]
+    start_overrides: Mapping[tuple[str, int], float]
+
+
 class ArbiterRules:
     """The arbiter's rules over one event. See the module docstring for the contract."""
 
@@ -196,6 +243,12 @@ class ArbiterRules:
         self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
         self._muted = False
         self._start_overrides: dict[tuple[str, int], float] = {}
+        # Open alerts (neither acknowledged nor resolved), in the order raised, and by the
+        # game, hall board and kind they are about: closing the alerts of one game or board
+        # looks at those alone, not at every alert of the event (that made a restart on a
+        # long journal quadratic).
+        self._open: dict[str, None] = {}
+        self._open_by: dict[tuple[str, str], dict[str, None]] = {}
         self._watch_new_games()
 
     # -- public API ------------------------------------------------------------------------
@@ -266,23 +319,118 @@ class ArbiterRules:
 
     def open_alerts(self) -> list[Alert]:
         """Alerts not acknowledged yet and whose cause has not ended, oldest first."""
-        return [
-            a
-            for a in self.alerts.values()
-            if a.id not in self.acknowledged and a.id not in self.resolved
-        ]
+        return [self.alerts[i] for i in self._open]
+
+    def memory(self) -> RulesMemory:
+        """What the engine knows now, as an immutable value."""
+        return RulesMemory(
+            tournament=self.tournament,
+            book=self.book,
+            now=self.now,
+            alerts=tuple(self.alerts.values()),
+            acknowledged=frozenset(self.acknowledged),
+            resolved=frozenset(self.resolved),
+            watch={
+                g: WatchMemory(
+                    w.presence,
+                    frozenset(w.proposed),
+                    frozenset(w.flagged),
+                    w.out_episode,
+                    w.press_out,
+                )
+                for g, w in self._watch.items()
+            },
+            boards={
+                n: BoardWatchMemory(
+                    b.game,
+                    b.last_seen,
+                    b.has_clock,
+                    b.no_clock_episode,
+                    b.clock_missing,
+                    b.lost_episode,
+                    b.silent,
+                )
+                for n, b in self._boards.items()
+            },
+            closed=frozenset(self._closed),
+            counted=frozenset(self._counted),
+            start_overrides=dict(self._start_overrides),
+        )
+
+    def recall(self, memory: RulesMemory) -> None:
+        """Know exactly what `memory` knew (and nothing since)."""
+        self.tournament, self.book, self.now = memory.tournament, memory.book, memory.now
+        self.alerts = {a.id: a for a in memory.alerts}
+        self.acknowledged = set(memory.acknowledged)
+        self.resolved = set(memory.resolved)
+        self._watch = {
+            g: _Watch(
+                w.presence,
+                set(w.proposed),
+                set(w.flagged),  # type: ignore[arg-type]
+                w.out_episode,
+                w.press_out,  # type: ignore[arg-type]
+            )
+            for g, w in memory.watch.items()
+        }
+        self._boards = {
+            n: _BoardWatch(
+                b.game,
+                b.last_seen,
+                b.has_clock,
+                b.no_clock_episode,
+                b.clock_missing,
+                b.lost_episode,
+                b.silent,
+            )
+            for n, b in memory.boards.items()
+        }
+        self._closed = set(memory.closed)
+        self._counted = set(memory.counted)
+        self._start_overrides = dict(memory.start_overrides)
+        self._next_due = -math.inf  # rescan the time rules
+        self._open, self._open_by = {}, {}
+        for alert in memory.alerts:
+            self._index(alert)
+
+    # -- the open alerts' index ------------------------------------------------------------
+    def _index(self, alert: Alert) -> None:
+        if alert.id in self.acknowledged or alert.id in self.resolved:
+            return
+        self._open[alert.id] = None
+        for key in _index_keys(alert):
+            self._open_by.setdefault(key, {})[alert.id] = None
+
+    def _unindex(self, alert_id: str) -> None:
+        if self._open.pop(alert_id, 0) is None:
+            for key in _index_keys(self.alerts[alert_id]):
+                bucket = self._open_by.get(key)
+                if bucket is not None:
+                    bucket.pop(alert_id, None)
+                    if not bucket:
+                        del self._open_by[key]
+
+    def _open_about(self, what: str, value: str) -> list[Alert]:
+        """Open alerts whose `what` (game, hall board, kind) is `value`, oldest first."""
+        return [self.alerts[i] for i in self._open_by.get((what, value), {})]
 
     # -- dispatch --------------------------------------------------------------------------
     def _handle(self, event: Observable, game: str | None) -> list[Observable]:
         match event:
             case Alert():
-                self.alerts.setdefault(event.id, event)
+                if event.id not in self.alerts:
+                    self.alerts[event.id] = event
+                    self._index(event)
                 return []
             case AlertAcknowledged():
                 self.acknowledged.add(event.alert)
+                if event.alert in self.alerts:
+                    self._unindex(event.alert)
                 return []
             case AlertResolved():
                 self.resolved.add(event.alert)
+                if event.alert in self.alerts:
+                    self._unindex(event.alert)
                 return []
             case PlayerMarkedPresent():
                 return self._mark_present(event.game, event.colour, event.t)
@@ -308,6 +456,12 @@ class ArbiterRules:
                 return self._flag(event, game)
             case BoardConnected() | BoardLost() | BoardHealth() | BatterySeen() | ClockSeen():
                 return self._board_event(event, game)
+            case GameMoveClocked() | GameFlag():
+                # Nothing to decide, but folded too: the engine's games stay the service's
+                # (and a snapshot stores them once for both).
+                if event.game in self.book.games:
+                    self.book = self.book.apply(event)
+                return []
             case (
                 BoardAttached()
                 | GameMove()
@@ -327,9 +481,10 @@ class ArbiterRules:
 
     # -- tournament ------------------------------------------------------------------------
     def _fold_tournament(self, event: Any) -> None:
-        self.tournament = self.tournament.apply(event)
-        self.book = self.book.synced(self.tournament)
-        self._watch_new_games()
+        before = self.book
+        self.tournament, self.book = fold_tournament(self.tournament, self.book, event)
+        if self.book is not before:
+            self._watch_new_games()
         if isinstance(event, ResultRecorded):
             self._close_by_pairing(event)
 
@@ -421,7 +576,8 @@ class ArbiterRules:
                 if watch is not None:
                     watch.press_out = None
                 return self._resolve(
-                    lambda a: a.game == game.id and a.kind in ("out-of-sync", "illegal-move-stood"),
+                    self._open_about("game", game.id),
+                    lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
                     event.t,
                     "the board matches the game again",
                 )
@@ -464,11 +620,8 @@ class ArbiterRules:
         watch.presence = Presence(t, p.black) if colour == "white" else Presence(p.white, t)
         missing = {self._name_of(game, c) for c in absent_colours(watch.presence, math.inf)}
         return self._resolve(
-            lambda a: (
-                a.game == game_id
-                and a.kind in PRESENCE_KINDS
-                and not missing.intersection(a.players)
-            ),
+            self._open_about("game", game_id),
+            lambda a: a.kind in PRESENCE_KINDS and not missing.intersection(a.players),
             t,
             "the players are at the board",
         )
@@ -477,28 +630,36 @@ class ArbiterRules:
         """The game's result stands: stop watching it, close the alerts it ends."""
         self._close(game.id)
         return self._resolve(
-            lambda a: a.game == game.id and a.kind in ENDS_WITH_THE_GAME,
+            self._open_about("game", game.id),
+            lambda a: a.kind in ENDS_WITH_THE_GAME,
             confirmed.t,
             f"result {confirmed.result} ({confirmed.by})",
         )
 
-    def _resolve(self, which: Any, t: float, why: str) -> list[Observable]:
-        """Close the open alerts `which` selects: their cause has ended."""
+    def _resolve(
+        self, among: Iterable[Alert], which: Callable[[Alert], bool], t: float, why: str
+    ) -> list[Observable]:
+        """Close the open alerts `among` that `which` selects: their cause has ended."""
         out: list[Observable] = []
-        for alert in self.open_alerts():
+        for alert in among:
             if which(alert):
                 self.resolved.add(alert.id)
+                self._unindex(alert.id)
                 out.append(AlertResolved(alert.id, t, why))
         return self._emit(out)
 
     def _tournament_resolutions(self, event: Any) -> list[Observable]:
         if isinstance(event, PlayerWithdrawn):
             wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
-            return self._resolve(lambda a: a.id == wanted, self.now, "player withdrawn")
+            among = [self.alerts[wanted]] if wanted in self._open else []
+            return self._resolve(among, lambda a: True, self.now, "player withdrawn")
         if isinstance(event, ByeGranted):
             prefix = f"bye-refused:{event.section}:{event.round}:{event.player}:"
             return self._resolve(
-                lambda a: a.id.startswith(prefix), event.at.timestamp(), "bye granted"
+                self._open_about("kind", "bye-refused"),
+                lambda a: a.id.startswith(prefix),
+                event.at.timestamp(),
+                "bye granted",
             )
         return []
 
@@ -508,7 +669,8 @@ class ArbiterRules:
         key = game.ply if proposal.reason in POSITION_REASONS else 0
         alert_id = f"result-proposed:{game.id}:{proposal.reason}:{proposal.result}:{key}"
         out = self._resolve(
-            lambda a: a.game == game.id and a.kind == "result-proposed" and a.id != alert_id,
+            self._open_about("game", game.id),
+            lambda a: a.kind == "result-proposed" and a.id != alert_id,
             proposal.t,
             f"superseded by {proposal.result} ({proposal.reason})",
         )
@@ -909,7 +1071,8 @@ class ArbiterRules:
         if isinstance(event, BoardHealth) and not polls_missed(event.missed_polls, cfg):
             ended.add("bus-polls-missed")
         return self._resolve(
-            lambda a: a.hall_board == event.board and a.kind in ended,
+            self._open_about("board", event.board) if ended else [],
+            lambda a: a.kind in ended,
             event.t,
             f"board {event.board} is back",
         )
@@ -1027,6 +1190,7 @@ class ArbiterRules:
             reason=reason,
         )
         self.alerts[alert_id] = alert
+        self._index(alert)
         return self._emit([alert])
 
     def _emit(self, events: list[Observable]) -> list[Observable]:
@@ -1089,6 +1253,15 @@ def _time_of(event: Any) -> float | None:
     if at is not None and hasattr(at, "timestamp"):
         return cast(float, at.timestamp())
     return None
+
+
+def _index_keys(alert: Alert) -> list[tuple[str, str]]:
+    keys: list[tuple[str, str]] = [("kind", alert.kind)]
+    if alert.game:
+        keys.append(("game", alert.game))
+    if alert.hall_board:
+        keys.append(("board", alert.hall_board))
+    return keys
 
 
 def _is_tournament_event(event: Any) -> bool:

@@ -101,10 +101,10 @@ class GameState:
     def apply(self, event: GameEvent) -> GameState:
         first: float | None
         t = getattr(event, "t", None)
-        state = replace(self, last_update=t) if t is not None else self
+        state = _evolve(self, last_update=t) if t is not None else self
         match event:
             case BoardAttached(board=board):
-                return replace(state, board=board)
+                return _evolve(state, board=board)
             case GameMove() | GameTakeback() if self.result is not None:
                 # A game with a result takes no moves: whatever a board reports after the
                 # end (a reset, the pieces set up again) is not this game. Only the
@@ -125,7 +125,7 @@ class GameState:
                     event.software_clock,
                 )
                 first = self.first_activity if self.first_activity is not None else event.t
-                return replace(
+                return _evolve(
                     state, moves=(*self.moves[: event.ply - 1], record), first_activity=first
                 )
             case GameMoveClocked(ply=ply):
@@ -135,9 +135,9 @@ class GameState:
                 moves[ply - 1] = replace(
                     moves[ply - 1], remaining=event.remaining, spent=event.spent
                 )
-                return replace(state, moves=tuple(moves))
+                return _evolve(state, moves=tuple(moves))
             case GameTakeback(ply=ply):
-                return replace(state, moves=self.moves[: max(ply, 0)])
+                return _evolve(state, moves=self.moves[: max(ply, 0)])
             case GameClock():
                 if self.result is not None:
                     # The game is over: a clock left running (players gone, kings signal
@@ -152,7 +152,7 @@ class GameState:
                     and event.running != self.running
                 ):
                     first = event.t  # a press: somebody is at the board
-                return replace(
+                return _evolve(
                     state,
                     white_clock=event.white,
                     black_clock=event.black,
@@ -160,7 +160,7 @@ class GameState:
                     first_activity=first,
                 )
             case GameSync(in_sync=in_sync):
-                return replace(
+                return _evolve(
                     state,
                     in_sync=in_sync,
                     out_since=None
@@ -175,12 +175,12 @@ class GameState:
                 ended = self.result is not None or (
                     self.proposal is not None and self.proposal.reason != "flag-fall"
                 )
-                return state if self.flag is not None or ended else replace(state, flag=colour)
+                return state if self.flag is not None or ended else _evolve(state, flag=colour)
             case ResultProposed():
-                return replace(state, proposal=event)
+                return _evolve(state, proposal=event)
             case ResultConfirmed():
                 # The clocks stop with the result (see GameClock): none runs on the pages.
-                return replace(
+                return _evolve(
                     state,
                     result=event.result,
                     result_reason=event.reason,
@@ -188,14 +188,23 @@ class GameState:
                     running=None,
                 )
             case LineCorrected(ucis=ucis):
-                return replace(state, moves=_line(self.start_fen, ucis, self.moves, self.id))
+                return _evolve(state, moves=_line(self.start_fen, ucis, self.moves, self.id))
             case StartPositionSet(fen=fen):
                 try:
                     chess.Board(fen)
                 except ValueError as exc:
                     raise GameError(f"{self.id}: not a FEN: {fen!r} ({exc})") from None
-                return replace(state, start_fen=fen, moves=())
+                return _evolve(state, start_fen=fen, moves=())
         raise GameError(f"not a game event: {event!r}")
+
+
+def _evolve(state: GameState, **changes: object) -> GameState:
+    """`dataclasses.replace` without its per-field checks: a game folds thousands of clock
+    readings, and `replace` was most of the journal's replay time."""
+    new = object.__new__(GameState)
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _line(

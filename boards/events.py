@@ -104,7 +104,10 @@ class LogRecovered:
     what the host last saw live (-1: `start` itself); steps after it happened while nobody
     listened. `anchor` says where `start` comes from: "setup" (a start position the board
     logged), "absolute" (a power-up or start-game dump, an empty board) or "known" (the
-    host's own last position)."""
+    host's own last position). `placed=False`: what the host last saw is not in the log
+    (it wrapped past it, or a power cycle left only what came after): the steps begin at
+    the log's last anchor, and moves made between may be missing, for the arbiter to
+    check."""
 
     t: float
     board: str
@@ -112,6 +115,7 @@ class LogRecovered:
     steps: tuple[LogStep, ...]
     seen: int
     anchor: Literal["setup", "absolute", "known"] = "known"
+    placed: bool = True
 
     def positions(self) -> list[BoardPosition]:
         """The position after each step."""

@@ -244,6 +244,12 @@ class Simulator:
             raise ValueError(f"--boards takes 1 to 99 boards, not {boards}")
         if first_serial < 1 or first_serial + boards - 1 > 99999:
             raise ValueError("serial numbers must stay within 00001..99999 (5 digits)")
+        addresses = [(first_serial + i) & 0x3FFF for i in range(boards)]
+        if 0 in addresses or (bus and len(set(addresses)) != len(addresses)):
+            raise ValueError(
+                "serial numbers 16384 apart share a bus address (its 14 bits), and a multiple "
+                "of 16384 answers at 0, the broadcast address: choose other serials"
+            )
         variants = [firmware] if isinstance(firmware, str | Firmware) else list(firmware)
         self.firmware = [firmware_named(f) for f in variants] or [firmware_named(DEFAULT_FIRMWARE)]
         for loss in power_losses:

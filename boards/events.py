@@ -52,6 +52,32 @@ class BoardLost:
 
 
 @dataclass(frozen=True, slots=True)
+class DriverFault:
+    """A software error (not the board, not the cable) stopped the driver's work on a
+    board: it was logged with its traceback, the board is reported lost, and the driver
+    reconnects with backoff. `error` names the exception (`ValueError: ...`)."""
+
+    t: float
+    board: str
+    port: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogGap:
+    """The board's log could not fill an outage (the board rebooted, was away, or the
+    service restarted): our place in it was not found, nothing usable was logged, or
+    reading it failed (`reason`). The driver went on from what the board shows now (its
+    dump, or the log from its last anchor): moves made in the gap may be missing or wrong,
+    and an arbiter should check the moves after the last one known before it."""
+
+    t: float
+    board: str
+    port: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class PositionSeen:
     """A full position on the board. `recovered` marks positions replayed from the EEPROM log
     after a disconnect: they happened between the loss and the reconnect, `t` is an estimate."""
@@ -157,6 +183,8 @@ class BoardHealth:
 DriverEvent = (
     BoardConnected
     | BoardLost
+    | DriverFault
+    | LogGap
     | PositionSeen
     | ClockSeen
     | ClockStamped

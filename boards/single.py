@@ -5,6 +5,14 @@ timestamped positions and clock readings. A port error or a board that stops ans
 the periodic serial-number poll ends the session: the driver reports the loss, reopens
 the port with backoff, and on reconnect reads the board's EEPROM log so that moves made
 while the cable was out are recovered.
+
+A board that rebooted (a power glitch, a watchdog reset) comes back idle: it answers the
+polls but sends no field updates. The driver notices within seconds, by the clock that
+stops reporting although it was running (a board in UPDATE_NICE reports a running clock
+every second), or by a periodic board dump that differs from what the updates said; it
+then ends the session like any loss, and the reconnect puts the board back in update
+mode and reads the moves in between from its log (the reboot's POWERUP and piece dump
+are an anchor there).
 """
 
 from __future__ import annotations
@@ -38,7 +46,9 @@ from boards.events import (
     BoardLost,
     ClockSeen,
     DriverEvent,
+    DriverFault,
     Emit,
+    LogGap,
     LogRecovered,
 )
 from boards.link import Link, LinkError, Opener, open_serial
@@ -65,6 +75,11 @@ class BoardError(Exception):
     """The port answered, but not like a DGT board (or not in time)."""
 
 
+class BoardRestarted(BoardError):
+    """The board answers but no longer streams: it rebooted (update mode lost) or its
+    updates and its dump disagree. The session ends; the reconnect reads its log."""
+
+
 @dataclass(frozen=True, slots=True)
 class DriverSettings:
     reply_timeout: float = 2.0  # a handshake answer
@@ -74,8 +89,13 @@ class DriverSettings:
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     recover_log: bool = True
     log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
-    battery_every: float = 60.0
-    verify_every: float = 20.0  # compare with a board dump this often  # Bluetooth boards: how often to ask for the battery
+    battery_every: float = 60.0  # Bluetooth boards: how often to ask for the battery
+    verify_every: float = 5.0  # compare with a board dump this often (a reboot, a lost update)
+    check_every: float = 0.25  # how often the driver's own timers look
+    # A running clock in UPDATE_NICE reports every second: this long without a report (in
+    # event time, and at least `clock_silent_real` real seconds) means the board rebooted.
+    clock_silent_after: float = 3.0
+    clock_silent_real: float = 0.75
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -110,6 +130,8 @@ class SingleBoardDriver(Supervised):
         self._early: list[BoardMessage] | None = None
         self._lost_at: float | None = None
         self._clock_lock = asyncio.Lock()
+        self._clock_rx = (0.0, 0.0)  # (event time, real time) of the last clock report
+        self.restarts_seen = 0  # sessions ended because the board stopped streaming
 
     @property
     def position(self) -> BoardPosition | None:
@@ -127,14 +149,25 @@ class SingleBoardDriver(Supervised):
     def dropped_bytes(self) -> int:
         return self._decoder.dropped
 
+    @property
+    def describe(self) -> str:
+        return f"driver of board {self.name} on {self.port}"
+
     retry_on = (LinkError, BoardError)
 
     def _failed(self, exc: Exception) -> bool:
+        if isinstance(exc, BoardRestarted):
+            self.restarts_seen += 1
         if self.connected:
             self._lose(str(exc))
             return True
         log.debug("%s: %s", self.port, exc)
         return False
+
+    def _faulted(self, exc: Exception, error: str) -> None:
+        self._emit(DriverFault(self._time.now(), self.name, self.port, error))
+        if self.connected:
+            self._lose(f"software error in the driver ({error}); reconnecting")
 
     async def _cleanup(self) -> None:
         await self._close_link()
@@ -189,23 +222,52 @@ class SingleBoardDriver(Supervised):
                 self._dispatch(message)
 
     async def _poll_loop(self) -> None:
-        last_battery = last_check = _monotonic()
+        s = self.settings
+        last_poll = last_battery = last_check = _monotonic()
+        self._clock_rx = (self._time.now(), last_poll)
         while True:
-            await asyncio.sleep(self.settings.poll_interval)
+            await asyncio.sleep(min(s.check_every, s.poll_interval))
             now = _monotonic()
             silent = now - self._last_rx
-            if silent > self.settings.dead_after:
+            if silent > s.dead_after:
                 raise LinkError(f"no answer for {silent:.1f} s")
+            self._check_streaming(now)
+            if now - last_poll < s.poll_interval:
+                continue
+            last_poll = now
             self._send(Command.RETURN_SERIALNR)
-            if now - last_check >= self.settings.verify_every:
-                # A lost field update would leave our picture wrong for good: compare with
-                # the board itself now and then.
+            if now - last_check >= s.verify_every:
+                # A lost field update, or a board that rebooted and stopped streaming,
+                # would leave our picture wrong for good: compare with the board itself.
                 last_check = now
                 self._send(Command.SEND_BRD)
             has_battery = self.info is not None and self.info.battery_percent is not None
-            if has_battery and now - last_battery >= self.settings.battery_every:
+            if has_battery and now - last_battery >= s.battery_every:
                 last_battery = now
                 self._send(Command.SEND_BATTERY_STATUS)
+
+    def _check_streaming(self, real: float) -> None:
+        """A clock that was running and stopped reporting: the board is no longer in
+        update mode (a reboot answers polls but streams nothing)."""
+        clock = self._stream.clock
+        if not isinstance(clock, ClockReading) or clock.running_side is None:
+            return
+        if (
+            clock.seconds(clock.running_side) <= 0
+            or clock.left_final_flag
+            or clock.right_final_flag
+        ):
+            return  # a fallen flag: the display stands still
+        event_t, real_t = self._clock_rx
+        quiet = self._time.now() - event_t
+        if (
+            quiet > self.settings.clock_silent_after
+            and real - real_t > self.settings.clock_silent_real
+        ):
+            raise BoardRestarted(
+                f"the clock was running but the board has sent nothing for {quiet:.0f} s "
+                "(rebooted? a power glitch?); reading its log"
+            )
 
     def _send(self, command: Command | bytes) -> None:
         if self._link is None:
@@ -241,9 +303,24 @@ class SingleBoardDriver(Supervised):
         s = self.settings
         version = await self._ask(Command.SEND_VERSION, Version, s.reply_timeout)
         serial = await self._ask(Command.RETURN_SERIALNR, SerialNumber, s.reply_timeout)
-        long_serial = await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
-        battery = await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
         reconnect = self.info is not None and self.info.serial == serial.text
+        # Questions only some boards answer cost a timeout each on the others: a board
+        # met before is not asked again what it did not answer then (a reconnect after a
+        # reboot is a race against the moves being made meanwhile).
+        ask_long = not reconnect or (self.info is not None and self.info.long_serial is not None)
+        ask_battery = not reconnect or (
+            self.info is not None and self.info.battery_percent is not None
+        )
+        long_serial = (
+            await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
+            if ask_long
+            else None
+        )
+        battery = (
+            await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
+            if ask_battery
+            else None
+        )
         position, recent = self.position, self._stream.recent.as_tuple()
         known = self._known
         first_start = False
@@ -257,7 +334,8 @@ class SingleBoardDriver(Supervised):
         # field updates and clock readings, replayed in order once the board is identified.
         self._send(Command.SEND_UPDATE_NICE)
         self._early = []
-        recovered = await self._read_log(serial.text, position, recent, reconnect, first_start)
+        outage = s.recover_log and (first_start or (reconnect and position is not None))
+        recovered, gap = await self._read_log(serial.text, position, recent, outage, first_start)
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
         clock_msg = decode_bwtime(clock.raw) if clock else None
@@ -286,6 +364,14 @@ class SingleBoardDriver(Supervised):
         )
         self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
         early, self._early = self._early or [], None
+        if outage and gap is not None:
+            log.warning(
+                "board %s on %s: %s; going on from the board as it stands",
+                self.name,
+                self.port,
+                gap,
+            )
+            self._emit(LogGap(now, self.name, self.port, gap))
         if recovered is not None:
             # What the board sent while its log was downloading (queued behind it, before
             # the answer to the dump) continues the log; what came after is live.
@@ -311,8 +397,6 @@ class SingleBoardDriver(Supervised):
             readings = [m for m in meanwhile if isinstance(m, BWTime)]
             early = [*readings[-1:], *early]
         else:
-            if reconnect:
-                log.warning("board %s: could not place the EEPROM log; using the dump", self.name)
             self._stream.position = position
         self._stream.recent.clear()
         # Everything that arrived since update mode began, in order: square changes, clock
@@ -327,22 +411,35 @@ class SingleBoardDriver(Supervised):
         serial: str,
         position: BoardPosition | None,
         recent: tuple[tuple[int, int], ...],
-        reconnect: bool,
+        outage: bool,
         first_start: bool,
-    ) -> LogRecovered | None:
+    ) -> tuple[LogRecovered | None, str | None]:
         """The board's EEPROM log as one `LogRecovered`, when there is an outage to fill:
         after a reconnect or a restart, or at a first start mid-round unless the board
-        still shows the start position. None when there is none or it cannot be placed."""
+        still shows the start position; and what went wrong filling it (None: nothing).
+        A log that cannot be placed or read gives no `LogRecovered` and a reason; a
+        software error reading it is logged with its traceback, never raised."""
         s = self.settings
-        if not s.recover_log or not (first_start or (reconnect and position is not None)):
-            return None
+        if not outage:
+            return None, None
         if first_start:
             shown = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
             if shown.position.orientation_of_start() is not None:
-                return None  # nothing played yet
+                return None, None  # nothing played yet
         log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
-        events, _ = decode_ring(log_msg.data)
-        return recover(events, recent, position, self._time.now(), serial)
+        try:
+            events, _ = decode_ring(log_msg.data)
+            got = recover(events, recent, position, self._time.now(), serial)
+        except Exception as exc:
+            error = self.log_fault(exc, f"reading the log of board {serial} on {self.port}")
+            return None, f"its log could not be read ({error})"
+        if got is None:
+            if first_start:
+                return None, "its log holds no setup of the pieces to rebuild the game from"
+            return None, "what it showed last is not in its log"
+        if not got.placed:
+            return got, "what it showed last is no longer in its log (read from its last anchor)"
+        return got, None
 
     # -- incoming messages ------------------------------------------------------------------
 
@@ -355,11 +452,17 @@ class SingleBoardDriver(Supervised):
             if self._early is not None:
                 self._early.append(message)
             return  # handshake answers; the handshake itself reports what it learned
+        if isinstance(message, BWTime):
+            self._clock_rx = (self._time.now(), _monotonic())
         if isinstance(message, BoardDump) and message.position == self.position:
             return  # the periodic check found the board as we know it
         if isinstance(message, BoardDump):
-            log.info(
-                "board %s: the board dump differs from the updates; taking the dump", self.name
+            # Updates lost, or the board rebooted and stopped streaming: what happened in
+            # between is in its log, which the reconnect reads (the dump alone would drop
+            # the order and the clock times of the moves).
+            raise BoardRestarted(
+                "the board dump differs from its updates (rebooted? an update lost?); "
+                "reading its log"
             )
         for event in self._stream.feed(self._time.now(), message):
             if isinstance(event, ClockSeen):

@@ -218,7 +218,7 @@ async def test_a_lost_field_update_is_healed_by_the_periodic_board_check(
     from dataclasses import replace
 
     settings = replace(FAST, verify_every=0.3)
-    async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
+    async with PtyHost(EmulatedBoard("10001", download_rate=None), tmp_path / "board-1") as host:
         async with running(SingleBoardDriver(str(host.path), event_log, settings=settings)):
             await event_log.wait_for(lambda: event_log.of(PositionSeen), what="connect")
             # The board changes without telling us (as if the update were lost on the line).

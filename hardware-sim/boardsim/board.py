@@ -200,6 +200,9 @@ class EmulatedBoard:
         self._off_until: float | None = None  # no power until then
         self.power_losses = 0
         self.watchdog_resets = 0
+        # The truth about the clock, for tests: (side that stopped, the time it showed) at
+        # every press that changed the clock, logged or not (the clock has its own power).
+        self.presses: list[tuple[Side, int]] = []
         self._watchdog_due = self._next_watchdog(t)
         self.power_up(t, reboot_seconds=0.0)
         self._changes_mark = 0  # the first SEND_CHANGES after switching on has it all
@@ -530,6 +533,8 @@ class EmulatedBoard:
         if self.clock is None:
             return b""
         result = self.clock.press_lever(side, t)
+        if result is not None:
+            self.presses.append((result.stopped, result.seconds))
         if not self._awake(t):
             return b""  # the clock runs on its own batteries; the board logs nothing
         if result is None or not self.clock.connected:

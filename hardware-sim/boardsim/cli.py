@@ -104,6 +104,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "seconds after the games start; repeatable",
     )
     parser.add_argument(
+        "--truth",
+        type=Path,
+        metavar="FILE",
+        help="append, per board once its game is played, a JSON line with every clock press "
+        "(for tests: the clock times a host should have recorded)",
+    )
+    parser.add_argument(
         "--instant-download",
         action="store_true",
         help="send the EEPROM log at once instead of at 9600 baud (about 8 s, as real boards)",
@@ -137,6 +144,7 @@ async def run(args: argparse.Namespace) -> int:
             instant_download=args.instant_download,
             firmware=args.firmware or DEFAULT_FIRMWARE,
             power_losses=args.power_loss,
+            truth=args.truth,
         )
     except ValueError as e:
         print(f"boardsim: {e}", file=sys.stderr)

@@ -218,7 +218,10 @@ class Simulator:
     The boards send their EEPROM log at 9600 baud in simulated time, as real boards do
     (about 8 s); `instant_download=True` sends it at once. `firmware`: the variant of
     every board, or a list given to the boards in turn (`boardsim.firmware`).
-    `power_losses`: power cuts to inject while the games are played.
+    `power_losses`: power cuts to inject while the games are played. `truth`: a file
+    that gets one JSON line per board once its game is played: the board, its serial
+    and every clock press as [side that stopped, the time it showed] (the first one
+    starts the clock), for tests to check the clock times a host recorded.
     """
 
     def __init__(
@@ -239,6 +242,7 @@ class Simulator:
         instant_download: bool = False,
         firmware: str | Firmware | Sequence[str | Firmware] = DEFAULT_FIRMWARE,
         power_losses: Sequence[PowerLoss] = (),
+        truth: Path | str | None = None,
     ) -> None:
         if not 1 <= boards <= 99:
             raise ValueError(f"--boards takes 1 to 99 boards, not {boards}")
@@ -256,6 +260,7 @@ class Simulator:
             if loss.board is not None and loss.board >= boards:
                 raise ValueError(f"a power loss on board {loss.board + 1}, of {boards} boards")
         self.power_losses = list(power_losses)
+        self.truth = Path(truth) if truth is not None else None
         self.habits = habits_named(habits)  # checks the name before anything starts
         self.habits_name = habits
         self.board_count = boards
@@ -348,6 +353,11 @@ class Simulator:
         if self.game_delay > 0:
             await asyncio.sleep(self.game_delay)
         await play(host, actions, self.clock, board=index, speed=self.speed)
+        if self.truth is not None:
+            board = host.boards[index]
+            line = {"board": number + 1, "serial": board.serial, "presses": board.presses}
+            with self.truth.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(line) + "\n")
 
     async def wait_games(self) -> None:
         """Until every scripted game has been played to its last move."""

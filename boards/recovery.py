@@ -6,12 +6,17 @@ square that changes again while its record is still the last one overwrites that
 (a piece lifted and put back leaves one record, a piece passing over a square may leave
 none). While connected, the driver keeps the real stream of changes it saw live; after a
 reconnect it finds that stream in the freshly read log, and everything after it is what
-it missed. Anchors the board writes itself (POWERUP and START_TAG followed by every piece,
-BEGINPOS, EMPTYBOARD) give absolute positions, so the log can also be read back from the
-moment the pieces were set up: reconstruction then aligns the game it knows with the log
-instead of trusting the host's guess of where it was.
+it missed. Anchors the board writes itself (POWERUP, START_TAG or WATCHDOG followed by
+every piece, BEGINPOS, EMPTYBOARD) give absolute positions, so the log can also be read
+back from the moment the pieces were set up (a dump of the start position is a setup
+whether or not the firmware tags it BEGINPOS): reconstruction then aligns the game it
+knows with the log instead of trusting the host's guess of where it was. When what the
+host saw is not in the log at all, the log is read from the host's position through the
+log's last anchor (`placed=False`, for the arbiter to check).
 
 Pure code: decoded events in, a `LogRecovered` out (steps in order, no invented times).
+Total: any events, recent changes and known position give a result or None, never an
+exception (hypothesis properties in tests/test_recovery_dumps.py).
 """
 
 from __future__ import annotations

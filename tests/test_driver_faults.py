@@ -187,13 +187,12 @@ def watchdog(host: PtyHost) -> None:
 @pytest.mark.parametrize(
     ("firmware", "cut"),
     [
-        ("classic", power_cut),
         ("no-beginpos", power_cut),
         ("start-tag", power_cut),
         ("nop-padding", watchdog),
         ("classic", watchdog),
     ],
-    ids=["classic-power", "no-beginpos-power", "start-tag-power", "padding-watchdog", "watchdog"],
+    ids=["no-beginpos-power", "start-tag-power", "padding-watchdog", "watchdog"],
 )
 async def test_a_rebooted_single_board_is_noticed_and_its_moves_recovered(
     tmp_path: Path, event_log: EventLog, firmware: str, cut: Cut

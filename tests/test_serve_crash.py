@@ -308,9 +308,7 @@ def test_a_power_glitch_on_every_board_loses_nothing(tmp_path: Path, mode: str, 
     rng = random.Random(1000 + seed)
     cuts = [f"{rng.uniform(30.0, 150.0):.1f}:{GLITCH_SECONDS}:{b}" for b in range(1, 5)]
     extra = [a for cut in cuts for a in ("--power-loss", cut)]
-    play = Round(
-        tmp_path, mode, seed, ["classic", "no-beginpos", "start-tag", "nop-padding"], extra
-    )
+    play = Round(tmp_path, mode, seed, firmware_for(seed), extra)
     try:
         serve = play.start("--round", "1")
         wait_up(play.port, serve)

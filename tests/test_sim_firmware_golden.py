@@ -6,6 +6,8 @@ checked against the same bytes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from boards.dgt.bus import BusReply, BusRequest
@@ -191,3 +193,22 @@ def test_firmware_names_and_lists() -> None:
     assert [f.name for f in firmware_list("classic, start-tag")] == ["classic", "start-tag"]
     with pytest.raises(ValueError, match="choose from classic"):
         firmware_list("classic,bogus")
+
+
+def test_firmware_options_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from broadcast.cli import main
+
+    example = str(Path(__file__).resolve().parent.parent / "examples" / "pamplona-masters.toml")
+    db = ["--db", str(tmp_path / "j.sqlite")]
+    assert main(["serve", example, *db, "--firmware", "classic"]) == 2
+    assert "--firmware needs --sim" in capsys.readouterr().err
+    assert main(["serve", example, *db, "--sim", "--firmware", "classic,bogus"]) == 2
+    assert "no firmware variant 'bogus'; choose from classic" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sim", "--firmware", "bogus"])
+    assert "no firmware variant 'bogus'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sim", "--power-loss", "soon"])
+    assert "AT:SECONDS or AT:SECONDS:BOARD" in capsys.readouterr().err

@@ -99,9 +99,16 @@ def _find_after(events: Sequence[EepromEvent], recent: Sequence[Change]) -> int 
     longest run of the live changes with the log's, both collapsed the way the board
     overwrites records. The last live change may itself have been overwritten by a later
     one on its square (then that record is not seen yet: its index is returned); the last
-    few live changes may be missing or out of order (the host learnt them from a dump)."""
+    few live changes may be missing or out of order (the host learnt them from a dump).
+    A board's own dumps (after a power-up or a watchdog reset) are left out: the host
+    never saw them as changes, and the stream it saw runs on across them."""
+    dumped = _dump_members(events)  # what a board dumps, no host ever saw as changes
     log = _collapsed(
-        [(i, (e.index, e.code)) for i, e in enumerate(events) if isinstance(e, PieceChange)]
+        [
+            (i, (e.index, e.code))
+            for i, e in enumerate(events)
+            if isinstance(e, PieceChange) and i not in dumped
+        ]
     )
     live = [c for _, c in _collapsed([(0, c) for c in recent])]
     if not live:
@@ -120,6 +127,17 @@ def _find_after(events: Sequence[EepromEvent], recent: Sequence[Change]) -> int 
                     continue
                 return tag + 1 if logged == last else tag
     return None
+
+
+def _dump_members(events: Sequence[EepromEvent]) -> set[int]:
+    """Indexes of the piece changes that belong to a dump (read as `_steps` does)."""
+    out: set[int] = set()
+    for i, e in enumerate(events):
+        if isinstance(e, TagEvent) and e.tag in _DUMPS:
+            end = _dump_end(events, i)
+            if end is not None:
+                out.update(range(i + 1, end + 1))
+    return out
 
 
 def _anchor_position(tag: Tag) -> BoardPosition | None:

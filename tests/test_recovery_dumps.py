@@ -267,3 +267,24 @@ def test_feed_log_never_raises_on_what_recover_gives(
     # A second read of the same log (another restart) is as safe.
     rec.feed_log(got.t + 40.0, positions, data.draw(st.integers(-3, len(positions) + 3)))
     rec.tick(got.t + 80.0)
+
+
+def test_the_live_stream_runs_on_across_a_watchdog_dump() -> None:
+    # A bus board reset by its watchdog: the host saw e5 before the reset and Nf3 after it
+    # (its change buffer restarts); the dump between was never a change it saw. The old
+    # matcher placed us before Nf3 (the dump broke the run), and the game, which had Nf3
+    # already, could not be aligned with the log: bench_recovery worldcup:11 watchdog.
+    board = chess.Board()
+    log = [TagEvent(Tag.POWERUP), *dump(START), TagEvent(Tag.BEGINPOS)]
+    log += played(board, ["e2e4", "e7e5"])
+    log += [TagEvent(Tag.WATCHDOG), *dump(BoardPosition.from_board(board))]
+    log += played(board, ["g1f3"])
+    live = [*changes(log)[32:36], *changes(log)[-2:]]  # e4 e5, then Nf3: no dump
+    known = BoardPosition.from_board(board)
+    missed = played(board, ["b8c6"], first_left=False)
+    got = recover(log + missed, live, known, 50.0, "b")
+    assert got is not None and got.placed
+    assert got.positions()[got.seen] == known
+    rec = Reconstructor()
+    rec.resume(["e2e4", "e7e5", "g1f3"])
+    assert follow(rec, got) == ["Nc6"]

@@ -66,6 +66,10 @@ class BusSettings:
     verify_every: int = 40  # every N polls of a board, compare with a board dump
     lost_after_missed: int = 3
     retry_lost_every: float = 2.0
+    # Just lost (a power glitch reboots a board in a few seconds): look more often at
+    # first, then every `retry_lost_every` (each try costs an unanswered poll's timeout).
+    retry_lost_soon: float = 0.25
+    retry_soon_for: float = 10.0
     health_every: float = 5.0
     rediscover_every: float = 60.0  # look for boards added to the line (polling pauses ~1 s)
     empty_line_retry: float = 1.0  # no board found yet: look again this often
@@ -86,6 +90,7 @@ class BusBoard:
     polls: int = 0
     lost: bool = False
     lost_at: float | None = None
+    lost_real: float | None = None  # loop time of the loss
     last_clock_ask: float = float("-inf")
     last_retry: float = float("-inf")
     resyncs: int = 0
@@ -215,6 +220,7 @@ class BusDriver(Supervised):
             return
         board.lost = True
         board.lost_at = self._time.now()
+        board.lost_real = asyncio.get_running_loop().time()
         log.info("board %s on bus %s lost: %s", board.name, self.port, reason)
         self._emit(BoardLost(board.lost_at, board.name, reason))
 
@@ -488,7 +494,10 @@ class BusDriver(Supervised):
         now = self._time.now()  # stamps events
         real = asyncio.get_running_loop().time()  # the driver's own timers
         if board.lost or board.info is None:
-            every = max(self.settings.retry_lost_every, board.retry_after)
+            s = self.settings
+            recently = board.lost_real is not None and real - board.lost_real < s.retry_soon_for
+            every = s.retry_lost_soon if recently else s.retry_lost_every
+            every = max(every, board.retry_after)
             if real - board.last_retry >= every:
                 board.last_retry = real
                 ping = await self._transact(BusCommand.PING, board.address, BusReplyId.PING)

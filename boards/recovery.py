@@ -363,6 +363,18 @@ def continued(got: LogRecovered, later: Sequence[Change | ClockReading]) -> LogR
     return replace(got, steps=tuple(steps))
 
 
+def unlogged_since_reboot(got: LogRecovered) -> bool:
+    """True when the board rebooted after what the host saw (a dump among the unseen
+    steps) and logged no lever press since: a move completed while it had no power is
+    then timed only by the clock's display, and a clock reading taken before the log
+    cannot be older than a logged press (so `continued` may take it)."""
+    unseen = got.steps[got.seen + 1 :]
+    resets = [k for k, step in enumerate(unseen) if step.reset]
+    if not resets:
+        return False
+    return not any(step.presses for step in unseen[resets[-1] :])
+
+
 def changes_between(before: BoardPosition, after: BoardPosition) -> list[Change]:
     """The square changes (index, new code) that turn `before` into `after`: only for a
     board dump, which says nothing of the order in which they were made."""

@@ -53,7 +53,7 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, continued, recover
+from boards.recovery import KnownBoard, continued, recover, unlogged_since_reboot
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
@@ -95,7 +95,7 @@ class DriverSettings:
     # A running clock in UPDATE_NICE reports every second: this long without a report (in
     # event time, and at least `clock_silent_real` real seconds) means the board rebooted.
     clock_silent_after: float = 3.0
-    clock_silent_real: float = 0.75
+    clock_silent_real: float = 0.5
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -154,6 +154,7 @@ class SingleBoardDriver(Supervised):
         return f"driver of board {self.name} on {self.port}"
 
     retry_on = (LinkError, BoardError)
+    retry_now_on = (BoardRestarted,)
 
     def _failed(self, exc: Exception) -> bool:
         if isinstance(exc, BoardRestarted):
@@ -335,6 +336,12 @@ class SingleBoardDriver(Supervised):
         self._send(Command.SEND_UPDATE_NICE)
         self._early = []
         outage = s.recover_log and (first_start or (reconnect and position is not None))
+        before_log = None
+        if outage:
+            # The clock now, before the log's 8 s: a move completed while the board had
+            # no power is in no log, and its time is on the display only until the
+            # opponent presses. It continues the log when the board rebooted unseen.
+            before_log = await self._ask_optional(Command.SEND_CLK, BWTime)
         recovered, gap = await self._read_log(serial.text, position, recent, outage, first_start)
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
@@ -377,6 +384,9 @@ class SingleBoardDriver(Supervised):
             # the answer to the dump) continues the log; what came after is live.
             cut = next((i for i, m in enumerate(early) if m is dump), len(early))
             meanwhile, early = early[:cut], early[cut:]
+            if before_log is not None and not unlogged_since_reboot(recovered):
+                # Taken before the log: it may be older than the log's last press.
+                meanwhile = [m for m in meanwhile if m is not before_log]
             later: list[tuple[int, int] | ClockReading] = []
             for message in meanwhile:
                 if isinstance(message, FieldUpdate):

@@ -40,6 +40,10 @@ class Supervised:
     """
 
     retry_on: tuple[type[Exception], ...] = (OSError,)
+    # Failures after which the next session starts at once (the port works, the board
+    # answers: waiting only lets more happen unread), unless the session was short.
+    retry_now_on: tuple[type[Exception], ...] = ()
+    retry_now_after: float = 10.0  # seconds a session must have run for that
 
     def __init__(self, backoff: Sequence[float]) -> None:
         self._backoff = tuple(backoff) or (1.0,)
@@ -104,7 +108,7 @@ class Supervised:
         loop = asyncio.get_running_loop()
         while not self._stopping.is_set():
             started = loop.time()
-            faulted = False
+            faulted = now = False
             try:
                 try:
                     self._session_task = asyncio.ensure_future(self._session())
@@ -119,6 +123,8 @@ class Supervised:
                     break
                 raise
             except self.retry_on as exc:
+                now = isinstance(exc, self.retry_now_on)
+                now = now and loop.time() - started >= self.retry_now_after
                 try:
                     if self._failed(exc):
                         attempt = 0
@@ -132,7 +138,7 @@ class Supervised:
                 break
             if loop.time() - started >= FAULT_FORGOTTEN:
                 self.faults = 1 if faulted else 0
-            delay = self._backoff[min(attempt, len(self._backoff) - 1)]
+            delay = 0.0 if now else self._backoff[min(attempt, len(self._backoff) - 1)]
             if faulted:
                 delay = max(delay, FAULT_BACKOFF[min(self.faults, len(FAULT_BACKOFF)) - 1])
             attempt += 1

@@ -5,6 +5,7 @@ clear line, never a traceback."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ async def test_a_board_with_serial_24317_is_found_at_the_address_it_answers_to(
     line = BusLine([EmulatedBoard("24317", seed=1), EmulatedBoard("01002", seed=2)])
     settings = BusSettings(reply_timeout=0.15, retry_lost_every=0.2, min_cycle=0.02)
     async with PtyHost(line, tmp_path / "bus-1") as host:
-        result = await probe_port(str(host.path))
+        result = await probe_port(str(host.path), bus_settings=replace(settings, reply_timeout=0.3))
         assert result.mode == "bus"
         assert sorted(b.bus_address or 0 for b in result.boards) == [1002, 7933]
         async with running(BusDriver(str(host.path), event_log, settings=settings)):

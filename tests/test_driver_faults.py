@@ -230,6 +230,30 @@ async def test_a_rebooted_single_board_is_noticed_and_its_moves_recovered(
     assert all(clock is not None for _, clock in got), got
 
 
+async def test_a_move_made_while_the_board_had_no_power_gets_its_time_from_the_clock(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    # ...e5 is made and pressed in the dark: no record of it but the reboot's dump. The
+    # clock (its own batteries) showed Black's time until White pressed again: the driver
+    # reads it before the log's download.
+    board = EmulatedBoard("10001", download_rate=None)
+    async with PtyHost(board, tmp_path / "board-1") as host:
+        host.setup_clock(600, 600, 0)
+        async with running(SingleBoardDriver(str(host.path), event_log, settings=SETTINGS)):
+            await event_log.wait_for(lambda: event_log.of(PositionSeen), what="connect")
+            host.press_lever("right")
+            await asyncio.sleep(0.3)
+            play(host, "e2e4", PAWN, "left")
+            await event_log.wait_for(lambda: last_fen(event_log) == fen_after("e2e4"), what="e4")
+            host.lose_power(1.0)
+            await asyncio.sleep(0.3)
+            play(host, "e7e5", BLACK_PAWN, "right")  # in the dark
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="the log", timeout=8)
+    got = moves(event_log.events)
+    black = board.presses[2][1]  # what the clock showed after ...e5
+    assert got == [("e4", float(board.presses[1][1])), ("e5", float(black))]
+
+
 async def test_a_board_that_rebooted_with_its_clock_stopped_is_caught_by_the_dump_check(
     tmp_path: Path, event_log: EventLog
 ) -> None:

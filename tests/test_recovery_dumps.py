@@ -20,7 +20,7 @@ from boards.dgt.eeprom import (
 from boards.events import LogRecovered
 from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boards.reconstruction import MovePlayed, Reconstructor
-from boards.recovery import continued, recover
+from boards.recovery import continued, recover, unlogged_since_reboot
 from clocks.reading import ClockReading
 
 START = BoardPosition.from_fen(chess.STARTING_FEN)
@@ -207,6 +207,7 @@ def check(got: LogRecovered | None) -> None:
     assert -1 <= got.seen < max(len(got.steps), 1)
     assert len(got.positions()) == len(got.steps)
     assert got.final is not None
+    assert isinstance(unlogged_since_reboot(got), bool)
 
 
 @TOTAL

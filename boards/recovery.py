@@ -375,6 +375,32 @@ def unlogged_since_reboot(got: LogRecovered) -> bool:
     return not any(step.presses for step in unseen[resets[-1] :])
 
 
+def with_reading_after_reboot(got: LogRecovered, reading: ClockReading) -> LogRecovered:
+    """`got` with the press that `reading` shows at the board's last reboot: `reading` is
+    the first clock display after the board came back (it answered, so its power-up dump
+    was written), taken before anything else was pressed. A running side other than the
+    one the presses before the reboot leave running is a press made while the board had
+    no power, the one move no log holds; its time goes with the reboot's dump. Nothing
+    changes when no reboot is among the unseen steps, or the dump has presses already."""
+    resets = [k for k in range(got.seen + 1, len(got.steps)) if got.steps[k].reset]
+    side = reading.running_side
+    if not resets or side is None:
+        return got
+    at = resets[-1]
+    if got.steps[at].presses:
+        return got
+    pressed = [p for step in got.steps[:at] for p, _ in step.presses]
+    if not pressed:
+        return got
+    runner = other_side(pressed[-1])
+    if side == runner:
+        return got  # nobody pressed in the dark
+    steps = list(got.steps)
+    dump = steps[at]
+    steps[at] = LogStep(dump.changes, ((runner, reading.seconds(runner)),), dump.reset)
+    return replace(got, steps=tuple(steps))
+
+
 def changes_between(before: BoardPosition, after: BoardPosition) -> list[Change]:
     """The square changes (index, new code) that turn `before` into `after`: only for a
     board dump, which says nothing of the order in which they were made."""

@@ -53,7 +53,13 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, continued, recover, unlogged_since_reboot
+from boards.recovery import (
+    KnownBoard,
+    continued,
+    recover,
+    unlogged_since_reboot,
+    with_reading_after_reboot,
+)
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
@@ -96,6 +102,11 @@ class DriverSettings:
     # event time, and at least `clock_silent_real` real seconds) means the board rebooted.
     clock_silent_after: float = 3.0
     clock_silent_real: float = 0.5
+    # Before that, from this much silence on, the driver asks the clock itself: a board
+    # that rebooted answers (idle), and its first answer shows the display as the reboot
+    # left it, which times a move completed while it had no power.
+    clock_probe_after: float = 1.2
+    clock_probe_real: float = 0.25
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -131,6 +142,8 @@ class SingleBoardDriver(Supervised):
         self._lost_at: float | None = None
         self._clock_lock = asyncio.Lock()
         self._clock_rx = (0.0, 0.0)  # (event time, real time) of the last clock report
+        self._probing = False  # asking the clock of a board that stopped reporting it
+        self._woke: ClockReading | None = None  # the first answer after it stopped
         self.restarts_seen = 0  # sessions ended because the board stopped streaming
 
     @property
@@ -232,7 +245,7 @@ class SingleBoardDriver(Supervised):
             silent = now - self._last_rx
             if silent > s.dead_after:
                 raise LinkError(f"no answer for {silent:.1f} s")
-            self._check_streaming(now)
+            await self._check_streaming(now)
             if now - last_poll < s.poll_interval:
                 continue
             last_poll = now
@@ -247,9 +260,10 @@ class SingleBoardDriver(Supervised):
                 last_battery = now
                 self._send(Command.SEND_BATTERY_STATUS)
 
-    def _check_streaming(self, real: float) -> None:
+    async def _check_streaming(self, real: float) -> None:
         """A clock that was running and stopped reporting: the board is no longer in
-        update mode (a reboot answers polls but streams nothing)."""
+        update mode (a reboot answers polls but streams nothing). Asked directly, a board
+        that answers is back and idle; one that does not is off (or gone: `dead_after`)."""
         clock = self._stream.clock
         if not isinstance(clock, ClockReading) or clock.running_side is None:
             return
@@ -259,12 +273,24 @@ class SingleBoardDriver(Supervised):
             or clock.right_final_flag
         ):
             return  # a fallen flag: the display stands still
+        s = self.settings
         event_t, real_t = self._clock_rx
         quiet = self._time.now() - event_t
-        if (
-            quiet > self.settings.clock_silent_after
-            and real - real_t > self.settings.clock_silent_real
-        ):
+        if quiet <= s.clock_probe_after or real - real_t <= s.clock_probe_real:
+            return
+        self._probing = True
+        try:
+            answer = await self._ask_optional(Command.SEND_CLK, BWTime)
+        finally:
+            self._probing = False
+        if answer is None:
+            return  # no power yet, or the cable: wait (the link's silence ends it)
+        reading = decode_bwtime(answer.raw)
+        if self._woke is None and isinstance(reading, ClockReading):
+            self._woke = reading
+        event_t, real_t = self._clock_rx
+        quiet = self._time.now() - event_t
+        if quiet > s.clock_silent_after and _monotonic() - real_t > s.clock_silent_real:
             raise BoardRestarted(
                 f"the clock was running but the board has sent nothing for {quiet:.0f} s "
                 "(rebooted? a power glitch?); reading its log"
@@ -336,6 +362,7 @@ class SingleBoardDriver(Supervised):
         self._send(Command.SEND_UPDATE_NICE)
         self._early = []
         outage = s.recover_log and (first_start or (reconnect and position is not None))
+        woke, self._woke = self._woke, None
         before_log = None
         if outage:
             # The clock now, before the log's 8 s: a move completed while the board had
@@ -379,6 +406,8 @@ class SingleBoardDriver(Supervised):
                 gap,
             )
             self._emit(LogGap(now, self.name, self.port, gap))
+        if recovered is not None and woke is not None:
+            recovered = with_reading_after_reboot(recovered, woke)
         if recovered is not None:
             # What the board sent while its log was downloading (queued behind it, before
             # the answer to the dump) continues the log; what came after is live.
@@ -454,16 +483,21 @@ class SingleBoardDriver(Supervised):
     # -- incoming messages ------------------------------------------------------------------
 
     def _dispatch(self, message: BoardMessage) -> None:
+        answered = False
         for kind, fut in self._waiters:
             if isinstance(message, kind) and not fut.done():
                 fut.set_result(message)
+                answered = True
                 break
         if not self.connected:
             if self._early is not None:
                 self._early.append(message)
             return  # handshake answers; the handshake itself reports what it learned
         if isinstance(message, BWTime):
+            if answered and self._probing:
+                return  # asked for: it proves the board is there, not that it streams
             self._clock_rx = (self._time.now(), _monotonic())
+            self._woke = None
         if isinstance(message, BoardDump) and message.position == self.position:
             return  # the periodic check found the board as we know it
         if isinstance(message, BoardDump):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,7 @@ SETTINGS = DriverSettings(
     verify_every=1.0,
     clock_silent_after=1.5,
     clock_silent_real=0.5,
+    clock_probe_after=0.6,
 )
 BUS = BusSettings(
     reply_timeout=0.15,
@@ -252,6 +254,36 @@ async def test_a_move_made_while_the_board_had_no_power_gets_its_time_from_the_c
     got = moves(event_log.events)
     black = board.presses[2][1]  # what the clock showed after ...e5
     assert got == [("e4", float(board.presses[1][1])), ("e5", float(black))]
+
+
+async def test_the_clock_as_the_reboot_left_it_times_the_move_made_in_the_dark(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    # As above, but White replies as soon as the board is back, before the driver has
+    # ended the session: the clock read before the log shows White's time running then.
+    # The driver asked the silent board for its clock, and the first answer after the
+    # reboot still showed what ...e5's press left.
+    board = EmulatedBoard("10001", download_rate=None)
+    slow = replace(SETTINGS, clock_silent_after=3.5, verify_every=30.0)  # ended after Nf3
+    async with PtyHost(board, tmp_path / "board-1") as host:
+        host.setup_clock(600, 600, 0)
+        async with running(SingleBoardDriver(str(host.path), event_log, settings=slow)):
+            await event_log.wait_for(lambda: event_log.of(PositionSeen), what="connect")
+            host.press_lever("right")
+            await asyncio.sleep(0.3)
+            play(host, "e2e4", PAWN, "left")
+            await event_log.wait_for(lambda: last_fen(event_log) == fen_after("e2e4"), what="e4")
+            host.lose_power(1.0)
+            await asyncio.sleep(0.3)
+            play(host, "e7e5", BLACK_PAWN, "right")  # in the dark
+            await asyncio.sleep(1.2 + 0.8)  # power back, booted, and asked
+            play(host, "g1f3", KNIGHT, "left")
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="the log", timeout=8)
+            await event_log.wait_for(
+                lambda: last_fen(event_log) == fen_after("e2e4", "e7e5", "g1f3"), what="Nf3"
+            )
+    times = [float(seconds) for _, seconds in board.presses[1:]]
+    assert moves(event_log.events) == list(zip(["e4", "e5", "Nf3"], times, strict=True))
 
 
 async def test_a_board_that_rebooted_with_its_clock_stopped_is_caught_by_the_dump_check(

@@ -20,7 +20,12 @@ from boards.dgt.eeprom import (
 from boards.events import LogRecovered
 from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boards.reconstruction import MovePlayed, Reconstructor
-from boards.recovery import continued, recover, unlogged_since_reboot
+from boards.recovery import (
+    continued,
+    recover,
+    unlogged_since_reboot,
+    with_reading_after_reboot,
+)
 from clocks.reading import ClockReading
 
 START = BoardPosition.from_fen(chess.STARTING_FEN)
@@ -208,6 +213,9 @@ def check(got: LogRecovered | None) -> None:
     assert len(got.positions()) == len(got.steps)
     assert got.final is not None
     assert isinstance(unlogged_since_reboot(got), bool)
+    for running, right in ((True, False), (True, True), (False, False)):
+        again = with_reading_after_reboot(got, ClockReading(100, 200, running, right))
+        assert len(again.steps) == len(got.steps) and again.seen == got.seen
 
 
 @TOTAL

@@ -48,7 +48,12 @@ from boards.events import (
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, recover
+from boards.recovery import (
+    KnownBoard,
+    recover,
+    unlogged_since_reboot,
+    with_reading_after_reboot,
+)
 from boards.stream import BoardStream
 from boards.supervise import FAULT_BACKOFF, Supervised
 from clocks.reading import ClockReading, decode_bwtime
@@ -351,9 +356,24 @@ class BusDriver(Supervised):
         recovered, gap = None, None
         outage = known is not None or (reconnect and position is not None)
         if outage:
+            # The clock first: a move completed while the board had no power is in no
+            # log, and its time is on the display only until the opponent presses.
+            shown = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
             recovered, gap = await self._read_log(
                 board, position, recent, first_start=not reconnect
             )
+            reading = (
+                decode_bwtime(shown.data)
+                if isinstance(shown, BusReply) and len(shown.data) == 7
+                else None
+            )
+            # Taken before the log: it may be older than a press logged since the reboot.
+            if (
+                recovered is not None
+                and isinstance(reading, ClockReading)
+                and unlogged_since_reboot(recovered)
+            ):
+                recovered = with_reading_after_reboot(recovered, reading)
         dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
         if not isinstance(dump, BusReply) or len(dump.data) != 64:
             return False

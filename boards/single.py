@@ -97,7 +97,7 @@ class DriverSettings:
     log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
     battery_every: float = 60.0  # Bluetooth boards: how often to ask for the battery
     verify_every: float = 5.0  # compare with a board dump this often (a reboot, a lost update)
-    check_every: float = 0.25  # how often the driver's own timers look
+    check_every: float = 0.1  # how often the driver's own timers look
     # A running clock in UPDATE_NICE reports every second: this long without a report (in
     # event time, and at least `clock_silent_real` real seconds) means the board rebooted.
     clock_silent_after: float = 3.0
@@ -107,6 +107,7 @@ class DriverSettings:
     # left it, which times a move completed while it had no power.
     clock_probe_after: float = 1.2
     clock_probe_real: float = 0.25
+    clock_probe_timeout: float = 0.1  # a board with power answers within milliseconds
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -280,7 +281,9 @@ class SingleBoardDriver(Supervised):
             return
         self._probing = True
         try:
-            answer = await self._ask_optional(Command.SEND_CLK, BWTime)
+            answer: BWTime | None = await self._ask(Command.SEND_CLK, BWTime, s.clock_probe_timeout)
+        except BoardError:
+            answer = None
         finally:
             self._probing = False
         if answer is None:

@@ -393,6 +393,29 @@ async def test_a_bus_board_that_lost_power_is_read_again_from_its_log(
     assert [s for s, _ in moves(event_log.events, "10001")] == ["e4", "e5", "Nf3"]
 
 
+async def test_a_move_made_on_the_bus_while_the_board_had_no_power_is_timed_by_the_clock(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    line = BusLine.with_serials(["10001"], seed=5)
+    board = line.boards[0]
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        host.setup_clock(600, 600, 0)
+        async with running(BusDriver(str(host.path), event_log, settings=BUS)):
+            await event_log.wait_for(lambda: event_log.of(BoardConnected), what="connect")
+            host.press_lever("right")
+            await asyncio.sleep(0.3)
+            play(host, "e2e4", PAWN, "left")
+            await event_log.wait_for(lambda: last_fen(event_log) == fen_after("e2e4"), what="e4")
+            await asyncio.sleep(0.3)
+            host.lose_power(1.0)
+            await asyncio.sleep(0.3)
+            play(host, "e7e5", BLACK_PAWN, "right")  # in the dark
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="the log", timeout=8)
+            await asyncio.sleep(0.5)
+    times = [float(seconds) for _, seconds in board.presses[1:]]
+    assert moves(event_log.events) == list(zip(["e4", "e5"], times, strict=True))
+
+
 async def test_a_bus_board_whose_watchdog_dropped_its_changes_is_read_again(
     tmp_path: Path, event_log: EventLog
 ) -> None:

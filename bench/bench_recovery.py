@@ -24,10 +24,17 @@ nothing here asserts on time.
 The log is downloaded at once here (what a board sends during the 8 s download is the
 drivers' `continued`, covered by their tests). Clock readings are fed at each press.
 
-`--quick`: fewer games; `--games N`: N games per corpus; `--old`: also the old recovery
-(the missed positions spread evenly over the outage, as `boards/recovery.py` did before
-issue 10; presses dropped), to show the phantom moves it made; `--repro
-CORPUS:INDEX:SCENARIO` replays one case and prints its moves.
+Then the same over every firmware variant of the simulator (`boardsim.firmware`: power-up
+logs with and without BEGINPOS, START_TAG dumps, NOP padding, DOWNLOADED tags, watchdog
+resets), World Cup games only, with a third scenario: power-cut, where the board loses its
+power for 2 s mid-game and the host, which noticed it some seconds later, reads the log.
+
+`--quick`: fewer games; `--games N`: N games per corpus; `--firmware-games N`: N games
+per firmware variant (`--firmware NAME,...` picks variants, `--firmware none` skips
+them); `--old`: also the old recovery (the missed positions spread evenly over the
+outage, as `boards/recovery.py` did before issue 10; presses dropped), to show the
+phantom moves it made; `--repro CORPUS:INDEX:SCENARIO[:FIRMWARE]` replays one case and
+prints its moves.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from boards.reconstruction import (
 )
 from boards.recovery import START, START_ROTATED, RecentChanges, recover
 from boardsim.board import EmulatedBoard
+from boardsim.firmware import DEFAULT_FIRMWARE, FIRMWARE_NAMES
 from boardsim.humans import Habits
 from boardsim.script import ClockSetup, LeverPress, SquareSet, human_actions_for_game
 from broadcast.follow import BoardFollower
@@ -68,6 +76,10 @@ SERIAL = "10001"
 SCENARIOS = ("control", "restart", "first-start")  # control: followed live, no outage
 REPRO = ".venv/bin/python bench/bench_recovery.py --repro"
 OUTAGE = (5.0, 120.0)  # seconds the service is away after a kill
+POWER_CUT = 2.0  # seconds a board is without power in the power-cut scenario
+NOTICED_AFTER = 4.0  # seconds from the cut until the driver reads the log (it notices the
+# silent clock 3 s after the cut, then reconnects)
+FIRMWARE_SCENARIOS = ("restart", "first-start", "power-cut")
 
 
 def read_games(path: Path, limit: int) -> list[chess.pgn.Game]:
@@ -180,7 +192,13 @@ def replay_ns(ucis: Sequence[str]) -> int:
     return time.perf_counter_ns() - start
 
 
-def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) -> Outcome:
+def run_case(
+    game: chess.pgn.Game,
+    index: int,
+    with_clock: bool,
+    scenario: str,
+    firmware: str = DEFAULT_FIRMWARE,
+) -> Outcome:
     moves = [m.uci() for m in game.mainline_moves()]
     actions = human_actions_for_game(game, habits=HABITS, seed=index)
     timed = [a for a in actions if isinstance(a, SquareSet | LeverPress | ClockSetup)]
@@ -191,11 +209,15 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
     if scenario == "control":
         cut = end + 1.0
     back = min(cut + rng.uniform(*OUTAGE), end + 5.0) if scenario.startswith("restart") else cut
+    if scenario == "power-cut":
+        back = cut + NOTICED_AFTER
     before = [a for a in timed if a.t <= cut]
     during = [a for a in timed if cut < a.t <= back]
     after = [a for a in timed if a.t > back]
 
-    board = EmulatedBoard(SERIAL, has_clock=with_clock, download_rate=None)
+    board = EmulatedBoard(
+        SERIAL, has_clock=with_clock, download_rate=None, firmware=firmware, seed=index
+    )
     recent = RecentChanges()
     first = BoardFollower(SERIAL)
     live = Live(first)
@@ -204,7 +226,10 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
     presses = play_on_board(board, before, None if scenario == "first-start" else live, recent)
     live.until(cut)
     known = board.position  # what the journal saw last (every change is journaled)
+    if scenario == "power-cut":
+        board.lose_power(cut, POWER_CUT)
     presses += play_on_board(board, during, None, recent)
+    board.tick(back)  # the power is back by now, whether or not anyone moved
     by_back = sum(1 for a in timed if isinstance(a, LeverPress) and a.t <= back) - 1
 
     # The service comes back: a new reconstructor on what the journal kept.
@@ -223,7 +248,7 @@ def run_case(game: chess.pgn.Game, index: int, with_clock: bool, scenario: str) 
     got: LogRecovered | None = None
     if scenario == "control":
         pass
-    elif scenario.startswith("restart"):
+    elif scenario.startswith("restart") or scenario == "power-cut":
         got = recover(events, recent.as_tuple(), known, back, SERIAL)
     elif board.position not in (START, START_ROTATED):  # the driver reads no log then
         got = recover(events, (), None, back, SERIAL)
@@ -334,12 +359,38 @@ def report(
             )
 
 
+def report_firmware(games: list[chess.pgn.Game], variants: list[str]) -> None:
+    """Per firmware variant and scenario: exact games, clock times, phantoms (World Cup)."""
+    print(f"== firmware variants: {len(games)} World Cup games each")
+    print(
+        f"{'firmware':<12} {'scenario':<12} {'exact':>7} {'placed':>7} {'clock times':>13} phantoms"
+    )
+    for firmware in variants:
+        for scenario in FIRMWARE_SCENARIOS:
+            outs = [run_case(g, i, True, scenario, firmware) for i, g in enumerate(games)]
+            n = len(outs)
+            want = sum(o.clocks_want for o in outs)
+            ok = sum(o.clocks_ok for o in outs)
+            print(
+                f"{firmware:<12} {scenario:<12} {sum(o.exact for o in outs):>3}/{n:<3} "
+                f"{sum(o.placed for o in outs):>3}/{n:<3} {ok:>6}/{want:<6} "
+                f"{sum(o.phantoms for o in outs)}"
+            )
+            for i, o in enumerate(outs):
+                if not o.exact or o.phantoms:
+                    print(
+                        f"  INEXACT #{i}: {len(o.got)}/{o.plies} plies, {o.phantoms} phantom; "
+                        f"repro: {REPRO} worldcup:{i}:{scenario}:{firmware}"
+                    )
+
+
 def repro(spec: str) -> None:
-    corpus, index, scenario = spec.split(":")
+    corpus, index, scenario, *rest = spec.split(":")
+    firmware = rest[0] if rest else DEFAULT_FIRMWARE
     path, with_clock = CORPORA[corpus]
     games = read_games(path, int(index) + 1)
     game = games[int(index)]
-    out = run_case(game, int(index), with_clock, scenario)
+    out = run_case(game, int(index), with_clock, scenario, firmware)
     want = [m.uci() for m in game.mainline_moves()]
     print(f"{game.headers.get('White')} - {game.headers.get('Black')}, cut at {out.cut:.1f} s")
     print(f"exact {out.exact}, phantoms {out.phantoms}, clocks {out.clocks_ok}/{out.clocks_want}")
@@ -356,7 +407,15 @@ def main() -> None:
     parser.add_argument(
         "--old", action="store_true", help="also the old recovery (changes spread over the outage)"
     )
-    parser.add_argument("--repro", default=None, help="CORPUS:INDEX:SCENARIO")
+    parser.add_argument("--repro", default=None, help="CORPUS:INDEX:SCENARIO[:FIRMWARE]")
+    parser.add_argument(
+        "--firmware",
+        default=",".join(FIRMWARE_NAMES),
+        help="firmware variants to run (comma-separated; 'none': skip)",
+    )
+    parser.add_argument(
+        "--firmware-games", type=int, default=None, help="World Cup games per variant"
+    )
     args = parser.parse_args()
     if args.repro:
         repro(args.repro)
@@ -367,6 +426,11 @@ def main() -> None:
         path, with_clock = CORPORA[corpus]
         scenarios = [*SCENARIOS, "restart-spread"] if args.old else list(SCENARIOS)
         report(label, corpus, read_games(path, n), with_clock, scenarios)
+    variants = [] if args.firmware == "none" else [v for v in args.firmware.split(",") if v]
+    if variants:
+        per = args.firmware_games
+        per = per if per is not None else (5 if args.quick else 20)
+        report_firmware(read_games(CORPORA["worldcup"][0], per), variants)
     print(f"total CPU {time.process_time() - started:.1f} s")
 
 

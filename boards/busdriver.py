@@ -5,6 +5,15 @@ found with a broadcast ping until no new board answers. In play it polls SEND_CH
 round robin; after a bad checksum it asks REPEAT_CHANGES (resending SEND_CHANGES would
 lose the changes); after lost data it reads SEND_FROM_START and places itself in the
 log; now and then it checks its idea of the board against a dump.
+
+A board that rebooted (a power glitch, a watchdog reset) lost its change buffer, and
+what changed while it was off is in no change list: after polls it did not answer, and
+whenever a periodic dump differs from the changes, the driver reads the board again from
+its log (SEND_FROM_START, where the reboot's POWERUP and piece dump are an anchor).
+
+One board's failure never stops another: a software error while serving one board is
+logged once with its traceback, reported (`DriverFault`, the board lost), and that board
+is retried with backoff while the line goes on.
 """
 
 from __future__ import annotations
@@ -16,10 +25,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from boards.dgt.bus import (
+    MAX_ADDRESS,
     BusChecksumError,
     BusReply,
     BusRequest,
-    address_from_serial,
     serial_from_address,
 )
 from boards.dgt.codes import BusCommand, BusReplyId
@@ -32,14 +41,21 @@ from boards.events import (
     BoardLost,
     ClockStamped,
     DriverEvent,
+    DriverFault,
     Emit,
+    LogGap,
     LogRecovered,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, recover
+from boards.recovery import (
+    KnownBoard,
+    recover,
+    unlogged_since_reboot,
+    with_reading_after_reboot,
+)
 from boards.stream import BoardStream
-from boards.supervise import Supervised
+from boards.supervise import FAULT_BACKOFF, Supervised
 from clocks.reading import ClockReading, decode_bwtime
 from clocks.timesource import SystemTime, TimeSource
 
@@ -55,6 +71,10 @@ class BusSettings:
     verify_every: int = 40  # every N polls of a board, compare with a board dump
     lost_after_missed: int = 3
     retry_lost_every: float = 2.0
+    # Just lost (a power glitch reboots a board in a few seconds): look more often at
+    # first, then every `retry_lost_every` (each try costs an unanswered poll's timeout).
+    retry_lost_soon: float = 0.25
+    retry_soon_for: float = 10.0
     health_every: float = 5.0
     rediscover_every: float = 60.0  # look for boards added to the line (polling pauses ~1 s)
     empty_line_retry: float = 1.0  # no board found yet: look again this often
@@ -75,9 +95,14 @@ class BusBoard:
     polls: int = 0
     lost: bool = False
     lost_at: float | None = None
+    lost_real: float | None = None  # loop time of the loss
     last_clock_ask: float = float("-inf")
     last_retry: float = float("-inf")
     resyncs: int = 0
+    rereads: int = 0  # read again from its log (a reboot, a dump that disagreed)
+    faults: int = 0  # software errors in a row while serving it
+    fault_at: float = float("-inf")  # loop time of the last one
+    retry_after: float = 0.0  # seconds between retries while faulted (0: the default)
 
     def __post_init__(self) -> None:
         self.stream = BoardStream(self.name)
@@ -124,9 +149,22 @@ class BusDriver(Supervised):
         self._emit = emit
         self._time = time or SystemTime()
         self._opener = opener
-        self.boards: dict[int, BusBoard] = {a: BusBoard(a) for a in addresses}
+        wanted = list(addresses)
+        bad = [a for a in wanted if not 0 < a <= MAX_ADDRESS]
+        if bad:
+            raise ValueError(
+                f"bus addresses are 1..{MAX_ADDRESS} (14 bits), not {bad[0]}: "
+                "use the address the board answers to (`boardwire boards`)"
+            )
+        self.boards: dict[int, BusBoard] = {a: BusBoard(a) for a in wanted}
         # Boards a previous run followed: their first connection recovers from their log.
-        self._known = {address_from_serial(k.serial): k for k in known if k.serial.isdigit()}
+        # Bus boards are named by their address; a name that is none is not ours.
+        self._known: dict[int, KnownBoard] = {}
+        for k in known:
+            if k.serial.isdigit() and 0 < int(k.serial) <= MAX_ADDRESS:
+                self._known[int(k.serial)] = k
+            else:
+                log.warning("bus %s: %r is no bus address; its log is not read", port, k.serial)
         self.last_cycle: float | None = None  # seconds the last full poll cycle took
         self.cycles = 0
         self._link: Link | None = None
@@ -142,10 +180,35 @@ class BusDriver(Supervised):
 
     retry_on = (LinkError,)
 
+    @property
+    def describe(self) -> str:
+        return f"bus driver on {self.port}"
+
     def _failed(self, exc: Exception) -> bool:
         log.info("bus on %s: %s", self.port, exc)
         self._lose_all(str(exc))
         return False
+
+    def _faulted(self, exc: Exception, error: str) -> None:
+        """A software error ended the whole line's session: every board on it is told."""
+        now = self._time.now()
+        for board in self.boards.values():
+            self._emit(DriverFault(now, board.name, self.port, error))
+        self._lose_all(f"software error in the bus driver ({error}); reconnecting")
+
+    def _board_fault(self, board: BusBoard, exc: Exception) -> None:
+        """A software error while serving one board: that board is lost and retried with
+        backoff; the others go on. Called while handling `exc`."""
+        error = self.log_fault(exc, f"bus driver on {self.port}, board {board.name}")
+        real = asyncio.get_running_loop().time()
+        board.faults = 1 if real - board.fault_at > 120.0 else board.faults + 1
+        board.fault_at = real
+        board.retry_after = FAULT_BACKOFF[min(board.faults, len(FAULT_BACKOFF)) - 1]
+        board.last_retry = real
+        self._emit(DriverFault(self._time.now(), board.name, self.port, error))
+        if board.info is not None and not board.lost:
+            self._lose(board, f"software error in the driver ({error}); retrying")
+        board.lost = True
 
     async def _cleanup(self) -> None:
         await self._close()
@@ -162,6 +225,7 @@ class BusDriver(Supervised):
             return
         board.lost = True
         board.lost_at = self._time.now()
+        board.lost_real = asyncio.get_running_loop().time()
         log.info("board %s on bus %s lost: %s", board.name, self.port, reason)
         self._emit(BoardLost(board.lost_at, board.name, reason))
 
@@ -289,9 +353,27 @@ class BusDriver(Supervised):
         # Clear the change log first: what the log read below holds must not come again
         # (changes that arrive twice are harmless, a square change being absolute).
         await self._transact(BusCommand.SEND_CHANGES, board.address, BusReplyId.UPDATE)
-        recovered = None
-        if known is not None or (reconnect and position is not None):
-            recovered = await self._read_log(board, position, recent, first_start=not reconnect)
+        recovered, gap = None, None
+        outage = known is not None or (reconnect and position is not None)
+        if outage:
+            # The clock first: a move completed while the board had no power is in no
+            # log, and its time is on the display only until the opponent presses.
+            shown = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
+            recovered, gap = await self._read_log(
+                board, position, recent, first_start=not reconnect
+            )
+            reading = (
+                decode_bwtime(shown.data)
+                if isinstance(shown, BusReply) and len(shown.data) == 7
+                else None
+            )
+            # Taken before the log: it may be older than a press logged since the reboot.
+            if (
+                recovered is not None
+                and isinstance(reading, ClockReading)
+                and unlogged_since_reboot(recovered)
+            ):
+                recovered = with_reading_after_reboot(recovered, reading)
         dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
         if not isinstance(dump, BusReply) or len(dump.data) != 64:
             return False
@@ -321,6 +403,14 @@ class BusDriver(Supervised):
             "reconnected" if reconnect else "connected",
         )
         self._emit(BoardConnected(now, board.name, board.info, reconnect=reconnect))
+        if gap is not None:
+            log.warning(
+                "board %s on bus %s: %s; going on from the board as it stands",
+                board.name,
+                self.port,
+                gap,
+            )
+            self._emit(LogGap(now, board.name, self.port, gap))
         if recovered is not None:
             board.stream.position = recovered.final
             self._emit(recovered)
@@ -346,22 +436,35 @@ class BusDriver(Supervised):
         recent: tuple[tuple[int, int], ...],
         *,
         first_start: bool,
-    ) -> LogRecovered | None:
+    ) -> tuple[LogRecovered | None, str | None]:
         """Everything the board logged since its start tag, as one `LogRecovered`; at a
-        first start mid-round only when the board no longer shows the start position."""
+        first start mid-round only when the board no longer shows the start position.
+        With it, what went wrong filling the outage (None: nothing); a software error
+        reading the log is logged with its traceback, never raised."""
         if first_start:
             shown = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
             if not isinstance(shown, BusReply) or len(shown.data) != 64:
-                return None
+                return None, "it did not send its board to compare with the start"
             if BoardPosition.from_bytes(shown.data).orientation_of_start() is not None:
-                return None  # nothing played yet
+                return None, None  # nothing played yet
         history = await self._transact(
             BusCommand.SEND_FROM_START, board.address, BusReplyId.FROM_START
         )
         if not isinstance(history, BusReply):
-            return None
-        events, _ = decode_events(history.data)
-        return recover(events, recent, position, self._time.now(), board.name)
+            return None, "it did not send its log (SEND_FROM_START)"
+        try:
+            events, _ = decode_events(history.data)
+            got = recover(events, recent, position, self._time.now(), board.name)
+        except Exception as exc:
+            error = self.log_fault(exc, f"reading the log of board {board.name} on {self.port}")
+            return None, f"its log could not be read ({error})"
+        if got is None:
+            if first_start:
+                return None, "its log holds no setup of the pieces to rebuild the game from"
+            return None, "what it showed last is not in its log"
+        if not got.placed:
+            return got, "what it showed last is no longer in its log (read from its last anchor)"
+        return got, None
 
     # -- polling -----------------------------------------------------------------------------------
 
@@ -371,10 +474,15 @@ class BusDriver(Supervised):
         for address in await self.discover():
             board = self.boards.setdefault(address, BusBoard(address))
             needs_reading = board.info is None or port_reopened or board.lost
-            if needs_reading and not await self._connect_board(
-                board, reconnect=board.info is not None
-            ):
-                self._lose(board, "did not answer after discovery")
+            if not needs_reading:
+                continue
+            try:
+                if not await self._connect_board(board, reconnect=board.info is not None):
+                    self._lose(board, "did not answer after discovery")
+            except LinkError:
+                raise
+            except Exception as exc:
+                self._board_fault(board, exc)
         self._last_discovery = asyncio.get_running_loop().time()
 
     async def _work(self) -> None:
@@ -390,7 +498,12 @@ class BusDriver(Supervised):
                 await self._find_boards()
             started = loop.time()
             for board in list(self.boards.values()):
-                await self._poll(board)
+                try:
+                    await self._poll(board)
+                except LinkError:
+                    raise  # the line itself: every board's session ends
+                except Exception as exc:
+                    self._board_fault(board, exc)
             self.cycles += 1
             self.last_cycle = loop.time() - started
             self._report_health()
@@ -401,7 +514,11 @@ class BusDriver(Supervised):
         now = self._time.now()  # stamps events
         real = asyncio.get_running_loop().time()  # the driver's own timers
         if board.lost or board.info is None:
-            if real - board.last_retry >= self.settings.retry_lost_every:
+            s = self.settings
+            recently = board.lost_real is not None and real - board.lost_real < s.retry_soon_for
+            every = s.retry_lost_soon if recently else s.retry_lost_every
+            every = max(every, board.retry_after)
+            if real - board.last_retry >= every:
                 board.last_retry = real
                 ping = await self._transact(BusCommand.PING, board.address, BusReplyId.PING)
                 if isinstance(ping, BusReply):
@@ -427,8 +544,11 @@ class BusDriver(Supervised):
             if board.missed >= self.settings.lost_after_missed:
                 self._lose(board, f"{board.missed} polls unanswered")
             return
+        gap = board.missed > 0
         board.missed = 0
         board.polls += 1
+        if real - board.fault_at > 120.0:
+            board.faults, board.retry_after = 0, 0.0
         board.last_seen = now
         events = board.stream.feed_bus(now, reply)
         self._emit_all(events)
@@ -439,7 +559,9 @@ class BusDriver(Supervised):
         if pressed or real - board.last_clock_ask >= self.settings.clock_every:
             board.last_clock_ask = real
             await self._ask_clock(board, now)
-        if (board.polls + board.address) % self.settings.verify_every == 0:
+        if gap or (board.polls + board.address) % self.settings.verify_every == 0:
+            # After polls it did not answer, the board may have rebooted (its change
+            # buffer lost): compare with its dump at once.
             await self._verify(board, now)
 
     def _emit_all(self, events: Sequence[DriverEvent]) -> None:
@@ -457,8 +579,15 @@ class BusDriver(Supervised):
             return
         if BoardPosition.from_bytes(dump.data) != board.position:
             board.resyncs += 1
-            log.info("board %s: changes and board disagree; taking the board dump", board.name)
-            self._emit_all(board.stream.feed_bus(now, dump))
+            board.rereads += 1
+            # Lost changes (a reboot empties the change buffer, and what changed while it
+            # was off is in no list): read it again from its log, which orders them.
+            log.info(
+                "board %s: changes and board disagree (rebooted?); reading it from its log",
+                board.name,
+            )
+            if not await self._connect_board(board, reconnect=True):
+                self._emit_all(board.stream.feed_bus(now, dump))
 
     def _report_health(self) -> None:
         real = asyncio.get_running_loop().time()

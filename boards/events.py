@@ -52,6 +52,32 @@ class BoardLost:
 
 
 @dataclass(frozen=True, slots=True)
+class DriverFault:
+    """A software error (not the board, not the cable) stopped the driver's work on a
+    board: it was logged with its traceback, the board is reported lost, and the driver
+    reconnects with backoff. `error` names the exception (`ValueError: ...`)."""
+
+    t: float
+    board: str
+    port: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogGap:
+    """The board's log could not fill an outage (the board rebooted, was away, or the
+    service restarted): our place in it was not found, nothing usable was logged, or
+    reading it failed (`reason`). The driver went on from what the board shows now (its
+    dump, or the log from its last anchor): moves made in the gap may be missing or wrong,
+    and an arbiter should check the moves after the last one known before it."""
+
+    t: float
+    board: str
+    port: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class PositionSeen:
     """A full position on the board. `recovered` marks positions replayed from the EEPROM log
     after a disconnect: they happened between the loss and the reconnect, `t` is an estimate."""
@@ -104,7 +130,10 @@ class LogRecovered:
     what the host last saw live (-1: `start` itself); steps after it happened while nobody
     listened. `anchor` says where `start` comes from: "setup" (a start position the board
     logged), "absolute" (a power-up or start-game dump, an empty board) or "known" (the
-    host's own last position)."""
+    host's own last position). `placed=False`: what the host last saw is not in the log
+    (it wrapped past it, or a power cycle left only what came after): the steps begin at
+    the log's last anchor, and moves made between may be missing, for the arbiter to
+    check."""
 
     t: float
     board: str
@@ -112,6 +141,7 @@ class LogRecovered:
     steps: tuple[LogStep, ...]
     seen: int
     anchor: Literal["setup", "absolute", "known"] = "known"
+    placed: bool = True
 
     def positions(self) -> list[BoardPosition]:
         """The position after each step."""
@@ -153,6 +183,8 @@ class BoardHealth:
 DriverEvent = (
     BoardConnected
     | BoardLost
+    | DriverFault
+    | LogGap
     | PositionSeen
     | ClockSeen
     | ClockStamped

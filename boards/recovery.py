@@ -6,12 +6,17 @@ square that changes again while its record is still the last one overwrites that
 (a piece lifted and put back leaves one record, a piece passing over a square may leave
 none). While connected, the driver keeps the real stream of changes it saw live; after a
 reconnect it finds that stream in the freshly read log, and everything after it is what
-it missed. Anchors the board writes itself (POWERUP and START_TAG followed by every piece,
-BEGINPOS, EMPTYBOARD) give absolute positions, so the log can also be read back from the
-moment the pieces were set up: reconstruction then aligns the game it knows with the log
-instead of trusting the host's guess of where it was.
+it missed. Anchors the board writes itself (POWERUP, START_TAG or WATCHDOG followed by
+every piece, BEGINPOS, EMPTYBOARD) give absolute positions, so the log can also be read
+back from the moment the pieces were set up (a dump of the start position is a setup
+whether or not the firmware tags it BEGINPOS): reconstruction then aligns the game it
+knows with the log instead of trusting the host's guess of where it was. When what the
+host saw is not in the log at all, the log is read from the host's position through the
+log's last anchor (`placed=False`, for the arbiter to check).
 
 Pure code: decoded events in, a `LogRecovered` out (steps in order, no invented times).
+Total: any events, recent changes and known position give a result or None, never an
+exception (hypothesis properties in tests/test_recovery_dumps.py).
 """
 
 from __future__ import annotations
@@ -34,8 +39,10 @@ _TAIL_SLACK = 3  # the last live changes may be out of log order (read from a bo
 START = BoardPosition.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")
 START_ROTATED = BoardPosition.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "rotated")
 _SETUP = {Tag.BEGINPOS: START, Tag.BEGINPOS_ROT: START_ROTATED}
-# Tags after which the board writes every piece it holds.
-_DUMPS = (Tag.POWERUP, Tag.START_TAG)
+# Tags after which the board writes every piece it holds (a power-up, a bus start-game, and
+# on some firmware the restart after a watchdog reset).
+_DUMPS = (Tag.POWERUP, Tag.START_TAG, Tag.WATCHDOG)
+_SETUPS = (START, START_ROTATED)
 
 Change = tuple[int, int]
 
@@ -92,9 +99,16 @@ def _find_after(events: Sequence[EepromEvent], recent: Sequence[Change]) -> int 
     longest run of the live changes with the log's, both collapsed the way the board
     overwrites records. The last live change may itself have been overwritten by a later
     one on its square (then that record is not seen yet: its index is returned); the last
-    few live changes may be missing or out of order (the host learnt them from a dump)."""
+    few live changes may be missing or out of order (the host learnt them from a dump).
+    A board's own dumps (after a power-up or a watchdog reset) are left out: the host
+    never saw them as changes, and the stream it saw runs on across them."""
+    dumped = _dump_members(events)  # what a board dumps, no host ever saw as changes
     log = _collapsed(
-        [(i, (e.index, e.code)) for i, e in enumerate(events) if isinstance(e, PieceChange)]
+        [
+            (i, (e.index, e.code))
+            for i, e in enumerate(events)
+            if isinstance(e, PieceChange) and i not in dumped
+        ]
     )
     live = [c for _, c in _collapsed([(0, c) for c in recent])]
     if not live:
@@ -115,6 +129,17 @@ def _find_after(events: Sequence[EepromEvent], recent: Sequence[Change]) -> int 
     return None
 
 
+def _dump_members(events: Sequence[EepromEvent]) -> set[int]:
+    """Indexes of the piece changes that belong to a dump (read as `_steps` does)."""
+    out: set[int] = set()
+    for i, e in enumerate(events):
+        if isinstance(e, TagEvent) and e.tag in _DUMPS:
+            end = _dump_end(events, i)
+            if end is not None:
+                out.update(range(i + 1, end + 1))
+    return out
+
+
 def _anchor_position(tag: Tag) -> BoardPosition | None:
     if tag in _SETUP:
         return _SETUP[tag]
@@ -125,49 +150,60 @@ def _anchor_position(tag: Tag) -> BoardPosition | None:
 
 def _positions(events: Sequence[EepromEvent]) -> list[BoardPosition | None]:
     """The board's position after each event, from the first anchor on (None before).
-    A power-up or start-game tag empties the board only when the pieces follow it."""
+    A dump tag empties the board only when pieces follow it (read as `_steps` does)."""
     out: list[BoardPosition | None] = []
     pos: BoardPosition | None = None
-    dump = False
+    armed = False
     for e in events:
         if isinstance(e, TagEvent):
-            dump = e.tag in _DUMPS
+            armed = e.tag in _DUMPS
             if e.tag in _SETUP or e.tag is Tag.EMPTYBOARD:
                 pos = _anchor_position(e.tag)
         elif isinstance(e, PieceChange):
-            if dump:
-                pos, dump = BoardPosition.empty(), False
+            if armed and e.code:
+                pos = BoardPosition.empty()
+            armed = False
             if pos is not None:
                 pos = pos.with_piece(e.index, e.code)
         else:
-            dump = False
+            armed = False
         out.append(pos)
     return out
+
+
+def _dump_end(events: Sequence[EepromEvent], tag: int) -> int | None:
+    """The index of the last piece of the dump that the dump tag at `tag` begins (None
+    when no piece follows it: the tag stands alone, or another dump tag takes over)."""
+    end: int | None = None
+    squares: set[int] = set()
+    for i in range(tag + 1, len(events)):
+        e = events[i]
+        if not isinstance(e, PieceChange) or not e.code or e.index in squares:
+            break
+        squares.add(e.index)
+        end = i
+    return end
 
 
 def _steps(events: Sequence[EepromEvent], begin: int) -> tuple[list[LogStep], list[int]]:
     """The log from `begin` on as steps, and the index of each step's last square change.
 
-    A power-up or start-game dump (the pieces written after the tag) is one step that
-    starts from an empty board; a clock time goes with the step before it."""
+    A dump (the pieces a board writes after POWERUP, START_TAG or WATCHDOG) is one step
+    that starts from an empty board; a dump tag that no piece follows (not every firmware
+    writes one: an empty board, a tag on its own) is no step. A clock time goes with the
+    step before it."""
     steps: list[LogStep] = []
     ends: list[int] = []
-    dumping: set[int] | None = None
+    armed = False  # a dump tag was the last record: a piece now starts the dump
+    dumping: set[int] | None = None  # squares of the dump under way
     for i in range(begin, len(events)):
         e = events[i]
-        if steps and steps[-1].reset and not steps[-1].changes:
-            steps.pop()  # a tag no dump followed (not every firmware writes one)
-            ends.pop()
         if isinstance(e, TagEvent):
-            if e.tag in _DUMPS:
-                steps.append(LogStep((), reset=True))
-                ends.append(i)
-                dumping = set()
-            else:
-                dumping = None
+            # POWERUP then START_TAG (some firmware writes both) arms one dump.
+            armed, dumping = e.tag in _DUMPS, None
             continue
         if isinstance(e, ClockTime):
-            dumping = None
+            armed, dumping = False, None
             side: Literal["left", "right"] = "left" if e.left else "right"
             if not steps:
                 steps.append(LogStep(()))
@@ -176,18 +212,20 @@ def _steps(events: Sequence[EepromEvent], begin: int) -> tuple[list[LogStep], li
             steps[-1] = LogStep(last.changes, (*last.presses, (side, e.seconds)), last.reset)
             continue
         change = (e.index, e.code)
+        if armed and e.code:
+            armed, dumping = False, {e.index}
+            steps.append(LogStep((change,), reset=True))
+            ends.append(i)
+            continue
         if dumping is not None and e.code and e.index not in dumping:
             dumping.add(e.index)
             last = steps[-1]
             steps[-1] = LogStep((*last.changes, change), last.presses, last.reset)
             ends[-1] = i
             continue
-        dumping = None
+        armed, dumping = False, None
         steps.append(LogStep((change,)))
         ends.append(i)
-    if steps and steps[-1].reset and not steps[-1].changes:
-        steps.pop()
-        ends.pop()
     return steps, ends
 
 
@@ -212,7 +250,7 @@ def recover(
     if after is None:
         found = [i for i, p in enumerate(positions) if p == last_known]
         if not found:
-            return None
+            return _unplaced(events, positions, last_known, t, board)
         after = found[-1] + 1
     begin = _last_anchor(events, positions, after, setup_only=True)
     if begin is None:
@@ -223,6 +261,30 @@ def recover(
     return _from(events, positions, begin, after, t, board)
 
 
+def _unplaced(
+    events: Sequence[EepromEvent],
+    positions: Sequence[BoardPosition | None],
+    last_known: BoardPosition,
+    t: float,
+    board: str,
+) -> LogRecovered | None:
+    """Our place is not in the log (it wrapped past it, or a power cycle left only what
+    came after): from the host's last position, the board jumps to the log's last anchor
+    and goes on from there. What happened between is lost: `placed=False` says so."""
+    begin = _last_anchor(events, positions, len(events), setup_only=False)
+    if begin is None:
+        return None
+    tag = events[begin]
+    assert isinstance(tag, TagEvent)
+    if tag.tag in _DUMPS:
+        steps, _ = _steps(events, begin)
+    else:
+        shown = positions[begin] or BoardPosition.empty()
+        pieces = tuple((i, c) for i, c in enumerate(shown.codes) if c)
+        steps = [LogStep(pieces, reset=True), *_steps(events, begin + 1)[0]]
+    return LogRecovered(t, board, last_known, tuple(steps), -1, "known", placed=False)
+
+
 def _last_anchor(
     events: Sequence[EepromEvent],
     positions: Sequence[BoardPosition | None],
@@ -231,8 +293,9 @@ def _last_anchor(
     setup_only: bool,
 ) -> int | None:
     """The last tag before `before` that gives an absolute position to start from. A
-    setup is the start position either way round, or FOURROWS (every piece out on the
-    outer rows, e.g. a Chess960 start) where an earlier anchor tells which pieces."""
+    setup is the start position either way round (a BEGINPOS tag, or a dump that shows
+    it: not every firmware tags it), or FOURROWS (every piece out on the outer rows, e.g.
+    a Chess960 start) where an earlier anchor tells which pieces."""
     for i in range(min(before, len(events)) - 1, -1, -1):
         e = events[i]
         if not isinstance(e, TagEvent):
@@ -241,9 +304,10 @@ def _last_anchor(
             return i
         if e.tag is Tag.FOURROWS and positions[i] is not None:
             return i
-        dumped = i + 1 < len(events) and isinstance(events[i + 1], PieceChange)
-        if not setup_only and e.tag in _DUMPS and dumped:
-            return i
+        if e.tag in _DUMPS:
+            end = _dump_end(events, i)
+            if end is not None and (not setup_only or positions[end] in _SETUPS):
+                return i
     return None
 
 
@@ -257,15 +321,17 @@ def _from(
 ) -> LogRecovered:
     tag = events[begin]
     assert isinstance(tag, TagEvent)
-    if tag.tag in _DUMPS:
-        # The dump after the tag is the first step: it empties the board and sets it.
-        start = BoardPosition.empty()
-        steps, ends = _steps(events, begin)
+    end = _dump_end(events, begin) if tag.tag in _DUMPS else None
+    if end is not None:
+        # The position the dump shows is where the log starts (an empty board filled).
+        start = positions[end] or BoardPosition.empty()
+        steps, ends = _steps(events, end + 1)
+        setup = start in _SETUPS
     else:
         start = positions[begin] or BoardPosition.empty()
         steps, ends = _steps(events, begin + 1)
-    seen = sum(1 for end in ends if end < after) - 1
-    setup = tag.tag in _SETUP or tag.tag is Tag.FOURROWS
+        setup = tag.tag in _SETUP or tag.tag is Tag.FOURROWS
+    seen = sum(1 for last in ends if last < after) - 1
     anchor: Literal["setup", "absolute"] = "setup" if setup else "absolute"
     return LogRecovered(t, board, start, tuple(steps), seen, anchor)
 
@@ -294,6 +360,44 @@ def continued(got: LogRecovered, later: Sequence[Change | ClockReading]) -> LogR
             else:
                 steps.append(LogStep((), (press,)))
         runner = side
+    return replace(got, steps=tuple(steps))
+
+
+def unlogged_since_reboot(got: LogRecovered) -> bool:
+    """True when the board rebooted after what the host saw (a dump among the unseen
+    steps) and logged no lever press since: a move completed while it had no power is
+    then timed only by the clock's display, and a clock reading taken before the log
+    cannot be older than a logged press (so `continued` may take it)."""
+    unseen = got.steps[got.seen + 1 :]
+    resets = [k for k, step in enumerate(unseen) if step.reset]
+    if not resets:
+        return False
+    return not any(step.presses for step in unseen[resets[-1] :])
+
+
+def with_reading_after_reboot(got: LogRecovered, reading: ClockReading) -> LogRecovered:
+    """`got` with the press that `reading` shows at the board's last reboot: `reading` is
+    the first clock display after the board came back (it answered, so its power-up dump
+    was written), taken before anything else was pressed. A running side other than the
+    one the presses before the reboot leave running is a press made while the board had
+    no power, the one move no log holds; its time goes with the reboot's dump. Nothing
+    changes when no reboot is among the unseen steps, or the dump has presses already."""
+    resets = [k for k in range(got.seen + 1, len(got.steps)) if got.steps[k].reset]
+    side = reading.running_side
+    if not resets or side is None:
+        return got
+    at = resets[-1]
+    if got.steps[at].presses:
+        return got
+    pressed = [p for step in got.steps[:at] for p, _ in step.presses]
+    if not pressed:
+        return got
+    runner = other_side(pressed[-1])
+    if side == runner:
+        return got  # nobody pressed in the dark
+    steps = list(got.steps)
+    dump = steps[at]
+    steps[at] = LogStep(dump.changes, ((runner, reading.seconds(runner)),), dump.reset)
     return replace(got, steps=tuple(steps))
 
 

@@ -5,6 +5,14 @@ timestamped positions and clock readings. A port error or a board that stops ans
 the periodic serial-number poll ends the session: the driver reports the loss, reopens
 the port with backoff, and on reconnect reads the board's EEPROM log so that moves made
 while the cable was out are recovered.
+
+A board that rebooted (a power glitch, a watchdog reset) comes back idle: it answers the
+polls but sends no field updates. The driver notices within seconds, by the clock that
+stops reporting although it was running (a board in UPDATE_NICE reports a running clock
+every second), or by a periodic board dump that differs from what the updates said; it
+then ends the session like any loss, and the reconnect puts the board back in update
+mode and reads the moves in between from its log (the reboot's POWERUP and piece dump
+are an anchor there).
 """
 
 from __future__ import annotations
@@ -38,12 +46,20 @@ from boards.events import (
     BoardLost,
     ClockSeen,
     DriverEvent,
+    DriverFault,
     Emit,
+    LogGap,
     LogRecovered,
 )
 from boards.link import Link, LinkError, Opener, open_serial
 from boards.position import BoardPosition
-from boards.recovery import KnownBoard, continued, recover
+from boards.recovery import (
+    KnownBoard,
+    continued,
+    recover,
+    unlogged_since_reboot,
+    with_reading_after_reboot,
+)
 from boards.stream import BoardStream
 from boards.supervise import Supervised
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
@@ -65,6 +81,11 @@ class BoardError(Exception):
     """The port answered, but not like a DGT board (or not in time)."""
 
 
+class BoardRestarted(BoardError):
+    """The board answers but no longer streams: it rebooted (update mode lost) or its
+    updates and its dump disagree. The session ends; the reconnect reads its log."""
+
+
 @dataclass(frozen=True, slots=True)
 class DriverSettings:
     reply_timeout: float = 2.0  # a handshake answer
@@ -74,8 +95,19 @@ class DriverSettings:
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     recover_log: bool = True
     log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
-    battery_every: float = 60.0
-    verify_every: float = 20.0  # compare with a board dump this often  # Bluetooth boards: how often to ask for the battery
+    battery_every: float = 60.0  # Bluetooth boards: how often to ask for the battery
+    verify_every: float = 5.0  # compare with a board dump this often (a reboot, a lost update)
+    check_every: float = 0.1  # how often the driver's own timers look
+    # A running clock in UPDATE_NICE reports every second: this long without a report (in
+    # event time, and at least `clock_silent_real` real seconds) means the board rebooted.
+    clock_silent_after: float = 3.0
+    clock_silent_real: float = 0.5
+    # Before that, from this much silence on, the driver asks the clock itself: a board
+    # that rebooted answers (idle), and its first answer shows the display as the reboot
+    # left it, which times a move completed while it had no power.
+    clock_probe_after: float = 1.2
+    clock_probe_real: float = 0.25
+    clock_probe_timeout: float = 0.1  # a board with power answers within milliseconds
     clock_ack_timeout: float = 2.0
     clock_retries: int = 3
 
@@ -110,6 +142,10 @@ class SingleBoardDriver(Supervised):
         self._early: list[BoardMessage] | None = None
         self._lost_at: float | None = None
         self._clock_lock = asyncio.Lock()
+        self._clock_rx = (0.0, 0.0)  # (event time, real time) of the last clock report
+        self._probing = False  # asking the clock of a board that stopped reporting it
+        self._woke: ClockReading | None = None  # the first answer after it stopped
+        self.restarts_seen = 0  # sessions ended because the board stopped streaming
 
     @property
     def position(self) -> BoardPosition | None:
@@ -127,14 +163,26 @@ class SingleBoardDriver(Supervised):
     def dropped_bytes(self) -> int:
         return self._decoder.dropped
 
+    @property
+    def describe(self) -> str:
+        return f"driver of board {self.name} on {self.port}"
+
     retry_on = (LinkError, BoardError)
+    retry_now_on = (BoardRestarted,)
 
     def _failed(self, exc: Exception) -> bool:
+        if isinstance(exc, BoardRestarted):
+            self.restarts_seen += 1
         if self.connected:
             self._lose(str(exc))
             return True
         log.debug("%s: %s", self.port, exc)
         return False
+
+    def _faulted(self, exc: Exception, error: str) -> None:
+        self._emit(DriverFault(self._time.now(), self.name, self.port, error))
+        if self.connected:
+            self._lose(f"software error in the driver ({error}); reconnecting")
 
     async def _cleanup(self) -> None:
         await self._close_link()
@@ -189,23 +237,67 @@ class SingleBoardDriver(Supervised):
                 self._dispatch(message)
 
     async def _poll_loop(self) -> None:
-        last_battery = last_check = _monotonic()
+        s = self.settings
+        last_poll = last_battery = last_check = _monotonic()
+        self._clock_rx = (self._time.now(), last_poll)
         while True:
-            await asyncio.sleep(self.settings.poll_interval)
+            await asyncio.sleep(min(s.check_every, s.poll_interval))
             now = _monotonic()
             silent = now - self._last_rx
-            if silent > self.settings.dead_after:
+            if silent > s.dead_after:
                 raise LinkError(f"no answer for {silent:.1f} s")
+            await self._check_streaming(now)
+            if now - last_poll < s.poll_interval:
+                continue
+            last_poll = now
             self._send(Command.RETURN_SERIALNR)
-            if now - last_check >= self.settings.verify_every:
-                # A lost field update would leave our picture wrong for good: compare with
-                # the board itself now and then.
+            if now - last_check >= s.verify_every:
+                # A lost field update, or a board that rebooted and stopped streaming,
+                # would leave our picture wrong for good: compare with the board itself.
                 last_check = now
                 self._send(Command.SEND_BRD)
             has_battery = self.info is not None and self.info.battery_percent is not None
-            if has_battery and now - last_battery >= self.settings.battery_every:
+            if has_battery and now - last_battery >= s.battery_every:
                 last_battery = now
                 self._send(Command.SEND_BATTERY_STATUS)
+
+    async def _check_streaming(self, real: float) -> None:
+        """A clock that was running and stopped reporting: the board is no longer in
+        update mode (a reboot answers polls but streams nothing). Asked directly, a board
+        that answers is back and idle; one that does not is off (or gone: `dead_after`)."""
+        clock = self._stream.clock
+        if not isinstance(clock, ClockReading) or clock.running_side is None:
+            return
+        if (
+            clock.seconds(clock.running_side) <= 0
+            or clock.left_final_flag
+            or clock.right_final_flag
+        ):
+            return  # a fallen flag: the display stands still
+        s = self.settings
+        event_t, real_t = self._clock_rx
+        quiet = self._time.now() - event_t
+        if quiet <= s.clock_probe_after or real - real_t <= s.clock_probe_real:
+            return
+        self._probing = True
+        try:
+            answer: BWTime | None = await self._ask(Command.SEND_CLK, BWTime, s.clock_probe_timeout)
+        except BoardError:
+            answer = None
+        finally:
+            self._probing = False
+        if answer is None:
+            return  # no power yet, or the cable: wait (the link's silence ends it)
+        reading = decode_bwtime(answer.raw)
+        if self._woke is None and isinstance(reading, ClockReading):
+            self._woke = reading
+        event_t, real_t = self._clock_rx
+        quiet = self._time.now() - event_t
+        if quiet > s.clock_silent_after and _monotonic() - real_t > s.clock_silent_real:
+            raise BoardRestarted(
+                f"the clock was running but the board has sent nothing for {quiet:.0f} s "
+                "(rebooted? a power glitch?); reading its log"
+            )
 
     def _send(self, command: Command | bytes) -> None:
         if self._link is None:
@@ -241,9 +333,24 @@ class SingleBoardDriver(Supervised):
         s = self.settings
         version = await self._ask(Command.SEND_VERSION, Version, s.reply_timeout)
         serial = await self._ask(Command.RETURN_SERIALNR, SerialNumber, s.reply_timeout)
-        long_serial = await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
-        battery = await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
         reconnect = self.info is not None and self.info.serial == serial.text
+        # Questions only some boards answer cost a timeout each on the others: a board
+        # met before is not asked again what it did not answer then (a reconnect after a
+        # reboot is a race against the moves being made meanwhile).
+        ask_long = not reconnect or (self.info is not None and self.info.long_serial is not None)
+        ask_battery = not reconnect or (
+            self.info is not None and self.info.battery_percent is not None
+        )
+        long_serial = (
+            await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
+            if ask_long
+            else None
+        )
+        battery = (
+            await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
+            if ask_battery
+            else None
+        )
         position, recent = self.position, self._stream.recent.as_tuple()
         known = self._known
         first_start = False
@@ -257,7 +364,15 @@ class SingleBoardDriver(Supervised):
         # field updates and clock readings, replayed in order once the board is identified.
         self._send(Command.SEND_UPDATE_NICE)
         self._early = []
-        recovered = await self._read_log(serial.text, position, recent, reconnect, first_start)
+        outage = s.recover_log and (first_start or (reconnect and position is not None))
+        woke, self._woke = self._woke, None
+        before_log = None
+        if outage:
+            # The clock now, before the log's 8 s: a move completed while the board had
+            # no power is in no log, and its time is on the display only until the
+            # opponent presses. It continues the log when the board rebooted unseen.
+            before_log = await self._ask_optional(Command.SEND_CLK, BWTime)
+        recovered, gap = await self._read_log(serial.text, position, recent, outage, first_start)
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
         clock_msg = decode_bwtime(clock.raw) if clock else None
@@ -286,11 +401,24 @@ class SingleBoardDriver(Supervised):
         )
         self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
         early, self._early = self._early or [], None
+        if outage and gap is not None:
+            log.warning(
+                "board %s on %s: %s; going on from the board as it stands",
+                self.name,
+                self.port,
+                gap,
+            )
+            self._emit(LogGap(now, self.name, self.port, gap))
+        if recovered is not None and woke is not None:
+            recovered = with_reading_after_reboot(recovered, woke)
         if recovered is not None:
             # What the board sent while its log was downloading (queued behind it, before
             # the answer to the dump) continues the log; what came after is live.
             cut = next((i for i, m in enumerate(early) if m is dump), len(early))
             meanwhile, early = early[:cut], early[cut:]
+            if before_log is not None and not unlogged_since_reboot(recovered):
+                # Taken before the log: it may be older than the log's last press.
+                meanwhile = [m for m in meanwhile if m is not before_log]
             later: list[tuple[int, int] | ClockReading] = []
             for message in meanwhile:
                 if isinstance(message, FieldUpdate):
@@ -311,8 +439,6 @@ class SingleBoardDriver(Supervised):
             readings = [m for m in meanwhile if isinstance(m, BWTime)]
             early = [*readings[-1:], *early]
         else:
-            if reconnect:
-                log.warning("board %s: could not place the EEPROM log; using the dump", self.name)
             self._stream.position = position
         self._stream.recent.clear()
         # Everything that arrived since update mode began, in order: square changes, clock
@@ -327,39 +453,63 @@ class SingleBoardDriver(Supervised):
         serial: str,
         position: BoardPosition | None,
         recent: tuple[tuple[int, int], ...],
-        reconnect: bool,
+        outage: bool,
         first_start: bool,
-    ) -> LogRecovered | None:
+    ) -> tuple[LogRecovered | None, str | None]:
         """The board's EEPROM log as one `LogRecovered`, when there is an outage to fill:
         after a reconnect or a restart, or at a first start mid-round unless the board
-        still shows the start position. None when there is none or it cannot be placed."""
+        still shows the start position; and what went wrong filling it (None: nothing).
+        A log that cannot be placed or read gives no `LogRecovered` and a reason; a
+        software error reading it is logged with its traceback, never raised."""
         s = self.settings
-        if not s.recover_log or not (first_start or (reconnect and position is not None)):
-            return None
+        if not outage:
+            return None, None
         if first_start:
             shown = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
             if shown.position.orientation_of_start() is not None:
-                return None  # nothing played yet
+                return None, None  # nothing played yet
         log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
-        events, _ = decode_ring(log_msg.data)
-        return recover(events, recent, position, self._time.now(), serial)
+        try:
+            events, _ = decode_ring(log_msg.data)
+            got = recover(events, recent, position, self._time.now(), serial)
+        except Exception as exc:
+            error = self.log_fault(exc, f"reading the log of board {serial} on {self.port}")
+            return None, f"its log could not be read ({error})"
+        if got is None:
+            if first_start:
+                return None, "its log holds no setup of the pieces to rebuild the game from"
+            return None, "what it showed last is not in its log"
+        if not got.placed:
+            return got, "what it showed last is no longer in its log (read from its last anchor)"
+        return got, None
 
     # -- incoming messages ------------------------------------------------------------------
 
     def _dispatch(self, message: BoardMessage) -> None:
+        answered = False
         for kind, fut in self._waiters:
             if isinstance(message, kind) and not fut.done():
                 fut.set_result(message)
+                answered = True
                 break
         if not self.connected:
             if self._early is not None:
                 self._early.append(message)
             return  # handshake answers; the handshake itself reports what it learned
+        if isinstance(message, BWTime):
+            if answered and self._probing:
+                return  # asked for: it proves the board is there, not that it streams
+            self._clock_rx = (self._time.now(), _monotonic())
+            self._woke = None
         if isinstance(message, BoardDump) and message.position == self.position:
             return  # the periodic check found the board as we know it
         if isinstance(message, BoardDump):
-            log.info(
-                "board %s: the board dump differs from the updates; taking the dump", self.name
+            # Updates lost, or the board rebooted and stopped streaming: what happened in
+            # between is in its log, which the reconnect reads (the dump alone would drop
+            # the order and the clock times of the moves).
+            raise BoardRestarted(
+                "the board dump differs from its updates (rebooted? an update lost?); "
+                "reading its log"
             )
         for event in self._stream.feed(self._time.now(), message):
             if isinstance(event, ClockSeen):

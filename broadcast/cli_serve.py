@@ -75,6 +75,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--games", type=Path, help="with --sim: PGN games the emulated players play"
     )
     parser.add_argument(
+        "--firmware",
+        metavar="NAME[,NAME...]",
+        help="with --sim: the emulated boards' firmware variant(s), given to the boards in "
+        "turn (see `boardwire sim --help`; default classic)",
+    )
+    parser.add_argument(
         "--round",
         type=positive_int,
         help="make round R live now (its start moved to this moment)",
@@ -143,6 +149,16 @@ def check_arguments(args: argparse.Namespace, config: EventConfig) -> str | None
     rounds = max((s.rounds for s in config.sections), default=0)
     if args.round is not None and args.round > rounds:
         return f"--round {args.round}: the event has {rounds} rounds"
+    firmware = getattr(args, "firmware", None)
+    if firmware is not None:
+        if not args.sim:
+            return "--firmware needs --sim (it is the emulated boards' firmware)"
+        from boardsim.firmware import firmware_list  # only the CLI layer imports the simulator
+
+        try:
+            firmware_list(firmware)
+        except ValueError as exc:
+            return f"--firmware: {exc}"
     games = getattr(args, "games", None)
     if games is not None:
         if not args.sim:
@@ -271,7 +287,9 @@ async def serve(
             start_simulated_boards,  # only the CLI layer imports the simulator
         )
 
-        sim, sim_ports = await start_simulated_boards(config, time, speed=speed)
+        sim, sim_ports = await start_simulated_boards(
+            config, time, speed=speed, firmware=getattr(args, "firmware", None) or "classic"
+        )
         overrides = {**sim_ports, **overrides}
     try:
         service = EventService(

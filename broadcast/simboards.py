@@ -19,6 +19,7 @@ import chess.pgn
 
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
+from boardsim.firmware import firmware_list
 from boardsim.pty import PtyHost
 from boardsim.script import actions_for_game, play
 from boardsim.sim import clean_stale_runs, run_folder_prefix
@@ -142,11 +143,14 @@ def _serial(board: BoardConfig) -> str:
 
 
 async def start_simulated_boards(
-    config: EventConfig, time: TimeSource, *, speed: float = 1.0
+    config: EventConfig, time: TimeSource, *, speed: float = 1.0, firmware: str = "classic"
 ) -> tuple[SimulatedHall, dict[int, str]]:
     """Start emulated boards for every configured board; returns them and the hall board
     number -> device path map to use instead of the configured ports. Games are started
-    with `SimulatedHall.start_games` once the service follows the boards."""
+    with `SimulatedHall.start_games` once the service follows the boards. `firmware`:
+    the variant(s) of `boardsim.firmware`, comma-separated, given to the boards in turn
+    (in hall board order)."""
+    variants = firmware_list(firmware)
     clean_stale_runs()  # run folders of simulations killed with -9
     hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix=run_folder_prefix()))
     assert hall.rundir is not None
@@ -157,7 +161,15 @@ async def start_simulated_boards(
     t = time.now()
     for i, (_port, boards) in enumerate(sorted(by_port.items())):
         boards.sort(key=lambda b: b.number)
-        emulated = [EmulatedBoard(_serial(b), seed=b.number, t=t) for b in boards]
+        emulated = [
+            EmulatedBoard(
+                _serial(b),
+                seed=b.number,
+                t=t,
+                firmware=variants[(b.number - 1) % len(variants)],
+            )
+            for b in boards
+        ]
         device: EmulatedBoard | BusLine = (
             BusLine(emulated) if len(boards) > 1 or boards[0].address is not None else emulated[0]
         )

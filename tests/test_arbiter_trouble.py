@@ -153,3 +153,69 @@ def test_no_trouble_alerts_after_the_result() -> None:
     rules.observe(ResultConfirmed(GAME, "1-0", "resignation", START + 300))
     assert rules.observe(BoardLost(START + 400, BOARD, "unplugged")) == []
     assert rules.observe(BatterySeen(START + 400, BOARD, 3)) == []
+
+
+# -- the driver's own troubles ------------------------------------------------------------
+
+
+def test_a_driver_fault_raises_one_critical_alert_until_the_board_is_back_a_while() -> None:
+    from boards.events import BoardConnected, BoardInfo, DriverFault
+
+    rules = attached()
+    port = "/dev/ttyUSB3"
+    fault = DriverFault(START + 100, BOARD, port, "IndexError: list index out of range")
+    out = rules.observe(fault)
+    [alert] = alerts(out, "driver-fault")
+    assert alert.severity == "critical" and alert.hall_board == BOARD and alert.game == GAME
+    assert BOARD in alert.message and port in alert.message and "IndexError" in alert.message
+    # Its BoardLost does not raise a second alert; the same fault again neither.
+    assert (
+        alerts(
+            rules.observe(BoardLost(START + 100, BOARD, "software error")), "board-not-responding"
+        )
+        == []
+    )
+    assert rules.observe(DriverFault(START + 103, BOARD, port, "IndexError: x")) == []
+    info = BoardInfo(port, BOARD, (1, 7), "single")
+    rules.observe(BoardConnected(START + 110, BOARD, info, reconnect=True))
+    assert [e for e in rules.tick(START + 139) if isinstance(e, AlertResolved)] == []
+    # A fault at the next reconnect keeps it open: it closes only after 30 quiet seconds.
+    rules.observe(DriverFault(START + 139, BOARD, port, "IndexError: x"))
+    rules.observe(BoardConnected(START + 150, BOARD, info, reconnect=True))
+    assert [e for e in rules.tick(START + 170) if isinstance(e, AlertResolved)] == []
+    [resolved] = [e for e in rules.tick(START + 181) if isinstance(e, AlertResolved)]
+    assert resolved.alert == alert.id and rules.open_alerts() == []
+    # A new fault later is a new episode, and a lost board alerts again as usual.
+    [again] = alerts(
+        rules.observe(DriverFault(START + 900, BOARD, port, "KeyError: 3")), "driver-fault"
+    )
+    assert again.id != alert.id and "KeyError" in again.message
+
+
+def test_a_driver_fault_on_a_board_without_a_game_still_alerts() -> None:
+    from boards.events import DriverFault
+
+    rules = engine(SESTAO)
+    [alert] = alerts(
+        rules.observe(DriverFault(START, "10002", "/dev/x", "ValueError: y")), "driver-fault"
+    )
+    assert alert.game == "" and alert.hall_board == "10002"
+
+
+def test_a_log_gap_names_the_board_and_the_moves_to_check() -> None:
+    from boards.events import LogGap
+
+    rules = attached()  # 1.e4 e5 recorded
+    gap = LogGap(START + 300, BOARD, "/dev/ttyACM1", "what it showed last is not in its log")
+    [alert] = alerts(rules.observe(gap), "moves-to-check")
+    assert alert.severity == "critical" and alert.game == GAME and alert.hall_board == BOARD
+    assert "board 10001 on /dev/ttyACM1: what it showed last is not in its log" in alert.message
+    assert "after 1...e5 (ply 2" in alert.message
+    # Another gap later is another alert; a gap on a board with no game is nothing to check.
+    assert (
+        len(
+            alerts(rules.observe(LogGap(START + 900, BOARD, "/dev/ttyACM1", "x")), "moves-to-check")
+        )
+        == 1
+    )
+    assert rules.observe(LogGap(START + 900, "10009", "/dev/x", "x")) == []

@@ -201,6 +201,14 @@ def test_key_lines_follow_arrays_of_tables_and_inline_values() -> None:
         ("round = 3", "round = 4", "round = 4", "round 4 is scheduled", "1..3"),
         ("address = 12", "address = 11", "address = 11\n", "used by two boards", "own address"),
         (
+            "address = 12",
+            "address = 24317",
+            "address = 24317",
+            "address = 24317 does not fit a bus address (14 bits: 1..16383)",
+            "`boardwire boards --port PORT`",
+        ),
+        ("address = 12", "address = 0", "address = 0", "is not a bus address", "1..16383"),
+        (
             'section = "Open"\n\n[[board]]',
             'section = "Opne"\n\n[[board]]',
             '"Opne"',

@@ -79,7 +79,8 @@ async def test_garbage_in_the_stream_is_skipped(tmp_path: Path, event_log: Event
 async def test_cable_out_and_back_recovers_moves_from_the_eeprom(
     tmp_path: Path, event_log: EventLog
 ) -> None:
-    async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
+    # The log at once (the paced 8 s download is covered in test_sim_log_recovery).
+    async with PtyHost(EmulatedBoard("10001", download_rate=None), tmp_path / "board-1") as host:
         host.setup_clock(600, 600, 0)
         async with running(SingleBoardDriver(str(host.path), event_log, settings=FAST)):
             await event_log.wait_for(lambda: event_log.of(PositionSeen), what="connect")
@@ -126,7 +127,7 @@ async def test_cable_out_and_back_recovers_moves_from_the_eeprom(
 async def test_a_board_that_stops_answering_is_reported_lost(
     tmp_path: Path, event_log: EventLog
 ) -> None:
-    async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
+    async with PtyHost(EmulatedBoard("10001", download_rate=None), tmp_path / "board-1") as host:
         async with running(SingleBoardDriver(str(host.path), event_log, settings=FAST)):
             await event_log.wait_for(lambda: event_log.of(BoardConnected), what="connect")
             host.mute(True)
@@ -218,7 +219,7 @@ async def test_a_lost_field_update_is_healed_by_the_periodic_board_check(
     from dataclasses import replace
 
     settings = replace(FAST, verify_every=0.3)
-    async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
+    async with PtyHost(EmulatedBoard("10001", download_rate=None), tmp_path / "board-1") as host:
         async with running(SingleBoardDriver(str(host.path), event_log, settings=settings)):
             await event_log.wait_for(lambda: event_log.of(PositionSeen), what="connect")
             # The board changes without telling us (as if the update were lost on the line).

@@ -27,6 +27,7 @@ from boardsim.eeprom_log import (
     Record,
     encode_record,
 )
+from boardsim.firmware import FIRMWARE_NAMES
 from boardsim.paced import BYTES_PER_SECOND
 
 
@@ -211,6 +212,7 @@ actions = st.lists(
         st.tuples(st.just("poll"), st.just(0), st.just(0), st.just(0.1)),
         st.tuples(st.just("power"), st.just(0), st.just(0), st.just(0.5)),
         st.tuples(st.just("start"), st.just(0), st.just(0), st.just(0.5)),
+        st.tuples(st.just("download"), st.just(0), st.just(0), st.just(0.5)),
     ),
     max_size=150,
 )
@@ -232,14 +234,17 @@ def run(board: EmulatedBoard, steps: list[tuple[str, object, int, float]]) -> No
                 board.power_up(t, reboot_seconds=0.0)
             case "start":
                 board.handle(BusRequest(BusCommand.SET_START_GAME, board.address), t)
+            case "download":
+                board.handle(SingleCommand(Command.SEND_EE_MOVES), t)
 
 
 @settings(max_examples=300, deadline=None)
-@given(actions, st.integers(16, 400))
+@given(actions, st.integers(16, 400), st.sampled_from(FIRMWARE_NAMES))
 def test_product_decoder_reads_the_simulators_ring(
-    steps: list[tuple[str, object, int, float]], capacity: int
+    steps: list[tuple[str, object, int, float]], capacity: int, firmware: str
 ) -> None:
-    board = EmulatedBoard("10001", eeprom_size=capacity)
+    # Every firmware variant: NOP padding, DOWNLOADED and WATCHDOG records included.
+    board = EmulatedBoard("10001", eeprom_size=capacity, firmware=firmware)
     run(board, steps)
     events, _ = decode_events(board.eeprom.dump())
     assert events == expected_events(board.eeprom)

@@ -201,8 +201,10 @@ def test_stale_registry_files_are_skipped(runtime: Path) -> None:
 def test_bad_inputs_are_explained(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="1 to 99"):
         Simulator(0)
-    with pytest.raises(ValueError, match="16383"):
-        Simulator(5, first_serial=16381)
+    with pytest.raises(ValueError, match="99999"):
+        Simulator(5, first_serial=99998)
+    with pytest.raises(ValueError, match="broadcast address"):
+        Simulator(5, first_serial=16381)  # 16384 would answer at bus address 0
     with pytest.raises(ValueError, match="unknown habits"):
         Simulator(1, habits="sloppy")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="cannot read PGN"):

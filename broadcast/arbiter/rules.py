@@ -27,7 +27,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from boards.events import BatterySeen, BoardConnected, BoardHealth, BoardLost, ClockSeen
+from boards.events import (
+    BatterySeen,
+    BoardConnected,
+    BoardHealth,
+    BoardLost,
+    ClockSeen,
+    DriverFault,
+    LogGap,
+)
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
@@ -50,6 +58,7 @@ from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.arbiter.trouble import (
     TroubleConfig,
     battery_severity,
+    move_label,
     polls_missed,
     too_long,
 )
@@ -105,6 +114,8 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "withdraw-from-pairing": "critical",
     "early-draw": "warning",
     "board-not-responding": "critical",
+    "driver-fault": "critical",
+    "moves-to-check": "critical",
     "bus-polls-missed": "warning",
     "service-overloaded": "critical",
     "battery-low": "warning",
@@ -164,6 +175,10 @@ class _BoardWatch:
     clock_missing: bool = False
     lost_episode: int = 0
     silent: bool = False
+    fault_alert: str | None = None  # the open driver-fault alert
+    fault_episode: int = 0
+    back_since: float | None = None  # connected again since, with no new fault
+    gap_episode: int = 0
 
 
 Observable = Any  # any journal event: game, tournament, driver, reconstruction, arbiter
@@ -301,6 +316,9 @@ class ArbiterRules:
             out += self._silence_rule(name, board, now)
             if board.has_clock and board.last_seen is not None and not board.silent:
                 next_due = min(next_due, board.last_seen + self.config.trouble.silent_after)
+            out += self._fault_cleared(name, board, now)
+            if board.fault_alert is not None and board.back_since is not None:
+                next_due = min(next_due, board.back_since + self.config.trouble.fault_cleared_after)
         self._next_due = next_due
         # Rules due at different moments within one tick come out in time order, as if
         # the service had ticked at each of those moments (stable: game order on ties).
@@ -454,7 +472,15 @@ class ArbiterRules:
                 return []
             case FlagFell():
                 return self._flag(event, game)
-            case BoardConnected() | BoardLost() | BoardHealth() | BatterySeen() | ClockSeen():
+            case (
+                BoardConnected()
+                | BoardLost()
+                | BoardHealth()
+                | BatterySeen()
+                | ClockSeen()
+                | DriverFault()
+                | LogGap()
+            ):
                 return self._board_event(event, game)
             case GameMoveClocked() | GameFlag():
                 # Nothing to decide, but folded too: the engine's games stay the service's
@@ -1048,8 +1074,10 @@ class ArbiterRules:
         board = self._boards.setdefault(event.board, _BoardWatch())
         if game_id is not None:
             board.game = game_id
-        out = [] if isinstance(event, BoardLost) else self._board_back(event)
-        if not isinstance(event, BoardLost):
+        # The driver speaks for itself in these, not for the board: they prove no life.
+        from_driver = isinstance(event, BoardLost | DriverFault | LogGap)
+        out = [] if from_driver else self._board_back(event)
+        if not from_driver:
             board.last_seen = event.t
             board.silent = False
         game = self._open_game(board)
@@ -1082,10 +1110,20 @@ class ArbiterRules:
     ) -> list[Observable]:
         cfg = self.config.trouble
         match event:
+            case DriverFault():
+                return self._driver_fault(event, board, game)
+            case LogGap():
+                return self._log_gap(event, board, game)
+            case BoardConnected():
+                if board.fault_alert is not None:
+                    board.back_since = event.t
+                    self._next_due = min(self._next_due, event.t + cfg.fault_cleared_after)
+                return []
             case BoardLost():
                 board.lost_episode += 1
-                if game is None:
-                    return []
+                board.back_since = None
+                if game is None or board.fault_alert is not None:
+                    return []  # no game to worry about, or the fault alert says it all
                 return self._alert(
                     f"board-not-responding:{event.board}:lost:{board.lost_episode}",
                     "board-not-responding",
@@ -1141,6 +1179,68 @@ class ArbiterRules:
                 if board.last_seen is not None:
                     self._next_due = min(self._next_due, board.last_seen + cfg.silent_after)
         return []
+
+    def _driver_fault(
+        self, event: DriverFault, board: _BoardWatch, game: GameState | None
+    ) -> list[Observable]:
+        """A software error stopped the board's driver: one critical alert per episode,
+        closed once the board has been back for a while with no new error."""
+        board.back_since = None
+        if board.fault_alert is not None:
+            return []  # the same episode: the alert is up
+        board.fault_episode += 1
+        board.fault_alert = f"driver-fault:{event.board}:{board.fault_episode}"
+        return self._alert(
+            board.fault_alert,
+            "driver-fault",
+            event.t,
+            f"the driver of board {event.board} on {event.port} stopped on a software error "
+            f"({event.error}); it is restarting and the board's moves may arrive late. If this "
+            "repeats, keep the server's log for the developers",
+            game=game,
+            hall_board=event.board,
+        )
+
+    def _fault_cleared(self, name: str, board: _BoardWatch, now: float) -> list[Observable]:
+        alert = board.fault_alert
+        if alert is None or board.back_since is None:
+            return []
+        if now - board.back_since < self.config.trouble.fault_cleared_after:
+            return []
+        board.fault_alert, board.back_since = None, None
+        return self._resolve(
+            self._open_about("board", name),
+            lambda a: a.id == alert,
+            now,
+            f"board {name} has run without a software error since",
+        )
+
+    def _log_gap(
+        self, event: LogGap, board: _BoardWatch, game: GameState | None
+    ) -> list[Observable]:
+        """The board's log could not fill an outage: the arbiter checks the moves made in
+        the gap, after the last one known before it."""
+        if game is None:
+            return []
+        board.gap_episode += 1
+        if game.moves:
+            last = game.moves[-1]
+            where = (
+                f"the moves after {move_label(last.fen_after, last.san)} (ply {len(game.moves)}, "
+                "the last one known before the gap)"
+            )
+        else:
+            where = "the game from its first move"
+        return self._alert(
+            f"moves-to-check:{event.board}:{board.gap_episode}",
+            "moves-to-check",
+            event.t,
+            f"board {event.board} on {event.port}: {event.reason}; the game goes on from the "
+            f"board as it stands. Moves made meanwhile may be missing or wrong: check {where} "
+            "against the scoresheets",
+            game=game,
+            hall_board=event.board,
+        )
 
     def _open_game(self, board: _BoardWatch) -> GameState | None:
         if board.game is None or board.game not in self._watch:

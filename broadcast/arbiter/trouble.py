@@ -25,6 +25,9 @@ class TroubleConfig:
     `illegal_move_after`: seconds a board may stay out of sync after a clock press before
     the press counts as an illegal move that stood (a legal move is confirmed only once the
     position has stayed still, which may be just after the press).
+    `fault_cleared_after`: seconds a board must be back, with no new software error in
+    its driver, before the driver-fault alert closes (a driver that fails at every
+    reconnect must not open and close an alert each time).
     """
 
     silent_after: float = 60.0
@@ -33,6 +36,18 @@ class TroubleConfig:
     battery_critical: int = 5
     out_of_sync_after: float = 30.0
     illegal_move_after: float = 10.0
+    fault_cleared_after: float = 30.0
+
+
+def move_label(fen_after: str, san: str) -> str:
+    """`23.Nf3` or `23...Nf6`, from the move's SAN and the FEN after it."""
+    fields = fen_after.split()
+    try:
+        number = int(fields[5])
+        black_to_move = fields[1] == "b"
+    except (IndexError, ValueError):
+        return san
+    return f"{number}.{san}" if black_to_move else f"{number - 1}...{san}"
 
 
 def battery_severity(percent: int, charging: bool, config: TroubleConfig) -> Severity | None:

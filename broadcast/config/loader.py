@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from boards.dgt.bus import MAX_ADDRESS as MAX_BUS_ADDRESS
 from broadcast.config.errors import ConfigError, ConfigIssue
 from broadcast.config.locate import KeyPath, key_lines, line_of
 from broadcast.config.model import (
@@ -945,6 +946,27 @@ class _Checker:
         return tuple(sorted(entries, key=lambda e: e.number))
 
     # -- boards --------------------------------------------------------------------
+    def bus_address(self, raw: Mapping[str, Any], at: KeyPath) -> int | None:
+        """A board's bus address: 14 bits (1..16383; 0 calls every board). A 5-digit
+        serial number above 16383 cannot be one, whatever the label on the board says."""
+        address = self.get_int(raw, "address", at, example=1234)
+        if address is None or 1 <= address <= MAX_BUS_ADDRESS:
+            return address
+        if address > MAX_BUS_ADDRESS:
+            message = (
+                f"{self.where((*at, 'address'))} = {address} does not fit a bus address "
+                f"(14 bits: 1..{MAX_BUS_ADDRESS})"
+            )
+            hint = (
+                "a bus board answers at the address `boardwire boards --port PORT` shows for "
+                "it, which is not its serial number when the serial is above 16383"
+            )
+        else:
+            message = f"{self.where((*at, 'address'))} = {address} is not a bus address"
+            hint = f"use the board's address, 1..{MAX_BUS_ADDRESS} (0 calls every board at once)"
+        self.error((*at, "address"), message, hint)
+        return address  # refused above; kept so that no other check reports it as missing
+
     def boards(self, doc: dict[str, Any], sections: set[str]) -> list[BoardConfig]:
         boards: list[BoardConfig] = []
         numbers: dict[int, int] = {}
@@ -954,7 +976,7 @@ class _Checker:
             self.unknown_keys(raw, BOARD_KEYS, at)
             number = self.get_int(raw, "number", at, required=True, minimum=1, example=i + 1)
             port = self.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
-            address = self.get_int(raw, "address", at, minimum=0, maximum=0xFFFF, example=1234)
+            address = self.bus_address(raw, at)
             section = self.get_str(raw, "section", at, required=True, example="Open")
             if section and sections and section not in sections:
                 close = difflib.get_close_matches(section, sorted(sections), n=1)
@@ -986,7 +1008,8 @@ class _Checker:
                     self.error(
                         ("board", i, "port"),
                         f"port {port} carries {len(users)} boards, so each needs its bus address",
-                        "add address = the board's serial number (see `boardwire boards`)",
+                        "add address = the board's bus address (`boardwire boards` lists it; "
+                        "up to 16383 it is the board's serial number)",
                     )
                 elif addresses.count(address) > 1:
                     self.error(

@@ -33,10 +33,20 @@ from boardsim.eeprom_log import (
     Change,
     ClockRecord,
     EepromRing,
+    LogTag,
     Marker,
+    Record,
     position_tag,
     power_up_records,
     start_game_records,
+)
+from boardsim.firmware import (
+    DEFAULT_FIRMWARE,
+    PADDING_CYCLE,
+    WATCHDOG_DEAF,
+    WATCHDOG_MIN,
+    Firmware,
+    firmware_named,
 )
 from boardsim.paced import BYTES_PER_SECOND, PacedOutput
 from boardsim.wire import BusHostCommand, BusReplyId, HostCommand
@@ -50,6 +60,7 @@ START_GAME_DELAY = 0.07  # SET_START_GAME answers once the EEPROM write is done
 BROADCAST_PING_WINDOW = 1.1  # boards answer a broadcast ping at a random moment in this window
 RESET_SECONDS = 2.0  # a bus RESET reboots the board; it hears nothing meanwhile
 UPDATE_CLOCK_PERIOD = 1.0  # SEND_UPDATE: the clock at least this often
+POWER_ON_SECONDS = 0.5  # after power comes back, the board boots before it hears anything
 MAX_ADDRESS = (1 << 14) - 1
 
 START_POSITION = BoardPosition(START_CODES)
@@ -116,10 +127,15 @@ class EepromLog(EepromRing):
 class EmulatedBoard:
     """One DGT e-board with its clock (or none), in bus mode after power-up.
 
-    `serial` is the 5-digit serial number; its value is the bus address. `battery_percent`
+    `serial` is the 5-digit serial number. The bus address is the serial's value as a
+    14-bit number; a serial above 16383 does not fit, and the board answers at its low 14
+    bits (our reading: DGT says only that the address is the serial as a 14-bit value),
+    unless `bus_address` says otherwise. A host learns the address from the board (the
+    BUSADRES reply, or a bus ping), never from the serial. `battery_percent`
     makes it a Bluetooth board that answers SEND_BATTERY_STATUS. `seed` makes the random
     broadcast ping timing reproducible. `download_rate` (bytes per second of simulated
-    time) paces the EEPROM download like 9600 baud; None sends it at once.
+    time) paces the EEPROM download like 9600 baud; None sends it at once. `firmware`
+    names the variant (`boardsim.firmware`) whose log and habits the board has.
     """
 
     def __init__(
@@ -137,16 +153,20 @@ class EmulatedBoard:
         t: float = 0.0,
         eeprom_size: int = EEPROM_SIZE,
         download_rate: float | None = BYTES_PER_SECOND,
+        firmware: str | Firmware = DEFAULT_FIRMWARE,
+        bus_address: int | None = None,
     ) -> None:
         if len(serial) != 5 or not serial.isdigit():
             raise ValueError(f"a DGT serial number is 5 digits, got {serial!r}")
-        self.address = int(serial)
-        if self.address == 0:
-            raise ValueError("serial 00000 is the bus broadcast address; choose another")
-        if self.address > MAX_ADDRESS:
-            raise ValueError(f"serial {serial} does not fit a 14-bit bus address")
+        self.address = int(serial) & MAX_ADDRESS if bus_address is None else bus_address
+        if not 0 < self.address <= MAX_ADDRESS:
+            raise ValueError(
+                f"serial {serial} gives bus address {self.address}, which is not 1..{MAX_ADDRESS}"
+                " (0 is the broadcast address); choose another serial or bus_address"
+            )
         self.serial = serial
-        self.long_serial = long_serial if long_serial is not None else f"{self.address:010d}"
+        self.firmware = firmware_named(firmware)
+        self.long_serial = long_serial if long_serial is not None else f"{int(serial):010d}"
         if len(self.long_serial) != 10 or not self.long_serial.isascii():
             raise ValueError(f"a long serial number is 10 ASCII characters: {self.long_serial!r}")
         self.version = version
@@ -174,7 +194,18 @@ class EmulatedBoard:
         self._last_clock_t = float("-inf")
         self.mode = Mode.BUS
         self.update_mode = UpdateMode.IDLE
+        # Firmware habits: their own random stream, so the default board is unchanged.
+        self._fw_rng = random.Random(f"firmware-{seed}-{serial}")
+        self._padding = 0
+        self._off_until: float | None = None  # no power until then
+        self.power_losses = 0
+        self.watchdog_resets = 0
+        # The truth about the clock, for tests: (side that stopped, the time it showed) at
+        # every press that changed the clock, logged or not (the clock has its own power).
+        self.presses: list[tuple[Side, int]] = []
+        self._watchdog_due = self._next_watchdog(t)
         self.power_up(t, reboot_seconds=0.0)
+        self._changes_mark = 0  # the first SEND_CHANGES after switching on has it all
 
     # -- power and modes -----------------------------------------------------------------
 
@@ -182,15 +213,92 @@ class EmulatedBoard:
         """Switch on (or reboot): bus mode, idle; deaf for `reboot_seconds`.
 
         The log gets 3 NOPs, POWERUP, a piece change per occupied square and the
-        position's tag, as a real board writes them.
+        position's tag, as a real board writes them (or as its firmware variant does).
+        What the bus change buffer held is gone: it starts after the power-up records.
         """
+        fw = self.firmware
+        self._restart(t, reboot_seconds)
+        self._log_all(
+            power_up_records(
+                self.position.codes,
+                start_tag=fw.start_tag_at_power_up,
+                tag_after=fw.tag_after_dump,
+            )
+        )
+        self._forget_changes()
+
+    def _restart(self, t: float, deaf_seconds: float) -> None:
         self.mode = Mode.BUS
         self.update_mode = UpdateMode.IDLE
         self._scheduled.clear()
         self._line.clear()
         self._ignore_next_ping = False
-        self._busy_until = t + reboot_seconds
-        self.eeprom.write_all(power_up_records(self.position.codes))
+        self._busy_until = t + deaf_seconds
+
+    def _forget_changes(self) -> None:
+        self._changes_mark = self.eeprom.written
+        self._last_update = b""
+
+    def lose_power(self, t: float, seconds: float) -> None:
+        """A power cut of `seconds` from `t`: the board hears, sends and logs nothing (the
+        pieces still move and the clock, on its own batteries, still runs); then it boots
+        as at any power-up (POWERUP and its pieces in the log, bus mode, idle, its bus
+        change buffer lost) and is deaf for `POWER_ON_SECONDS` more."""
+        if seconds <= 0:
+            raise ValueError(f"a power cut lasts a positive time, not {seconds}")
+        self._awake(t)
+        self._restart(t, seconds)
+        self._off_until = t + seconds
+        self.power_losses += 1
+
+    @property
+    def powered(self) -> bool:
+        return self._off_until is None
+
+    def _awake(self, t: float) -> bool:
+        """Power and watchdog at `t`: False while the board has no power."""
+        if self._off_until is not None:
+            if t < self._off_until:
+                return False
+            back = self._off_until
+            self._off_until = None
+            self.power_up(back, reboot_seconds=POWER_ON_SECONDS)
+            self._watchdog_due = self._next_watchdog(back)
+        if self._watchdog_due is not None and t >= self._watchdog_due:
+            self.watchdog_reset(self._watchdog_due)
+        return True
+
+    def _next_watchdog(self, t: float) -> float | None:
+        every = self.firmware.watchdog_every
+        if every is None:
+            return None
+        return t + WATCHDOG_MIN + self._fw_rng.expovariate(1.0 / max(every - WATCHDOG_MIN, 1.0))
+
+    def watchdog_reset(self, t: float) -> None:
+        """The firmware hung and its watchdog restarted it: WATCHDOG and the pieces in the
+        log (no POWERUP: the power never went), bus mode, idle, the change buffer lost,
+        deaf for `WATCHDOG_DEAF` seconds. The `watchdog` firmware does this on its own;
+        tests may call it on any board."""
+        self._restart(t, WATCHDOG_DEAF)
+        self._log_all(
+            power_up_records(self.position.codes, first=LogTag.WATCHDOG, nops=0, tag_after=False)
+        )
+        self._forget_changes()
+        self.watchdog_resets += 1
+        self._watchdog_due = self._next_watchdog(t)
+
+    def _log(self, record: Record) -> None:
+        """One record into the EEPROM, NOP padding first on firmware that pads."""
+        padding = isinstance(record, Marker) and record.tag in (LogTag.NOP, LogTag.NOP2)
+        if self.firmware.padding and not padding and not self.eeprom.replaces(record):
+            for b in PADDING_CYCLE[self._padding % len(PADDING_CYCLE)]:
+                self.eeprom.append(Marker(LogTag(b)))
+            self._padding += 1
+        self.eeprom.write(record)
+
+    def _log_all(self, records: list[Record]) -> None:
+        for record in records:
+            self._log(record)
 
     def _enter_single(self) -> None:
         if self.mode is Mode.BUS:
@@ -211,7 +319,7 @@ class EmulatedBoard:
 
     def handle(self, item: HostItem, t: float) -> bytes:
         """The bytes the board sends at once for one decoded host item (often none)."""
-        if t < self._busy_until:
+        if not self._awake(t) or t < self._busy_until:
             return b""
         return self._out(self._answer(item, t), t)
 
@@ -288,6 +396,9 @@ class EmulatedBoard:
 
     def _download(self, t: float) -> bytes:
         frame = wire.ee_moves(self.eeprom.dump())
+        if self.firmware.downloaded_tag:
+            # Marks what the host has: the next download shows where this one ended.
+            self._log(Marker(LogTag.DOWNLOADED))
         if self.download_rate is None:
             return frame
         # Queued even behind nothing: it leaves byte by byte from now on, through tick().
@@ -384,7 +495,7 @@ class EmulatedBoard:
         return self.eeprom.since(self.eeprom.oldest if start is None else start)
 
     def _write_start_game(self) -> None:
-        self.eeprom.write_all(start_game_records(self.position.codes))
+        self._log_all(start_game_records(self.position.codes))
 
     # -- physical actions ------------------------------------------------------------------
 
@@ -396,13 +507,16 @@ class EmulatedBoard:
             raise ValueError(f"piece code is 0..15, got {code}")
         if self.position.codes[index] == code:
             return b""
+        if not self._awake(t):
+            self.position = self.position.with_piece(index, code)  # nobody sees it
+            return b""
         fast = self._last_change_t is not None and t - self._last_change_t < FAST_CHANGE_SECONDS
         self._last_change_t = t
-        self.eeprom.write(Change(index, code, fast))
+        self._log(Change(index, code, fast))
         self.position = self.position.with_piece(index, code)
         tag = position_tag(self.position.codes)
         if tag is not None:
-            self.eeprom.write(Marker(tag))
+            self._log(Marker(tag))
         if self.mode is Mode.SINGLE and self.update_mode is not UpdateMode.IDLE:
             return self._out(wire.field_update(index, code), t)
         return b""
@@ -419,10 +533,14 @@ class EmulatedBoard:
         if self.clock is None:
             return b""
         result = self.clock.press_lever(side, t)
+        if result is not None:
+            self.presses.append((result.stopped, result.seconds))
+        if not self._awake(t):
+            return b""  # the clock runs on its own batteries; the board logs nothing
         if result is None or not self.clock.connected:
             # The clock runs on its own batteries; unplugged, the board just cannot see it.
             return b""
-        self.eeprom.write(ClockRecord(result.stopped == "left", result.seconds))
+        self._log(ClockRecord(result.stopped == "left", result.seconds))
         if self.mode is Mode.SINGLE and self.update_mode in _CLOCK_MODES:
             return self._out(self._send_clock(t), t)
         return b""
@@ -443,6 +561,8 @@ class EmulatedBoard:
 
     def take_due(self, t: float) -> list[ScheduledReply]:
         """Remove and return the scheduled replies due by `t`, earliest first."""
+        if not self._awake(t):
+            return []
         due = [r for r in self._scheduled if r.due <= t]
         self._scheduled = [r for r in self._scheduled if r.due > t]
         return due
@@ -450,6 +570,8 @@ class EmulatedBoard:
     def periodic_output(self, t: float) -> bytes:
         """What leaves on its own: the next bytes of a download, and the clock in UPDATE
         (every second and on change) and UPDATE_NICE (on change) once the line is free."""
+        if not self._awake(t):
+            return b""
         out = self._line.take(t)
         if self._line.busy:
             return out  # the clock waits; the reading sent afterwards is the current one

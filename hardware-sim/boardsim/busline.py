@@ -12,11 +12,13 @@ on the line the answer is clean, as it is on real hardware.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import zip_longest
 
 from boards.dgt.bus import BusRequest
 from boards.dgt.decoder import HostItem
 from boardsim.board import EmulatedBoard, ScheduledReply
+from boardsim.firmware import DEFAULT_FIRMWARE, Firmware
 
 
 class BusLine:
@@ -31,9 +33,22 @@ class BusLine:
         self.boards = list(boards)
 
     @classmethod
-    def with_serials(cls, serials: list[str], *, seed: int = 0, t: float = 0.0) -> BusLine:
-        """Boards with a clock each; the seed makes broadcast ping timing reproducible."""
-        return cls([EmulatedBoard(s, seed=seed * 1000 + i, t=t) for i, s in enumerate(serials)])
+    def with_serials(
+        cls,
+        serials: list[str],
+        *,
+        seed: int = 0,
+        t: float = 0.0,
+        firmware: Sequence[str | Firmware] = (DEFAULT_FIRMWARE,),
+    ) -> BusLine:
+        """Boards with a clock each; the seed makes broadcast ping timing reproducible.
+        `firmware`: the variants, given to the boards in turn."""
+        return cls(
+            [
+                EmulatedBoard(s, seed=seed * 1000 + i, t=t, firmware=firmware[i % len(firmware)])
+                for i, s in enumerate(serials)
+            ]
+        )
 
     def board(self, address: int) -> EmulatedBoard:
         for b in self.boards:

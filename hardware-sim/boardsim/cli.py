@@ -15,8 +15,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from boardsim.firmware import DEFAULT_FIRMWARE, FIRMWARE_NAMES, Firmware, firmware_list
 from boardsim.script import HABITS
-from boardsim.sim import FIRST_SERIAL, Simulator, load_games
+from boardsim.sim import FIRST_SERIAL, PowerLoss, Simulator, load_games
 
 
 def _positive(text: str) -> float:
@@ -27,6 +28,32 @@ def _positive(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
     return value
+
+
+def _firmware(text: str) -> list[Firmware]:
+    try:
+        return firmware_list(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _power_loss(text: str) -> PowerLoss:
+    try:
+        return PowerLoss.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_firmware_argument(parser: argparse.ArgumentParser) -> None:
+    """`--firmware NAME[,NAME...]`: the boards' firmware variant(s), given in turn."""
+    parser.add_argument(
+        "--firmware",
+        type=_firmware,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help=f"firmware variant of the emulated boards, one per board in turn "
+        f"({', '.join(FIRMWARE_NAMES)}; default {DEFAULT_FIRMWARE})",
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +93,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--line-speed", action="store_true", help="send at 9600 baud (960 bytes/s), not at once"
     )
+    add_firmware_argument(parser)
+    parser.add_argument(
+        "--power-loss",
+        type=_power_loss,
+        action="append",
+        default=[],
+        metavar="AT:SECONDS[:BOARD]",
+        help="cut a board's power (every board's without BOARD) for SECONDS, AT simulated "
+        "seconds after the games start; repeatable",
+    )
+    parser.add_argument(
+        "--truth",
+        type=Path,
+        metavar="FILE",
+        help="append, per board once its game is played, a JSON line with every clock press "
+        "(for tests: the clock times a host should have recorded)",
+    )
     parser.add_argument(
         "--instant-download",
         action="store_true",
@@ -98,6 +142,9 @@ async def run(args: argparse.Namespace) -> int:
             game_delay=args.start_after,
             habits=args.habits,
             instant_download=args.instant_download,
+            firmware=args.firmware or DEFAULT_FIRMWARE,
+            power_losses=args.power_loss,
+            truth=args.truth,
         )
     except ValueError as e:
         print(f"boardsim: {e}", file=sys.stderr)

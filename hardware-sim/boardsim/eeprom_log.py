@@ -142,13 +142,24 @@ def position_tag(codes: Sequence[int]) -> LogTag | None:
     return None
 
 
-def power_up_records(codes: Sequence[int]) -> list[Record]:
+def power_up_records(
+    codes: Sequence[int],
+    *,
+    start_tag: bool = False,
+    tag_after: bool = True,
+    first: LogTag = LogTag.POWERUP,
+    nops: int = 3,
+) -> list[Record]:
     """What a board writes when switched on: 3 NOPs, POWERUP, a change per occupied square
-    (in index order), then the position's tag if it has one."""
-    records: list[Record] = [Marker(LogTag.NOP), Marker(LogTag.NOP), Marker(LogTag.NOP)]
-    records.append(Marker(LogTag.POWERUP))
+    (in index order), then the position's tag if it has one. Firmware variants: START_TAG
+    right after POWERUP (`start_tag`), no tag after the pieces (`tag_after=False`), and
+    WATCHDOG instead of POWERUP after a watchdog reset (`first`, `nops=0`)."""
+    records: list[Record] = [Marker(LogTag.NOP)] * nops
+    records.append(Marker(first))
+    if start_tag:
+        records.append(Marker(LogTag.START_TAG))
     records += [Change(i, c) for i, c in enumerate(codes) if c]
-    tag = position_tag(codes)
+    tag = position_tag(codes) if tag_after else None
     if tag is not None:
         records.append(Marker(tag))
     return records
@@ -185,12 +196,11 @@ class EepromRing:
 
     def write(self, record: Record) -> int:
         """Append one record (piece changes may replace the last record); its position."""
-        if isinstance(record, Change) and self._records:
-            pos, last = self._records[-1]
-            if isinstance(last, Change) and last.square == record.square and pos >= self._sealed:
-                self._put(pos, encode_record(record))
-                self._records[-1] = (pos, record)
-                return pos
+        if self.replaces(record):
+            pos, _ = self._records[-1]
+            self._put(pos, encode_record(record))
+            self._records[-1] = (pos, record)
+            return pos
         return self.append(record)
 
     def append(self, record: Record) -> int:
@@ -206,6 +216,13 @@ class EepromRing:
         while self._records and self._records[0][0] < oldest:
             self._records.popleft()
         return pos
+
+    def replaces(self, record: Record) -> bool:
+        """True when `write(record)` would overwrite the last record instead of adding one."""
+        if not isinstance(record, Change) or not self._records:
+            return False
+        pos, last = self._records[-1]
+        return isinstance(last, Change) and last.square == record.square and pos >= self._sealed
 
     def write_all(self, records: Sequence[Record]) -> None:
         for record in records:

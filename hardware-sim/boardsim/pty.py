@@ -203,6 +203,12 @@ class PtyHost:
     def muted(self) -> bool:
         return self._muted
 
+    def lose_power(self, seconds: float, board: int = 0) -> None:
+        """Board `board` loses power for `seconds` (simulated): it goes deaf and dumb, logs
+        nothing, and reboots (see `EmulatedBoard.lose_power`); the port stays open, as a
+        serial cable does when the board's own power fails."""
+        self.boards[board].lose_power(self.now(), seconds)
+
     def inject_garbage(self, data: bytes | None = None, *, length: int = 16, seed: int = 0) -> None:
         """Line noise: `data`, or `length` seeded random bytes, written to the host as is."""
         noise = data if data is not None else random.Random(seed).randbytes(length)

@@ -22,6 +22,7 @@ import chess.pgn
 
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
+from boardsim.firmware import DEFAULT_FIRMWARE, Firmware, firmware_named
 from boardsim.paced import BYTES_PER_SECOND
 from boardsim.pty import PtyHost
 from boardsim.script import (
@@ -37,6 +38,33 @@ from boardsim.timing import ScaledTime
 log = logging.getLogger(__name__)
 
 FIRST_SERIAL = 10001
+
+
+@dataclass(frozen=True, slots=True)
+class PowerLoss:
+    """A power cut: `at` simulated seconds after the games start, for `seconds`, on board
+    `board` (0-based, in the simulator's order) or on every board (None)."""
+
+    at: float
+    seconds: float
+    board: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PowerLoss:
+        """`AT:SECONDS` or `AT:SECONDS:BOARD` (BOARD counted from 1)."""
+        parts = text.split(":")
+        try:
+            if len(parts) not in (2, 3):
+                raise ValueError
+            at, seconds = float(parts[0]), float(parts[1])
+            board = int(parts[2]) - 1 if len(parts) == 3 else None
+        except ValueError:
+            raise ValueError(
+                f"a power loss is AT:SECONDS or AT:SECONDS:BOARD (e.g. 60:2 or 60:2:3), not {text!r}"
+            ) from None
+        if at < 0 or seconds <= 0 or (board is not None and board < 0):
+            raise ValueError(f"a power loss needs AT >= 0, SECONDS > 0 and BOARD >= 1: {text!r}")
+        return cls(at, seconds, board)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +227,12 @@ class Simulator:
     boards, result signals with the kings), seeded by `seed` and the board number;
     `habits="none"` keeps the tidy scripted hands (`boardsim.script.actions_for_game`).
     The boards send their EEPROM log at 9600 baud in simulated time, as real boards do
-    (about 8 s); `instant_download=True` sends it at once.
+    (about 8 s); `instant_download=True` sends it at once. `firmware`: the variant of
+    every board, or a list given to the boards in turn (`boardsim.firmware`).
+    `power_losses`: power cuts to inject while the games are played. `truth`: a file
+    that gets one JSON line per board once its game is played: the board, its serial
+    and every clock press as [side that stopped, the time it showed] (the first one
+    starts the clock), for tests to check the clock times a host recorded.
     """
 
     def __init__(
@@ -218,11 +251,27 @@ class Simulator:
         register: bool = True,
         habits: HabitsName = "none",
         instant_download: bool = False,
+        firmware: str | Firmware | Sequence[str | Firmware] = DEFAULT_FIRMWARE,
+        power_losses: Sequence[PowerLoss] = (),
+        truth: Path | str | None = None,
     ) -> None:
         if not 1 <= boards <= 99:
             raise ValueError(f"--boards takes 1 to 99 boards, not {boards}")
-        if first_serial < 1 or first_serial + boards - 1 > 16383:
-            raise ValueError("serial numbers must stay within 00001..16383 (14-bit bus addresses)")
+        if first_serial < 1 or first_serial + boards - 1 > 99999:
+            raise ValueError("serial numbers must stay within 00001..99999 (5 digits)")
+        addresses = [(first_serial + i) & 0x3FFF for i in range(boards)]
+        if 0 in addresses or (bus and len(set(addresses)) != len(addresses)):
+            raise ValueError(
+                "serial numbers 16384 apart share a bus address (its 14 bits), and a multiple "
+                "of 16384 answers at 0, the broadcast address: choose other serials"
+            )
+        variants = [firmware] if isinstance(firmware, str | Firmware) else list(firmware)
+        self.firmware = [firmware_named(f) for f in variants] or [firmware_named(DEFAULT_FIRMWARE)]
+        for loss in power_losses:
+            if loss.board is not None and loss.board >= boards:
+                raise ValueError(f"a power loss on board {loss.board + 1}, of {boards} boards")
+        self.power_losses = list(power_losses)
+        self.truth = Path(truth) if truth is not None else None
         self.habits = habits_named(habits)  # checks the name before anything starts
         self.habits_name = habits
         self.board_count = boards
@@ -242,6 +291,7 @@ class Simulator:
         self.devices: list[DeviceInfo] = []
         self._players: list[asyncio.Task[None]] = []
         self.failures: list[Exception] = []  # players (and ports) that stopped on an error
+        self._faults: list[asyncio.Task[None]] = []
         self._registry: Path | None = None
 
     @property
@@ -261,7 +311,8 @@ class Simulator:
             host = self._host(line, "bus-1")
             await host.start()
             self.devices = [
-                DeviceInfo(str(host.path), s, "bus", int(s), i) for i, s in enumerate(serials)
+                DeviceInfo(str(host.path), s, "bus", b.address, i)
+                for i, (s, b) in enumerate(zip(serials, host.boards, strict=True))
             ]
             targets = [(host, i) for i in range(len(serials))]
         else:
@@ -277,11 +328,28 @@ class Simulator:
             for i, (host, index) in enumerate(targets):
                 game = self.games[i % len(self.games)]
                 self._players.append(asyncio.create_task(self._play(host, index, game, i)))
+        for loss in self.power_losses:
+            hit = targets if loss.board is None else [targets[loss.board]]
+            self._faults.append(asyncio.create_task(self._cut_power(loss, hit)))
         return list(self.devices)
+
+    async def _cut_power(self, loss: PowerLoss, hit: Sequence[tuple[PtyHost, int]]) -> None:
+        try:
+            await asyncio.sleep(self.game_delay + loss.at / self.speed)
+            for host, index in hit:
+                host.lose_power(loss.seconds, board=index)
+        except Exception as exc:
+            # Logged when it happens, like a player's failure; stop() does not raise it.
+            log.exception("emulated power loss at %.1f s stopped: %s", loss.at, exc)
+            self.failures.append(exc)
+            raise
 
     def _board(self, serial: str, number: int, t: float) -> EmulatedBoard:
         rate = None if self.instant_download else BYTES_PER_SECOND
-        return EmulatedBoard(serial, seed=self.seed * 1000 + number, t=t, download_rate=rate)
+        firmware = self.firmware[number % len(self.firmware)]
+        return EmulatedBoard(
+            serial, seed=self.seed * 1000 + number, t=t, download_rate=rate, firmware=firmware
+        )
 
     def _host(self, device: EmulatedBoard | BusLine, name: str) -> PtyHost:
         host = PtyHost(
@@ -309,6 +377,11 @@ class Simulator:
             log.exception("emulated player %d (%s) stopped: %s", number + 1, host.link.name, exc)
             self.failures.append(exc)
             raise
+        if self.truth is not None:
+            board = host.boards[index]
+            line = {"board": number + 1, "serial": board.serial, "presses": board.presses}
+            with self.truth.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(line) + "\n")
 
     async def wait_games(self) -> None:
         """Until every scripted game has been played to its last move."""
@@ -332,16 +405,18 @@ class Simulator:
         self._registry = path
 
     async def stop(self) -> None:
-        """Stop the players and the ports and remove the registration, whatever failed
-        (a player's or port's error was logged when it happened and is in `failures`)."""
-        for task in self._players:
+        """Stop the players, the faults and the ports and remove the registration, whatever
+        failed (a player's or port's error was logged when it happened and is in `failures`)."""
+        tasks = (*self._players, *self._faults)
+        for task in tasks:
             task.cancel()
         try:
-            for task in self._players:
+            for task in tasks:
                 # A failed player was logged by _play and is kept in self.failures.
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             self._players.clear()
+            self._faults.clear()
         finally:
             for host in self.hosts:
                 await host.stop()

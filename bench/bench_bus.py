@@ -13,7 +13,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from boards.busdriver import BusDriver, BusSettings
+from boards.drivers.bus import BusDriver, BusSettings
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
 

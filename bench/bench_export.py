@@ -28,13 +28,13 @@ import chess.pgn
 
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig, PlayerEntry, RoundStart
-from broadcast.export.folder import export_round_folder
 from broadcast.export.pgn import game_headers, round_pgn
+from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
 from broadcast.games.events import GameMove
 from broadcast.games.state import GameState
+from broadcast.publish.folder import export_round_folder
 from broadcast.tournament.events import PlayersRegistered, RoundPaired
-from broadcast.tournament.pairing import Pairing
 from broadcast.tournament.state import TournamentState
 
 ROOT = Path(__file__).resolve().parent.parent

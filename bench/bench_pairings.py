@@ -11,9 +11,9 @@ import random
 import sys
 import time
 
-from broadcast.tournament.berger import berger_table
-from broadcast.tournament.crosstable import Bye, Game, Player, ResultCode, build_crosstable
-from broadcast.tournament.dutch import pair_round
+from broadcast.fide.berger import berger_table
+from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
+from broadcast.fide.dutch import pair_round
 
 
 def _timed(fn: object, *args: object, **kwargs: object) -> tuple[float, object]:

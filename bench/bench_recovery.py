@@ -11,7 +11,7 @@ point:
   position seen and the last square changes seen);
 - first start: the service never saw the board until mid-game.
 
-Recovery goes through the product's path, as the drivers and `broadcast/follow.py` do:
+Recovery goes through the product's path, as the drivers and `boards/reconstruction/follow.py` do:
 `decode_ring`, `boards.recovery.recover`, `Reconstructor.resume` and
 `BoardFollower.handle(LogRecovered)` (`feed_log`); then the board is followed live to the
 end of the game. Printed: games exact move for move, clock times present and equal to the
@@ -58,12 +58,12 @@ from boards.reconstruction import (
     ReconstructionEvent,
     Reconstructor,
 )
+from boards.reconstruction.follow import BoardFollower
 from boards.recovery import START, START_ROTATED, RecentChanges, recover
 from boardsim.board import EmulatedBoard
 from boardsim.firmware import DEFAULT_FIRMWARE, FIRMWARE_NAMES
 from boardsim.humans import Habits
 from boardsim.script import ClockSetup, LeverPress, SquareSet, human_actions_for_game
-from broadcast.follow import BoardFollower
 from clocks.reading import NoClock
 
 GAMES = Path("/work/shared/testdata/games")

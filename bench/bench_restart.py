@@ -116,9 +116,9 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
     import heapq
 
     from boards.events import BoardConnected, BoardInfo
-    from broadcast.journal import Journal
-    from broadcast.service import EventService
-    from broadcast.tournament.pairing import Pairing
+    from broadcast.fide.pairing import Pairing
+    from broadcast.journal.store import Journal
+    from broadcast.service.event_service import EventService
     from clocks.timesource import ManualTime
 
     config = bench_config(boards, rounds)
@@ -209,10 +209,10 @@ def alerts_journal(path: Path, events: int) -> None:
     restart quadratic."""
     from boards.events import ClockSeen
     from broadcast.arbiter.alerts import Alert
+    from broadcast.fide.pairing import Pairing
     from broadcast.games.events import BoardAttached, GameClock
-    from broadcast.journal import Journal
-    from broadcast.service import EventService
-    from broadcast.tournament.pairing import Pairing
+    from broadcast.journal.store import Journal
+    from broadcast.service.event_service import EventService
     from clocks.reading import ClockReading
     from clocks.timesource import ManualTime
 
@@ -265,8 +265,8 @@ def replay_time(path: Path) -> float:
     """Seconds a full replay of `path` takes in this process (snapshots off)."""
     import inspect
 
-    from broadcast.journal import Journal
-    from broadcast.service import EventService
+    from broadcast.journal.store import Journal
+    from broadcast.service.event_service import EventService
     from clocks.timesource import EpochTime
 
     journal = Journal(path)
@@ -311,8 +311,8 @@ def serve(path: Path, boards: int, rounds: int, port: int, snapshots: bool) -> N
     """A restarted `serve` (in a child process): journal, load, web, then the boards."""
     import asyncio
 
-    from broadcast.journal import Journal
-    from broadcast.service import EventService
+    from broadcast.journal.store import Journal
+    from broadcast.service.event_service import EventService
     from clocks.timesource import EpochTime
     from web.app import start_web
 
@@ -336,7 +336,7 @@ def serve(path: Path, boards: int, rounds: int, port: int, snapshots: bool) -> N
 
 
 async def _no_board(port: str) -> Any:
-    from boards.link import LinkError
+    from boards.drivers.link import LinkError
 
     raise LinkError(f"{port}: no board here (benchmark)")
 

@@ -21,11 +21,11 @@ from boards.events import BatterySeen
 from broadcast.arbiter import ArbiterRules
 from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig, PlayerEntry
+from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
 from broadcast.games.events import BoardAttached, GameClock, GameMove
 from broadcast.games.ids import GameKey
 from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.pairing import Pairing
 from broadcast.tournament.state import fold, registration_events
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -64,7 +64,7 @@ REPLY_TIMEOUT = 0.5
 
 
 def bus_settings() -> Any:
-    from boards.busdriver import BusSettings
+    from boards.drivers.bus import BusSettings
 
     return BusSettings(reply_timeout=REPLY_TIMEOUT)
 
@@ -351,8 +351,8 @@ class _ServiceRun:
     async def start(self) -> None:
         from broadcast.config import load_event
         from broadcast.games.events import GameMove
-        from broadcast.journal import Journal
-        from broadcast.service import EventService
+        from broadcast.journal.store import Journal
+        from broadcast.service.event_service import EventService
         from clocks.timesource import EpochTime
         from web.app import start_web
 
@@ -440,9 +440,9 @@ class _BareRun:
         self.tasks: list[asyncio.Task[Any]] = []
 
     async def start(self) -> None:
-        from boards.busdriver import BusDriver
+        from boards.drivers.bus import BusDriver
         from boards.reconstruction import MovePlayed, Reconstructor
-        from broadcast.follow import BoardFollower
+        from boards.reconstruction.follow import BoardFollower
         from clocks.timecontrol import parse_time_control
         from clocks.timesource import EpochTime
 

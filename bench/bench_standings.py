@@ -12,9 +12,9 @@ import argparse
 import random
 import time
 
-from broadcast.tournament.crosstable import Bye, Game, Player, ResultCode, build_crosstable
-from broadcast.tournament.standings import compute_standings
-from broadcast.tournament.trf import read_trf, write_trf
+from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
+from broadcast.fide.standings import compute_standings
+from broadcast.fide.trf import read_trf, write_trf
 
 TIEBREAKS = ["BH-C1", "SB", "PS", "DE", "APRO"]
 

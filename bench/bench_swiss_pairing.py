@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from big_event import T0, swiss_config  # noqa: E402
 
-from broadcast.journal import Journal  # noqa: E402
-from broadcast.service import EventService  # noqa: E402
+from broadcast.journal.store import Journal  # noqa: E402
+from broadcast.service.event_service import EventService  # noqa: E402
 from broadcast.tournament.events import ResultRecorded  # noqa: E402
 from clocks.timesource import ManualTime  # noqa: E402
 from web.app import build_app  # noqa: E402

@@ -10,11 +10,11 @@ import chess
 from broadcast.arbiter import ArbiterRules, RulesConfig
 from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig
+from broadcast.fide.berger import berger_round
+from broadcast.fide.pairing import Pairing
 from broadcast.games.events import GameClock, GameMove
 from broadcast.games.ids import GameKey
-from broadcast.tournament.berger import berger_round
 from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.pairing import Pairing
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SESTAO = load_event(EXAMPLES / "sestao-2025-swiss.toml")
@@ -97,7 +97,7 @@ def without_resolutions(events: Sequence[object]) -> list[object]:
 
 def kinds(events: Sequence[object]) -> list[str]:
     """A short label per event: 'alert:late', 'result-proposed:+/-:default-time', ..."""
-    from broadcast.eventjson import event_type
+    from broadcast.cli.event_lines import event_type
 
     out = []
     for e in events:

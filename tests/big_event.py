@@ -17,13 +17,13 @@ import chess
 
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig, PlayerEntry
+from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
 from broadcast.games.events import GameMove
 from broadcast.games.state import GameState
-from broadcast.journal import Journal
-from broadcast.service import EventService, PublicState
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService, PublicState
 from broadcast.tournament.events import PlayersRegistered, RoundPaired
-from broadcast.tournament.pairing import Pairing
 from broadcast.tournament.state import TournamentState
 from clocks.timesource import ManualTime
 

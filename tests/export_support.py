@@ -11,11 +11,11 @@ import chess.pgn
 
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig
+from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
 from broadcast.games.events import GameEvent, GameMove
 from broadcast.games.state import GameState
 from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.pairing import Pairing
 from broadcast.tournament.state import TournamentState, fold, registration_events
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -18,8 +18,8 @@ from boards.events import BoardConnected, BoardInfo, ClockSeen, DriverEvent, Pos
 from boardsim.humans import Habits, board_scans, clock_readings, perform
 from broadcast.arbiter.rules import RulesConfig
 from broadcast.config.loader import load_event
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

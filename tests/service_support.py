@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from broadcast.config.model import EventConfig
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import TimeSource
 
 

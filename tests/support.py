@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol, TypeVar
 
+from boards.drivers.link import Link
 from boards.events import DriverEvent
-from boards.link import Link
 
 E = TypeVar("E")
 

@@ -6,10 +6,10 @@ import datetime as dt
 
 from arbiter_support import SESTAO, engine, gid, start_of
 
+from broadcast.fide.berger import berger_round
 from broadcast.games.events import ResultProposed
-from broadcast.live_round import RoundStartMoved
-from broadcast.tournament.berger import berger_round
 from broadcast.tournament.events import RoundPaired
+from broadcast.tournament.live_round import RoundStartMoved
 
 
 def test_an_earlier_round_is_not_forfeited_once_a_later_one_has_started() -> None:

@@ -7,10 +7,10 @@ import datetime as dt
 from arbiter_support import SESTAO, engine, gid, kinds, moves, start_of
 
 from broadcast.arbiter import Alert, AlertAcknowledged, ArbiterRules, RulesConfig
-from broadcast.eventjson import to_json
+from broadcast.cli.event_lines import to_json
+from broadcast.fide.pairing import Pairing
 from broadcast.games.events import ResultProposed
 from broadcast.tournament.events import ByeGranted, ByeRefused, ByeRequested, RoundPaired
-from broadcast.tournament.pairing import Pairing
 
 ZONE = SESTAO.zone
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from caissify_pairings import generate_pairings
 
-from broadcast.tournament.berger import berger_round, berger_table, total_rounds
+from broadcast.fide.berger import berger_round, berger_table, total_rounds
 
 REGULATIONS = Path("/work/shared/regulations/pamplona-masters-round-robin.txt")
 # The table as printed in the Pamplona regulations (art. 2), kept here so the test

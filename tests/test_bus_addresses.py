@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from support import EventLog, running
 
-from boards.busdriver import BusDriver, BusSettings
-from boards.discovery import probe_port
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.discovery import probe_port
 from boards.events import BoardConnected
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine

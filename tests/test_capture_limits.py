@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from boards.capture import Capture, CaptureChunk, CaptureError, read_capture
+from boards.replay import replay_capture
 from broadcast.cli import main
-from broadcast.replay import replay_capture
 
 META = json.dumps({"meta": {"started_at": "2025-12-22T16:00:00+00:00"}})
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from boardsim.sim import Simulator
-from broadcast.cli import _cmd_boards, build_parser
+from broadcast.cli.main import _cmd_boards, build_parser
 
 
 async def test_boards_lists_running_simulators_as_json(

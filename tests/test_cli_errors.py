@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from broadcast.cli import main
-from broadcast.journal import Journal
+from broadcast.journal.store import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"

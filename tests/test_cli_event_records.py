@@ -11,7 +11,7 @@ import pytest
 from web_support import make_service, play_moves
 
 from broadcast.cli import main
-from broadcast.tournament.trf import load_trf
+from broadcast.fide.trf import load_trf
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"

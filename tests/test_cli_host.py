@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from broadcast import cli_serve
 from broadcast.cli import main
-from broadcast.cli_args import exposure, listen_host
-from broadcast.service import EventService
+from broadcast.cli import serve as cli_serve
+from broadcast.cli.args import exposure, listen_host
+from broadcast.service.event_service import EventService
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"

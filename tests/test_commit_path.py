@@ -26,8 +26,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
 from boards.events import BoardLost
-from broadcast.journal import RETRY_MAX, Journal
-from broadcast.service import EventService
+from broadcast.journal.store import RETRY_MAX, Journal
+from broadcast.service.event_service import EventService
 from web.app import build_app
 from web.desk import Desk
 
@@ -45,7 +45,7 @@ def stored(journal: Journal, kind: type) -> list[Any]:
 
 def folded_again(service: EventService) -> Any:
     """The state a restart would fold from the journal (no snapshot)."""
-    from broadcast.offline import fold_journal
+    from broadcast.service.journal_reader import fold_journal
 
     reader = Journal(service.journal.path, readonly=True)
     try:
@@ -304,7 +304,7 @@ def test_a_replaced_journal_is_noticed_too(tmp_path: Path) -> None:
 
 
 def test_the_gone_journal_says_how_to_save_it_in_each_case() -> None:
-    from broadcast.journal import JournalGone
+    from broadcast.journal.store import JournalGone
 
     pending = JournalGone("/e/j.sqlite", "deleted", 42, (7, 9))
     assert "is writing a full copy" in pending.message and "/proc/42/fd/7" in pending.message

@@ -11,12 +11,12 @@ from pathlib import Path
 from service_feed import PAMPLONA, load_games, run_round
 
 from boards.events import ClockSeen
-from broadcast.compaction import ClockRows
 from broadcast.config.loader import load_event
-from broadcast.event_state import EventState
 from broadcast.games.events import BoardAttached, GameClock, ResultConfirmed
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.compaction import ClockRows
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
+from broadcast.service.state import EventState
 from clocks.reading import ClockReading, NoClock
 from clocks.timesource import ManualTime
 

@@ -83,7 +83,7 @@ def test_mistakes_are_reported(tables: str, message: str) -> None:
 def test_check_describes_the_regulation_tables() -> None:
     from pathlib import Path
 
-    from broadcast.cli_check import describe
+    from broadcast.cli.check import describe
     from broadcast.config import load_event
 
     root = Path(__file__).resolve().parent.parent / "examples"

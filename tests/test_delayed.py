@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from broadcast.delayed import DelayedView
+from broadcast.service.delayed import DelayedView
 
 
 def test_boundaries() -> None:

@@ -15,8 +15,8 @@ from support import assert_no_errors
 from web_support import free_port
 
 from boardsim.script import ClockSetup, LeverPress, SquareSet
+from broadcast.cli.demo import EVENT, SCRIPT, _games, board_actions, kings_signal
 from broadcast.config import load_event
-from broadcast.demo import EVENT, SCRIPT, _games, board_actions, kings_signal
 
 ROOT = Path(__file__).resolve().parent.parent
 

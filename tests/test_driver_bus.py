@@ -8,10 +8,11 @@ from pathlib import Path
 import chess
 from support import EventLog, FilteredLink, fen_after, idx, running
 
-from boards.busdriver import BusDriver, BusSettings
 from boards.dgt.bus import BusReply
 from boards.dgt.codes import BusCommand, BusReplyId
-from boards.discovery import probe_port
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.discovery import probe_port
+from boards.drivers.link import Link, open_serial
 from boards.events import (
     BoardConnected,
     BoardHealth,
@@ -21,7 +22,6 @@ from boards.events import (
     LogRecovered,
     PositionSeen,
 )
-from boards.link import Link, open_serial
 from boards.position import BoardPosition
 from boards.recovery import KnownBoard
 from boardsim.busline import BusLine

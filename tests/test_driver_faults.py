@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from support import EventLog, fen_after, idx, running
 
-from boards import busdriver, single, supervise
-from boards.busdriver import BusDriver, BusSettings
+from boards.drivers import bus as busdriver
+from boards.drivers import single, supervise
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.single import DriverSettings, SingleBoardDriver
 from boards.events import (
     BoardConnected,
     BoardLost,
@@ -27,12 +29,11 @@ from boards.events import (
     PositionSeen,
 )
 from boards.reconstruction import MovePlayed
-from boards.single import DriverSettings, SingleBoardDriver
+from boards.reconstruction.follow import BoardFollower
 from boards.stream import BoardStream
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
-from broadcast.follow import BoardFollower
 
 # Polls often, but the link counts as dead only after 6 s: a board that is back within
 # that time is noticed by what it stops sending, not by silence.

@@ -13,11 +13,11 @@ from support import EventLog, FilteredLink, fen_after, idx, running
 from boards.capture import CaptureWriter, read_capture
 from boards.dgt.clock_commands import ClockAscii, ClockVersion
 from boards.dgt.codes import Command
+from boards.drivers.link import Link, LinkError, open_serial, recording_opener
+from boards.drivers.single import DriverSettings, SingleBoardDriver
 from boards.events import BoardConnected, BoardLost, ClockSeen, LogRecovered, PositionSeen
-from boards.link import Link, LinkError, open_serial, recording_opener
 from boards.position import BoardPosition
 from boards.recovery import KnownBoard
-from boards.single import DriverSettings, SingleBoardDriver
 from boardsim.board import EmulatedBoard
 from boardsim.pty import PtyHost
 from clocks.reading import ClockReading, NoClock

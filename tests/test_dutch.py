@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from broadcast.tournament.crosstable import Player, ResultCode, build_crosstable
-from broadcast.tournament.dutch import next_round_number, pair_round
-from broadcast.tournament.pairing_import import PairingImportError, import_round
-from broadcast.tournament.trf import load_trf
+from broadcast.fide.crosstable import Player, ResultCode, build_crosstable
+from broadcast.fide.dutch import next_round_number, pair_round
+from broadcast.fide.pairing_import import PairingImportError, import_round
+from broadcast.fide.trf import load_trf
 
 CASES = Path("/work/shared/testdata/pairings")
 
@@ -56,7 +56,7 @@ def test_pairing_bye_goes_to_someone_who_has_not_had_one() -> None:
     players = [Player(i, f"P{i}", 2500 - 10 * i) for i in range(1, 6)]
     r1 = pair_round(build_crosstable(players, 3), 1)
     bye_player = next(p.white for p in r1 if p.is_bye)
-    from broadcast.tournament.crosstable import Bye, Game
+    from broadcast.fide.crosstable import Bye, Game
 
     games = [Game(1, p.white, p.black, "1/2-1/2") for p in r1 if p.black is not None]
     ct = build_crosstable(players, 3, games, [Bye(1, bye_player, ResultCode.PAIRING_BYE)])

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from broadcast import cli_check, cli_pairings
+from broadcast.cli import check as cli_check
+from broadcast.cli import pairings as cli_pairings
 from broadcast.config import load_event
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

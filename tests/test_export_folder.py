@@ -6,17 +6,17 @@ import stat
 
 from export_support import event, paired, play, random_line, read_all
 
-from broadcast.export.folder import (
+from broadcast.export.pgn import round_pgn
+from broadcast.fide.berger import berger_round
+from broadcast.games.book import GameBook
+from broadcast.games.ids import GameKey
+from broadcast.publish.folder import (
     ROUND_FILE,
     export_event_folder,
     export_round_folder,
     round_folder,
     write_if_changed,
 )
-from broadcast.export.pgn import round_pgn
-from broadcast.games.book import GameBook
-from broadcast.games.ids import GameKey
-from broadcast.tournament.berger import berger_round
 from broadcast.tournament.events import RoundPaired
 
 MASTERS = "Masters"

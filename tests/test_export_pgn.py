@@ -19,13 +19,13 @@ from broadcast.export.pgn import (
     round_pgn,
     section_pgn,
 )
+from broadcast.fide.berger import berger_round
+from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
 from broadcast.games.events import LineCorrected, ResultConfirmed, StartPositionSet
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState, PlayerRef
-from broadcast.tournament.berger import berger_round
 from broadcast.tournament.events import PlayersRegistered, ResultRecorded, RoundPaired
-from broadcast.tournament.pairing import Pairing
 
 SEVEN = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
 MASTERS = "Masters"

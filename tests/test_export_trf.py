@@ -5,11 +5,11 @@ from __future__ import annotations
 from export_support import event, paired
 
 from broadcast.export.trf import section_trf, section_trf_file
-from broadcast.tournament.berger import berger_round
-from broadcast.tournament.crosstable import ResultCode
+from broadcast.fide.berger import berger_round
+from broadcast.fide.crosstable import ResultCode
+from broadcast.fide.pairing import Pairing
+from broadcast.fide.trf import read_trf
 from broadcast.tournament.events import ResultRecorded
-from broadcast.tournament.pairing import Pairing
-from broadcast.tournament.trf import read_trf
 
 
 def test_round_robin_report_reads_back_with_headers_and_results() -> None:

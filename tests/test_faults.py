@@ -12,14 +12,14 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
-from broadcast.health import JOURNAL_ALERT, Health
-from broadcast.journal import RETRY_MAX, Journal
-from broadcast.publishers import (
+from broadcast.journal.store import RETRY_MAX, Journal
+from broadcast.publish.tasks import (
     EXPORT_RETRY_FIRST,
     FolderExporter,
     PublishSettings,
     start_publishers,
 )
+from broadcast.service.health import JOURNAL_ALERT, Health
 from web.app import build_app
 from web.desk import Desk
 

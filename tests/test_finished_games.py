@@ -21,7 +21,8 @@ from test_service import EVENT, SAMPLE, SPEED, opening, wait_for
 from web_support import make_service, play_moves
 
 from boards.position import BoardPosition
-from broadcast.cli_serve import all_followed
+from broadcast.cli.serve import all_followed
+from broadcast.cli.simboards import SimulatedHall, start_simulated_boards
 from broadcast.games.events import (
     GameMove,
     GameMoveClocked,
@@ -31,9 +32,8 @@ from broadcast.games.events import (
 )
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
-from broadcast.journal import Journal
-from broadcast.service import EventService
-from broadcast.simboards import SimulatedHall, start_simulated_boards
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTime
 
 GAME = "masters-r1-b1"
@@ -174,8 +174,8 @@ async def test_the_next_game_the_pairings_give_a_board_is_followed(tmp_path: Pat
     service.set_result(GAME, "1-0", "arbiter:ana")
     assert service.hall[1].game == GAME and service.hall[1].follower is None
     # Round 2 becomes live: board 1 carries its game, followed.
-    from broadcast.live_round import RoundStartMoved
-    from broadcast.service import utc
+    from broadcast.service.event_service import utc
+    from broadcast.tournament.live_round import RoundStartMoved
 
     service.commit([RoundStartMoved("Masters", 2, utc(service.time.now()))])
     service.attach_boards()

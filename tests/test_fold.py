@@ -7,8 +7,8 @@ from pathlib import Path
 
 from service_feed import load_games, run_round
 
-from broadcast.fold import fold_tournament
 from broadcast.games.book import GameBook
+from broadcast.games.fold import fold_tournament
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.state import TournamentState
 

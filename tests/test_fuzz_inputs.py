@@ -21,7 +21,7 @@ from test_config import GOOD
 from boards.capture import CaptureError, read_capture
 from boardsim.sim import load_games
 from broadcast.cli import main
-from broadcast.tournament.trf import TrfError, read_trf
+from broadcast.fide.trf import TrfError, read_trf
 
 ROOT = Path(__file__).resolve().parent.parent
 TRF_SAMPLE = (ROOT / "tests" / "data" / "swiss-unplayed.trf").read_text(encoding="utf-8")

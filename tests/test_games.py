@@ -8,6 +8,7 @@ import chess
 import pytest
 
 from broadcast.config import load_event
+from broadcast.fide.berger import berger_round
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     BoardAttached,
@@ -24,7 +25,6 @@ from broadcast.games.events import (
 )
 from broadcast.games.ids import GameKey, parse_game_id
 from broadcast.games.state import GameError, GameState, PlayerRef
-from broadcast.tournament.berger import berger_round
 from broadcast.tournament.events import RoundPaired
 from broadcast.tournament.state import fold, registration_events
 

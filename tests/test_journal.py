@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from boards.events import BoardConnected, BoardInfo, ClockSeen, PositionSeen
 from boards.position import BoardPosition
-from broadcast.codec import encode, register
 from broadcast.config.model import PlayerEntry
+from broadcast.fide.pairing import Pairing
 from broadcast.games.events import GameMove, ResultConfirmed
-from broadcast.journal import Journal, JournalError
+from broadcast.journal.codec import encode, register
+from broadcast.journal.store import Journal, JournalError
 from broadcast.tournament.events import ByeRequested, PlayersRegistered, RoundPaired
-from broadcast.tournament.pairing import Pairing
 from clocks.reading import ClockReading, NoClock
 
 register(
@@ -82,7 +82,7 @@ def test_every_kind_round_trips(tmp_path: Path) -> None:
     )
 )
 def test_game_moves_round_trip_exactly(events: list[GameMove]) -> None:
-    from broadcast.codec import decode
+    from broadcast.journal.codec import decode
 
     for event in events:
         assert decode(*encode(event)) == event
@@ -117,9 +117,9 @@ def test_acknowledged_appends_survive_kill_9(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import sys
-        from broadcast.codec import register
+        from broadcast.journal.codec import register
         from broadcast.games.events import GameMove
-        from broadcast.journal import Journal
+        from broadcast.journal.store import Journal
         register(GameMove)
         j = Journal({str(path)!r})
         for i in range(1, 100000):

@@ -11,9 +11,9 @@ import pytest
 
 from boards.events import BoardLost
 from broadcast.config import load_event
-from broadcast.event_kinds import register_all
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.kinds import register_all
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from broadcast.cli import main
-from broadcast.journal import Journal, JournalError
+from broadcast.journal.store import Journal, JournalError
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
@@ -115,9 +115,9 @@ def test_our_journal_crashed_before_its_first_checkpoint_reopens(tmp_path: Path)
     path = tmp_path / "j.sqlite"
     script = textwrap.dedent(
         f"""
-        from broadcast.event_kinds import register_all
+        from broadcast.journal.kinds import register_all
         from boards.events import BoardLost
-        from broadcast.journal import Journal
+        from broadcast.journal.store import Journal
         register_all()
         j = Journal({str(path)!r})
         j.append([BoardLost(1.0, "01001", "test")], 1.0)
@@ -131,7 +131,7 @@ def test_our_journal_crashed_before_its_first_checkpoint_reopens(tmp_path: Path)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    from broadcast.event_kinds import register_all
+    from broadcast.journal.kinds import register_all
 
     register_all()
     journal = Journal(path)
@@ -144,7 +144,7 @@ def test_our_journal_crashed_before_its_first_checkpoint_reopens(tmp_path: Path)
 
 def _journal_with(tmp_path: Path, kind: str, body: str) -> Path:
     from boards.events import BoardLost
-    from broadcast.event_kinds import register_all
+    from broadcast.journal.kinds import register_all
 
     register_all()
     path = tmp_path / "j.sqlite"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from broadcast.journal import Journal, JournalError
+from broadcast.journal.store import Journal, JournalError
 
 
 def _digest(folder: Path) -> dict[str, str]:

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from boards.events import BoardLost
 from broadcast.config.loader import load_event
-from broadcast.event_kinds import register_all
-from broadcast.journal import Journal, JournalDamaged
-from broadcast.service import EventService
+from broadcast.journal.kinds import register_all
+from broadcast.journal.store import Journal, JournalDamaged
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_a_snapshot_of_any_bytes_is_ignored_not_fatal(
     journal.append([BoardLost(1.0, "01001", "test")], 1.0)
     digest = journal.row_digest(1)
     journal.close()
-    from broadcast.snapshot import FORMAT, fingerprint
+    from broadcast.service.snapshot import FORMAT, fingerprint
 
     config = load_event(PAMPLONA)
     service = EventService(config, Journal(path), time=ManualTime(2.0), delay=0.0)
@@ -92,10 +92,10 @@ def test_a_snapshot_of_any_bytes_is_ignored_not_fatal(
     )
     db.commit()
     db.close()
-    logging.getLogger("broadcast.snapshot").disabled = True
+    logging.getLogger("broadcast.service.snapshot").disabled = True
     try:
         service.load()  # the snapshot does not fit: a full replay of the one event
     finally:
-        logging.getLogger("broadcast.snapshot").disabled = False
+        logging.getLogger("broadcast.service.snapshot").disabled = False
     assert service.replayed == 1
     service.journal.close()

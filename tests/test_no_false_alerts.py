@@ -18,9 +18,9 @@ from service_feed import journal_events, load_games, run_round
 from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.rules import RulesConfig
 from broadcast.arbiter.trouble import TroubleConfig
-from broadcast.demo import _games as demo_games
+from broadcast.cli.demo import _games as demo_games
 from broadcast.games.events import ResultProposed
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 
 CORPORA = Path("/work/shared/testdata/games")
 FALSE_ALARMS = {"illegal-move-stood", "late", "check-presence"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 
 from broadcast.config.model import PlayoffRules, PrizePool, PrizeRules
-from broadcast.tournament.crosstable import Crosstable, Game, Player, build_crosstable
+from broadcast.fide.crosstable import Crosstable, Game, Player, build_crosstable
+from broadcast.fide.standings import compute_standings
 from broadcast.tournament.playoff import playoff_status
 from broadcast.tournament.prizes import compute_prizes
-from broadcast.tournament.standings import compute_standings
 from broadcast.tournament.state import PlayoffGame
 from clocks.timecontrol import parse_time_control
 

@@ -39,7 +39,7 @@ from boards.reconstruction.drive import Input, drive
 from boardsim.clock import EmulatedClock
 from boardsim.humans import Habits, perform, timeline
 from boardsim.script import ClockSetup, LeverPress, SquareSet
-from broadcast import demo
+from broadcast.cli import demo
 from broadcast.config import load_event
 
 Items = list[tuple[float, Input]]

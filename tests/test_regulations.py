@@ -12,18 +12,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from broadcast import regulation_actions as acts
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig, WithdrawalRules
 from broadcast.export.pgn import game_pgn
 from broadcast.export.trf import section_trf
+from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
+from broadcast.fide.pairing import Pairing
+from broadcast.fide.trf import write_trf
 from broadcast.games.ids import GameKey
-from broadcast.journal import Journal
-from broadcast.service import ActionError, EventService
-from broadcast.tournament.crosstable import Bye, Game, Player, ResultCode, build_crosstable
-from broadcast.tournament.pairing import Pairing
+from broadcast.journal.store import Journal
+from broadcast.service import regulation_actions as acts
+from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.playoff import time_control_for
-from broadcast.tournament.trf import write_trf
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -402,7 +402,7 @@ async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path)
 
     import chess.pgn
 
-    from broadcast.simboards import start_simulated_boards
+    from broadcast.cli.simboards import start_simulated_boards
     from clocks.timesource import EpochTime
 
     full = load_event(ROOT / "examples" / "donostia-2009-round-robin.toml")

@@ -27,17 +27,17 @@ from test_regulations import (
 from test_web_regulations import _login
 from web_support import CREDENTIALS
 
-from broadcast import regulation_actions as acts
 from broadcast.config import load_event
 from broadcast.config.model import WithdrawalRules
-from broadcast.export.folder import export_round_folder
 from broadcast.export.pgn import event_pgn, round_pgn
+from broadcast.fide.pairing import Pairing
 from broadcast.games.events import GameMove, GameSync
 from broadcast.games.ids import GameKey
-from broadcast.journal import Journal
-from broadcast.service import ActionError, EventService
+from broadcast.journal.store import Journal
+from broadcast.publish.folder import export_round_folder
+from broadcast.service import regulation_actions as acts
+from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.events import PairingEdited
-from broadcast.tournament.pairing import Pairing
 from clocks.timesource import ManualTime
 from web.app import build_app
 from web.hub import Frame, diff

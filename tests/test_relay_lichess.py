@@ -17,16 +17,16 @@ from aiohttp import web
 from export_support import T0, event, paired, play, random_line
 
 from broadcast.export.pgn import round_game_texts
+from broadcast.fide.berger import berger_round
 from broadcast.games.book import GameBook
 from broadcast.games.events import ResultConfirmed
 from broadcast.games.ids import GameKey
-from broadcast.relay.lichess import (
+from broadcast.publish.lichess import (
     TOKEN_ENV,
     LichessPusher,
     LichessPushError,
     LichessRelayConfig,
 )
-from broadcast.tournament.berger import berger_round
 
 TOKEN = "lip_secretTOKEN123"
 ROUND = "AbCd1234"

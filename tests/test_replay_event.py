@@ -24,8 +24,8 @@ from boardsim.scenarios import (
 )
 from broadcast.arbiter import Alert
 from broadcast.cli import main
+from broadcast.cli.replay import EventReplay, ReplayEventError, replay_event, replay_round
 from broadcast.games.events import GameMove, ResultProposed
-from broadcast.replay_event import EventReplay, ReplayEventError, replay_event, replay_round
 
 ROUND_START = SESTAO.sections[0].round_start(1).start
 START = start_of(SESTAO, 1)

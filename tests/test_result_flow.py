@@ -11,7 +11,7 @@ from service_feed import run_round
 
 from boardsim.humans import Habits
 from broadcast.arbiter.alerts import Alert
-from broadcast.demo import _games as demo_games
+from broadcast.cli.demo import _games as demo_games
 from broadcast.export.pgn import round_pgn
 from web import views
 

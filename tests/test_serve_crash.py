@@ -31,7 +31,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from broadcast.offline import read_event
+from broadcast.service.journal_reader import read_event
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"

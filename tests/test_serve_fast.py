@@ -19,8 +19,8 @@ import chess.pgn
 import pytest
 
 import web.app
-from broadcast import cli_serve
-from broadcast.service import EventService
+from broadcast.cli import serve as cli_serve
+from broadcast.service.event_service import EventService
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"

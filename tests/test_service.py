@@ -10,10 +10,10 @@ import chess.pgn
 import pytest
 from service_support import running_service
 
+from broadcast.cli.simboards import start_simulated_boards
 from broadcast.config import load_event
-from broadcast.journal import Journal
-from broadcast.service import ActionError, EventService
-from broadcast.simboards import start_simulated_boards
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import ActionError, EventService
 from clocks.timesource import EpochTime
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from pathlib import Path
 from boards.events import BoardConnected, BoardInfo, DriverFault, LogGap
 from broadcast.arbiter import Alert
 from broadcast.config import load_event
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

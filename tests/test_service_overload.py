@@ -11,12 +11,12 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
+from broadcast.cli.simboards import start_simulated_boards
 from broadcast.config import load_event
 from broadcast.games.events import GameMove
-from broadcast.journal import Journal
-from broadcast.overload import CALM_SAMPLES, LagWatch
-from broadcast.service import EventService
-from broadcast.simboards import start_simulated_boards
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
+from broadcast.service.overload import CALM_SAMPLES, LagWatch
 from clocks.timesource import EpochTime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ def opening(plies: int) -> chess.pgn.Game:
 async def test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="broadcast.service")
+    caplog.set_level(logging.WARNING, logger="broadcast.service.event_service")
     time_source = EpochTime(SPEED)
     game = opening(12)
     played = [m.uci() for m in game.mainline_moves()]

@@ -14,10 +14,10 @@ from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
 from boards.events import BoardConnected, BoardInfo, DriverEvent, PositionSeen
 from boards.position import BoardPosition, square_to_index
 from boards.recovery import recover
+from broadcast.cli.simboards import start_simulated_boards
 from broadcast.config import load_event
-from broadcast.journal import Journal
-from broadcast.service import EventService
-from broadcast.simboards import start_simulated_boards
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTime, ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,12 +19,12 @@ from service_feed import PAMPLONA, load_games, run_round
 
 from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig
-from broadcast.event_kinds import register_all
-from broadcast.event_state import EventState
-from broadcast.journal import Journal
-from broadcast.offline import fold_journal, read_event
-from broadcast.service import EventService
-from broadcast.snapshot import Capture
+from broadcast.journal.kinds import register_all
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
+from broadcast.service.journal_reader import fold_journal, read_event
+from broadcast.service.snapshot import Capture
+from broadcast.service.state import EventState
 from clocks.timesource import ManualTime
 
 GAMES = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
@@ -171,7 +171,7 @@ async def test_the_service_takes_snapshots_in_a_worker_thread(
     service.snapshots.every_events = 50
     service.snapshots.min_seconds = 0.0
     port = service.hall[1].config.port
-    with caplog.at_level(logging.INFO, logger="broadcast.snapshot"):
+    with caplog.at_level(logging.INFO, logger="broadcast.service.snapshot"):
         for n in range(200):
             service.queue_driver_event(port, BoardLost(1.8e9 + n, f"{n:05d}", "test"))
             await asyncio.sleep(0.001)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from broadcast.cli_standings import main
-from broadcast.tournament.crosstable import Bye, Game, Player, ResultCode, build_crosstable
-from broadcast.tournament.standings import compute_standings
+from broadcast.cli.standings import main
+from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
+from broadcast.fide.standings import compute_standings
 
 DONOSTIA = Path("/work/shared/testdata/trf/open-gros-donostia-2010.trf")
 DATA = Path(__file__).parent / "data"
@@ -52,7 +52,7 @@ def test_live_standings_count_results_only() -> None:
 
 
 def test_points_follow_the_scoring(tmp_path: Path) -> None:
-    from broadcast.tournament.crosstable import Scoring
+    from broadcast.fide.crosstable import Scoring
 
     players = [Player(1, "A"), Player(2, "B"), Player(3, "C")]
     ct = build_crosstable(

@@ -12,9 +12,10 @@ import pytest
 
 from broadcast.config import EventConfig, load_event
 from broadcast.config.model import NoShowRules
-from broadcast.tournament.berger import berger_round
-from broadcast.tournament.crosstable import ResultCode
-from broadcast.tournament.dutch import pair_round
+from broadcast.fide.berger import berger_round
+from broadcast.fide.crosstable import ResultCode
+from broadcast.fide.dutch import pair_round
+from broadcast.fide.pairing import Pairing
 from broadcast.tournament.events import (
     BoardAssigned,
     ByeCancelled,
@@ -27,7 +28,6 @@ from broadcast.tournament.events import (
     ResultRecorded,
     RoundPaired,
 )
-from broadcast.tournament.pairing import Pairing
 from broadcast.tournament.state import StateError, TournamentState, fold, registration_events
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

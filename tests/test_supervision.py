@@ -20,21 +20,21 @@ from service_support import running_service
 from test_service import EVENT, SPEED, opening
 from web_support import CREDENTIALS, make_service, play_moves
 
-import broadcast.publishers as publishers
-import broadcast.simboards as simboards
+import broadcast.cli.simboards as simboards
+import broadcast.publish.tasks as publishers
+from boards.drivers.single import SingleBoardDriver
 from boards.events import BoardConnected, BoardLost
-from boards.single import SingleBoardDriver
 from boardsim.board import EmulatedBoard
 from boardsim.pty import PtyHost
 from boardsim.sim import Simulator
 from broadcast.cli import build_parser
-from broadcast.health import SYSTEM_PREFIX
-from broadcast.publishers import PublishSettings, start_publishers
-from broadcast.relay.lichess import LichessRelayConfig
-from broadcast.service import EventService
-from broadcast.simboards import start_simulated_boards
-from broadcast.supervisor import Backoff, task_key
-from broadcast.watch import _watch
+from broadcast.cli.simboards import start_simulated_boards
+from broadcast.cli.watch import _watch
+from broadcast.publish.lichess import LichessRelayConfig
+from broadcast.publish.tasks import PublishSettings, start_publishers
+from broadcast.service.event_service import EventService
+from broadcast.service.health import SYSTEM_PREFIX
+from broadcast.service.supervisor import Backoff, task_key
 from clocks.timesource import EpochTime
 from web.app import build_app
 from web.common import HUB
@@ -69,7 +69,7 @@ def failure_logs(caplog: pytest.LogCaptureFixture, task: str) -> list[logging.Lo
     return [
         r
         for r in caplog.records
-        if r.name == "broadcast.supervisor" and r.getMessage().startswith(f"{task} stopped")
+        if r.name == "broadcast.service.supervisor" and r.getMessage().startswith(f"{task} stopped")
     ]
 
 
@@ -459,7 +459,7 @@ async def test_watch_exits_non_zero_when_its_driver_dies(
 async def test_a_pulled_cable_is_the_drivers_news_not_an_asyncio_error(tmp_path: Path) -> None:
     """pyserial-asyncio-fast reports a failed write to the loop's exception handler (an
     ERROR with a traceback on every pulled cable); the driver already hears of it."""
-    from boards.link import LinkError, open_serial
+    from boards.drivers.link import LinkError, open_serial
 
     async with PtyHost(EmulatedBoard("10001"), tmp_path / "board-1") as host:
         link = await open_serial(str(host.path))

@@ -1,4 +1,4 @@
-"""The supervision of long-running tasks (broadcast/supervisor.py): an unexpected
+"""The supervision of long-running tasks (broadcast/service/supervisor.py): an unexpected
 exception is logged once with its traceback, the desk gets a critical alert naming the
 task, and the task starts again after a back-off; cancellation stops it cleanly."""
 
@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from broadcast.health import SYSTEM_PREFIX, Health
-from broadcast.supervisor import Backoff, Supervisor, task_key
+from broadcast.service.health import SYSTEM_PREFIX, Health
+from broadcast.service.supervisor import Backoff, Supervisor, task_key
 
 FAST = Backoff(first=0.02, longest=0.08, healthy_after=0.3)
 
@@ -26,7 +26,9 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
 
 
 def errors_of(caplog: pytest.LogCaptureFixture, name: str) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "broadcast.supervisor" and name in r.message]
+    return [
+        r for r in caplog.records if r.name == "broadcast.service.supervisor" and name in r.message
+    ]
 
 
 @pytest.mark.expected_log(r"the tally stopped: ZeroDivisionError")

@@ -15,9 +15,9 @@ import pytest
 from gacrux.tiebreak import tiebreak as GacruxTiebreak
 from gacrux.trf2json import trf2json
 
-from broadcast.tournament.crosstable import Crosstable
-from broadcast.tournament.standings import compute_standings
-from broadcast.tournament.trf import load_trf
+from broadcast.fide.crosstable import Crosstable
+from broadcast.fide.standings import compute_standings
+from broadcast.fide.trf import load_trf
 
 SHARED = Path("/work/shared/testdata")
 DATA = Path(__file__).parent / "data"

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from broadcast.tournament.crosstable import Bye, Game, Player, ResultCode, build_crosstable
-from broadcast.tournament.standings import compute_standings
-from broadcast.tournament.tiebreaks import TiebreakError, make_context, parse_tiebreaks
-from broadcast.tournament.tiebreaks.direct_encounter import direct_encounter
-from broadcast.tournament.tiebreaks.ratings import dp, performance
-from broadcast.tournament.tiebreaks.unplayed import Category, category, last_non_vur_round
-from broadcast.tournament.trf import load_trf
+from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
+from broadcast.fide.standings import compute_standings
+from broadcast.fide.tiebreaks import TiebreakError, make_context, parse_tiebreaks
+from broadcast.fide.tiebreaks.direct_encounter import direct_encounter
+from broadcast.fide.tiebreaks.ratings import dp, performance
+from broadcast.fide.tiebreaks.unplayed import Category, category, last_non_vur_round
+from broadcast.fide.trf import load_trf
 
 DATA = Path(__file__).parent / "data"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from broadcast.tournament.crosstable import (
+from broadcast.fide.crosstable import (
     Bye,
     Crosstable,
     Game,
@@ -17,7 +17,7 @@ from broadcast.tournament.crosstable import (
     RoundEntry,
     build_crosstable,
 )
-from broadcast.tournament.trf import TrfError, TrfFile, load_trf, read_trf, write_trf
+from broadcast.fide.trf import TrfError, TrfFile, load_trf, read_trf, write_trf
 
 SHARED = Path("/work/shared/testdata")
 DONOSTIA = SHARED / "trf" / "open-gros-donostia-2010.trf"

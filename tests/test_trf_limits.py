@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from broadcast.tournament.trf import MAX_ROUNDS, TrfError, read_trf
+from broadcast.fide.trf import MAX_ROUNDS, TrfError, read_trf
 
 SAMPLE = Path(__file__).parent / "data" / "swiss-unplayed.trf"
 

@@ -16,8 +16,8 @@ from support import assert_no_errors
 from web_support import free_port
 
 from broadcast.config import load_event
-from broadcast.journal import Journal
-from broadcast.service import EventService, how_to_pair
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService, how_to_pair
 from clocks.timesource import ManualTime
 from web import pages, views
 

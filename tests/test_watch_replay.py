@@ -17,7 +17,7 @@ from boardsim.pty import PtyHost
 from boardsim.script import actions_for_game, play
 from boardsim.timing import ScaledTime
 from broadcast.cli import build_parser, main
-from broadcast.watch import _watch
+from broadcast.cli.watch import _watch
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
 SPEED = 40.0

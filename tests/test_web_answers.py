@@ -16,7 +16,7 @@ from web_support import CREDENTIALS, make_service, play_moves
 import broadcast.export.pgn
 import web.views
 from broadcast.export.pgn import event_pgn, round_pgn
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
 

@@ -14,7 +14,7 @@ from aiohttp import ClientWebSocketResponse, WSCloseCode, WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web import hub as hub_module
 from web.app import build_app

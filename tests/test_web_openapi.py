@@ -14,7 +14,7 @@ from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.games.events import ResultProposed
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
 from web.openapi import document

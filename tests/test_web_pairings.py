@@ -11,10 +11,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS
 
 from broadcast.config import load_event
-from broadcast.journal import Journal
-from broadcast.service import EventService
-from broadcast.tournament.crosstable import Game, Player, build_crosstable
-from broadcast.tournament.trf import write_trf
+from broadcast.fide.crosstable import Game, Player, build_crosstable
+from broadcast.fide.trf import write_trf
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
 
@@ -92,14 +92,14 @@ async def test_dutch_pairs_in_a_worker_process_never_in_the_servers(
 ) -> None:
     # Pairing a big Swiss takes tens of seconds of pure Python: in the server's process
     # (on the loop, or in a thread holding the interpreter lock) it stalls the venue.
-    import broadcast.service
-    import broadcast.tournament.dutch
+    import broadcast.fide.dutch
+    import broadcast.service.event_service
 
     def not_here(*args: object, **kwargs: object) -> None:
         raise AssertionError("paired in the server's own process")
 
-    monkeypatch.setattr(broadcast.tournament.dutch, "pair_round", not_here)
-    monkeypatch.setattr(broadcast.service, "pair_round", not_here)
+    monkeypatch.setattr(broadcast.fide.dutch, "pair_round", not_here)
+    monkeypatch.setattr(broadcast.service.event_service, "pair_round", not_here)
     service = _swiss(tmp_path)
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()

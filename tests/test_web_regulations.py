@@ -12,11 +12,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from test_regulations import ARBITER, at
 from web_support import CREDENTIALS
 
-from broadcast import regulation_actions as acts
 from broadcast.config import load_event
 from broadcast.games.ids import GameKey
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.store import Journal
+from broadcast.service import regulation_actions as acts
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
 

@@ -15,7 +15,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service
 
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 from web import auth as auth_module
 from web.app import build_app
 from web.common import AUTH

@@ -11,8 +11,8 @@ import chess
 
 from broadcast.config import load_event
 from broadcast.games.events import GameMove
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime, TimeSource
 
 ROOT = Path(__file__).resolve().parent.parent

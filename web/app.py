@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from aiohttp import hdrs, web
 
-from broadcast.health import SYSTEM_PREFIX, Health
-from broadcast.service import EventService, NotDurable
+from broadcast.service.event_service import EventService, NotDurable
+from broadcast.service.health import SYSTEM_PREFIX, Health
 from web import openapi, routes_arbiter, routes_public, server
 from web.answers import Answers
 from web.auth import Auth

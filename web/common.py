@@ -10,7 +10,7 @@ from aiohttp import web
 
 from broadcast.config.model import SectionConfig
 from broadcast.games.ids import slug
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 from web import views
 from web.answers import Answers
 from web.auth import Auth

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 import chess
 
-from broadcast import regulation_actions as regs
 from broadcast.arbiter.alerts import Alert
 from broadcast.games.state import GameState
-from broadcast.health import Health
-from broadcast.service import ActionError, EventService
+from broadcast.service import regulation_actions as regs
+from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.health import Health
 from broadcast.tournament.events import (
     BoardAssigned,
     ByeCancelled,

@@ -49,9 +49,9 @@ from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
-from broadcast.journal import Entry
-from broadcast.service import EventService
-from broadcast.supervisor import SupervisedTask
+from broadcast.journal.store import Entry
+from broadcast.service.event_service import EventService
+from broadcast.service.supervisor import SupervisedTask
 from broadcast.tournament.state import TournamentState
 from web import views
 from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket

@@ -16,7 +16,7 @@ from typing import Any
 
 def run(job: dict[str, Any]) -> tuple[str, Any]:
     """("ok", pairings) or ("refused", why)."""
-    from broadcast.tournament.dutch import PairingError, pair_round
+    from broadcast.fide.dutch import PairingError, pair_round
 
     try:
         pairings = pair_round(

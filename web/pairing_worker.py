@@ -21,8 +21,8 @@ import pickle
 import sys
 from typing import Any
 
-from broadcast.service import ActionError, EventService
-from broadcast.tournament.pairing import Pairing
+from broadcast.fide.pairing import Pairing
+from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.state import StateError
 
 

@@ -16,13 +16,13 @@ from urllib.parse import quote
 from aiohttp import web
 from multidict import MultiDictProxy
 
-from broadcast import regulation_actions as regs
+from broadcast.fide.pairing import Pairing
 from broadcast.games.events import RESULTS
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameError
-from broadcast.regulation_actions import DESK_REASONS
-from broadcast.service import ActionError, EventService
-from broadcast.tournament.pairing import Pairing
+from broadcast.service import regulation_actions as regs
+from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.regulation_actions import DESK_REASONS
 from web import views
 from web.auth import (
     AUTH_FAILED_MESSAGE,

@@ -12,7 +12,7 @@ import json
 from aiohttp import web
 
 from broadcast.games.state import GameError
-from broadcast.service import PublicState
+from broadcast.service.event_service import PublicState
 from web import pages, views
 from web.answers import Answer, Answers, tournament_only
 from web.common import (

@@ -15,7 +15,7 @@ from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameState, PlayerRef
-from broadcast.service import EventService, HallBoard
+from broadcast.service.event_service import EventService, HallBoard
 from broadcast.tournament.final import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
 

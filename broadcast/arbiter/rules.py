@@ -62,8 +62,8 @@ from broadcast.arbiter.trouble import (
     polls_missed,
     too_long,
 )
+from broadcast.arbiter.withdrawal import withdrawal_events
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
-from broadcast.fold import fold_tournament
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     REASON_TEXT,
@@ -82,8 +82,8 @@ from broadcast.games.events import (
     ResultReason,
     StartPositionSet,
 )
+from broadcast.games.fold import fold_tournament
 from broadcast.games.state import GameState
-from broadcast.live_round import RoundStartMoved
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
@@ -94,8 +94,8 @@ from broadcast.tournament.events import (
     PlayerWithdrawn,
     ResultRecorded,
 )
+from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState, registration_events
-from broadcast.tournament.withdrawal import withdrawal_events
 from clocks.clocktimes import FlagFell
 from clocks.reading import ClockReading, NoClock
 

@@ -3,7 +3,7 @@ that a config only validates when its standings can really be computed."""
 
 from __future__ import annotations
 
-from broadcast.tournament.tiebreaks.spec import TiebreakError, parse_tiebreak
+from broadcast.fide.tiebreaks.spec import TiebreakError, parse_tiebreak
 
 
 def check_tiebreak(code: str, *, swiss: bool) -> tuple[str, str] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from broadcast.tournament.trf import read_trf
+from broadcast.fide.trf import read_trf
 
 
 def read_trf_players(text: str) -> list[tuple[int | None, dict[str, Any]]]:

@@ -1,5 +1,4 @@
-"""Exports: PGN (game, round, event), a broadcast folder, TRF-16 for the rating report.
+"""Exports as text: PGN (game, round, event) and TRF-16 for the rating report.
 
-Pure text builders (`pgn`, `trf`) and one thin writer (`folder`); the Lichess push relay
-is in `broadcast.relay`.
-"""
+Pure text builders; writing them to a folder and pushing them to Lichess is
+`broadcast.publish`."""

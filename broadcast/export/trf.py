@@ -1,7 +1,7 @@
 """TRF-16 of a section's results, for the rating report.
 
 The crosstable comes from the tournament state (`SectionState.to_crosstable`), the
-columns from the existing writer (`broadcast.tournament.trf.write_trf`), the header
+columns from the existing writer (`broadcast.fide.trf.write_trf`), the header
 records from the event config: 012 name (with the section when the event has several),
 022 site, 042/052 first and last round dates, 062/072 players/rated, 092 type,
 122 time control, 132 round dates, XXR rounds, and the tie-breaks (202). Ranks come
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_title
+from broadcast.fide.trf import TrfFile, TrfRecord, write_trf
 from broadcast.tournament.final import section_standings
 from broadcast.tournament.state import TournamentState
-from broadcast.tournament.trf import TrfFile, TrfRecord, write_trf
 
 __all__ = ["section_trf", "section_trf_file"]
 

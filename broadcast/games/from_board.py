@@ -25,7 +25,7 @@ from boards.reconstruction import (
     Reconstructor,
     ResultSignalled,
 )
-from broadcast.follow import BoardFollower
+from boards.reconstruction.follow import BoardFollower
 from broadcast.games.events import (
     Colour,
     GameClock,

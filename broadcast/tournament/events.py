@@ -10,7 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from broadcast.config.model import PlayerEntry
-from broadcast.tournament.pairing import Pairing
+from broadcast.fide.pairing import Pairing
 
 GAME_RESULTS = ("1-0", "1/2-1/2", "0-1", "+-", "-+", "--")
 BYE_RESULTS = ("H", "F", "U", "Z")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from broadcast.fide.standings import StandingRow, Standings, compute_standings
+from broadcast.fide.tiebreaks.spec import Edition
 from broadcast.tournament.playoff import PlayoffStatus, playoff_status
 from broadcast.tournament.prizes import PrizeList, compute_prizes
-from broadcast.tournament.standings import StandingRow, Standings, compute_standings
 from broadcast.tournament.state import SectionState
-from broadcast.tournament.tiebreaks.spec import Edition
 
 PENDING = "play-off for 1st pending"
 

@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from broadcast.config.model import PrizeRules
-from broadcast.tournament.crosstable import Crosstable
-from broadcast.tournament.standings import Standings
+from broadcast.fide.crosstable import Crosstable
+from broadcast.fide.standings import Standings
 
 
 @dataclass(frozen=True, slots=True)

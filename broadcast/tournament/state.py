@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from broadcast.config.model import EventConfig, PlayerEntry, SectionConfig
-from broadcast.tournament.crosstable import (
+from broadcast.fide.crosstable import (
     Bye,
     Crosstable,
     Game,
@@ -22,9 +22,10 @@ from broadcast.tournament.crosstable import (
     ResultCode,
     build_crosstable,
 )
-from broadcast.tournament.crosstable import (
+from broadcast.fide.crosstable import (
     System as CrosstableSystem,
 )
+from broadcast.fide.pairing import Pairing
 from broadcast.tournament.events import (
     BYE_RESULTS,
     GAME_RESULTS,
@@ -43,7 +44,6 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
-from broadcast.tournament.pairing import Pairing
 from broadcast.tournament.policy import check_bye_request
 
 

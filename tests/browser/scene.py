@@ -20,8 +20,8 @@ from broadcast.arbiter.alerts import Alert
 from broadcast.config import load_event
 from broadcast.games import events as game_events
 from broadcast.games.events import GameClock, GameMove, ResultConfirmed, ResultProposed
-from broadcast.journal import Journal
-from broadcast.service import EventService
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parents[2]

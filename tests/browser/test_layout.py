@@ -21,7 +21,7 @@ import scene
 from web_support import CREDENTIALS, free_port
 
 from broadcast.games.events import GameClock, GameMove, ResultConfirmed
-from broadcast.service import EventService
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web
 

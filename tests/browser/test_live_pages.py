@@ -20,11 +20,11 @@ from web_support import CREDENTIALS, EVENT, free_port
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.arbiter.alerts import Alert
+from broadcast.cli.simboards import SimulatedHall, start_simulated_boards
 from broadcast.config import load_event
 from broadcast.games.events import GameMove
-from broadcast.journal import Entry, Journal
-from broadcast.service import EventService
-from broadcast.simboards import SimulatedHall, start_simulated_boards
+from broadcast.journal.store import Entry, Journal
+from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTime
 from web.app import start_web
 

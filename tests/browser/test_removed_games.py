@@ -11,8 +11,8 @@ from test_regulations import ARBITER
 from test_regulations_everywhere import _removing_service
 from web_support import CREDENTIALS
 
-from broadcast import regulation_actions as acts
 from broadcast.games.ids import GameKey
+from broadcast.service import regulation_actions as acts
 from web.app import build_app
 
 

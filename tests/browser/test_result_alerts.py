@@ -17,7 +17,7 @@ from test_live_pages import Live, start_live
 from web_support import CREDENTIALS
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
-from broadcast.demo import kings_signal
+from broadcast.cli.demo import kings_signal
 from broadcast.games.events import ResultConfirmed
 
 DELAY = 3.0

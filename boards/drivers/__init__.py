@@ -1,0 +1,1 @@
+"""Board drivers: the serial link, single boards, the bus, supervision, discovery."""

@@ -1,0 +1,574 @@
+"""Driver for one board in single-board mode (USB, serial or Bluetooth port).
+
+Connects, shakes hands (version, serial, UPDATE_NICE, board dump, clock), then streams
+timestamped positions and clock readings. A port error or a board that stops answering
+the periodic serial-number poll ends the session: the driver reports the loss, reopens
+the port with backoff, and on reconnect reads the board's EEPROM log so that moves made
+while the cable was out are recovered.
+
+A board that rebooted (a power glitch, a watchdog reset) comes back idle: it answers the
+polls but sends no field updates. The driver notices within seconds, by the clock that
+stops reporting although it was running (a board in UPDATE_NICE reports a running clock
+every second), or by a periodic board dump that differs from what the updates said; it
+then ends the session like any loss, and the reconnect puts the board back in update
+mode and reads the moves in between from its log (the reboot's POWERUP and piece dump
+are an anchor there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from boards.dgt.clock_commands import ClockCommand, encode_clock_command
+from boards.dgt.codes import DANGEROUS_COMMANDS, Command
+from boards.dgt.decoder import BoardStreamDecoder
+from boards.dgt.eeprom import decode_ring
+from boards.dgt.messages import (
+    BatteryStatus,
+    BoardDump,
+    BoardMessage,
+    BWTime,
+    EEMoves,
+    FieldUpdate,
+    LongSerialNumber,
+    SerialNumber,
+    Version,
+)
+from boards.drivers.link import Link, LinkError, Opener, open_serial
+from boards.drivers.supervise import Supervised
+from boards.events import (
+    BatterySeen,
+    BoardConnected,
+    BoardInfo,
+    BoardLost,
+    ClockSeen,
+    DriverEvent,
+    DriverFault,
+    Emit,
+    LogGap,
+    LogRecovered,
+)
+from boards.position import BoardPosition
+from boards.recovery import (
+    KnownBoard,
+    continued,
+    recover,
+    unlogged_since_reboot,
+    with_reading_after_reboot,
+)
+from boards.stream import BoardStream
+from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
+from clocks.timesource import SystemTime, TimeSource
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BoardMessage)
+
+
+def _monotonic() -> float:
+    """Real elapsed time for the driver's own timers (liveness, polls). The injected
+    TimeSource only stamps events: a fast-forward simulation must not make a healthy
+    board look silent."""
+    return asyncio.get_running_loop().time()
+
+
+class BoardError(Exception):
+    """The port answered, but not like a DGT board (or not in time)."""
+
+
+class BoardRestarted(BoardError):
+    """The board answers but no longer streams: it rebooted (update mode lost) or its
+    updates and its dump disagree. The session ends; the reconnect reads its log."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverSettings:
+    reply_timeout: float = 2.0  # a handshake answer
+    optional_timeout: float = 0.4  # answers only some boards give (long serial, battery)
+    poll_interval: float = 2.0  # serial-number poll that proves the board is alive
+    dead_after: float = 6.0  # silence after which the link counts as dead
+    backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
+    recover_log: bool = True
+    log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
+    battery_every: float = 60.0  # Bluetooth boards: how often to ask for the battery
+    verify_every: float = 5.0  # compare with a board dump this often (a reboot, a lost update)
+    check_every: float = 0.1  # how often the driver's own timers look
+    # A running clock in UPDATE_NICE reports every second: this long without a report (in
+    # event time, and at least `clock_silent_real` real seconds) means the board rebooted.
+    clock_silent_after: float = 3.0
+    clock_silent_real: float = 0.5
+    # Before that, from this much silence on, the driver asks the clock itself: a board
+    # that rebooted answers (idle), and its first answer shows the display as the reboot
+    # left it, which times a move completed while it had no power.
+    clock_probe_after: float = 1.2
+    clock_probe_real: float = 0.25
+    clock_probe_timeout: float = 0.1  # a board with power answers within milliseconds
+    clock_ack_timeout: float = 2.0
+    clock_retries: int = 3
+
+
+class SingleBoardDriver(Supervised):
+    """Follows one board on one port, forever, until `stop()`."""
+
+    def __init__(
+        self,
+        port: str,
+        emit: Emit,
+        *,
+        time: TimeSource | None = None,
+        opener: Opener = open_serial,
+        settings: DriverSettings | None = None,
+        known: KnownBoard | None = None,
+    ) -> None:
+        self.settings = settings or DriverSettings()
+        super().__init__(self.settings.backoff)
+        self.port = port
+        self._known = known
+        self._emit = emit
+        self._time = time or SystemTime()
+        self._opener = opener
+        self.info: BoardInfo | None = None
+        self._stream = BoardStream(port)
+        self.connected = False
+        self._link: Link | None = None
+        self._decoder = BoardStreamDecoder()
+        self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
+        self._last_rx = 0.0
+        self._early: list[BoardMessage] | None = None
+        self._lost_at: float | None = None
+        self._clock_lock = asyncio.Lock()
+        self._clock_rx = (0.0, 0.0)  # (event time, real time) of the last clock report
+        self._probing = False  # asking the clock of a board that stopped reporting it
+        self._woke: ClockReading | None = None  # the first answer after it stopped
+        self.restarts_seen = 0  # sessions ended because the board stopped streaming
+
+    @property
+    def position(self) -> BoardPosition | None:
+        return self._stream.position
+
+    @property
+    def last_clock(self) -> ClockReading | NoClock | None:
+        return self._stream.clock
+
+    @property
+    def name(self) -> str:
+        return self.info.serial if self.info else self.port
+
+    @property
+    def dropped_bytes(self) -> int:
+        return self._decoder.dropped
+
+    @property
+    def describe(self) -> str:
+        return f"driver of board {self.name} on {self.port}"
+
+    retry_on = (LinkError, BoardError)
+    retry_now_on = (BoardRestarted,)
+
+    def _failed(self, exc: Exception) -> bool:
+        if isinstance(exc, BoardRestarted):
+            self.restarts_seen += 1
+        if self.connected:
+            self._lose(str(exc))
+            return True
+        log.debug("%s: %s", self.port, exc)
+        return False
+
+    def _faulted(self, exc: Exception, error: str) -> None:
+        self._emit(DriverFault(self._time.now(), self.name, self.port, error))
+        if self.connected:
+            self._lose(f"software error in the driver ({error}); reconnecting")
+
+    async def _cleanup(self) -> None:
+        await self._close_link()
+
+    async def _stopped(self) -> None:
+        if self.connected:
+            self._lose("stopped")
+
+    def _lose(self, reason: str) -> None:
+        self.connected = False
+        self._lost_at = self._time.now()
+        log.info("board %s on %s lost: %s", self.name, self.port, reason)
+        self._emit(BoardLost(self._lost_at, self.name, reason))
+
+    async def _close_link(self) -> None:
+        link, self._link = self._link, None
+        for _, fut in self._waiters:
+            if not fut.done():
+                fut.cancel()
+        self._waiters.clear()
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await link.close()
+
+    # -- one connection -------------------------------------------------------------------
+
+    async def _session(self) -> None:
+        self._link = await self._opener(self.port)
+        self._decoder = BoardStreamDecoder()
+        self._last_rx = _monotonic()
+        reader = asyncio.ensure_future(self._read_loop(self._link))
+        work = asyncio.ensure_future(self._follow())
+        try:
+            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # raises the LinkError or BoardError that ended the session
+        finally:
+            for task in (work, reader):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def _follow(self) -> None:
+        await self._handshake()
+        await self._poll_loop()
+
+    async def _read_loop(self, link: Link) -> None:
+        while True:
+            data = await link.read()
+            self._last_rx = _monotonic()
+            for message in self._decoder.feed(data):
+                self._dispatch(message)
+
+    async def _poll_loop(self) -> None:
+        s = self.settings
+        last_poll = last_battery = last_check = _monotonic()
+        self._clock_rx = (self._time.now(), last_poll)
+        while True:
+            await asyncio.sleep(min(s.check_every, s.poll_interval))
+            now = _monotonic()
+            silent = now - self._last_rx
+            if silent > s.dead_after:
+                raise LinkError(f"no answer for {silent:.1f} s")
+            await self._check_streaming(now)
+            if now - last_poll < s.poll_interval:
+                continue
+            last_poll = now
+            self._send(Command.RETURN_SERIALNR)
+            if now - last_check >= s.verify_every:
+                # A lost field update, or a board that rebooted and stopped streaming,
+                # would leave our picture wrong for good: compare with the board itself.
+                last_check = now
+                self._send(Command.SEND_BRD)
+            has_battery = self.info is not None and self.info.battery_percent is not None
+            if has_battery and now - last_battery >= s.battery_every:
+                last_battery = now
+                self._send(Command.SEND_BATTERY_STATUS)
+
+    async def _check_streaming(self, real: float) -> None:
+        """A clock that was running and stopped reporting: the board is no longer in
+        update mode (a reboot answers polls but streams nothing). Asked directly, a board
+        that answers is back and idle; one that does not is off (or gone: `dead_after`)."""
+        clock = self._stream.clock
+        if not isinstance(clock, ClockReading) or clock.running_side is None:
+            return
+        if (
+            clock.seconds(clock.running_side) <= 0
+            or clock.left_final_flag
+            or clock.right_final_flag
+        ):
+            return  # a fallen flag: the display stands still
+        s = self.settings
+        event_t, real_t = self._clock_rx
+        quiet = self._time.now() - event_t
+        if quiet <= s.clock_probe_after or real - real_t <= s.clock_probe_real:
+            return
+        self._probing = True
+        try:
+            answer: BWTime | None = await self._ask(Command.SEND_CLK, BWTime, s.clock_probe_timeout)
+        except BoardError:
+            answer = None
+        finally:
+            self._probing = False
+        if answer is None:
+            return  # no power yet, or the cable: wait (the link's silence ends it)
+        reading = decode_bwtime(answer.raw)
+        if self._woke is None and isinstance(reading, ClockReading):
+            self._woke = reading
+        event_t, real_t = self._clock_rx
+        quiet = self._time.now() - event_t
+        if quiet > s.clock_silent_after and _monotonic() - real_t > s.clock_silent_real:
+            raise BoardRestarted(
+                f"the clock was running but the board has sent nothing for {quiet:.0f} s "
+                "(rebooted? a power glitch?); reading its log"
+            )
+
+    def _send(self, command: Command | bytes) -> None:
+        if self._link is None:
+            raise LinkError("not connected")
+        data = bytes([command]) if isinstance(command, Command) else command
+        if data and data[0] in DANGEROUS_COMMANDS:
+            raise ValueError(f"refusing to send dangerous DGT command {data[0]:#04x}")
+        self._link.write(data)
+
+    async def _ask(self, command: Command, kind: type[M], timeout: float) -> M:
+        fut: asyncio.Future[BoardMessage] = asyncio.get_running_loop().create_future()
+        self._waiters.append((kind, fut))
+        self._send(command)
+        try:
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancel
+                message = await fut
+        except TimeoutError as exc:
+            raise BoardError(
+                f"no {kind.__name__} answer from {self.port} within {timeout} s"
+            ) from exc
+        finally:
+            self._waiters = [(k, f) for k, f in self._waiters if f is not fut]
+        assert isinstance(message, kind)
+        return message
+
+    async def _ask_optional(self, command: Command, kind: type[M]) -> M | None:
+        try:
+            return await self._ask(command, kind, self.settings.optional_timeout)
+        except BoardError:
+            return None
+
+    async def _handshake(self) -> None:
+        s = self.settings
+        version = await self._ask(Command.SEND_VERSION, Version, s.reply_timeout)
+        serial = await self._ask(Command.RETURN_SERIALNR, SerialNumber, s.reply_timeout)
+        reconnect = self.info is not None and self.info.serial == serial.text
+        # Questions only some boards answer cost a timeout each on the others: a board
+        # met before is not asked again what it did not answer then (a reconnect after a
+        # reboot is a race against the moves being made meanwhile).
+        ask_long = not reconnect or (self.info is not None and self.info.long_serial is not None)
+        ask_battery = not reconnect or (
+            self.info is not None and self.info.battery_percent is not None
+        )
+        long_serial = (
+            await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
+            if ask_long
+            else None
+        )
+        battery = (
+            await self._ask_optional(Command.SEND_BATTERY_STATUS, BatteryStatus)
+            if ask_battery
+            else None
+        )
+        position, recent = self.position, self._stream.recent.as_tuple()
+        known = self._known
+        first_start = False
+        if self.info is None and known is not None and known.serial in ("", serial.text):
+            # A restarted service picks up where the journal left this board; a first
+            # start mid-round rebuilds the game from the log (position None).
+            reconnect = known.position is not None
+            first_start = not reconnect
+            position, recent = known.position, known.recent
+        # Update mode first: what changes while the log and the dump come in arrives as
+        # field updates and clock readings, replayed in order once the board is identified.
+        self._send(Command.SEND_UPDATE_NICE)
+        self._early = []
+        outage = s.recover_log and (first_start or (reconnect and position is not None))
+        woke, self._woke = self._woke, None
+        before_log = None
+        if outage:
+            # The clock now, before the log's 8 s: a move completed while the board had
+            # no power is in no log, and its time is on the display only until the
+            # opponent presses. It continues the log when the board rebooted unseen.
+            before_log = await self._ask_optional(Command.SEND_CLK, BWTime)
+        recovered, gap = await self._read_log(serial.text, position, recent, outage, first_start)
+        dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
+        clock = await self._ask_optional(Command.SEND_CLK, BWTime)
+        clock_msg = decode_bwtime(clock.raw) if clock else None
+        now = self._time.now()
+        self.info = BoardInfo(
+            port=self.port,
+            serial=serial.text,
+            version=(version.major, version.minor),
+            mode="single",
+            long_serial=long_serial.text if long_serial else None,
+            battery_percent=battery.percent if battery else None,
+            clock_present=None if clock_msg is None else isinstance(clock_msg, ClockReading),
+        )
+        self.connected = True
+        # Only now: a handshake that fails before this point tries again with the journal's
+        # knowledge, and reads the log again, instead of silently skipping the outage.
+        self._known = None
+        self._stream.board = self.name
+        log.info(
+            "board %s on %s %s (version %d.%d)",
+            self.name,
+            self.port,
+            "reconnected" if reconnect else "connected",
+            version.major,
+            version.minor,
+        )
+        self._emit(BoardConnected(now, self.name, self.info, reconnect=reconnect))
+        early, self._early = self._early or [], None
+        if outage and gap is not None:
+            log.warning(
+                "board %s on %s: %s; going on from the board as it stands",
+                self.name,
+                self.port,
+                gap,
+            )
+            self._emit(LogGap(now, self.name, self.port, gap))
+        if recovered is not None and woke is not None:
+            recovered = with_reading_after_reboot(recovered, woke)
+        if recovered is not None:
+            # What the board sent while its log was downloading (queued behind it, before
+            # the answer to the dump) continues the log; what came after is live.
+            cut = next((i for i, m in enumerate(early) if m is dump), len(early))
+            meanwhile, early = early[:cut], early[cut:]
+            if before_log is not None and not unlogged_since_reboot(recovered):
+                # Taken before the log: it may be older than the log's last press.
+                meanwhile = [m for m in meanwhile if m is not before_log]
+            later: list[tuple[int, int] | ClockReading] = []
+            for message in meanwhile:
+                if isinstance(message, FieldUpdate):
+                    later.append((message.index, message.code))
+                elif isinstance(message, BWTime):
+                    reading = decode_bwtime(message.raw)
+                    if isinstance(reading, ClockReading):
+                        later.append(reading)
+            recovered = continued(recovered, later)
+            self._stream.position = recovered.final
+            self._emit(recovered)
+            log.info(
+                "board %s: recovered %d logged steps from the EEPROM",
+                self.name,
+                len(recovered.steps) - recovered.seen - 1,
+            )
+            # The clock's last reading then (its presses are in the log now), the dump.
+            readings = [m for m in meanwhile if isinstance(m, BWTime)]
+            early = [*readings[-1:], *early]
+        else:
+            self._stream.position = position
+        self._stream.recent.clear()
+        # Everything that arrived since update mode began, in order: square changes, clock
+        # readings and the dump itself (a square change is absolute, so one the dump
+        # already shows changes nothing).
+        for message in early if dump in early else [*early, dump]:
+            if isinstance(message, FieldUpdate | BWTime | BoardDump):
+                self._emit_all(self._stream.feed(now, message))
+
+    async def _read_log(
+        self,
+        serial: str,
+        position: BoardPosition | None,
+        recent: tuple[tuple[int, int], ...],
+        outage: bool,
+        first_start: bool,
+    ) -> tuple[LogRecovered | None, str | None]:
+        """The board's EEPROM log as one `LogRecovered`, when there is an outage to fill:
+        after a reconnect or a restart, or at a first start mid-round unless the board
+        still shows the start position; and what went wrong filling it (None: nothing).
+        A log that cannot be placed or read gives no `LogRecovered` and a reason; a
+        software error reading it is logged with its traceback, never raised."""
+        s = self.settings
+        if not outage:
+            return None, None
+        if first_start:
+            shown = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
+            if shown.position.orientation_of_start() is not None:
+                return None, None  # nothing played yet
+        log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
+        try:
+            events, _ = decode_ring(log_msg.data)
+            got = recover(events, recent, position, self._time.now(), serial)
+        except Exception as exc:
+            error = self.log_fault(exc, f"reading the log of board {serial} on {self.port}")
+            return None, f"its log could not be read ({error})"
+        if got is None:
+            if first_start:
+                return None, "its log holds no setup of the pieces to rebuild the game from"
+            return None, "what it showed last is not in its log"
+        if not got.placed:
+            return got, "what it showed last is no longer in its log (read from its last anchor)"
+        return got, None
+
+    # -- incoming messages ------------------------------------------------------------------
+
+    def _dispatch(self, message: BoardMessage) -> None:
+        answered = False
+        for kind, fut in self._waiters:
+            if isinstance(message, kind) and not fut.done():
+                fut.set_result(message)
+                answered = True
+                break
+        if not self.connected:
+            if self._early is not None:
+                self._early.append(message)
+            return  # handshake answers; the handshake itself reports what it learned
+        if isinstance(message, BWTime):
+            if answered and self._probing:
+                return  # asked for: it proves the board is there, not that it streams
+            self._clock_rx = (self._time.now(), _monotonic())
+            self._woke = None
+        if isinstance(message, BoardDump) and message.position == self.position:
+            return  # the periodic check found the board as we know it
+        if isinstance(message, BoardDump):
+            # Updates lost, or the board rebooted and stopped streaming: what happened in
+            # between is in its log, which the reconnect reads (the dump alone would drop
+            # the order and the clock times of the moves).
+            raise BoardRestarted(
+                "the board dump differs from its updates (rebooted? an update lost?); "
+                "reading its log"
+            )
+        for event in self._stream.feed(self._time.now(), message):
+            if isinstance(event, ClockSeen):
+                present = isinstance(event.reading, ClockReading)
+                if self.info is not None and self.info.clock_present != present:
+                    self.info = replace(self.info, clock_present=present)
+            elif isinstance(event, BatterySeen) and self.info is not None:
+                self.info = replace(self.info, battery_percent=event.percent)
+            self._emit(event)
+        while self._stream.acks:
+            self._on_ack(self._stream.acks.pop(0))
+
+    def _emit_all(self, events: Sequence[DriverEvent]) -> None:
+        for event in events:
+            self._emit(event)
+
+    # -- clock commands -----------------------------------------------------------------------
+
+    _ack_future: asyncio.Future[ClockAck] | None = None
+
+    def _on_ack(self, ack: ClockAck) -> None:
+        fut = self._ack_future
+        if fut is not None and not fut.done() and not ack.from_clock:
+            fut.set_result(ack)
+
+    async def send_clock_command(self, command: ClockCommand) -> ClockAck | None:
+        """Send a clock command and wait for its ack, retrying as the protocol asks.
+        Returns None when the clock never acknowledged it."""
+        async with self._clock_lock:
+            for _ in range(self.settings.clock_retries):
+                self._ack_future = asyncio.get_running_loop().create_future()
+                self._send(encode_clock_command(command))
+                try:
+                    async with asyncio.timeout(self.settings.clock_ack_timeout):
+                        return await self._ack_future
+                except TimeoutError:
+                    continue
+                finally:
+                    self._ack_future = None
+            return None
+
+    async def probe(self) -> BoardInfo:
+        """Open the port once, shake hands, close: who is there? Raises BoardError/LinkError."""
+        self._link = await self._opener(self.port)
+        self._decoder = BoardStreamDecoder()
+        reader = asyncio.ensure_future(self._read_loop(self._link))
+        try:
+            handshake = asyncio.ensure_future(self._handshake())
+            done, _ = await asyncio.wait({reader, handshake}, return_when=asyncio.FIRST_COMPLETED)
+            if handshake not in done:
+                handshake.cancel()
+                reader.result()
+            handshake.result()
+            assert self.info is not None
+            self._send(Command.RESET)  # leave the board idle, as we found it
+            return self.info
+        finally:
+            self.connected = False
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            await self._close_link()

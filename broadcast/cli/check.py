@@ -1,0 +1,138 @@
+"""`boardwire check EVENT.toml`: validate an event config and show what it means:
+each section's schedule in the event's timezone and its round-1 pairings.
+
+Exit status 0 when the config is valid, 1 with every problem listed (file:line:
+message, hint) when it is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from broadcast.config import ConfigError, EventConfig, SectionConfig, load_event
+from broadcast.config.regulations import describe_rules
+from broadcast.fide.pairing import Pairing
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register `check` on the `boardwire` subcommand parser."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "check",
+        help="validate an event config; print schedules and round-1 pairings",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "config", metavar="EVENT.toml", nargs="+", help="the event config(s) to check"
+    )
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def round_one(section: SectionConfig) -> tuple[tuple[Pairing, ...], str]:
+    """Round-1 pairings of a section and a note on where they come from."""
+    from broadcast.fide.berger import berger_round
+
+    if section.system != "swiss":
+        cycles = 2 if section.system == "double-round-robin" else 1
+        return berger_round(len(section.players), 1, cycles), "Berger table"
+    if len(section.players) < 2:
+        return (), "no players registered yet"
+    from broadcast.fide.dutch import pair_round
+    from broadcast.tournament.events import PlayersRegistered
+    from broadcast.tournament.state import SectionState
+
+    state = SectionState(section).apply(PlayersRegistered(section.name, section.players))
+    pairings = pair_round(state.to_crosstable(), 1, total_rounds=section.rounds)
+    if section.pairing.kind == "import":
+        note = (
+            f"preview by FIDE Dutch; the event imports {section.pairing.program}'s pairings "
+            "(boardwire pairings --trf FILE --round 1)"
+        )
+    else:
+        note = "FIDE Dutch"
+    return pairings, note
+
+
+def describe(event: EventConfig) -> list[str]:
+    """The report `check` prints, as lines."""
+    zone = event.zone
+    lines = [
+        f"Event: {event.name}" + (f" ({event.site})" if event.site else ""),
+        f"  timezone {event.timezone}, broadcast delay {event.broadcast_delay_seconds} s, "
+        f"tie-break rules {event.tiebreak_edition}, automatic results: {event.automatic_results}",
+    ]
+    for section in event.sections:
+        lines.append("")
+        lines.append(
+            f"Section {section.name!r}: {section.system}, {section.rounds} rounds, "
+            f"{len(section.players)} players, time control {section.time_control}, "
+            f"default time {section.default_time_minutes} min"
+        )
+        lines.append(f"  tie-breaks: {', '.join(section.tiebreaks) or '(none)'}")
+        pairing = section.pairing.kind + (
+            f" ({section.pairing.program})" if section.pairing.program else ""
+        )
+        lines.append(f"  pairings: {pairing}")
+        if section.byes.allowed:
+            b = section.byes
+            excluded = ", ".join(map(str, sorted(b.excluded_rounds))) or "none"
+            lines.append(
+                f"  byes: up to {b.max_byes} worth {b.points:g}, not in rounds {excluded}, "
+                f"requested {b.deadline.replace('-', ' ')}"
+            )
+        if section.no_show_limit is not None:
+            lines.append(f"  no-shows before withdrawal: {section.no_show_limit}")
+        if section.early_draw is not None:
+            rule = section.early_draw
+            lines.append(
+                f"  no draw offers before move {rule.min_moves} and {rule.min_minutes} min of play"
+            )
+        lines += describe_rules(section)
+        lines.append(f"  schedule ({event.timezone}):")
+        for start in section.schedule:
+            local = start.start.astimezone(zone)
+            lines.append(f"    round {start.round:>2}  {local:%a %Y-%m-%d %H:%M %Z}")
+        pairings, note = round_one(section)
+        lines.append(f"  round 1 pairings ({note}):")
+        names = {p.number: p.name for p in section.players}
+        for p in pairings:
+            if p.black is None:
+                lines.append(f"    bye       {p.white:>3} {names.get(p.white, '')}")
+            else:
+                lines.append(
+                    f"    board {p.board:>2}  {p.white:>3} {names.get(p.white, '')}"
+                    f"  -  {p.black:>3} {names.get(p.black, '')}"
+                )
+    if event.boards:
+        lines.append("")
+        lines.append("Boards:")
+        for board in event.boards:
+            where = board.port + (f" address {board.address}" if board.address is not None else "")
+            lines.append(f"  board {board.number:>3}  {where}  -> {board.section}")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler for `boardwire check`; returns the exit code (1 if any config is wrong)."""
+    paths = args.config if isinstance(args.config, list) else [args.config]
+    code = 0
+    for i, path in enumerate(paths):
+        if len(paths) > 1:
+            print(("\n" if i else "") + f"== {path}")
+        code = max(code, _check_one(path))
+    return code
+
+
+def _check_one(path: str) -> int:
+    try:
+        event = load_event(path)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    for line in describe(event):
+        print(line)
+    print("\nOK: the config is valid.")
+    return 0

@@ -1,0 +1,307 @@
+"""`boardwire demo`: the Pamplona Masters example live on emulated boards, in one command.
+
+Four emulated DGT boards (pseudo-terminals, found and driven exactly like real ones)
+play World Cup 2025 games in round 1 at an accelerated pace, with a script an arbiter
+will recognise: a player arriving late, a flag falling, and a draw signalled with the
+kings. The spectator pages and the arbiter desk are served at once; the URL and the
+arbiter's login are printed. Everything runs on embedded defaults: the example event
+shipped with boardwire, a fresh SQLite journal in a temporary directory (or `--db`),
+no hardware. Only the CLI layer imports the simulator (DESIGN).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import io
+import secrets
+import signal
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import chess
+import chess.pgn
+
+from boards.position import SYMBOL_TO_CODE, square_to_index
+from broadcast.cli.args import exposure, listen_host, non_negative_float
+from broadcast.cli.serve import arbiter_credentials, listen_problem, open_event_journal
+from broadcast.config import load_event
+from broadcast.journal.store import JournalError
+from broadcast.service.event_service import EventService
+from broadcast.service.supervisor import Supervisor
+from clocks.timecontrol import TimeControl
+from clocks.timesource import EpochTime, TimeSource
+
+if TYPE_CHECKING:
+    from boardsim.pty import PtyHost
+    from boardsim.script import Action
+    from broadcast.cli.simboards import SimulatedHall
+
+# The players move pieces the way people do unless `--habits none` asks for tidy hands.
+DEFAULT_HABITS = "realistic"
+HABITS_CHOICES = ("realistic", "none")
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENT = ROOT / "examples" / "pamplona-masters.toml"
+SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
+
+DEFAULT_DELAY = 60.0  # event seconds; the example's 15 minutes would hide a short demo
+MAX_THINK = 40.0  # event seconds per move at most: a lively demo, not a 6-hour game
+LATE_SECONDS = 600.0  # board 2: White comes 10 minutes late
+SIGNAL_SQUARES = {"1/2-1/2": (chess.E4, chess.E5), "1-0": (chess.E4, chess.D5)}
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScript:
+    """What happens at one board: the game (cut after `plies`), and the trouble."""
+
+    board: int
+    game: int  # index in the sample file
+    plies: int | None = None
+    late: float = 0.0
+    signal: str | None = None
+    story: str = ""
+
+
+SCRIPT = (
+    BoardScript(1, 0, story="a whole game"),
+    BoardScript(2, 1, late=LATE_SECONDS, story="White arrives 10 minutes late"),
+    BoardScript(
+        3, 2, plies=31, story="Black stops moving at move 16: the flag falls when the time is up"
+    ),
+    BoardScript(4, 3, plies=40, signal="1/2-1/2", story="a draw signalled with the kings"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The demo's own options (the `boardwire demo` parser adds --speed, --port, --seconds)."""
+    parser.add_argument(
+        "--habits",
+        choices=HABITS_CHOICES,
+        default=DEFAULT_HABITS,
+        help="how the emulated players move pieces: 'realistic' human habits (default) "
+        "or 'none' (tidy scripted hands)",
+    )
+    parser.add_argument(
+        "--delay",
+        type=non_negative_float,
+        default=DEFAULT_DELAY,
+        help=f"broadcast delay in event seconds (default {DEFAULT_DELAY:g}; 0 for none)",
+    )
+    parser.add_argument(
+        "--host", type=listen_host, default="127.0.0.1", help="address to listen on"
+    )
+    parser.add_argument(
+        "--db", type=Path, help="journal file (default: a fresh one in a temporary directory)"
+    )
+
+
+def _cut(game: chess.pgn.Game, plies: int | None) -> chess.pgn.Game:
+    """A copy of `game` with only its first `plies` moves and no result."""
+    copy = chess.pgn.read_game(io.StringIO(str(game)))
+    assert copy is not None
+    if plies is not None:
+        node: chess.pgn.GameNode = copy
+        for _ in range(plies):
+            if not node.variations:
+                break
+            node = node.variations[0]
+        node.variations.clear()
+        copy.headers["Result"] = "*"  # the script decides how it ends
+    return copy
+
+
+def clock_setting(time_control: TimeControl) -> tuple[float, float]:
+    """What the arbiter sets the clocks to for the event's time control: the first
+    period's time and increment (the emulated clocks run in event time, so at --speed N
+    they run N times faster, like everything else)."""
+    first = time_control.periods("white")[0]
+    return float(first.seconds), float(first.increment)
+
+
+def board_actions(
+    script: BoardScript,
+    game: chess.pgn.Game,
+    habits: str,
+    time_control: TimeControl | None = None,
+) -> list[Action]:
+    """The emulated players' timeline for one board (t = 0 when the clock is set), with the
+    clocks set for `time_control` (the event's; None: what the game's PGN says)."""
+    from boardsim.script import (
+        ClockSetup,
+        LeverPress,
+        SquareSet,
+        actions_for_game,
+        habits_named,
+        human_actions_for_game,
+    )
+
+    played = _cut(game, script.plies)
+    noise = habits_named("realistic" if habits == "realistic" else "none")
+    actions: list[Action]
+    if noise is None:
+        actions = list(actions_for_game(played, max_think=MAX_THINK))
+    else:
+        actions = list(
+            human_actions_for_game(played, habits=noise, seed=script.board, max_think=MAX_THINK)
+        )
+    start = min((a.t for a in actions if isinstance(a, LeverPress)), default=0.0)
+    out: list[Action] = []
+    for a in actions:
+        if isinstance(a, ClockSetup):
+            if time_control is not None:
+                base, increment = clock_setting(time_control)
+                a = dataclasses.replace(
+                    a, left_seconds=base, right_seconds=base, increment=increment
+                )
+        elif script.late and a.t > start:
+            a = dataclasses.replace(a, t=a.t + script.late)  # White's first move, and on
+        out.append(a)
+    if script.signal is not None:
+        last = max(a.t for a in out)
+        board = played.end().board()
+        out += [
+            SquareSet(last + 8.0 + 0.5 * i, square_to_index(square), code)
+            for i, (square, code) in enumerate(kings_signal(board, script.signal))
+        ]
+    return out
+
+
+def kings_signal(board: chess.Board, result: str) -> list[tuple[chess.Square, int]]:
+    """Square changes that put the kings on the centre squares signalling `result`."""
+    out: list[tuple[chess.Square, int]] = []
+    white_to, black_to = SIGNAL_SQUARES[result]
+    occupied = {sq: p for sq, p in board.piece_map().items()}
+    for square, colour, symbol in ((white_to, chess.WHITE, "K"), (black_to, chess.BLACK, "k")):
+        king = next(
+            sq for sq, p in occupied.items() if p.piece_type == chess.KING and p.color == colour
+        )
+        if square in occupied and square != king:
+            out.append((square, 0))
+        out.append((king, 0))
+        out.append((square, SYMBOL_TO_CODE[symbol]))
+        occupied.pop(square, None)
+        occupied[square] = occupied.pop(king)
+    return out
+
+
+def _games() -> list[chess.pgn.Game]:
+    from boardsim.sim import load_games
+
+    return load_games(SAMPLE)
+
+
+async def _start_players(
+    hall: SimulatedHall,
+    time: TimeSource,
+    speed: float,
+    habits: str,
+    games: Sequence[chess.pgn.Game],
+    time_control: TimeControl,
+    supervisor: Supervisor,
+) -> None:
+    from boardsim.script import play
+
+    for script in SCRIPT:
+        if script.board not in hall.where:
+            continue
+        host, index = hall.where[script.board]
+        actions = board_actions(script, games[script.game % len(games)], habits, time_control)
+
+        async def run(
+            host: PtyHost = host, index: int = index, actions: list[Action] = actions
+        ) -> None:
+            await asyncio.sleep(2.0)  # the drivers find the boards first
+            await play(host, actions, time, board=index, speed=speed)
+
+        hall.start_player(script.board, run, supervisor)
+
+
+async def _demo(args: argparse.Namespace) -> int:
+    from broadcast.cli.simboards import (
+        start_simulated_boards,  # only the CLI layer imports boardsim
+    )
+    from web.app import start_web  # web imports broadcast, never the other way round
+
+    habits = getattr(args, "habits", DEFAULT_HABITS)
+    speed = float(args.speed)  # both checked by the parser (broadcast.cli.args)
+    delay = float(getattr(args, "delay", DEFAULT_DELAY))
+    config = load_event(EVENT)
+    workdir = None
+    db: Path | None = getattr(args, "db", None)
+    if db is None:
+        workdir = tempfile.TemporaryDirectory(prefix="boardwire-demo-")
+        db = Path(workdir.name) / "pamplona-demo.sqlite"
+    journal = open_event_journal(db, config)
+    if isinstance(journal, str):
+        print(f"boardwire demo: {journal}", file=sys.stderr)
+        return 2
+    time = EpochTime(speed)
+    hall, ports = await start_simulated_boards(config, time, speed=speed)
+    runner = None
+    try:
+        service = EventService(
+            config, journal, time=time, port_overrides=ports, live_round=1, delay=delay
+        )
+        try:
+            service.load()
+        except JournalError as exc:  # an event it cannot read, a full disk: one line
+            print(f"boardwire demo: {exc}", file=sys.stderr)
+            return 2
+        credentials = arbiter_credentials()
+        generated = credentials is None
+        if credentials is None:
+            credentials = ("arbiter", secrets.token_urlsafe(12))
+        host = getattr(args, "host", "127.0.0.1")
+        try:
+            runner = await start_web(
+                service, host=host, port=args.port, credentials=credentials, tune_gc=True
+            )
+        except OSError as exc:
+            print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
+            return 2
+        time_control = config.sections[0].time_control
+        await _start_players(hall, time, speed, habits, _games(), time_control, service.supervisor)
+        url = f"http://{host}:{args.port}/"
+        password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
+        print(
+            f"boardwire demo: {config.name}, round 1, on {len(ports)} emulated DGT boards "
+            f"at {speed:g}x speed ({habits} habits)\n"
+            f"  clocks: {time_control} in event time, {speed:g} times faster than real time\n"
+            f"  spectators:   {url}\n"
+            f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
+            f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
+            + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
+            + f"  journal: {db}\n  listening on {exposure(runner.addresses)}\nCtrl-C to stop.",
+            flush=True,
+        )
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, service.stop)
+        seconds = getattr(args, "seconds", None)
+        if seconds is not None:
+            loop.call_later(float(seconds), service.stop)
+        await service.run()
+        return 0
+    finally:
+        if runner is not None:
+            await runner.cleanup()
+        await hall.stop()
+        journal.close()
+        if workdir is not None:
+            workdir.cleanup()
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_demo(args))
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+        return 130

@@ -1,0 +1,390 @@
+"""`boardwire serve EVENT.toml`: run a real event (or a rehearsal on emulated boards)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from time import time as wall_clock
+from typing import Any
+
+from broadcast.cli.args import (
+    exposure,
+    listen_host,
+    non_negative_float,
+    port_number,
+    positive_float,
+    positive_int,
+)
+from broadcast.config import load_event
+from broadcast.config.errors import ConfigError
+from broadcast.config.model import EventConfig
+from broadcast.journal.store import Journal, JournalError
+from broadcast.publish.lichess import LichessRelayConfig
+from broadcast.publish.tasks import PublishSettings, start_publishers
+from broadcast.service.event_service import ActionError, EventService, how_to_pair
+from clocks.timesource import EpochTime
+
+log = logging.getLogger(__name__)
+
+
+def _board_override(text: str) -> tuple[int, str]:
+    number, sep, port = text.partition("=")
+    if not sep or not number.strip().isdigit() or not port.strip():
+        raise argparse.ArgumentTypeError(f"expected N=PORT (e.g. 3=/dev/ttyACM2), got {text!r}")
+    return int(number), port.strip()
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", type=Path, help="journal file (default: next to the config, EVENT.sqlite)"
+    )
+    parser.add_argument(
+        "--host",
+        type=listen_host,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this computer only; "
+        "0.0.0.0: every interface)",
+    )
+    parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
+    parser.add_argument(
+        "--board",
+        action="append",
+        type=_board_override,
+        default=[],
+        metavar="N=PORT",
+        help="board N is on PORT (devices renumbered at the venue); repeatable",
+    )
+    parser.add_argument(
+        "--sim", action="store_true", help="run every board of the config on emulated boards"
+    )
+    parser.add_argument(
+        "--speed",
+        type=positive_float,
+        default=1.0,
+        help="with --sim: time compression (default 1)",
+    )
+    parser.add_argument(
+        "--games", type=Path, help="with --sim: PGN games the emulated players play"
+    )
+    parser.add_argument(
+        "--firmware",
+        metavar="NAME[,NAME...]",
+        help="with --sim: the emulated boards' firmware variant(s), given to the boards in "
+        "turn (see `boardwire sim --help`; default classic)",
+    )
+    parser.add_argument(
+        "--round",
+        type=positive_int,
+        help="make round R live now (its start moved to this moment)",
+    )
+    parser.add_argument(
+        "--delay",
+        type=non_negative_float,
+        help="broadcast delay in seconds (overrides the event's)",
+    )
+    parser.add_argument(
+        "--export",
+        type=Path,
+        metavar="DIR",
+        help="keep DIR/round-N/game-M.pgn and games.pgn current (delayed), for broadcast uploaders",
+    )
+    parser.add_argument(
+        "--lichess-round",
+        metavar="ID",
+        help="push the live round to this Lichess broadcast round (token in LICHESS_TOKEN)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy (IP or network) whose X-Forwarded-* headers are believed; "
+        "repeatable (see docs/security.md)",
+    )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the origin spectators and arbiters use, e.g. https://live.example.org",
+    )
+    parser.add_argument(
+        "--lichess-section",
+        metavar="NAME",
+        help="which section goes to Lichess (default: the first)",
+    )
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "serve", help="run an event: boards, games, arbiter rules, journal, web"
+    )
+    parser.add_argument("event", type=Path, metavar="EVENT.toml")
+    add_serve_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def _publish_settings(args: argparse.Namespace) -> PublishSettings | str:
+    lichess = None
+    if getattr(args, "lichess_round", None):
+        try:
+            lichess = LichessRelayConfig.from_env(args.lichess_round)
+        except ValueError as exc:
+            return str(exc)
+    return PublishSettings(
+        folder=getattr(args, "export", None),
+        lichess=lichess,
+        lichess_section=getattr(args, "lichess_section", None),
+    )
+
+
+def check_arguments(args: argparse.Namespace, config: EventConfig) -> str | None:
+    """What argparse cannot check alone: values against the event, files that must exist."""
+    rounds = max((s.rounds for s in config.sections), default=0)
+    if args.round is not None and args.round > rounds:
+        return f"--round {args.round}: the event has {rounds} rounds"
+    firmware = getattr(args, "firmware", None)
+    if firmware is not None:
+        if not args.sim:
+            return "--firmware needs --sim (it is the emulated boards' firmware)"
+        from boardsim.firmware import firmware_list  # only the CLI layer imports the simulator
+
+        try:
+            firmware_list(firmware)
+        except ValueError as exc:
+            return f"--firmware: {exc}"
+    games = getattr(args, "games", None)
+    if games is not None:
+        if not args.sim:
+            return "--games needs --sim (the emulated players play them)"
+        from boardsim.sim import load_games  # only the CLI layer imports the simulator
+
+        try:
+            load_games(games)
+        except ValueError as exc:  # unreadable, not UTF-8, no games, a game that does not parse
+            return f"--games: {exc}"
+    return None
+
+
+def claim_journal(journal: Journal, config: EventConfig) -> str | None:
+    """A journal belongs to one event: refuse another event's (its games and results would
+    mix with this one's); a new or unnamed journal takes this event's name."""
+    owner = journal.meta("event")
+    if owner is None:
+        journal.set_meta("event", config.name)
+        return None
+    if owner != config.name:
+        return (
+            f"the journal {journal.path} belongs to the event {owner!r}, not {config.name!r}: "
+            "give this event its own journal with --db"
+        )
+    return None
+
+
+def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
+    """The event's journal at `db`, or why not (not a journal, unreadable, another
+    event's): one line for the user; nothing is left open or changed on a refusal."""
+    try:
+        journal = Journal(db)
+    except JournalError as exc:
+        return str(exc)
+    problem = claim_journal(journal, config)
+    if problem is not None:
+        journal.close()
+        return problem
+    return journal
+
+
+def listen_problem(host: str, port: int, exc: OSError | UnicodeError) -> str:
+    import errno
+
+    if isinstance(exc, UnicodeError):  # the resolver's IDNA codec refused the name
+        return f"cannot listen on {host[:80]}:{port}: not a valid host name ({exc})"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {host}:{port}: the port is in use (another boardwire?); use --port"
+        )
+    if exc.errno == errno.EACCES:
+        return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {host}:{port}: {host} is not an address of this machine"
+    reason = exc.strerror or str(exc)
+    return f"cannot listen on {host}:{port}: {reason} (check --host)"
+
+
+def arbiter_credentials() -> tuple[str, str] | None:
+    """From the environment; there is never a default password."""
+    password = os.environ.get("BOARDWIRE_ARBITER_PASSWORD")
+    if not password:
+        return None
+    return os.environ.get("BOARDWIRE_ARBITER_USER", "arbiter"), password
+
+
+def all_followed(service: EventService) -> bool:
+    """Every hall board is connected and, when it carries a game still to be played,
+    followed (a finished game is not: its board takes no more moves)."""
+    return all(
+        board.connected
+        and (
+            board.game is None
+            or board.follower is not None
+            or service.book.get(board.game).finished
+        )
+        for board in service.hall.values()
+    )
+
+
+async def serve(
+    args: argparse.Namespace,
+    *,
+    credentials: tuple[str, str] | None,
+    banner: str = "",
+    started: Callable[[EventService], None] | None = None,
+    tune_gc: bool = False,
+) -> int:
+    """Run the event until stopped; `started` is told the service once it is up (tests);
+    `tune_gc`: this process only serves the event (`web.server.tune_gc`)."""
+    try:
+        config = load_event(args.event)
+    except ConfigError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    problem = check_arguments(args, config)
+    if problem is not None:
+        print(f"boardwire: {problem}", file=sys.stderr)
+        return 2
+    from web.proxy import make_settings
+
+    try:
+        proxy = make_settings(getattr(args, "trusted_proxy", []), getattr(args, "public_url", None))
+    except ValueError as exc:
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    publish = _publish_settings(args)
+    if isinstance(publish, str):
+        print(f"boardwire: {publish}", file=sys.stderr)
+        return 2
+    db = args.db or args.event.with_suffix(".sqlite")
+    journal = open_event_journal(db, config)
+    if isinstance(journal, str):
+        print(f"boardwire: {journal}", file=sys.stderr)
+        return 2
+    speed = args.speed
+    # Never behind the journal: a fast-forward rehearsal runs ahead of the wall clock, and a
+    # restart must not make event time step backwards.
+    last = journal.last_t()
+    time = EpochTime(speed, start=max(wall_clock(), last + 0.001 if last is not None else 0.0))
+    overrides = dict(args.board)
+    sim = None
+    if args.sim:
+        from broadcast.cli.simboards import (
+            start_simulated_boards,  # only the CLI layer imports the simulator
+        )
+
+        sim, sim_ports = await start_simulated_boards(
+            config, time, speed=speed, firmware=getattr(args, "firmware", None) or "classic"
+        )
+        overrides = {**sim_ports, **overrides}
+    try:
+        service = EventService(
+            config,
+            journal,
+            time=time,
+            port_overrides=overrides,
+            live_round=args.round,
+            delay=args.delay,
+        )
+        service.load()
+    except (ActionError, JournalError) as exc:  # JournalError: an unreadable event, a full disk
+        if sim is not None:
+            await sim.stop()
+        journal.close()
+        print(f"boardwire: {exc}", file=sys.stderr)
+        return 2
+    _pair_or_warn(service, sim=args.sim)
+    from web.app import start_web  # web imports broadcast, never the other way round
+
+    try:
+        runner = await start_web(
+            service,
+            host=args.host,
+            port=args.port,
+            credentials=credentials,
+            proxy=proxy,
+            tune_gc=tune_gc,
+        )
+    except (OSError, UnicodeError) as exc:
+        if sim is not None:
+            await sim.stop()
+        journal.close()
+        print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
+        return 2
+    tasks = []
+    if sim is not None and args.games is not None:
+        from boardsim.sim import load_games
+
+        # The emulated players wait until the service follows every board (see start_games);
+        # each one is then a supervised task of its own.
+        games = load_games(args.games)
+        tasks.append(
+            service.supervisor.start(
+                "the emulated players' start",
+                partial(
+                    sim.start_games,
+                    games,
+                    time,
+                    speed=speed,
+                    followed=partial(all_followed, service),
+                    supervisor=service.supervisor,
+                ),
+                restart=False,
+            )
+        )
+    if started is not None:
+        started(service)
+    tasks += start_publishers(service, publish)
+    url = f"http://{args.host}:{args.port}/"
+    print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
+    print(f"boardwire: listening on {exposure(runner.addresses)}", flush=True)
+    if credentials is None:
+        print(
+            "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
+            flush=True,
+        )
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, service.stop)
+    try:
+        await service.run()
+    finally:
+        for task in tasks:
+            await task.stop()  # a failure was logged when it happened
+        await runner.cleanup()
+        if sim is not None:
+            await sim.stop()
+        journal.close()
+    return 0
+
+
+def _pair_or_warn(service: EventService, *, sim: bool) -> None:
+    """A live round with no pairings shows nothing: a rehearsal on emulated boards pairs it
+    (FIDE Dutch, so that the emulated games have players); a real event is told how."""
+    if sim:
+        for line in service.pair_unpaired(by="serve --sim"):
+            log.warning("%s", line)
+    for section, number in service.unpaired_rounds().items():
+        log.warning("%s", how_to_pair(section, number))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(serve(args, credentials=arbiter_credentials(), tune_gc=True))
+    except KeyboardInterrupt:
+        return 130

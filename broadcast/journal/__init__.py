@@ -1,0 +1,1 @@
+"""The journal: the append-only store, its codec, event kinds and compaction."""

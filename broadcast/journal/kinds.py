@@ -1,0 +1,61 @@
+"""Every event class the journal may hold: registered with the codec in one place, and
+named together as one type, `JournalEvent`."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+
+from boards.events import DriverEvent
+from broadcast.arbiter.alerts import Alert, AlertAcknowledged, AlertResolved, PlayerMarkedPresent
+from broadcast.games.events import GameEvent
+from broadcast.journal.codec import register
+from broadcast.tournament.events import TournamentEvent
+from broadcast.tournament.live_round import RoundStartMoved
+from clocks.clocktimes import FlagFell
+
+ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent
+
+JournalEvent = DriverEvent | GameEvent | TournamentEvent | RoundStartMoved | ArbiterEvent | FlagFell
+"""What the journal holds: what the boards reported, the games and the tournament made of
+it, the live-round moves, the arbiter's alerts and actions, and the clocks' flag falls."""
+
+
+def _event_classes(module: ModuleType) -> list[type]:
+    return [
+        v
+        for v in vars(module).values()
+        if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__ == module.__name__
+    ]
+
+
+def register_all() -> None:
+    """Register the event classes of every module that defines journaled events, and of
+    the modules whose values events carry (positions, clock readings, players, pairings):
+    a fresh process must be able to read back what another one wrote."""
+    import boards.events
+    import boards.position
+    import broadcast.config.model
+    import broadcast.fide.pairing
+    import broadcast.games.events
+    import broadcast.tournament.events
+    import broadcast.tournament.live_round
+    import clocks.clocktimes
+    import clocks.reading
+
+    modules: list[ModuleType] = [
+        boards.events,
+        boards.position,
+        broadcast.config.model,
+        broadcast.games.events,
+        broadcast.tournament.events,
+        broadcast.fide.pairing,
+        broadcast.tournament.live_round,
+        clocks.clocktimes,
+        clocks.reading,
+    ]
+    import broadcast.arbiter.alerts
+
+    modules.append(broadcast.arbiter.alerts)
+    for module in modules:
+        register(*_event_classes(module))

@@ -1,0 +1,1 @@
+"""Publishing the public state: the round folder, the Lichess relay, their tasks."""

@@ -1,0 +1,169 @@
+"""Keeping organisers' outputs current: the broadcast folder and the Lichess relay.
+
+Both read the delayed public state only (never the live one) and act when it changed:
+each is its own background task polling the service's public snapshot, so a burst of
+moves costs one export, a slow Lichess answer never holds up the boards, and a Lichess
+outage (minutes of retries) never holds up the folder export. Each task runs on the
+service's supervisor: an unexpected error is logged, alerted and the task restarted.
+
+An export folder that cannot be written (unmounted, full, permissions) does not stop
+the task: it retries with back-off (EXPORT_RETRY_FIRST doubling to EXPORT_RETRY_MAX),
+tells the arbiter through a system alert and one log line, and catches up with the
+current state as soon as a write succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from broadcast.export.pgn import round_game_texts
+from broadcast.publish.folder import export_round_folder
+from broadcast.publish.lichess import LichessPusher, LichessPushError, LichessRelayConfig
+from broadcast.service.event_service import EventService
+from broadcast.service.health import Health
+from broadcast.service.supervisor import SupervisedTask
+
+log = logging.getLogger(__name__)
+
+EXPORT_RETRY_FIRST = 2.0
+EXPORT_RETRY_MAX = 60.0
+EXPORT_ALERT = "export"
+
+
+@dataclass(frozen=True, slots=True)
+class PublishSettings:
+    folder: Path | None = None
+    lichess: LichessRelayConfig | None = None
+    lichess_section: str | None = None  # a Lichess round is one section's round
+    every: float = 2.0  # seconds between checks of the public state
+
+
+class FolderExporter:
+    """The export folder's side of publishing: what was exported, and the retry state."""
+
+    def __init__(self, service: EventService, folder: Path, health: Health) -> None:
+        self.service = service
+        self.folder = folder
+        self.health = health
+        self.done_seq = -1
+        self.retry_at = 0.0
+        self.wait = EXPORT_RETRY_FIRST
+
+    def due(self, seq: int, now: float) -> bool:
+        return seq != self.done_seq and now >= self.retry_at
+
+    def export(self, seq: int, now: float) -> bool:
+        """Export every live round of the public state; True if it all was written."""
+        public = self.service.public_state()
+        try:
+            for section, number in self.service.live_rounds().items():
+                if number is None:
+                    continue
+                update = export_round_folder(
+                    self.folder,
+                    public.book,
+                    self.service.config,
+                    section,
+                    number,
+                    pairings=public.tournament,  # a play-off game's time control
+                )
+                if update.written:
+                    log.info(
+                        "exported %d file(s) of %s round %d", len(update.written), section, number
+                    )
+        except OSError as exc:
+            self._failed(exc, now)
+            return False
+        if self.health.clear(EXPORT_ALERT):
+            log.warning("export folder %s writable again: caught up", self.folder)
+        self.done_seq, self.wait, self.retry_at = seq, EXPORT_RETRY_FIRST, 0.0
+        return True
+
+    def _failed(self, exc: OSError, now: float) -> None:
+        reason = exc.strerror or str(exc)
+        where = exc.filename or self.folder
+        message = (
+            f"the export folder cannot be written ({where}: {reason}); uploaders see old "
+            "files until it works again. Retrying with back-off; it catches up by itself"
+        )
+        if self.health.report(
+            EXPORT_ALERT, "export-failing", "warning", message, self.service.time.now()
+        ):
+            log.warning("%s", message)  # once per outage
+        self.retry_at = now + self.wait
+        self.wait = min(self.wait * 2, EXPORT_RETRY_MAX)
+
+
+async def export_forever(service: EventService, folder: Path, every: float = 2.0) -> None:
+    """Keep `folder` current with the live rounds of the public state, until cancelled.
+    An unwritable folder is retried here (with an `export-failing` alert); anything else
+    raised ends the task, for its supervisor to log, alert and restart."""
+    loop = asyncio.get_running_loop()
+    exporter = FolderExporter(service, folder, service.health)
+    while True:
+        public = service.public_state()
+        if exporter.due(public.seq, loop.time()):
+            exporter.export(public.seq, loop.time())
+        await asyncio.sleep(every)
+
+
+async def push_forever(
+    service: EventService, lichess: LichessRelayConfig, section: str | None, every: float = 2.0
+) -> None:
+    """Push the live round of `section` (default: the first) to Lichess whenever the public
+    state changed, until cancelled. A push Lichess refuses is logged and tried again on the
+    next change; anything else raised ends the task, for its supervisor."""
+    name = section or service.config.sections[0].name
+    last_seq = -1
+    async with LichessPusher(lichess) as pusher:
+        while True:
+            public = service.public_state()
+            if public.seq != last_seq:
+                last_seq = public.seq
+                number = service.live_rounds().get(name)
+                if number is not None:
+                    texts = round_game_texts(
+                        public.book, service.config, name, number, pairings=public.tournament
+                    )
+                    try:
+                        report = await pusher.push(texts)
+                    except LichessPushError as exc:
+                        log.warning("Lichess push failed, will retry on the next change: %s", exc)
+                    else:
+                        for answer in report.errors:
+                            log.warning("Lichess refused %s: %s", answer.game_id, answer.error)
+            await asyncio.sleep(every)
+
+
+def start_publishers(service: EventService, settings: PublishSettings) -> list[SupervisedTask]:
+    """Each publisher as its own supervised task on the service's supervisor, so that a
+    slow or failing Lichess never holds up the export folder (and the other way round)."""
+    tasks: list[SupervisedTask] = []
+    if settings.folder is not None:
+        folder = settings.folder
+        tasks.append(
+            service.supervisor.start(
+                f"the export to {folder}",
+                partial(export_forever, service, folder, settings.every),
+                stops="The export folder is not updated until it runs again.",
+            )
+        )
+    if settings.lichess is not None:
+        tasks.append(
+            service.supervisor.start(
+                "the Lichess relay",
+                partial(
+                    push_forever,
+                    service,
+                    settings.lichess,
+                    settings.lichess_section,
+                    settings.every,
+                ),
+                stops="Lichess is not sent new moves until it runs again.",
+            )
+        )
+    return tasks

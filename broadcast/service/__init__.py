@@ -1,0 +1,1 @@
+"""The running event: the one fold, commits, the hall, actions and the runtime."""

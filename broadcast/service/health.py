@@ -1,0 +1,104 @@
+"""The system's own troubles, for the arbiter: the journal cannot be written, its file was
+deleted under the running service, the export folder cannot be written, a part of the
+service failed. They are not journal events (a full disk could not record them); they
+live in memory while their cause lasts and end by themselves (or with the process).
+
+`Health` holds the current conditions by key; `alerts(journal)` turns them, and the
+journal's problems (`Journal.failure`, `Journal.gone`), into `Alert`s the desk shows like
+any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from broadcast.arbiter.alerts import Alert, AlertKind, Severity
+from broadcast.journal.store import Journal
+
+SYSTEM_PREFIX = "system-"  # the ids of system alerts (never an id the rules raise)
+JOURNAL_ALERT = SYSTEM_PREFIX + "journal"
+JOURNAL_FILE_ALERT = SYSTEM_PREFIX + "journal-file"  # the file was deleted or replaced
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    kind: AlertKind
+    severity: Severity
+    message: str
+    t: float  # event time when it began
+
+
+class Health:
+    """Current system conditions (by key) and which ones the arbiter has acknowledged."""
+
+    def __init__(self) -> None:
+        self.conditions: dict[str, Condition] = {}
+        self.acknowledged: set[str] = set()
+        self._journal_t: float | None = None  # event time the journal failure was first seen
+        self._gone_t: float | None = None  # event time the journal's file was seen gone
+
+    def report(self, key: str, kind: AlertKind, severity: Severity, message: str, t: float) -> bool:
+        """Set a condition; True if it is new (the caller may log it once)."""
+        old = self.conditions.get(key)
+        self.conditions[key] = Condition(kind, severity, message, old.t if old else t)
+        return old is None
+
+    def clear(self, key: str) -> bool:
+        """End a condition; True if there was one."""
+        self.acknowledged.discard(f"{SYSTEM_PREFIX}{key}")
+        return self.conditions.pop(key, None) is not None
+
+    def alerts(self, journal: Journal | None, now: float) -> list[Alert]:
+        out = [
+            _alert(f"{SYSTEM_PREFIX}{key}", c.kind, c.severity, c.message, c.t)
+            for key, c in self.conditions.items()
+        ]
+        failure = journal.failure if journal is not None else None
+        if failure is None:
+            self.acknowledged.discard(JOURNAL_ALERT)
+            self._journal_t = None
+        else:
+            if self._journal_t is None:
+                self._journal_t = now  # stable: the desk must not see a new alert each time
+            out.insert(
+                0,
+                _alert(
+                    JOURNAL_ALERT,
+                    "journal-not-writable",
+                    "critical",
+                    failure.message,
+                    self._journal_t,
+                ),
+            )
+        gone = journal.gone if journal is not None else None
+        if gone is None:
+            self.acknowledged.discard(JOURNAL_FILE_ALERT)
+            self._gone_t = None
+        else:
+            if self._gone_t is None:
+                self._gone_t = now
+            out.insert(
+                0,
+                _alert(
+                    JOURNAL_FILE_ALERT,
+                    "journal-not-writable",
+                    "critical",
+                    gone.message,
+                    self._gone_t,
+                ),
+            )
+        return [a for a in out if a.id not in self.acknowledged]
+
+    def acknowledge(self, alert_id: str) -> bool:
+        """Hide a system alert until its cause ends and comes back; False if unknown."""
+        if (
+            alert_id in (JOURNAL_ALERT, JOURNAL_FILE_ALERT)
+            or alert_id.removeprefix(SYSTEM_PREFIX) in self.conditions
+        ):
+            self.acknowledged.add(alert_id)
+            return True
+        return False
+
+
+def _alert(alert_id: str, kind: AlertKind, severity: Severity, message: str, t: float) -> Alert:
+    return Alert(alert_id, kind, severity, "", 0, 0, "", (), message, t)

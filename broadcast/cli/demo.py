@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 DEFAULT_HABITS = "realistic"
 HABITS_CHOICES = ("realistic", "none")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: broadcast/cli/demo.py
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 

@@ -1,8 +1,9 @@
-"""Domain events as JSON objects: `{"type": "move-played", "t": ..., ...}`.
+"""The `--events` lines of `watch` and `replay`: `{"type": "move-played", "t": ..., ...}`.
 
-Used for `--events` files and, later, the journal and the websocket. The type is the
-event class name in kebab case; positions are written as FEN placements, clock readings
-as plain objects.
+A format for people and scripts, one way only: the type is the event class name in kebab
+case, positions are FEN placements, clock readings plain objects. The journal has its
+own exact, two-way encoding (`broadcast.journal.codec`); the web its own views
+(`web.json_views`).
 """
 
 from __future__ import annotations

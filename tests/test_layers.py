@@ -1,0 +1,326 @@
+"""The house's import rules (docs/architecture.md, "Layers"), read from the code itself.
+
+Every import of every module counts, at the top or inside a function, under
+TYPE_CHECKING too: a lazy import is still a dependency. Each test names the offending
+file and line, so a new violation says where it is and which rule it breaks.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {
+    "clocks": ROOT / "clocks",
+    "boards": ROOT / "boards",
+    "boardsim": ROOT / "hardware-sim" / "boardsim",
+    "broadcast": ROOT / "broadcast",
+    "web": ROOT / "web",
+}
+
+# DESIGN.md's direction between the top-level packages: what each may import.
+MAY_IMPORT = {
+    "clocks": set(),
+    "boards": {"clocks"},
+    "boardsim": {"boards", "clocks"},
+    "broadcast": {"boards", "clocks"},
+    "web": {"broadcast", "boards", "clocks"},
+}
+# Only the command wires the web and the simulator in (DESIGN: "only the boardwire command").
+COMMAND = "broadcast.cli"
+COMMAND_MAY_ALSO = {"web", "boardsim"}
+
+# The floors inside broadcast/, top first: a room imports only rooms below it (or itself).
+BROADCAST_FLOORS = [
+    ["broadcast.cli"],
+    ["broadcast.publish"],
+    ["broadcast.service"],
+    ["broadcast.journal"],
+    ["broadcast.arbiter", "broadcast.export"],
+    ["broadcast.games"],
+    ["broadcast.tournament"],
+    ["broadcast.config"],
+    ["broadcast.fide"],
+    ["broadcast.text"],
+]
+# The floors inside boards/, top first.
+BOARDS_FLOORS = [
+    ["boards.drivers"],
+    ["boards.replay"],
+    ["boards.capture"],
+    ["boards.stream"],
+    ["boards.recovery"],
+    ["boards.reconstruction"],
+    ["boards.dgt"],
+    ["boards.events"],
+    ["boards.position"],
+]
+
+# The pure core (DESIGN, "Principles"): no I/O, no asyncio, no wall clock, no logging.
+PURE = [
+    "clocks.reading",
+    "clocks.timecontrol",
+    "clocks.clocktimes",
+    "boards.dgt",
+    "boards.reconstruction",
+    "boards.position",
+    "boards.events",
+    "broadcast.arbiter",
+    "broadcast.games",
+    "broadcast.tournament",
+    "broadcast.fide",
+    "broadcast.export",
+]
+IMPURE_MODULES = {
+    "asyncio",
+    "socket",
+    "sqlite3",
+    "aiohttp",
+    "serial",
+    "serial_asyncio_fast",
+    "redis",
+    "subprocess",
+    "threading",
+    "time",
+    "logging",
+    "tempfile",
+    "shutil",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the imported module of ours (the deepest that exists)
+    path: Path
+    line: int
+
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}: {self.source} imports {self.target}"
+
+
+def _module_name(path: Path) -> str:
+    for top, base in PACKAGES.items():
+        if path.is_relative_to(base):
+            rel = path.relative_to(base).with_suffix("")
+            parts = [top, *rel.parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            return ".".join(parts)
+    raise AssertionError(path)
+
+
+def _sources() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for base in PACKAGES.values():
+        for path in sorted(base.rglob("*.py")):
+            found[_module_name(path)] = path
+    return found
+
+
+MODULES = _sources()
+
+
+def _ours(name: str) -> str | None:
+    """The deepest module of ours that `name` (a module or a module's attribute) is."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in MODULES:
+            return candidate
+        parts.pop()
+    return None
+
+
+def _imports_of(module: str, path: Path) -> Iterator[Import]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            names = [f"{base}.{alias.name}" for alias in node.names]
+        for name in names:
+            target = _ours(name)
+            if target is not None and target != module:
+                yield Import(module, target, path, node.lineno)
+
+
+IMPORTS = [imp for module, path in MODULES.items() for imp in _imports_of(module, path)]
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _room(module: str, floors: list[list[str]]) -> tuple[int, str] | None:
+    for level, rooms in enumerate(floors):
+        for room in rooms:
+            if module == room or module.startswith(room + "."):
+                return level, room
+    return None
+
+
+def test_the_rules_see_the_house() -> None:
+    """The test reads what it checks: every package, and the imports that tie them."""
+    assert {_top(m) for m in MODULES} == set(PACKAGES)
+    assert len(MODULES) > 150
+    assert any(i.source.startswith("web.") and _top(i.target) == "broadcast" for i in IMPORTS)
+
+
+def test_top_level_direction() -> None:
+    """clocks <- boards <- boardsim; broadcast imports boards and clocks; web imports
+    broadcast; only the command (broadcast.cli) imports web or the simulator."""
+    wrong = []
+    for imp in IMPORTS:
+        source, target = _top(imp.source), _top(imp.target)
+        if source == target:
+            continue
+        allowed = MAY_IMPORT[source]
+        if imp.source == COMMAND or imp.source.startswith(COMMAND + "."):
+            allowed = allowed | COMMAND_MAY_ALSO
+        if target not in allowed:
+            wrong.append(imp.where())
+    assert not wrong, "imports against DESIGN's direction:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("floors", [BROADCAST_FLOORS, BOARDS_FLOORS], ids=["broadcast", "boards"])
+def test_floors(floors: list[list[str]]) -> None:
+    """Inside a package, a room imports only the rooms on the floors below it."""
+    top = floors[0][0].split(".")[0]
+    unplaced = sorted(
+        m
+        for m in MODULES
+        if _top(m) == top and m != top and _room(m, floors) is None and m.count(".") >= 1
+    )
+    assert not unplaced, f"modules on no floor of {top} (add them to the floors): {unplaced}"
+    wrong = []
+    for imp in IMPORTS:
+        here, there = _room(imp.source, floors), _room(imp.target, floors)
+        if here is None or there is None or here[1] == there[1]:
+            continue
+        if there[0] <= here[0]:
+            wrong.append(f"{imp.where()} ({here[1]} is not above {there[1]})")
+    assert not wrong, "imports up or sideways:\n" + "\n".join(wrong)
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()))))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = counter
+                counter += 1
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(edges.get(child, ())))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_cycle_finder_finds_a_loop() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_loops() -> None:
+    """No two modules import each other, directly or round a longer loop. A package's
+    `__init__` that only hands names on counts as the package."""
+    edges: dict[str, set[str]] = {}
+    for imp in IMPORTS:
+        edges.setdefault(imp.source, set()).add(imp.target)
+    loops = _cycles(edges)
+    detail = []
+    for loop in loops:
+        members = set(loop)
+        detail += [
+            imp.where() for imp in IMPORTS if imp.source in members and imp.target in members
+        ]
+    assert not loops, f"import loops {loops}:\n" + "\n".join(dict.fromkeys(detail))
+
+
+def test_no_package_loops() -> None:
+    """No two rooms (sub-packages, or top-level modules of a package) import each other."""
+
+    def room(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    edges: dict[str, set[str]] = {}
+    for imp in IMPORTS:
+        a, b = room(imp.source), room(imp.target)
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+    loops = _cycles(edges)
+    detail = []
+    for loop in loops:
+        members = set(loop)
+        detail += [
+            imp.where()
+            for imp in IMPORTS
+            if room(imp.source) in members
+            and room(imp.target) in members
+            and room(imp.source) != room(imp.target)
+        ]
+    assert not loops, f"package loops {loops}:\n" + "\n".join(dict.fromkeys(detail))
+
+
+def test_the_core_is_pure() -> None:
+    """The core's modules do no I/O of their own: no asyncio, sockets, files' temp
+    names, threads, wall clock or logging (DESIGN, "Pure core, I/O at the edges")."""
+    wrong = []
+    for module, path in MODULES.items():
+        if _room(module, [PURE]) is None:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] in IMPURE_MODULES:
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {module} imports {name}")
+    assert not wrong, "I/O in the pure core:\n" + "\n".join(wrong)

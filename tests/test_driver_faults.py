@@ -92,6 +92,7 @@ def errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 # -- single board: software errors ---------------------------------------------------------
 
 
+@pytest.mark.expected_log(r"stopped on a software error \(RuntimeError: a bug in the stream\)")
 async def test_a_software_error_is_logged_reported_and_the_driver_reconnects(
     tmp_path: Path,
     event_log: EventLog,
@@ -137,9 +138,9 @@ async def test_a_software_error_is_logged_reported_and_the_driver_reconnects(
             await event_log.wait_for(
                 lambda: last_fen(event_log) == fen_after("e2e4", "d7d5"), what="d5 after the faults"
             )
-    caplog.clear()  # the ERROR above was the point of this test
 
 
+@pytest.mark.expected_log(r"reading the log of board .* stopped on a software error \(IndexError")
 async def test_a_log_that_fails_to_read_is_a_gap_and_the_dump_is_taken(
     tmp_path: Path,
     event_log: EventLog,
@@ -170,7 +171,6 @@ async def test_a_log_that_fails_to_read_is_a_gap_and_the_dump_is_taken(
             assert not event_log.of(LogRecovered)
             assert len(event_log.of(BoardConnected)) == 2  # connected once more, not looping
     assert len(errors(caplog)) == 1
-    caplog.clear()
 
 
 # -- single board: reboots ------------------------------------------------------------------
@@ -309,6 +309,7 @@ async def test_a_board_that_rebooted_with_its_clock_stopped_is_caught_by_the_dum
 # -- the bus ---------------------------------------------------------------------------------
 
 
+@pytest.mark.expected_log(r"board 10001 stopped on a software error \(ValueError: a bug while reading")
 async def test_one_boards_software_error_never_stops_the_others_on_the_line(
     tmp_path: Path,
     event_log: EventLog,
@@ -354,7 +355,6 @@ async def test_one_boards_software_error_never_stops_the_others_on_the_line(
                 timeout=10,
             )
     assert len(errors(caplog)) == 1
-    caplog.clear()
 
 
 @pytest.mark.parametrize("firmware", ["classic", "start-tag"])

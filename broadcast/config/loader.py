@@ -690,8 +690,9 @@ class _Checker:
             )
             return ()
         rows: list[tuple[dict[str, Any], ConfigIssue]] = []
+        # Per section: an earlier section's inline key lines must not name TRF rows.
+        self.player_key_lines = {}
         if "player" in raw:
-            self.player_key_lines = {}
             for i, entry in enumerate(self.get_array_of_tables(raw, "player", at)):
                 here: KeyPath = (*at, "player", i)
                 self.unknown_keys(entry, PLAYER_KEYS, here)
@@ -699,7 +700,6 @@ class _Checker:
                 for key in entry:
                     self.player_key_lines[(len(rows) - 1, key)] = line_of(self.lines, (*here, key))
         elif "players_csv" in raw:
-            self.player_key_lines = {}
             rows = self.csv_rows(raw, at)
         elif "players_trf" in raw:
             rows = self.trf_rows(raw, at)

@@ -15,14 +15,13 @@ import io
 import itertools
 import re
 import tomllib
-import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from boards.dgt.bus import MAX_ADDRESS as MAX_BUS_ADDRESS
 from broadcast.config.errors import ConfigError, ConfigIssue
-from broadcast.config.locate import KeyPath, key_lines, line_of
+from broadcast.config.locate import KeyPath, line_of
 from broadcast.config.model import (
     BYE_DEADLINES,
     PAIRING_KINDS,
@@ -41,6 +40,7 @@ from broadcast.config.model import (
     System,
     TiebreakEdition,
 )
+from broadcast.config.reader import MAX_ENTRIES, MAX_STRING, TomlReader, choices_text
 from broadcast.config.regulations import (
     REGULATION_SECTION_KEYS,
     no_show_rules,
@@ -87,13 +87,7 @@ BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
 CSV_COLUMNS = PLAYER_KEYS
 
-# Sane limits: a config is a few kilobytes and an event has at most a few thousand
-# players; anything far beyond is a mistake (or an attack) and must not reach memory.
 MAX_FILE_BYTES = 8 * 1024 * 1024  # the TOML file and each player list
-MAX_STRING = 200  # characters in any string value (a name, a port, a path)
-MAX_ENTRIES = 5000  # entries in any list: sections, players, boards, schedule rows
-
-_MISSING = object()
 
 
 def decode_list(data: bytes) -> tuple[str, str]:
@@ -127,198 +121,13 @@ def read_limited(file: Path) -> bytes:
     return data
 
 
-def _choices(options: tuple[str, ...] | list[str]) -> str:
-    return ", ".join(repr(o) if isinstance(o, str) else str(o) for o in options)
-
-
-class _Checker:
+class _Checker(TomlReader):
     """Walks the parsed document, turning each value into config data or an issue."""
 
     def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.base = path.parent
-        self.lines = key_lines(text)
-        self.issues: list[ConfigIssue] = []
+        super().__init__(path, text)
         # (row index, key) -> line, for players given inline (CSV rows have one line each).
         self.player_key_lines: dict[tuple[int, str], int | None] = {}
-
-    # -- reporting ------------------------------------------------------------
-    def error(self, at: KeyPath, message: str, hint: str = "") -> None:
-        self.issues.append(ConfigIssue(self.path, line_of(self.lines, at), message, hint))
-
-    def where(self, at: KeyPath) -> str:
-        """A readable key path: section[2].byes.max (1-based element numbers)."""
-        out = ""
-        for part in at:
-            if isinstance(part, int):
-                out += f"[{part + 1}]"
-            else:
-                out += ("." if out else "") + part
-        return out
-
-    def unknown_keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], at: KeyPath) -> None:
-        for key in table:
-            if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
-                hint = (
-                    f"did you mean {close[0]!r}?" if close else f"known keys: {_choices(allowed)}"
-                )
-                self.error((*at, key), f"unknown key {self.where((*at, key))!r}", hint)
-
-    # -- typed getters -----------------------------------------------------------
-    def get_str(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        at: KeyPath,
-        *,
-        required: bool = False,
-        default: str = "",
-        example: str = "",
-    ) -> str:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            if required:
-                self.error(
-                    at,
-                    f"{self.where((*at, key))} is missing",
-                    f'add {key} = "{example}"' if example else f"add {key} = ...",
-                )
-            return default
-        if not isinstance(value, str) or (required and not value.strip()):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a non-empty string, got {value!r}",
-                f'write {key} = "{example}"' if example else "quote the value",
-            )
-            return default
-        if len(value) > MAX_STRING:
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} is {len(value)} characters long",
-                f"at most {MAX_STRING} characters",
-            )
-            return default
-        return clean_text(value)
-
-    def get_int(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        at: KeyPath,
-        *,
-        required: bool = False,
-        default: int | None = None,
-        minimum: int | None = None,
-        maximum: int | None = None,
-        example: int = 1,
-    ) -> int | None:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            if required:
-                self.error(at, f"{self.where((*at, key))} is missing", f"add {key} = {example}")
-            return default
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a whole number, got {value!r}",
-                f"write {key} = {example} (no quotes)",
-            )
-            return default
-        low_ok = minimum is None or value >= minimum
-        high_ok = maximum is None or value <= maximum
-        if not (low_ok and high_ok):
-            if maximum is None:
-                bounds = f"at least {minimum}"
-            elif minimum is None:
-                bounds = f"at most {maximum}"
-            else:
-                bounds = f"between {minimum} and {maximum}"
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} = {value} is out of range",
-                f"use a number {bounds}",
-            )
-            return default
-        return value
-
-    def get_choice(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        at: KeyPath,
-        choices: tuple[str, ...],
-        *,
-        default: str | None = None,
-    ) -> str | None:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            if default is None:
-                self.error(
-                    at,
-                    f"{self.where((*at, key))} is missing",
-                    f"add {key} = one of {_choices(choices)}",
-                )
-            return default
-        if value not in choices:
-            close = difflib.get_close_matches(str(value), choices, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} = {value!r} is not valid",
-                f"{hint}valid: {_choices(choices)}",
-            )
-            return default
-        return cast(str, value)
-
-    def get_table(self, table: Mapping[str, Any], key: str, at: KeyPath) -> dict[str, Any] | None:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            return None
-        if not isinstance(value, dict):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a table",
-                f"write it as [{self.where((*at, key))}] with keys below it",
-            )
-            return None
-        return value
-
-    def get_array_of_tables(
-        self, table: Mapping[str, Any], key: str, at: KeyPath
-    ) -> list[dict[str, Any]]:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            return []
-        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a list of tables",
-                f"write each entry under its own [[{self.where((*at, key))}]] header",
-            )
-            return []
-        if len(value) > MAX_ENTRIES:
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} has {len(value)} entries",
-                f"at most {MAX_ENTRIES}",
-            )
-            return []
-        return value
-
-    def check_zone(self, name: str, at: KeyPath) -> bool:
-        try:
-            zoneinfo.ZoneInfo(name)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            close = difflib.get_close_matches(name, sorted(zoneinfo.available_timezones()), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            self.error(
-                at,
-                f"unknown timezone {name!r}",
-                f"{hint}use an IANA name such as 'Europe/Madrid' (needs the system tzdata)",
-            )
-            return False
-        return True
 
     # -- event -------------------------------------------------------------------
     def event(self, doc: dict[str, Any]) -> EventConfig | None:
@@ -747,7 +556,7 @@ class _Checker:
                     file,
                     1,
                     "the player list has no 'name' column",
-                    f"first line must name the columns, e.g. number,name,rating,fide_id,federation,title ({_choices(CSV_COLUMNS)})",
+                    f"first line must name the columns, e.g. number,name,rating,fide_id,federation,title ({choices_text(CSV_COLUMNS)})",
                 )
             )
             return []
@@ -761,7 +570,7 @@ class _Checker:
                         f"unknown column {column!r}",
                         f"did you mean {close[0]!r}?"
                         if close
-                        else f"columns: {_choices(CSV_COLUMNS)}",
+                        else f"columns: {choices_text(CSV_COLUMNS)}",
                     )
                 )
         rows: list[tuple[dict[str, Any], ConfigIssue]] = []
@@ -985,7 +794,7 @@ class _Checker:
                     f"board {number}: no section named {section!r}",
                     f"did you mean {close[0]!r}?"
                     if close
-                    else f"sections: {_choices(sorted(sections))}",
+                    else f"sections: {choices_text(sorted(sections))}",
                 )
             if number is None or not port:
                 continue

@@ -8,10 +8,8 @@ and the player lists (CSV or TRF) it names.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import difflib
-import io
 import itertools
 import re
 import tomllib
@@ -21,7 +19,7 @@ from typing import Any, cast
 
 from boards.dgt.bus import MAX_ADDRESS as MAX_BUS_ADDRESS
 from broadcast.config.errors import ConfigError, ConfigIssue
-from broadcast.config.locate import KeyPath, line_of
+from broadcast.config.locate import KeyPath
 from broadcast.config.model import (
     BYE_DEADLINES,
     PAIRING_KINDS,
@@ -33,14 +31,14 @@ from broadcast.config.model import (
     EventConfig,
     PairingKind,
     PairingSource,
-    PlayerEntry,
     ResultsMode,
     RoundStart,
     SectionConfig,
     System,
     TiebreakEdition,
 )
-from broadcast.config.reader import MAX_ENTRIES, MAX_STRING, TomlReader, choices_text
+from broadcast.config.players import read_limited, section_players
+from broadcast.config.reader import TomlReader, choices_text
 from broadcast.config.regulations import (
     REGULATION_SECTION_KEYS,
     no_show_rules,
@@ -49,7 +47,6 @@ from broadcast.config.regulations import (
     withdrawal_rules,
 )
 from broadcast.config.tiebreaks import check_tiebreak
-from broadcast.text import clean_text
 from clocks.timecontrol import TimeControl, parse_time_control
 
 EVENT_KEYS = (
@@ -82,52 +79,12 @@ SECTION_KEYS = (
 SCHEDULE_KEYS = ("round", "date", "time", "timezone")
 BYE_KEYS = ("max", "points", "excluded_rounds", "not_in_last_rounds", "request_deadline")
 EARLY_DRAW_KEYS = ("min_moves", "min_minutes")
-PLAYER_KEYS = ("number", "name", "rating", "fide_id", "federation", "title", "sex", "birth")
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
-CSV_COLUMNS = PLAYER_KEYS
-
-MAX_FILE_BYTES = 8 * 1024 * 1024  # the TOML file and each player list
-
-
-def decode_list(data: bytes) -> tuple[str, str]:
-    """A player list's text and its encoding: UTF-8 (with or without BOM) is expected;
-    Windows-1252/Latin-1, as older pairing programs export, is recognised."""
-    try:
-        return data.decode("utf-8-sig"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1252"), "windows-1252"
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
-
-
-def read_limited(file: Path) -> bytes:
-    """A file's bytes; ValueError with a plain message if it is too large or unreadable."""
-    try:
-        with file.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise
-    except IsADirectoryError:
-        raise ValueError("is a folder, not a file") from None
-    except PermissionError:
-        raise ValueError("permission denied") from None
-    except OSError as exc:
-        raise ValueError(exc.strerror or str(exc)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
-    return data
 
 
 class _Checker(TomlReader):
     """Walks the parsed document, turning each value into config data or an issue."""
-
-    def __init__(self, path: Path, text: str) -> None:
-        super().__init__(path, text)
-        # (row index, key) -> line, for players given inline (CSV rows have one line each).
-        self.player_key_lines: dict[tuple[int, str], int | None] = {}
 
     # -- event -------------------------------------------------------------------
     def event(self, doc: dict[str, Any]) -> EventConfig | None:
@@ -226,7 +183,7 @@ class _Checker(TomlReader):
         )
         tiebreaks = self.tiebreaks(raw, at, system)
         no_show_limit = self.get_int(raw, "no_show_limit", at, minimum=1, example=2)
-        players = self.players(raw, at, system)
+        players = section_players(self, raw, at)
         pairing = self.pairing(raw, at, system)
         schedule = self.schedule(raw, at, rounds, zone)
         byes = self.byes(raw, at, rounds, system)
@@ -485,274 +442,6 @@ class _Checker(TomlReader):
                 "e.g. min_moves = 30 and min_minutes = 60, or remove the table",
             )
         return EarlyDrawRule(moves or 0, minutes or 0)
-
-    # -- players -------------------------------------------------------------------
-    def players(
-        self, raw: dict[str, Any], at: KeyPath, system: System | None
-    ) -> tuple[PlayerEntry, ...]:
-        sources = [k for k in ("player", "players_csv", "players_trf") if k in raw]
-        if len(sources) > 1:
-            self.error(
-                (*at, sources[1]),
-                f"players are given twice ({' and '.join(sources)})",
-                "use one source: [[section.player]] entries, players_csv or players_trf",
-            )
-            return ()
-        rows: list[tuple[dict[str, Any], ConfigIssue]] = []
-        # Per section: an earlier section's inline key lines must not name TRF rows.
-        self.player_key_lines = {}
-        if "player" in raw:
-            for i, entry in enumerate(self.get_array_of_tables(raw, "player", at)):
-                here: KeyPath = (*at, "player", i)
-                self.unknown_keys(entry, PLAYER_KEYS, here)
-                rows.append((entry, ConfigIssue(self.path, line_of(self.lines, here), "")))
-                for key in entry:
-                    self.player_key_lines[(len(rows) - 1, key)] = line_of(self.lines, (*here, key))
-        elif "players_csv" in raw:
-            rows = self.csv_rows(raw, at)
-        elif "players_trf" in raw:
-            rows = self.trf_rows(raw, at)
-        return self.player_entries(rows)
-
-    def resolve_file(self, raw: dict[str, Any], key: str, at: KeyPath) -> Path | None:
-        name = self.get_str(raw, key, at, required=True, example="players/open.csv")
-        if not name:
-            return None
-        file = (self.base / name).resolve()
-        if not file.is_file():
-            self.error(
-                (*at, key),
-                f"{key} file {name!r} not found (looked at {file})",
-                "paths are relative to the config file",
-            )
-            return None
-        return file
-
-    def csv_rows(
-        self, raw: dict[str, Any], at: KeyPath
-    ) -> list[tuple[dict[str, Any], ConfigIssue]]:
-        file = self.resolve_file(raw, "players_csv", at)
-        if file is None:
-            return []
-        try:
-            text, _encoding = decode_list(read_limited(file))
-        except ValueError as exc:
-            self.issues.append(ConfigIssue(file, None, f"cannot read the player list: {exc}"))
-            return []
-        try:
-            return self._csv_records(file, text)
-        except csv.Error as exc:
-            self.issues.append(
-                ConfigIssue(file, None, f"not a readable CSV file: {exc}", "save it as CSV (UTF-8)")
-            )
-            return []
-
-    def _csv_records(self, file: Path, text: str) -> list[tuple[dict[str, Any], ConfigIssue]]:
-        reader = csv.DictReader(io.StringIO(text))
-        header = [h.strip() for h in reader.fieldnames or []]
-        if "name" not in header:
-            self.issues.append(
-                ConfigIssue(
-                    file,
-                    1,
-                    "the player list has no 'name' column",
-                    f"first line must name the columns, e.g. number,name,rating,fide_id,federation,title ({choices_text(CSV_COLUMNS)})",
-                )
-            )
-            return []
-        for column in header:
-            if column not in CSV_COLUMNS:
-                close = difflib.get_close_matches(column, CSV_COLUMNS, n=1)
-                self.issues.append(
-                    ConfigIssue(
-                        file,
-                        1,
-                        f"unknown column {column!r}",
-                        f"did you mean {close[0]!r}?"
-                        if close
-                        else f"columns: {choices_text(CSV_COLUMNS)}",
-                    )
-                )
-        rows: list[tuple[dict[str, Any], ConfigIssue]] = []
-        for record in reader:
-            line = reader.line_num
-            if len(rows) >= MAX_ENTRIES:
-                self.issues.append(
-                    ConfigIssue(file, line, f"more than {MAX_ENTRIES} players", "split the list")
-                )
-                break
-            values: dict[str, Any] = {}
-            for key, value in record.items():
-                if key is None or not isinstance(value, str):
-                    continue
-                key = key.strip()
-                value = clean_text(value)
-                if not value:
-                    continue
-                if len(value) > MAX_STRING:
-                    self.issues.append(
-                        ConfigIssue(
-                            file,
-                            line,
-                            f"{key} is {len(value)} characters long",
-                            f"at most {MAX_STRING} characters",
-                        )
-                    )
-                    continue
-                if key in ("number", "rating"):
-                    if not (value.isascii() and value.isdigit() and len(value) <= 9):
-                        self.issues.append(
-                            ConfigIssue(
-                                file, line, f"{key} {value!r} is not a whole number", "e.g. 2450"
-                            )
-                        )
-                        continue
-                    values[key] = int(value)
-                else:
-                    values[key] = value
-            if not values:
-                continue  # blank line
-            rows.append((values, ConfigIssue(file, line, "")))
-        return rows
-
-    def trf_rows(
-        self, raw: dict[str, Any], at: KeyPath
-    ) -> list[tuple[dict[str, Any], ConfigIssue]]:
-        file = self.resolve_file(raw, "players_trf", at)
-        if file is None:
-            return []
-        from broadcast.config.trfplayers import read_trf_players
-
-        rows: list[tuple[dict[str, Any], ConfigIssue]] = []
-        try:
-            found = read_trf_players(decode_list(read_limited(file))[0])
-        except ValueError as exc:
-            self.issues.append(
-                ConfigIssue(
-                    file,
-                    None,
-                    f"cannot read the TRF player list: {exc}",
-                    "export TRF-16 from the pairing program",
-                )
-            )
-            return []
-        for line, values in found[: MAX_ENTRIES + 1]:
-            values = {k: clean_text(v) if isinstance(v, str) else v for k, v in values.items()}
-            rows.append((values, ConfigIssue(file, line, "")))
-        if len(rows) > MAX_ENTRIES:
-            self.issues.append(ConfigIssue(file, None, f"more than {MAX_ENTRIES} players"))
-            return []
-        return rows
-
-    def player_entries(
-        self, rows: list[tuple[dict[str, Any], ConfigIssue]]
-    ) -> tuple[PlayerEntry, ...]:
-        entries: list[PlayerEntry] = []
-        numbers: dict[int, ConfigIssue] = {}
-        explicit = [values for values, _ in rows if "number" in values]
-        if explicit and len(explicit) != len(rows):
-            first = next(where for values, where in rows if "number" not in values)
-            self.issues.append(
-                ConfigIssue(
-                    first.file,
-                    first.line,
-                    "some players have a number and some do not",
-                    "give every player a starting number, or none (list order is then used)",
-                )
-            )
-            return ()
-        for position, (values, row) in enumerate(rows, start=1):
-
-            def at_key(key: str, row: ConfigIssue = row, index: int = position - 1) -> ConfigIssue:
-                line = self.player_key_lines.get((index, key), row.line)
-                return ConfigIssue(row.file, line, "")
-
-            where = row
-            name = values.get("name")
-            if not isinstance(name, str) or not name.strip():
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        where.line,
-                        "a player has no name",
-                        'add name = "Surname, Given"',
-                    )
-                )
-                continue
-            name = clean_text(name)
-            if len(name) > MAX_STRING or not name:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("name").line,
-                        f"a player's name is {len(name)} characters long"
-                        if name
-                        else "a player's name is only control characters",
-                        f"at most {MAX_STRING} characters",
-                    )
-                )
-                continue
-            number = values.get("number", position)
-            rating = values.get("rating", 0)
-            if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("number").line,
-                        f"{name}: number {number!r} is not a starting number",
-                        "use 1, 2, 3, ...",
-                    )
-                )
-                continue
-            if isinstance(rating, bool) or not isinstance(rating, int) or not 0 <= rating <= 4000:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("rating").line,
-                        f"{name}: rating {rating!r} is not valid",
-                        "a whole number such as 2450, or 0 if unrated",
-                    )
-                )
-                continue
-            if number in numbers:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("number").line,
-                        f"{name}: starting number {number} is already used (line {numbers[number].line})",
-                        "each player needs a unique number",
-                    )
-                )
-                continue
-            numbers[number] = where
-            fields = {
-                k: clean_text(str(values.get(k, "")))[:MAX_STRING]
-                for k in ("fide_id", "federation", "title", "sex", "birth")
-            }
-            if fields["fide_id"] and not fields["fide_id"].isdigit():
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("fide_id").line,
-                        f"{name}: FIDE id {fields['fide_id']!r} is not a number",
-                        "e.g. 2200140",
-                    )
-                )
-                continue
-            entries.append(PlayerEntry(number=number, name=name.strip(), rating=rating, **fields))
-        if entries:
-            expected = set(range(1, len(entries) + 1))
-            if {e.number for e in entries} != expected and len(entries) == len(rows):
-                last = rows[-1][1]
-                self.issues.append(
-                    ConfigIssue(
-                        last.file,
-                        last.line,
-                        "starting numbers must run 1.." + str(len(entries)) + " without gaps",
-                        "renumber the players",
-                    )
-                )
-        return tuple(sorted(entries, key=lambda e: e.number))
 
     # -- boards --------------------------------------------------------------------
     def bus_address(self, raw: Mapping[str, Any], at: KeyPath) -> int | None:

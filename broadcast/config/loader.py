@@ -4,6 +4,10 @@ Every mistake is collected with the line it sits on and a hint; `load_event` rai
 one `ConfigError` listing all of them, so an arbiter fixes a file in one pass and
 nothing ever starts from a half-valid config. The only I/O is reading the TOML file
 and the player lists (CSV or TRF) it names.
+
+This module checks the `[event]` and the `[[board]]` entries; each value is read
+through `reader.TomlReader`, each `[[section]]` is checked by `sections` (with its
+`players` and its `regulations` tables).
 """
 
 from __future__ import annotations
@@ -40,150 +44,149 @@ EVENT_KEYS = (
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
 
+__all__ = ["BOARD_KEYS", "EVENT_KEYS", "TOP_KEYS", "load_event", "load_event_text"]
 
-class _Checker(TomlReader):
-    """Walks the parsed document, turning each value into config data or an issue."""
 
-    # -- event -------------------------------------------------------------------
-    def event(self, doc: dict[str, Any]) -> EventConfig | None:
-        self.unknown_keys(doc, TOP_KEYS, ())
-        raw_event = self.get_table(doc, "event", ())
-        if raw_event is None:
-            self.error(
-                (), "the [event] table is missing", "start the file with [event] and its name"
-            )
-            raw_event = {}
-        at: KeyPath = ("event",)
-        self.unknown_keys(raw_event, EVENT_KEYS, at)
-        name = self.get_str(raw_event, "name", at, required=True, example="Sestao Open 2025")
-        site = self.get_str(raw_event, "site", at)
-        timezone = self.get_str(
-            raw_event, "timezone", at, required=True, default="UTC", example="Europe/Madrid"
+def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
+    """The whole document checked: its [event], every [[section]] and [[board]];
+    None if anything is wrong (all of it reported in `reader.issues`)."""
+    reader.unknown_keys(doc, TOP_KEYS, ())
+    raw_event = reader.get_table(doc, "event", ())
+    if raw_event is None:
+        reader.error((), "the [event] table is missing", "start the file with [event] and its name")
+        raw_event = {}
+    at: KeyPath = ("event",)
+    reader.unknown_keys(raw_event, EVENT_KEYS, at)
+    name = reader.get_str(raw_event, "name", at, required=True, example="Sestao Open 2025")
+    site = reader.get_str(raw_event, "site", at)
+    timezone = reader.get_str(
+        raw_event, "timezone", at, required=True, default="UTC", example="Europe/Madrid"
+    )
+    zone_ok = bool(timezone) and reader.check_zone(timezone, (*at, "timezone"))
+    delay = reader.get_int(
+        raw_event, "broadcast_delay_seconds", at, default=0, minimum=0, example=900
+    )
+    edition = reader.get_int(raw_event, "tiebreak_edition", at, default=2024)
+    if edition not in (2024, 2026):
+        reader.error(
+            (*at, "tiebreak_edition"),
+            f"tiebreak_edition = {edition} is not a FIDE C.07 edition boardwire knows",
+            "use 2024 (the 2024-08 rules, 'Baku 2023' regulations) or 2026 (2026-03)",
         )
-        zone_ok = bool(timezone) and self.check_zone(timezone, (*at, "timezone"))
-        delay = self.get_int(
-            raw_event, "broadcast_delay_seconds", at, default=0, minimum=0, example=900
-        )
-        edition = self.get_int(raw_event, "tiebreak_edition", at, default=2024)
-        if edition not in (2024, 2026):
-            self.error(
-                (*at, "tiebreak_edition"),
-                f"tiebreak_edition = {edition} is not a FIDE C.07 edition boardwire knows",
-                "use 2024 (the 2024-08 rules, 'Baku 2023' regulations) or 2026 (2026-03)",
-            )
-            edition = 2024
-        results = self.get_choice(
-            raw_event, "automatic_results", at, ("apply", "confirm"), default="confirm"
-        )
+        edition = 2024
+    results = reader.get_choice(
+        raw_event, "automatic_results", at, ("apply", "confirm"), default="confirm"
+    )
 
-        raw_sections = self.get_array_of_tables(doc, "section", ())
-        if not raw_sections and "section" not in doc:
-            self.error(
-                (), "no [[section]] is defined", "add at least one [[section]] with its name"
+    raw_sections = reader.get_array_of_tables(doc, "section", ())
+    if not raw_sections and "section" not in doc:
+        reader.error((), "no [[section]] is defined", "add at least one [[section]] with its name")
+    sections: list[SectionConfig] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_sections):
+        section = section_config(reader, raw, index, timezone if zone_ok else "UTC")
+        if section is None:
+            continue
+        if section.name in seen:
+            reader.error(
+                ("section", index, "name"),
+                f"section name {section.name!r} is used twice",
+                f"section [{seen[section.name] + 1}] already has it; give each a unique name",
             )
-        sections: list[SectionConfig] = []
-        seen: dict[str, int] = {}
-        for index, raw in enumerate(raw_sections):
-            section = section_config(self, raw, index, timezone if zone_ok else "UTC")
-            if section is None:
-                continue
-            if section.name in seen:
-                self.error(
-                    ("section", index, "name"),
-                    f"section name {section.name!r} is used twice",
-                    f"section [{seen[section.name] + 1}] already has it; give each a unique name",
+        seen.setdefault(section.name, index)
+        sections.append(section)
+
+    boards = _boards(reader, doc, {s.name for s in sections})
+    if reader.issues:
+        return None
+    return EventConfig(
+        name=name,
+        site=site,
+        timezone=timezone,
+        broadcast_delay_seconds=delay or 0,
+        tiebreak_edition=cast(TiebreakEdition, edition),
+        automatic_results=cast(ResultsMode, results),
+        sections=tuple(sections),
+        boards=tuple(boards),
+        source=reader.path,
+    )
+
+
+def _bus_address(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> int | None:
+    """A board's bus address: 14 bits (1..16383; 0 calls every board). A 5-digit
+    serial number above 16383 cannot be one, whatever the label on the board says."""
+    address = reader.get_int(raw, "address", at, example=1234)
+    if address is None or 1 <= address <= MAX_BUS_ADDRESS:
+        return address
+    if address > MAX_BUS_ADDRESS:
+        message = (
+            f"{reader.where((*at, 'address'))} = {address} does not fit a bus address "
+            f"(14 bits: 1..{MAX_BUS_ADDRESS})"
+        )
+        hint = (
+            "a bus board answers at the address `boardwire boards --port PORT` shows for "
+            "it, which is not its serial number when the serial is above 16383"
+        )
+    else:
+        message = f"{reader.where((*at, 'address'))} = {address} is not a bus address"
+        hint = f"use the board's address, 1..{MAX_BUS_ADDRESS} (0 calls every board at once)"
+    reader.error((*at, "address"), message, hint)
+    return address  # refused above; kept so that no other check reports it as missing
+
+
+def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list[BoardConfig]:
+    """The [[board]] entries, sorted by number; each names one of `sections`, and
+    boards that share a port need distinct bus addresses."""
+    boards: list[BoardConfig] = []
+    numbers: dict[int, int] = {}
+    ports: dict[str, list[tuple[int, int | None]]] = {}
+    for i, raw in enumerate(reader.get_array_of_tables(doc, "board", ())):
+        at: KeyPath = ("board", i)
+        reader.unknown_keys(raw, BOARD_KEYS, at)
+        number = reader.get_int(raw, "number", at, required=True, minimum=1, example=i + 1)
+        port = reader.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
+        address = _bus_address(reader, raw, at)
+        section = reader.get_str(raw, "section", at, required=True, example="Open")
+        if section and sections and section not in sections:
+            close = difflib.get_close_matches(section, sorted(sections), n=1)
+            reader.error(
+                (*at, "section"),
+                f"board {number}: no section named {section!r}",
+                f"did you mean {close[0]!r}?"
+                if close
+                else f"sections: {choices_text(sorted(sections))}",
+            )
+        if number is None or not port:
+            continue
+        if number in numbers:
+            reader.error(
+                (*at, "number"),
+                f"board number {number} is used twice",
+                f"board [{numbers[number] + 1}] already has it",
+            )
+            continue
+        numbers[number] = i
+        ports.setdefault(port, []).append((i, address))
+        boards.append(BoardConfig(number, port, address, section))
+    for port, users in ports.items():
+        if len(users) < 2:
+            continue
+        addresses = [a for _, a in users]
+        for i, address in users:
+            if address is None:
+                reader.error(
+                    ("board", i, "port"),
+                    f"port {port} carries {len(users)} boards, so each needs its bus address",
+                    "add address = the board's bus address (`boardwire boards` lists it; "
+                    "up to 16383 it is the board's serial number)",
                 )
-            seen.setdefault(section.name, index)
-            sections.append(section)
-
-        boards = self.boards(doc, {s.name for s in sections})
-        if self.issues:
-            return None
-        return EventConfig(
-            name=name,
-            site=site,
-            timezone=timezone,
-            broadcast_delay_seconds=delay or 0,
-            tiebreak_edition=cast(TiebreakEdition, edition),
-            automatic_results=cast(ResultsMode, results),
-            sections=tuple(sections),
-            boards=tuple(boards),
-            source=self.path,
-        )
-
-    # -- boards --------------------------------------------------------------------
-    def bus_address(self, raw: Mapping[str, Any], at: KeyPath) -> int | None:
-        """A board's bus address: 14 bits (1..16383; 0 calls every board). A 5-digit
-        serial number above 16383 cannot be one, whatever the label on the board says."""
-        address = self.get_int(raw, "address", at, example=1234)
-        if address is None or 1 <= address <= MAX_BUS_ADDRESS:
-            return address
-        if address > MAX_BUS_ADDRESS:
-            message = (
-                f"{self.where((*at, 'address'))} = {address} does not fit a bus address "
-                f"(14 bits: 1..{MAX_BUS_ADDRESS})"
-            )
-            hint = (
-                "a bus board answers at the address `boardwire boards --port PORT` shows for "
-                "it, which is not its serial number when the serial is above 16383"
-            )
-        else:
-            message = f"{self.where((*at, 'address'))} = {address} is not a bus address"
-            hint = f"use the board's address, 1..{MAX_BUS_ADDRESS} (0 calls every board at once)"
-        self.error((*at, "address"), message, hint)
-        return address  # refused above; kept so that no other check reports it as missing
-
-    def boards(self, doc: dict[str, Any], sections: set[str]) -> list[BoardConfig]:
-        boards: list[BoardConfig] = []
-        numbers: dict[int, int] = {}
-        ports: dict[str, list[tuple[int, int | None]]] = {}
-        for i, raw in enumerate(self.get_array_of_tables(doc, "board", ())):
-            at: KeyPath = ("board", i)
-            self.unknown_keys(raw, BOARD_KEYS, at)
-            number = self.get_int(raw, "number", at, required=True, minimum=1, example=i + 1)
-            port = self.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
-            address = self.bus_address(raw, at)
-            section = self.get_str(raw, "section", at, required=True, example="Open")
-            if section and sections and section not in sections:
-                close = difflib.get_close_matches(section, sorted(sections), n=1)
-                self.error(
-                    (*at, "section"),
-                    f"board {number}: no section named {section!r}",
-                    f"did you mean {close[0]!r}?"
-                    if close
-                    else f"sections: {choices_text(sorted(sections))}",
+            elif addresses.count(address) > 1:
+                reader.error(
+                    ("board", i, "address"),
+                    f"bus address {address} on {port} is used by two boards",
+                    "each board on a bus has its own address",
                 )
-            if number is None or not port:
-                continue
-            if number in numbers:
-                self.error(
-                    (*at, "number"),
-                    f"board number {number} is used twice",
-                    f"board [{numbers[number] + 1}] already has it",
-                )
-                continue
-            numbers[number] = i
-            ports.setdefault(port, []).append((i, address))
-            boards.append(BoardConfig(number, port, address, section))
-        for port, users in ports.items():
-            if len(users) < 2:
-                continue
-            addresses = [a for _, a in users]
-            for i, address in users:
-                if address is None:
-                    self.error(
-                        ("board", i, "port"),
-                        f"port {port} carries {len(users)} boards, so each needs its bus address",
-                        "add address = the board's bus address (`boardwire boards` lists it; "
-                        "up to 16383 it is the board's serial number)",
-                    )
-                elif addresses.count(address) > 1:
-                    self.error(
-                        ("board", i, "address"),
-                        f"bus address {address} on {port} is used by two boards",
-                        "each board on a bus has its own address",
-                    )
-        return sorted(boards, key=lambda b: b.number)
+    return sorted(boards, key=lambda b: b.number)
 
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -232,8 +235,8 @@ def load_event_text(text: str, path: str | Path) -> EventConfig:
                 )
             ]
         ) from None
-    checker = _Checker(file, text)
-    config = checker.event(doc)
-    if checker.issues or config is None:
-        raise ConfigError(checker.issues or [ConfigIssue(file, None, "invalid config")])
+    reader = TomlReader(file, text)
+    config = _event(reader, doc)
+    if reader.issues or config is None:
+        raise ConfigError(reader.issues or [ConfigIssue(file, None, "invalid config")])
     return config

@@ -32,6 +32,20 @@ from broadcast.config.model import (
 from broadcast.config.reader import TomlReader
 from clocks.timecontrol import TimeControl, parse_time_control
 
+__all__ = [
+    "NO_SHOW_KEYS",
+    "PLAYOFF_KEYS",
+    "POOL_KEYS",
+    "PRIZE_KEYS",
+    "REGULATION_SECTION_KEYS",
+    "WITHDRAWAL_KEYS",
+    "describe_rules",
+    "no_show_rules",
+    "playoff_rules",
+    "prize_rules",
+    "withdrawal_rules",
+]
+
 NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
 WITHDRAWAL_KEYS = ("remaining_games",)
 PLAYOFF_KEYS = ("time_control", "games", "armageddon_time_control", "armageddon_draw_winner")

@@ -326,3 +326,43 @@ def test_schedule_in_wrong_order_is_refused() -> None:
     text = GOOD.replace("date = 2025-09-13\ntime = 10:00:00", "date = 2025-09-11\ntime = 10:00:00")
     errors = _errors(text)
     assert any("not after round 1" in m for _, m, _ in errors)
+
+
+_TRF_PLAYERS = (
+    "012 Rapid\n"
+    "001    1 m  g Mirzoev Azer                      2527 AZE    13400304 1978        0.0    1\n"
+    "001    2 m  m Argandona Riveiro Inigo           {rating} ESP     2212072 1981        0.0    2\n"
+)
+_TRF_SECTION = """\
+[[section]]
+name = "Rapid"
+system = "swiss"
+rounds = 1
+time_control = "900+10"
+players_trf = "rapid.trf"
+
+[[section.schedule]]
+round = 1
+date = 2025-09-14
+time = 10:00:00
+
+"""
+
+
+def test_players_from_trf_after_inline_players_name_the_trf_line(tmp_path: Path) -> None:
+    # The section before gives its players inline; their key lines must not leak into
+    # the TRF rows of the next section (they once did: the TRF issue got a TOML line).
+    path = tmp_path / "event.toml"
+    path.write_text(GOOD.replace("[[board]]", _TRF_SECTION + "[[board]]", 1), encoding="utf-8")
+    (tmp_path / "rapid.trf").write_text(_TRF_PLAYERS.format(rating="2408"), encoding="utf-8")
+    rapid = load_event(path).sections[1]
+    assert [(p.number, p.name, p.rating, p.federation) for p in rapid.players] == [
+        (1, "Mirzoev Azer", 2527, "AZE"),
+        (2, "Argandona Riveiro Inigo", 2408, "ESP"),
+    ]
+    (tmp_path / "rapid.trf").write_text(_TRF_PLAYERS.format(rating="5000"), encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_event(path)
+    assert [(i.file.name, i.line, i.message) for i in info.value.issues] == [
+        ("rapid.trf", 3, "Argandona Riveiro Inigo: rating 5000 is not valid")
+    ]

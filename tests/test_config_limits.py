@@ -9,7 +9,8 @@ import pytest
 from test_config import GOOD
 
 from broadcast.config import ConfigError, load_event, load_event_text
-from broadcast.config.loader import MAX_ENTRIES, MAX_STRING, clean_text
+from broadcast.config.reader import MAX_ENTRIES, MAX_STRING
+from broadcast.text import clean_text
 
 
 def _messages(text: str, path: Path) -> str:

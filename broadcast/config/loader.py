@@ -4,53 +4,34 @@ Every mistake is collected with the line it sits on and a hint; `load_event` rai
 one `ConfigError` listing all of them, so an arbiter fixes a file in one pass and
 nothing ever starts from a half-valid config. The only I/O is reading the TOML file
 and the player lists (CSV or TRF) it names.
+
+This module checks the `[event]` and the `[[board]]` entries; each value is read
+through `reader.TomlReader`, each `[[section]]` is checked by `sections` (with its
+`players` and its `regulations` tables).
 """
 
 from __future__ import annotations
 
-import csv
-import datetime as dt
 import difflib
-import io
-import itertools
 import re
 import tomllib
-import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from boards.dgt.bus import MAX_ADDRESS as MAX_BUS_ADDRESS
 from broadcast.config.errors import ConfigError, ConfigIssue
-from broadcast.config.locate import KeyPath, key_lines, line_of
+from broadcast.config.locate import KeyPath
 from broadcast.config.model import (
-    BYE_DEADLINES,
-    PAIRING_KINDS,
-    SYSTEMS,
     BoardConfig,
-    ByeDeadline,
-    ByePolicy,
-    EarlyDrawRule,
     EventConfig,
-    PairingKind,
-    PairingSource,
-    PlayerEntry,
     ResultsMode,
-    RoundStart,
     SectionConfig,
-    System,
     TiebreakEdition,
 )
-from broadcast.config.regulations import (
-    REGULATION_SECTION_KEYS,
-    no_show_rules,
-    playoff_rules,
-    prize_rules,
-    withdrawal_rules,
-)
-from broadcast.config.tiebreaks import check_tiebreak
-from broadcast.text import clean_text
-from clocks.timecontrol import TimeControl, parse_time_control
+from broadcast.config.players import read_limited
+from broadcast.config.reader import TomlReader, choices_text
+from broadcast.config.sections import section_config
 
 EVENT_KEYS = (
     "name",
@@ -60,964 +41,152 @@ EVENT_KEYS = (
     "tiebreak_edition",
     "automatic_results",
 )
-SECTION_KEYS = (
-    "name",
-    "system",
-    "rounds",
-    "timezone",
-    "time_control",
-    "default_time_minutes",
-    "tiebreaks",
-    "no_show_limit",
-    "pairing",
-    "pairing_program",
-    "players_csv",
-    "players_trf",
-    "player",
-    "schedule",
-    "byes",
-    "early_draw",
-    *REGULATION_SECTION_KEYS,
-)
-SCHEDULE_KEYS = ("round", "date", "time", "timezone")
-BYE_KEYS = ("max", "points", "excluded_rounds", "not_in_last_rounds", "request_deadline")
-EARLY_DRAW_KEYS = ("min_moves", "min_minutes")
-PLAYER_KEYS = ("number", "name", "rating", "fide_id", "federation", "title", "sex", "birth")
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
-CSV_COLUMNS = PLAYER_KEYS
 
-# Sane limits: a config is a few kilobytes and an event has at most a few thousand
-# players; anything far beyond is a mistake (or an attack) and must not reach memory.
-MAX_FILE_BYTES = 8 * 1024 * 1024  # the TOML file and each player list
-MAX_STRING = 200  # characters in any string value (a name, a port, a path)
-MAX_ENTRIES = 5000  # entries in any list: sections, players, boards, schedule rows
-
-_MISSING = object()
+__all__ = ["BOARD_KEYS", "EVENT_KEYS", "TOP_KEYS", "load_event", "load_event_text"]
 
 
-def decode_list(data: bytes) -> tuple[str, str]:
-    """A player list's text and its encoding: UTF-8 (with or without BOM) is expected;
-    Windows-1252/Latin-1, as older pairing programs export, is recognised."""
-    try:
-        return data.decode("utf-8-sig"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1252"), "windows-1252"
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
-
-
-def read_limited(file: Path) -> bytes:
-    """A file's bytes; ValueError with a plain message if it is too large or unreadable."""
-    try:
-        with file.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise
-    except IsADirectoryError:
-        raise ValueError("is a folder, not a file") from None
-    except PermissionError:
-        raise ValueError("permission denied") from None
-    except OSError as exc:
-        raise ValueError(exc.strerror or str(exc)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
-    return data
-
-
-def _choices(options: tuple[str, ...] | list[str]) -> str:
-    return ", ".join(repr(o) if isinstance(o, str) else str(o) for o in options)
-
-
-class _Checker:
-    """Walks the parsed document, turning each value into config data or an issue."""
-
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.base = path.parent
-        self.lines = key_lines(text)
-        self.issues: list[ConfigIssue] = []
-        # (row index, key) -> line, for players given inline (CSV rows have one line each).
-        self.player_key_lines: dict[tuple[int, str], int | None] = {}
-
-    # -- reporting ------------------------------------------------------------
-    def error(self, at: KeyPath, message: str, hint: str = "") -> None:
-        self.issues.append(ConfigIssue(self.path, line_of(self.lines, at), message, hint))
-
-    def where(self, at: KeyPath) -> str:
-        """A readable key path: section[2].byes.max (1-based element numbers)."""
-        out = ""
-        for part in at:
-            if isinstance(part, int):
-                out += f"[{part + 1}]"
-            else:
-                out += ("." if out else "") + part
-        return out
-
-    def unknown_keys(self, table: Mapping[str, Any], allowed: tuple[str, ...], at: KeyPath) -> None:
-        for key in table:
-            if key not in allowed:
-                close = difflib.get_close_matches(key, allowed, n=1)
-                hint = (
-                    f"did you mean {close[0]!r}?" if close else f"known keys: {_choices(allowed)}"
-                )
-                self.error((*at, key), f"unknown key {self.where((*at, key))!r}", hint)
-
-    # -- typed getters -----------------------------------------------------------
-    def get_str(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        at: KeyPath,
-        *,
-        required: bool = False,
-        default: str = "",
-        example: str = "",
-    ) -> str:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            if required:
-                self.error(
-                    at,
-                    f"{self.where((*at, key))} is missing",
-                    f'add {key} = "{example}"' if example else f"add {key} = ...",
-                )
-            return default
-        if not isinstance(value, str) or (required and not value.strip()):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a non-empty string, got {value!r}",
-                f'write {key} = "{example}"' if example else "quote the value",
-            )
-            return default
-        if len(value) > MAX_STRING:
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} is {len(value)} characters long",
-                f"at most {MAX_STRING} characters",
-            )
-            return default
-        return clean_text(value)
-
-    def get_int(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        at: KeyPath,
-        *,
-        required: bool = False,
-        default: int | None = None,
-        minimum: int | None = None,
-        maximum: int | None = None,
-        example: int = 1,
-    ) -> int | None:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            if required:
-                self.error(at, f"{self.where((*at, key))} is missing", f"add {key} = {example}")
-            return default
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a whole number, got {value!r}",
-                f"write {key} = {example} (no quotes)",
-            )
-            return default
-        low_ok = minimum is None or value >= minimum
-        high_ok = maximum is None or value <= maximum
-        if not (low_ok and high_ok):
-            if maximum is None:
-                bounds = f"at least {minimum}"
-            elif minimum is None:
-                bounds = f"at most {maximum}"
-            else:
-                bounds = f"between {minimum} and {maximum}"
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} = {value} is out of range",
-                f"use a number {bounds}",
-            )
-            return default
-        return value
-
-    def get_choice(
-        self,
-        table: Mapping[str, Any],
-        key: str,
-        at: KeyPath,
-        choices: tuple[str, ...],
-        *,
-        default: str | None = None,
-    ) -> str | None:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            if default is None:
-                self.error(
-                    at,
-                    f"{self.where((*at, key))} is missing",
-                    f"add {key} = one of {_choices(choices)}",
-                )
-            return default
-        if value not in choices:
-            close = difflib.get_close_matches(str(value), choices, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} = {value!r} is not valid",
-                f"{hint}valid: {_choices(choices)}",
-            )
-            return default
-        return cast(str, value)
-
-    def get_table(self, table: Mapping[str, Any], key: str, at: KeyPath) -> dict[str, Any] | None:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            return None
-        if not isinstance(value, dict):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a table",
-                f"write it as [{self.where((*at, key))}] with keys below it",
-            )
-            return None
-        return value
-
-    def get_array_of_tables(
-        self, table: Mapping[str, Any], key: str, at: KeyPath
-    ) -> list[dict[str, Any]]:
-        value = table.get(key, _MISSING)
-        if value is _MISSING:
-            return []
-        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} must be a list of tables",
-                f"write each entry under its own [[{self.where((*at, key))}]] header",
-            )
-            return []
-        if len(value) > MAX_ENTRIES:
-            self.error(
-                (*at, key),
-                f"{self.where((*at, key))} has {len(value)} entries",
-                f"at most {MAX_ENTRIES}",
-            )
-            return []
-        return value
-
-    def check_zone(self, name: str, at: KeyPath) -> bool:
-        try:
-            zoneinfo.ZoneInfo(name)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            close = difflib.get_close_matches(name, sorted(zoneinfo.available_timezones()), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            self.error(
-                at,
-                f"unknown timezone {name!r}",
-                f"{hint}use an IANA name such as 'Europe/Madrid' (needs the system tzdata)",
-            )
-            return False
-        return True
-
-    # -- event -------------------------------------------------------------------
-    def event(self, doc: dict[str, Any]) -> EventConfig | None:
-        self.unknown_keys(doc, TOP_KEYS, ())
-        raw_event = self.get_table(doc, "event", ())
-        if raw_event is None:
-            self.error(
-                (), "the [event] table is missing", "start the file with [event] and its name"
-            )
-            raw_event = {}
-        at: KeyPath = ("event",)
-        self.unknown_keys(raw_event, EVENT_KEYS, at)
-        name = self.get_str(raw_event, "name", at, required=True, example="Sestao Open 2025")
-        site = self.get_str(raw_event, "site", at)
-        timezone = self.get_str(
-            raw_event, "timezone", at, required=True, default="UTC", example="Europe/Madrid"
+def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
+    """The whole document checked: its [event], every [[section]] and [[board]];
+    None if anything is wrong (all of it reported in `reader.issues`)."""
+    reader.unknown_keys(doc, TOP_KEYS, ())
+    raw_event = reader.get_table(doc, "event", ())
+    if raw_event is None:
+        reader.error((), "the [event] table is missing", "start the file with [event] and its name")
+        raw_event = {}
+    at: KeyPath = ("event",)
+    reader.unknown_keys(raw_event, EVENT_KEYS, at)
+    name = reader.get_str(raw_event, "name", at, required=True, example="Sestao Open 2025")
+    site = reader.get_str(raw_event, "site", at)
+    timezone = reader.get_str(
+        raw_event, "timezone", at, required=True, default="UTC", example="Europe/Madrid"
+    )
+    zone_ok = bool(timezone) and reader.check_zone(timezone, (*at, "timezone"))
+    delay = reader.get_int(
+        raw_event, "broadcast_delay_seconds", at, default=0, minimum=0, example=900
+    )
+    edition = reader.get_int(raw_event, "tiebreak_edition", at, default=2024)
+    if edition not in (2024, 2026):
+        reader.error(
+            (*at, "tiebreak_edition"),
+            f"tiebreak_edition = {edition} is not a FIDE C.07 edition boardwire knows",
+            "use 2024 (the 2024-08 rules, 'Baku 2023' regulations) or 2026 (2026-03)",
         )
-        zone_ok = bool(timezone) and self.check_zone(timezone, (*at, "timezone"))
-        delay = self.get_int(
-            raw_event, "broadcast_delay_seconds", at, default=0, minimum=0, example=900
+        edition = 2024
+    results = reader.get_choice(
+        raw_event, "automatic_results", at, ("apply", "confirm"), default="confirm"
+    )
+
+    raw_sections = reader.get_array_of_tables(doc, "section", ())
+    if not raw_sections and "section" not in doc:
+        reader.error((), "no [[section]] is defined", "add at least one [[section]] with its name")
+    sections: list[SectionConfig] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_sections):
+        section = section_config(reader, raw, index, timezone if zone_ok else "UTC")
+        if section is None:
+            continue
+        if section.name in seen:
+            reader.error(
+                ("section", index, "name"),
+                f"section name {section.name!r} is used twice",
+                f"section [{seen[section.name] + 1}] already has it; give each a unique name",
+            )
+        seen.setdefault(section.name, index)
+        sections.append(section)
+
+    boards = _boards(reader, doc, {s.name for s in sections})
+    if reader.issues:
+        return None
+    return EventConfig(
+        name=name,
+        site=site,
+        timezone=timezone,
+        broadcast_delay_seconds=delay or 0,
+        tiebreak_edition=cast(TiebreakEdition, edition),
+        automatic_results=cast(ResultsMode, results),
+        sections=tuple(sections),
+        boards=tuple(boards),
+        source=reader.path,
+    )
+
+
+def _bus_address(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> int | None:
+    """A board's bus address: 14 bits (1..16383; 0 calls every board). A 5-digit
+    serial number above 16383 cannot be one, whatever the label on the board says."""
+    address = reader.get_int(raw, "address", at, example=1234)
+    if address is None or 1 <= address <= MAX_BUS_ADDRESS:
+        return address
+    if address > MAX_BUS_ADDRESS:
+        message = (
+            f"{reader.where((*at, 'address'))} = {address} does not fit a bus address "
+            f"(14 bits: 1..{MAX_BUS_ADDRESS})"
         )
-        edition = self.get_int(raw_event, "tiebreak_edition", at, default=2024)
-        if edition not in (2024, 2026):
-            self.error(
-                (*at, "tiebreak_edition"),
-                f"tiebreak_edition = {edition} is not a FIDE C.07 edition boardwire knows",
-                "use 2024 (the 2024-08 rules, 'Baku 2023' regulations) or 2026 (2026-03)",
-            )
-            edition = 2024
-        results = self.get_choice(
-            raw_event, "automatic_results", at, ("apply", "confirm"), default="confirm"
+        hint = (
+            "a bus board answers at the address `boardwire boards --port PORT` shows for "
+            "it, which is not its serial number when the serial is above 16383"
         )
+    else:
+        message = f"{reader.where((*at, 'address'))} = {address} is not a bus address"
+        hint = f"use the board's address, 1..{MAX_BUS_ADDRESS} (0 calls every board at once)"
+    reader.error((*at, "address"), message, hint)
+    return address  # refused above; kept so that no other check reports it as missing
 
-        raw_sections = self.get_array_of_tables(doc, "section", ())
-        if not raw_sections and "section" not in doc:
-            self.error(
-                (), "no [[section]] is defined", "add at least one [[section]] with its name"
+
+def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list[BoardConfig]:
+    """The [[board]] entries, sorted by number; each names one of `sections`, and
+    boards that share a port need distinct bus addresses."""
+    boards: list[BoardConfig] = []
+    numbers: dict[int, int] = {}
+    ports: dict[str, list[tuple[int, int | None]]] = {}
+    for i, raw in enumerate(reader.get_array_of_tables(doc, "board", ())):
+        at: KeyPath = ("board", i)
+        reader.unknown_keys(raw, BOARD_KEYS, at)
+        number = reader.get_int(raw, "number", at, required=True, minimum=1, example=i + 1)
+        port = reader.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
+        address = _bus_address(reader, raw, at)
+        section = reader.get_str(raw, "section", at, required=True, example="Open")
+        if section and sections and section not in sections:
+            close = difflib.get_close_matches(section, sorted(sections), n=1)
+            reader.error(
+                (*at, "section"),
+                f"board {number}: no section named {section!r}",
+                f"did you mean {close[0]!r}?"
+                if close
+                else f"sections: {choices_text(sorted(sections))}",
             )
-        sections: list[SectionConfig] = []
-        seen: dict[str, int] = {}
-        for index, raw in enumerate(raw_sections):
-            section = self.section(raw, index, timezone if zone_ok else "UTC")
-            if section is None:
-                continue
-            if section.name in seen:
-                self.error(
-                    ("section", index, "name"),
-                    f"section name {section.name!r} is used twice",
-                    f"section [{seen[section.name] + 1}] already has it; give each a unique name",
-                )
-            seen.setdefault(section.name, index)
-            sections.append(section)
-
-        boards = self.boards(doc, {s.name for s in sections})
-        if self.issues:
-            return None
-        return EventConfig(
-            name=name,
-            site=site,
-            timezone=timezone,
-            broadcast_delay_seconds=delay or 0,
-            tiebreak_edition=cast(TiebreakEdition, edition),
-            automatic_results=cast(ResultsMode, results),
-            sections=tuple(sections),
-            boards=tuple(boards),
-            source=self.path,
-        )
-
-    # -- sections ------------------------------------------------------------------
-    def section(self, raw: dict[str, Any], index: int, event_zone: str) -> SectionConfig | None:
-        at: KeyPath = ("section", index)
-        before = len(self.issues)
-        self.unknown_keys(raw, SECTION_KEYS, at)
-        name = self.get_str(raw, "name", at, required=True, default=f"#{index + 1}", example="Open")
-        system = cast(System | None, self.get_choice(raw, "system", at, SYSTEMS))
-        rounds = self.get_int(raw, "rounds", at, required=True, minimum=1, maximum=99, example=9)
-        zone = event_zone
-        if "timezone" in raw:
-            zone = self.get_str(raw, "timezone", at, default=event_zone)
-            if not self.check_zone(zone, (*at, "timezone")):
-                zone = event_zone
-
-        tc_text = self.get_str(raw, "time_control", at, required=True, example="5400+30")
-        time_control: TimeControl | None = None
-        if tc_text:
-            try:
-                time_control = parse_time_control(tc_text)
-            except ValueError as exc:
-                self.error(
-                    (*at, "time_control"),
-                    str(exc),
-                    "e.g. 5400+30 (90 min + 30 s), 40/5400+30:1800+30, 7200+30",
-                )
-        default_time = self.get_int(
-            raw, "default_time_minutes", at, default=0, minimum=0, maximum=24 * 60, example=30
-        )
-        tiebreaks = self.tiebreaks(raw, at, system)
-        no_show_limit = self.get_int(raw, "no_show_limit", at, minimum=1, example=2)
-        players = self.players(raw, at, system)
-        pairing = self.pairing(raw, at, system)
-        schedule = self.schedule(raw, at, rounds, zone)
-        byes = self.byes(raw, at, rounds, system)
-        early = self.early_draw(raw, at)
-        no_shows, no_show_limit = no_show_rules(self, raw, at, no_show_limit)
-        withdrawal = withdrawal_rules(self, raw, at)
-        playoff = playoff_rules(self, raw, at, system)
-        prizes = prize_rules(self, raw, at)
-
-        if system in ("round-robin", "double-round-robin") and rounds is not None and players:
-            n = len(players)
-            per_cycle = n - 1 if n % 2 == 0 else n
-            expected = per_cycle * (2 if system == "double-round-robin" else 1)
-            if rounds != expected:
-                self.error(
-                    (*at, "rounds"),
-                    f"a {system} of {n} players has {expected} rounds, not {rounds}",
-                    f"set rounds = {expected}, or check the player list",
-                )
-        if system in ("round-robin", "double-round-robin") and not players:
-            self.error(
-                at,
-                f"round-robin section {name!r} has no players",
-                "its Berger pairings need the players and their drawn numbers: "
-                "add [[section.player]] entries, players_csv or players_trf",
+        if number is None or not port:
+            continue
+        if number in numbers:
+            reader.error(
+                (*at, "number"),
+                f"board number {number} is used twice",
+                f"board [{numbers[number] + 1}] already has it",
             )
-        if len(self.issues) != before or system is None or rounds is None or time_control is None:
-            return None
-        return SectionConfig(
-            name=name,
-            system=system,
-            rounds=rounds,
-            schedule=schedule,
-            time_control=time_control,
-            default_time_minutes=default_time or 0,
-            tiebreaks=tiebreaks,
-            byes=byes,
-            no_show_limit=no_show_limit,
-            early_draw=early,
-            pairing=pairing,
-            players=players,
-            no_shows=no_shows,
-            withdrawal=withdrawal,
-            playoff=playoff,
-            prizes=prizes,
-        )
-
-    def tiebreaks(self, raw: dict[str, Any], at: KeyPath, system: System | None) -> tuple[str, ...]:
-        value = raw.get("tiebreaks", [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.error(
-                (*at, "tiebreaks"),
-                "tiebreaks must be a list of FIDE codes",
-                'write tiebreaks = ["BH-C1", "SB", "PS", "DE", "APRO"]',
-            )
-            return ()
-        out: list[str] = []
-        for i, code in enumerate(value):
-            normal = code.strip().upper()
-            problem = check_tiebreak(normal, swiss=system == "swiss")
-            if problem:
-                self.error((*at, "tiebreaks", i), f"tie-break {code!r}: {problem[0]}", problem[1])
-            elif normal in out:
-                self.error(
-                    (*at, "tiebreaks", i), f"tie-break {code!r} is listed twice", "remove one"
+            continue
+        numbers[number] = i
+        ports.setdefault(port, []).append((i, address))
+        boards.append(BoardConfig(number, port, address, section))
+    for port, users in ports.items():
+        if len(users) < 2:
+            continue
+        addresses = [a for _, a in users]
+        for i, address in users:
+            if address is None:
+                reader.error(
+                    ("board", i, "port"),
+                    f"port {port} carries {len(users)} boards, so each needs its bus address",
+                    "add address = the board's bus address (`boardwire boards` lists it; "
+                    "up to 16383 it is the board's serial number)",
                 )
-            else:
-                out.append(normal)
-        return tuple(out)
-
-    def pairing(self, raw: dict[str, Any], at: KeyPath, system: System | None) -> PairingSource:
-        default = "dutch" if system == "swiss" else "berger"
-        kind = cast(
-            PairingKind, self.get_choice(raw, "pairing", at, PAIRING_KINDS, default=default)
-        )
-        program = self.get_str(raw, "pairing_program", at) or None
-        if system in ("round-robin", "double-round-robin") and kind != "berger":
-            self.error(
-                (*at, "pairing"),
-                f"a {system} is paired from the Berger tables, not {kind!r}",
-                'remove pairing or write pairing = "berger"',
-            )
-        if system == "swiss" and kind == "berger":
-            self.error(
-                (*at, "pairing"),
-                "a Swiss cannot use Berger tables",
-                'use pairing = "dutch" (boardwire pairs) or "import" (TRF from Vega/Swiss-Manager)',
-            )
-        if kind == "import" and program is None:
-            self.error(
-                at,
-                "pairing = 'import' needs the program that writes the TRF",
-                'add pairing_program = "Vega" (or "Swiss-Manager", "JaVaFo", ...)',
-            )
-        if kind != "import" and program is not None:
-            self.error(
-                (*at, "pairing_program"),
-                f"pairing_program is only used with pairing = 'import' (this section uses {kind!r})",
-                'remove it, or set pairing = "import"',
-            )
-        return PairingSource(kind, program)
-
-    def schedule(
-        self, raw: dict[str, Any], at: KeyPath, rounds: int | None, zone: str
-    ) -> tuple[RoundStart, ...]:
-        entries = self.get_array_of_tables(raw, "schedule", at)
-        if not entries:
-            if "schedule" not in raw:
-                self.error(
-                    at,
-                    "the section has no schedule",
-                    "add one [[section.schedule]] per round: round = 1, date = 2025-09-12, time = 17:00:00",
+            elif addresses.count(address) > 1:
+                reader.error(
+                    ("board", i, "address"),
+                    f"bus address {address} on {port} is used by two boards",
+                    "each board on a bus has its own address",
                 )
-            return ()
-        starts: list[RoundStart] = []
-        for i, entry in enumerate(entries):
-            here: KeyPath = (*at, "schedule", i)
-            self.unknown_keys(entry, SCHEDULE_KEYS, here)
-            number = self.get_int(entry, "round", here, required=True, minimum=1, example=i + 1)
-            date = entry.get("date")
-            time = entry.get("time")
-            if isinstance(date, dt.datetime) or not isinstance(date, dt.date):
-                self.error(
-                    (*here, "date") if "date" in entry else here,
-                    "each round needs a date" if date is None else f"date {date!r} is not a date",
-                    "write date = 2025-09-12 (a TOML date, no quotes)",
-                )
-                date = None
-            if not isinstance(time, dt.time):
-                self.error(
-                    (*here, "time") if "time" in entry else here,
-                    "each round needs a start time"
-                    if time is None
-                    else f"time {time!r} is not a time",
-                    "write time = 17:00:00 (a TOML local time, no quotes)",
-                )
-                time = None
-            elif time.tzinfo is not None:
-                self.error(
-                    (*here, "time"), "the time must not carry an offset", "use timezone = ..."
-                )
-                time = None
-            entry_zone = zone
-            if "timezone" in entry:
-                entry_zone = self.get_str(entry, "timezone", here, default=zone)
-                if not self.check_zone(entry_zone, (*here, "timezone")):
-                    entry_zone = zone
-            if number is None or date is None or time is None:
-                continue
-            if rounds is not None and number > rounds:
-                self.error(
-                    (*here, "round"),
-                    f"round {number} is scheduled but the section has {rounds} rounds",
-                    f"use rounds 1..{rounds}, or raise rounds",
-                )
-                continue
-            if any(s.round == number for s in starts):
-                self.error((*here, "round"), f"round {number} is scheduled twice", "keep one entry")
-                continue
-            starts.append(RoundStart(number, date, time, entry_zone))
-        starts.sort(key=lambda s: s.round)
-        if rounds is not None:
-            missing = sorted(set(range(1, rounds + 1)) - {s.round for s in starts})
-            if missing and len(starts) == len(entries):
-                self.error(
-                    (*at, "schedule"),
-                    f"no start time for round(s) {', '.join(map(str, missing))}",
-                    "add a [[section.schedule]] entry for each",
-                )
-        for earlier, later in itertools.pairwise(starts):
-            if later.start <= earlier.start:
-                index = next(i for i, e in enumerate(entries) if e.get("round") == later.round)
-                self.error(
-                    (*at, "schedule", index),
-                    f"round {later.round} starts at {later.start:%Y-%m-%d %H:%M %Z}, not after "
-                    f"round {earlier.round} ({earlier.start:%Y-%m-%d %H:%M %Z})",
-                    "check the date and time",
-                )
-        return tuple(starts)
-
-    def byes(
-        self, raw: dict[str, Any], at: KeyPath, rounds: int | None, system: System | None
-    ) -> ByePolicy:
-        table = self.get_table(raw, "byes", at)
-        if table is None:
-            return ByePolicy()
-        here: KeyPath = (*at, "byes")
-        self.unknown_keys(table, BYE_KEYS, here)
-        max_byes = self.get_int(table, "max", here, required=True, minimum=0, example=3) or 0
-        points = table.get("points", 0.5)
-        if isinstance(points, bool) or points not in (0, 0.5, 1):
-            self.error(
-                (*here, "points"),
-                f"bye points {points!r} are not a FIDE bye value",
-                "use 0.5 (half-point bye H), 1 (full-point bye F) or 0 (zero-point bye Z)",
-            )
-            points = 0.5
-        excluded: set[int] = set()
-        if "excluded_rounds" in table:
-            value = table["excluded_rounds"]
-            if not isinstance(value, list) or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in value
-            ):
-                self.error(
-                    (*here, "excluded_rounds"),
-                    "excluded_rounds must be a list of round numbers",
-                    "write excluded_rounds = [8, 9]",
-                )
-            else:
-                for i, r in enumerate(value):
-                    if rounds is not None and not 1 <= r <= rounds:
-                        self.error(
-                            (*here, "excluded_rounds", i),
-                            f"round {r} does not exist",
-                            f"rounds are 1..{rounds}",
-                        )
-                    excluded.add(r)
-        last = self.get_int(table, "not_in_last_rounds", here, minimum=0, example=2)
-        if last is not None and rounds is not None:
-            if last > rounds:
-                self.error(
-                    (*here, "not_in_last_rounds"),
-                    f"not_in_last_rounds = {last} exceeds the {rounds} rounds",
-                    f"use 0..{rounds}",
-                )
-            else:
-                excluded.update(range(rounds - last + 1, rounds + 1))
-        deadline = cast(
-            ByeDeadline,
-            self.get_choice(table, "request_deadline", here, BYE_DEADLINES, default="before-round"),
-        )
-        if max_byes and system in ("round-robin", "double-round-robin"):
-            self.error(
-                (*here, "max"),
-                "requested byes are a Swiss rule; a round robin has no byes to grant",
-                "remove the [section.byes] table",
-            )
-        return ByePolicy(max_byes, float(points), frozenset(excluded), deadline)
-
-    def early_draw(self, raw: dict[str, Any], at: KeyPath) -> EarlyDrawRule | None:
-        table = self.get_table(raw, "early_draw", at)
-        if table is None:
-            return None
-        here: KeyPath = (*at, "early_draw")
-        self.unknown_keys(table, EARLY_DRAW_KEYS, here)
-        moves = self.get_int(
-            table, "min_moves", here, default=0, minimum=0, maximum=200, example=30
-        )
-        minutes = self.get_int(
-            table, "min_minutes", here, default=0, minimum=0, maximum=24 * 60, example=60
-        )
-        if not moves and not minutes:
-            self.error(
-                here,
-                "an early-draw rule needs min_moves or min_minutes",
-                "e.g. min_moves = 30 and min_minutes = 60, or remove the table",
-            )
-        return EarlyDrawRule(moves or 0, minutes or 0)
-
-    # -- players -------------------------------------------------------------------
-    def players(
-        self, raw: dict[str, Any], at: KeyPath, system: System | None
-    ) -> tuple[PlayerEntry, ...]:
-        sources = [k for k in ("player", "players_csv", "players_trf") if k in raw]
-        if len(sources) > 1:
-            self.error(
-                (*at, sources[1]),
-                f"players are given twice ({' and '.join(sources)})",
-                "use one source: [[section.player]] entries, players_csv or players_trf",
-            )
-            return ()
-        rows: list[tuple[dict[str, Any], ConfigIssue]] = []
-        if "player" in raw:
-            self.player_key_lines = {}
-            for i, entry in enumerate(self.get_array_of_tables(raw, "player", at)):
-                here: KeyPath = (*at, "player", i)
-                self.unknown_keys(entry, PLAYER_KEYS, here)
-                rows.append((entry, ConfigIssue(self.path, line_of(self.lines, here), "")))
-                for key in entry:
-                    self.player_key_lines[(len(rows) - 1, key)] = line_of(self.lines, (*here, key))
-        elif "players_csv" in raw:
-            self.player_key_lines = {}
-            rows = self.csv_rows(raw, at)
-        elif "players_trf" in raw:
-            rows = self.trf_rows(raw, at)
-        return self.player_entries(rows)
-
-    def resolve_file(self, raw: dict[str, Any], key: str, at: KeyPath) -> Path | None:
-        name = self.get_str(raw, key, at, required=True, example="players/open.csv")
-        if not name:
-            return None
-        file = (self.base / name).resolve()
-        if not file.is_file():
-            self.error(
-                (*at, key),
-                f"{key} file {name!r} not found (looked at {file})",
-                "paths are relative to the config file",
-            )
-            return None
-        return file
-
-    def csv_rows(
-        self, raw: dict[str, Any], at: KeyPath
-    ) -> list[tuple[dict[str, Any], ConfigIssue]]:
-        file = self.resolve_file(raw, "players_csv", at)
-        if file is None:
-            return []
-        try:
-            text, _encoding = decode_list(read_limited(file))
-        except ValueError as exc:
-            self.issues.append(ConfigIssue(file, None, f"cannot read the player list: {exc}"))
-            return []
-        try:
-            return self._csv_records(file, text)
-        except csv.Error as exc:
-            self.issues.append(
-                ConfigIssue(file, None, f"not a readable CSV file: {exc}", "save it as CSV (UTF-8)")
-            )
-            return []
-
-    def _csv_records(self, file: Path, text: str) -> list[tuple[dict[str, Any], ConfigIssue]]:
-        reader = csv.DictReader(io.StringIO(text))
-        header = [h.strip() for h in reader.fieldnames or []]
-        if "name" not in header:
-            self.issues.append(
-                ConfigIssue(
-                    file,
-                    1,
-                    "the player list has no 'name' column",
-                    f"first line must name the columns, e.g. number,name,rating,fide_id,federation,title ({_choices(CSV_COLUMNS)})",
-                )
-            )
-            return []
-        for column in header:
-            if column not in CSV_COLUMNS:
-                close = difflib.get_close_matches(column, CSV_COLUMNS, n=1)
-                self.issues.append(
-                    ConfigIssue(
-                        file,
-                        1,
-                        f"unknown column {column!r}",
-                        f"did you mean {close[0]!r}?"
-                        if close
-                        else f"columns: {_choices(CSV_COLUMNS)}",
-                    )
-                )
-        rows: list[tuple[dict[str, Any], ConfigIssue]] = []
-        for record in reader:
-            line = reader.line_num
-            if len(rows) >= MAX_ENTRIES:
-                self.issues.append(
-                    ConfigIssue(file, line, f"more than {MAX_ENTRIES} players", "split the list")
-                )
-                break
-            values: dict[str, Any] = {}
-            for key, value in record.items():
-                if key is None or not isinstance(value, str):
-                    continue
-                key = key.strip()
-                value = clean_text(value)
-                if not value:
-                    continue
-                if len(value) > MAX_STRING:
-                    self.issues.append(
-                        ConfigIssue(
-                            file,
-                            line,
-                            f"{key} is {len(value)} characters long",
-                            f"at most {MAX_STRING} characters",
-                        )
-                    )
-                    continue
-                if key in ("number", "rating"):
-                    if not (value.isascii() and value.isdigit() and len(value) <= 9):
-                        self.issues.append(
-                            ConfigIssue(
-                                file, line, f"{key} {value!r} is not a whole number", "e.g. 2450"
-                            )
-                        )
-                        continue
-                    values[key] = int(value)
-                else:
-                    values[key] = value
-            if not values:
-                continue  # blank line
-            rows.append((values, ConfigIssue(file, line, "")))
-        return rows
-
-    def trf_rows(
-        self, raw: dict[str, Any], at: KeyPath
-    ) -> list[tuple[dict[str, Any], ConfigIssue]]:
-        file = self.resolve_file(raw, "players_trf", at)
-        if file is None:
-            return []
-        from broadcast.config.trfplayers import read_trf_players
-
-        rows: list[tuple[dict[str, Any], ConfigIssue]] = []
-        try:
-            found = read_trf_players(decode_list(read_limited(file))[0])
-        except ValueError as exc:
-            self.issues.append(
-                ConfigIssue(
-                    file,
-                    None,
-                    f"cannot read the TRF player list: {exc}",
-                    "export TRF-16 from the pairing program",
-                )
-            )
-            return []
-        for line, values in found[: MAX_ENTRIES + 1]:
-            values = {k: clean_text(v) if isinstance(v, str) else v for k, v in values.items()}
-            rows.append((values, ConfigIssue(file, line, "")))
-        if len(rows) > MAX_ENTRIES:
-            self.issues.append(ConfigIssue(file, None, f"more than {MAX_ENTRIES} players"))
-            return []
-        return rows
-
-    def player_entries(
-        self, rows: list[tuple[dict[str, Any], ConfigIssue]]
-    ) -> tuple[PlayerEntry, ...]:
-        entries: list[PlayerEntry] = []
-        numbers: dict[int, ConfigIssue] = {}
-        explicit = [values for values, _ in rows if "number" in values]
-        if explicit and len(explicit) != len(rows):
-            first = next(where for values, where in rows if "number" not in values)
-            self.issues.append(
-                ConfigIssue(
-                    first.file,
-                    first.line,
-                    "some players have a number and some do not",
-                    "give every player a starting number, or none (list order is then used)",
-                )
-            )
-            return ()
-        for position, (values, row) in enumerate(rows, start=1):
-
-            def at_key(key: str, row: ConfigIssue = row, index: int = position - 1) -> ConfigIssue:
-                line = self.player_key_lines.get((index, key), row.line)
-                return ConfigIssue(row.file, line, "")
-
-            where = row
-            name = values.get("name")
-            if not isinstance(name, str) or not name.strip():
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        where.line,
-                        "a player has no name",
-                        'add name = "Surname, Given"',
-                    )
-                )
-                continue
-            name = clean_text(name)
-            if len(name) > MAX_STRING or not name:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("name").line,
-                        f"a player's name is {len(name)} characters long"
-                        if name
-                        else "a player's name is only control characters",
-                        f"at most {MAX_STRING} characters",
-                    )
-                )
-                continue
-            number = values.get("number", position)
-            rating = values.get("rating", 0)
-            if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("number").line,
-                        f"{name}: number {number!r} is not a starting number",
-                        "use 1, 2, 3, ...",
-                    )
-                )
-                continue
-            if isinstance(rating, bool) or not isinstance(rating, int) or not 0 <= rating <= 4000:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("rating").line,
-                        f"{name}: rating {rating!r} is not valid",
-                        "a whole number such as 2450, or 0 if unrated",
-                    )
-                )
-                continue
-            if number in numbers:
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("number").line,
-                        f"{name}: starting number {number} is already used (line {numbers[number].line})",
-                        "each player needs a unique number",
-                    )
-                )
-                continue
-            numbers[number] = where
-            fields = {
-                k: clean_text(str(values.get(k, "")))[:MAX_STRING]
-                for k in ("fide_id", "federation", "title", "sex", "birth")
-            }
-            if fields["fide_id"] and not fields["fide_id"].isdigit():
-                self.issues.append(
-                    ConfigIssue(
-                        where.file,
-                        at_key("fide_id").line,
-                        f"{name}: FIDE id {fields['fide_id']!r} is not a number",
-                        "e.g. 2200140",
-                    )
-                )
-                continue
-            entries.append(PlayerEntry(number=number, name=name.strip(), rating=rating, **fields))
-        if entries:
-            expected = set(range(1, len(entries) + 1))
-            if {e.number for e in entries} != expected and len(entries) == len(rows):
-                last = rows[-1][1]
-                self.issues.append(
-                    ConfigIssue(
-                        last.file,
-                        last.line,
-                        "starting numbers must run 1.." + str(len(entries)) + " without gaps",
-                        "renumber the players",
-                    )
-                )
-        return tuple(sorted(entries, key=lambda e: e.number))
-
-    # -- boards --------------------------------------------------------------------
-    def bus_address(self, raw: Mapping[str, Any], at: KeyPath) -> int | None:
-        """A board's bus address: 14 bits (1..16383; 0 calls every board). A 5-digit
-        serial number above 16383 cannot be one, whatever the label on the board says."""
-        address = self.get_int(raw, "address", at, example=1234)
-        if address is None or 1 <= address <= MAX_BUS_ADDRESS:
-            return address
-        if address > MAX_BUS_ADDRESS:
-            message = (
-                f"{self.where((*at, 'address'))} = {address} does not fit a bus address "
-                f"(14 bits: 1..{MAX_BUS_ADDRESS})"
-            )
-            hint = (
-                "a bus board answers at the address `boardwire boards --port PORT` shows for "
-                "it, which is not its serial number when the serial is above 16383"
-            )
-        else:
-            message = f"{self.where((*at, 'address'))} = {address} is not a bus address"
-            hint = f"use the board's address, 1..{MAX_BUS_ADDRESS} (0 calls every board at once)"
-        self.error((*at, "address"), message, hint)
-        return address  # refused above; kept so that no other check reports it as missing
-
-    def boards(self, doc: dict[str, Any], sections: set[str]) -> list[BoardConfig]:
-        boards: list[BoardConfig] = []
-        numbers: dict[int, int] = {}
-        ports: dict[str, list[tuple[int, int | None]]] = {}
-        for i, raw in enumerate(self.get_array_of_tables(doc, "board", ())):
-            at: KeyPath = ("board", i)
-            self.unknown_keys(raw, BOARD_KEYS, at)
-            number = self.get_int(raw, "number", at, required=True, minimum=1, example=i + 1)
-            port = self.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
-            address = self.bus_address(raw, at)
-            section = self.get_str(raw, "section", at, required=True, example="Open")
-            if section and sections and section not in sections:
-                close = difflib.get_close_matches(section, sorted(sections), n=1)
-                self.error(
-                    (*at, "section"),
-                    f"board {number}: no section named {section!r}",
-                    f"did you mean {close[0]!r}?"
-                    if close
-                    else f"sections: {_choices(sorted(sections))}",
-                )
-            if number is None or not port:
-                continue
-            if number in numbers:
-                self.error(
-                    (*at, "number"),
-                    f"board number {number} is used twice",
-                    f"board [{numbers[number] + 1}] already has it",
-                )
-                continue
-            numbers[number] = i
-            ports.setdefault(port, []).append((i, address))
-            boards.append(BoardConfig(number, port, address, section))
-        for port, users in ports.items():
-            if len(users) < 2:
-                continue
-            addresses = [a for _, a in users]
-            for i, address in users:
-                if address is None:
-                    self.error(
-                        ("board", i, "port"),
-                        f"port {port} carries {len(users)} boards, so each needs its bus address",
-                        "add address = the board's bus address (`boardwire boards` lists it; "
-                        "up to 16383 it is the board's serial number)",
-                    )
-                elif addresses.count(address) > 1:
-                    self.error(
-                        ("board", i, "address"),
-                        f"bus address {address} on {port} is used by two boards",
-                        "each board on a bus has its own address",
-                    )
-        return sorted(boards, key=lambda b: b.number)
+    return sorted(boards, key=lambda b: b.number)
 
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -1066,8 +235,8 @@ def load_event_text(text: str, path: str | Path) -> EventConfig:
                 )
             ]
         ) from None
-    checker = _Checker(file, text)
-    config = checker.event(doc)
-    if checker.issues or config is None:
-        raise ConfigError(checker.issues or [ConfigIssue(file, None, "invalid config")])
+    reader = TomlReader(file, text)
+    config = _event(reader, doc)
+    if reader.issues or config is None:
+        raise ConfigError(reader.issues or [ConfigIssue(file, None, "invalid config")])
     return config

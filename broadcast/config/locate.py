@@ -12,6 +12,8 @@ syntax errors; it only has to follow strings, brackets and comments correctly.
 
 from __future__ import annotations
 
+__all__ = ["KeyPath", "key_lines", "line_of"]
+
 KeyPath = tuple[str | int, ...]
 
 _BARE_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")

@@ -14,6 +14,42 @@ from zoneinfo import ZoneInfo
 
 from clocks.timecontrol import TimeControl
 
+__all__ = [
+    "BYE_DEADLINES",
+    "FIRST_ROUND_NO_SHOW",
+    "ON_NO_SHOW_LIMIT",
+    "PAIRING_KINDS",
+    "PRIZE_SPLITS",
+    "PRIZE_TIES",
+    "REMAINING_GAMES",
+    "SINGLE_ABSENCE",
+    "SYSTEMS",
+    "BoardConfig",
+    "ByeDeadline",
+    "ByePolicy",
+    "EarlyDrawRule",
+    "EventConfig",
+    "FirstRoundNoShow",
+    "NoShowRules",
+    "OnNoShowLimit",
+    "PairingKind",
+    "PairingSource",
+    "PlayerEntry",
+    "PlayoffRules",
+    "PrizePool",
+    "PrizeRules",
+    "PrizeSplit",
+    "PrizeTies",
+    "RemainingGames",
+    "ResultsMode",
+    "RoundStart",
+    "SectionConfig",
+    "SingleAbsence",
+    "System",
+    "TiebreakEdition",
+    "WithdrawalRules",
+]
+
 System = Literal["round-robin", "double-round-robin", "swiss"]
 PairingKind = Literal["berger", "dutch", "import"]
 ResultsMode = Literal["apply", "confirm"]

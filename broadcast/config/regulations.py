@@ -1,11 +1,11 @@
 """Config tables for the rules a regulation adds beyond pairings and schedules:
 `[section.no_shows]`, `[section.withdrawal]`, `[section.playoff]`, `[section.prizes]`
-(with `[[section.prizes.pool]]`). Read by the loader's checker, which collects issues.
+(with `[[section.prizes.pool]]`). Read through a `TomlReader`, which collects the issues.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from broadcast.config.locate import KeyPath
 from broadcast.config.model import (
@@ -29,10 +29,22 @@ from broadcast.config.model import (
     System,
     WithdrawalRules,
 )
+from broadcast.config.reader import TomlReader
 from clocks.timecontrol import TimeControl, parse_time_control
 
-if TYPE_CHECKING:
-    from broadcast.config.loader import _Checker
+__all__ = [
+    "NO_SHOW_KEYS",
+    "PLAYOFF_KEYS",
+    "POOL_KEYS",
+    "PRIZE_KEYS",
+    "REGULATION_SECTION_KEYS",
+    "WITHDRAWAL_KEYS",
+    "describe_rules",
+    "no_show_rules",
+    "playoff_rules",
+    "prize_rules",
+    "withdrawal_rules",
+]
 
 NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
 WITHDRAWAL_KEYS = ("remaining_games",)
@@ -43,7 +55,7 @@ REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes")
 
 
 def no_show_rules(
-    check: _Checker, raw: dict[str, Any], at: KeyPath, limit: int | None
+    check: TomlReader, raw: dict[str, Any], at: KeyPath, limit: int | None
 ) -> tuple[NoShowRules, int | None]:
     """The no-show rules, and the limit (`no_show_limit` or `[section.no_shows] limit`)."""
     table = check.get_table(raw, "no_shows", at)
@@ -69,7 +81,7 @@ def no_show_rules(
     return rules, own if own is not None else limit
 
 
-def withdrawal_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> WithdrawalRules:
+def withdrawal_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> WithdrawalRules:
     table = check.get_table(raw, "withdrawal", at)
     if table is None:
         return WithdrawalRules()
@@ -79,7 +91,7 @@ def withdrawal_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> Withd
     return WithdrawalRules(cast(RemainingGames, games))
 
 
-def _time_control(check: _Checker, table: dict[str, Any], key: str, at: KeyPath) -> TimeControl:
+def _time_control(check: TomlReader, table: dict[str, Any], key: str, at: KeyPath) -> TimeControl:
     text = check.get_str(table, key, at, required=True, example="300")
     try:
         return parse_time_control(text or "300")
@@ -89,7 +101,7 @@ def _time_control(check: _Checker, table: dict[str, Any], key: str, at: KeyPath)
 
 
 def playoff_rules(
-    check: _Checker, raw: dict[str, Any], at: KeyPath, system: System | None
+    check: TomlReader, raw: dict[str, Any], at: KeyPath, system: System | None
 ) -> PlayoffRules | None:
     table = check.get_table(raw, "playoff", at)
     if table is None:
@@ -111,7 +123,7 @@ def playoff_rules(
     return PlayoffRules(blitz, armageddon, games or 2, cast(Any, winner))
 
 
-def prize_rules(check: _Checker, raw: dict[str, Any], at: KeyPath) -> PrizeRules | None:
+def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRules | None:
     table = check.get_table(raw, "prizes", at)
     if table is None:
         return None

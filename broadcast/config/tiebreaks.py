@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from broadcast.fide.tiebreaks.spec import TiebreakError, parse_tiebreak
 
+__all__ = ["check_tiebreak"]
+
 
 def check_tiebreak(code: str, *, swiss: bool) -> tuple[str, str] | None:
     """None if `code` is usable; else (problem, hint)."""

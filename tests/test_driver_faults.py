@@ -309,7 +309,9 @@ async def test_a_board_that_rebooted_with_its_clock_stopped_is_caught_by_the_dum
 # -- the bus ---------------------------------------------------------------------------------
 
 
-@pytest.mark.expected_log(r"board 10001 stopped on a software error \(ValueError: a bug while reading")
+@pytest.mark.expected_log(
+    r"board 10001 stopped on a software error \(ValueError: a bug while reading"
+)
 async def test_one_boards_software_error_never_stops_the_others_on_the_line(
     tmp_path: Path,
     event_log: EventLog,

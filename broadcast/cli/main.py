@@ -329,4 +329,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     return int(result or 0)
-

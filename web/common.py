@@ -13,8 +13,8 @@ from broadcast.games.ids import slug
 from broadcast.service.event_service import EventService
 from web import views
 from web.answers import Answers
+from web.arbiter.actions import Desk
 from web.auth import Auth
-from web.desk import Desk
 from web.hub import Hub
 from web.pairing_worker import PairingWorker
 

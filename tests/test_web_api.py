@@ -337,7 +337,7 @@ async def test_login_is_rate_limited(env: tuple[TestClient, EventService, Manual
         assert await _login(client, "wrong") == 401
     assert await _login(client) == 429  # even the right password waits
     app: web.Application = client.server.app  # type: ignore[attr-defined]
-    from web.common import AUTH
+    from web.keys import AUTH
 
     limiter = app[AUTH]
     limiter.now = lambda: 1e12  # the window has passed

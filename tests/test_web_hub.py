@@ -17,9 +17,9 @@ from broadcast.games.events import GameFlag, LineCorrected, ResultConfirmed, Res
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
-from web.common import HUB
 from web.hub import Client, Frame, diff, game_deltas
 from web.hub import channel as hub_channel
+from web.keys import HUB
 
 GAME = "masters-r1-b2"
 

@@ -17,10 +17,10 @@ from web_support import CREDENTIALS, make_service, play_moves
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
-from web.common import HUB
 from web.hub import Channel, Client, Delta, Frame, Hub
 from web.hub import channel as hub_channel
 from web.hub import server as hub_server
+from web.keys import HUB
 from web.limits import HubLimits, WebLimits
 
 GAME = "masters-r1-b2"
@@ -270,17 +270,17 @@ async def test_standings_follow_a_result_computed_off_the_loop(
     # change in the old hub: the loop stalled for every result entered.
     import threading
 
-    import web.views
+    import web.json_views
 
     client, service, _ = env
     threads: list[str] = []
-    real = web.views.standings_json
+    real = web.json_views.standings_json
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(web.views, "standings_json", recording)
+    monkeypatch.setattr(web.json_views, "standings_json", recording)
     async with client.ws_connect("/ws") as ws:
         await ws.send_json(
             {"type": "subscribe", "scope": "round", "section": "masters", "round": 1}

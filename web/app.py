@@ -24,8 +24,9 @@ from web.arbiter import api, desk, login
 from web.arbiter.actions import Desk
 from web.arbiter.guard import arbiter_guard
 from web.auth import Auth
-from web.common import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE, error, json_response
+from web.http_json import error, json_response
 from web.hub import Hub
+from web.keys import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded

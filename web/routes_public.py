@@ -13,17 +13,10 @@ from aiohttp import web
 
 from broadcast.games.state import GameError
 from broadcast.service.event_service import PublicState
-from web import pages, views
+from web import json_views, pages
 from web.answers import Answer, Answers, tournament_only
-from web.common import (
-    ANSWERS,
-    HUB,
-    error,
-    json_response,
-    round_of,
-    section_of,
-    service_of,
-)
+from web.http_json import error, json_response, round_of, section_of
+from web.keys import ANSWERS, HUB, service_of
 
 routes = web.RouteTableDef()
 
@@ -59,7 +52,7 @@ async def event_route(request: web.Request) -> web.Response:
     live = service.live_rounds()  # the schedule moves with time: part of the answer's name
     answer = await _answers(request).json(
         f"event:{sorted(live.items())}",
-        lambda public: views.event_json(service.config, public.tournament, live),
+        lambda public: json_views.event_json(service.config, public.tournament, live),
         tournament_only,
     )
     return _send(request, answer)
@@ -68,11 +61,11 @@ async def event_route(request: web.Request) -> web.Response:
 async def round_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = service_of(request).public_state()
-    if not views.round_exists(public.tournament, section, number):
+    if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answer = await _answers(request).json(
         f"round:{section.name}:{number}",
-        lambda public: views.round_json(public.book, section.name, number),
+        lambda public: json_views.round_json(public.book, section.name, number),
     )
     return _send(request, answer)
 
@@ -83,7 +76,7 @@ async def game_route(request: web.Request) -> web.Response:
         game = service_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
-    return json_response(views.game_json(game))
+    return json_response(json_views.game_json(game))
 
 
 async def standings_route(request: web.Request) -> web.Response:
@@ -91,7 +84,7 @@ async def standings_route(request: web.Request) -> web.Response:
     section = section_of(request)
     answer = await _answers(request).json(
         f"standings:{section.name}",
-        lambda public: views.standings_json(config, public.tournament, section),
+        lambda public: json_views.standings_json(config, public.tournament, section),
         tournament_only,
     )
     return _send(request, answer)
@@ -105,7 +98,7 @@ async def prizes_route(request: web.Request) -> web.Response:
         return error(404, f"section {section.name!r} has no [section.prizes] in its config")
     answer = await _answers(request).json(
         f"prizes:{section.name}",
-        lambda public: views.prizes_json(service.config, public.tournament, section),
+        lambda public: json_views.prizes_json(service.config, public.tournament, section),
         tournament_only,
     )
     return _send(request, answer)
@@ -115,7 +108,7 @@ async def pairings_route(request: web.Request) -> web.Response:
     section = section_of(request)
     answer = await _answers(request).json(
         f"pairings:{section.name}",
-        lambda public: views.pairings_json(public.tournament, section),
+        lambda public: json_views.pairings_json(public.tournament, section),
         tournament_only,
     )
     return _send(request, answer)
@@ -127,7 +120,7 @@ async def pairings_route(request: web.Request) -> web.Response:
 async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = service_of(request).public_state()
-    if not views.round_exists(public.tournament, section, number):
+    if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answers = _answers(request)
 
@@ -209,7 +202,7 @@ HTML = "text/html"
 async def home_page(request: web.Request) -> web.Response:
     service = service_of(request)
     live, unpaired = service.live_rounds(), service.unpaired_rounds()
-    speed = views.speed_of(service)
+    speed = json_views.speed_of(service)
     name = f"page:home:{sorted(live.items())}:{sorted(unpaired.items())}:{service.delay}:{speed}"
     answer = await _answers(request).text(
         name,
@@ -228,7 +221,7 @@ async def round_page(request: web.Request) -> web.Response:
     except web.HTTPException as exc:
         return _page_error(request, exc.status, exc.text or "")
     service = service_of(request)
-    speed = views.speed_of(service)
+    speed = json_views.speed_of(service)
     answer = await _answers(request).text(
         f"page:round:{section.name}:{number}:{service.delay}:{speed}",
         lambda public: pages.round_page(
@@ -249,7 +242,7 @@ async def game_page(request: web.Request) -> web.Response:
     except GameError:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
-    speed = views.speed_of(service)
+    speed = json_views.speed_of(service)
     answer = await _answers(request).text(
         f"page:game:{game_id}:{flipped}:{service.delay}:{speed}",
         lambda public: pages.game_page(
@@ -273,7 +266,7 @@ async def standings_page(request: web.Request) -> web.Response:
     except web.HTTPException as exc:
         return _page_error(request, exc.status, exc.text or "")
     service = service_of(request)
-    speed = views.speed_of(service)
+    speed = json_views.speed_of(service)
     answer = await _answers(request).text(
         f"page:standings:{section.name}:{service.delay}:{speed}",
         lambda public: pages.standings_page(

@@ -12,5 +12,5 @@ See `web.auth` for the session, CSRF, Basic and rate-limit rules.
 """
 
 # The submodules are imported by name (`web.app` adds their routes); importing them here
-# would make `web.common` (which needs `actions.Desk` for its key) import itself.
+# would make `web.keys` (which needs `actions.Desk` for its key) import itself.
 __all__: list[str] = []

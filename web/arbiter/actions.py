@@ -25,9 +25,9 @@ from broadcast.tournament.events import (
     PlayerWithdrawn,
     PlayoffGamePaired,
 )
-from web import views
 from web.arbiter.moves import to_ucis
 from web.pairing_worker import PairingWorker
+from web.sections import section_by_name
 
 __all__ = [
     "MAX_BOARD",
@@ -148,7 +148,7 @@ class Desk:
         self.service.tournament_event(BoardAssigned(name, round_number, white, board, by=by))
 
     def _section(self, wanted: str) -> str:
-        section = views.section_by_name(self.service.config, wanted)
+        section = section_by_name(self.service.config, wanted)
         if section is None or not wanted:
             raise ActionError(f"no section {wanted!r}")
         return section.name

@@ -19,11 +19,13 @@ from aiohttp import web
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError
 from broadcast.service.event_service import ActionError, EventService
-from web import views
+from web import json_views
 from web.arbiter.actions import ByHand, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import acting
-from web.common import DESK, PAIRER, error, http_error, json_response, round_of, service_of
+from web.http_json import error, http_error, json_response, round_of
+from web.keys import DESK, PAIRER, service_of
 from web.pairing_worker import PairingBusy
+from web.sections import section_by_name
 
 __all__ = ["Call", "action", "routes"]
 
@@ -51,7 +53,7 @@ def _field(data: dict[str, Any], name: str, kind: type) -> Any:
 
 def _live_game(request: web.Request, game_id: str) -> web.Response:
     try:
-        return json_response(views.arbiter_game_json(service_of(request).book.get(game_id)))
+        return json_response(json_views.arbiter_game_json(service_of(request).book.get(game_id)))
     except GameError:
         return error(404, f"no game {game_id!r}")
 
@@ -264,7 +266,7 @@ async def boards_route(request: web.Request) -> web.Response:
     service = service_of(request)
     return json_response(
         [
-            views.desk_board_json(b, service.book)
+            json_views.desk_board_json(b, service.book)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
         ]
     )
@@ -272,7 +274,7 @@ async def boards_route(request: web.Request) -> web.Response:
 
 @routes.get("/api/v1/arbiter/alerts")
 async def alerts_route(request: web.Request) -> web.Response:
-    return json_response([views.alert_json(a) for a in request.app[DESK].alerts()])
+    return json_response([json_views.alert_json(a) for a in request.app[DESK].alerts()])
 
 
 @routes.get("/api/v1/arbiter/games/{game}")
@@ -309,7 +311,7 @@ async def pairings_route(request: web.Request) -> web.Response:
     data = await _body(request)
     wanted = request.match_info["section"]
     number = round_of(request)
-    section = views.section_by_name(service.config, wanted)
+    section = section_by_name(service.config, wanted)
     if section is None:
         return error(404, f"no section {wanted!r}")
     source = _pairing_source(request, data)

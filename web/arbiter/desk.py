@@ -18,14 +18,16 @@ from broadcast.games.ids import slug
 from broadcast.service import regulation_actions as regs
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.regulation_actions import DESK_REASONS
-from web import views
+from web import json_views
 from web.arbiter.actions import Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import FORM, SESSION, acting, desk_html
 from web.arbiter.moves import split_moves
 from web.auth import same_origin
 from web.board_svg import piece_defs
-from web.common import ARBITER, DESK, HUB, PAIRER, error, service_of
+from web.http_json import error
+from web.keys import ARBITER, DESK, HUB, PAIRER, service_of
 from web.pages import ENV
+from web.sections import section_by_name
 
 __all__ = ["desk_page", "desk_ws", "routes"]
 
@@ -43,7 +45,9 @@ async def desk_page(request: web.Request) -> web.Response:
         number = live.get(section.name)
         if number is None:
             continue
-        games = [views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)]
+        games = [
+            json_views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)
+        ]
         playoff = service.tournament.section(section.name).playoff.get(number - section.rounds)
         rounds.append(
             {
@@ -56,7 +60,7 @@ async def desk_page(request: web.Request) -> web.Response:
             }
         )
     boards = [
-        views.desk_board_json(b, service.book)
+        json_views.desk_board_json(b, service.book)
         for b in sorted(service.hall.values(), key=lambda b: b.number)
     ]
     text = ENV.get_template("arbiter.html").render(
@@ -65,7 +69,7 @@ async def desk_page(request: web.Request) -> web.Response:
         user=request[ARBITER],
         csrf=session.csrf,
         boards=boards,
-        alerts=[views.alert_json(a) for a in desk.alerts()],
+        alerts=[json_views.alert_json(a) for a in desk.alerts()],
         rounds=rounds,
         results=RESULTS,
         reasons=DESK_REASONS,
@@ -191,7 +195,7 @@ def _ack(f: Form) -> str:
 async def _pair(f: Form) -> str:
     """Pair a round: the pairing program's TRF when pasted, else FIDE Dutch."""
     service = service_of(f.request)
-    section = views.section_by_name(service.config, f["section"])
+    section = section_by_name(service.config, f["section"])
     if section is None:
         raise ActionError(f"no section {f['section']!r}")
     number = f.number("round")

@@ -14,7 +14,8 @@ from aiohttp import web
 from multidict import MultiDictProxy
 
 from web.auth import Session, csrf_ok, same_origin
-from web.common import ARBITER, AUTH, error, service_of
+from web.http_json import error
+from web.keys import ARBITER, AUTH, service_of
 from web.pages import ENV
 
 __all__ = ["FORM", "SESSION", "acting", "arbiter_guard", "desk_html"]

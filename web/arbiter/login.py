@@ -9,7 +9,7 @@ from aiohttp import web
 
 from web.arbiter.guard import desk_html
 from web.auth import AUTH_FAILED_MESSAGE, LOGIN_COOKIE, SESSION_COOKIE, same_origin, set_cookie
-from web.common import AUTH, service_of
+from web.keys import AUTH, service_of
 from web.pages import ENV
 
 __all__ = ["login", "login_form", "logout", "routes"]

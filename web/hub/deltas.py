@@ -19,7 +19,7 @@ from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.tournament.state import TournamentState
-from web import views
+from web import json_views
 
 __all__ = [
     "Delta",
@@ -84,13 +84,13 @@ def _move_json(ply: int, game: GameState) -> dict[str, Any]:
 def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:
     """Messages that take a client from `old` to `new` (one game)."""
     if old is None:
-        return [{"type": "game", "game": views.game_json(new)}]
+        return [{"type": "game", "game": json_views.game_json(new)}]
     out: list[dict[str, Any]] = []
     line_same = old.moves == new.moves[: old.ply] and old.start_fen == new.start_fen
     if (not line_same) or (old.white, old.black) != (new.white, new.black):
         # A takeback, a correction, a new start position or new players: the whole game,
         # so the client's line is replaced, never patched into a stale variation.
-        return [{"type": "game", "game": views.game_json(new)}]
+        return [{"type": "game", "game": json_views.game_json(new)}]
     if new.ply > old.ply or new.moves != old.moves:
         out.append(
             {
@@ -120,8 +120,8 @@ def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:
                 "running": new.running,
             }
         )
-    if views.result_json(old) != views.result_json(new):
-        fields = views.result_json(new)
+    if json_views.result_json(old) != json_views.result_json(new):
+        fields = json_views.result_json(new)
         # `reason` repeats `result_reason` for clients written before the contract grew.
         out.append({"type": "result", "game": new.id, **fields, "reason": fields["result_reason"]})
     if (old.in_sync, old.out_since) != (new.in_sync, new.out_since):
@@ -161,7 +161,7 @@ def diff(config: EventConfig, old: Frame, new: Frame, *, sections: bool = True) 
                 frozenset({"event"}),
                 {
                     "type": "alerts",
-                    "alerts": [views.alert_json(a) for a in new.alerts],
+                    "alerts": [json_views.alert_json(a) for a in new.alerts],
                     "new": [a.id for a in new.alerts if a.id not in known],
                 },
             )
@@ -183,8 +183,8 @@ def section_view(
     """The standings and pairings of `section` (a 2,000-player Swiss: a tenth of a
     second; the hub computes them off the loop). Pure."""
     return SectionView(
-        views.standings_json(config, tournament, section),
-        views.pairings_json(tournament, section),
+        json_views.standings_json(config, tournament, section),
+        json_views.pairings_json(tournament, section),
     )
 
 
@@ -240,21 +240,21 @@ def snapshot_data(
         state = frame.book.games.get(game)
         if state is None:
             return None
-        data = {"game": views.game_json(state)}
+        data = {"game": json_views.game_json(state)}
     elif scope == "round":
         assert section is not None
         data = {
-            **views.round_json(frame.book, section.name, round_number),
+            **json_views.round_json(frame.book, section.name, round_number),
             "standings": standings
             if standings is not None
-            else views.standings_json(config, frame.tournament, section),
+            else json_views.standings_json(config, frame.tournament, section),
         }
     else:
         data = {
-            "event": views.event_json(config, frame.tournament, live),
-            "live": views.live_json(frame.book, config, live),
+            "event": json_views.event_json(config, frame.tournament, live),
+            "live": json_views.live_json(frame.book, config, live),
         }
     if arbiter and scope == "event":
         data["boards"] = list(frame.boards)
-        data["alerts"] = [views.alert_json(a) for a in frame.alerts]
+        data["alerts"] = [json_views.alert_json(a) for a in frame.alerts]
     return data

@@ -42,10 +42,11 @@ from broadcast.config.model import SectionConfig
 from broadcast.journal.store import Entry
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
-from web import views
+from web import json_views
 from web.hub.channel import Channel, Client
 from web.hub.deltas import Frame, encode, scope_key, snapshot_data
 from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
+from web.sections import section_by_name
 
 __all__ = ["PUMP_SECONDS", "WRITE_BATCH", "AlertSource", "Hub"]
 
@@ -100,7 +101,7 @@ class Hub:
     def arbiter_frame(self) -> Frame:
         service = self.service
         boards = tuple(
-            views.desk_board_json(b, service.book)
+            json_views.desk_board_json(b, service.book)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
         )
         return Frame(service.tournament, service.book, boards, tuple(self.alerts()))
@@ -163,7 +164,7 @@ class Hub:
 
     def clock_rate(self) -> float:
         """Event seconds per wall second (the demo runs fast): clients tick clocks at it."""
-        return views.speed_of(self.service)
+        return json_views.speed_of(self.service)
 
     def snapshot_text(
         self, channel: Channel, scope: str, section: SectionConfig | None, rnd: int, game: str
@@ -296,7 +297,7 @@ class Hub:
         rnd = 0
         game = ""
         if scope == "round":
-            section = views.section_by_name(self.config, _str(msg.get("section")))
+            section = section_by_name(self.config, _str(msg.get("section")))
             r = msg.get("round")
             if section is None or not isinstance(r, int) or isinstance(r, bool) or r < 1:
                 return [_error("round scope needs section and round")]

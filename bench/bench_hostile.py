@@ -354,7 +354,7 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
     app = run.runner.app
     guard = run.runner.guard  # type: ignore[attr-defined]
     from web.app import BUDGET
-    from web.common import HUB
+    from web.keys import HUB
 
     server_side = {
         "budget_waited": app[BUDGET].waited,

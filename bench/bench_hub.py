@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from web_support import make_service  # noqa: E402
 
 from web.app import build_app  # noqa: E402
-from web.common import HUB  # noqa: E402
 from web.hub import Delta  # noqa: E402
+from web.keys import HUB  # noqa: E402
 
 CLIENTS = 1000
 DELTAS = 200

@@ -29,7 +29,7 @@ from boards.events import BoardLost
 from broadcast.journal.store import RETRY_MAX, Journal
 from broadcast.service.event_service import EventService
 from web.app import build_app
-from web.desk import Desk
+from web.arbiter.actions import Desk
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
 GAME = "masters-r1-b1"

@@ -21,7 +21,7 @@ from broadcast.publish.tasks import (
 )
 from broadcast.service.health import JOURNAL_ALERT, Health
 from web.app import build_app
-from web.desk import Desk
+from web.arbiter.actions import Desk
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
 GAME = "masters-r1-b1"

@@ -13,7 +13,7 @@ from boardsim.humans import Habits
 from broadcast.arbiter.alerts import Alert
 from broadcast.cli.demo import _games as demo_games
 from broadcast.export.pgn import round_pgn
-from web import views
+from web import json_views
 
 DELAY = 60.0
 
@@ -40,7 +40,7 @@ def test_flag_and_kings_signal_reach_desk_public_json_and_pgn(tmp_path: Path) ->
 
     # Spectators: the flag and the pending result, once the delay has passed.
     time.advance(DELAY + 1)
-    public = views.game_json(service.public_state().book.get(flagged.id))
+    public = json_views.game_json(service.public_state().book.get(flagged.id))
     assert public["flag"] == flagged.flag
     assert public["result"] == "*"
     assert public["pending_result"] == {
@@ -55,10 +55,10 @@ def test_flag_and_kings_signal_reach_desk_public_json_and_pgn(tmp_path: Path) ->
     assert f'[Result "{flagged.proposal.result}"]' in pgn
     assert '[Termination "time forfeit"]' in pgn
 
-    before = views.game_json(service.public_state().book.get(flagged.id))
+    before = json_views.game_json(service.public_state().book.get(flagged.id))
     assert before["result"] == "*"  # the delay hides the confirmation too
     time.advance(DELAY + 1)
-    after = views.game_json(service.public_state().book.get(flagged.id))
+    after = json_views.game_json(service.public_state().book.get(flagged.id))
     assert (after["result"], after["result_reason"], after["pending_result"]) == (
         flagged.proposal.result,
         "time forfeit",
@@ -75,7 +75,7 @@ def test_confirmed_kings_signal_closes_its_alert_and_reads_as_agreement(tmp_path
     )
     service.set_result(game.id, game.proposal.result, "arbiter:test", "kings-signal")  # type: ignore[union-attr]
     time.advance(DELAY + 1)
-    public = views.game_json(service.public_state().book.get(game.id))
+    public = json_views.game_json(service.public_state().book.get(game.id))
     assert public["result_reason"] == "kings signal"
     open_ = [a for a in service.alerts() if isinstance(a, Alert) and a.game == game.id]
     assert [a.kind for a in open_ if a.kind == "result-proposed"] == []

@@ -37,7 +37,7 @@ from broadcast.service.health import SYSTEM_PREFIX
 from broadcast.service.supervisor import Backoff, task_key
 from clocks.timesource import EpochTime
 from web.app import build_app
-from web.common import HUB
+from web.keys import HUB
 
 FAST = Backoff(first=0.05, longest=0.2, healthy_after=60.0)
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}

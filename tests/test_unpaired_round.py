@@ -19,7 +19,7 @@ from broadcast.config import load_event
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService, how_to_pair
 from clocks.timesource import ManualTime
-from web import pages, views
+from web import json_views, pages
 
 ROOT = Path(__file__).resolve().parent.parent
 SESTAO = ROOT / "examples" / "sestao-2025-swiss.toml"
@@ -144,4 +144,4 @@ def test_readme_rehearsal_shows_games(tmp_path: Path) -> None:
 
 def test_views_speed_of_reads_the_time_source(tmp_path: Path) -> None:
     service = _service(tmp_path)
-    assert views.speed_of(service) == 1.0  # a ManualTime has no speed: a real event
+    assert json_views.speed_of(service) == 1.0  # a ManualTime has no speed: a real event

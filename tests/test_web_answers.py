@@ -14,7 +14,7 @@ from big_event import big_service
 from web_support import CREDENTIALS, make_service, play_moves
 
 import broadcast.export.pgn
-import web.views
+import web.json_views
 from broadcast.export.pgn import event_pgn, round_pgn
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
@@ -107,13 +107,13 @@ async def test_standings_are_not_recomputed_for_a_move(
 ) -> None:
     client, service, _ = env
     calls = [0]
-    real = web.views.standings_json
+    real = web.json_views.standings_json
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(web.views, "standings_json", counting)
+    monkeypatch.setattr(web.json_views, "standings_json", counting)
     assert (await client.get("/api/v1/standings")).status == 200
     play_moves(service, GAME, ["c4"])
     assert (await client.get("/api/v1/standings")).status == 200

@@ -120,6 +120,16 @@ async def test_pages_render_with_javascript_off(
     assert "Crosstable" in standings and "SB" in standings
     assert (await client.get("/round/1")).status == 200
     assert (await client.get("/game/nope")).status == 404
+    # A section or round named wrongly: an error page that says what was wrong, not JSON.
+    for path, status, says in (
+        ("/round/x", 400, "round must be a positive number, not &#39;x&#39;"),
+        ("/round/1?section=nope", 404, "no section &#39;nope&#39;"),
+        ("/standings?section=nope", 404, "no section &#39;nope&#39;"),
+    ):
+        response = await client.get(path)
+        assert response.status == status, path
+        assert response.content_type == "text/html"
+        assert says in await response.text(), path
     response = await client.get("/")
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]
 
@@ -337,7 +347,7 @@ async def test_login_is_rate_limited(env: tuple[TestClient, EventService, Manual
         assert await _login(client, "wrong") == 401
     assert await _login(client) == 429  # even the right password waits
     app: web.Application = client.server.app  # type: ignore[attr-defined]
-    from web.common import AUTH
+    from web.keys import AUTH
 
     limiter = app[AUTH]
     limiter.now = lambda: 1e12  # the window has passed

@@ -22,7 +22,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from web_support import CREDENTIALS, ServerThread
 
-from web.common import AUTH
+from web.keys import AUTH
 from web.limits import WebLimits
 from web.openapi import document
 

@@ -16,10 +16,10 @@ from web_support import CREDENTIALS, make_service, play_moves
 from broadcast.games.events import GameFlag, LineCorrected, ResultConfirmed, ResultProposed
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
-from web import hub as hub_module
 from web.app import build_app
-from web.common import HUB
 from web.hub import Client, Frame, diff, game_deltas
+from web.hub import channel as hub_channel
+from web.keys import HUB
 
 GAME = "masters-r1-b2"
 
@@ -135,9 +135,9 @@ class StalledSocket:
 def test_a_stalled_client_is_bounded_and_resynced() -> None:
     client = Client(StalledSocket())  # type: ignore[arg-type]
     client.resync_to = lambda: ['{"type":"resync"}', '{"type":"snapshot"}']
-    for i in range(hub_module.QUEUE_LIMIT * 3):
+    for i in range(hub_channel.QUEUE_LIMIT * 3):
         client.push(f'{{"seq":{i}}}')
-    assert len(client.queue) <= hub_module.QUEUE_LIMIT
+    assert len(client.queue) <= hub_channel.QUEUE_LIMIT
     assert client.resyncs == 3  # every time the queue fills up again
     assert client.queue[0] == '{"type":"resync"}' and client.queue[1] == '{"type":"snapshot"}'
 

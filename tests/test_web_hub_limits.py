@@ -16,10 +16,11 @@ from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
-from web import hub as hub_module
 from web.app import build_app
-from web.common import HUB
 from web.hub import Channel, Client, Delta, Frame, Hub
+from web.hub import channel as hub_channel
+from web.hub import server as hub_server
+from web.keys import HUB
 from web.limits import HubLimits, WebLimits
 
 GAME = "masters-r1-b2"
@@ -98,9 +99,9 @@ async def test_a_replay_from_close_behind_is_exactly_what_was_missed(
 def test_replays_are_found_without_a_scan(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path)
     channel = Channel("public", service.config, Frame(service.tournament, service.book), "e")
-    for i in range(hub_module.REPLAY_LIMIT * 2):
+    for i in range(hub_channel.REPLAY_LIMIT * 2):
         channel.publish(Delta(frozenset({"event", f"game:{i % 3}"}), {"n": i}))
-    assert len(channel.buffer) == hub_module.REPLAY_LIMIT
+    assert len(channel.buffer) == hub_channel.REPLAY_LIMIT
     top = channel.seq
     assert channel.since(top, "event") == []
     assert [json.loads(t)["n"] for t in channel.since(top - 3, "event") or []] == [
@@ -108,7 +109,7 @@ def test_replays_are_found_without_a_scan(tmp_path: Path) -> None:
         top - 2,
         top - 1,
     ]
-    assert channel.since(top - hub_module.REPLAY_PER_KEY - 1, "event") is None  # snapshot
+    assert channel.since(top - hub_channel.REPLAY_PER_KEY - 1, "event") is None  # snapshot
     assert channel.since(top - 6, "game:0") is not None
     assert channel.since(0, "event") is None  # before the buffer
     assert channel.since(top + 1, "event") is None  # not this run's
@@ -230,10 +231,10 @@ class StalledSocket:
 def test_a_client_that_stalls_again_and_again_is_told_to_come_back_later() -> None:
     client = Client(StalledSocket(), limits=HubLimits(resync_burst=2))  # type: ignore[arg-type]
     client.resync_to = lambda: ['{"type":"resync"}', '{"type":"snapshot"}']
-    for i in range(hub_module.QUEUE_LIMIT * 4):
+    for i in range(hub_channel.QUEUE_LIMIT * 4):
         client.push(f'{{"seq":{i}}}')
     assert client.closing == WSCloseCode.TRY_AGAIN_LATER
-    assert len(client.queue) <= hub_module.QUEUE_LIMIT
+    assert len(client.queue) <= hub_channel.QUEUE_LIMIT
 
 
 async def test_the_arbiter_is_not_held_up_by_the_crowd(tmp_path: Path) -> None:
@@ -269,17 +270,17 @@ async def test_standings_follow_a_result_computed_off_the_loop(
     # change in the old hub: the loop stalled for every result entered.
     import threading
 
-    import web.views
+    import web.json_views
 
     client, service, _ = env
     threads: list[str] = []
-    real = web.views.standings_json
+    real = web.json_views.standings_json
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(web.views, "standings_json", recording)
+    monkeypatch.setattr(web.json_views, "standings_json", recording)
     async with client.ws_connect("/ws") as ws:
         await ws.send_json(
             {"type": "subscribe", "scope": "round", "section": "masters", "round": 1}
@@ -336,7 +337,7 @@ async def test_a_writer_sends_a_few_messages_a_loop_turn(tmp_path: Path) -> None
     client.wake.set()
     await writer
     per_turn = [ws.sent.count(t) for t in set(ws.sent)]
-    assert max(per_turn) <= hub_module.WRITE_BATCH < 40
+    assert max(per_turn) <= hub_server.WRITE_BATCH < 40
     hub.executor.shutdown()
 
 

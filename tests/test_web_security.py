@@ -18,7 +18,7 @@ from web_support import CREDENTIALS, make_service
 from broadcast.service.event_service import EventService
 from web import auth as auth_module
 from web.app import build_app
-from web.common import AUTH
+from web.keys import AUTH
 from web.proxy import ProxySettings, make_settings
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}

@@ -1,7 +1,7 @@
 """The aiohttp application: one port for pages, JSON, PGN feeds and websockets.
 
 `build_app(service, credentials)` assembles the routes of `routes_public` (delayed state
-only) and `routes_arbiter` (live, logged in), the hub and the OpenAPI document;
+only) and `web.arbiter` (live, logged in), the hub and the OpenAPI document;
 `start_web(...)` serves it. Malformed requests get a 4xx with a message; an unexpected
 error is logged and answered with a bare 500 (no traceback, no state, no secret).
 """
@@ -18,12 +18,15 @@ from aiohttp import hdrs, web
 
 from broadcast.service.event_service import EventService, NotDurable
 from broadcast.service.health import SYSTEM_PREFIX, Health
-from web import openapi, routes_arbiter, routes_public, server
+from web import openapi, routes_public, server
 from web.answers import Answers
+from web.arbiter import api, desk, login
+from web.arbiter.actions import Desk
+from web.arbiter.guard import arbiter_guard
 from web.auth import Auth
-from web.common import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE, error, json_response
-from web.desk import Desk
+from web.http_json import error, json_response
 from web.hub import Hub
+from web.keys import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
@@ -179,7 +182,7 @@ def build_app(
     default the service's own; `limits` what clients may ask (see `web.limits`)."""
     limits = limits or WebLimits()
     app = web.Application(
-        middlewares=[forwarded, safety, gate, routes_arbiter.arbiter_guard, durable],
+        middlewares=[forwarded, safety, gate, arbiter_guard, durable],
         client_max_size=1024 * 1024,
     )
     app[PROXY] = proxy or ProxySettings()
@@ -187,14 +190,15 @@ def build_app(
     app[LIMITS] = limits
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
     app[AUTH] = Auth(credentials)
-    app[DESK] = desk = Desk(service, health)
-    app[HUB] = Hub(service, alerts=desk.alerts, limits=limits.hub, budget=budget)
+    app[DESK] = arbiter_desk = Desk(service, health)
+    app[HUB] = Hub(service, alerts=arbiter_desk.alerts, limits=limits.hub, budget=budget)
     app[ANSWERS] = Answers(service)
     app[PAIRER] = PairingWorker()
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
-    app.add_routes(routes_arbiter.routes)
+    for arbiter_routes in (login.routes, desk.routes, api.routes):
+        app.add_routes(arbiter_routes)
     app.router.add_static("/static/", STATIC, append_version=False)
 
     async def start_hub(app: web.Application) -> None:

@@ -18,8 +18,9 @@ from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.service.event_service import PublicState, how_to_pair
 from broadcast.tournament.state import TournamentState
-from web import views
+from web import json_views
 from web.board_svg import board_svg, piece_defs
+from web.sections import section_by_name
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -91,7 +92,7 @@ def home_page(
     speed: float = 1.0,
     unpaired: dict[str, int] | None = None,
 ) -> str:
-    event = views.event_json(config, public.tournament, live)
+    event = json_views.event_json(config, public.tournament, live)
     lives = [
         {
             "section": r["section"],
@@ -99,7 +100,7 @@ def home_page(
             "round": r["round"],
             "games": [_with_svg(g, public.book) for g in r["games"]],
         }
-        for r in views.live_json(public.book, config, live)
+        for r in json_views.live_json(public.book, config, live)
     ]
     return ENV.get_template("home.html").render(
         **_common(config, delay, speed),
@@ -123,7 +124,7 @@ def round_page(
 ) -> str:
     games = [
         _with_svg(g, public.book)
-        for g in views.round_json(public.book, section.name, number)["games"]
+        for g in json_views.round_json(public.book, section.name, number)["games"]
     ]
     return ENV.get_template("round.html").render(
         **_common(config, delay, speed),
@@ -143,9 +144,9 @@ def game_page(
     speed: float = 1.0,
     pairings: TournamentState | None = None,
 ) -> str:
-    data = views.game_json(game)
+    data = json_views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
-    section = views.section_by_name(config, game.key.section)
+    section = section_by_name(config, game.key.section)
     tc = section.time_control if section is not None else None
     timed = tc is not None and not tc.untimed
     start_clock = {  # the clocks before the first move, for the viewer at the start position
@@ -172,7 +173,7 @@ def standings_page(
     *,
     speed: float = 1.0,
 ) -> str:
-    rows = views.standings_json(config, public.tournament, section)
+    rows = json_views.standings_json(config, public.tournament, section)
     tiebreaks = list(rows[0]["tiebreaks"]) if rows else []  # type: ignore[call-overload]
     return ENV.get_template("standings.html").render(
         **_common(config, delay, speed),
@@ -181,11 +182,11 @@ def standings_page(
         sections=[{"name": s.name, "slug": slug(s.name)} for s in config.sections],
         rows=rows,
         tiebreaks=tiebreaks,
-        crosstable=views.crosstable_json(public.tournament, section),
-        pairings=views.pairings_json(public.tournament, section),
-        results=views.RESULT_TEXT,
-        prizes=views.prizes_json(config, public.tournament, section),
-        playoff=views.playoff_json(public.tournament, section),
+        crosstable=json_views.crosstable_json(public.tournament, section),
+        pairings=json_views.pairings_json(public.tournament, section),
+        results=json_views.RESULT_TEXT,
+        prizes=json_views.prizes_json(config, public.tournament, section),
+        playoff=json_views.playoff_json(public.tournament, section),
     )
 
 

@@ -8,22 +8,19 @@ configuration, which the delay does not hide.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from broadcast.config.model import EventConfig
 from broadcast.games.state import GameError
 from broadcast.service.event_service import PublicState
-from web import pages, views
-from web.answers import Answer, Answers, tournament_only
-from web.common import (
-    ANSWERS,
-    HUB,
-    error,
-    json_response,
-    round_of,
-    section_of,
-    service_of,
-)
+from web import json_views, pages
+from web.answers import Answer, Answers, Key, tournament_only, whole
+from web.http_json import error, json_response, round_of, section_of
+from web.keys import ANSWERS, HUB, service_of
+
+__all__ = ["PGN_TYPE", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -59,7 +56,7 @@ async def event_route(request: web.Request) -> web.Response:
     live = service.live_rounds()  # the schedule moves with time: part of the answer's name
     answer = await _answers(request).json(
         f"event:{sorted(live.items())}",
-        lambda public: views.event_json(service.config, public.tournament, live),
+        lambda public: json_views.event_json(service.config, public.tournament, live),
         tournament_only,
     )
     return _send(request, answer)
@@ -68,11 +65,11 @@ async def event_route(request: web.Request) -> web.Response:
 async def round_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = service_of(request).public_state()
-    if not views.round_exists(public.tournament, section, number):
+    if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answer = await _answers(request).json(
         f"round:{section.name}:{number}",
-        lambda public: views.round_json(public.book, section.name, number),
+        lambda public: json_views.round_json(public.book, section.name, number),
     )
     return _send(request, answer)
 
@@ -83,7 +80,7 @@ async def game_route(request: web.Request) -> web.Response:
         game = service_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
-    return json_response(views.game_json(game))
+    return json_response(json_views.game_json(game))
 
 
 async def standings_route(request: web.Request) -> web.Response:
@@ -91,7 +88,7 @@ async def standings_route(request: web.Request) -> web.Response:
     section = section_of(request)
     answer = await _answers(request).json(
         f"standings:{section.name}",
-        lambda public: views.standings_json(config, public.tournament, section),
+        lambda public: json_views.standings_json(config, public.tournament, section),
         tournament_only,
     )
     return _send(request, answer)
@@ -105,7 +102,7 @@ async def prizes_route(request: web.Request) -> web.Response:
         return error(404, f"section {section.name!r} has no [section.prizes] in its config")
     answer = await _answers(request).json(
         f"prizes:{section.name}",
-        lambda public: views.prizes_json(service.config, public.tournament, section),
+        lambda public: json_views.prizes_json(service.config, public.tournament, section),
         tournament_only,
     )
     return _send(request, answer)
@@ -115,7 +112,7 @@ async def pairings_route(request: web.Request) -> web.Response:
     section = section_of(request)
     answer = await _answers(request).json(
         f"pairings:{section.name}",
-        lambda public: views.pairings_json(public.tournament, section),
+        lambda public: json_views.pairings_json(public.tournament, section),
         tournament_only,
     )
     return _send(request, answer)
@@ -127,7 +124,7 @@ async def pairings_route(request: web.Request) -> web.Response:
 async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = service_of(request).public_state()
-    if not views.round_exists(public.tournament, section, number):
+    if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answers = _answers(request)
 
@@ -182,7 +179,7 @@ def _html(text: str, status: int = 200) -> web.Response:
     return web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
 
 
-def _page(request: web.Request, answer: Answer) -> web.Response:
+def _send_page(request: web.Request, answer: Answer) -> web.Response:
     wanted = request.headers.get("If-None-Match", "")
     if answer.etag in (tag.strip() for tag in wanted.split(",")):
         return web.Response(status=304, headers={"ETag": answer.etag})
@@ -204,85 +201,101 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
 
 HTML = "text/html"
 
+# A page from the event's configuration, the public state, the delay and the clock rate.
+PageMaker = Callable[[EventConfig, PublicState, float, float], str]
+PageHandler = Callable[[web.Request], Awaitable[web.Response]]
 
-@routes.get("/")
+
+def _page_route(path: str) -> Callable[[PageHandler], PageHandler]:
+    """Register a page at GET `path`; a section or round the path or query names wrongly
+    (`section_of`, `round_of`: a JSON error) is shown as an error page instead."""
+
+    def register(handler: PageHandler) -> PageHandler:
+        async def page(request: web.Request) -> web.Response:
+            try:
+                return await handler(request)
+            except web.HTTPException as exc:
+                return _page_error(request, exc.status, exc.text or "")
+
+        page.__name__ = page.__qualname__ = handler.__name__
+        page.__doc__ = handler.__doc__
+        routes.get(path)(page)
+        return page
+
+    return register
+
+
+async def _page(request: web.Request, name: str, make: PageMaker, on: Key = whole) -> web.Response:
+    """The page `name`, made by `make` once per public state (and delay and clock rate,
+    which are part of its name) and shared, with an ETag."""
+    service = service_of(request)
+    speed = json_views.speed_of(service)
+    answer = await _answers(request).text(
+        f"page:{name}:{service.delay}:{speed}",
+        lambda public: make(service.config, public, service.delay, speed),
+        HTML,
+        on,
+    )
+    return _send_page(request, answer)
+
+
+@_page_route("/")
 async def home_page(request: web.Request) -> web.Response:
     service = service_of(request)
     live, unpaired = service.live_rounds(), service.unpaired_rounds()
-    speed = views.speed_of(service)
-    name = f"page:home:{sorted(live.items())}:{sorted(unpaired.items())}:{service.delay}:{speed}"
-    answer = await _answers(request).text(
-        name,
-        lambda public: pages.home_page(
-            service.config, public, live, service.delay, speed=speed, unpaired=unpaired
+    return await _page(
+        request,
+        f"home:{sorted(live.items())}:{sorted(unpaired.items())}",
+        lambda config, public, delay, speed: pages.home_page(
+            config, public, live, delay, speed=speed, unpaired=unpaired
         ),
-        HTML,
     )
-    return _page(request, answer)
 
 
-@routes.get("/round/{round}")
+@_page_route("/round/{round}")
 async def round_page(request: web.Request) -> web.Response:
-    try:
-        section, number = section_of(request), round_of(request)
-    except web.HTTPException as exc:
-        return _page_error(request, exc.status, exc.text or "")
-    service = service_of(request)
-    speed = views.speed_of(service)
-    answer = await _answers(request).text(
-        f"page:round:{section.name}:{number}:{service.delay}:{speed}",
-        lambda public: pages.round_page(
-            service.config, public, section, number, service.delay, speed=speed
+    section, number = section_of(request), round_of(request)
+    return await _page(
+        request,
+        f"round:{section.name}:{number}",
+        lambda config, public, delay, speed: pages.round_page(
+            config, public, section, number, delay, speed=speed
         ),
-        HTML,
     )
-    return _page(request, answer)
 
 
-@routes.get("/game/{game}")
+@_page_route("/game/{game}")
 async def game_page(request: web.Request) -> web.Response:
-    service = service_of(request)
     game_id = request.match_info["game"]
-    public = service.public_state()
-    try:
-        public.book.get(game_id)
-    except GameError:
+    if game_id not in service_of(request).public_state().book.games:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
-    speed = views.speed_of(service)
-    answer = await _answers(request).text(
-        f"page:game:{game_id}:{flipped}:{service.delay}:{speed}",
-        lambda public: pages.game_page(
-            service.config,
+    return await _page(
+        request,
+        f"game:{game_id}:{flipped}",
+        lambda config, public, delay, speed: pages.game_page(
+            config,
             public.book.get(game_id),
-            service.delay,
+            delay,
             flipped=flipped,
             speed=speed,
             pairings=public.tournament,
         ),
-        HTML,
         on=lambda public: (public.book.games.get(game_id), public.tournament),
     )
-    return _page(request, answer)
 
 
-@routes.get("/standings")
+@_page_route("/standings")
 async def standings_page(request: web.Request) -> web.Response:
-    try:
-        section = section_of(request)
-    except web.HTTPException as exc:
-        return _page_error(request, exc.status, exc.text or "")
-    service = service_of(request)
-    speed = views.speed_of(service)
-    answer = await _answers(request).text(
-        f"page:standings:{section.name}:{service.delay}:{speed}",
-        lambda public: pages.standings_page(
-            service.config, public, section, service.delay, speed=speed
+    section = section_of(request)
+    return await _page(
+        request,
+        f"standings:{section.name}",
+        lambda config, public, delay, speed: pages.standings_page(
+            config, public, section, delay, speed=speed
         ),
-        HTML,
         tournament_only,
     )
-    return _page(request, answer)
 
 
 # -- websocket -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""What every route module shares: app keys, JSON responses, request parsing."""
+"""JSON over HTTP: answers, errors with a message, and the path parameters that every
+route parses (a section, a round), refused with such an error."""
 
 from __future__ import annotations
 
@@ -10,46 +11,34 @@ from aiohttp import web
 
 from broadcast.config.model import SectionConfig
 from broadcast.games.ids import slug
-from broadcast.service.event_service import EventService
-from web import views
-from web.answers import Answers
-from web.auth import Auth
-from web.desk import Desk
-from web.hub import Hub
-from web.pairing_worker import PairingWorker
+from web.keys import service_of
+from web.sections import section_by_name
 
-SERVICE = web.AppKey("service", EventService)
-HUB = web.AppKey("hub", Hub)
-AUTH = web.AppKey("auth", Auth)
-DESK = web.AppKey("desk", Desk)
-ANSWERS = web.AppKey("answers", Answers)
-PAIRER = web.AppKey("pairer", PairingWorker)
-ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
+__all__ = ["error", "http_error", "json_response", "round_of", "section_of"]
 
 _NUMBER = re.compile(r"[0-9]{1,6}")
 
 
 def json_response(data: Any, status: int = 200) -> web.Response:
+    """`data` as JSON (UTF-8, not escaped: names are written as they are)."""
     return web.json_response(data, status=status, dumps=lambda d: json.dumps(d, ensure_ascii=False))
 
 
 def error(status: int, message: str) -> web.Response:
+    """An error answer: `{"error": message}`."""
     return json_response({"error": message}, status=status)
 
 
 def http_error(kind: type[web.HTTPError], message: str) -> web.HTTPError:
+    """The same, as an exception to raise from deep in a route."""
     return kind(text=json.dumps({"error": message}), content_type="application/json")
-
-
-def service_of(request: web.Request) -> EventService:
-    return request.app[SERVICE]
 
 
 def section_of(request: web.Request) -> SectionConfig:
     """The section named in the path or in `?section=` (default: the first)."""
     config = service_of(request).config
     wanted = request.match_info.get("section") or request.query.get("section")
-    section = views.section_by_name(config, wanted)
+    section = section_by_name(config, wanted)
     if section is None:
         names = [slug(s.name) for s in config.sections]
         raise http_error(web.HTTPNotFound, f"no section {wanted!r}; sections: {names}")

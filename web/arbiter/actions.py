@@ -2,16 +2,17 @@
 
 A thin layer over the service (which journals every action with who did it): it adds
 what a person at a desk needs, such as moves typed as on a scoresheet (SAN or UCI, with
-move numbers) and sections named by slug.
+move numbers) and sections named by slug. `pair_round` is the one way both the desk's
+form and the API pair a round.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import chess
+from dataclasses import dataclass
 
 from broadcast.arbiter.alerts import Alert
+from broadcast.fide.pairing import Pairing
 from broadcast.games.state import GameState
 from broadcast.service import regulation_actions as regs
 from broadcast.service.event_service import ActionError, EventService
@@ -24,7 +25,20 @@ from broadcast.tournament.events import (
     PlayerWithdrawn,
     PlayoffGamePaired,
 )
-from web import views
+from web.arbiter.moves import to_ucis
+from web.pairing_worker import PairingWorker
+from web.sections import section_by_name
+
+__all__ = [
+    "MAX_BOARD",
+    "ByHand",
+    "Desk",
+    "Dutch",
+    "FromTrf",
+    "PairingSource",
+    "pair_round",
+]
+
 
 MAX_BOARD = 9999  # an event without a [[board]] list: any plausible board number
 
@@ -134,45 +148,58 @@ class Desk:
         self.service.tournament_event(BoardAssigned(name, round_number, white, board, by=by))
 
     def _section(self, wanted: str) -> str:
-        section = views.section_by_name(self.service.config, wanted)
+        section = section_by_name(self.service.config, wanted)
         if section is None or not wanted:
             raise ActionError(f"no section {wanted!r}")
         return section.name
 
 
-def to_ucis(start_fen: str, moves: Sequence[str]) -> list[str]:
-    """Moves in UCI or SAN (an arbiter types what the scoresheet says) as UCI."""
-    try:
-        board = chess.Board(start_fen)
-    except ValueError as exc:
-        raise ActionError(f"the game's start position is not valid: {exc}") from None
-    out: list[str] = []
-    for ply, text in enumerate(moves, 1):
-        token = text.strip()
-        if not token:
-            continue
-        try:
-            move = chess.Move.from_uci(token)
-            if move not in board.legal_moves:
-                raise ValueError(token)
-        except ValueError:
-            try:
-                move = board.parse_san(token)
-            except ValueError:
-                raise ActionError(
-                    f"move {ply} ({token!r}) is neither legal UCI nor legal SAN here"
-                ) from None
-        out.append(move.uci())
-        board.push(move)
-    return out
+# -- pairing a round -------------------------------------------------------------------------
 
 
-def split_moves(text: str) -> list[str]:
-    """'1. e4 e5 2. Nf3' -> ['e4', 'e5', 'Nf3'] (move numbers and results dropped)."""
-    out = []
-    for token in text.replace(".", ". ").split():
-        bare = token.rstrip(".")
-        if not bare or bare.isdigit() or token in ("1-0", "0-1", "1/2-1/2", "*"):
-            continue
-        out.append(token)
-    return out
+@dataclass(frozen=True, slots=True)
+class FromTrf:
+    """The round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF."""
+
+    text: str
+    kind = "import"  # the source the journal records
+
+
+@dataclass(frozen=True, slots=True)
+class ByHand:
+    """Pairs set by the arbiter: (white, black) starting numbers, black 0 for the bye."""
+
+    pairs: tuple[tuple[int, int], ...]
+    kind = "arbiter"
+
+
+@dataclass(frozen=True, slots=True)
+class Dutch:
+    """FIDE Dutch, in the worker process (it can take a minute on a large Swiss)."""
+
+    pairer: PairingWorker
+    kind = "dutch"
+
+
+PairingSource = FromTrf | ByHand | Dutch
+
+
+async def pair_round(
+    service: EventService, section: str, number: int, source: PairingSource, by: str
+) -> tuple[Pairing, ...]:
+    """Pair round `number` of `section` (a section's name) from `source` and publish it
+    (a paired round is edited); ActionError (PairingBusy while that round is being
+    paired) with a message to show."""
+    pairings: tuple[Pairing, ...]
+    if isinstance(source, FromTrf):
+        pairings = service.imported_pairings(section, number, source.text)
+    elif isinstance(source, ByHand):
+        games = [p for p in source.pairs if p[1] != 0]
+        pairings = tuple(
+            [Pairing(i, w, b) for i, (w, b) in enumerate(games, 1)]
+            + [Pairing(0, w, None) for w, b in source.pairs if b == 0]
+        )
+    else:
+        pairings = await source.pairer.dutch(service, section, number)
+    service.publish_pairings(section, number, pairings, source.kind, by)
+    return pairings

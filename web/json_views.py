@@ -1,7 +1,9 @@
 """JSON views of the event: plain dicts built from immutable state. Pure.
 
-Public routes pass the delayed state, arbiter routes the live one; the functions do not
-know which, so the same shape serves both.
+What the JSON API, the websocket hub and the pages' templates are made of (the journal's
+encoding, exact and round-tripping, is `broadcast.journal.codec`'s: another shape for
+another job). Public routes pass the delayed state, arbiter routes the live one; the
+functions do not know which, so the same shape serves both.
 """
 
 from __future__ import annotations
@@ -18,6 +20,31 @@ from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import EventService, HallBoard
 from broadcast.tournament.final import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
+
+__all__ = [
+    "RESULT_TEXT",
+    "alert_json",
+    "arbiter_game_json",
+    "board_json",
+    "crosstable_json",
+    "desk_board_json",
+    "event_json",
+    "game_json",
+    "game_summary",
+    "live_json",
+    "pairings_json",
+    "player_json",
+    "playoff_json",
+    "prizes_json",
+    "proposal_json",
+    "reason_text",
+    "result_json",
+    "round_exists",
+    "round_json",
+    "section_json",
+    "speed_of",
+    "standings_json",
+]
 
 
 def player_json(p: PlayerRef | None) -> dict[str, Any] | None:
@@ -201,16 +228,6 @@ def board_json(board: HallBoard) -> dict[str, Any]:
 
 
 # -- additions for pages, the hub and the desk ---------------------------------------------------
-
-
-def section_by_name(config: EventConfig, wanted: str | None) -> SectionConfig | None:
-    """The section named `wanted` (its name or its slug); the first one when None."""
-    if not wanted:
-        return config.sections[0]
-    for s in config.sections:
-        if wanted in (s.name, slug(s.name)):
-            return s
-    return None
 
 
 def round_json(book: GameBook, section: str, number: int) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""The desk's forms, one by one: each answers Post/Redirect/Get with what was done, or
+"Not done: " and why; an unknown action is a 404. Pairing from the desk and from the API
+go through the same `pair_round`: a round paired at the desk is edited over the API."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from web_support import CREDENTIALS
+
+from broadcast.config import load_event
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
+from clocks.timesource import ManualTime
+from web.app import build_app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+async def desk(tmp_path: Path) -> AsyncIterator[tuple[TestClient, EventService, str]]:
+    config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service.load()
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    page = await (await client.get("/arbiter/login")).text()
+    token = re.search(r'name="login_token" value="([^"]+)"', page)
+    assert token is not None
+    await client.post(
+        "/arbiter/login",
+        data={"login_token": token.group(1), "user": CREDENTIALS[0], "password": CREDENTIALS[1]},
+        allow_redirects=False,
+    )
+    csrf = re.search(r'name="csrf" value="([^"]+)"', await (await client.get("/arbiter")).text())
+    assert csrf is not None
+    try:
+        yield client, service, csrf.group(1)
+    finally:
+        await client.close()
+
+
+async def _form(client: TestClient, csrf: str, path: str, **fields: str) -> str:
+    """The desk's message after posting the form (what the redirect carries)."""
+    response = await client.post(path, data={**fields, "csrf": csrf}, allow_redirects=False)
+    assert response.status == 303, await response.text()
+    location = response.headers["Location"]
+    assert location.startswith("/arbiter?m=")
+    return unquote(location.removeprefix("/arbiter?m="))
+
+
+async def test_each_desk_form_says_what_it_did(
+    desk: tuple[TestClient, EventService, str],
+) -> None:
+    client, service, csrf = desk
+    section = service.config.sections[0]
+    pair = "/arbiter/act/pair"
+    assert await _form(client, csrf, pair, section="nope", round="1") == (
+        "Not done: no section 'nope'"
+    )
+    assert await _form(client, csrf, pair, section="open", round="x") == (
+        "Not done: round must be a number"
+    )
+    done = await _form(client, csrf, pair, section="open", round="1")
+    games = len(section.players) // 2
+    assert done == f"{section.name} round 1 paired (dutch, {games} games)"
+    assert 1 in service.tournament.section(section.name).rounds
+
+    # The API edits the round the desk paired (the same pairing path under both).
+    pairings = service.tournament.section(section.name).rounds[1].pairings
+    pairs = [[p.white, p.black or 0] for p in pairings]
+    pairs[0], pairs[1] = [pairs[0][0], pairs[1][1]], [pairs[1][0], pairs[0][1]]
+    url = "/api/v1/arbiter/sections/open/rounds/1/pairings"
+    edited = await client.post(url, json={"pairs": pairs}, headers={"X-CSRF-Token": csrf})
+    assert edited.status == 200 and (await edited.json())["source"] == "arbiter"
+    assert service.tournament.section(section.name).rounds[1].pairings[0].black == pairs[0][1]
+
+    game = service.book.round_games(section.name, 1)[0].id
+    act = "/arbiter/act/"
+    assert await _form(client, csrf, act + "present", game=game, colour="white") == (
+        f"{game}: white marked present"
+    )
+    fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+    assert await _form(client, csrf, act + "start-fen", game=game, fen=fen) == (
+        f"{game}: start position set"
+    )
+    assert service.book.get(game).start_fen == fen
+    assert await _form(client, csrf, act + "confirm", game=game) == f"{game}: result confirmed"
+    assert (await _form(client, csrf, act + "ack", alert="no-such-alert")).startswith("Not done: ")
+    regs = "/arbiter/regs/"
+    assert await _form(client, csrf, regs + "continue", section="open", round="1", player="1") == (
+        "player 1 continues after the absence in round 1"
+    )
+    assert await _form(client, csrf, regs + "withdraw", section="open", player="x") == (
+        "Not done: player must be a number"
+    )
+    assert await _form(
+        client, csrf, regs + "withdraw", section="open", player="3", from_round="y"
+    ) == ("Not done: from round must be a number")
+
+    for path in (act + "nothing", regs + "nothing"):
+        response = await client.post(path, data={"csrf": csrf}, allow_redirects=False)
+        assert response.status == 404
+        assert (await response.json()) == {"error": "no action 'nothing'"}

@@ -1,0 +1,335 @@
+"""The arbiter JSON API (/api/v1/arbiter/...): boards, alerts, live games and actions.
+
+Every action route is the same few steps: the game in the path (404 when there is none),
+the JSON body and its typed fields (400), the desk's action (422 with its message when
+refused), and the answer (the game as it is now, or what was done). `action(...)` writes
+those steps once; a route gives only its fields and its answer. The guard has checked the
+session and its `X-CSRF-Token`, or HTTP Basic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from broadcast.games.ids import GameKey
+from broadcast.games.state import GameError
+from broadcast.service.event_service import ActionError, EventService
+from web import json_views
+from web.arbiter.actions import ByHand, Desk, Dutch, FromTrf, PairingSource, pair_round
+from web.arbiter.guard import acting
+from web.http_json import error, http_error, json_response, round_of
+from web.keys import DESK, PAIRER, service_of
+from web.pairing_worker import PairingBusy
+from web.sections import section_by_name
+
+__all__ = ["Call", "action", "routes"]
+
+routes = web.RouteTableDef()
+
+T = TypeVar("T")
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise http_error(web.HTTPBadRequest, "the body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise http_error(web.HTTPBadRequest, "the body must be a JSON object")
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kind: type) -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise http_error(web.HTTPBadRequest, f"field {name!r} must be a {kind.__name__}")
+    return value
+
+
+def _live_game(request: web.Request, game_id: str) -> web.Response:
+    try:
+        return json_response(json_views.arbiter_game_json(service_of(request).book.get(game_id)))
+    except GameError:
+        return error(404, f"no game {game_id!r}")
+
+
+def _path_game(request: web.Request) -> str:
+    """The game named in the path; 404 when there is none (not 422: the resource is
+    missing, not the action refused)."""
+    game_id = request.match_info["game"]
+    if game_id not in service_of(request).book.games:
+        raise http_error(web.HTTPNotFound, f"no game {game_id[:80]!r}")
+    return game_id
+
+
+def _refused(act: Callable[[], T]) -> T:
+    try:
+        return act()
+    except ActionError as exc:
+        raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
+
+
+# -- the action routes ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One action request: its JSON body (empty for a bare POST), the game in its path
+    ("" when none), the desk and who acts."""
+
+    request: web.Request
+    data: dict[str, Any]
+    game: str
+    desk: Desk
+    by: str
+
+    @property
+    def service(self) -> EventService:
+        return service_of(self.request)
+
+    def field(self, name: str, kind: type) -> Any:
+        """A field of type `kind` (400 otherwise)."""
+        return _field(self.data, name, kind)
+
+    def optional(self, name: str, kind: type) -> Any:
+        """A field that may be left out (None then), of type `kind` when given."""
+        return _field(self.data, name, kind) if name in self.data else None
+
+    def optional_int(self, name: str) -> int | None:
+        """A number that may be left out or null."""
+        return _field(self.data, name, int) if self.data.get(name) is not None else None
+
+
+Act = Callable[[Call], Any]
+
+
+def action(
+    path: str, *, game: bool = False, body: bool = True
+) -> Callable[[Act], Callable[[web.Request], Any]]:
+    """Register `act` as POST `path`. With `game`, the path names a game and the answer is
+    that game as it is now; else the answer is what `act` returns. Without `body`, a bare
+    POST (the body is not read)."""
+
+    def register(act: Act) -> Callable[[web.Request], Any]:
+        async def handler(request: web.Request) -> web.Response:
+            game_id = _path_game(request) if game else ""
+            data = await _body(request) if body else {}
+            call = Call(request, data, game_id, request.app[DESK], acting(request))
+            done = _refused(lambda: act(call))
+            return _live_game(request, game_id) if game else json_response(done)
+
+        handler.__name__ = handler.__qualname__ = act.__name__
+        handler.__doc__ = act.__doc__
+        routes.post(path)(handler)
+        return handler
+
+    return register
+
+
+@action("/api/v1/arbiter/games/{game}/result", game=True)
+def result_route(call: Call) -> None:
+    result = call.field("result", str)
+    reason = call.optional("reason", str)
+    call.desk.set_result(call.game, result, call.by, reason)
+
+
+@action("/api/v1/arbiter/games/{game}/confirm", game=True, body=False)
+def confirm_route(call: Call) -> None:
+    call.desk.confirm(call.game, call.by)
+
+
+@action("/api/v1/arbiter/games/{game}/line", game=True)
+def line_route(call: Call) -> None:
+    moves = call.field("moves", list)
+    if not all(isinstance(m, str) for m in moves):
+        raise http_error(
+            web.HTTPBadRequest,
+            'moves must be a list of moves like ["e2e4", "e7e5"] or ["e4", "e5"]',
+        )
+    call.desk.correct_line(call.game, moves, call.by)
+
+
+@action("/api/v1/arbiter/games/{game}/start-fen", game=True)
+def start_fen_route(call: Call) -> None:
+    call.desk.set_start_fen(call.game, call.field("fen", str), call.by)
+
+
+@action("/api/v1/arbiter/games/{game}/present", game=True)
+def present_route(call: Call) -> None:
+    call.desk.mark_present(call.game, call.field("colour", str), call.by)
+
+
+@action("/api/v1/arbiter/alerts/{alert}/ack", body=False)
+def ack_route(call: Call) -> dict[str, Any]:
+    alert_id = call.request.match_info["alert"]
+    call.desk.acknowledge(alert_id, call.by)
+    return {"acknowledged": alert_id}
+
+
+@action("/api/v1/arbiter/byes")
+def bye_route(call: Call) -> dict[str, Any]:
+    """The older bye route: a request through the policy without override (as
+    /api/v1/arbiter/bye-requests; refused: 422 with the regulation's reason)."""
+    section, rnd = call.field("section", str), call.field("round", int)
+    player = call.field("player", int)
+    call.desk.grant_bye(section, rnd, player, call.by)
+    return {"granted": {"section": section, "round": rnd, "player": player}}
+
+
+@action("/api/v1/arbiter/boards/assign")
+def assign_route(call: Call) -> dict[str, Any]:
+    section, rnd = call.field("section", str), call.field("round", int)
+    white, board = call.field("white", int), call.field("board", int)
+    call.desk.assign_board(section, rnd, white, board, call.by)
+    return {"assigned": {"section": section, "round": rnd, "white": white, "board": board}}
+
+
+# -- regulations: byes, withdrawals, absences, play-off ----------------------------------------
+
+
+def _bye(call: Call, *, cancel: bool) -> dict[str, Any]:
+    section, rnd = call.field("section", str), call.field("round", int)
+    player, override = call.field("player", int), call.optional("override", bool) or False
+    act = call.desk.cancel_bye if cancel else call.desk.request_bye
+    event = act(section, rnd, player, call.by, override=override)
+    done = {"section": event.section, "round": rnd, "player": player}
+    return {"cancelled" if cancel else "granted": done, "override": event.override}
+
+
+@action("/api/v1/arbiter/bye-requests")
+def bye_request_route(call: Call) -> dict[str, Any]:
+    """A bye through the section's policy: 200 granted, 422 refused with the regulation's
+    reason; `"override": true` grants anyway (journaled and flagged with an alert)."""
+    return _bye(call, cancel=False)
+
+
+@action("/api/v1/arbiter/bye-cancellations")
+def bye_cancel_route(call: Call) -> dict[str, Any]:
+    """Cancel a granted bye: until the request deadline, later only with `override`."""
+    return _bye(call, cancel=True)
+
+
+@action("/api/v1/arbiter/withdrawals")
+def withdraw_route(call: Call) -> dict[str, Any]:
+    """Withdraw (eliminate) a player; round robin: their later games follow the config."""
+    section, player = call.field("section", str), call.field("player", int)
+    start = call.optional_int("from_round")
+    reason = call.optional("reason", str) or ""
+    event = call.desk.withdraw(section, player, call.by, from_round=start, reason=reason)
+    return {
+        "withdrawn": {
+            "section": event.section,
+            "player": player,
+            "from_round": event.from_round,
+            "reason": event.reason,
+        }
+    }
+
+
+@action("/api/v1/arbiter/continuations")
+def continuation_route(call: Call) -> dict[str, Any]:
+    """The player's written request to go on after an absence (before the next pairing)."""
+    section, rnd = call.field("section", str), call.field("round", int)
+    player = call.field("player", int)
+    call.desk.continue_after_absence(section, rnd, player, call.by)
+    return {"continues": {"section": section, "round": rnd, "player": player}}
+
+
+@action("/api/v1/arbiter/playoff-games")
+def playoff_route(call: Call) -> dict[str, Any]:
+    """Pair the next play-off game for first place (its kind follows the play-off)."""
+    section = call.field("section", str)
+    white, black = call.field("white", int), call.field("black", int)
+    board = call.optional_int("board") or 1
+    event = call.desk.pair_playoff_game(section, white, black, call.by, board=board)
+    rounds = call.service.config.section(event.section).rounds
+    game = GameKey(event.section, event.number + rounds, event.board)
+    return {
+        "number": event.number,
+        "kind": event.kind,
+        "game": game.id,
+        "white": white,
+        "black": black,
+    }
+
+
+# -- reading and pairing ---------------------------------------------------------------------
+
+
+@routes.get("/api/v1/arbiter/boards")
+async def boards_route(request: web.Request) -> web.Response:
+    service = service_of(request)
+    return json_response(
+        [
+            json_views.desk_board_json(b, service.book)
+            for b in sorted(service.hall.values(), key=lambda b: b.number)
+        ]
+    )
+
+
+@routes.get("/api/v1/arbiter/alerts")
+async def alerts_route(request: web.Request) -> web.Response:
+    return json_response([json_views.alert_json(a) for a in request.app[DESK].alerts()])
+
+
+@routes.get("/api/v1/arbiter/games/{game}")
+async def live_game_route(request: web.Request) -> web.Response:
+    return _live_game(request, request.match_info["game"])
+
+
+def _pairing_source(request: web.Request, data: dict[str, Any]) -> PairingSource | web.Response:
+    """Where the round's pairings come from, or the 400 that says what to send."""
+    if "trf" in data:
+        return FromTrf(_field(data, "trf", str))
+    if "pairs" in data:
+        pairs = _field(data, "pairs", list)
+        if not all(
+            isinstance(p, list)
+            and len(p) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in p)
+            for p in pairs
+        ):
+            return error(
+                400, "pairs must be a list of [white, black] starting numbers (0 for the bye)"
+            )
+        return ByHand(tuple((w, b) for w, b in pairs))
+    if data.get("engine") == "dutch":
+        return Dutch(request.app[PAIRER])
+    return error(400, 'give "trf" (the pairing program\'s file), "pairs", or "engine": "dutch"')
+
+
+@routes.post("/api/v1/arbiter/sections/{section}/rounds/{round}/pairings")
+async def pairings_route(request: web.Request) -> web.Response:
+    """Pair a round: import it from the pairing program's TRF, pair it with FIDE Dutch, or
+    set it by hand (`pairs`: [white, black] with 0 for the bye). A paired round is edited."""
+    service = service_of(request)
+    data = await _body(request)
+    wanted = request.match_info["section"]
+    number = round_of(request)
+    section = section_by_name(service.config, wanted)
+    if section is None:
+        return error(404, f"no section {wanted!r}")
+    source = _pairing_source(request, data)
+    if isinstance(source, web.Response):
+        return source
+    try:
+        pairings = await pair_round(service, section.name, number, source, acting(request))
+    except PairingBusy as exc:
+        return error(409, str(exc))
+    except ActionError as exc:
+        return error(422, str(exc))
+    return json_response(
+        {
+            "section": section.name,
+            "round": number,
+            "source": source.kind,
+            "pairings": [
+                {"board": p.board, "white": p.white, "black": p.black or 0} for p in pairings
+            ],
+        }
+    )

@@ -1,0 +1,281 @@
+"""The desk: its page (/arbiter), its websocket and its forms.
+
+Each form posts to /arbiter/act/<action> or /arbiter/regs/<action> (regulations: byes,
+withdrawals, absences, the play-off) and is answered Post/Redirect/Get, with what was
+done (or "Not done: " and why) as the page's message. The guard has checked the session
+and the CSRF token, and read the form (`FORM`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from urllib.parse import quote
+
+from aiohttp import web
+
+from broadcast.games.events import RESULTS
+from broadcast.games.ids import slug
+from broadcast.service import regulation_actions as regs
+from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.regulation_actions import DESK_REASONS
+from web import json_views
+from web.arbiter.actions import Desk, Dutch, FromTrf, PairingSource, pair_round
+from web.arbiter.guard import FORM, SESSION, acting, desk_html
+from web.arbiter.moves import split_moves
+from web.auth import same_origin
+from web.board_svg import piece_defs
+from web.http_json import error
+from web.keys import ARBITER, DESK, HUB, PAIRER, service_of
+from web.pages import ENV
+from web.sections import section_by_name
+
+__all__ = ["desk_page", "desk_ws", "routes"]
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/arbiter")
+async def desk_page(request: web.Request) -> web.Response:
+    service = service_of(request)
+    desk = request.app[DESK]
+    session = request[SESSION]
+    live = service.live_rounds()
+    rounds = []
+    for section in service.config.sections:
+        number = live.get(section.name)
+        if number is None:
+            continue
+        games = [
+            json_views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)
+        ]
+        playoff = service.tournament.section(section.name).playoff.get(number - section.rounds)
+        rounds.append(
+            {
+                "section": section.name,
+                "slug": slug(section.name),
+                "round": number,
+                "games": games,
+                # A round after the last one is a play-off game: say which.
+                "playoff": f"play-off game {playoff.number} ({playoff.kind})" if playoff else "",
+            }
+        )
+    boards = [
+        json_views.desk_board_json(b, service.book)
+        for b in sorted(service.hall.values(), key=lambda b: b.number)
+    ]
+    text = ENV.get_template("arbiter.html").render(
+        event=service.config,
+        defs=piece_defs(),
+        user=request[ARBITER],
+        csrf=session.csrf,
+        boards=boards,
+        alerts=[json_views.alert_json(a) for a in desk.alerts()],
+        rounds=rounds,
+        results=RESULTS,
+        reasons=DESK_REASONS,
+        now=service.time.now(),
+        message=request.query.get("m", ""),
+        sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
+        unpaired=[
+            {"section": s, "slug": slug(s), "round": n}
+            for s, n in service.unpaired_rounds().items()
+        ],
+        playoffs=_playoffs(service),
+    )
+    return desk_html(text)
+
+
+def _playoffs(service: EventService) -> list[dict[str, str]]:
+    """Each section's play-off for first, as the desk's "Pair play-off game" needs it:
+    who is still in and what the next game is."""
+    out: list[dict[str, str]] = []
+    for section in service.config.sections:
+        status = regs.playoff(service.tournament, section.name)
+        if status is None:
+            continue
+        players = service.tournament.section(section.name).players
+        names = {p: f"{p} {entry.name}" for p, entry in players.items()}
+        if status.winner is not None:
+            state = f"decided: {names[status.winner]} is first"
+        elif status.next_kind is None:
+            state = "a play-off game is being played: record its result"
+        else:
+            between = ", ".join(names[p] for p in status.remaining)
+            state = f"next game: {status.next_kind}, between {between}"
+        tied = ", ".join(names[p] for p in status.tied)
+        out.append({"section": section.name, "tied": tied, "state": state})
+    return out
+
+
+@routes.get("/arbiter/ws")
+async def desk_ws(request: web.Request) -> web.StreamResponse:
+    if not same_origin(request):
+        return error(403, "cross-site websocket refused")
+    return await request.app[HUB].serve(request, arbiter=True)
+
+
+# -- the forms -------------------------------------------------------------------------------
+
+
+class Form:
+    """One posted desk form: its fields, the desk, and who acts."""
+
+    def __init__(self, request: web.Request) -> None:
+        self.request = request
+        self.desk: Desk = request.app[DESK]
+        self.by = acting(request)
+
+    def __getitem__(self, name: str) -> str:
+        """A field, stripped; "" when missing."""
+        value = self.request[FORM].get(name)
+        return value.strip() if isinstance(value, str) else ""
+
+    def number(self, name: str, label: str | None = None) -> int:
+        """A field that must be a number (ActionError naming `label` otherwise)."""
+        text = self[name]
+        if not text.isascii() or not text.isdigit() or len(text) > 6:
+            raise ActionError(f"{label or name} must be a number")
+        return int(text)
+
+    def checked(self, name: str) -> bool:
+        return self[name] in ("on", "1", "yes", "true")
+
+    def round_player(self) -> tuple[int, int]:
+        return self.number("round"), self.number("player")
+
+
+FormAction = Callable[[Form], "str | Awaitable[str]"]
+
+
+async def _answer(request: web.Request, actions: dict[str, FormAction]) -> web.StreamResponse:
+    """Run the form's action; Post/Redirect/Get with the outcome as the page's message."""
+    name = request.match_info["action"]
+    action = actions.get(name)
+    if action is None:
+        return error(404, f"no action {name!r}")
+    try:
+        done = action(Form(request))
+        if not isinstance(done, str):
+            done = await done
+    except ActionError as exc:
+        done = f"Not done: {exc}"
+    raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
+
+
+def _result(f: Form) -> str:
+    raised = f.desk.set_result(f["game"], f["result"], f.by, f["reason"] or None)
+    return f"{f['game']}: result {f['result']}" + "".join(f" (alert: {a.message})" for a in raised)
+
+
+def _confirm(f: Form) -> str:
+    f.desk.confirm(f["game"], f.by)
+    return f"{f['game']}: result confirmed"
+
+
+def _line(f: Form) -> str:
+    f.desk.correct_line(f["game"], split_moves(f["moves"]), f.by)
+    return f"{f['game']}: line corrected"
+
+
+def _start_fen(f: Form) -> str:
+    f.desk.set_start_fen(f["game"], f["fen"], f.by)
+    return f"{f['game']}: start position set"
+
+
+def _present(f: Form) -> str:
+    f.desk.mark_present(f["game"], f["colour"], f.by)
+    return f"{f['game']}: {f['colour']} marked present"
+
+
+def _ack(f: Form) -> str:
+    f.desk.acknowledge(f["alert"], f.by)
+    return "alert acknowledged"
+
+
+async def _pair(f: Form) -> str:
+    """Pair a round: the pairing program's TRF when pasted, else FIDE Dutch."""
+    service = service_of(f.request)
+    section = section_by_name(service.config, f["section"])
+    if section is None:
+        raise ActionError(f"no section {f['section']!r}")
+    number = f.number("round")
+    source: PairingSource = FromTrf(f["trf"]) if f["trf"] else Dutch(f.request.app[PAIRER])
+    pairings = await pair_round(service, section.name, number, source, f.by)
+    games = sum(1 for p in pairings if p.black is not None)
+    return f"{section.name} round {number} paired ({source.kind}, {games} games)"
+
+
+def _board(f: Form) -> str:
+    f.desk.assign_board(f["section"], f.number("round"), f.number("white"), f.number("board"), f.by)
+    return "board reassigned"
+
+
+_ACTIONS: dict[str, FormAction] = {
+    "result": _result,
+    "confirm": _confirm,
+    "line": _line,
+    "start-fen": _start_fen,
+    "present": _present,
+    "ack": _ack,
+    "pair": _pair,
+    "board": _board,
+}
+
+
+@routes.post("/arbiter/act/{action}")
+async def desk_action(request: web.Request) -> web.StreamResponse:
+    """One form of the desk (results, lines, presence, alerts, pairing, boards)."""
+    return await _answer(request, _ACTIONS)
+
+
+# -- the regulation forms: byes, withdrawals, absences, play-off --------------------------------
+
+
+def _bye_request(f: Form) -> str:
+    rnd, player = f.round_player()
+    granted = f.desk.request_bye(f["section"], rnd, player, f.by, override=f.checked("override"))
+    done = f"bye for round {rnd} granted to player {player}"
+    if granted.override:
+        done += f" against the regulations ({granted.override}): flagged"
+    return done
+
+
+def _bye_cancel(f: Form) -> str:
+    rnd, player = f.round_player()
+    f.desk.cancel_bye(f["section"], rnd, player, f.by, override=f.checked("override"))
+    return f"bye for round {rnd} of player {player} cancelled"
+
+
+def _withdraw(f: Form) -> str:
+    player = f.number("player")
+    start = f.number("from_round", "from round") if f["from_round"] else None
+    event = f.desk.withdraw(f["section"], player, f.by, from_round=start, reason=f["reason"])
+    return f"player {player} withdrawn from round {event.from_round}"
+
+
+def _continue(f: Form) -> str:
+    rnd, player = f.round_player()
+    f.desk.continue_after_absence(f["section"], rnd, player, f.by)
+    return f"player {player} continues after the absence in round {rnd}"
+
+
+def _playoff(f: Form) -> str:
+    white, black = f.number("white"), f.number("black")
+    board = f.number("board") if f["board"] else 1
+    paired = f.desk.pair_playoff_game(f["section"], white, black, f.by, board=board)
+    return f"play-off game {paired.number} ({paired.kind}) paired"
+
+
+_REGULATION_ACTIONS: dict[str, FormAction] = {
+    "bye-request": _bye_request,
+    "bye-cancel": _bye_cancel,
+    "withdraw": _withdraw,
+    "continue": _continue,
+    "playoff": _playoff,
+}
+
+
+@routes.post("/arbiter/regs/{action}")
+async def desk_regulation_action(request: web.Request) -> web.StreamResponse:
+    """The desk's regulation forms (a refusal gives the regulation's reason)."""
+    return await _answer(request, _REGULATION_ACTIONS)

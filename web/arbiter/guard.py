@@ -1,0 +1,113 @@
+"""Who may enter the arbiter's side: the middleware in front of /arbiter and /api/v1/arbiter.
+
+The desk (HTML forms, its websocket) takes a session cookie and, on every POST, the
+session's CSRF token from the same origin; the JSON API takes the session with an
+`X-CSRF-Token` header, or HTTP Basic with a JSON body (or none), which no cross-site form
+can send. The login form is open to everybody; a 405 is answered whoever asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from multidict import MultiDictProxy
+
+from web.auth import Session, csrf_ok, same_origin
+from web.http_json import error
+from web.keys import ARBITER, AUTH, service_of
+from web.pages import ENV
+
+__all__ = ["FORM", "SESSION", "acting", "arbiter_guard", "desk_html"]
+
+SESSION = web.RequestKey("session", Session)
+FORM = web.RequestKey("form", MultiDictProxy)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def acting(request: web.Request) -> str:
+    """Who acts, as the journal records it: `arbiter:<user>`."""
+    return f"arbiter:{request[ARBITER]}"
+
+
+@web.middleware
+async def arbiter_guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    path = request.path
+    if isinstance(request.match_info.http_exception, web.HTTPMethodNotAllowed):
+        return await handler(request)  # 405 with Allow, whoever asks (TRACE, ...)
+    if path.startswith("/api/v1/arbiter"):
+        return await _guard_api(request, handler)
+    if path == "/arbiter" or (path.startswith("/arbiter/") and path != "/arbiter/login"):
+        return await _guard_desk(request, handler)
+    return await handler(request)
+
+
+async def _guard_api(request: web.Request, handler: Handler) -> web.StreamResponse:
+    auth = request.app[AUTH]
+    if not auth.enabled:
+        return error(
+            403, "the arbiter API is disabled: start boardwire with BOARDWIRE_ARBITER_PASSWORD set"
+        )
+    session = auth.session(request)
+    unsafe = request.method not in ("GET", "HEAD", "OPTIONS")
+    if session is not None:
+        if unsafe and not (
+            same_origin(request) and csrf_ok(session, request.headers.get("X-CSRF-Token"))
+        ):
+            return error(403, "missing or wrong X-CSRF-Token header")
+        request[ARBITER] = session.user
+        return await handler(request)
+    user = auth.basic_user(request)
+    if user is None:
+        response = error(401, "arbiter login required")
+        response.headers["WWW-Authenticate"] = 'Basic realm="boardwire arbiter"'
+        return response
+    if unsafe and request.content_type != "application/json" and not _bare_post(request):
+        # Browsers cache Basic credentials; only a JSON body proves this is no cross-site form.
+        return error(415, "send the body as application/json")
+    request[ARBITER] = user
+    return await handler(request)
+
+
+# What a cross-site form (or a script from another site, without asking first) can send.
+_FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data", "text/plain"})
+
+
+def _bare_post(request: web.Request) -> bool:
+    """A POST without a body (confirm, acknowledge), not of a type a cross-site form or a
+    no-cors script could send, and not from another site's page (its Origin)."""
+    return (
+        not request.body_exists and request.content_type not in _FORM_TYPES and same_origin(request)
+    )
+
+
+async def _guard_desk(request: web.Request, handler: Handler) -> web.StreamResponse:
+    auth = request.app[AUTH]
+    if not auth.enabled:
+        return desk_html(
+            ENV.get_template("arbiter_off.html").render(event=service_of(request).config),
+            status=403,
+        )
+    session = auth.session(request)
+    if session is None:
+        if request.method == "GET" and request.path != "/arbiter/ws":
+            raise web.HTTPSeeOther("/arbiter/login")
+        return error(401, "arbiter login required")
+    if request.method == "POST":
+        form = await request.post()
+        supplied = form.get("csrf")
+        if not same_origin(request) or not csrf_ok(
+            session, supplied if isinstance(supplied, str) else None
+        ):
+            return error(403, "the form is stale or not from this desk: reload the page")
+        request[FORM] = form
+    request[ARBITER] = session.user
+    request[SESSION] = session
+    return await handler(request)
+
+
+def desk_html(text: str, status: int = 200) -> web.Response:
+    response = web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
+    response.headers["Cache-Control"] = "no-store"  # the desk's CSRF token is not for caches
+    return response

@@ -1,0 +1,400 @@
+"""The hub's server: both channels of one service, and the websocket protocol.
+
+`Hub` follows the service (a pump after each burst of commits, and every
+`PUMP_SECONDS`, since the delay releases news as time passes) and moves its two channels:
+
+- public: frames come from `service.public_state()` only, so a delta can never carry
+  what the broadcast delay still hides (DESIGN: "Spectators never see what the delay
+  hides");
+- arbiter: frames come from the live state, plus the hall boards and the open alerts.
+
+Protocol (JSON text messages; see docs/web.md):
+
+    client -> {"type": "subscribe", "scope": "event" | "round" | "game",
+               "section": slug?, "round": N?, "game": id?, "since": seq?, "epoch": str?}
+    server -> {"type": "snapshot", "seq": N, "epoch": E, "scope": ..., "data": {...}}
+    server -> {"type": "move" | "clock" | "result" | "game" | "removed" | "sync"
+               | "standings" | "pairings" | "boards" | "alerts", "seq": N, ...}
+    server -> {"type": "resync"}  (followed by a snapshot)
+    server -> {"type": "error", "message": ...}
+
+A message the server cannot even parse safely (nested too deeply) closes the socket with
+1008 (policy violation); any other failure handling a message closes it with 1011. Either
+way the log gets one line, at most one a minute for all clients (anyone can send these).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from broadcast.arbiter.alerts import Alert
+from broadcast.config.model import SectionConfig
+from broadcast.journal.store import Entry
+from broadcast.service.event_service import EventService
+from broadcast.service.supervisor import SupervisedTask
+from web import json_views
+from web.hub.channel import Channel, Client
+from web.hub.deltas import Frame, encode, scope_key, snapshot_data
+from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
+from web.sections import section_by_name
+
+__all__ = ["PUMP_SECONDS", "WRITE_BATCH", "AlertSource", "Hub"]
+
+log = logging.getLogger(__name__)
+
+WRITE_BATCH = 8  # messages one client's writer sends before the loop is served again
+PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
+BAD_MESSAGE_LOG_SECONDS = 60.0  # at most one log line per this many seconds for bad messages
+
+
+AlertSource = Callable[[], Sequence[Alert]]
+
+
+class Hub:
+    """Both channels for one service. `attach()` starts following the service."""
+
+    def __init__(
+        self,
+        service: EventService,
+        alerts: AlertSource | None = None,
+        *,
+        limits: HubLimits | None = None,
+        budget: LoopBudget | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.service = service
+        self.config = service.config
+        self.alerts = alerts or (lambda: ())
+        self.bad_messages = QuietLog(BAD_MESSAGE_LOG_SECONDS, logger=log)
+        self.limits = limits or HubLimits()
+        # Spectators' messages share the web's part of the loop; the arbiters' do not.
+        self.budget = budget or LoopBudget()
+        self.now = now
+        self.subscribes = TokenBucket(self.limits.global_rate, self.limits.global_burst, now)
+        self.handled = 0  # messages handled (for tests and the bench)
+        self.closed_for_policy = 0  # sockets closed for breaking the limits (the bench)
+        self.epoch = secrets.token_hex(6)
+        self.public = Channel("public", self.config, self.public_frame(), self.epoch)
+        self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
+        # One thread for both channels' standings: a big Swiss's take a tenth of a second.
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hub-standings")
+        self.public.executor = self.arbiter.executor = self.executor
+        self._scheduled = False
+        self._task: SupervisedTask | None = None
+        self._pump_failing = False  # log a failing pump once, not at every commit
+
+    # Frames: the public one from the delayed state only.
+    def public_frame(self) -> Frame:
+        public = self.service.public_state()
+        return Frame(public.tournament, public.book)
+
+    def arbiter_frame(self) -> Frame:
+        service = self.service
+        boards = tuple(
+            json_views.desk_board_json(b, service.book)
+            for b in sorted(service.hall.values(), key=lambda b: b.number)
+        )
+        return Frame(service.tournament, service.book, boards, tuple(self.alerts()))
+
+    def pump(self) -> None:
+        """Bring both channels up to date (cheap when nothing changed)."""
+        self._scheduled = False
+        try:
+            self._advance()
+        except Exception:  # the hub must outlive a bad frame; the next pump retries
+            if not self._pump_failing:
+                log.exception("hub pump failed")
+            self._pump_failing = True
+
+    def _advance(self) -> None:
+        self.public.advance(self.public_frame())
+        self.arbiter.advance(self.arbiter_frame())
+        self._pump_failing = False
+
+    def on_commit(self, entries: Sequence[Entry]) -> None:
+        """Service listener: coalesce a burst of commits into one pump."""
+        if self._scheduled:
+            return
+        self._scheduled = True
+        try:
+            asyncio.get_running_loop().call_soon(self.pump)
+        except RuntimeError:  # no loop (a synchronous caller): pump now
+            self.pump()
+
+    async def _pump_loop(self) -> None:
+        # Unguarded: a failing frame ends the loop, and its supervisor logs it, alerts the
+        # desk and starts it again (the commit-driven pump() only logs).
+        while True:
+            await asyncio.sleep(PUMP_SECONDS)
+            self._scheduled = False
+            self._advance()  # the delay releases news as time passes, without a commit
+
+    def attach(self) -> None:
+        self.service.listeners.append(self.on_commit)
+        self._task = self.service.supervisor.start(
+            "the live web updates",
+            self._pump_loop,
+            stops="Spectator pages and the desk do not get new moves until it runs again.",
+        )
+
+    async def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.service.listeners.remove(self.on_commit)
+        if self._task is not None:
+            await self._task.stop()
+        for channel in (self.public, self.arbiter):
+            channel.stop()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for channel in (self.public, self.arbiter):
+            for subs in list(channel.subscribers.values()):
+                for client in list(subs):
+                    await client.ws.close()
+
+    # -- one connection --------------------------------------------------------------------------
+
+    def clock_rate(self) -> float:
+        """Event seconds per wall second (the demo runs fast): clients tick clocks at it."""
+        return json_views.speed_of(self.service)
+
+    def snapshot_text(
+        self, channel: Channel, scope: str, section: SectionConfig | None, rnd: int, game: str
+    ) -> str | None:
+        key = scope_key(scope, section.name if section else "", rnd, game)
+
+        def build() -> str:
+            data = snapshot_data(
+                self.config,
+                channel.frame,
+                self.service.live_rounds(),
+                scope,
+                section,
+                rnd,
+                game,
+                arbiter=channel is self.arbiter,
+                standings=channel.standings_rows(section) if scope == "round" and section else None,
+            )
+            return encode(
+                {
+                    "type": "snapshot",
+                    "channel": channel.name,
+                    "scope": scope,
+                    "key": key,
+                    "seq": channel.seq,
+                    "epoch": self.epoch,
+                    "clock_rate": self.clock_rate(),
+                    "now": self.service.time.now(),
+                    "delay": self.service.delay if channel is self.public else 0,
+                    "data": data,
+                }
+            )
+
+        if scope == "game" and game not in channel.frame.book.games:
+            return None
+        return channel.cached_snapshot(key, build)
+
+    async def serve(self, request: web.Request, *, arbiter: bool) -> web.StreamResponse:
+        channel = self.arbiter if arbiter else self.public
+        limits = self.limits
+        if not arbiter:
+            try:
+                await self.budget.turn()  # the handshake is web work like any other
+            except Busy:
+                return _busy()
+        ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=limits.max_message_bytes)
+        await ws.prepare(request)
+        client = Client(ws, limits=limits, now=self.now, arbiter=arbiter)
+        writer = asyncio.ensure_future(self._writer(client))
+        try:
+            async for msg in ws:
+                if not await self._one_message(request, channel, client, msg, arbiter=arbiter):
+                    break
+                # One message a loop turn: a burst in one packet never holds the loop.
+                await asyncio.sleep(0)
+        finally:
+            channel.unsubscribe(client)
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+        return ws
+
+    async def _one_message(
+        self, request: web.Request, channel: Channel, client: Client, msg: Any, *, arbiter: bool
+    ) -> bool:
+        """Handle one message; False when the socket was closed."""
+        ws = client.ws
+        if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+            return True
+        if not client.messages.take():
+            return await self._strike(client, "too many messages")
+        if msg.type != WSMsgType.TEXT:
+            client.push(encode({"type": "error", "message": "messages must be JSON text"}))
+            return await self._strike(client, "binary message")
+        self.handled += 1
+        try:
+            if arbiter:
+                reply = await self._handle(channel, client, msg.data)
+            else:
+                reply = await self.budget.run(lambda: self._handle(channel, client, msg.data))
+        except Busy:
+            await self._close(client, WSCloseCode.TRY_AGAIN_LATER, b"server busy")
+            return False
+        except RecursionError:
+            self.bad_messages.warning(
+                f"websocket client {request.remote}: message nested too deeply; closed"
+            )
+            await self._close(client, WSCloseCode.POLICY_VIOLATION, b"nested too deeply")
+            return False
+        except Exception as exc:  # one client's bad message must not flood the log
+            self.bad_messages.warning(
+                f"websocket client {request.remote}: message failed ({type(exc).__name__}); closed"
+            )
+            await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"message failed")
+            return False
+        for text in reply:
+            client.push(text)
+        if client.strikes >= self.limits.strikes:
+            await self._close(client, WSCloseCode.POLICY_VIOLATION, b"too many requests")
+            return False
+        if client.closing is not None:
+            await self._close(client, client.closing, b"try again later")
+            return False
+        return True
+
+    async def _strike(self, client: Client, why: str) -> bool:
+        client.strikes += 1
+        if client.strikes < self.limits.strikes:
+            return True
+        await self._close(client, WSCloseCode.POLICY_VIOLATION, f"{why}".encode())
+        return False
+
+    async def _close(self, client: Client, code: int, message: bytes) -> None:
+        self.closed_for_policy += 1
+        await client.ws.close(code=code, message=message)
+
+    async def _handle(self, channel: Channel, client: Client, text: str) -> list[str]:
+        try:
+            msg = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return [_error("messages must be JSON objects")]
+        if not isinstance(msg, dict):
+            return [_error("messages must be JSON objects")]
+        if msg.get("type") == "ping":
+            return [_PONG]
+        if msg.get("type") != "subscribe":
+            return [_error("unknown message type")]
+        scope = msg.get("scope", "event")
+        section: SectionConfig | None = None
+        rnd = 0
+        game = ""
+        if scope == "round":
+            section = section_by_name(self.config, _str(msg.get("section")))
+            r = msg.get("round")
+            if section is None or not isinstance(r, int) or isinstance(r, bool) or r < 1:
+                return [_error("round scope needs section and round")]
+            rnd = r
+        elif scope == "game":
+            game = _str(msg.get("game")) or ""
+            if game not in channel.frame.book.games:
+                return [_error(f"no game {game[:80]!r}")]
+        elif scope != "event":
+            return [_error("scope must be event, round or game")]
+        if not client.subscribes.take():
+            client.strikes += 1
+            return [
+                _error(f"too many subscribes: at most one every {self.limits.subscribe_every:g} s")
+            ]
+        if channel is self.public:
+            wait = self.subscribes.reserve(self.limits.global_wait)
+            if wait is None:
+                raise Busy("too many subscribes from everybody")
+            if wait > 0:
+                await asyncio.sleep(wait)  # its turn among everybody's subscribes
+        key = scope_key(scope, section.name if section else "", rnd, game)
+        channel.subscribe(client, key)
+
+        def resync() -> list[str]:
+            return [_RESYNC, self.snapshot_text(channel, scope, section, rnd, game) or ""]
+
+        client.resync_to = resync
+        since = msg.get("since")
+        if (
+            isinstance(since, int)
+            and not isinstance(since, bool)
+            and msg.get("epoch") == self.epoch
+        ):
+            missed = channel.since(since, key)
+            if missed is not None:
+                return missed
+        snap = self.snapshot_text(channel, scope, section, rnd, game)
+        return [snap] if snap is not None else [_error(f"no game {game[:80]!r}")]
+
+    async def _writer(self, client: Client) -> None:
+        try:
+            await self._write(client)
+        except Exception:
+            # Never a client left with a dead writer and a live reader: one line with the
+            # traceback, and that connection ends (the others go on).
+            log.exception("websocket writer failed; closing that client")
+            await client.ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"writer failed")
+
+    async def _write(self, client: Client) -> None:
+        # No per-send timeout: a send only waits when the socket's buffer is full, and then
+        # only this client's writer waits while its bounded queue absorbs (and resyncs) the
+        # backlog; the heartbeat closes a connection that stays dead.
+        # A spectator's sends are web work like any other: a few a turn, within the web's
+        # share of the loop (a delta to 1,000 clients is 1,000 sends: all in one loop turn
+        # they held the boards up for a quarter of a second).
+        budget = None if client.arbiter else self.budget
+        while not client.ws.closed:
+            await client.wake.wait()
+            client.wake.clear()
+            while client.queue:
+                if budget is not None:
+                    await budget.turn(refuse=False)
+                started = time.perf_counter()
+                for _ in range(WRITE_BATCH):
+                    if not client.queue:
+                        break
+                    text = client.queue.popleft()
+                    if not text:
+                        continue
+                    try:
+                        await client.ws.send_str(text)
+                    except (ConnectionError, RuntimeError):
+                        await client.ws.close()
+                        return
+                if budget is not None:
+                    budget.charge(time.perf_counter() - started)
+                await asyncio.sleep(0)
+            if client.closing is not None:  # resynced too often: come back later
+                await client.ws.close(code=client.closing, message=b"too slow: reconnect later")
+                return
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _error(message: str) -> str:
+    return encode({"type": "error", "message": message})
+
+
+_PONG = encode({"type": "pong"})
+_RESYNC = encode({"type": "resync"})
+
+
+def _busy() -> web.Response:
+    response = web.json_response({"error": "the server is busy: try again in a few seconds"})
+    response.set_status(503)
+    response.headers["Retry-After"] = "5"
+    return response

@@ -60,6 +60,23 @@ BOARDS_FLOORS = [
     ["boards.events"],
     ["boards.position"],
 ]
+# The floors inside web/, top first: the app, its routes, the request helpers, the app's
+# keys, the parts the keys hold (and the pages), then the pure pieces they are made of.
+WEB_FLOORS = [
+    ["web.app"],
+    ["web.arbiter", "web.routes_public"],
+    ["web.http_json"],
+    ["web.keys", "web.openapi"],
+    ["web.auth", "web.server", "web.pages", "web.hub", "web.answers", "web.pairing_worker"],
+    [
+        "web.limits",
+        "web.proxy",
+        "web.json_views",
+        "web.board_svg",
+        "web.sections",
+        "web.pairing_job",
+    ],
+]
 
 # The pure core (DESIGN, "Principles"): no I/O, no asyncio, no wall clock, no logging.
 PURE = [
@@ -194,7 +211,9 @@ def test_top_level_direction() -> None:
     assert not wrong, "imports against DESIGN's direction:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize("floors", [BROADCAST_FLOORS, BOARDS_FLOORS], ids=["broadcast", "boards"])
+@pytest.mark.parametrize(
+    "floors", [BROADCAST_FLOORS, BOARDS_FLOORS, WEB_FLOORS], ids=["broadcast", "boards", "web"]
+)
 def test_floors(floors: list[list[str]]) -> None:
     """Inside a package, a room imports only the rooms on the floors below it."""
     top = floors[0][0].split(".")[0]

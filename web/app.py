@@ -21,12 +21,12 @@ from broadcast.service.health import SYSTEM_PREFIX, Health
 from web import openapi, routes_public, server
 from web.answers import Answers
 from web.arbiter import api, desk, login
-from web.arbiter.actions import Desk
+from web.arbiter.actions import DESK, Desk
 from web.arbiter.guard import arbiter_guard
 from web.auth import Auth
 from web.http_json import error, json_response
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, DESK, HUB, PAIRER, SERVICE
+from web.keys import ANSWERS, AUTH, HUB, PAIRER, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from aiohttp import web
+
 from broadcast.arbiter.alerts import Alert
 from broadcast.fide.pairing import Pairing
 from broadcast.games.state import GameState
@@ -30,6 +32,7 @@ from web.pairing_worker import PairingWorker
 from web.sections import section_by_name
 
 __all__ = [
+    "DESK",
     "MAX_BOARD",
     "ByHand",
     "Desk",
@@ -203,3 +206,6 @@ async def pair_round(
         pairings = await source.pairer.dutch(service, section, number)
     service.publish_pairings(section, number, pairings, source.kind, by)
     return pairings
+
+
+DESK = web.AppKey("desk", Desk)

@@ -20,10 +20,10 @@ from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError
 from broadcast.service.event_service import ActionError, EventService
 from web import json_views
-from web.arbiter.actions import ByHand, Desk, Dutch, FromTrf, PairingSource, pair_round
+from web.arbiter.actions import DESK, ByHand, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import acting
 from web.http_json import error, http_error, json_response, round_of
-from web.keys import DESK, PAIRER, service_of
+from web.keys import PAIRER, service_of
 from web.pairing_worker import PairingBusy
 from web.sections import section_by_name
 

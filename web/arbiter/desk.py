@@ -19,13 +19,13 @@ from broadcast.service import regulation_actions as regs
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.regulation_actions import DESK_REASONS
 from web import json_views
-from web.arbiter.actions import Desk, Dutch, FromTrf, PairingSource, pair_round
+from web.arbiter.actions import DESK, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import FORM, SESSION, acting, desk_html
 from web.arbiter.moves import split_moves
 from web.auth import same_origin
 from web.board_svg import piece_defs
 from web.http_json import error
-from web.keys import ARBITER, DESK, HUB, PAIRER, service_of
+from web.keys import ARBITER, HUB, PAIRER, service_of
 from web.pages import ENV
 from web.sections import section_by_name
 

@@ -7,7 +7,7 @@ from arbiter_support import SESTAO, engine, gid, moves, start_of
 
 from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
 from broadcast.arbiter import Alert, AlertResolved
-from broadcast.arbiter.rules import ArbiterRules
+from broadcast.arbiter.engine import ArbiterRules
 from broadcast.games.events import BoardAttached, GameClock, GameSync, ResultConfirmed
 from clocks.reading import ClockReading, NoClock
 

@@ -1,6 +1,6 @@
 """The arbiter's eyes: pure rules over events and an injected time.
 
-`ArbiterRules` (rules.py) is the engine the service drives: `observe(event)` for every
+`ArbiterRules` (engine.py) is the engine the service drives: `observe(event)` for every
 journalled event and `tick(now)` as time passes; both return new events (alerts, result
 proposals, confirmations, no-show counts, bye decisions) for the service to journal.
 The rule modules (presence, flag, results, trouble) are plain functions it calls.
@@ -14,7 +14,7 @@ from broadcast.arbiter.alerts import (
     PlayerMarkedPresent,
     Severity,
 )
-from broadcast.arbiter.rules import ArbiterRules, RulesConfig
+from broadcast.arbiter.engine import ArbiterRules, RulesConfig
 
 __all__ = [
     "Alert",

@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from boards.position import BoardPosition
 from broadcast.arbiter.alerts import Alert
+from broadcast.arbiter.engine import RulesConfig, RulesMemory
 from broadcast.arbiter.presence import Presence
-from broadcast.arbiter.rules import BoardWatchMemory, RulesConfig, RulesMemory, WatchMemory
+from broadcast.arbiter.watch import BoardWatchMemory, WatchMemory
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook

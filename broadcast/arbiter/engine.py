@@ -62,6 +62,7 @@ from broadcast.arbiter.trouble import (
     polls_missed,
     too_long,
 )
+from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.arbiter.withdrawal import withdrawal_events
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
@@ -149,63 +150,7 @@ class RulesConfig:
     zero_default_check_after: int = 300
 
 
-@dataclass
-class _Watch:
-    """What the engine tracks for one game beyond its `GameState`."""
-
-    presence: Presence = field(default_factory=Presence)
-    proposed: set[tuple[str, str, int]] = field(default_factory=set)  # (reason, result, ply)
-    flagged: set[Colour] = field(default_factory=set)
-    out_episode: int = 0
-    # A clock press while the board was out of sync: (t, who pressed, out episode). It is an
-    # illegal move that stood only if the board is still out of step a while later: the
-    # reconstruction confirms a legal move only once the position has stayed still, which
-    # can be after the press (a piece held long, then put down and the clock pressed).
-    press_out: tuple[float, Colour, int] | None = None
-
-
-@dataclass
-class _BoardWatch:
-    """One physical board's health, for the game it carries."""
-
-    game: str | None = None
-    last_seen: float | None = None
-    has_clock: bool = False
-    no_clock_episode: int = 0
-    clock_missing: bool = False
-    lost_episode: int = 0
-    silent: bool = False
-    fault_alert: str | None = None  # the open driver-fault alert
-    fault_episode: int = 0
-    back_since: float | None = None  # connected again since, with no new fault
-    gap_episode: int = 0
-
-
 Observable = Any  # any journal event: game, tournament, driver, reconstruction, arbiter
-
-
-@dataclass(frozen=True, slots=True)
-class WatchMemory:
-    """A `_Watch` as an immutable value."""
-
-    presence: Presence
-    proposed: frozenset[tuple[str, str, int]]
-    flagged: frozenset[str]
-    out_episode: int
-    press_out: tuple[float, str, int] | None
-
-
-@dataclass(frozen=True, slots=True)
-class BoardWatchMemory:
-    """A `_BoardWatch` as an immutable value."""
-
-    game: str | None
-    last_seen: float | None
-    has_clock: bool
-    no_clock_episode: int
-    clock_missing: bool
-    lost_episode: int
-    silent: bool
 
 
 @dataclass(frozen=True)
@@ -250,8 +195,8 @@ class ArbiterRules:
         self.alerts: dict[str, Alert] = {}
         self.acknowledged: set[str] = set()
         self.resolved: set[str] = set()
-        self._watch: dict[str, _Watch] = {}
-        self._boards: dict[str, _BoardWatch] = {}
+        self._watch: dict[str, Watch] = {}
+        self._boards: dict[str, BoardWatch] = {}
         self._closed: set[str] = set()  # games whose result stands: never watched again
         # no-shows already emitted: (section, round, player)
         self._counted: set[tuple[str, int, int]] = set()
@@ -348,28 +293,8 @@ class ArbiterRules:
             alerts=tuple(self.alerts.values()),
             acknowledged=frozenset(self.acknowledged),
             resolved=frozenset(self.resolved),
-            watch={
-                g: WatchMemory(
-                    w.presence,
-                    frozenset(w.proposed),
-                    frozenset(w.flagged),
-                    w.out_episode,
-                    w.press_out,
-                )
-                for g, w in self._watch.items()
-            },
-            boards={
-                n: BoardWatchMemory(
-                    b.game,
-                    b.last_seen,
-                    b.has_clock,
-                    b.no_clock_episode,
-                    b.clock_missing,
-                    b.lost_episode,
-                    b.silent,
-                )
-                for n, b in self._boards.items()
-            },
+            watch={g: w.memory() for g, w in self._watch.items()},
+            boards={n: b.memory() for n, b in self._boards.items()},
             closed=frozenset(self._closed),
             counted=frozenset(self._counted),
             start_overrides=dict(self._start_overrides),
@@ -381,28 +306,8 @@ class ArbiterRules:
         self.alerts = {a.id: a for a in memory.alerts}
         self.acknowledged = set(memory.acknowledged)
         self.resolved = set(memory.resolved)
-        self._watch = {
-            g: _Watch(
-                w.presence,
-                set(w.proposed),
-                set(w.flagged),  # type: ignore[arg-type]
-                w.out_episode,
-                w.press_out,  # type: ignore[arg-type]
-            )
-            for g, w in memory.watch.items()
-        }
-        self._boards = {
-            n: _BoardWatch(
-                b.game,
-                b.last_seen,
-                b.has_clock,
-                b.no_clock_episode,
-                b.clock_missing,
-                b.lost_episode,
-                b.silent,
-            )
-            for n, b in memory.boards.items()
-        }
+        self._watch = {g: Watch.recalled(w) for g, w in memory.watch.items()}
+        self._boards = {n: BoardWatch.recalled(b) for n, b in memory.boards.items()}
         self._closed = set(memory.closed)
         self._counted = set(memory.counted)
         self._start_overrides = dict(memory.start_overrides)
@@ -521,7 +426,7 @@ class ArbiterRules:
     def _watch_new_games(self) -> None:
         for game_id, game in self.book.games.items():
             if game_id not in self._watch and game_id not in self._closed and not game.finished:
-                self._watch[game_id] = _Watch()
+                self._watch[game_id] = Watch()
                 self._next_due = -math.inf
 
     def _close_by_pairing(self, event: ResultRecorded) -> None:
@@ -592,7 +497,7 @@ class ArbiterRules:
         watch = self._watch.get(game.id)
         match event:
             case BoardAttached(board=board):
-                self._boards.setdefault(board, _BoardWatch()).game = game.id
+                self._boards.setdefault(board, BoardWatch()).game = game.id
                 return []
             case ResultConfirmed():
                 return self._finish(game, event) + self._confirmed(game, event)
@@ -1015,7 +920,7 @@ class ArbiterRules:
         return out
 
     def _zero_default_check(
-        self, game: GameState, watch: _Watch, start: float, now: float
+        self, game: GameState, watch: Watch, start: float, now: float
     ) -> list[Observable]:
         check = start + self.config.zero_default_check_after
         if now < check:
@@ -1050,7 +955,7 @@ class ArbiterRules:
             game=game,
         )
 
-    def _silence_rule(self, name: str, board: _BoardWatch, now: float) -> list[Observable]:
+    def _silence_rule(self, name: str, board: BoardWatch, now: float) -> list[Observable]:
         limit = self.config.trouble.silent_after
         if board.silent or not board.has_clock or not too_long(board.last_seen, now, limit):
             return []
@@ -1071,7 +976,7 @@ class ArbiterRules:
 
     # -- boards ----------------------------------------------------------------------------
     def _board_event(self, event: Any, game_id: str | None) -> list[Observable]:
-        board = self._boards.setdefault(event.board, _BoardWatch())
+        board = self._boards.setdefault(event.board, BoardWatch())
         if game_id is not None:
             board.game = game_id
         # The driver speaks for itself in these, not for the board: they prove no life.
@@ -1106,7 +1011,7 @@ class ArbiterRules:
         )
 
     def _board_trouble(
-        self, event: Any, board: _BoardWatch, game: GameState | None
+        self, event: Any, board: BoardWatch, game: GameState | None
     ) -> list[Observable]:
         cfg = self.config.trouble
         match event:
@@ -1181,7 +1086,7 @@ class ArbiterRules:
         return []
 
     def _driver_fault(
-        self, event: DriverFault, board: _BoardWatch, game: GameState | None
+        self, event: DriverFault, board: BoardWatch, game: GameState | None
     ) -> list[Observable]:
         """A software error stopped the board's driver: one critical alert per episode,
         closed once the board has been back for a while with no new error."""
@@ -1201,7 +1106,7 @@ class ArbiterRules:
             hall_board=event.board,
         )
 
-    def _fault_cleared(self, name: str, board: _BoardWatch, now: float) -> list[Observable]:
+    def _fault_cleared(self, name: str, board: BoardWatch, now: float) -> list[Observable]:
         alert = board.fault_alert
         if alert is None or board.back_since is None:
             return []
@@ -1216,7 +1121,7 @@ class ArbiterRules:
         )
 
     def _log_gap(
-        self, event: LogGap, board: _BoardWatch, game: GameState | None
+        self, event: LogGap, board: BoardWatch, game: GameState | None
     ) -> list[Observable]:
         """The board's log could not fill an outage: the arbiter checks the moves made in
         the gap, after the last one known before it."""
@@ -1242,7 +1147,7 @@ class ArbiterRules:
             hall_board=event.board,
         )
 
-    def _open_game(self, board: _BoardWatch) -> GameState | None:
+    def _open_game(self, board: BoardWatch) -> GameState | None:
         if board.game is None or board.game not in self._watch:
             return None
         game = self.book.games.get(board.game)

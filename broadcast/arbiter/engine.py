@@ -27,15 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from boards.events import (
-    BatterySeen,
-    BoardConnected,
-    BoardHealth,
-    BoardLost,
-    ClockSeen,
-    DriverFault,
-    LogGap,
-)
+from broadcast.arbiter import board_rules
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
@@ -52,15 +44,12 @@ from broadcast.arbiter.presence import (
     deadline,
     forfeit_result,
     no_show_colours,
+    pressed_by,
     warning_marks,
 )
 from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.arbiter.trouble import (
     TroubleConfig,
-    battery_severity,
-    move_label,
-    polls_missed,
-    too_long,
 )
 from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.arbiter.withdrawal import withdrawal_events
@@ -68,14 +57,11 @@ from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     REASON_TEXT,
-    BoardAttached,
     Colour,
     GameClock,
-    GameFlag,
+    GameEvent,
     GameMove,
-    GameMoveClocked,
     GameResultText,
-    GameSync,
     GameTakeback,
     LineCorrected,
     ResultConfirmed,
@@ -94,11 +80,11 @@ from broadcast.tournament.events import (
     PairingEdited,
     PlayerWithdrawn,
     ResultRecorded,
+    TournamentEvent,
 )
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState, registration_events
 from clocks.clocktimes import FlagFell
-from clocks.reading import ClockReading, NoClock
 
 POSITION_REASONS: frozenset[str] = frozenset(
     {"checkmate", "stalemate", "dead-position", "repetition", "75-moves"}
@@ -195,11 +181,11 @@ class ArbiterRules:
         self.alerts: dict[str, Alert] = {}
         self.acknowledged: set[str] = set()
         self.resolved: set[str] = set()
-        self._watch: dict[str, Watch] = {}
-        self._boards: dict[str, BoardWatch] = {}
+        self.watches: dict[str, Watch] = {}
+        self.boards: dict[str, BoardWatch] = {}
         self._closed: set[str] = set()  # games whose result stands: never watched again
         # no-shows already emitted: (section, round, player)
-        self._counted: set[tuple[str, int, int]] = set()
+        self.counted: set[tuple[str, int, int]] = set()
         self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
         self._muted = False
         self._start_overrides: dict[tuple[str, int], float] = {}
@@ -209,6 +195,23 @@ class ArbiterRules:
         # long journal quadratic).
         self._open: dict[str, None] = {}
         self._open_by: dict[tuple[str, str], dict[str, None]] = {}
+        # The rule families, in the order they answer an event and a tick.
+        self._families: tuple[Callable[[Observable, ArbiterRules], list[Observable]], ...] = (
+            self._presence_observe,
+            board_rules.observe,
+            self._result_observe,
+            self._tournament_observe,
+        )
+        self._timers: tuple[Callable[[float, ArbiterRules], list[Observable]], ...] = (
+            self._presence_tick,
+            board_rules.tick,
+        )
+        # While an event is handled: the game it is about when it names none (a flag fall
+        # from a board's clock), and the games as they were before it.
+        self.named_game: str | None = None
+        self.before = self.book
+        self.playing: list[GameState] = []  # while ticking: the games of the rounds in play
+        self._scan = math.inf
         self._watch_new_games()
 
     # -- public API ------------------------------------------------------------------------
@@ -232,39 +235,25 @@ class ArbiterRules:
         self.now = now
         if now < self._next_due:
             return []
-        out: list[Observable] = []
-        next_due = math.inf
+        self._scan = math.inf  # the families say when they want to look again (`wake`)
         current = self._current_rounds(now)
-        for game_id in list(self._watch):
+        self.playing = []
+        for game_id in list(self.watches):
             game = self.book.games.get(game_id)
             if game is None or game.finished:
                 continue
             if current.get(game.key.section) != game.key.round:
                 # Not the round being played: nobody is expected at those boards yet. Wake
                 # up when it starts (a round whose start has passed is not coming back).
-                start = self._round_start(self._section(game.key.section), game.key.round)
+                start = self.round_start(self.section(game.key.section), game.key.round)
                 if start is not None and start > now:
-                    next_due = min(next_due, start)
+                    self.wake(start)
                 continue
-            out += self._presence_rules(game, now)
-            next_due = min(next_due, self._presence_due(game))
-            out += self._sync_rules(game, now)
-            out += self._illegal_rule(game, now)
-            watch = self._watch.get(game_id)
-            if watch is not None and watch.press_out is not None:
-                next_due = min(
-                    next_due, watch.press_out[0] + self.config.trouble.illegal_move_after
-                )
-            if not game.in_sync and game.out_since is not None:
-                next_due = min(next_due, game.out_since + self.config.trouble.out_of_sync_after)
-        for name, board in self._boards.items():
-            out += self._silence_rule(name, board, now)
-            if board.has_clock and board.last_seen is not None and not board.silent:
-                next_due = min(next_due, board.last_seen + self.config.trouble.silent_after)
-            out += self._fault_cleared(name, board, now)
-            if board.fault_alert is not None and board.back_since is not None:
-                next_due = min(next_due, board.back_since + self.config.trouble.fault_cleared_after)
-        self._next_due = next_due
+            self.playing.append(game)
+        out: list[Observable] = []
+        for family in self._timers:
+            out += family(now, self)
+        self._next_due = self._scan
         # Rules due at different moments within one tick come out in time order, as if
         # the service had ticked at each of those moments (stable: game order on ties).
         out.sort(key=lambda e: _time_of(e) or now)
@@ -293,10 +282,10 @@ class ArbiterRules:
             alerts=tuple(self.alerts.values()),
             acknowledged=frozenset(self.acknowledged),
             resolved=frozenset(self.resolved),
-            watch={g: w.memory() for g, w in self._watch.items()},
-            boards={n: b.memory() for n, b in self._boards.items()},
+            watch={g: w.memory() for g, w in self.watches.items()},
+            boards={n: b.memory() for n, b in self.boards.items()},
             closed=frozenset(self._closed),
-            counted=frozenset(self._counted),
+            counted=frozenset(self.counted),
             start_overrides=dict(self._start_overrides),
         )
 
@@ -306,10 +295,10 @@ class ArbiterRules:
         self.alerts = {a.id: a for a in memory.alerts}
         self.acknowledged = set(memory.acknowledged)
         self.resolved = set(memory.resolved)
-        self._watch = {g: Watch.recalled(w) for g, w in memory.watch.items()}
-        self._boards = {n: BoardWatch.recalled(b) for n, b in memory.boards.items()}
+        self.watches = {g: Watch.recalled(w) for g, w in memory.watch.items()}
+        self.boards = {n: BoardWatch.recalled(b) for n, b in memory.boards.items()}
         self._closed = set(memory.closed)
-        self._counted = set(memory.counted)
+        self.counted = set(memory.counted)
         self._start_overrides = dict(memory.start_overrides)
         self._next_due = -math.inf  # rescan the time rules
         self._open, self._open_by = {}, {}
@@ -333,7 +322,7 @@ class ArbiterRules:
                     if not bucket:
                         del self._open_by[key]
 
-    def _open_about(self, what: str, value: str) -> list[Alert]:
+    def open_about(self, what: str, value: str) -> list[Alert]:
         """Open alerts whose `what` (game, hall board, kind) is `value`, oldest first."""
         return [self.alerts[i] for i in self._open_by.get((what, value), {})]
 
@@ -355,79 +344,42 @@ class ArbiterRules:
                 if event.alert in self.alerts:
                     self._unindex(event.alert)
                 return []
-            case PlayerMarkedPresent():
-                return self._mark_present(event.game, event.colour, event.t)
-            case ByeRequested():
-                return self._bye(event)
-            case NoShowCounted():
-                self._fold_tournament(event)
-                return self._no_show_limit(event.section, event.player, event.round)
-            case ResultRecorded():
-                self._fold_tournament(event)
-                return []
-            case ByeGranted() | ByeCancelled() if event.override:
-                self._fold_tournament(event)
-                return self._override_alert(event)
-            case PlayerWithdrawn():
-                return self._withdrawn(event)
             case RoundStartMoved():
                 # `serve --round R` or a delayed round: presence counts from the new start.
                 self._start_overrides[(event.section, event.round)] = event.at.timestamp()
-                self._next_due = -math.inf
+                self.rescan()
                 return []
-            case FlagFell():
-                return self._flag(event, game)
-            case (
-                BoardConnected()
-                | BoardLost()
-                | BoardHealth()
-                | BatterySeen()
-                | ClockSeen()
-                | DriverFault()
-                | LogGap()
-            ):
-                return self._board_event(event, game)
-            case GameMoveClocked() | GameFlag():
-                # Nothing to decide, but folded too: the engine's games stay the service's
-                # (and a snapshot stores them once for both).
-                if event.game in self.book.games:
-                    self.book = self.book.apply(event)
-                return []
-            case (
-                BoardAttached()
-                | GameMove()
-                | GameTakeback()
-                | GameClock()
-                | GameSync()
-                | ResultProposed()
-                | ResultConfirmed()
-                | LineCorrected()
-                | StartPositionSet()
-            ):
-                return self._game_event(event)
-        if _is_tournament_event(event):
-            self._fold_tournament(event)
-            return self._tournament_resolutions(event)
-        return []
+        if isinstance(event, GameEvent) and event.game not in self.book.games:
+            return []  # not a paired game (yet): nothing to watch
+        self.named_game = game
+        self.before = self.book
+        self.fold(event)
+        out: list[Observable] = []
+        for family in self._families:
+            out += family(event, self)
+        return out
 
     # -- tournament ------------------------------------------------------------------------
-    def _fold_tournament(self, event: Any) -> None:
-        before = self.book
-        self.tournament, self.book = fold_tournament(self.tournament, self.book, event)
-        if self.book is not before:
-            self._watch_new_games()
-        if isinstance(event, ResultRecorded):
-            self._close_by_pairing(event)
+    def fold(self, event: Observable) -> None:
+        """What the rules know after `event`: the tournament and the games (events of
+        games not paired are none of their business)."""
+        if isinstance(event, TournamentEvent):
+            before = self.book
+            self.tournament, self.book = fold_tournament(self.tournament, self.book, event)
+            if self.book is not before:
+                self._watch_new_games()
+        elif isinstance(event, GameEvent) and event.game in self.book.games:
+            self.book = self.book.apply(event)
 
-    def _close(self, game_id: str) -> None:
-        self._watch.pop(game_id, None)
+    def close(self, game_id: str) -> None:
+        self.watches.pop(game_id, None)
         self._closed.add(game_id)
 
     def _watch_new_games(self) -> None:
         for game_id, game in self.book.games.items():
-            if game_id not in self._watch and game_id not in self._closed and not game.finished:
-                self._watch[game_id] = Watch()
-                self._next_due = -math.inf
+            if game_id not in self.watches and game_id not in self._closed and not game.finished:
+                self.watches[game_id] = Watch()
+                self.rescan()
 
     def _close_by_pairing(self, event: ResultRecorded) -> None:
         """A result recorded on the tournament side ends the game's watch too."""
@@ -438,16 +390,15 @@ class ArbiterRules:
             return
         for game in self.book.round_games(event.section, event.round):
             if game.key.board == pairing.board:
-                self._close(game.id)
+                self.close(game.id)
 
     def _bye(self, request: ByeRequested) -> list[Observable]:
-        self._fold_tournament(request)
         decision = self.tournament.section(request.section).decide_bye(request)
         out: list[Observable] = [decision]
-        self._fold_tournament(decision)
+        self.fold(decision)
         if isinstance(decision, ByeRefused):
-            name = self._player_name(request.section, request.player)
-            out += self._alert(
+            name = self.player_name(request.section, request.player)
+            out += self.alert(
                 f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
                 "bye-refused",
                 request.at.timestamp(),
@@ -457,7 +408,7 @@ class ArbiterRules:
                 round_number=request.round,
                 players=(name,),
             )
-        return self._emit(out)
+        return self.emit(out)
 
     def _no_show_limit(self, section_name: str, player: int, round_number: int) -> list[Observable]:
         section = self.tournament.section(section_name)
@@ -465,7 +416,7 @@ class ArbiterRules:
         rounds = section.no_shows.get(player, ())
         if limit is None or len(rounds) < limit:
             return []
-        name = self._player_name(section_name, player)
+        name = self.player_name(section_name, player)
         listed = ", ".join(str(r) for r in rounds)
         eliminate = section.config.no_shows.on_limit == "withdraw"
         what = (
@@ -473,7 +424,7 @@ class ArbiterRules:
             if eliminate
             else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
         )
-        out = self._alert(
+        out = self.alert(
             f"withdraw-from-pairing:{section_name}:{player}",
             "withdraw-from-pairing",
             self.now,
@@ -484,74 +435,90 @@ class ArbiterRules:
             players=(name,),
         )
         if eliminate:
-            out += self._withdraw(section_name, player, round_number + 1, f"{len(rounds)} no-shows")
+            out += self.withdraw(section_name, player, round_number + 1, f"{len(rounds)} no-shows")
         return out
 
     # -- games -----------------------------------------------------------------------------
-    def _game_event(self, event: Any) -> list[Observable]:
-        before = self.book.games.get(event.game)
-        if before is None:
-            return []  # not a paired game (yet): nothing to watch
-        self.book = self.book.apply(event)
-        game = self.book.get(event.game)
-        watch = self._watch.get(game.id)
+    def _presence_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
         match event:
-            case BoardAttached(board=board):
-                self._boards.setdefault(board, BoardWatch()).game = game.id
-                return []
-            case ResultConfirmed():
-                return self._finish(game, event) + self._confirmed(game, event)
-            case ResultProposed():
-                return self._proposed(game, event)
-            case GameSync(in_sync=True):
-                if watch is not None:
-                    watch.press_out = None
-                return self._resolve(
-                    self._open_about("game", game.id),
-                    lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
-                    event.t,
-                    "the board matches the game again",
-                )
-        if watch is None or game.finished:
-            return []
-        out: list[Observable] = []
-        match event:
-            case GameMove():
+            case PlayerMarkedPresent():
+                return self._mark_present(event.game, event.colour, event.t)
+            case NoShowCounted():
+                return self._no_show_limit(event.section, event.player, event.round)
+            case GameMove() if self.watched(event.game):
                 colour: Colour = "white" if event.ply % 2 == 1 else "black"
-                out += self._mark_present(game.id, colour, event.t)
-                if event.ply == game.ply:
-                    out += self._position_rules(game, event.t, "")
-            case GameClock():
-                pressed = _pressed_by(before.running, event.running)
+                return self._mark_present(event.game, colour, event.t)
+            case GameClock() if self.watched(event.game):
+                pressed = pressed_by(self.before.get(event.game).running, event.running)
                 if pressed is not None:
-                    out += self._mark_present(game.id, pressed, event.t)
-                    if not game.in_sync and watch.press_out is None:
-                        watch.press_out = (event.t, pressed, watch.out_episode)
-                        self._next_due = min(
-                            self._next_due, event.t + self.config.trouble.illegal_move_after
-                        )
-                if event.running is None and before.running is not None:
-                    out += self._position_rules(game, event.t, " (clock stopped)")
-            case GameSync(in_sync=False):
-                self._next_due = -math.inf
-                if before.in_sync:
-                    watch.out_episode += 1
+                    return self._mark_present(event.game, pressed, event.t)
+        return []
+
+    def _result_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
+        match event:
+            case FlagFell():
+                return self._flag(event, self.named_game)
+            case ResultConfirmed():
+                done = self.book.get(event.game)
+                return self._finish(done, event) + self._confirmed(done, event)
+            case ResultProposed():
+                return self._proposed(self.book.get(event.game), event)
+        game = self.watched(getattr(event, "game", ""))
+        if game is None:
+            return []
+        match event:
+            case GameMove() if event.ply == game.ply:
+                return self._position_rules(game, event.t, "")
+            case GameClock() if event.running is None:
+                if self.before.get(game.id).running is not None:
+                    return self._position_rules(game, event.t, " (clock stopped)")
             case LineCorrected() | GameTakeback() | StartPositionSet():
                 # A changed line may end in a final position or leave one.
-                out += self._position_rules(game, event.t, " (corrected line)")
+                return self._position_rules(game, event.t, " (corrected line)")
+        return []
+
+    def _tournament_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
+        match event:
+            case ByeRequested():
+                return self._bye(event)
+            case ResultRecorded():
+                self._close_by_pairing(event)
+                return []
+            case ByeGranted() | ByeCancelled() if event.override:
+                return self._override_alert(event)
+            case PlayerWithdrawn():
+                return self._withdrawn(event)
+            case NoShowCounted():
+                return []
+        if isinstance(event, TournamentEvent):
+            return self._tournament_resolutions(event)
+        return []
+
+    def _presence_tick(self, now: float, ctx: ArbiterRules) -> list[Observable]:
+        out: list[Observable] = []
+        for game in self.playing:
+            out += self._presence_rules(game, now)
+            self.wake(self._presence_due(game))
         return out
+
+    def watched(self, game_id: str) -> GameState | None:
+        """The game `game_id` if the rules still watch it (paired, no result yet)."""
+        game = self.book.games.get(game_id)
+        if game is None or game.finished or game_id not in self.watches:
+            return None
+        return game
 
     def _mark_present(self, game_id: str, colour: Colour, t: float) -> list[Observable]:
         """`colour` is at the board from `t`; presence alerts about nobody still missing close."""
-        watch = self._watch.get(game_id)
+        watch = self.watches.get(game_id)
         game = self.book.games.get(game_id)
         if watch is None or game is None or watch.presence.of(colour) is not None:
             return []
         p = watch.presence
         watch.presence = Presence(t, p.black) if colour == "white" else Presence(p.white, t)
-        missing = {self._name_of(game, c) for c in absent_colours(watch.presence, math.inf)}
-        return self._resolve(
-            self._open_about("game", game_id),
+        missing = {self.name_of(game, c) for c in absent_colours(watch.presence, math.inf)}
+        return self.resolve(
+            self.open_about("game", game_id),
             lambda a: a.kind in PRESENCE_KINDS and not missing.intersection(a.players),
             t,
             "the players are at the board",
@@ -559,15 +526,15 @@ class ArbiterRules:
 
     def _finish(self, game: GameState, confirmed: ResultConfirmed) -> list[Observable]:
         """The game's result stands: stop watching it, close the alerts it ends."""
-        self._close(game.id)
-        return self._resolve(
-            self._open_about("game", game.id),
+        self.close(game.id)
+        return self.resolve(
+            self.open_about("game", game.id),
             lambda a: a.kind in ENDS_WITH_THE_GAME,
             confirmed.t,
             f"result {confirmed.result} ({confirmed.by})",
         )
 
-    def _resolve(
+    def resolve(
         self, among: Iterable[Alert], which: Callable[[Alert], bool], t: float, why: str
     ) -> list[Observable]:
         """Close the open alerts `among` that `which` selects: their cause has ended."""
@@ -577,17 +544,17 @@ class ArbiterRules:
                 self.resolved.add(alert.id)
                 self._unindex(alert.id)
                 out.append(AlertResolved(alert.id, t, why))
-        return self._emit(out)
+        return self.emit(out)
 
     def _tournament_resolutions(self, event: Any) -> list[Observable]:
         if isinstance(event, PlayerWithdrawn):
             wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
             among = [self.alerts[wanted]] if wanted in self._open else []
-            return self._resolve(among, lambda a: True, self.now, "player withdrawn")
+            return self.resolve(among, lambda a: True, self.now, "player withdrawn")
         if isinstance(event, ByeGranted):
             prefix = f"bye-refused:{event.section}:{event.round}:{event.player}:"
-            return self._resolve(
-                self._open_about("kind", "bye-refused"),
+            return self.resolve(
+                self.open_about("kind", "bye-refused"),
                 lambda a: a.id.startswith(prefix),
                 event.at.timestamp(),
                 "bye granted",
@@ -599,15 +566,15 @@ class ArbiterRules:
         game superseded."""
         key = game.ply if proposal.reason in POSITION_REASONS else 0
         alert_id = f"result-proposed:{game.id}:{proposal.reason}:{proposal.result}:{key}"
-        out = self._resolve(
-            self._open_about("game", game.id),
+        out = self.resolve(
+            self.open_about("game", game.id),
             lambda a: a.kind == "result-proposed" and a.id != alert_id,
             proposal.t,
             f"superseded by {proposal.result} ({proposal.reason})",
         )
         words = REASON_TEXT.get(proposal.reason, proposal.reason)
         detail = f": {proposal.detail}" if proposal.detail else ""
-        return out + self._alert(
+        return out + self.alert(
             alert_id,
             "result-proposed",
             proposal.t,
@@ -623,12 +590,12 @@ class ArbiterRules:
         found = position_result(game.fen, history if game.moves else ())
         if found is None:
             return []
-        return self._propose(game, found.result, found.reason, t, found.detail + note)
+        return self.propose(game, found.result, found.reason, t, found.detail + note)
 
-    def _propose(
+    def propose(
         self, game: GameState, result: GameResultText, reason: ResultReason, t: float, detail: str
     ) -> list[Observable]:
-        watch = self._watch.get(game.id)
+        watch = self.watches.get(game.id)
         if watch is None or game.finished:
             return []
         key = (reason, result, game.ply if reason in POSITION_REASONS else 0)
@@ -636,12 +603,12 @@ class ArbiterRules:
             return []
         watch.proposed.add(key)
         proposal = ResultProposed(game.id, result, reason, t, detail)
-        self.book = self.book.apply(proposal)
-        out: list[Observable] = self._emit([proposal])
+        self.fold(proposal)
+        out: list[Observable] = self.emit([proposal])
         if self.mode == "apply" and reason in AUTOMATIC_REASONS:
             confirmed = ResultConfirmed(game.id, result, reason, t, by="rules")
-            self.book = self.book.apply(confirmed)
-            out += self._emit([confirmed])
+            self.fold(confirmed)
+            out += self.emit([confirmed])
             out += self._finish(self.book.get(game.id), confirmed)
         else:
             out += self._proposal_alert(self.book.get(game.id), proposal)
@@ -649,7 +616,7 @@ class ArbiterRules:
 
     def _proposed(self, game: GameState, event: ResultProposed) -> list[Observable]:
         """A proposal from outside the engine (the kings signal) or our own fed back."""
-        watch = self._watch.get(game.id)
+        watch = self.watches.get(game.id)
         if watch is None:
             return []
         key = (event.reason, event.result, game.ply if event.reason in POSITION_REASONS else 0)
@@ -662,8 +629,8 @@ class ArbiterRules:
             return out
         if self.mode == "apply" and event.reason in AUTOMATIC_REASONS:
             confirmed = ResultConfirmed(game.id, event.result, event.reason, event.t, by="rules")
-            self.book = self.book.apply(confirmed)
-            out += self._emit([confirmed])
+            self.fold(confirmed)
+            out += self.emit([confirmed])
             out += self._finish(self.book.get(game.id), confirmed)
         else:
             out += self._proposal_alert(game, event)
@@ -687,22 +654,22 @@ class ArbiterRules:
         for colour in no_show_colours(event.result):
             player = pairing.white if colour == "white" else pairing.black
             marker = (game.key.section, game.key.round, player)
-            if marker in self._counted or game.key.round in section.no_shows.get(player, ()):
+            if marker in self.counted or game.key.round in section.no_shows.get(player, ()):
                 continue
-            self._counted.add(marker)
+            self.counted.add(marker)
             counted = NoShowCounted(game.key.section, game.key.round, player)
-            self._fold_tournament(counted)
-            out += self._emit([counted])
+            self.fold(counted)
+            out += self.emit([counted])
             out += self._after_no_show(game.key.section, player, game.key.round)
         return out
 
     def _after_no_show(self, section_name: str, player: int, round_number: int) -> list[Observable]:
         """The section's no-show rules: round-1 exclusion, single absence, the limit."""
-        config = self._section(section_name)
+        config = self.section(section_name)
         rules = config.no_shows
-        name = self._player_name(section_name, player)
+        name = self.player_name(section_name, player)
         if round_number == 1 and rules.first_round == "exclude":
-            out = self._alert(
+            out = self.alert(
                 f"withdraw-from-pairing:{section_name}:{player}",
                 "withdraw-from-pairing",
                 self.now,
@@ -712,11 +679,11 @@ class ArbiterRules:
                 round_number=1,
                 players=(name,),
             )
-            return out + self._withdraw(section_name, player, 2, "absent in round 1")
+            return out + self.withdraw(section_name, player, 2, "absent in round 1")
         out = self._no_show_limit(section_name, player, round_number)
         if out or rules.single_absence != "disqualify-unless-continue":
             return out
-        return self._alert(
+        return self.alert(
             f"absence-disqualifies:{section_name}:{player}:{round_number}",
             "absence-disqualifies",
             self.now,
@@ -728,7 +695,7 @@ class ArbiterRules:
             players=(name,),
         )
 
-    def _withdraw(
+    def withdraw(
         self, section_name: str, player: int, from_round: int, reason: str
     ) -> list[Observable]:
         """The rules withdraw a player: the event and its consequences for the games."""
@@ -744,39 +711,38 @@ class ArbiterRules:
             "rules",
             self.now if math.isfinite(self.now) else None,
         )
-        return self._emit([withdrawn, *self._withdrawal_consequences(withdrawn)])
+        return self.emit([withdrawn, *self._withdrawal_consequences(withdrawn)])
 
     def _withdrawn(self, event: PlayerWithdrawn) -> list[Observable]:
         """A withdrawal from the desk (or our own fed back): its games follow it."""
-        self._fold_tournament(event)
         if event.by == "rules":
             return []  # ours: the consequences went out with it
-        return self._emit(self._withdrawal_consequences(event, fold_first=False))
+        return self.emit(self._withdrawal_consequences(event, fold_first=False))
 
     def _withdrawal_consequences(
         self, withdrawn: PlayerWithdrawn, *, fold_first: bool = True
     ) -> list[Observable]:
         if fold_first:
-            self._fold_tournament(withdrawn)
+            self.fold(withdrawn)
         section = self.tournament.section(withdrawn.section)
         out: list[Observable] = []
         t = withdrawn.t if withdrawn.t is not None else self.now
         t = t if math.isfinite(t) else 0.0  # no time known yet: nothing better to stamp
         for event in withdrawal_events(section, withdrawn, t):
             if isinstance(event, PairingEdited):
-                self._fold_tournament(event)
+                self.fold(event)
             elif event.game in self.book.games and not self.book.get(event.game).finished:
-                self.book = self.book.apply(event)
-                self._close(event.game)
+                self.fold(event)
+                self.close(event.game)
             else:
                 continue
             out.append(event)
         return out
 
     def _override_alert(self, event: ByeGranted | ByeCancelled) -> list[Observable]:
-        name = self._player_name(event.section, event.player)
+        name = self.player_name(event.section, event.player)
         what = "granted" if isinstance(event, ByeGranted) else "cancelled"
-        return self._alert(
+        return self.alert(
             f"arbiter-override:{event.section}:{event.round}:{event.player}:{what}:{event.at.timestamp()}",
             "arbiter-override",
             event.at.timestamp(),
@@ -788,14 +754,14 @@ class ArbiterRules:
         )
 
     def _early_draw(self, game: GameState, t: float) -> list[Observable]:
-        config = self._section(game.key.section)
-        start = self._round_start(config, game.key.round)
+        config = self.section(game.key.section)
+        start = self.round_start(config, game.key.round)
         began = start if start is not None else (game.first_activity or t)
         why = early_draw_breach(config.early_draw, plies=game.ply, elapsed_seconds=t - began)
         if why is None:
             return []
         minutes = int(max(0.0, t - began) // 60)
-        return self._alert(
+        return self.alert(
             f"early-draw:{game.id}",
             "early-draw",
             t,
@@ -808,7 +774,7 @@ class ArbiterRules:
         if game_id is None:
             return []
         game = self.book.games.get(game_id)
-        watch = self._watch.get(game_id)
+        watch = self.watches.get(game_id)
         if game is None or watch is None or game.finished:
             return []
         if event.colour in watch.flagged:
@@ -820,7 +786,7 @@ class ArbiterRules:
             # an absent player's clock runs out too); the flag adds nothing.
             return []
         if pending is not None and pending.reason == "flag-fall":
-            return self._alert(
+            return self.alert(
                 f"both-flags:{game.id}",
                 "both-flags",
                 event.t,
@@ -829,42 +795,13 @@ class ArbiterRules:
                 game=game,
             )
         result, detail = flag_fall_result(game.board_now(), event.colour)
-        return self._propose(game, result, "flag-fall", event.t, detail)
-
-    def _illegal_rule(self, game: GameState, now: float) -> list[Observable]:
-        """A press made while the board was out of sync, and the board still out of step
-        (the same episode) `illegal_move_after` seconds later: the move stood."""
-        watch = self._watch.get(game.id)
-        if watch is None or watch.press_out is None:
-            return []
-        t, pressed, episode = watch.press_out
-        if game.in_sync or episode != watch.out_episode:
-            watch.press_out = None
-            return []
-        due = t + self.config.trouble.illegal_move_after
-        if now < due:
-            return []
-        watch.press_out = None
-        return self._illegal_stood(game, due, pressed)
-
-    def _illegal_stood(self, game: GameState, t: float, pressed: Colour) -> list[Observable]:
-        watch = self._watch[game.id]
-        return self._alert(
-            f"illegal-move-stood:{game.id}:{watch.out_episode}",
-            "illegal-move-stood",
-            t,
-            f"{pressed} pressed the clock while the board showed a position that is not in the "
-            f"game, and it still does {self.config.trouble.illegal_move_after:g} s later "
-            f"({game.board_fen or '?'}, after ply {game.ply}): an illegal move may stand; "
-            "stop the clocks and reconstruct (Laws 7.5)",
-            game=game,
-        )
+        return self.propose(game, result, "flag-fall", event.t, detail)
 
     # -- time rules ------------------------------------------------------------------------
     def _presence_due(self, game: GameState) -> float:
-        watch = self._watch.get(game.id)
-        config = self._section(game.key.section)
-        start = self._round_start(config, game.key.round)
+        watch = self.watches.get(game.id)
+        config = self.section(game.key.section)
+        start = self.round_start(config, game.key.round)
         if watch is None or start is None:
             return math.inf
         due = deadline(start, config.default_time_minutes)
@@ -879,9 +816,9 @@ class ArbiterRules:
         return math.inf
 
     def _presence_rules(self, game: GameState, now: float) -> list[Observable]:
-        watch = self._watch.get(game.id)
-        config = self._section(game.key.section)
-        start = self._round_start(config, game.key.round)
+        watch = self.watches.get(game.id)
+        config = self.section(game.key.section)
+        start = self.round_start(config, game.key.round)
         if watch is None or start is None or now < start:
             return []
         due = deadline(start, config.default_time_minutes)
@@ -895,22 +832,22 @@ class ArbiterRules:
             if not absent:
                 continue
             left = int(due - mark)
-            who = " and ".join(f"{c} ({self._name_of(game, c)})" for c in absent)
-            out += self._alert(
+            who = " and ".join(f"{c} ({self.name_of(game, c)})" for c in absent)
+            out += self.alert(
                 f"late:{game.id}:{int(due - mark)}",
                 "late",
                 mark,
                 f"{who} not at the board; default time in {left // 60} min {left % 60:02d} s "
                 f"(at {config.default_time_minutes} min); mark them present if they are there",
                 game=game,
-                players=tuple(self._name_of(game, c) for c in absent),
+                players=tuple(self.name_of(game, c) for c in absent),
             )
         if now >= due:
             absent = absent_colours(watch.presence, due)
             result = forfeit_result(absent)
             if result is not None:
-                who = " and ".join(f"{c} ({self._name_of(game, c)})" for c in absent)
-                out += self._propose(
+                who = " and ".join(f"{c} ({self.name_of(game, c)})" for c in absent)
+                out += self.propose(
                     game,
                     result,
                     "default-time",
@@ -928,233 +865,31 @@ class ArbiterRules:
         absent = absent_colours(watch.presence, check)
         if not absent:
             return []
-        who = " and ".join(f"{c} ({self._name_of(game, c)})" for c in absent)
+        who = " and ".join(f"{c} ({self.name_of(game, c)})" for c in absent)
         minutes = self.config.zero_default_check_after // 60
-        return self._alert(
+        return self.alert(
             f"check-presence:{game.id}",
             "check-presence",
             check,
             f"no sign of {who} {minutes} min after the start; the default time is 0, so a "
             "player who was not at the board at the start loses: mark them present, or record the forfeit",
             game=game,
-            players=tuple(self._name_of(game, c) for c in absent),
-        )
-
-    def _sync_rules(self, game: GameState, now: float) -> list[Observable]:
-        limit = self.config.trouble.out_of_sync_after
-        if game.in_sync or not too_long(game.out_since, now, limit):
-            return []
-        watch = self._watch[game.id]
-        since = game.out_since or now
-        return self._alert(
-            f"out-of-sync:{game.id}:{watch.out_episode}",
-            "out-of-sync",
-            now,
-            f"the board has not matched the game for {int(now - since)} s (after ply "
-            f"{game.ply}); it shows {game.board_fen or '?'}: check the pieces",
-            game=game,
-        )
-
-    def _silence_rule(self, name: str, board: BoardWatch, now: float) -> list[Observable]:
-        limit = self.config.trouble.silent_after
-        if board.silent or not board.has_clock or not too_long(board.last_seen, now, limit):
-            return []
-        game = self._open_game(board)
-        if game is None:
-            return []
-        board.silent = True
-        last = board.last_seen or now
-        return self._alert(
-            f"board-not-responding:{name}:{last}",
-            "board-not-responding",
-            now,
-            f"board {name} has sent nothing for {int(now - last)} s while its clock was "
-            "connected: check its cable and power",
-            game=game,
-            hall_board=name,
+            players=tuple(self.name_of(game, c) for c in absent),
         )
 
     # -- boards ----------------------------------------------------------------------------
-    def _board_event(self, event: Any, game_id: str | None) -> list[Observable]:
-        board = self._boards.setdefault(event.board, BoardWatch())
-        if game_id is not None:
-            board.game = game_id
-        # The driver speaks for itself in these, not for the board: they prove no life.
-        from_driver = isinstance(event, BoardLost | DriverFault | LogGap)
-        out = [] if from_driver else self._board_back(event)
-        if not from_driver:
-            board.last_seen = event.t
-            board.silent = False
-        game = self._open_game(board)
-        return out + self._board_trouble(event, board, game)
-
-    def _board_back(self, event: Any) -> list[Observable]:
-        """Board trouble alerts whose cause this message from the board ends."""
-        cfg = self.config.trouble
-        ended: set[str] = set()
-        if not (isinstance(event, BoardHealth) and polls_missed(event.missed_polls, cfg)):
-            ended.add("board-not-responding")  # it talks again
-        if (
-            isinstance(event, BatterySeen)
-            and battery_severity(event.percent, event.charging, cfg) is None
-        ):
-            ended.add("battery-low")
-        if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
-            ended.add("clock-not-connected")
-        if isinstance(event, BoardHealth) and not polls_missed(event.missed_polls, cfg):
-            ended.add("bus-polls-missed")
-        return self._resolve(
-            self._open_about("board", event.board) if ended else [],
-            lambda a: a.kind in ended,
-            event.t,
-            f"board {event.board} is back",
-        )
-
-    def _board_trouble(
-        self, event: Any, board: BoardWatch, game: GameState | None
-    ) -> list[Observable]:
-        cfg = self.config.trouble
-        match event:
-            case DriverFault():
-                return self._driver_fault(event, board, game)
-            case LogGap():
-                return self._log_gap(event, board, game)
-            case BoardConnected():
-                if board.fault_alert is not None:
-                    board.back_since = event.t
-                    self._next_due = min(self._next_due, event.t + cfg.fault_cleared_after)
-                return []
-            case BoardLost():
-                board.lost_episode += 1
-                board.back_since = None
-                if game is None or board.fault_alert is not None:
-                    return []  # no game to worry about, or the fault alert says it all
-                return self._alert(
-                    f"board-not-responding:{event.board}:lost:{board.lost_episode}",
-                    "board-not-responding",
-                    event.t,
-                    f"board {event.board} lost ({event.reason}); the driver is reconnecting; "
-                    "if it does not come back, check the cable and power",
-                    game=game,
-                    hall_board=event.board,
-                )
-            case BoardHealth() if polls_missed(event.missed_polls, cfg) and game is not None:
-                return self._alert(
-                    f"bus-polls-missed:{event.board}:{int(event.t)}",
-                    "bus-polls-missed",
-                    event.t,
-                    f"board {event.board} missed {event.missed_polls} bus polls "
-                    f"({event.bad_checksums} bad checksums): check the bus cable and its joints",
-                    game=game,
-                    hall_board=event.board,
-                )
-            case BatterySeen():
-                severity = battery_severity(event.percent, event.charging, cfg)
-                if severity is None or game is None:
-                    return []
-                return self._alert(
-                    f"battery-low:{event.board}:{severity}",
-                    "battery-low",
-                    event.t,
-                    f"board {event.board} battery at {event.percent}%: plug in its charger",
-                    game=game,
-                    hall_board=event.board,
-                    severity=severity,
-                )
-            case ClockSeen(reading=NoClock()):
-                if board.clock_missing:
-                    return []
-                board.clock_missing = True
-                board.no_clock_episode += 1
-                if game is None:
-                    return []
-                return self._alert(
-                    f"clock-not-connected:{event.board}:{board.no_clock_episode}",
-                    "clock-not-connected",
-                    event.t,
-                    f"board {event.board} reports no clock: check the clock cable "
-                    "(times are missing from the broadcast until it is back)",
-                    game=game,
-                    hall_board=event.board,
-                )
-            case ClockSeen():
-                # A running DGT clock reports every second; a stopped one only on change.
-                board.has_clock = bool(getattr(event.reading, "running", False))
-                board.clock_missing = False
-                if board.last_seen is not None:
-                    self._next_due = min(self._next_due, board.last_seen + cfg.silent_after)
-        return []
-
-    def _driver_fault(
-        self, event: DriverFault, board: BoardWatch, game: GameState | None
-    ) -> list[Observable]:
-        """A software error stopped the board's driver: one critical alert per episode,
-        closed once the board has been back for a while with no new error."""
-        board.back_since = None
-        if board.fault_alert is not None:
-            return []  # the same episode: the alert is up
-        board.fault_episode += 1
-        board.fault_alert = f"driver-fault:{event.board}:{board.fault_episode}"
-        return self._alert(
-            board.fault_alert,
-            "driver-fault",
-            event.t,
-            f"the driver of board {event.board} on {event.port} stopped on a software error "
-            f"({event.error}); it is restarting and the board's moves may arrive late. If this "
-            "repeats, keep the server's log for the developers",
-            game=game,
-            hall_board=event.board,
-        )
-
-    def _fault_cleared(self, name: str, board: BoardWatch, now: float) -> list[Observable]:
-        alert = board.fault_alert
-        if alert is None or board.back_since is None:
-            return []
-        if now - board.back_since < self.config.trouble.fault_cleared_after:
-            return []
-        board.fault_alert, board.back_since = None, None
-        return self._resolve(
-            self._open_about("board", name),
-            lambda a: a.id == alert,
-            now,
-            f"board {name} has run without a software error since",
-        )
-
-    def _log_gap(
-        self, event: LogGap, board: BoardWatch, game: GameState | None
-    ) -> list[Observable]:
-        """The board's log could not fill an outage: the arbiter checks the moves made in
-        the gap, after the last one known before it."""
-        if game is None:
-            return []
-        board.gap_episode += 1
-        if game.moves:
-            last = game.moves[-1]
-            where = (
-                f"the moves after {move_label(last.fen_after, last.san)} (ply {len(game.moves)}, "
-                "the last one known before the gap)"
-            )
-        else:
-            where = "the game from its first move"
-        return self._alert(
-            f"moves-to-check:{event.board}:{board.gap_episode}",
-            "moves-to-check",
-            event.t,
-            f"board {event.board} on {event.port}: {event.reason}; the game goes on from the "
-            f"board as it stands. Moves made meanwhile may be missing or wrong: check {where} "
-            "against the scoresheets",
-            game=game,
-            hall_board=event.board,
-        )
-
-    def _open_game(self, board: BoardWatch) -> GameState | None:
-        if board.game is None or board.game not in self._watch:
-            return None
-        game = self.book.games.get(board.game)
-        return None if game is None or game.finished else game
 
     # -- helpers ---------------------------------------------------------------------------
-    def _alert(
+    def wake(self, t: float) -> None:
+        """A rule wants to look again at `t` (a time rule may fire then)."""
+        self._next_due = min(self._next_due, t)
+        self._scan = min(self._scan, t)
+
+    def rescan(self) -> None:
+        """Something changed that time rules depend on: look at all of them next tick."""
+        self.wake(-math.inf)
+
+    def alert(
         self,
         alert_id: str,
         kind: AlertKind,
@@ -1175,7 +910,7 @@ class ArbiterRules:
         if game is not None:
             section, round_number = game.key.section, game.key.round
             if players is None:
-                players = (self._name_of(game, "white"), self._name_of(game, "black"))
+                players = (self.name_of(game, "white"), self.name_of(game, "black"))
             if not hall_board:
                 hall = hall_board_for(self.event, game.key)
                 hall_board = game.board or (str(hall.number) if hall else "")
@@ -1196,12 +931,12 @@ class ArbiterRules:
         )
         self.alerts[alert_id] = alert
         self._index(alert)
-        return self._emit([alert])
+        return self.emit([alert])
 
-    def _emit(self, events: list[Observable]) -> list[Observable]:
+    def emit(self, events: list[Observable]) -> list[Observable]:
         return [] if self._muted else events
 
-    def _section(self, name: str) -> SectionConfig:
+    def section(self, name: str) -> SectionConfig:
         return self.tournament.section(name).config
 
     def _current_rounds(self, now: float) -> dict[str, int]:
@@ -1214,13 +949,13 @@ class ArbiterRules:
             started = [
                 (start, r)
                 for r in (*section.rounds, *playoff)
-                if (start := self._round_start(section.config, r)) is not None and start <= now
+                if (start := self.round_start(section.config, r)) is not None and start <= now
             ]
             if started:
                 current[name] = max(started)[1]
         return current
 
-    def _round_start(self, config: SectionConfig, round_number: int) -> float | None:
+    def round_start(self, config: SectionConfig, round_number: int) -> float | None:
         moved = self._start_overrides.get((config.name, round_number))
         if moved is not None:
             return moved
@@ -1232,22 +967,13 @@ class ArbiterRules:
         except KeyError:
             return None
 
-    def _name_of(self, game: GameState, colour: Colour) -> str:
+    def name_of(self, game: GameState, colour: Colour) -> str:
         ref = game.white if colour == "white" else game.black
         return ref.name if ref is not None else colour
 
-    def _player_name(self, section: str, player: int) -> str:
+    def player_name(self, section: str, player: int) -> str:
         entry = self.tournament.section(section).players.get(player)
         return entry.name if entry is not None else f"player {player}"
-
-
-def _pressed_by(before: Colour | None, after: Colour | None) -> Colour | None:
-    """Who pressed the clock: the running side changing from X to the other means X
-    pressed. Starting or stopping the clock (None on either side) is nobody's press:
-    the arbiter starts clocks at the scheduled time."""
-    if before is None or after is None or before == after:
-        return None
-    return before
 
 
 def _time_of(event: Any) -> float | None:

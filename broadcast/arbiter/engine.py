@@ -27,25 +27,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from broadcast.arbiter import board_rules
+from broadcast.arbiter import board_rules, presence_rules
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
     AlertResolved,
-    PlayerMarkedPresent,
     Severity,
 )
 from broadcast.arbiter.flag import flag_fall_result
 from broadcast.arbiter.presence import (
     DEFAULT_WARNINGS,
-    Presence,
-    absent_colours,
-    deadline,
-    forfeit_result,
     no_show_colours,
-    pressed_by,
-    warning_marks,
 )
 from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.arbiter.trouble import (
@@ -120,7 +113,6 @@ _SEVERITY: dict[AlertKind, Severity] = {
 ENDS_WITH_THE_GAME: frozenset[str] = frozenset(
     {"late", "check-presence", "out-of-sync", "illegal-move-stood", "result-proposed", "both-flags"}
 )
-PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,13 +189,13 @@ class ArbiterRules:
         self._open_by: dict[tuple[str, str], dict[str, None]] = {}
         # The rule families, in the order they answer an event and a tick.
         self._families: tuple[Callable[[Observable, ArbiterRules], list[Observable]], ...] = (
-            self._presence_observe,
+            presence_rules.observe,
             board_rules.observe,
             self._result_observe,
             self._tournament_observe,
         )
         self._timers: tuple[Callable[[float, ArbiterRules], list[Observable]], ...] = (
-            self._presence_tick,
+            presence_rules.tick,
             board_rules.tick,
         )
         # While an event is handled: the game it is about when it names none (a flag fall
@@ -410,49 +402,7 @@ class ArbiterRules:
             )
         return self.emit(out)
 
-    def _no_show_limit(self, section_name: str, player: int, round_number: int) -> list[Observable]:
-        section = self.tournament.section(section_name)
-        limit = section.config.no_show_limit
-        rounds = section.no_shows.get(player, ())
-        if limit is None or len(rounds) < limit:
-            return []
-        name = self.player_name(section_name, player)
-        listed = ", ".join(str(r) for r in rounds)
-        eliminate = section.config.no_shows.on_limit == "withdraw"
-        what = (
-            "eliminated (regulations); their remaining games follow [section.withdrawal]"
-            if eliminate
-            else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
-        )
-        out = self.alert(
-            f"withdraw-from-pairing:{section_name}:{player}",
-            "withdraw-from-pairing",
-            self.now,
-            f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
-            f"{limit}: {what}",
-            section=section_name,
-            round_number=round_number,
-            players=(name,),
-        )
-        if eliminate:
-            out += self.withdraw(section_name, player, round_number + 1, f"{len(rounds)} no-shows")
-        return out
-
     # -- games -----------------------------------------------------------------------------
-    def _presence_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
-        match event:
-            case PlayerMarkedPresent():
-                return self._mark_present(event.game, event.colour, event.t)
-            case NoShowCounted():
-                return self._no_show_limit(event.section, event.player, event.round)
-            case GameMove() if self.watched(event.game):
-                colour: Colour = "white" if event.ply % 2 == 1 else "black"
-                return self._mark_present(event.game, colour, event.t)
-            case GameClock() if self.watched(event.game):
-                pressed = pressed_by(self.before.get(event.game).running, event.running)
-                if pressed is not None:
-                    return self._mark_present(event.game, pressed, event.t)
-        return []
 
     def _result_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
         match event:
@@ -494,35 +444,12 @@ class ArbiterRules:
             return self._tournament_resolutions(event)
         return []
 
-    def _presence_tick(self, now: float, ctx: ArbiterRules) -> list[Observable]:
-        out: list[Observable] = []
-        for game in self.playing:
-            out += self._presence_rules(game, now)
-            self.wake(self._presence_due(game))
-        return out
-
     def watched(self, game_id: str) -> GameState | None:
         """The game `game_id` if the rules still watch it (paired, no result yet)."""
         game = self.book.games.get(game_id)
         if game is None or game.finished or game_id not in self.watches:
             return None
         return game
-
-    def _mark_present(self, game_id: str, colour: Colour, t: float) -> list[Observable]:
-        """`colour` is at the board from `t`; presence alerts about nobody still missing close."""
-        watch = self.watches.get(game_id)
-        game = self.book.games.get(game_id)
-        if watch is None or game is None or watch.presence.of(colour) is not None:
-            return []
-        p = watch.presence
-        watch.presence = Presence(t, p.black) if colour == "white" else Presence(p.white, t)
-        missing = {self.name_of(game, c) for c in absent_colours(watch.presence, math.inf)}
-        return self.resolve(
-            self.open_about("game", game_id),
-            lambda a: a.kind in PRESENCE_KINDS and not missing.intersection(a.players),
-            t,
-            "the players are at the board",
-        )
 
     def _finish(self, game: GameState, confirmed: ResultConfirmed) -> list[Observable]:
         """The game's result stands: stop watching it, close the alerts it ends."""
@@ -660,40 +587,8 @@ class ArbiterRules:
             counted = NoShowCounted(game.key.section, game.key.round, player)
             self.fold(counted)
             out += self.emit([counted])
-            out += self._after_no_show(game.key.section, player, game.key.round)
+            out += presence_rules.after_no_show(self, game.key.section, player, game.key.round)
         return out
-
-    def _after_no_show(self, section_name: str, player: int, round_number: int) -> list[Observable]:
-        """The section's no-show rules: round-1 exclusion, single absence, the limit."""
-        config = self.section(section_name)
-        rules = config.no_shows
-        name = self.player_name(section_name, player)
-        if round_number == 1 and rules.first_round == "exclude":
-            out = self.alert(
-                f"withdraw-from-pairing:{section_name}:{player}",
-                "withdraw-from-pairing",
-                self.now,
-                f"{name} did not show up in round 1: excluded from the event (regulations); "
-                "they are no longer paired",
-                section=section_name,
-                round_number=1,
-                players=(name,),
-            )
-            return out + self.withdraw(section_name, player, 2, "absent in round 1")
-        out = self._no_show_limit(section_name, player, round_number)
-        if out or rules.single_absence != "disqualify-unless-continue":
-            return out
-        return self.alert(
-            f"absence-disqualifies:{section_name}:{player}:{round_number}",
-            "absence-disqualifies",
-            self.now,
-            f"{name} was absent in round {round_number}: disqualified unless they ask in "
-            f"writing to continue before round {round_number + 1} is paired (record it "
-            "with 'continue'); until then they are not paired",
-            section=section_name,
-            round_number=round_number,
-            players=(name,),
-        )
 
     def withdraw(
         self, section_name: str, player: int, from_round: int, reason: str
@@ -798,84 +693,6 @@ class ArbiterRules:
         return self.propose(game, result, "flag-fall", event.t, detail)
 
     # -- time rules ------------------------------------------------------------------------
-    def _presence_due(self, game: GameState) -> float:
-        watch = self.watches.get(game.id)
-        config = self.section(game.key.section)
-        start = self.round_start(config, game.key.round)
-        if watch is None or start is None:
-            return math.inf
-        due = deadline(start, config.default_time_minutes)
-        if watch.presence.white is not None and watch.presence.black is not None:
-            return math.inf
-        if config.default_time_minutes == 0:
-            check = start + self.config.zero_default_check_after
-            return check if check > self.now else math.inf
-        for mark in [*warning_marks(start, due, self.config.warn_before), due]:
-            if mark > self.now:
-                return mark
-        return math.inf
-
-    def _presence_rules(self, game: GameState, now: float) -> list[Observable]:
-        watch = self.watches.get(game.id)
-        config = self.section(game.key.section)
-        start = self.round_start(config, game.key.round)
-        if watch is None or start is None or now < start:
-            return []
-        due = deadline(start, config.default_time_minutes)
-        out: list[Observable] = []
-        if config.default_time_minutes == 0:
-            return self._zero_default_check(game, watch, start, now)
-        for mark in warning_marks(start, due, self.config.warn_before):
-            if mark > now:
-                break
-            absent = absent_colours(watch.presence, mark)
-            if not absent:
-                continue
-            left = int(due - mark)
-            who = " and ".join(f"{c} ({self.name_of(game, c)})" for c in absent)
-            out += self.alert(
-                f"late:{game.id}:{int(due - mark)}",
-                "late",
-                mark,
-                f"{who} not at the board; default time in {left // 60} min {left % 60:02d} s "
-                f"(at {config.default_time_minutes} min); mark them present if they are there",
-                game=game,
-                players=tuple(self.name_of(game, c) for c in absent),
-            )
-        if now >= due:
-            absent = absent_colours(watch.presence, due)
-            result = forfeit_result(absent)
-            if result is not None:
-                who = " and ".join(f"{c} ({self.name_of(game, c)})" for c in absent)
-                out += self.propose(
-                    game,
-                    result,
-                    "default-time",
-                    due,
-                    f"{who} absent at the default time ({config.default_time_minutes} min)",
-                )
-        return out
-
-    def _zero_default_check(
-        self, game: GameState, watch: Watch, start: float, now: float
-    ) -> list[Observable]:
-        check = start + self.config.zero_default_check_after
-        if now < check:
-            return []
-        absent = absent_colours(watch.presence, check)
-        if not absent:
-            return []
-        who = " and ".join(f"{c} ({self.name_of(game, c)})" for c in absent)
-        minutes = self.config.zero_default_check_after // 60
-        return self.alert(
-            f"check-presence:{game.id}",
-            "check-presence",
-            check,
-            f"no sign of {who} {minutes} min after the start; the default time is 0, so a "
-            "player who was not at the board at the start loses: mark them present, or record the forfeit",
-            game=game,
-            players=tuple(self.name_of(game, c) for c in absent),
-        )
 
     # -- boards ----------------------------------------------------------------------------
 

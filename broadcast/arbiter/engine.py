@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from broadcast.arbiter import board_rules, presence_rules
+from broadcast.arbiter import board_rules, presence_rules, result_rules
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
@@ -35,12 +35,9 @@ from broadcast.arbiter.alerts import (
     AlertResolved,
     Severity,
 )
-from broadcast.arbiter.flag import flag_fall_result
 from broadcast.arbiter.presence import (
     DEFAULT_WARNINGS,
-    no_show_colours,
 )
-from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.arbiter.trouble import (
     TroubleConfig,
 )
@@ -49,18 +46,9 @@ from broadcast.arbiter.withdrawal import withdrawal_events
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
-    REASON_TEXT,
     Colour,
-    GameClock,
     GameEvent,
-    GameMove,
-    GameResultText,
-    GameTakeback,
-    LineCorrected,
     ResultConfirmed,
-    ResultProposed,
-    ResultReason,
-    StartPositionSet,
 )
 from broadcast.games.fold import fold_tournament
 from broadcast.games.state import GameState
@@ -77,16 +65,6 @@ from broadcast.tournament.events import (
 )
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState, registration_events
-from clocks.clocktimes import FlagFell
-
-POSITION_REASONS: frozenset[str] = frozenset(
-    {"checkmate", "stalemate", "dead-position", "repetition", "75-moves"}
-)
-AUTOMATIC_REASONS: frozenset[str] = POSITION_REASONS | {"kings-signal", "flag-fall"}
-"""Results the event may apply at once ("apply"). Default-time forfeits are never among
-them: Laws 6.7.1 leaves the arbiter room to decide otherwise, so they wait for a word."""
-
-DRAW_BY_AGREEMENT: frozenset[str] = frozenset({"kings-signal", "agreement"})
 
 _SEVERITY: dict[AlertKind, Severity] = {
     "late": "warning",
@@ -108,11 +86,6 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "absence-disqualifies": "critical",
     "arbiter-override": "warning",
 }
-
-# Alerts about a game whose cause ends with the game: once its result stands they close.
-ENDS_WITH_THE_GAME: frozenset[str] = frozenset(
-    {"late", "check-presence", "out-of-sync", "illegal-move-stood", "result-proposed", "both-flags"}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +164,7 @@ class ArbiterRules:
         self._families: tuple[Callable[[Observable, ArbiterRules], list[Observable]], ...] = (
             presence_rules.observe,
             board_rules.observe,
-            self._result_observe,
+            result_rules.observe,
             self._tournament_observe,
         )
         self._timers: tuple[Callable[[float, ArbiterRules], list[Observable]], ...] = (
@@ -404,29 +377,6 @@ class ArbiterRules:
 
     # -- games -----------------------------------------------------------------------------
 
-    def _result_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
-        match event:
-            case FlagFell():
-                return self._flag(event, self.named_game)
-            case ResultConfirmed():
-                done = self.book.get(event.game)
-                return self._finish(done, event) + self._confirmed(done, event)
-            case ResultProposed():
-                return self._proposed(self.book.get(event.game), event)
-        game = self.watched(getattr(event, "game", ""))
-        if game is None:
-            return []
-        match event:
-            case GameMove() if event.ply == game.ply:
-                return self._position_rules(game, event.t, "")
-            case GameClock() if event.running is None:
-                if self.before.get(game.id).running is not None:
-                    return self._position_rules(game, event.t, " (clock stopped)")
-            case LineCorrected() | GameTakeback() | StartPositionSet():
-                # A changed line may end in a final position or leave one.
-                return self._position_rules(game, event.t, " (corrected line)")
-        return []
-
     def _tournament_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
         match event:
             case ByeRequested():
@@ -440,6 +390,8 @@ class ArbiterRules:
                 return self._withdrawn(event)
             case NoShowCounted():
                 return []
+            case ResultConfirmed():
+                return presence_rules.count_no_shows(self, event)
         if isinstance(event, TournamentEvent):
             return self._tournament_resolutions(event)
         return []
@@ -450,16 +402,6 @@ class ArbiterRules:
         if game is None or game.finished or game_id not in self.watches:
             return None
         return game
-
-    def _finish(self, game: GameState, confirmed: ResultConfirmed) -> list[Observable]:
-        """The game's result stands: stop watching it, close the alerts it ends."""
-        self.close(game.id)
-        return self.resolve(
-            self.open_about("game", game.id),
-            lambda a: a.kind in ENDS_WITH_THE_GAME,
-            confirmed.t,
-            f"result {confirmed.result} ({confirmed.by})",
-        )
 
     def resolve(
         self, among: Iterable[Alert], which: Callable[[Alert], bool], t: float, why: str
@@ -487,108 +429,6 @@ class ArbiterRules:
                 "bye granted",
             )
         return []
-
-    def _proposal_alert(self, game: GameState, proposal: ResultProposed) -> list[Observable]:
-        """A result waiting for the arbiter: one alert per proposal, the older ones of the
-        game superseded."""
-        key = game.ply if proposal.reason in POSITION_REASONS else 0
-        alert_id = f"result-proposed:{game.id}:{proposal.reason}:{proposal.result}:{key}"
-        out = self.resolve(
-            self.open_about("game", game.id),
-            lambda a: a.kind == "result-proposed" and a.id != alert_id,
-            proposal.t,
-            f"superseded by {proposal.result} ({proposal.reason})",
-        )
-        words = REASON_TEXT.get(proposal.reason, proposal.reason)
-        detail = f": {proposal.detail}" if proposal.detail else ""
-        return out + self.alert(
-            alert_id,
-            "result-proposed",
-            proposal.t,
-            f"proposed result {proposal.result} by {words}{detail}; "
-            "confirm it, or set another result",
-            game=game,
-            result=proposal.result,
-            reason=proposal.reason,
-        )
-
-    def _position_rules(self, game: GameState, t: float, note: str) -> list[Observable]:
-        history = [game.start_fen, *(m.fen_after for m in game.moves[:-1])]
-        found = position_result(game.fen, history if game.moves else ())
-        if found is None:
-            return []
-        return self.propose(game, found.result, found.reason, t, found.detail + note)
-
-    def propose(
-        self, game: GameState, result: GameResultText, reason: ResultReason, t: float, detail: str
-    ) -> list[Observable]:
-        watch = self.watches.get(game.id)
-        if watch is None or game.finished:
-            return []
-        key = (reason, result, game.ply if reason in POSITION_REASONS else 0)
-        if key in watch.proposed:
-            return []
-        watch.proposed.add(key)
-        proposal = ResultProposed(game.id, result, reason, t, detail)
-        self.fold(proposal)
-        out: list[Observable] = self.emit([proposal])
-        if self.mode == "apply" and reason in AUTOMATIC_REASONS:
-            confirmed = ResultConfirmed(game.id, result, reason, t, by="rules")
-            self.fold(confirmed)
-            out += self.emit([confirmed])
-            out += self._finish(self.book.get(game.id), confirmed)
-        else:
-            out += self._proposal_alert(self.book.get(game.id), proposal)
-        return out
-
-    def _proposed(self, game: GameState, event: ResultProposed) -> list[Observable]:
-        """A proposal from outside the engine (the kings signal) or our own fed back."""
-        watch = self.watches.get(game.id)
-        if watch is None:
-            return []
-        key = (event.reason, event.result, game.ply if event.reason in POSITION_REASONS else 0)
-        ours = key in watch.proposed
-        watch.proposed.add(key)
-        out: list[Observable] = []
-        if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
-            out += self._early_draw(game, event.t)
-        if ours:
-            return out
-        if self.mode == "apply" and event.reason in AUTOMATIC_REASONS:
-            confirmed = ResultConfirmed(game.id, event.result, event.reason, event.t, by="rules")
-            self.fold(confirmed)
-            out += self.emit([confirmed])
-            out += self._finish(self.book.get(game.id), confirmed)
-        else:
-            out += self._proposal_alert(game, event)
-        return out
-
-    def _confirmed(self, game: GameState, event: ResultConfirmed) -> list[Observable]:
-        out: list[Observable] = []
-        if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
-            out += self._early_draw(game, event.t)
-        if event.reason == "withdrawal" or not no_show_colours(event.result):
-            return out  # only a missed game counts, whoever entered it (board, desk, rules)
-        section = self.tournament.section(game.key.section)
-        if game.key.round > section.config.rounds:
-            return out  # a play-off game
-        rnd = section.rounds.get(game.key.round)
-        pairing = (
-            next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
-        )
-        if pairing is None or pairing.black is None:
-            return out
-        for colour in no_show_colours(event.result):
-            player = pairing.white if colour == "white" else pairing.black
-            marker = (game.key.section, game.key.round, player)
-            if marker in self.counted or game.key.round in section.no_shows.get(player, ()):
-                continue
-            self.counted.add(marker)
-            counted = NoShowCounted(game.key.section, game.key.round, player)
-            self.fold(counted)
-            out += self.emit([counted])
-            out += presence_rules.after_no_show(self, game.key.section, player, game.key.round)
-        return out
 
     def withdraw(
         self, section_name: str, player: int, from_round: int, reason: str
@@ -647,50 +487,6 @@ class ArbiterRules:
             round_number=event.round,
             players=(name,),
         )
-
-    def _early_draw(self, game: GameState, t: float) -> list[Observable]:
-        config = self.section(game.key.section)
-        start = self.round_start(config, game.key.round)
-        began = start if start is not None else (game.first_activity or t)
-        why = early_draw_breach(config.early_draw, plies=game.ply, elapsed_seconds=t - began)
-        if why is None:
-            return []
-        minutes = int(max(0.0, t - began) // 60)
-        return self.alert(
-            f"early-draw:{game.id}",
-            "early-draw",
-            t,
-            f"draw by agreement after {game.ply // 2} moves and {minutes} minutes: {why}; "
-            "confirm only if the chief arbiter authorised it",
-            game=game,
-        )
-
-    def _flag(self, event: FlagFell, game_id: str | None) -> list[Observable]:
-        if game_id is None:
-            return []
-        game = self.book.games.get(game_id)
-        watch = self.watches.get(game_id)
-        if game is None or watch is None or game.finished:
-            return []
-        if event.colour in watch.flagged:
-            return []
-        watch.flagged.add(event.colour)
-        pending = game.proposal
-        if pending is not None and pending.reason != "flag-fall":
-            # Something ended the game first (a mate, the kings signal, the default time:
-            # an absent player's clock runs out too); the flag adds nothing.
-            return []
-        if pending is not None and pending.reason == "flag-fall":
-            return self.alert(
-                f"both-flags:{game.id}",
-                "both-flags",
-                event.t,
-                f"both flags have fallen ({event.colour} second); decide the result "
-                "(Laws 6.9 and III.3.1.1: a draw if it cannot be established who fell first)",
-                game=game,
-            )
-        result, detail = flag_fall_result(game.board_now(), event.colour)
-        return self.propose(game, result, "flag-fall", event.t, detail)
 
     # -- time rules ------------------------------------------------------------------------
 

@@ -10,24 +10,26 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from broadcast.arbiter import result_rules
 from broadcast.arbiter.alerts import PlayerMarkedPresent
 from broadcast.arbiter.presence import (
     Presence,
     absent_colours,
     deadline,
     forfeit_result,
+    no_show_colours,
     pressed_by,
     warning_marks,
 )
 from broadcast.arbiter.watch import Watch
-from broadcast.games.events import Colour, GameClock, GameMove
+from broadcast.games.events import Colour, GameClock, GameMove, ResultConfirmed
 from broadcast.games.state import GameState
 from broadcast.tournament.events import NoShowCounted
 
 if TYPE_CHECKING:
     from broadcast.arbiter.engine import ArbiterRules, Observable
 
-__all__ = ["after_no_show", "mark_present", "observe", "tick"]
+__all__ = ["after_no_show", "count_no_shows", "mark_present", "observe", "tick"]
 
 PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
 
@@ -191,7 +193,8 @@ def _presence_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Obse
         result = forfeit_result(absent)
         if result is not None:
             who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
-            out += ctx.propose(
+            out += result_rules.propose(
+                ctx,
                 game,
                 result,
                 "default-time",
@@ -221,3 +224,29 @@ def _zero_default_check(
         game=game,
         players=tuple(ctx.name_of(game, c) for c in absent),
     )
+
+
+def count_no_shows(ctx: ArbiterRules, event: ResultConfirmed) -> list[Observable]:
+    """A forfeit for a missed game counts a no-show for the player(s) who missed it."""
+    out: list[Observable] = []
+    game = ctx.book.get(event.game)
+    if event.reason == "withdrawal" or not no_show_colours(event.result):
+        return out  # only a missed game counts, whoever entered it (board, desk, rules)
+    section = ctx.tournament.section(game.key.section)
+    if game.key.round > section.config.rounds:
+        return out  # a play-off game
+    rnd = section.rounds.get(game.key.round)
+    pairing = next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
+    if pairing is None or pairing.black is None:
+        return out
+    for colour in no_show_colours(event.result):
+        player = pairing.white if colour == "white" else pairing.black
+        marker = (game.key.section, game.key.round, player)
+        if marker in ctx.counted or game.key.round in section.no_shows.get(player, ()):
+            continue
+        ctx.counted.add(marker)
+        counted = NoShowCounted(game.key.section, game.key.round, player)
+        ctx.fold(counted)
+        out += ctx.emit([counted])
+        out += after_no_show(ctx, game.key.section, player, game.key.round)
+    return out

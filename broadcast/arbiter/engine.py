@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from broadcast.arbiter import board_rules, presence_rules, result_rules
+from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
@@ -42,25 +42,15 @@ from broadcast.arbiter.trouble import (
     TroubleConfig,
 )
 from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
-from broadcast.arbiter.withdrawal import withdrawal_events
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     Colour,
     GameEvent,
-    ResultConfirmed,
 )
 from broadcast.games.fold import fold_tournament
 from broadcast.games.state import GameState
 from broadcast.tournament.events import (
-    ByeCancelled,
-    ByeGranted,
-    ByeRefused,
-    ByeRequested,
-    NoShowCounted,
-    PairingEdited,
-    PlayerWithdrawn,
-    ResultRecorded,
     TournamentEvent,
 )
 from broadcast.tournament.live_round import RoundStartMoved
@@ -165,7 +155,7 @@ class ArbiterRules:
             presence_rules.observe,
             board_rules.observe,
             result_rules.observe,
-            self._tournament_observe,
+            tournament_rules.observe,
         )
         self._timers: tuple[Callable[[float, ArbiterRules], list[Observable]], ...] = (
             presence_rules.tick,
@@ -346,55 +336,11 @@ class ArbiterRules:
                 self.watches[game_id] = Watch()
                 self.rescan()
 
-    def _close_by_pairing(self, event: ResultRecorded) -> None:
-        """A result recorded on the tournament side ends the game's watch too."""
-        section = self.tournament.sections.get(event.section)
-        rnd = section.rounds.get(event.round) if section else None
-        pairing = rnd.game_of(event.player) if rnd else None
-        if pairing is None or pairing.black is None:
-            return
-        for game in self.book.round_games(event.section, event.round):
-            if game.key.board == pairing.board:
-                self.close(game.id)
-
-    def _bye(self, request: ByeRequested) -> list[Observable]:
-        decision = self.tournament.section(request.section).decide_bye(request)
-        out: list[Observable] = [decision]
-        self.fold(decision)
-        if isinstance(decision, ByeRefused):
-            name = self.player_name(request.section, request.player)
-            out += self.alert(
-                f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
-                "bye-refused",
-                request.at.timestamp(),
-                f"bye for round {request.round} refused for {name}: {decision.reason}; "
-                "grant it by hand if the chief arbiter allows it",
-                section=request.section,
-                round_number=request.round,
-                players=(name,),
-            )
-        return self.emit(out)
-
     # -- games -----------------------------------------------------------------------------
 
-    def _tournament_observe(self, event: Observable, ctx: ArbiterRules) -> list[Observable]:
-        match event:
-            case ByeRequested():
-                return self._bye(event)
-            case ResultRecorded():
-                self._close_by_pairing(event)
-                return []
-            case ByeGranted() | ByeCancelled() if event.override:
-                return self._override_alert(event)
-            case PlayerWithdrawn():
-                return self._withdrawn(event)
-            case NoShowCounted():
-                return []
-            case ResultConfirmed():
-                return presence_rules.count_no_shows(self, event)
-        if isinstance(event, TournamentEvent):
-            return self._tournament_resolutions(event)
-        return []
+    def is_open(self, alert_id: str) -> bool:
+        """The alert is up: neither acknowledged nor resolved."""
+        return alert_id in self._open
 
     def watched(self, game_id: str) -> GameState | None:
         """The game `game_id` if the rules still watch it (paired, no result yet)."""
@@ -414,79 +360,6 @@ class ArbiterRules:
                 self._unindex(alert.id)
                 out.append(AlertResolved(alert.id, t, why))
         return self.emit(out)
-
-    def _tournament_resolutions(self, event: Any) -> list[Observable]:
-        if isinstance(event, PlayerWithdrawn):
-            wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
-            among = [self.alerts[wanted]] if wanted in self._open else []
-            return self.resolve(among, lambda a: True, self.now, "player withdrawn")
-        if isinstance(event, ByeGranted):
-            prefix = f"bye-refused:{event.section}:{event.round}:{event.player}:"
-            return self.resolve(
-                self.open_about("kind", "bye-refused"),
-                lambda a: a.id.startswith(prefix),
-                event.at.timestamp(),
-                "bye granted",
-            )
-        return []
-
-    def withdraw(
-        self, section_name: str, player: int, from_round: int, reason: str
-    ) -> list[Observable]:
-        """The rules withdraw a player: the event and its consequences for the games."""
-        state = self.tournament.section(section_name)
-        if player in state.withdrawn:
-            return []
-        limit = state.config.rounds + 1
-        withdrawn = PlayerWithdrawn(
-            section_name,
-            player,
-            min(from_round, limit),
-            reason,
-            "rules",
-            self.now if math.isfinite(self.now) else None,
-        )
-        return self.emit([withdrawn, *self._withdrawal_consequences(withdrawn)])
-
-    def _withdrawn(self, event: PlayerWithdrawn) -> list[Observable]:
-        """A withdrawal from the desk (or our own fed back): its games follow it."""
-        if event.by == "rules":
-            return []  # ours: the consequences went out with it
-        return self.emit(self._withdrawal_consequences(event, fold_first=False))
-
-    def _withdrawal_consequences(
-        self, withdrawn: PlayerWithdrawn, *, fold_first: bool = True
-    ) -> list[Observable]:
-        if fold_first:
-            self.fold(withdrawn)
-        section = self.tournament.section(withdrawn.section)
-        out: list[Observable] = []
-        t = withdrawn.t if withdrawn.t is not None else self.now
-        t = t if math.isfinite(t) else 0.0  # no time known yet: nothing better to stamp
-        for event in withdrawal_events(section, withdrawn, t):
-            if isinstance(event, PairingEdited):
-                self.fold(event)
-            elif event.game in self.book.games and not self.book.get(event.game).finished:
-                self.fold(event)
-                self.close(event.game)
-            else:
-                continue
-            out.append(event)
-        return out
-
-    def _override_alert(self, event: ByeGranted | ByeCancelled) -> list[Observable]:
-        name = self.player_name(event.section, event.player)
-        what = "granted" if isinstance(event, ByeGranted) else "cancelled"
-        return self.alert(
-            f"arbiter-override:{event.section}:{event.round}:{event.player}:{what}:{event.at.timestamp()}",
-            "arbiter-override",
-            event.at.timestamp(),
-            f"bye for round {event.round} {what} for {name} by {event.by} against the "
-            f"regulations ({event.override})",
-            section=event.section,
-            round_number=event.round,
-            players=(name,),
-        )
 
     # -- time rules ------------------------------------------------------------------------
 

@@ -17,52 +17,19 @@ from broadcast.arbiter.presence import (
     absent_colours,
     deadline,
     forfeit_result,
-    no_show_colours,
     pressed_by,
     warning_marks,
 )
 from broadcast.arbiter.watch import Watch
-from broadcast.games.events import Colour, GameClock, GameMove, ResultConfirmed
+from broadcast.games.events import Colour, GameClock, GameMove
 from broadcast.games.state import GameState
-from broadcast.tournament.events import NoShowCounted
 
 if TYPE_CHECKING:
     from broadcast.arbiter.engine import ArbiterRules, Observable
 
-__all__ = ["after_no_show", "count_no_shows", "mark_present", "observe", "tick"]
+__all__ = ["mark_present", "observe", "tick"]
 
 PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
-
-
-def _no_show_limit(
-    ctx: ArbiterRules, section_name: str, player: int, round_number: int
-) -> list[Observable]:
-    section = ctx.tournament.section(section_name)
-    limit = section.config.no_show_limit
-    rounds = section.no_shows.get(player, ())
-    if limit is None or len(rounds) < limit:
-        return []
-    name = ctx.player_name(section_name, player)
-    listed = ", ".join(str(r) for r in rounds)
-    eliminate = section.config.no_shows.on_limit == "withdraw"
-    what = (
-        "eliminated (regulations); their remaining games follow [section.withdrawal]"
-        if eliminate
-        else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
-    )
-    out = ctx.alert(
-        f"withdraw-from-pairing:{section_name}:{player}",
-        "withdraw-from-pairing",
-        ctx.now,
-        f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
-        f"{limit}: {what}",
-        section=section_name,
-        round_number=round_number,
-        players=(name,),
-    )
-    if eliminate:
-        out += ctx.withdraw(section_name, player, round_number + 1, f"{len(rounds)} no-shows")
-    return out
 
 
 def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
@@ -70,8 +37,6 @@ def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
     match event:
         case PlayerMarkedPresent():
             return mark_present(ctx, event.game, event.colour, event.t)
-        case NoShowCounted():
-            return _no_show_limit(ctx, event.section, event.player, event.round)
         case GameMove() if ctx.watched(event.game):
             colour: Colour = "white" if event.ply % 2 == 1 else "black"
             return mark_present(ctx, event.game, colour, event.t)
@@ -105,41 +70,6 @@ def mark_present(ctx: ArbiterRules, game_id: str, colour: Colour, t: float) -> l
         lambda a: a.kind in PRESENCE_KINDS and not missing.intersection(a.players),
         t,
         "the players are at the board",
-    )
-
-
-def after_no_show(
-    ctx: ArbiterRules, section_name: str, player: int, round_number: int
-) -> list[Observable]:
-    """The section's no-show rules: round-1 exclusion, single absence, the limit."""
-    config = ctx.section(section_name)
-    rules = config.no_shows
-    name = ctx.player_name(section_name, player)
-    if round_number == 1 and rules.first_round == "exclude":
-        out = ctx.alert(
-            f"withdraw-from-pairing:{section_name}:{player}",
-            "withdraw-from-pairing",
-            ctx.now,
-            f"{name} did not show up in round 1: excluded from the event (regulations); "
-            "they are no longer paired",
-            section=section_name,
-            round_number=1,
-            players=(name,),
-        )
-        return out + ctx.withdraw(section_name, player, 2, "absent in round 1")
-    out = _no_show_limit(ctx, section_name, player, round_number)
-    if out or rules.single_absence != "disqualify-unless-continue":
-        return out
-    return ctx.alert(
-        f"absence-disqualifies:{section_name}:{player}:{round_number}",
-        "absence-disqualifies",
-        ctx.now,
-        f"{name} was absent in round {round_number}: disqualified unless they ask in "
-        f"writing to continue before round {round_number + 1} is paired (record it "
-        "with 'continue'); until then they are not paired",
-        section=section_name,
-        round_number=round_number,
-        players=(name,),
     )
 
 
@@ -224,29 +154,3 @@ def _zero_default_check(
         game=game,
         players=tuple(ctx.name_of(game, c) for c in absent),
     )
-
-
-def count_no_shows(ctx: ArbiterRules, event: ResultConfirmed) -> list[Observable]:
-    """A forfeit for a missed game counts a no-show for the player(s) who missed it."""
-    out: list[Observable] = []
-    game = ctx.book.get(event.game)
-    if event.reason == "withdrawal" or not no_show_colours(event.result):
-        return out  # only a missed game counts, whoever entered it (board, desk, rules)
-    section = ctx.tournament.section(game.key.section)
-    if game.key.round > section.config.rounds:
-        return out  # a play-off game
-    rnd = section.rounds.get(game.key.round)
-    pairing = next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
-    if pairing is None or pairing.black is None:
-        return out
-    for colour in no_show_colours(event.result):
-        player = pairing.white if colour == "white" else pairing.black
-        marker = (game.key.section, game.key.round, player)
-        if marker in ctx.counted or game.key.round in section.no_shows.get(player, ()):
-            continue
-        ctx.counted.add(marker)
-        counted = NoShowCounted(game.key.section, game.key.round, player)
-        ctx.fold(counted)
-        out += ctx.emit([counted])
-        out += after_no_show(ctx, game.key.section, player, game.key.round)
-    return out

@@ -22,17 +22,19 @@ default time), not with when the tick happened to run.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
 
+from boards.events import DriverEvent
 from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
     AlertResolved,
+    PlayerMarkedPresent,
     Severity,
 )
 from broadcast.arbiter.presence import (
@@ -55,6 +57,7 @@ from broadcast.tournament.events import (
 )
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState, registration_events
+from clocks.clocktimes import FlagFell
 
 _SEVERITY: dict[AlertKind, Severity] = {
     "late": "warning",
@@ -91,7 +94,20 @@ class RulesConfig:
     zero_default_check_after: int = 300
 
 
-Observable = Any  # any journal event: game, tournament, driver, reconstruction, arbiter
+Observable = (
+    DriverEvent
+    | GameEvent
+    | TournamentEvent
+    | RoundStartMoved
+    | Alert
+    | AlertAcknowledged
+    | AlertResolved
+    | PlayerMarkedPresent
+    | FlagFell
+)
+"""What the rules observe and raise: every kind of journal event (the same union as
+`broadcast.journal.kinds.JournalEvent`, which sits above the arbiter and cannot be
+imported here)."""
 
 
 @dataclass(frozen=True)
@@ -462,13 +478,14 @@ class ArbiterRules:
         return entry.name if entry is not None else f"player {player}"
 
 
-def _time_of(event: Any) -> float | None:
+def _time_of(event: Observable) -> float | None:
+    """When `event` happened; None for the tournament events that carry no time."""
     t = getattr(event, "t", None)
     if isinstance(t, int | float):
         return float(t)
     at = getattr(event, "at", None)
-    if at is not None and hasattr(at, "timestamp"):
-        return cast(float, at.timestamp())
+    if isinstance(at, dt.datetime):
+        return at.timestamp()
     return None
 
 
@@ -479,21 +496,3 @@ def _index_keys(alert: Alert) -> list[tuple[str, str]]:
     if alert.hall_board:
         keys.append(("board", alert.hall_board))
     return keys
-
-
-def _is_tournament_event(event: Any) -> bool:
-    from broadcast.tournament import events as tournament_events
-
-    return isinstance(
-        event,
-        tournament_events.PlayersRegistered
-        | tournament_events.RoundPaired
-        | tournament_events.PairingEdited
-        | tournament_events.BoardAssigned
-        | tournament_events.ByeGranted
-        | tournament_events.ByeRefused
-        | tournament_events.ByeCancelled
-        | tournament_events.PlayerWithdrawn
-        | tournament_events.ContinuationRequested
-        | tournament_events.PlayoffGamePaired,
-    )

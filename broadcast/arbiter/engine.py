@@ -1,23 +1,33 @@
 """`ArbiterRules`: the rules engine the service drives, events and time in, events out.
 
-    rules = ArbiterRules(event_config)
-    new = rules.observe(event)            # every event, in journal order
-    new = rules.observe(flag, game=gid)   # reconstruction events carry no game: name it
-    new = rules.tick(now)                 # as time passes (epoch seconds)
-    rules.restore(journal)                # after a restart: fold, emit nothing
-    memory = rules.memory()               # an immutable copy of what the engine knows
-    rules.recall(memory)                  # back to it (an action undone, a snapshot)
+    rules = ArbiterRules(event_config, state=state)
+    new = rules.observe(event, state)            # every event, in journal order
+    new = rules.observe(flag, state, game=gid)   # reconstruction events carry no game
+    new = rules.tick(now, state)                 # as time passes (epoch seconds)
+    rules.restore(event, state)                  # after a restart: emit nothing
+    memory = rules.memory()                      # an immutable copy of what it remembers
+    rules.recall(memory, state)                  # back to it (an action undone, a snapshot)
+
+`state` is the service's one fold of the journal (`EventState`, seen here through the
+`EventView` protocol) with `event` already in it: the rules fold nothing of their own.
+What they raise within one call they see at once (folded onto `state` with its own
+`apply`) until the service has stored it.
 
 Everything returned is a new event for the journal: `Alert`, `ResultProposed`,
 `ResultConfirmed` (automatic results when the event applies them at once),
-`NoShowCounted`, `ByeGranted`/`ByeRefused`. The engine has already folded what it
-returns; feeding it back through `observe` is harmless (idempotent) but not needed.
+`NoShowCounted`, `ByeGranted`/`ByeRefused`. Feeding it back through `observe` is
+harmless (idempotent) but not needed.
+
+The engine dispatches; the rules are in one module per family, each with `observe(event,
+ctx)` and (for time rules) `tick(now, ctx)`, `ctx` being the engine: `presence_rules`,
+`board_rules`, `result_rules`, `tournament_rules`. The per-game and per-board memory is
+`watch.py`.
 
 Deterministic: no wall clock. `observe` first advances time to the event's `t`, so a
-rule due before the event fires before it, whatever the service's tick cadence; time
-never goes back (an event stamped earlier than `now` is folded at `now`). Time-based
-results and alerts are stamped with the moment the rule says (a warning mark, the
-default time), not with when the tick happened to run.
+rule due before the event fires before it (on the state before it), whatever the
+service's tick cadence; time never goes back (an event stamped earlier than `now` is
+handled at `now`). Time-based results and alerts are stamped with the moment the rule
+says (a warning mark, the default time), not with when the tick happened to run.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol, Self
 
 from boards.events import DriverEvent
 from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
@@ -37,26 +48,16 @@ from broadcast.arbiter.alerts import (
     PlayerMarkedPresent,
     Severity,
 )
-from broadcast.arbiter.presence import (
-    DEFAULT_WARNINGS,
-)
-from broadcast.arbiter.trouble import (
-    TroubleConfig,
-)
+from broadcast.arbiter.presence import DEFAULT_WARNINGS
+from broadcast.arbiter.trouble import TroubleConfig
 from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
-from broadcast.games.events import (
-    Colour,
-    GameEvent,
-)
-from broadcast.games.fold import fold_tournament
+from broadcast.games.events import Colour, GameEvent
 from broadcast.games.state import GameState
-from broadcast.tournament.events import (
-    TournamentEvent,
-)
+from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
-from broadcast.tournament.state import TournamentState, registration_events
+from broadcast.tournament.state import TournamentState
 from clocks.clocktimes import FlagFell
 
 _SEVERITY: dict[AlertKind, Severity] = {
@@ -115,8 +116,6 @@ class RulesMemory:
     """Everything an `ArbiterRules` knows, as an immutable value (`memory()`/`recall()`):
     an action that cannot be made durable puts it back, and snapshots store it."""
 
-    tournament: TournamentState
-    book: GameBook
     now: float
     alerts: tuple[Alert, ...]  # in the order raised
     acknowledged: frozenset[str]
@@ -125,7 +124,24 @@ class RulesMemory:
     boards: Mapping[str, BoardWatchMemory]
     closed: frozenset[str]
     counted: frozenset[tuple[str, int, int]]
-    start_overrides: Mapping[tuple[str, int], float]
+
+
+class EventView(Protocol):
+    """What the rules read of the event's folded state: the service's `EventState`
+    satisfies it (the arbiter sits below the service and cannot import it). `apply` is
+    the one fold: the rules use it only for the events they raise themselves, until the
+    service has stored and folded those too."""
+
+    @property
+    def tournament(self) -> TournamentState: ...
+
+    @property
+    def book(self) -> GameBook: ...
+
+    @property
+    def start_overrides(self) -> Mapping[tuple[str, int], dt.datetime]: ...
+
+    def apply(self, event: Observable, seq: int | None = None) -> Self: ...
 
 
 class ArbiterRules:
@@ -136,18 +152,15 @@ class ArbiterRules:
         event: EventConfig,
         config: RulesConfig | None = None,
         *,
-        tournament: TournamentState | None = None,
+        state: EventView,
         now: float = -math.inf,
     ) -> None:
         self.event = event
         self.config = config or RulesConfig()
         self.mode: ResultsMode = self.config.automatic_results or event.automatic_results
-        if tournament is None:
-            tournament = TournamentState.new(event)
-            for registered in registration_events(event):
-                tournament = tournament.apply(registered)
-        self.tournament = tournament
-        self.book = GameBook().synced(tournament)
+        # The service's state as of the event being handled, plus what the rules raised
+        # since (not folded by the service yet): the rules keep no fold of their own.
+        self._view: EventView = state
         self.now = now
         self.alerts: dict[str, Alert] = {}
         self.acknowledged: set[str] = set()
@@ -159,7 +172,6 @@ class ArbiterRules:
         self.counted: set[tuple[str, int, int]] = set()
         self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
         self._muted = False
-        self._start_overrides: dict[tuple[str, int], float] = {}
         # Open alerts (neither acknowledged nor resolved), in the order raised, and by the
         # game, hall board and kind they are about: closing the alerts of one game or board
         # looks at those alone, not at every alert of the event (that made a restart on a
@@ -186,21 +198,47 @@ class ArbiterRules:
         self._watch_new_games()
 
     # -- public API ------------------------------------------------------------------------
-    def observe(self, event: Observable, *, game: str | None = None) -> list[Observable]:
-        """Fold `event` and return the new events the rules raise because of it (and of
-        the time that passed until it). `game` names the game of an event that carries
-        none (a `FlagFell` from the board's clock)."""
-        if isinstance(event, RoundStartMoved):
-            # `at` is the new schedule, not when this happened: no time passes for it.
-            return self._handle(event, game)
-        t = _time_of(event)
-        out = self.tick(t) if t is not None else []
+    @property
+    def tournament(self) -> TournamentState:
+        return self._view.tournament
+
+    @property
+    def book(self) -> GameBook:
+        return self._view.book
+
+    def observe(
+        self, event: Observable, state: EventView, *, game: str | None = None
+    ) -> list[Observable]:
+        """The new events the rules raise because of `event` (and of the time that passed
+        until it). `state` is the event's state with `event` folded in (and the events the
+        rules raised before, if the caller has not folded them yet). `game` names the game
+        of an event that carries none (a `FlagFell` from the board's clock)."""
+        # `at` of a RoundStartMoved is the new schedule, not when this happened: no time
+        # passes for it. Rules due before the event fire first, on the state before it.
+        t = None if isinstance(event, RoundStartMoved) else _time_of(event)
+        out = self._tick(t) if t is not None else []
+        self.before = self.book
+        self._see(state, out)
         out += self._handle(event, game)
         return out
 
-    def tick(self, now: float) -> list[Observable]:
+    def tick(self, now: float, state: EventView) -> list[Observable]:
         """Time-based rules up to `now`: warnings, default time, silent boards, boards
         out of sync too long."""
+        self._see(state, [])
+        return self._tick(now)
+
+    def _see(self, state: EventView, raised: list[Observable]) -> None:
+        """`state` is the event's state now; `raised`, what the rules raised on the state
+        before it, is not folded into it yet."""
+        for event in raised:
+            state = state.apply(event)
+        new_games = state.tournament is not self._view.tournament
+        self._view = state
+        if new_games:
+            self._watch_new_games()
+
+    def _tick(self, now: float) -> list[Observable]:
         if now <= self.now:
             return []
         self.now = now
@@ -230,13 +268,12 @@ class ArbiterRules:
         out.sort(key=lambda e: _time_of(e) or now)
         return out
 
-    def restore(self, events: Iterable[Observable]) -> None:
-        """Fold a journal after a restart without raising anything again: what was raised
-        is in the journal and comes back as those events are folded."""
+    def restore(self, event: Observable, state: EventView) -> None:
+        """`observe` a journal's event after a restart without raising anything again:
+        what was raised is in the journal and comes back as those events are replayed."""
         self._muted = True
         try:
-            for event in events:
-                self.observe(event)
+            self.observe(event, state)
         finally:
             self._muted = False
 
@@ -247,8 +284,6 @@ class ArbiterRules:
     def memory(self) -> RulesMemory:
         """What the engine knows now, as an immutable value."""
         return RulesMemory(
-            tournament=self.tournament,
-            book=self.book,
             now=self.now,
             alerts=tuple(self.alerts.values()),
             acknowledged=frozenset(self.acknowledged),
@@ -257,12 +292,12 @@ class ArbiterRules:
             boards={n: b.memory() for n, b in self.boards.items()},
             closed=frozenset(self._closed),
             counted=frozenset(self.counted),
-            start_overrides=dict(self._start_overrides),
         )
 
-    def recall(self, memory: RulesMemory) -> None:
-        """Know exactly what `memory` knew (and nothing since)."""
-        self.tournament, self.book, self.now = memory.tournament, memory.book, memory.now
+    def recall(self, memory: RulesMemory, state: EventView) -> None:
+        """Know exactly what `memory` knew (and nothing since), over `state`: the event's
+        state as of that memory."""
+        self._view, self.now = state, memory.now
         self.alerts = {a.id: a for a in memory.alerts}
         self.acknowledged = set(memory.acknowledged)
         self.resolved = set(memory.resolved)
@@ -270,7 +305,6 @@ class ArbiterRules:
         self.boards = {n: BoardWatch.recalled(b) for n, b in memory.boards.items()}
         self._closed = set(memory.closed)
         self.counted = set(memory.counted)
-        self._start_overrides = dict(memory.start_overrides)
         self._next_due = -math.inf  # rescan the time rules
         self._open, self._open_by = {}, {}
         for alert in memory.alerts:
@@ -317,32 +351,24 @@ class ArbiterRules:
                 return []
             case RoundStartMoved():
                 # `serve --round R` or a delayed round: presence counts from the new start.
-                self._start_overrides[(event.section, event.round)] = event.at.timestamp()
                 self.rescan()
                 return []
         if isinstance(event, GameEvent) and event.game not in self.book.games:
             return []  # not a paired game (yet): nothing to watch
         self.named_game = game
-        self.before = self.book
-        self.fold(event)
         out: list[Observable] = []
         for family in self._families:
             out += family(event, self)
         return out
 
-    # -- tournament ------------------------------------------------------------------------
+    # -- the families' context: what the rules know and the helpers they share -------------
     def fold(self, event: Observable) -> None:
-        """What the rules know after `event`: the tournament and the games (events of
-        games not paired are none of their business)."""
-        if isinstance(event, TournamentEvent):
-            before = self.book
-            self.tournament, self.book = fold_tournament(self.tournament, self.book, event)
-            if self.book is not before:
-                self._watch_new_games()
-        elif isinstance(event, GameEvent) and event.game in self.book.games:
-            self.book = self.book.apply(event)
+        """An event the rules raise, folded into their view at once (the rules that follow
+        it see it); the service folds it for good once it has stored it."""
+        self._see(self._view.apply(event), [])
 
     def close(self, game_id: str) -> None:
+        """The game's result stands: never watched again."""
         self.watches.pop(game_id, None)
         self._closed.add(game_id)
 
@@ -351,8 +377,6 @@ class ArbiterRules:
             if game_id not in self.watches and game_id not in self._closed and not game.finished:
                 self.watches[game_id] = Watch()
                 self.rescan()
-
-    # -- games -----------------------------------------------------------------------------
 
     def is_open(self, alert_id: str) -> bool:
         """The alert is up: neither acknowledged nor resolved."""
@@ -377,11 +401,6 @@ class ArbiterRules:
                 out.append(AlertResolved(alert.id, t, why))
         return self.emit(out)
 
-    # -- time rules ------------------------------------------------------------------------
-
-    # -- boards ----------------------------------------------------------------------------
-
-    # -- helpers ---------------------------------------------------------------------------
     def wake(self, t: float) -> None:
         """A rule wants to look again at `t` (a time rule may fire then)."""
         self._next_due = min(self._next_due, t)
@@ -458,9 +477,9 @@ class ArbiterRules:
         return current
 
     def round_start(self, config: SectionConfig, round_number: int) -> float | None:
-        moved = self._start_overrides.get((config.name, round_number))
+        moved = self._view.start_overrides.get((config.name, round_number))
         if moved is not None:
-            return moved
+            return moved.timestamp()
         if round_number > config.rounds:  # a play-off game: from its pairing
             game = self.tournament.section(config.name).playoff.get(round_number - config.rounds)
             return game.at.timestamp() if game is not None else None
@@ -496,3 +515,6 @@ def _index_keys(alert: Alert) -> list[tuple[str, str]]:
     if alert.hall_board:
         keys.append(("board", alert.hall_board))
     return keys
+
+
+__all__ = ["ArbiterRules", "EventView", "Observable", "RulesConfig", "RulesMemory"]

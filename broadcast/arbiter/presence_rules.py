@@ -27,7 +27,7 @@ from broadcast.games.state import GameState
 if TYPE_CHECKING:
     from broadcast.arbiter.engine import ArbiterRules, Observable
 
-__all__ = ["mark_present", "observe", "tick"]
+__all__ = ["observe", "tick"]
 
 PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
 
@@ -36,14 +36,14 @@ def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
     """Players seen at the board (a move, a press, the arbiter's word), no-shows counted."""
     match event:
         case PlayerMarkedPresent():
-            return mark_present(ctx, event.game, event.colour, event.t)
+            return _mark_present(ctx, event.game, event.colour, event.t)
         case GameMove() if ctx.watched(event.game):
             colour: Colour = "white" if event.ply % 2 == 1 else "black"
-            return mark_present(ctx, event.game, colour, event.t)
+            return _mark_present(ctx, event.game, colour, event.t)
         case GameClock() if ctx.watched(event.game):
             pressed = pressed_by(ctx.before.get(event.game).running, event.running)
             if pressed is not None:
-                return mark_present(ctx, event.game, pressed, event.t)
+                return _mark_present(ctx, event.game, pressed, event.t)
     return []
 
 
@@ -56,7 +56,7 @@ def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
     return out
 
 
-def mark_present(ctx: ArbiterRules, game_id: str, colour: Colour, t: float) -> list[Observable]:
+def _mark_present(ctx: ArbiterRules, game_id: str, colour: Colour, t: float) -> list[Observable]:
     """`colour` is at the board from `t`; presence alerts about nobody still missing close."""
     watch = ctx.watches.get(game_id)
     game = ctx.book.games.get(game_id)

@@ -31,7 +31,7 @@ from broadcast.tournament.events import (
 if TYPE_CHECKING:
     from broadcast.arbiter.engine import ArbiterRules, Observable
 
-__all__ = ["observe", "withdraw"]
+__all__ = ["observe"]
 
 
 def _close_by_pairing(ctx: ArbiterRules, event: ResultRecorded) -> None:
@@ -102,7 +102,7 @@ def _tournament_resolutions(ctx: ArbiterRules, event: TournamentEvent) -> list[O
     return []
 
 
-def withdraw(
+def _withdraw(
     ctx: ArbiterRules, section_name: str, player: int, from_round: int, reason: str
 ) -> list[Observable]:
     """The rules withdraw a player: the event and its consequences for the games."""
@@ -191,7 +191,7 @@ def _no_show_limit(
         players=(name,),
     )
     if eliminate:
-        out += withdraw(ctx, section_name, player, round_number + 1, f"{len(rounds)} no-shows")
+        out += _withdraw(ctx, section_name, player, round_number + 1, f"{len(rounds)} no-shows")
     return out
 
 
@@ -213,7 +213,7 @@ def _after_no_show(
             round_number=1,
             players=(name,),
         )
-        return out + withdraw(ctx, section_name, player, 2, "absent in round 1")
+        return out + _withdraw(ctx, section_name, player, 2, "absent in round 1")
     out = _no_show_limit(ctx, section_name, player, round_number)
     if out or rules.single_absence != "disqualify-unless-continue":
         return out

@@ -3,6 +3,11 @@
 of only folding the same game events into a `GameBook` (the reference, same run), as a
 ratio: how many times the bare fold the rules cost.
 
+The rules read the state the service folded (`EventState`) and fold nothing of their
+own, so the figures are: the service's fold of the events (`EventState.apply`), and the
+rules given the state after each event (folded beforehand, outside the timing); a
+service pays the sum of the two.
+
 A venue's 100 boards produce a few events per second each at most (one clock reading
 per second per board, a move every half minute), so the figure to watch is events/s
 against ~300 events/s of a busy hall.
@@ -25,6 +30,7 @@ from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
 from broadcast.games.events import BoardAttached, GameClock, GameMove
 from broadcast.games.ids import GameKey
+from broadcast.service.state import EventState
 from broadcast.tournament.events import RoundPaired
 from broadcast.tournament.state import fold, registration_events
 
@@ -89,19 +95,33 @@ def main() -> None:
             book = book.apply(e)  # type: ignore[arg-type]
     fold_s = time.perf_counter() - t
 
-    rules = ArbiterRules(event)
-    rules.observe(pairing)
+    start = EventState.new(event)
+    for registered in registration_events(event):
+        start = start.apply(registered)
+    paired = start.apply(pairing)
+    t = time.perf_counter()
+    state = paired
+    states = []
+    for e in events:
+        state = state.apply(e)  # type: ignore[arg-type]
+        states.append(state)
+    state_s = time.perf_counter() - t
+
+    rules = ArbiterRules(event, state=start)
+    rules.observe(pairing, paired)
     t = time.perf_counter()
     raised = 0
-    for e in events:
-        raised += len(rules.observe(e))
+    for e, after in zip(events, states, strict=True):
+        raised += len(rules.observe(e, after))  # type: ignore[arg-type]
     rules_s = time.perf_counter() - t
 
     n = len(events)
     print(f"{BOARDS} boards, {n} events, {raised} raised by the rules")
     print(f"reference GameBook fold: {n / fold_s:,.0f} events/s ({fold_s:.2f} s)")
+    print(f"EventState fold:         {n / state_s:,.0f} events/s ({state_s:.2f} s)")
     print(f"ArbiterRules.observe:    {n / rules_s:,.0f} events/s ({rules_s:.2f} s)")
     print(f"ratio rules/fold time:   {rules_s / fold_s:.1f}x")
+    print(f"ratio (state fold + rules)/fold time: {(state_s + rules_s) / fold_s:.1f}x")
 
 
 if __name__ == "__main__":

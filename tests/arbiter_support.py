@@ -8,13 +8,16 @@ from pathlib import Path
 import chess
 
 from broadcast.arbiter import ArbiterRules, RulesConfig
+from broadcast.arbiter.standalone import StandaloneRules
 from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
 from broadcast.games.events import GameClock, GameMove
 from broadcast.games.ids import GameKey
+from broadcast.service.state import EventState
 from broadcast.tournament.events import RoundPaired
+from broadcast.tournament.state import registration_events
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SESTAO = load_event(EXAMPLES / "sestao-2025-swiss.toml")
@@ -29,6 +32,15 @@ def start_of(event: EventConfig, round_number: int, section: str | None = None) 
     return config.round_start(round_number).start.timestamp()
 
 
+def standalone(event: EventConfig = SESTAO, config: RulesConfig | None = None) -> StandaloneRules:
+    """Rules for `event` over the state the service would have after its registrations
+    (the rules read it; `StandaloneRules` folds what is fed to them, as the service does)."""
+    state = EventState.new(event)
+    for registered in registration_events(event):
+        state = state.apply(registered)
+    return StandaloneRules(ArbiterRules(event, config, state=state), state)
+
+
 def engine(
     event: EventConfig = SESTAO,
     round_number: int = 1,
@@ -36,7 +48,7 @@ def engine(
     *,
     section: str | None = None,
     config: RulesConfig | None = None,
-) -> ArbiterRules:
+) -> StandaloneRules:
     """Rules for `event` with `round_number` paired (Berger for round robins, the given
     or SESTAO_R1 pairings for the Swiss), time just before the start."""
     name = section or event.sections[0].name
@@ -46,7 +58,7 @@ def engine(
             pairings = SESTAO_R1
         else:
             pairings = berger_round(len(sec.players), round_number)
-    rules = ArbiterRules(event, config)
+    rules = standalone(event, config)
     for r in range(1, round_number + 1):
         p = tuple(pairings) if r == round_number else _dummy_round(sec.system, len(sec.players), r)
         rules.observe(RoundPaired(name, r, p))

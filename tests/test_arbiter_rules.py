@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from arbiter_support import SESTAO, engine, gid, kinds, moves, start_of
+from arbiter_support import SESTAO, engine, gid, kinds, moves, standalone, start_of
 
-from broadcast.arbiter import Alert, AlertAcknowledged, ArbiterRules, RulesConfig
+from broadcast.arbiter import Alert, AlertAcknowledged, RulesConfig
 from broadcast.cli.event_lines import to_json
 from broadcast.fide.pairing import Pairing
 from broadcast.games.events import ResultProposed
@@ -16,7 +16,7 @@ ZONE = SESTAO.zone
 
 
 def test_bye_granted_before_deadline_removes_player_from_pairing() -> None:
-    rules = ArbiterRules(SESTAO)
+    rules = standalone(SESTAO)
     r1 = SESTAO.sections[0].round_start(1).start
     # Sestao: a bye for round 2 must be asked before round 1 starts.
     out = rules.observe(ByeRequested("Open", 2, 5, r1 - dt.timedelta(seconds=1)))
@@ -25,7 +25,7 @@ def test_bye_granted_before_deadline_removes_player_from_pairing() -> None:
 
 
 def test_bye_at_the_deadline_is_refused_with_alert() -> None:
-    rules = ArbiterRules(SESTAO)
+    rules = standalone(SESTAO)
     r1 = SESTAO.sections[0].round_start(1).start
     out = rules.observe(ByeRequested("Open", 2, 5, r1))
     assert kinds(out) == ["bye-refused", "alert:bye-refused"]
@@ -41,7 +41,7 @@ def test_bye_at_the_deadline_is_refused_with_alert() -> None:
 
 
 def test_bye_in_last_rounds_refused() -> None:
-    rules = ArbiterRules(SESTAO)
+    rules = standalone(SESTAO)
     early = SESTAO.sections[0].round_start(1).start - dt.timedelta(days=1)
     out = rules.observe(ByeRequested("Open", 9, 5, early))
     assert isinstance(out[0], ByeRefused) and "no byes in round 9" in out[0].reason
@@ -86,7 +86,7 @@ def test_restore_raises_nothing_then_continues() -> None:
         RoundPaired("Open", 1, live.tournament.section("Open").rounds[1].pairings)
     ]
     journal += live.tick(start + 1000)
-    restored = ArbiterRules(SESTAO)
+    restored = standalone(SESTAO)
     restored.restore(journal)
     assert restored.tick(start + 1000) == []
     assert kinds(restored.tick(start + 1800)) == kinds(live.tick(start + 1800))
@@ -98,7 +98,7 @@ def test_unknown_game_events_are_ignored() -> None:
 
 
 def test_second_section_round_paired_later_gets_watched() -> None:
-    rules = ArbiterRules(SESTAO, RulesConfig(warn_before=(60,)))
+    rules = standalone(SESTAO, RulesConfig(warn_before=(60,)))
     rules.observe(RoundPaired("Open", 1, (Pairing(1, 1, 2),)))
     out = rules.tick(start_of(SESTAO, 1) + 1740)
     assert [(a.kind, a.t) for a in out if isinstance(a, Alert)] == [

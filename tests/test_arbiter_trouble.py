@@ -7,7 +7,7 @@ from arbiter_support import SESTAO, engine, gid, moves, start_of
 
 from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
 from broadcast.arbiter import Alert, AlertResolved
-from broadcast.arbiter.rules import ArbiterRules
+from broadcast.arbiter.standalone import StandaloneRules
 from broadcast.games.events import BoardAttached, GameClock, GameSync, ResultConfirmed
 from clocks.reading import ClockReading, NoClock
 
@@ -16,7 +16,7 @@ START = start_of(SESTAO, 1)
 GAME = gid(SESTAO, 1, 1)
 
 
-def attached() -> ArbiterRules:
+def attached() -> StandaloneRules:
     rules = engine(SESTAO)
     rules.observe(BoardAttached(GAME, BOARD, START - 600))
     for e in moves(GAME, ["e2e4", "e7e5"], START + 1):

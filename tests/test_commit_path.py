@@ -86,7 +86,7 @@ async def test_a_failing_rules_tick_keeps_the_board_events_of_its_batch(
     def broken(now: float) -> list[Any]:
         raise RuntimeError("a rule that breaks")
 
-    monkeypatch.setattr(service.rules, "tick", broken)  # the rules' own time steps too
+    monkeypatch.setattr(service.rules, "_tick", broken)  # the rules' own time steps too
     with caplog.at_level(logging.ERROR):
         assert service.tick() is True  # the failure stays inside its step
         await until(lambda: not service.syncing)
@@ -123,10 +123,10 @@ def test_a_rule_failing_on_a_board_event_never_undoes_it(
     service, _ = make_service(tmp_path, delay=0.0)
     real = service.rules.observe
 
-    def observe(event: Any, *, game: str | None = None) -> list[Any]:
+    def observe(event: Any, state: Any, *, game: str | None = None) -> list[Any]:
         if type(event).__name__ == "GameMove":
             raise ValueError("a rule that breaks on moves")
-        return real(event, game=game)
+        return real(event, state, game=game)
 
     monkeypatch.setattr(service.rules, "observe", observe)
     with caplog.at_level(logging.ERROR):

@@ -249,7 +249,7 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
     again.load()
     assert again.tournament.section(masters) == service.tournament.section(masters)
     assert [a.id for a in again.alerts()] == [a.id for a in service.alerts()]
-    assert again.rules.tick(time.now() + 60) == []
+    assert again.rules.tick(time.now() + 60, again.state) == []
 
 
 def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -> None:

@@ -1,9 +1,12 @@
 """The arbiter's eyes: pure rules over events and an injected time.
 
-`ArbiterRules` (rules.py) is the engine the service drives: `observe(event)` for every
-journalled event and `tick(now)` as time passes; both return new events (alerts, result
-proposals, confirmations, no-show counts, bye decisions) for the service to journal.
-The rule modules (presence, flag, results, trouble) are plain functions it calls.
+`ArbiterRules` (engine.py) is the engine the service drives: `observe(event, state)` for
+every journalled event and `tick(now, state)` as time passes, `state` being the service's
+fold (`EventView`); both return new events (alerts, result proposals, confirmations,
+no-show counts, bye decisions) for the service to journal. The rules are one module per
+family (`presence_rules`, `board_rules`, `result_rules`, `tournament_rules`) over the
+pure helpers (presence, flag, results, trouble, withdrawal); `watch.py` is their memory
+per game and per board, `StandaloneRules` runs them without a service.
 """
 
 from broadcast.arbiter.alerts import (
@@ -14,7 +17,7 @@ from broadcast.arbiter.alerts import (
     PlayerMarkedPresent,
     Severity,
 )
-from broadcast.arbiter.rules import ArbiterRules, RulesConfig
+from broadcast.arbiter.engine import ArbiterRules, EventView, RulesConfig
 
 __all__ = [
     "Alert",
@@ -22,6 +25,7 @@ __all__ = [
     "AlertKind",
     "AlertResolved",
     "ArbiterRules",
+    "EventView",
     "PlayerMarkedPresent",
     "RulesConfig",
     "Severity",

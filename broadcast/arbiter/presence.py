@@ -67,3 +67,12 @@ def no_show_colours(result: str) -> tuple[Colour, ...]:
         "-/+": ("white",),
         "+/-": ("black",),
     }.get(result, ())  # type: ignore[return-value]
+
+
+def pressed_by(before: Colour | None, after: Colour | None) -> Colour | None:
+    """Who pressed the clock: the running side changing from X to the other means X
+    pressed. Starting or stopping the clock (None on either side) is nobody's press:
+    the arbiter starts clocks at the scheduled time."""
+    if before is None or after is None or before == after:
+        return None
+    return before

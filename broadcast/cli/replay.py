@@ -28,6 +28,7 @@ from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
 from boards.reconstruction import Reconstructor
 from boards.replay import FLUSH_SECONDS, replay_capture
 from broadcast.arbiter import Alert, ArbiterRules, RulesConfig
+from broadcast.arbiter.standalone import StandaloneRules
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
@@ -35,8 +36,9 @@ from broadcast.games.book import section_boards
 from broadcast.games.events import BoardAttached, GameEvent, ResultProposed
 from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
+from broadcast.service.state import EventState
 from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import TournamentState, registration_events
+from broadcast.tournament.state import registration_events
 from clocks.clocktimes import FlagFell
 from clocks.timecontrol import TimeControl
 
@@ -55,7 +57,7 @@ class EventReplay:
     board: str
     events: list[Any] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    rules: ArbiterRules | None = None
+    rules: StandaloneRules | None = None
     games: list[GameKey] = field(default_factory=list)
 
     @property
@@ -147,9 +149,9 @@ def replay_round(
     if not 1 <= round_number <= sec.rounds:
         raise ReplayEventError(f"round {round_number} is outside 1..{sec.rounds} of {sec.name}")
     notes = sorted({note for _, _, note in located.values() if note})
-    tournament = TournamentState.new(event)
+    state = EventState.new(event)
     for registered in registration_events(event):
-        tournament = tournament.apply(registered)
+        state = state.apply(registered)
     for r in range(1, round_number + 1):
         if r == round_number and pairings is not None:
             chosen, why = tuple(pairings), ""
@@ -157,8 +159,8 @@ def replay_round(
             chosen, why = round_pairings(sec, r)
         if why and r == round_number:
             notes.append(why)
-        tournament = tournament.apply(RoundPaired(sec.name, r, chosen))
-    rules = ArbiterRules(event, config, tournament=tournament)
+        state = state.apply(RoundPaired(sec.name, r, chosen))
+    rules = StandaloneRules(ArbiterRules(event, config, state=state), state)
     make = partial(Reconstructor, time_control=time_control)
 
     links: list[BoardToGame] = []

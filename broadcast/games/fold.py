@@ -1,5 +1,5 @@
 """The one copy of "apply a tournament event, then the games its pairings make": used by
-the service's fold (`EventState`) and by the arbiter rules' own. Pure."""
+the service's fold (`EventState`), the one fold the arbiter rules read too. Pure."""
 
 from __future__ import annotations
 

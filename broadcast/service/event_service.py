@@ -55,7 +55,7 @@ from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.reconstruction import Reconstructor
 from boards.recovery import KnownBoard
 from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
-from broadcast.arbiter.rules import ArbiterRules, RulesConfig, RulesMemory
+from broadcast.arbiter.engine import ArbiterRules, RulesConfig, RulesMemory
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.dutch import PairingError, pair_round
@@ -278,13 +278,13 @@ class EventService:
         snapshots: bool = True,
     ) -> None:
         register_all()
-        self.rules = ArbiterRules(config, rules)
         self.config = config
         self.journal = journal
         self.time = time
         self.opener = opener
         self.tick_seconds = tick_seconds
         self.state = EventState.new(config)
+        self.rules = ArbiterRules(config, rules, state=self.state)  # they read self.state
         self.listeners: list[Listener] = []
         overrides = port_overrides or {}
         placed = [replace(b, port=overrides.get(b.number, b.port)) for b in config.boards]
@@ -365,7 +365,7 @@ class EventService:
         restored = self.snapshots.restore()
         if restored is not None:
             self.state = restored.state
-            self.rules.recall(restored.rules)
+            self.rules.recall(restored.rules, restored.state)
             self.public = DelayedView(self.delay, restored.public)
             self.public.record(restored.t, PublicState(self.tournament, self.book, self.last_seq))
         replayed = 0
@@ -405,7 +405,7 @@ class EventService:
             self.state = self.state.at(entry.seq)
         self._publish(entry.t, [entry])
         self.public.at(self.time.now())  # keep only what can still be shown
-        self.rules.restore([entry.event])
+        self.rules.restore(entry.event, self.state)
 
     def _round_robin_pairings(self) -> list[RoundPaired]:
         out = []
@@ -473,30 +473,35 @@ class EventService:
         if self._open is None:
             with self.action():
                 return self.commit(events, game=game)
-        stored = self._store(list(events))
+        stored, states = self._store(list(events))
         pending: list[JournalEvent] = []
-        for entry in stored:
+        for entry, state in zip(stored, states, strict=True):
             try:
-                pending += self.rules.observe(entry.event, game=game)
+                for raised in pending:  # stored after these events, but the rules saw them
+                    state = state.apply(raised)
+                pending += self.rules.observe(entry.event, state, game=game)
             except Exception as exc:
                 self._fault("the arbiter rules", exc, entry.event)
         if pending:
             try:
-                stored += self._store(pending)  # the rules folded these already
+                stored += self._store(pending)[0]
             except Exception as exc:
                 self._fault("the arbiter rules' events", exc, pending[0])
         return stored
 
-    def _store(self, events: list[JournalEvent]) -> list[Entry]:
+    def _store(self, events: list[JournalEvent]) -> tuple[list[Entry], list[EventState]]:
         """The events (and the tournament results they make) folded into a new state and
-        added to the open transaction, together or not at all."""
+        added to the open transaction, together or not at all; with the state after each
+        (what the rules read)."""
         assert self._open is not None
         batch = self._with_tournament_results(events)
         if not batch:
-            return []
+            return [], []
         state = self.state
+        states = []
         for event in batch:
             state = state.apply(event)
+            states.append(state)
         t = self.time.now()
         seqs = self.journal.add(self._open.txn, batch, t)
         self.state = state.at(seqs[-1])
@@ -506,7 +511,7 @@ class EventService:
         for event in batch:
             if isinstance(event, ResultConfirmed):
                 self._unfollow(event.game)  # a game with a result takes no more moves
-        return entries
+        return entries, states
 
     @contextlib.contextmanager
     def action(self) -> Iterator[None]:
@@ -552,7 +557,7 @@ class EventService:
         # The followers an action replaced were not touched (it made new ones): the old
         # ones are exactly as they were.
         self.state = undo.state
-        self.rules.recall(undo.rules)
+        self.rules.recall(undo.rules, undo.state)
         for number, (game, follower) in undo.hall.items():
             board = self.hall[number]
             board.game, board.follower = game, follower
@@ -873,7 +878,7 @@ class EventService:
                     self._due[number] = now + self.tick_seconds * self._speed
             if full:
                 with self._step("the arbiter rules' timers"):
-                    self.commit(self.rules.tick(now))
+                    self.commit(self.rules.tick(now, self.state))
                 with self._step("the live round's boards"):
                     self.attach_boards()
                 for driver in self._drivers:

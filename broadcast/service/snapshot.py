@@ -18,8 +18,8 @@ Taking one: the service captures its state (an immutable value: free) and the ru
 memory (a copy of their sets and dicts) on the event loop, at a moment when everything
 folded is durable in the journal; encoding, compressing and storing run in a worker
 thread. Encoding is incremental: games are encoded once per distinct value and cached by
-identity, so a game that is over costs nothing after its first snapshot; the state's, the
-rules' and the public books share one pool of games.
+identity, so a game that is over costs nothing after its first snapshot; the state's and
+the public books share one pool of games (the rules keep none: they read the state).
 
 The body is JSON (the journal codec's conventions for dataclasses), zlib-compressed.
 """
@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from boards.position import BoardPosition
 from broadcast.arbiter.alerts import Alert
+from broadcast.arbiter.engine import RulesConfig, RulesMemory
 from broadcast.arbiter.presence import Presence
-from broadcast.arbiter.rules import BoardWatchMemory, RulesConfig, RulesMemory, WatchMemory
+from broadcast.arbiter.watch import BoardWatchMemory, WatchMemory
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = "2"  # 2: the rules fold GameMoveClocked and GameFlag too
+SNAPSHOT_FORMAT = "3"  # 2: the rules fold GameMoveClocked and GameFlag too; 3: they read the state
 # When to take one: this many events since the last one, and at least this many real
 # seconds apart (a snapshot of a big event costs a few hundred ms of a worker thread).
 EVERY_EVENTS = 10_000
@@ -237,8 +238,6 @@ class Encoder:
 
     def _rules(self, rules: RulesMemory) -> Any:
         return {
-            "tournament": self._tournament(rules.tournament),
-            "book": self._book(rules.book),
             "now": rules.now,
             "alerts": [
                 [getattr(a, f.name) for f in dataclasses.fields(Alert)] for a in rules.alerts
@@ -249,7 +248,6 @@ class Encoder:
             "boards": self._plain(dict(rules.boards)),
             "closed": sorted(rules.closed),
             "counted": [list(c) for c in sorted(rules.counted)],
-            "start_overrides": self._plain(dict(rules.start_overrides)),
         }
 
 
@@ -319,8 +317,6 @@ class Decoder:
         if d is None:
             return None
         return RulesMemory(
-            tournament=self._tournament(d["tournament"]),
-            book=self._book(d["book"]),
             now=float(d["now"]),
             alerts=tuple(_alert(row) for row in d["alerts"]),
             acknowledged=frozenset(d["acknowledged"]),
@@ -329,7 +325,6 @@ class Decoder:
             boards=self._value(d["boards"]),
             closed=frozenset(d["closed"]),
             counted=frozenset(tuple(c) for c in d["counted"]),
-            start_overrides=self._value(d["start_overrides"]),
         )
 
     def public(self) -> PublicState:

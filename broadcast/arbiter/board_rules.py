@@ -1,0 +1,355 @@
+"""Board trouble: silent boards, lost boards, driver faults, log gaps, batteries, missing
+clocks, bus polls, boards out of sync with the game and illegal moves that stood.
+
+The family's two entry points have the shape of every family's: `observe(event, ctx)`
+for each event (after the engine folded it) and `tick(now, ctx)` as time passes; both
+return the new events. `ctx` is the engine (`ArbiterRules`): what the rules know and the
+alert helpers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from boards.events import (
+    BatterySeen,
+    BoardConnected,
+    BoardHealth,
+    BoardLost,
+    ClockSeen,
+    DriverFault,
+    LogGap,
+)
+from broadcast.arbiter.presence import pressed_by
+from broadcast.arbiter.trouble import battery_severity, move_label, polls_missed, too_long
+from broadcast.arbiter.watch import BoardWatch
+from broadcast.games.events import BoardAttached, Colour, GameClock, GameSync
+from broadcast.games.state import GameState
+from clocks.reading import ClockReading, NoClock
+
+if TYPE_CHECKING:
+    from broadcast.arbiter.engine import ArbiterRules, Observable
+
+__all__ = ["observe", "tick"]
+
+BoardEvent = (
+    BoardConnected | BoardLost | BoardHealth | BatterySeen | ClockSeen | DriverFault | LogGap
+)
+
+
+def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+    """What a board's own messages, its attachment to a game and the game's sync say."""
+    match event:
+        case (
+            BoardConnected()
+            | BoardLost()
+            | BoardHealth()
+            | BatterySeen()
+            | ClockSeen()
+            | DriverFault()
+            | LogGap()
+        ):
+            return _board_event(ctx, event, ctx.named_game)
+        case BoardAttached(board=board):
+            ctx.boards.setdefault(board, BoardWatch()).game = event.game
+        case GameSync(in_sync=True):
+            watch = ctx.watches.get(event.game)
+            if watch is not None:
+                watch.press_out = None
+            return ctx.resolve(
+                ctx.open_about("game", event.game),
+                lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
+                event.t,
+                "the board matches the game again",
+            )
+        case GameSync(in_sync=False) if ctx.watched(event.game):
+            ctx.rescan()
+            if ctx.before.get(event.game).in_sync:
+                ctx.watches[event.game].out_episode += 1
+        case GameClock():
+            game = ctx.watched(event.game)
+            pressed = pressed_by(ctx.before.get(event.game).running, event.running)
+            watch = ctx.watches.get(event.game)
+            if game is None or pressed is None or watch is None:
+                return []
+            if not game.in_sync and watch.press_out is None:
+                # Illegal if the board is still out of step a while later (`tick`).
+                watch.press_out = (event.t, pressed, watch.out_episode)
+                ctx.wake(event.t + ctx.config.trouble.illegal_move_after)
+    return []
+
+
+def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
+    """Boards out of sync too long, illegal moves that stood, silent boards, faults over."""
+    trouble = ctx.config.trouble
+    out: list[Observable] = []
+    for game in ctx.playing:
+        out += _sync_rules(ctx, game, now)
+        out += _illegal_rule(ctx, game, now)
+        watch = ctx.watches.get(game.id)
+        if watch is not None and watch.press_out is not None:
+            ctx.wake(watch.press_out[0] + trouble.illegal_move_after)
+        if not game.in_sync and game.out_since is not None:
+            ctx.wake(game.out_since + trouble.out_of_sync_after)
+    for name, board in ctx.boards.items():
+        out += _silence_rule(ctx, name, board, now)
+        if board.has_clock and board.last_seen is not None and not board.silent:
+            ctx.wake(board.last_seen + trouble.silent_after)
+        out += _fault_cleared(ctx, name, board, now)
+        if board.fault_alert is not None and board.back_since is not None:
+            ctx.wake(board.back_since + trouble.fault_cleared_after)
+    return out
+
+
+def _illegal_rule(ctx: ArbiterRules, game: GameState, now: float) -> list[Observable]:
+    """A press made while the board was out of sync, and the board still out of step
+    (the same episode) `illegal_move_after` seconds later: the move stood."""
+    watch = ctx.watches.get(game.id)
+    if watch is None or watch.press_out is None:
+        return []
+    t, pressed, episode = watch.press_out
+    if game.in_sync or episode != watch.out_episode:
+        watch.press_out = None
+        return []
+    due = t + ctx.config.trouble.illegal_move_after
+    if now < due:
+        return []
+    watch.press_out = None
+    return _illegal_stood(ctx, game, due, pressed)
+
+
+def _illegal_stood(
+    ctx: ArbiterRules, game: GameState, t: float, pressed: Colour
+) -> list[Observable]:
+    watch = ctx.watches[game.id]
+    return ctx.alert(
+        f"illegal-move-stood:{game.id}:{watch.out_episode}",
+        "illegal-move-stood",
+        t,
+        f"{pressed} pressed the clock while the board showed a position that is not in the "
+        f"game, and it still does {ctx.config.trouble.illegal_move_after:g} s later "
+        f"({game.board_fen or '?'}, after ply {game.ply}): an illegal move may stand; "
+        "stop the clocks and reconstruct (Laws 7.5)",
+        game=game,
+    )
+
+
+def _sync_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Observable]:
+    limit = ctx.config.trouble.out_of_sync_after
+    if game.in_sync or not too_long(game.out_since, now, limit):
+        return []
+    watch = ctx.watches[game.id]
+    since = game.out_since or now
+    return ctx.alert(
+        f"out-of-sync:{game.id}:{watch.out_episode}",
+        "out-of-sync",
+        now,
+        f"the board has not matched the game for {int(now - since)} s (after ply "
+        f"{game.ply}); it shows {game.board_fen or '?'}: check the pieces",
+        game=game,
+    )
+
+
+def _silence_rule(ctx: ArbiterRules, name: str, board: BoardWatch, now: float) -> list[Observable]:
+    limit = ctx.config.trouble.silent_after
+    if board.silent or not board.has_clock or not too_long(board.last_seen, now, limit):
+        return []
+    game = _open_game(ctx, board)
+    if game is None:
+        return []
+    board.silent = True
+    last = board.last_seen or now
+    return ctx.alert(
+        f"board-not-responding:{name}:{last}",
+        "board-not-responding",
+        now,
+        f"board {name} has sent nothing for {int(now - last)} s while its clock was "
+        "connected: check its cable and power",
+        game=game,
+        hall_board=name,
+    )
+
+
+def _board_event(ctx: ArbiterRules, event: BoardEvent, game_id: str | None) -> list[Observable]:
+    board = ctx.boards.setdefault(event.board, BoardWatch())
+    if game_id is not None:
+        board.game = game_id
+    # The driver speaks for itself in these, not for the board: they prove no life.
+    from_driver = isinstance(event, BoardLost | DriverFault | LogGap)
+    out = [] if from_driver else _board_back(ctx, event)
+    if not from_driver:
+        board.last_seen = event.t
+        board.silent = False
+    game = _open_game(ctx, board)
+    return out + _board_trouble(ctx, event, board, game)
+
+
+def _board_back(ctx: ArbiterRules, event: BoardEvent) -> list[Observable]:
+    """Board trouble alerts whose cause this message from the board ends."""
+    cfg = ctx.config.trouble
+    ended: set[str] = set()
+    if not (isinstance(event, BoardHealth) and polls_missed(event.missed_polls, cfg)):
+        ended.add("board-not-responding")  # it talks again
+    if (
+        isinstance(event, BatterySeen)
+        and battery_severity(event.percent, event.charging, cfg) is None
+    ):
+        ended.add("battery-low")
+    if isinstance(event, ClockSeen) and isinstance(event.reading, ClockReading):
+        ended.add("clock-not-connected")
+    if isinstance(event, BoardHealth) and not polls_missed(event.missed_polls, cfg):
+        ended.add("bus-polls-missed")
+    return ctx.resolve(
+        ctx.open_about("board", event.board) if ended else [],
+        lambda a: a.kind in ended,
+        event.t,
+        f"board {event.board} is back",
+    )
+
+
+def _board_trouble(
+    ctx: ArbiterRules, event: BoardEvent, board: BoardWatch, game: GameState | None
+) -> list[Observable]:
+    cfg = ctx.config.trouble
+    match event:
+        case DriverFault():
+            return _driver_fault(ctx, event, board, game)
+        case LogGap():
+            return _log_gap(ctx, event, board, game)
+        case BoardConnected():
+            if board.fault_alert is not None:
+                board.back_since = event.t
+                ctx.wake(event.t + cfg.fault_cleared_after)
+            return []
+        case BoardLost():
+            board.lost_episode += 1
+            board.back_since = None
+            if game is None or board.fault_alert is not None:
+                return []  # no game to worry about, or the fault alert says it all
+            return ctx.alert(
+                f"board-not-responding:{event.board}:lost:{board.lost_episode}",
+                "board-not-responding",
+                event.t,
+                f"board {event.board} lost ({event.reason}); the driver is reconnecting; "
+                "if it does not come back, check the cable and power",
+                game=game,
+                hall_board=event.board,
+            )
+        case BoardHealth() if polls_missed(event.missed_polls, cfg) and game is not None:
+            return ctx.alert(
+                f"bus-polls-missed:{event.board}:{int(event.t)}",
+                "bus-polls-missed",
+                event.t,
+                f"board {event.board} missed {event.missed_polls} bus polls "
+                f"({event.bad_checksums} bad checksums): check the bus cable and its joints",
+                game=game,
+                hall_board=event.board,
+            )
+        case BatterySeen():
+            severity = battery_severity(event.percent, event.charging, cfg)
+            if severity is None or game is None:
+                return []
+            return ctx.alert(
+                f"battery-low:{event.board}:{severity}",
+                "battery-low",
+                event.t,
+                f"board {event.board} battery at {event.percent}%: plug in its charger",
+                game=game,
+                hall_board=event.board,
+                severity=severity,
+            )
+        case ClockSeen(reading=NoClock()):
+            if board.clock_missing:
+                return []
+            board.clock_missing = True
+            board.no_clock_episode += 1
+            if game is None:
+                return []
+            return ctx.alert(
+                f"clock-not-connected:{event.board}:{board.no_clock_episode}",
+                "clock-not-connected",
+                event.t,
+                f"board {event.board} reports no clock: check the clock cable "
+                "(times are missing from the broadcast until it is back)",
+                game=game,
+                hall_board=event.board,
+            )
+        case ClockSeen():
+            # A running DGT clock reports every second; a stopped one only on change.
+            board.has_clock = bool(getattr(event.reading, "running", False))
+            board.clock_missing = False
+            if board.last_seen is not None:
+                ctx.wake(board.last_seen + cfg.silent_after)
+    return []
+
+
+def _driver_fault(
+    ctx: ArbiterRules, event: DriverFault, board: BoardWatch, game: GameState | None
+) -> list[Observable]:
+    """A software error stopped the board's driver: one critical alert per episode,
+    closed once the board has been back for a while with no new error."""
+    board.back_since = None
+    if board.fault_alert is not None:
+        return []  # the same episode: the alert is up
+    board.fault_episode += 1
+    board.fault_alert = f"driver-fault:{event.board}:{board.fault_episode}"
+    return ctx.alert(
+        board.fault_alert,
+        "driver-fault",
+        event.t,
+        f"the driver of board {event.board} on {event.port} stopped on a software error "
+        f"({event.error}); it is restarting and the board's moves may arrive late. If this "
+        "repeats, keep the server's log for the developers",
+        game=game,
+        hall_board=event.board,
+    )
+
+
+def _fault_cleared(ctx: ArbiterRules, name: str, board: BoardWatch, now: float) -> list[Observable]:
+    alert = board.fault_alert
+    if alert is None or board.back_since is None:
+        return []
+    if now - board.back_since < ctx.config.trouble.fault_cleared_after:
+        return []
+    board.fault_alert, board.back_since = None, None
+    return ctx.resolve(
+        ctx.open_about("board", name),
+        lambda a: a.id == alert,
+        now,
+        f"board {name} has run without a software error since",
+    )
+
+
+def _log_gap(
+    ctx: ArbiterRules, event: LogGap, board: BoardWatch, game: GameState | None
+) -> list[Observable]:
+    """The board's log could not fill an outage: the arbiter checks the moves made in
+    the gap, after the last one known before it."""
+    if game is None:
+        return []
+    board.gap_episode += 1
+    if game.moves:
+        last = game.moves[-1]
+        where = (
+            f"the moves after {move_label(last.fen_after, last.san)} (ply {len(game.moves)}, "
+            "the last one known before the gap)"
+        )
+    else:
+        where = "the game from its first move"
+    return ctx.alert(
+        f"moves-to-check:{event.board}:{board.gap_episode}",
+        "moves-to-check",
+        event.t,
+        f"board {event.board} on {event.port}: {event.reason}; the game goes on from the "
+        f"board as it stands. Moves made meanwhile may be missing or wrong: check {where} "
+        "against the scoresheets",
+        game=game,
+        hall_board=event.board,
+    )
+
+
+def _open_game(ctx: ArbiterRules, board: BoardWatch) -> GameState | None:
+    if board.game is None or board.game not in ctx.watches:
+        return None
+    game = ctx.book.games.get(board.game)
+    return None if game is None or game.finished else game

@@ -1,0 +1,520 @@
+"""`ArbiterRules`: the rules engine the service drives, events and time in, events out.
+
+    rules = ArbiterRules(event_config, state=state)
+    new = rules.observe(event, state)            # every event, in journal order
+    new = rules.observe(flag, state, game=gid)   # reconstruction events carry no game
+    new = rules.tick(now, state)                 # as time passes (epoch seconds)
+    rules.restore(event, state)                  # after a restart: emit nothing
+    memory = rules.memory()                      # an immutable copy of what it remembers
+    rules.recall(memory, state)                  # back to it (an action undone, a snapshot)
+
+`state` is the service's one fold of the journal (`EventState`, seen here through the
+`EventView` protocol) with `event` already in it: the rules fold nothing of their own.
+What they raise within one call they see at once (folded onto `state` with its own
+`apply`) until the service has stored it.
+
+Everything returned is a new event for the journal: `Alert`, `ResultProposed`,
+`ResultConfirmed` (automatic results when the event applies them at once),
+`NoShowCounted`, `ByeGranted`/`ByeRefused`. Feeding it back through `observe` is
+harmless (idempotent) but not needed.
+
+The engine dispatches; the rules are in one module per family, each with `observe(event,
+ctx)` and (for time rules) `tick(now, ctx)`, `ctx` being the engine: `presence_rules`,
+`board_rules`, `result_rules`, `tournament_rules`. The per-game and per-board memory is
+`watch.py`.
+
+Deterministic: no wall clock. `observe` first advances time to the event's `t`, so a
+rule due before the event fires before it (on the state before it), whatever the
+service's tick cadence; time never goes back (an event stamped earlier than `now` is
+handled at `now`). Time-based results and alerts are stamped with the moment the rule
+says (a warning mark, the default time), not with when the tick happened to run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, Self
+
+from boards.events import DriverEvent
+from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
+from broadcast.arbiter.alerts import (
+    Alert,
+    AlertAcknowledged,
+    AlertKind,
+    AlertResolved,
+    PlayerMarkedPresent,
+    Severity,
+)
+from broadcast.arbiter.presence import DEFAULT_WARNINGS
+from broadcast.arbiter.trouble import TroubleConfig
+from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
+from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
+from broadcast.games.book import GameBook, hall_board_for
+from broadcast.games.events import Colour, GameEvent
+from broadcast.games.state import GameState
+from broadcast.tournament.events import TournamentEvent
+from broadcast.tournament.live_round import RoundStartMoved
+from broadcast.tournament.state import TournamentState
+from clocks.clocktimes import FlagFell
+
+_SEVERITY: dict[AlertKind, Severity] = {
+    "late": "warning",
+    "check-presence": "warning",
+    "withdraw-from-pairing": "critical",
+    "early-draw": "warning",
+    "board-not-responding": "critical",
+    "driver-fault": "critical",
+    "moves-to-check": "critical",
+    "bus-polls-missed": "warning",
+    "service-overloaded": "critical",
+    "battery-low": "warning",
+    "clock-not-connected": "warning",
+    "out-of-sync": "warning",
+    "illegal-move-stood": "critical",
+    "bye-refused": "info",
+    "both-flags": "critical",
+    "result-proposed": "warning",
+    "absence-disqualifies": "critical",
+    "arbiter-override": "warning",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RulesConfig:
+    """Knobs of the rules beyond the event config. `automatic_results` None: the event's."""
+
+    warn_before: tuple[int, ...] = DEFAULT_WARNINGS
+    trouble: TroubleConfig = field(default_factory=TroubleConfig)
+    automatic_results: ResultsMode | None = None
+    # With a zero default time a player must be at the board at the start; the board
+    # cannot see a player who is seated and thinking, so after this many seconds the
+    # arbiter is asked to check, instead of forfeits being proposed at the start second.
+    zero_default_check_after: int = 300
+
+
+Observable = (
+    DriverEvent
+    | GameEvent
+    | TournamentEvent
+    | RoundStartMoved
+    | Alert
+    | AlertAcknowledged
+    | AlertResolved
+    | PlayerMarkedPresent
+    | FlagFell
+)
+"""What the rules observe and raise: every kind of journal event (the same union as
+`broadcast.journal.kinds.JournalEvent`, which sits above the arbiter and cannot be
+imported here)."""
+
+
+@dataclass(frozen=True)
+class RulesMemory:
+    """Everything an `ArbiterRules` knows, as an immutable value (`memory()`/`recall()`):
+    an action that cannot be made durable puts it back, and snapshots store it."""
+
+    now: float
+    alerts: tuple[Alert, ...]  # in the order raised
+    acknowledged: frozenset[str]
+    resolved: frozenset[str]
+    watch: Mapping[str, WatchMemory]
+    boards: Mapping[str, BoardWatchMemory]
+    closed: frozenset[str]
+    counted: frozenset[tuple[str, int, int]]
+
+
+class EventView(Protocol):
+    """What the rules read of the event's folded state: the service's `EventState`
+    satisfies it (the arbiter sits below the service and cannot import it). `apply` is
+    the one fold: the rules use it only for the events they raise themselves, until the
+    service has stored and folded those too."""
+
+    @property
+    def tournament(self) -> TournamentState: ...
+
+    @property
+    def book(self) -> GameBook: ...
+
+    @property
+    def start_overrides(self) -> Mapping[tuple[str, int], dt.datetime]: ...
+
+    def apply(self, event: Observable, seq: int | None = None) -> Self: ...
+
+
+class ArbiterRules:
+    """The arbiter's rules over one event. See the module docstring for the contract."""
+
+    def __init__(
+        self,
+        event: EventConfig,
+        config: RulesConfig | None = None,
+        *,
+        state: EventView,
+        now: float = -math.inf,
+    ) -> None:
+        self.event = event
+        self.config = config or RulesConfig()
+        self.mode: ResultsMode = self.config.automatic_results or event.automatic_results
+        # The service's state as of the event being handled, plus what the rules raised
+        # since (not folded by the service yet): the rules keep no fold of their own.
+        self._view: EventView = state
+        self.now = now
+        self.alerts: dict[str, Alert] = {}
+        self.acknowledged: set[str] = set()
+        self.resolved: set[str] = set()
+        self.watches: dict[str, Watch] = {}
+        self.boards: dict[str, BoardWatch] = {}
+        self._closed: set[str] = set()  # games whose result stands: never watched again
+        # no-shows already emitted: (section, round, player)
+        self.counted: set[tuple[str, int, int]] = set()
+        self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
+        self._muted = False
+        # Open alerts (neither acknowledged nor resolved), in the order raised, and by the
+        # game, hall board and kind they are about: closing the alerts of one game or board
+        # looks at those alone, not at every alert of the event (that made a restart on a
+        # long journal quadratic).
+        self._open: dict[str, None] = {}
+        self._open_by: dict[tuple[str, str], dict[str, None]] = {}
+        # The rule families, in the order they answer an event and a tick.
+        self._families: tuple[Callable[[Observable, ArbiterRules], list[Observable]], ...] = (
+            presence_rules.observe,
+            board_rules.observe,
+            result_rules.observe,
+            tournament_rules.observe,
+        )
+        self._timers: tuple[Callable[[float, ArbiterRules], list[Observable]], ...] = (
+            presence_rules.tick,
+            board_rules.tick,
+        )
+        # While an event is handled: the game it is about when it names none (a flag fall
+        # from a board's clock), and the games as they were before it.
+        self.named_game: str | None = None
+        self.before = self.book
+        self.playing: list[GameState] = []  # while ticking: the games of the rounds in play
+        self._scan = math.inf
+        self._watch_new_games()
+
+    # -- public API ------------------------------------------------------------------------
+    @property
+    def tournament(self) -> TournamentState:
+        return self._view.tournament
+
+    @property
+    def book(self) -> GameBook:
+        return self._view.book
+
+    def observe(
+        self, event: Observable, state: EventView, *, game: str | None = None
+    ) -> list[Observable]:
+        """The new events the rules raise because of `event` (and of the time that passed
+        until it). `state` is the event's state with `event` folded in (and the events the
+        rules raised before, if the caller has not folded them yet). `game` names the game
+        of an event that carries none (a `FlagFell` from the board's clock)."""
+        # `at` of a RoundStartMoved is the new schedule, not when this happened: no time
+        # passes for it. Rules due before the event fire first, on the state before it.
+        t = None if isinstance(event, RoundStartMoved) else _time_of(event)
+        out = self._tick(t) if t is not None else []
+        self.before = self.book
+        self._see(state, out)
+        out += self._handle(event, game)
+        return out
+
+    def tick(self, now: float, state: EventView) -> list[Observable]:
+        """Time-based rules up to `now`: warnings, default time, silent boards, boards
+        out of sync too long."""
+        self._see(state, [])
+        return self._tick(now)
+
+    def _see(self, state: EventView, raised: list[Observable]) -> None:
+        """`state` is the event's state now; `raised`, what the rules raised on the state
+        before it, is not folded into it yet."""
+        for event in raised:
+            state = state.apply(event)
+        new_games = state.tournament is not self._view.tournament
+        self._view = state
+        if new_games:
+            self._watch_new_games()
+
+    def _tick(self, now: float) -> list[Observable]:
+        if now <= self.now:
+            return []
+        self.now = now
+        if now < self._next_due:
+            return []
+        self._scan = math.inf  # the families say when they want to look again (`wake`)
+        current = self._current_rounds(now)
+        self.playing = []
+        for game_id in list(self.watches):
+            game = self.book.games.get(game_id)
+            if game is None or game.finished:
+                continue
+            if current.get(game.key.section) != game.key.round:
+                # Not the round being played: nobody is expected at those boards yet. Wake
+                # up when it starts (a round whose start has passed is not coming back).
+                start = self.round_start(self.section(game.key.section), game.key.round)
+                if start is not None and start > now:
+                    self.wake(start)
+                continue
+            self.playing.append(game)
+        out: list[Observable] = []
+        for family in self._timers:
+            out += family(now, self)
+        self._next_due = self._scan
+        # Rules due at different moments within one tick come out in time order, as if
+        # the service had ticked at each of those moments (stable: game order on ties).
+        out.sort(key=lambda e: _time_of(e) or now)
+        return out
+
+    def restore(self, event: Observable, state: EventView) -> None:
+        """`observe` a journal's event after a restart without raising anything again:
+        what was raised is in the journal and comes back as those events are replayed."""
+        self._muted = True
+        try:
+            self.observe(event, state)
+        finally:
+            self._muted = False
+
+    def open_alerts(self) -> list[Alert]:
+        """Alerts not acknowledged yet and whose cause has not ended, oldest first."""
+        return [self.alerts[i] for i in self._open]
+
+    def memory(self) -> RulesMemory:
+        """What the engine knows now, as an immutable value."""
+        return RulesMemory(
+            now=self.now,
+            alerts=tuple(self.alerts.values()),
+            acknowledged=frozenset(self.acknowledged),
+            resolved=frozenset(self.resolved),
+            watch={g: w.memory() for g, w in self.watches.items()},
+            boards={n: b.memory() for n, b in self.boards.items()},
+            closed=frozenset(self._closed),
+            counted=frozenset(self.counted),
+        )
+
+    def recall(self, memory: RulesMemory, state: EventView) -> None:
+        """Know exactly what `memory` knew (and nothing since), over `state`: the event's
+        state as of that memory."""
+        self._view, self.now = state, memory.now
+        self.alerts = {a.id: a for a in memory.alerts}
+        self.acknowledged = set(memory.acknowledged)
+        self.resolved = set(memory.resolved)
+        self.watches = {g: Watch.recalled(w) for g, w in memory.watch.items()}
+        self.boards = {n: BoardWatch.recalled(b) for n, b in memory.boards.items()}
+        self._closed = set(memory.closed)
+        self.counted = set(memory.counted)
+        self._next_due = -math.inf  # rescan the time rules
+        self._open, self._open_by = {}, {}
+        for alert in memory.alerts:
+            self._index(alert)
+
+    # -- the open alerts' index ------------------------------------------------------------
+    def _index(self, alert: Alert) -> None:
+        if alert.id in self.acknowledged or alert.id in self.resolved:
+            return
+        self._open[alert.id] = None
+        for key in _index_keys(alert):
+            self._open_by.setdefault(key, {})[alert.id] = None
+
+    def _unindex(self, alert_id: str) -> None:
+        if self._open.pop(alert_id, 0) is None:
+            for key in _index_keys(self.alerts[alert_id]):
+                bucket = self._open_by.get(key)
+                if bucket is not None:
+                    bucket.pop(alert_id, None)
+                    if not bucket:
+                        del self._open_by[key]
+
+    def open_about(self, what: str, value: str) -> list[Alert]:
+        """Open alerts whose `what` (game, hall board, kind) is `value`, oldest first."""
+        return [self.alerts[i] for i in self._open_by.get((what, value), {})]
+
+    # -- dispatch --------------------------------------------------------------------------
+    def _handle(self, event: Observable, game: str | None) -> list[Observable]:
+        match event:
+            case Alert():
+                if event.id not in self.alerts:
+                    self.alerts[event.id] = event
+                    self._index(event)
+                return []
+            case AlertAcknowledged():
+                self.acknowledged.add(event.alert)
+                if event.alert in self.alerts:
+                    self._unindex(event.alert)
+                return []
+            case AlertResolved():
+                self.resolved.add(event.alert)
+                if event.alert in self.alerts:
+                    self._unindex(event.alert)
+                return []
+            case RoundStartMoved():
+                # `serve --round R` or a delayed round: presence counts from the new start.
+                self.rescan()
+                return []
+        if isinstance(event, GameEvent) and event.game not in self.book.games:
+            return []  # not a paired game (yet): nothing to watch
+        self.named_game = game
+        out: list[Observable] = []
+        for family in self._families:
+            out += family(event, self)
+        return out
+
+    # -- the families' context: what the rules know and the helpers they share -------------
+    def fold(self, event: Observable) -> None:
+        """An event the rules raise, folded into their view at once (the rules that follow
+        it see it); the service folds it for good once it has stored it."""
+        self._see(self._view.apply(event), [])
+
+    def close(self, game_id: str) -> None:
+        """The game's result stands: never watched again."""
+        self.watches.pop(game_id, None)
+        self._closed.add(game_id)
+
+    def _watch_new_games(self) -> None:
+        for game_id, game in self.book.games.items():
+            if game_id not in self.watches and game_id not in self._closed and not game.finished:
+                self.watches[game_id] = Watch()
+                self.rescan()
+
+    def is_open(self, alert_id: str) -> bool:
+        """The alert is up: neither acknowledged nor resolved."""
+        return alert_id in self._open
+
+    def watched(self, game_id: str) -> GameState | None:
+        """The game `game_id` if the rules still watch it (paired, no result yet)."""
+        game = self.book.games.get(game_id)
+        if game is None or game.finished or game_id not in self.watches:
+            return None
+        return game
+
+    def resolve(
+        self, among: Iterable[Alert], which: Callable[[Alert], bool], t: float, why: str
+    ) -> list[Observable]:
+        """Close the open alerts `among` that `which` selects: their cause has ended."""
+        out: list[Observable] = []
+        for alert in among:
+            if which(alert):
+                self.resolved.add(alert.id)
+                self._unindex(alert.id)
+                out.append(AlertResolved(alert.id, t, why))
+        return self.emit(out)
+
+    def wake(self, t: float) -> None:
+        """A rule wants to look again at `t` (a time rule may fire then)."""
+        self._next_due = min(self._next_due, t)
+        self._scan = min(self._scan, t)
+
+    def rescan(self) -> None:
+        """Something changed that time rules depend on: look at all of them next tick."""
+        self.wake(-math.inf)
+
+    def alert(
+        self,
+        alert_id: str,
+        kind: AlertKind,
+        t: float,
+        message: str,
+        *,
+        game: GameState | None = None,
+        section: str = "",
+        round_number: int = 0,
+        players: tuple[str, ...] | None = None,
+        hall_board: str = "",
+        severity: Severity | None = None,
+        result: str = "",
+        reason: str = "",
+    ) -> list[Observable]:
+        if alert_id in self.alerts:
+            return []
+        if game is not None:
+            section, round_number = game.key.section, game.key.round
+            if players is None:
+                players = (self.name_of(game, "white"), self.name_of(game, "black"))
+            if not hall_board:
+                hall = hall_board_for(self.event, game.key)
+                hall_board = game.board or (str(hall.number) if hall else "")
+        alert = Alert(
+            id=alert_id,
+            kind=kind,
+            severity=severity or _SEVERITY[kind],
+            section=section,
+            round=round_number,
+            board=game.key.board if game is not None else 0,
+            game=game.id if game is not None else "",
+            players=players or (),
+            message=message,
+            t=t,
+            hall_board=hall_board,
+            result=result,
+            reason=reason,
+        )
+        self.alerts[alert_id] = alert
+        self._index(alert)
+        return self.emit([alert])
+
+    def emit(self, events: list[Observable]) -> list[Observable]:
+        return [] if self._muted else events
+
+    def section(self, name: str) -> SectionConfig:
+        return self.tournament.section(name).config
+
+    def _current_rounds(self, now: float) -> dict[str, int]:
+        """Per section, the round being played at `now`: the paired round whose start (as
+        scheduled, or as moved) is the latest one not after `now`."""
+        current: dict[str, int] = {}
+        for name, section in self.tournament.sections.items():
+            # A play-off game for first place is a round of its own, started when paired.
+            playoff = (section.playoff_round(n) for n in section.playoff)
+            started = [
+                (start, r)
+                for r in (*section.rounds, *playoff)
+                if (start := self.round_start(section.config, r)) is not None and start <= now
+            ]
+            if started:
+                current[name] = max(started)[1]
+        return current
+
+    def round_start(self, config: SectionConfig, round_number: int) -> float | None:
+        moved = self._view.start_overrides.get((config.name, round_number))
+        if moved is not None:
+            return moved.timestamp()
+        if round_number > config.rounds:  # a play-off game: from its pairing
+            game = self.tournament.section(config.name).playoff.get(round_number - config.rounds)
+            return game.at.timestamp() if game is not None else None
+        try:
+            return config.round_start(round_number).start.timestamp()
+        except KeyError:
+            return None
+
+    def name_of(self, game: GameState, colour: Colour) -> str:
+        ref = game.white if colour == "white" else game.black
+        return ref.name if ref is not None else colour
+
+    def player_name(self, section: str, player: int) -> str:
+        entry = self.tournament.section(section).players.get(player)
+        return entry.name if entry is not None else f"player {player}"
+
+
+def _time_of(event: Observable) -> float | None:
+    """When `event` happened; None for the tournament events that carry no time."""
+    t = getattr(event, "t", None)
+    if isinstance(t, int | float):
+        return float(t)
+    at = getattr(event, "at", None)
+    if isinstance(at, dt.datetime):
+        return at.timestamp()
+    return None
+
+
+def _index_keys(alert: Alert) -> list[tuple[str, str]]:
+    keys: list[tuple[str, str]] = [("kind", alert.kind)]
+    if alert.game:
+        keys.append(("game", alert.game))
+    if alert.hall_board:
+        keys.append(("board", alert.hall_board))
+    return keys
+
+
+__all__ = ["ArbiterRules", "EventView", "Observable", "RulesConfig", "RulesMemory"]

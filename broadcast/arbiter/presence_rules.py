@@ -1,0 +1,156 @@
+"""Presence: players late at the board, the default time, the zero-default check, and
+what a no-show leads to (round-1 exclusion, a single absence, the section's limit).
+
+Same shape as every rule family: `observe(event, ctx)` and `tick(now, ctx)`, `ctx` the
+engine. The pure pieces (marks, deadlines, forfeit results) are in `presence.py`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from broadcast.arbiter import result_rules
+from broadcast.arbiter.alerts import PlayerMarkedPresent
+from broadcast.arbiter.presence import (
+    Presence,
+    absent_colours,
+    deadline,
+    forfeit_result,
+    pressed_by,
+    warning_marks,
+)
+from broadcast.arbiter.watch import Watch
+from broadcast.games.events import Colour, GameClock, GameMove
+from broadcast.games.state import GameState
+
+if TYPE_CHECKING:
+    from broadcast.arbiter.engine import ArbiterRules, Observable
+
+__all__ = ["observe", "tick"]
+
+PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
+
+
+def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+    """Players seen at the board (a move, a press, the arbiter's word), no-shows counted."""
+    match event:
+        case PlayerMarkedPresent():
+            return _mark_present(ctx, event.game, event.colour, event.t)
+        case GameMove() if ctx.watched(event.game):
+            colour: Colour = "white" if event.ply % 2 == 1 else "black"
+            return _mark_present(ctx, event.game, colour, event.t)
+        case GameClock() if ctx.watched(event.game):
+            pressed = pressed_by(ctx.before.get(event.game).running, event.running)
+            if pressed is not None:
+                return _mark_present(ctx, event.game, pressed, event.t)
+    return []
+
+
+def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
+    """Warnings before the default time, the default time itself, the zero-default check."""
+    out: list[Observable] = []
+    for game in ctx.playing:
+        out += _presence_rules(ctx, game, now)
+        ctx.wake(_presence_due(ctx, game))
+    return out
+
+
+def _mark_present(ctx: ArbiterRules, game_id: str, colour: Colour, t: float) -> list[Observable]:
+    """`colour` is at the board from `t`; presence alerts about nobody still missing close."""
+    watch = ctx.watches.get(game_id)
+    game = ctx.book.games.get(game_id)
+    if watch is None or game is None or watch.presence.of(colour) is not None:
+        return []
+    p = watch.presence
+    watch.presence = Presence(t, p.black) if colour == "white" else Presence(p.white, t)
+    missing = {ctx.name_of(game, c) for c in absent_colours(watch.presence, math.inf)}
+    return ctx.resolve(
+        ctx.open_about("game", game_id),
+        lambda a: a.kind in PRESENCE_KINDS and not missing.intersection(a.players),
+        t,
+        "the players are at the board",
+    )
+
+
+def _presence_due(ctx: ArbiterRules, game: GameState) -> float:
+    watch = ctx.watches.get(game.id)
+    config = ctx.section(game.key.section)
+    start = ctx.round_start(config, game.key.round)
+    if watch is None or start is None:
+        return math.inf
+    due = deadline(start, config.default_time_minutes)
+    if watch.presence.white is not None and watch.presence.black is not None:
+        return math.inf
+    if config.default_time_minutes == 0:
+        check = start + ctx.config.zero_default_check_after
+        return check if check > ctx.now else math.inf
+    for mark in [*warning_marks(start, due, ctx.config.warn_before), due]:
+        if mark > ctx.now:
+            return mark
+    return math.inf
+
+
+def _presence_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Observable]:
+    watch = ctx.watches.get(game.id)
+    config = ctx.section(game.key.section)
+    start = ctx.round_start(config, game.key.round)
+    if watch is None or start is None or now < start:
+        return []
+    due = deadline(start, config.default_time_minutes)
+    out: list[Observable] = []
+    if config.default_time_minutes == 0:
+        return _zero_default_check(ctx, game, watch, start, now)
+    for mark in warning_marks(start, due, ctx.config.warn_before):
+        if mark > now:
+            break
+        absent = absent_colours(watch.presence, mark)
+        if not absent:
+            continue
+        left = int(due - mark)
+        who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
+        out += ctx.alert(
+            f"late:{game.id}:{int(due - mark)}",
+            "late",
+            mark,
+            f"{who} not at the board; default time in {left // 60} min {left % 60:02d} s "
+            f"(at {config.default_time_minutes} min); mark them present if they are there",
+            game=game,
+            players=tuple(ctx.name_of(game, c) for c in absent),
+        )
+    if now >= due:
+        absent = absent_colours(watch.presence, due)
+        result = forfeit_result(absent)
+        if result is not None:
+            who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
+            out += result_rules.propose(
+                ctx,
+                game,
+                result,
+                "default-time",
+                due,
+                f"{who} absent at the default time ({config.default_time_minutes} min)",
+            )
+    return out
+
+
+def _zero_default_check(
+    ctx: ArbiterRules, game: GameState, watch: Watch, start: float, now: float
+) -> list[Observable]:
+    check = start + ctx.config.zero_default_check_after
+    if now < check:
+        return []
+    absent = absent_colours(watch.presence, check)
+    if not absent:
+        return []
+    who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
+    minutes = ctx.config.zero_default_check_after // 60
+    return ctx.alert(
+        f"check-presence:{game.id}",
+        "check-presence",
+        check,
+        f"no sign of {who} {minutes} min after the start; the default time is 0, so a "
+        "player who was not at the board at the start loses: mark them present, or record the forfeit",
+        game=game,
+        players=tuple(ctx.name_of(game, c) for c in absent),
+    )

@@ -1,0 +1,256 @@
+"""The tournament side of the rules: byes asked (decided by the section's regulations),
+withdrawals and their games, arbiter overrides, games closed by a result recorded on the
+pairing, and no-shows (counted from forfeits; round-1 exclusion, a single absence that
+disqualifies, the section's limit).
+
+A family with `observe(event, ctx)` only, `ctx` the engine. The no-show rules are here,
+not with presence: a no-show is counted by the tournament and what follows is a
+withdrawal; presence only proposes the forfeit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from broadcast.arbiter.presence import no_show_colours
+from broadcast.arbiter.withdrawal import withdrawal_events
+from broadcast.games.events import ResultConfirmed
+from broadcast.tournament.events import (
+    ByeCancelled,
+    ByeGranted,
+    ByeRefused,
+    ByeRequested,
+    NoShowCounted,
+    PairingEdited,
+    PlayerWithdrawn,
+    ResultRecorded,
+    TournamentEvent,
+)
+
+if TYPE_CHECKING:
+    from broadcast.arbiter.engine import ArbiterRules, Observable
+
+__all__ = ["observe"]
+
+
+def _close_by_pairing(ctx: ArbiterRules, event: ResultRecorded) -> None:
+    """A result recorded on the tournament side ends the game's watch too."""
+    section = ctx.tournament.sections.get(event.section)
+    rnd = section.rounds.get(event.round) if section else None
+    pairing = rnd.game_of(event.player) if rnd else None
+    if pairing is None or pairing.black is None:
+        return
+    for game in ctx.book.round_games(event.section, event.round):
+        if game.key.board == pairing.board:
+            ctx.close(game.id)
+
+
+def _bye(ctx: ArbiterRules, request: ByeRequested) -> list[Observable]:
+    decision = ctx.tournament.section(request.section).decide_bye(request)
+    out: list[Observable] = [decision]
+    ctx.fold(decision)
+    if isinstance(decision, ByeRefused):
+        name = ctx.player_name(request.section, request.player)
+        out += ctx.alert(
+            f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
+            "bye-refused",
+            request.at.timestamp(),
+            f"bye for round {request.round} refused for {name}: {decision.reason}; "
+            "grant it by hand if the chief arbiter allows it",
+            section=request.section,
+            round_number=request.round,
+            players=(name,),
+        )
+    return ctx.emit(out)
+
+
+def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+    """Byes asked and decided, results recorded, withdrawals, overrides, no-shows."""
+    match event:
+        case ByeRequested():
+            return _bye(ctx, event)
+        case ResultRecorded():
+            _close_by_pairing(ctx, event)
+            return []
+        case ByeGranted() | ByeCancelled() if event.override:
+            return _override_alert(ctx, event)
+        case PlayerWithdrawn():
+            return _withdrawn(ctx, event)
+        case NoShowCounted():
+            return _no_show_limit(ctx, event.section, event.player, event.round)
+        case ResultConfirmed():
+            return _count_no_shows(ctx, event)
+    if isinstance(event, TournamentEvent):
+        return _tournament_resolutions(ctx, event)
+    return []
+
+
+def _tournament_resolutions(ctx: ArbiterRules, event: TournamentEvent) -> list[Observable]:
+    if isinstance(event, PlayerWithdrawn):
+        wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
+        among = [ctx.alerts[wanted]] if ctx.is_open(wanted) else []
+        return ctx.resolve(among, lambda a: True, ctx.now, "player withdrawn")
+    if isinstance(event, ByeGranted):
+        prefix = f"bye-refused:{event.section}:{event.round}:{event.player}:"
+        return ctx.resolve(
+            ctx.open_about("kind", "bye-refused"),
+            lambda a: a.id.startswith(prefix),
+            event.at.timestamp(),
+            "bye granted",
+        )
+    return []
+
+
+def _withdraw(
+    ctx: ArbiterRules, section_name: str, player: int, from_round: int, reason: str
+) -> list[Observable]:
+    """The rules withdraw a player: the event and its consequences for the games."""
+    state = ctx.tournament.section(section_name)
+    if player in state.withdrawn:
+        return []
+    limit = state.config.rounds + 1
+    withdrawn = PlayerWithdrawn(
+        section_name,
+        player,
+        min(from_round, limit),
+        reason,
+        "rules",
+        ctx.now if math.isfinite(ctx.now) else None,
+    )
+    return ctx.emit([withdrawn, *_withdrawal_consequences(ctx, withdrawn)])
+
+
+def _withdrawn(ctx: ArbiterRules, event: PlayerWithdrawn) -> list[Observable]:
+    """A withdrawal from the desk (or our own fed back): its games follow it."""
+    if event.by == "rules":
+        return []  # ours: the consequences went out with it
+    return ctx.emit(_withdrawal_consequences(ctx, event, fold_first=False))
+
+
+def _withdrawal_consequences(
+    ctx: ArbiterRules, withdrawn: PlayerWithdrawn, *, fold_first: bool = True
+) -> list[Observable]:
+    if fold_first:
+        ctx.fold(withdrawn)
+    section = ctx.tournament.section(withdrawn.section)
+    out: list[Observable] = []
+    t = withdrawn.t if withdrawn.t is not None else ctx.now
+    t = t if math.isfinite(t) else 0.0  # no time known yet: nothing better to stamp
+    for event in withdrawal_events(section, withdrawn, t):
+        if isinstance(event, PairingEdited):
+            ctx.fold(event)
+        elif event.game in ctx.book.games and not ctx.book.get(event.game).finished:
+            ctx.fold(event)
+            ctx.close(event.game)
+        else:
+            continue
+        out.append(event)
+    return out
+
+
+def _override_alert(ctx: ArbiterRules, event: ByeGranted | ByeCancelled) -> list[Observable]:
+    name = ctx.player_name(event.section, event.player)
+    what = "granted" if isinstance(event, ByeGranted) else "cancelled"
+    return ctx.alert(
+        f"arbiter-override:{event.section}:{event.round}:{event.player}:{what}:{event.at.timestamp()}",
+        "arbiter-override",
+        event.at.timestamp(),
+        f"bye for round {event.round} {what} for {name} by {event.by} against the "
+        f"regulations ({event.override})",
+        section=event.section,
+        round_number=event.round,
+        players=(name,),
+    )
+
+
+def _no_show_limit(
+    ctx: ArbiterRules, section_name: str, player: int, round_number: int
+) -> list[Observable]:
+    section = ctx.tournament.section(section_name)
+    limit = section.config.no_show_limit
+    rounds = section.no_shows.get(player, ())
+    if limit is None or len(rounds) < limit:
+        return []
+    name = ctx.player_name(section_name, player)
+    listed = ", ".join(str(r) for r in rounds)
+    eliminate = section.config.no_shows.on_limit == "withdraw"
+    what = (
+        "eliminated (regulations); their remaining games follow [section.withdrawal]"
+        if eliminate
+        else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
+    )
+    out = ctx.alert(
+        f"withdraw-from-pairing:{section_name}:{player}",
+        "withdraw-from-pairing",
+        ctx.now,
+        f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
+        f"{limit}: {what}",
+        section=section_name,
+        round_number=round_number,
+        players=(name,),
+    )
+    if eliminate:
+        out += _withdraw(ctx, section_name, player, round_number + 1, f"{len(rounds)} no-shows")
+    return out
+
+
+def _after_no_show(
+    ctx: ArbiterRules, section_name: str, player: int, round_number: int
+) -> list[Observable]:
+    """The section's no-show rules: round-1 exclusion, single absence, the limit."""
+    config = ctx.section(section_name)
+    rules = config.no_shows
+    name = ctx.player_name(section_name, player)
+    if round_number == 1 and rules.first_round == "exclude":
+        out = ctx.alert(
+            f"withdraw-from-pairing:{section_name}:{player}",
+            "withdraw-from-pairing",
+            ctx.now,
+            f"{name} did not show up in round 1: excluded from the event (regulations); "
+            "they are no longer paired",
+            section=section_name,
+            round_number=1,
+            players=(name,),
+        )
+        return out + _withdraw(ctx, section_name, player, 2, "absent in round 1")
+    out = _no_show_limit(ctx, section_name, player, round_number)
+    if out or rules.single_absence != "disqualify-unless-continue":
+        return out
+    return ctx.alert(
+        f"absence-disqualifies:{section_name}:{player}:{round_number}",
+        "absence-disqualifies",
+        ctx.now,
+        f"{name} was absent in round {round_number}: disqualified unless they ask in "
+        f"writing to continue before round {round_number + 1} is paired (record it "
+        "with 'continue'); until then they are not paired",
+        section=section_name,
+        round_number=round_number,
+        players=(name,),
+    )
+
+
+def _count_no_shows(ctx: ArbiterRules, event: ResultConfirmed) -> list[Observable]:
+    """A forfeit for a missed game counts a no-show for the player(s) who missed it."""
+    out: list[Observable] = []
+    game = ctx.book.get(event.game)
+    if event.reason == "withdrawal" or not no_show_colours(event.result):
+        return out  # only a missed game counts, whoever entered it (board, desk, rules)
+    section = ctx.tournament.section(game.key.section)
+    if game.key.round > section.config.rounds:
+        return out  # a play-off game
+    rnd = section.rounds.get(game.key.round)
+    pairing = next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
+    if pairing is None or pairing.black is None:
+        return out
+    for colour in no_show_colours(event.result):
+        player = pairing.white if colour == "white" else pairing.black
+        marker = (game.key.section, game.key.round, player)
+        if marker in ctx.counted or game.key.round in section.no_shows.get(player, ()):
+            continue
+        ctx.counted.add(marker)
+        counted = NoShowCounted(game.key.section, game.key.round, player)
+        ctx.fold(counted)
+        out += ctx.emit([counted])
+        out += _after_no_show(ctx, game.key.section, player, game.key.round)
+    return out

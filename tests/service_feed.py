@@ -16,7 +16,7 @@ import chess.pgn
 
 from boards.events import BoardConnected, BoardInfo, ClockSeen, DriverEvent, PositionSeen
 from boardsim.humans import Habits, board_scans, clock_readings, perform
-from broadcast.arbiter.engine import RulesConfig
+from broadcast.arbiter.context import RulesConfig
 from broadcast.config.loader import load_event
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService

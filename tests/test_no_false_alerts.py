@@ -16,7 +16,7 @@ import pytest
 from service_feed import journal_events, load_games, run_round
 
 from broadcast.arbiter.alerts import Alert
-from broadcast.arbiter.engine import RulesConfig
+from broadcast.arbiter.context import RulesConfig
 from broadcast.arbiter.trouble import TroubleConfig
 from broadcast.cli.demo import _games as demo_games
 from broadcast.games.events import ResultProposed

@@ -17,7 +17,8 @@ from broadcast.arbiter.alerts import (
     PlayerMarkedPresent,
     Severity,
 )
-from broadcast.arbiter.engine import ArbiterRules, EventView, RulesConfig
+from broadcast.arbiter.context import EventView, RulesConfig
+from broadcast.arbiter.engine import ArbiterRules
 
 __all__ = [
     "Alert",

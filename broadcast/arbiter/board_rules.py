@@ -28,7 +28,7 @@ from broadcast.games.state import GameState
 from clocks.reading import ClockReading, NoClock
 
 if TYPE_CHECKING:
-    from broadcast.arbiter.engine import ArbiterRules, Observable
+    from broadcast.arbiter.context import Observable, RulesContext
 
 __all__ = ["observe", "tick"]
 
@@ -37,7 +37,7 @@ BoardEvent = (
 )
 
 
-def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
     """What a board's own messages, its attachment to a game and the game's sync say."""
     match event:
         case (
@@ -79,7 +79,7 @@ def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
     return []
 
 
-def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
+def tick(now: float, ctx: RulesContext) -> list[Observable]:
     """Boards out of sync too long, illegal moves that stood, silent boards, faults over."""
     trouble = ctx.config.trouble
     out: list[Observable] = []
@@ -101,7 +101,7 @@ def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
     return out
 
 
-def _illegal_rule(ctx: ArbiterRules, game: GameState, now: float) -> list[Observable]:
+def _illegal_rule(ctx: RulesContext, game: GameState, now: float) -> list[Observable]:
     """A press made while the board was out of sync, and the board still out of step
     (the same episode) `illegal_move_after` seconds later: the move stood."""
     watch = ctx.watches.get(game.id)
@@ -119,7 +119,7 @@ def _illegal_rule(ctx: ArbiterRules, game: GameState, now: float) -> list[Observ
 
 
 def _illegal_stood(
-    ctx: ArbiterRules, game: GameState, t: float, pressed: Colour
+    ctx: RulesContext, game: GameState, t: float, pressed: Colour
 ) -> list[Observable]:
     watch = ctx.watches[game.id]
     return ctx.alert(
@@ -134,7 +134,7 @@ def _illegal_stood(
     )
 
 
-def _sync_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Observable]:
+def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observable]:
     limit = ctx.config.trouble.out_of_sync_after
     if game.in_sync or not too_long(game.out_since, now, limit):
         return []
@@ -150,7 +150,7 @@ def _sync_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Observab
     )
 
 
-def _silence_rule(ctx: ArbiterRules, name: str, board: BoardWatch, now: float) -> list[Observable]:
+def _silence_rule(ctx: RulesContext, name: str, board: BoardWatch, now: float) -> list[Observable]:
     limit = ctx.config.trouble.silent_after
     if board.silent or not board.has_clock or not too_long(board.last_seen, now, limit):
         return []
@@ -170,7 +170,7 @@ def _silence_rule(ctx: ArbiterRules, name: str, board: BoardWatch, now: float) -
     )
 
 
-def _board_event(ctx: ArbiterRules, event: BoardEvent, game_id: str | None) -> list[Observable]:
+def _board_event(ctx: RulesContext, event: BoardEvent, game_id: str | None) -> list[Observable]:
     board = ctx.boards.setdefault(event.board, BoardWatch())
     if game_id is not None:
         board.game = game_id
@@ -184,7 +184,7 @@ def _board_event(ctx: ArbiterRules, event: BoardEvent, game_id: str | None) -> l
     return out + _board_trouble(ctx, event, board, game)
 
 
-def _board_back(ctx: ArbiterRules, event: BoardEvent) -> list[Observable]:
+def _board_back(ctx: RulesContext, event: BoardEvent) -> list[Observable]:
     """Board trouble alerts whose cause this message from the board ends."""
     cfg = ctx.config.trouble
     ended: set[str] = set()
@@ -208,7 +208,7 @@ def _board_back(ctx: ArbiterRules, event: BoardEvent) -> list[Observable]:
 
 
 def _board_trouble(
-    ctx: ArbiterRules, event: BoardEvent, board: BoardWatch, game: GameState | None
+    ctx: RulesContext, event: BoardEvent, board: BoardWatch, game: GameState | None
 ) -> list[Observable]:
     cfg = ctx.config.trouble
     match event:
@@ -284,7 +284,7 @@ def _board_trouble(
 
 
 def _driver_fault(
-    ctx: ArbiterRules, event: DriverFault, board: BoardWatch, game: GameState | None
+    ctx: RulesContext, event: DriverFault, board: BoardWatch, game: GameState | None
 ) -> list[Observable]:
     """A software error stopped the board's driver: one critical alert per episode,
     closed once the board has been back for a while with no new error."""
@@ -305,7 +305,7 @@ def _driver_fault(
     )
 
 
-def _fault_cleared(ctx: ArbiterRules, name: str, board: BoardWatch, now: float) -> list[Observable]:
+def _fault_cleared(ctx: RulesContext, name: str, board: BoardWatch, now: float) -> list[Observable]:
     alert = board.fault_alert
     if alert is None or board.back_since is None:
         return []
@@ -321,7 +321,7 @@ def _fault_cleared(ctx: ArbiterRules, name: str, board: BoardWatch, now: float) 
 
 
 def _log_gap(
-    ctx: ArbiterRules, event: LogGap, board: BoardWatch, game: GameState | None
+    ctx: RulesContext, event: LogGap, board: BoardWatch, game: GameState | None
 ) -> list[Observable]:
     """The board's log could not fill an outage: the arbiter checks the moves made in
     the gap, after the last one known before it."""
@@ -348,7 +348,7 @@ def _log_gap(
     )
 
 
-def _open_game(ctx: ArbiterRules, board: BoardWatch) -> GameState | None:
+def _open_game(ctx: RulesContext, board: BoardWatch) -> GameState | None:
     if board.game is None or board.game not in ctx.watches:
         return None
     game = ctx.book.games.get(board.game)

@@ -35,30 +35,24 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Protocol, Self
+from dataclasses import dataclass
 
-from boards.events import DriverEvent
 from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
     AlertResolved,
-    PlayerMarkedPresent,
     Severity,
 )
-from broadcast.arbiter.presence import DEFAULT_WARNINGS
-from broadcast.arbiter.trouble import TroubleConfig
+from broadcast.arbiter.context import EventView, Observable, RulesConfig, RulesContext
 from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import Colour, GameEvent
 from broadcast.games.state import GameState
-from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState
-from clocks.clocktimes import FlagFell
 
 _SEVERITY: dict[AlertKind, Severity] = {
     "late": "warning",
@@ -82,35 +76,6 @@ _SEVERITY: dict[AlertKind, Severity] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class RulesConfig:
-    """Knobs of the rules beyond the event config. `automatic_results` None: the event's."""
-
-    warn_before: tuple[int, ...] = DEFAULT_WARNINGS
-    trouble: TroubleConfig = field(default_factory=TroubleConfig)
-    automatic_results: ResultsMode | None = None
-    # With a zero default time a player must be at the board at the start; the board
-    # cannot see a player who is seated and thinking, so after this many seconds the
-    # arbiter is asked to check, instead of forfeits being proposed at the start second.
-    zero_default_check_after: int = 300
-
-
-Observable = (
-    DriverEvent
-    | GameEvent
-    | TournamentEvent
-    | RoundStartMoved
-    | Alert
-    | AlertAcknowledged
-    | AlertResolved
-    | PlayerMarkedPresent
-    | FlagFell
-)
-"""What the rules observe and raise: every kind of journal event (the same union as
-`broadcast.journal.kinds.JournalEvent`, which sits above the arbiter and cannot be
-imported here)."""
-
-
 @dataclass(frozen=True)
 class RulesMemory:
     """Everything an `ArbiterRules` knows, as an immutable value (`memory()`/`recall()`):
@@ -124,24 +89,6 @@ class RulesMemory:
     boards: Mapping[str, BoardWatchMemory]
     closed: frozenset[str]
     counted: frozenset[tuple[str, int, int]]
-
-
-class EventView(Protocol):
-    """What the rules read of the event's folded state: the service's `EventState`
-    satisfies it (the arbiter sits below the service and cannot import it). `apply` is
-    the one fold: the rules use it only for the events they raise themselves, until the
-    service has stored and folded those too."""
-
-    @property
-    def tournament(self) -> TournamentState: ...
-
-    @property
-    def book(self) -> GameBook: ...
-
-    @property
-    def start_overrides(self) -> Mapping[tuple[str, int], dt.datetime]: ...
-
-    def apply(self, event: Observable, seq: int | None = None) -> Self: ...
 
 
 class ArbiterRules:
@@ -179,13 +126,13 @@ class ArbiterRules:
         self._open: dict[str, None] = {}
         self._open_by: dict[tuple[str, str], dict[str, None]] = {}
         # The rule families, in the order they answer an event and a tick.
-        self._families: tuple[Callable[[Observable, ArbiterRules], list[Observable]], ...] = (
+        self._families: tuple[Callable[[Observable, RulesContext], list[Observable]], ...] = (
             presence_rules.observe,
             board_rules.observe,
             result_rules.observe,
             tournament_rules.observe,
         )
-        self._timers: tuple[Callable[[float, ArbiterRules], list[Observable]], ...] = (
+        self._timers: tuple[Callable[[float, RulesContext], list[Observable]], ...] = (
             presence_rules.tick,
             board_rules.tick,
         )

@@ -25,14 +25,14 @@ from broadcast.games.events import Colour, GameClock, GameMove
 from broadcast.games.state import GameState
 
 if TYPE_CHECKING:
-    from broadcast.arbiter.engine import ArbiterRules, Observable
+    from broadcast.arbiter.context import Observable, RulesContext
 
 __all__ = ["observe", "tick"]
 
 PRESENCE_KINDS: frozenset[str] = frozenset({"late", "check-presence"})
 
 
-def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
     """Players seen at the board (a move, a press, the arbiter's word), no-shows counted."""
     match event:
         case PlayerMarkedPresent():
@@ -47,7 +47,7 @@ def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
     return []
 
 
-def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
+def tick(now: float, ctx: RulesContext) -> list[Observable]:
     """Warnings before the default time, the default time itself, the zero-default check."""
     out: list[Observable] = []
     for game in ctx.playing:
@@ -56,7 +56,7 @@ def tick(now: float, ctx: ArbiterRules) -> list[Observable]:
     return out
 
 
-def _mark_present(ctx: ArbiterRules, game_id: str, colour: Colour, t: float) -> list[Observable]:
+def _mark_present(ctx: RulesContext, game_id: str, colour: Colour, t: float) -> list[Observable]:
     """`colour` is at the board from `t`; presence alerts about nobody still missing close."""
     watch = ctx.watches.get(game_id)
     game = ctx.book.games.get(game_id)
@@ -73,7 +73,7 @@ def _mark_present(ctx: ArbiterRules, game_id: str, colour: Colour, t: float) -> 
     )
 
 
-def _presence_due(ctx: ArbiterRules, game: GameState) -> float:
+def _presence_due(ctx: RulesContext, game: GameState) -> float:
     watch = ctx.watches.get(game.id)
     config = ctx.section(game.key.section)
     start = ctx.round_start(config, game.key.round)
@@ -91,7 +91,7 @@ def _presence_due(ctx: ArbiterRules, game: GameState) -> float:
     return math.inf
 
 
-def _presence_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Observable]:
+def _presence_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observable]:
     watch = ctx.watches.get(game.id)
     config = ctx.section(game.key.section)
     start = ctx.round_start(config, game.key.round)
@@ -135,7 +135,7 @@ def _presence_rules(ctx: ArbiterRules, game: GameState, now: float) -> list[Obse
 
 
 def _zero_default_check(
-    ctx: ArbiterRules, game: GameState, watch: Watch, start: float, now: float
+    ctx: RulesContext, game: GameState, watch: Watch, start: float, now: float
 ) -> list[Observable]:
     check = start + ctx.config.zero_default_check_after
     if now < check:

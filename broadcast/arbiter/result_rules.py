@@ -29,7 +29,7 @@ from broadcast.games.state import GameState
 from clocks.clocktimes import FlagFell
 
 if TYPE_CHECKING:
-    from broadcast.arbiter.engine import ArbiterRules, Observable
+    from broadcast.arbiter.context import Observable, RulesContext
 
 __all__ = [
     "AUTOMATIC_REASONS",
@@ -55,7 +55,7 @@ ENDS_WITH_THE_GAME: frozenset[str] = frozenset(
 )
 
 
-def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
     """Flag falls, results proposed and confirmed, final positions after a move."""
     match event:
         case FlagFell():
@@ -80,7 +80,7 @@ def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
     return []
 
 
-def _finish(ctx: ArbiterRules, game: GameState, confirmed: ResultConfirmed) -> list[Observable]:
+def _finish(ctx: RulesContext, game: GameState, confirmed: ResultConfirmed) -> list[Observable]:
     """The game's result stands: stop watching it, close the alerts it ends."""
     ctx.close(game.id)
     return ctx.resolve(
@@ -92,7 +92,7 @@ def _finish(ctx: ArbiterRules, game: GameState, confirmed: ResultConfirmed) -> l
 
 
 def _proposal_alert(
-    ctx: ArbiterRules, game: GameState, proposal: ResultProposed
+    ctx: RulesContext, game: GameState, proposal: ResultProposed
 ) -> list[Observable]:
     """A result waiting for the arbiter: one alert per proposal, the older ones of the
     game superseded."""
@@ -117,7 +117,7 @@ def _proposal_alert(
     )
 
 
-def _position_rules(ctx: ArbiterRules, game: GameState, t: float, note: str) -> list[Observable]:
+def _position_rules(ctx: RulesContext, game: GameState, t: float, note: str) -> list[Observable]:
     history = [game.start_fen, *(m.fen_after for m in game.moves[:-1])]
     found = position_result(game.fen, history if game.moves else ())
     if found is None:
@@ -126,7 +126,7 @@ def _position_rules(ctx: ArbiterRules, game: GameState, t: float, note: str) -> 
 
 
 def propose(
-    ctx: ArbiterRules,
+    ctx: RulesContext,
     game: GameState,
     result: GameResultText,
     reason: ResultReason,
@@ -153,7 +153,7 @@ def propose(
     return out
 
 
-def _proposed(ctx: ArbiterRules, game: GameState, event: ResultProposed) -> list[Observable]:
+def _proposed(ctx: RulesContext, game: GameState, event: ResultProposed) -> list[Observable]:
     """A proposal from outside the engine (the kings signal) or our own fed back."""
     watch = ctx.watches.get(game.id)
     if watch is None:
@@ -176,14 +176,14 @@ def _proposed(ctx: ArbiterRules, game: GameState, event: ResultProposed) -> list
     return out
 
 
-def _confirmed(ctx: ArbiterRules, game: GameState, event: ResultConfirmed) -> list[Observable]:
+def _confirmed(ctx: RulesContext, game: GameState, event: ResultConfirmed) -> list[Observable]:
     out: list[Observable] = []
     if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
         out += _early_draw(ctx, game, event.t)
     return out
 
 
-def _early_draw(ctx: ArbiterRules, game: GameState, t: float) -> list[Observable]:
+def _early_draw(ctx: RulesContext, game: GameState, t: float) -> list[Observable]:
     config = ctx.section(game.key.section)
     start = ctx.round_start(config, game.key.round)
     began = start if start is not None else (game.first_activity or t)
@@ -201,7 +201,7 @@ def _early_draw(ctx: ArbiterRules, game: GameState, t: float) -> list[Observable
     )
 
 
-def _flag(ctx: ArbiterRules, event: FlagFell, game_id: str | None) -> list[Observable]:
+def _flag(ctx: RulesContext, event: FlagFell, game_id: str | None) -> list[Observable]:
     if game_id is None:
         return []
     game = ctx.book.games.get(game_id)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from broadcast.arbiter.alerts import Alert
-from broadcast.arbiter.engine import ArbiterRules, EventView, Observable, RulesConfig, RulesMemory
+from broadcast.arbiter.context import EventView, Observable, RulesConfig
+from broadcast.arbiter.engine import ArbiterRules, RulesMemory
 from broadcast.games.book import GameBook
 from broadcast.games.state import GameError
 from broadcast.tournament.state import StateError, TournamentState

@@ -29,12 +29,12 @@ from broadcast.tournament.events import (
 )
 
 if TYPE_CHECKING:
-    from broadcast.arbiter.engine import ArbiterRules, Observable
+    from broadcast.arbiter.context import Observable, RulesContext
 
 __all__ = ["observe"]
 
 
-def _close_by_pairing(ctx: ArbiterRules, event: ResultRecorded) -> None:
+def _close_by_pairing(ctx: RulesContext, event: ResultRecorded) -> None:
     """A result recorded on the tournament side ends the game's watch too."""
     section = ctx.tournament.sections.get(event.section)
     rnd = section.rounds.get(event.round) if section else None
@@ -46,7 +46,7 @@ def _close_by_pairing(ctx: ArbiterRules, event: ResultRecorded) -> None:
             ctx.close(game.id)
 
 
-def _bye(ctx: ArbiterRules, request: ByeRequested) -> list[Observable]:
+def _bye(ctx: RulesContext, request: ByeRequested) -> list[Observable]:
     decision = ctx.tournament.section(request.section).decide_bye(request)
     out: list[Observable] = [decision]
     ctx.fold(decision)
@@ -65,7 +65,7 @@ def _bye(ctx: ArbiterRules, request: ByeRequested) -> list[Observable]:
     return ctx.emit(out)
 
 
-def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
+def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
     """Byes asked and decided, results recorded, withdrawals, overrides, no-shows."""
     match event:
         case ByeRequested():
@@ -86,7 +86,7 @@ def observe(event: Observable, ctx: ArbiterRules) -> list[Observable]:
     return []
 
 
-def _tournament_resolutions(ctx: ArbiterRules, event: TournamentEvent) -> list[Observable]:
+def _tournament_resolutions(ctx: RulesContext, event: TournamentEvent) -> list[Observable]:
     if isinstance(event, PlayerWithdrawn):
         wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
         among = [ctx.alerts[wanted]] if ctx.is_open(wanted) else []
@@ -103,7 +103,7 @@ def _tournament_resolutions(ctx: ArbiterRules, event: TournamentEvent) -> list[O
 
 
 def _withdraw(
-    ctx: ArbiterRules, section_name: str, player: int, from_round: int, reason: str
+    ctx: RulesContext, section_name: str, player: int, from_round: int, reason: str
 ) -> list[Observable]:
     """The rules withdraw a player: the event and its consequences for the games."""
     state = ctx.tournament.section(section_name)
@@ -121,7 +121,7 @@ def _withdraw(
     return ctx.emit([withdrawn, *_withdrawal_consequences(ctx, withdrawn)])
 
 
-def _withdrawn(ctx: ArbiterRules, event: PlayerWithdrawn) -> list[Observable]:
+def _withdrawn(ctx: RulesContext, event: PlayerWithdrawn) -> list[Observable]:
     """A withdrawal from the desk (or our own fed back): its games follow it."""
     if event.by == "rules":
         return []  # ours: the consequences went out with it
@@ -129,7 +129,7 @@ def _withdrawn(ctx: ArbiterRules, event: PlayerWithdrawn) -> list[Observable]:
 
 
 def _withdrawal_consequences(
-    ctx: ArbiterRules, withdrawn: PlayerWithdrawn, *, fold_first: bool = True
+    ctx: RulesContext, withdrawn: PlayerWithdrawn, *, fold_first: bool = True
 ) -> list[Observable]:
     if fold_first:
         ctx.fold(withdrawn)
@@ -149,7 +149,7 @@ def _withdrawal_consequences(
     return out
 
 
-def _override_alert(ctx: ArbiterRules, event: ByeGranted | ByeCancelled) -> list[Observable]:
+def _override_alert(ctx: RulesContext, event: ByeGranted | ByeCancelled) -> list[Observable]:
     name = ctx.player_name(event.section, event.player)
     what = "granted" if isinstance(event, ByeGranted) else "cancelled"
     return ctx.alert(
@@ -165,7 +165,7 @@ def _override_alert(ctx: ArbiterRules, event: ByeGranted | ByeCancelled) -> list
 
 
 def _no_show_limit(
-    ctx: ArbiterRules, section_name: str, player: int, round_number: int
+    ctx: RulesContext, section_name: str, player: int, round_number: int
 ) -> list[Observable]:
     section = ctx.tournament.section(section_name)
     limit = section.config.no_show_limit
@@ -196,7 +196,7 @@ def _no_show_limit(
 
 
 def _after_no_show(
-    ctx: ArbiterRules, section_name: str, player: int, round_number: int
+    ctx: RulesContext, section_name: str, player: int, round_number: int
 ) -> list[Observable]:
     """The section's no-show rules: round-1 exclusion, single absence, the limit."""
     config = ctx.section(section_name)
@@ -230,7 +230,7 @@ def _after_no_show(
     )
 
 
-def _count_no_shows(ctx: ArbiterRules, event: ResultConfirmed) -> list[Observable]:
+def _count_no_shows(ctx: RulesContext, event: ResultConfirmed) -> list[Observable]:
     """A forfeit for a missed game counts a no-show for the player(s) who missed it."""
     out: list[Observable] = []
     game = ctx.book.get(event.game)

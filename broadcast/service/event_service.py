@@ -55,7 +55,8 @@ from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.reconstruction import Reconstructor
 from boards.recovery import KnownBoard
 from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
-from broadcast.arbiter.engine import ArbiterRules, RulesConfig, RulesMemory
+from broadcast.arbiter.context import RulesConfig
+from broadcast.arbiter.engine import ArbiterRules, RulesMemory
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.dutch import PairingError, pair_round

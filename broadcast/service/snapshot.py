@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from boards.position import BoardPosition
 from broadcast.arbiter.alerts import Alert
-from broadcast.arbiter.engine import RulesConfig, RulesMemory
+from broadcast.arbiter.context import RulesConfig
+from broadcast.arbiter.engine import RulesMemory
 from broadcast.arbiter.presence import Presence
 from broadcast.arbiter.watch import BoardWatchMemory, WatchMemory
 from broadcast.config.model import EventConfig, PlayerEntry

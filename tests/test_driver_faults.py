@@ -92,6 +92,7 @@ def errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 # -- single board: software errors ---------------------------------------------------------
 
 
+@pytest.mark.expected_log(r"stopped on a software error")
 async def test_a_software_error_is_logged_reported_and_the_driver_reconnects(
     tmp_path: Path,
     event_log: EventLog,
@@ -140,6 +141,7 @@ async def test_a_software_error_is_logged_reported_and_the_driver_reconnects(
     caplog.clear()  # the ERROR above was the point of this test
 
 
+@pytest.mark.expected_log(r"stopped on a software error")
 async def test_a_log_that_fails_to_read_is_a_gap_and_the_dump_is_taken(
     tmp_path: Path,
     event_log: EventLog,
@@ -309,6 +311,7 @@ async def test_a_board_that_rebooted_with_its_clock_stopped_is_caught_by_the_dum
 # -- the bus ---------------------------------------------------------------------------------
 
 
+@pytest.mark.expected_log(r"stopped on a software error")
 async def test_one_boards_software_error_never_stops_the_others_on_the_line(
     tmp_path: Path,
     event_log: EventLog,

@@ -58,7 +58,7 @@ from boards.recovery import (
 )
 from boards.stream import BoardStream
 from clocks.reading import ClockReading, decode_bwtime
-from clocks.timesource import TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ class BusDriver(LinkDriver):
         port: str,
         emit: Emit,
         *,
-        time: TimeSource | None = None,
+        time: MonotonicTimeSource | None = None,
         opener: Opener = open_serial,
         settings: BusSettings | None = None,
         addresses: Iterable[int] = (),

@@ -19,7 +19,7 @@ from boards.drivers.link import Link, LinkError, Opener
 from boards.drivers.supervise import Supervised
 from boards.events import DriverEvent, Emit, LogRecovered
 from boards.recovery import RecoveryPlan, outcome, recover
-from clocks.timesource import SystemTime, TimeSource
+from clocks.timesource import MonotonicTimeSource, SystemTime
 
 __all__ = ["LinkDriver"]
 
@@ -39,7 +39,7 @@ class LinkDriver(Supervised):
         port: str,
         emit: Emit,
         *,
-        time: TimeSource | None,
+        time: MonotonicTimeSource | None,
         opener: Opener,
         backoff: Sequence[float],
     ) -> None:

@@ -62,7 +62,7 @@ from boards.recovery import (
 )
 from boards.stream import BoardStream
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
-from clocks.timesource import TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ M = TypeVar("M", bound=BoardMessage)
 
 def _monotonic() -> float:
     """Real elapsed time for the driver's own timers (liveness, polls). The injected
-    TimeSource only stamps events: a fast-forward simulation must not make a healthy
+    time source only stamps events: a fast-forward simulation must not make a healthy
     board look silent."""
     return asyncio.get_running_loop().time()
 
@@ -119,7 +119,7 @@ class SingleBoardDriver(LinkDriver):
         port: str,
         emit: Emit,
         *,
-        time: TimeSource | None = None,
+        time: MonotonicTimeSource | None = None,
         opener: Opener = open_serial,
         settings: DriverSettings | None = None,
         known: KnownBoard | None = None,

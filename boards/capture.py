@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from clocks.timesource import TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 Direction = Literal["in", "out"]
 
@@ -59,7 +59,7 @@ class CaptureWriter:
     crash loses at most the chunk being written."""
 
     stream: IO[str]
-    time: TimeSource
+    time: MonotonicTimeSource
     meta: dict[str, Any] = field(default_factory=dict)
     _t0: float = 0.0
 
@@ -70,7 +70,7 @@ class CaptureWriter:
         self.stream.flush()
 
     @classmethod
-    def open(cls, path: str | Path, time: TimeSource, **meta: Any) -> CaptureWriter:
+    def open(cls, path: str | Path, time: MonotonicTimeSource, **meta: Any) -> CaptureWriter:
         return cls(open(path, "w", encoding="utf-8"), time, dict(meta))
 
     def record(self, direction: Direction, data: bytes) -> None:

@@ -1,6 +1,6 @@
 """What drivers report: immutable, timestamped facts about boards, positions and clocks.
 
-`t` is seconds on the injected TimeSource. `board` names the board: its serial
+`t` is seconds on the injected `MonotonicTimeSource`. `board` names the board: its serial
 number when known (bus boards always), else the port path.
 """
 

@@ -15,6 +15,8 @@ host saw is not in the log at all, the log is read from the host's position thro
 log's last anchor (`placed=False`, for the arbiter to check).
 
 Pure code: decoded events in, a `LogRecovered` out (steps in order, no invented times).
+The decisions around it are here too, for both drivers: whether a board that answers is
+a reconnect, a first start mid-round or neither (`plan`), and what a reading came to.
 Total: any events, recent changes and known position give a result or None, never an
 exception (hypothesis properties in tests/test_recovery_dumps.py).
 """
@@ -45,6 +47,24 @@ _DUMPS = (Tag.POWERUP, Tag.START_TAG, Tag.WATCHDOG)
 _SETUPS = (START, START_ROTATED)
 
 Change = tuple[int, int]
+
+__all__ = [
+    "RECENT_CHANGES",
+    "START",
+    "START_ROTATED",
+    "Change",
+    "KnownBoard",
+    "RecentChanges",
+    "RecoveryPlan",
+    "changes_between",
+    "continued",
+    "nothing_played",
+    "outcome",
+    "plan",
+    "recover",
+    "unlogged_since_reboot",
+    "with_reading_after_reboot",
+]
 
 
 class RecentChanges:
@@ -80,6 +100,58 @@ class KnownBoard:
     position: BoardPosition | None
     recent: tuple[Change, ...]
     last_seen: float
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryPlan:
+    """How a driver treats a board that answered: `reconnect` is what `BoardConnected`
+    says; `outage` whether the board's log is read for what was missed; `first_start`
+    whether that read rebuilds the game from the last setup of the pieces; `position`
+    and `recent` where the log reading starts from."""
+
+    reconnect: bool
+    outage: bool
+    first_start: bool
+    position: BoardPosition | None
+    recent: tuple[Change, ...]
+
+
+def plan(
+    reconnect: bool,
+    position: BoardPosition | None,
+    recent: tuple[Change, ...],
+    known: KnownBoard | None,
+) -> RecoveryPlan:
+    """The "known board -> reconnect / first start" decision, for both drivers. `reconnect`,
+    `position` and `recent` are what this run saw of the board (a board it followed
+    before comes back after an outage); `known` is what the journal knew of it, given
+    only at the board's first connection in this run."""
+    if known is not None:
+        # A restarted service picks up where the journal left this board; a first start
+        # mid-round rebuilds the game from the log (position None).
+        again = known.position is not None
+        return RecoveryPlan(again, True, not again, known.position, known.recent)
+    return RecoveryPlan(reconnect, reconnect and position is not None, False, position, recent)
+
+
+def nothing_played(shown: BoardPosition) -> bool:
+    """At a first start: the board still shows the start position, so there is no game
+    to rebuild from its log."""
+    return shown.orientation_of_start() is not None
+
+
+def outcome(
+    got: LogRecovered | None, *, first_start: bool
+) -> tuple[LogRecovered | None, str | None]:
+    """What reading the log gave (`recover`'s answer), and what went wrong filling the
+    outage, in words for the desk (None: nothing)."""
+    if got is None:
+        if first_start:
+            return None, "its log holds no setup of the pieces to rebuild the game from"
+        return None, "what it showed last is not in its log"
+    if not got.placed:
+        return got, "what it showed last is no longer in its log (read from its last anchor)"
+    return got, None
 
 
 def _collapsed(changes: Sequence[tuple[int, Change]]) -> list[tuple[int, Change]]:

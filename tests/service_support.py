@@ -12,14 +12,14 @@ from typing import Any
 from broadcast.config.model import EventConfig
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from clocks.timesource import TimeSource
+from clocks.timesource import EpochTimeSource
 
 
 @contextlib.asynccontextmanager
 async def running_service(
     config: EventConfig,
     folder: Path,
-    time: TimeSource,
+    time: EpochTimeSource,
     ports: dict[int, str],
     *,
     journal: Journal | None = None,

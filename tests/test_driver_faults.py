@@ -16,7 +16,7 @@ import pytest
 from support import EventLog, fen_after, idx, running
 
 from boards.drivers import bus as busdriver
-from boards.drivers import single, supervise
+from boards.drivers import session, supervise
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.single import DriverSettings, SingleBoardDriver
 from boards.events import (
@@ -150,7 +150,7 @@ async def test_a_log_that_fails_to_read_is_a_gap_and_the_dump_is_taken(
     def broken(*args: object, **kw: object) -> None:
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(single, "recover", broken)
+    monkeypatch.setattr(session, "recover", broken)
     board = EmulatedBoard("10001", download_rate=None)
     async with PtyHost(board, tmp_path / "board-1") as host:
         async with running(SingleBoardDriver(str(host.path), event_log, settings=SETTINGS)):

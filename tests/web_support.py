@@ -13,7 +13,7 @@ from broadcast.config import load_event
 from broadcast.games.events import GameMove
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from clocks.timesource import ManualTime, TimeSource
+from clocks.timesource import EpochTimeSource, ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
@@ -22,7 +22,7 @@ CREDENTIALS = ("arbiter", "correct horse battery staple")
 
 
 def make_service(
-    tmp: Path, *, delay: float = 60.0, time: TimeSource | None = None
+    tmp: Path, *, delay: float = 60.0, time: EpochTimeSource | None = None
 ) -> tuple[EventService, ManualTime]:
     clock = ManualTime(T0)
     service = EventService(

@@ -376,5 +376,4 @@ def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
 def speed_of(service: EventService) -> float:
     """How much faster than the wall clock event time runs (1 at a real event; the demo and
     `serve --sim --speed` run faster)."""
-    speed = getattr(service.time, "speed", 1.0)
-    return float(speed) if isinstance(speed, int | float) else 1.0
+    return service.time.speed

@@ -3,11 +3,17 @@
 Only id/command bytes have bit 7 set, so a decoder that loses sync drops bytes up to
 the next byte >= 0x80 and tries again there. Impossible lengths and payloads with a
 high byte inside are dropped the same way. `dropped` counts the bytes thrown away.
+
+The two device-to-host streams (a board in single-board mode, boards on a bus) share
+one frame walk (`_FrameDecoder`): they differ only in their ids, the lengths each id may
+have, and what a complete frame becomes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from boards.dgt.bus import (
     BusChecksumError,
@@ -23,6 +29,19 @@ from boards.dgt.messages import BoardMessage, decode_payload, length_ok
 
 _MESSAGE_IDS = frozenset(int(m) for m in MessageId)
 _BUS_REPLY_IDS = frozenset(int(m) for m in BusReplyId)
+
+T = TypeVar("T")
+
+__all__ = [
+    "BoardStreamDecoder",
+    "BusItem",
+    "BusStreamDecoder",
+    "ClockCommandFrame",
+    "HostItem",
+    "HostStreamDecoder",
+    "SetLeds",
+    "SingleCommand",
+]
 
 
 class _Resync:
@@ -40,11 +59,6 @@ class _Resync:
     def _drop(self, n: int) -> None:
         self._pos += n
         self.dropped += n
-
-    def _take(self, n: int) -> bytes:
-        data = bytes(self._buf[self._pos : self._pos + n])
-        self._pos += n
-        return data
 
     def _skip_to_next_high(self, start: int = 1) -> None:
         """Drop the first `start` bytes and everything up to the next byte >= 0x80."""
@@ -73,17 +87,30 @@ class _Resync:
         return self._available()
 
 
-class BoardStreamDecoder(_Resync):
-    """Board-to-host messages of a board in single-board mode."""
+class _FrameDecoder(_Resync, Generic[T]):
+    """The frame walk of the device-to-host streams, written once: `id, len_hi, len_lo,
+    payload` with the length counting the whole frame. Subclasses give the ids they
+    accept and the lengths each id may have, and say what a complete frame becomes
+    (`_step`)."""
 
-    def feed(self, data: bytes) -> list[BoardMessage]:
+    def __init__(self, ids: frozenset[int], length_ok: Callable[[int, int], bool]) -> None:
+        super().__init__()
+        self._ids = ids
+        self._length_ok = length_ok
+
+    def _step(self, first: int, buf: bytearray, start: int, total: int) -> T | None:
+        """What the complete frame `buf[start : start + total]` becomes; None drops it.
+        (Given the buffer, not a copy: each step slices only what it needs.)"""
+        raise NotImplementedError
+
+    def feed(self, data: bytes) -> list[T]:
         self._buf += data
-        out: list[BoardMessage] = []
-        buf = self._buf
+        out: list[T] = []
+        buf, ids, length_ok, step = self._buf, self._ids, self._length_ok, self._step
         while (avail := self._available()) > 0:
             p = self._pos
             first = buf[p]
-            if first not in _MESSAGE_IDS:
+            if first not in ids:
                 self._skip_to_next_high(1 if first >= 0x80 else 0)
                 continue
             if avail < 3:
@@ -102,63 +129,46 @@ class BoardStreamDecoder(_Resync):
                 continue
             if avail < total:
                 break
-            message = _safe_decode(first, bytes(buf[p + 3 : p + total]))
-            if message is None:
-                self._drop(total)
+            self._pos = p + total
+            item = step(first, buf, p, total)
+            if item is None:
+                self.dropped += total
                 continue
-            self._pos += total
-            out.append(message)
+            out.append(item)
         self._compact()
         return out
 
 
-def _safe_decode(message_id: int, payload: bytes) -> BoardMessage | None:
-    try:
-        return decode_payload(message_id, payload)
-    except (UnicodeDecodeError, ValueError, IndexError):
-        return None
+class BoardStreamDecoder(_FrameDecoder[BoardMessage]):
+    """Board-to-host messages of a board in single-board mode."""
+
+    def __init__(self) -> None:
+        super().__init__(_MESSAGE_IDS, length_ok)
+
+    def _step(self, first: int, buf: bytearray, start: int, total: int) -> BoardMessage | None:
+        try:
+            return decode_payload(first, bytes(buf[start + 3 : start + total]))
+        except (UnicodeDecodeError, ValueError, IndexError):
+            return None
 
 
 BusItem = BusReply | BusChecksumError
 
 
-class BusStreamDecoder(_Resync):
+class BusStreamDecoder(_FrameDecoder[BusItem]):
     """Replies from boards in bus mode."""
 
-    def feed(self, data: bytes) -> list[BusItem]:
-        self._buf += data
-        out: list[BusItem] = []
-        buf = self._buf
-        while (avail := self._available()) > 0:
-            p = self._pos
-            first = buf[p]
-            if first not in _BUS_REPLY_IDS:
-                self._skip_to_next_high(1 if first >= 0x80 else 0)
-                continue
-            if avail < 3:
-                break
-            if buf[p + 1] >= 0x80 or buf[p + 2] >= 0x80:
-                self._skip_to_next_high()
-                continue
-            total = (buf[p + 1] << 7) | buf[p + 2]
-            if not reply_length_ok(first, total):
-                self._skip_to_next_high()
-                continue
-            cut = self._first_high(3, total)
-            if cut is not None:
-                self._drop(cut)
-                continue
-            if avail < total:
-                break
-            frame = self._take(total)
-            address = (frame[3] << 7) | frame[4]
-            if frame[-1] != checksum(frame[:-1]):
-                self.dropped += total
-                out.append(BusChecksumError(BusReplyId(first), address))
-                continue
-            out.append(BusReply(BusReplyId(first), address, frame[5:-1]))
-        self._compact()
-        return out
+    def __init__(self) -> None:
+        super().__init__(_BUS_REPLY_IDS, reply_length_ok)
+
+    def _step(self, first: int, buf: bytearray, start: int, total: int) -> BusItem:
+        frame = bytes(buf[start : start + total])
+        address = (frame[3] << 7) | frame[4]
+        if frame[-1] != checksum(frame[:-1]):
+            # Reported (the driver asks again), and counted as dropped: its bytes are lost.
+            self.dropped += total
+            return BusChecksumError(BusReplyId(first), address)
+        return BusReply(BusReplyId(first), address, frame[5:-1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,8 @@ is retried with backoff while the line goes on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from boards.dgt.bus import (
@@ -35,14 +34,14 @@ from boards.dgt.codes import BusCommand, BusReplyId
 from boards.dgt.decoder import BusItem, BusStreamDecoder
 from boards.dgt.eeprom import decode_events
 from boards.drivers.link import Link, LinkError, Opener, open_serial
-from boards.drivers.supervise import FAULT_BACKOFF, Supervised
+from boards.drivers.session import LinkDriver
+from boards.drivers.supervise import FAULT_BACKOFF
 from boards.events import (
     BoardConnected,
     BoardHealth,
     BoardInfo,
     BoardLost,
     ClockStamped,
-    DriverEvent,
     DriverFault,
     Emit,
     LogGap,
@@ -51,13 +50,15 @@ from boards.events import (
 from boards.position import BoardPosition
 from boards.recovery import (
     KnownBoard,
-    recover,
+    RecoveryPlan,
+    nothing_played,
+    plan,
     unlogged_since_reboot,
     with_reading_after_reboot,
 )
 from boards.stream import BoardStream
 from clocks.reading import ClockReading, decode_bwtime
-from clocks.timesource import SystemTime, TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,7 @@ async def _get_within(queue: asyncio.Queue[BusItem], seconds: float) -> BusItem:
         return await queue.get()
 
 
-class BusDriver(Supervised):
+class BusDriver(LinkDriver):
     """Finds and follows every board on one bus port until `stop()`."""
 
     def __init__(
@@ -137,18 +138,14 @@ class BusDriver(Supervised):
         port: str,
         emit: Emit,
         *,
-        time: TimeSource | None = None,
+        time: MonotonicTimeSource | None = None,
         opener: Opener = open_serial,
         settings: BusSettings | None = None,
         addresses: Iterable[int] = (),
         known: Iterable[KnownBoard] = (),
     ) -> None:
         self.settings = settings or BusSettings()
-        super().__init__(self.settings.backoff)
-        self.port = port
-        self._emit = emit
-        self._time = time or SystemTime()
-        self._opener = opener
+        super().__init__(port, emit, time=time, opener=opener, backoff=self.settings.backoff)
         wanted = list(addresses)
         bad = [a for a in wanted if not 0 < a <= MAX_ADDRESS]
         if bad:
@@ -167,7 +164,6 @@ class BusDriver(Supervised):
                 log.warning("bus %s: %r is no bus address; its log is not read", port, k.serial)
         self.last_cycle: float | None = None  # seconds the last full poll cycle took
         self.cycles = 0
-        self._link: Link | None = None
         self._decoder = BusStreamDecoder()
         self._queue: asyncio.Queue[BusItem] = asyncio.Queue()
         self._last_health = float("-inf")
@@ -210,9 +206,6 @@ class BusDriver(Supervised):
             self._lose(board, f"software error in the driver ({error}); retrying")
         board.lost = True
 
-    async def _cleanup(self) -> None:
-        await self._close()
-
     async def _stopped(self) -> None:
         self._lose_all("stopped")
 
@@ -229,29 +222,11 @@ class BusDriver(Supervised):
         log.info("board %s on bus %s lost: %s", board.name, self.port, reason)
         self._emit(BoardLost(board.lost_at, board.name, reason))
 
-    async def _close(self) -> None:
-        link, self._link = self._link, None
-        if link is not None:
-            with contextlib.suppress(Exception):
-                await link.close()
-
     # -- line access ---------------------------------------------------------------------------
 
-    async def _session(self) -> None:
-        self._link = await self._opener(self.port)
+    def _new_connection(self) -> None:
         self._decoder = BusStreamDecoder()
         self._queue = asyncio.Queue()
-        reader = asyncio.ensure_future(self._read_loop(self._link))
-        work = asyncio.ensure_future(self._work())
-        try:
-            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                task.result()
-        finally:
-            for task in (work, reader):
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
 
     async def _read_loop(self, link: Link) -> None:
         while True:
@@ -260,9 +235,7 @@ class BusDriver(Supervised):
                 self._queue.put_nowait(item)
 
     def _send(self, command: BusCommand, address: int) -> None:
-        if self._link is None:
-            raise LinkError("not connected")
-        self._link.write(BusRequest(command, address).encode())
+        self._write(BusRequest(command, address).encode())
 
     def _drain(self) -> None:
         while not self._queue.empty():
@@ -343,25 +316,18 @@ class BusDriver(Supervised):
         version = await self._transact(BusCommand.SEND_VERSION, board.address, BusReplyId.VERSION)
         if not isinstance(version, BusReply) or len(version.data) < 2:
             return False
-        position, recent = board.position, board.stream.recent.as_tuple()
         known = self._known.get(board.address) if board.info is None else None
-        if known is not None:
-            # A restarted service picks up where the journal left this board; a first
-            # start mid-round rebuilds the game from the log (position None).
-            reconnect = known.position is not None
-            position, recent = known.position, known.recent
+        how = plan(reconnect, board.position, board.stream.recent.as_tuple(), known)
+        reconnect = how.reconnect
         # Clear the change log first: what the log read below holds must not come again
         # (changes that arrive twice are harmless, a square change being absolute).
         await self._transact(BusCommand.SEND_CHANGES, board.address, BusReplyId.UPDATE)
         recovered, gap = None, None
-        outage = known is not None or (reconnect and position is not None)
-        if outage:
+        if how.outage:
             # The clock first: a move completed while the board had no power is in no
             # log, and its time is on the display only until the opponent presses.
             shown = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
-            recovered, gap = await self._read_log(
-                board, position, recent, first_start=not reconnect
-            )
+            recovered, gap = await self._read_log(board, how)
             reading = (
                 decode_bwtime(shown.data)
                 if isinstance(shown, BusReply) and len(shown.data) == 7
@@ -415,7 +381,7 @@ class BusDriver(Supervised):
             board.stream.position = recovered.final
             self._emit(recovered)
         else:
-            board.stream.position = position
+            board.stream.position = how.position
         board.stream.recent.clear()
         self._emit_all(board.stream.feed_bus(now, dump))
         # Boards found together would all want their clock (and their check against a dump)
@@ -430,41 +396,23 @@ class BusDriver(Supervised):
         return True
 
     async def _read_log(
-        self,
-        board: BusBoard,
-        position: BoardPosition | None,
-        recent: tuple[tuple[int, int], ...],
-        *,
-        first_start: bool,
+        self, board: BusBoard, how: RecoveryPlan
     ) -> tuple[LogRecovered | None, str | None]:
         """Everything the board logged since its start tag, as one `LogRecovered`; at a
         first start mid-round only when the board no longer shows the start position.
-        With it, what went wrong filling the outage (None: nothing); a software error
-        reading the log is logged with its traceback, never raised."""
-        if first_start:
+        With it, what went wrong filling the outage (None: nothing)."""
+        if how.first_start:
             shown = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
             if not isinstance(shown, BusReply) or len(shown.data) != 64:
                 return None, "it did not send its board to compare with the start"
-            if BoardPosition.from_bytes(shown.data).orientation_of_start() is not None:
-                return None, None  # nothing played yet
+            if nothing_played(BoardPosition.from_bytes(shown.data)):
+                return None, None
         history = await self._transact(
             BusCommand.SEND_FROM_START, board.address, BusReplyId.FROM_START
         )
         if not isinstance(history, BusReply):
             return None, "it did not send its log (SEND_FROM_START)"
-        try:
-            events, _ = decode_events(history.data)
-            got = recover(events, recent, position, self._time.now(), board.name)
-        except Exception as exc:
-            error = self.log_fault(exc, f"reading the log of board {board.name} on {self.port}")
-            return None, f"its log could not be read ({error})"
-        if got is None:
-            if first_start:
-                return None, "its log holds no setup of the pieces to rebuild the game from"
-            return None, "what it showed last is not in its log"
-        if not got.placed:
-            return got, "what it showed last is no longer in its log (read from its last anchor)"
-        return got, None
+        return self._recovered(board.name, history.data, decode_events, how)
 
     # -- polling -----------------------------------------------------------------------------------
 
@@ -564,10 +512,6 @@ class BusDriver(Supervised):
             # buffer lost): compare with its dump at once.
             await self._verify(board, now)
 
-    def _emit_all(self, events: Sequence[DriverEvent]) -> None:
-        for event in events:
-            self._emit(event)
-
     async def _ask_clock(self, board: BusBoard, now: float) -> None:
         reply = await self._transact(BusCommand.SEND_CLK, board.address, BusReplyId.BWTIME)
         if isinstance(reply, BusReply):
@@ -603,22 +547,7 @@ class BusDriver(Supervised):
 
     async def probe(self) -> list[BoardInfo]:
         """Open the port once, find every board on the line, read each one, close."""
-        self._link = await self._opener(self.port)
-        self._decoder = BusStreamDecoder()
-        self._queue = asyncio.Queue()
-        reader = asyncio.ensure_future(self._read_loop(self._link))
-        try:
-            work = asyncio.ensure_future(self._probe_work())
-            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
-            if work not in done:
-                work.cancel()
-                reader.result()
-            return work.result()
-        finally:
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
-            await self._close()
+        return await self._probe_once(self._probe_work)
 
     async def _probe_work(self) -> list[BoardInfo]:
         infos = []

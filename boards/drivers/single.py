@@ -18,9 +18,7 @@ are an anchor there).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -40,14 +38,13 @@ from boards.dgt.messages import (
     Version,
 )
 from boards.drivers.link import Link, LinkError, Opener, open_serial
-from boards.drivers.supervise import Supervised
+from boards.drivers.session import LinkDriver
 from boards.events import (
     BatterySeen,
     BoardConnected,
     BoardInfo,
     BoardLost,
     ClockSeen,
-    DriverEvent,
     DriverFault,
     Emit,
     LogGap,
@@ -56,14 +53,16 @@ from boards.events import (
 from boards.position import BoardPosition
 from boards.recovery import (
     KnownBoard,
+    RecoveryPlan,
     continued,
-    recover,
+    nothing_played,
+    plan,
     unlogged_since_reboot,
     with_reading_after_reboot,
 )
 from boards.stream import BoardStream
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
-from clocks.timesource import SystemTime, TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +71,7 @@ M = TypeVar("M", bound=BoardMessage)
 
 def _monotonic() -> float:
     """Real elapsed time for the driver's own timers (liveness, polls). The injected
-    TimeSource only stamps events: a fast-forward simulation must not make a healthy
+    time source only stamps events: a fast-forward simulation must not make a healthy
     board look silent."""
     return asyncio.get_running_loop().time()
 
@@ -112,7 +111,7 @@ class DriverSettings:
     clock_retries: int = 3
 
 
-class SingleBoardDriver(Supervised):
+class SingleBoardDriver(LinkDriver):
     """Follows one board on one port, forever, until `stop()`."""
 
     def __init__(
@@ -120,22 +119,17 @@ class SingleBoardDriver(Supervised):
         port: str,
         emit: Emit,
         *,
-        time: TimeSource | None = None,
+        time: MonotonicTimeSource | None = None,
         opener: Opener = open_serial,
         settings: DriverSettings | None = None,
         known: KnownBoard | None = None,
     ) -> None:
         self.settings = settings or DriverSettings()
-        super().__init__(self.settings.backoff)
-        self.port = port
+        super().__init__(port, emit, time=time, opener=opener, backoff=self.settings.backoff)
         self._known = known
-        self._emit = emit
-        self._time = time or SystemTime()
-        self._opener = opener
         self.info: BoardInfo | None = None
         self._stream = BoardStream(port)
         self.connected = False
-        self._link: Link | None = None
         self._decoder = BoardStreamDecoder()
         self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
         self._last_rx = 0.0
@@ -184,9 +178,6 @@ class SingleBoardDriver(Supervised):
         if self.connected:
             self._lose(f"software error in the driver ({error}); reconnecting")
 
-    async def _cleanup(self) -> None:
-        await self._close_link()
-
     async def _stopped(self) -> None:
         if self.connected:
             self._lose("stopped")
@@ -197,35 +188,19 @@ class SingleBoardDriver(Supervised):
         log.info("board %s on %s lost: %s", self.name, self.port, reason)
         self._emit(BoardLost(self._lost_at, self.name, reason))
 
-    async def _close_link(self) -> None:
-        link, self._link = self._link, None
+    def _abandon(self) -> None:
         for _, fut in self._waiters:
             if not fut.done():
                 fut.cancel()
         self._waiters.clear()
-        if link is not None:
-            with contextlib.suppress(Exception):
-                await link.close()
 
     # -- one connection -------------------------------------------------------------------
 
-    async def _session(self) -> None:
-        self._link = await self._opener(self.port)
+    def _new_connection(self) -> None:
         self._decoder = BoardStreamDecoder()
         self._last_rx = _monotonic()
-        reader = asyncio.ensure_future(self._read_loop(self._link))
-        work = asyncio.ensure_future(self._follow())
-        try:
-            done, _ = await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                task.result()  # raises the LinkError or BoardError that ended the session
-        finally:
-            for task in (work, reader):
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
 
-    async def _follow(self) -> None:
+    async def _work(self) -> None:
         await self._handshake()
         await self._poll_loop()
 
@@ -300,12 +275,10 @@ class SingleBoardDriver(Supervised):
             )
 
     def _send(self, command: Command | bytes) -> None:
-        if self._link is None:
-            raise LinkError("not connected")
         data = bytes([command]) if isinstance(command, Command) else command
         if data and data[0] in DANGEROUS_COMMANDS:
             raise ValueError(f"refusing to send dangerous DGT command {data[0]:#04x}")
-        self._link.write(data)
+        self._write(data)
 
     async def _ask(self, command: Command, kind: type[M], timeout: float) -> M:
         fut: asyncio.Future[BoardMessage] = asyncio.get_running_loop().create_future()
@@ -333,14 +306,12 @@ class SingleBoardDriver(Supervised):
         s = self.settings
         version = await self._ask(Command.SEND_VERSION, Version, s.reply_timeout)
         serial = await self._ask(Command.RETURN_SERIALNR, SerialNumber, s.reply_timeout)
-        reconnect = self.info is not None and self.info.serial == serial.text
+        seen = self.info is not None and self.info.serial == serial.text
         # Questions only some boards answer cost a timeout each on the others: a board
         # met before is not asked again what it did not answer then (a reconnect after a
         # reboot is a race against the moves being made meanwhile).
-        ask_long = not reconnect or (self.info is not None and self.info.long_serial is not None)
-        ask_battery = not reconnect or (
-            self.info is not None and self.info.battery_percent is not None
-        )
+        ask_long = not seen or (self.info is not None and self.info.long_serial is not None)
+        ask_battery = not seen or (self.info is not None and self.info.battery_percent is not None)
         long_serial = (
             await self._ask_optional(Command.RETURN_LONG_SERIALNR, LongSerialNumber)
             if ask_long
@@ -351,20 +322,16 @@ class SingleBoardDriver(Supervised):
             if ask_battery
             else None
         )
-        position, recent = self.position, self._stream.recent.as_tuple()
         known = self._known
-        first_start = False
-        if self.info is None and known is not None and known.serial in ("", serial.text):
-            # A restarted service picks up where the journal left this board; a first
-            # start mid-round rebuilds the game from the log (position None).
-            reconnect = known.position is not None
-            first_start = not reconnect
-            position, recent = known.position, known.recent
+        if self.info is not None or known is None or known.serial not in ("", serial.text):
+            known = None  # the journal's knowledge is for this board's first connection only
+        how = plan(seen, self.position, self._stream.recent.as_tuple(), known)
+        reconnect = how.reconnect
         # Update mode first: what changes while the log and the dump come in arrives as
         # field updates and clock readings, replayed in order once the board is identified.
         self._send(Command.SEND_UPDATE_NICE)
         self._early = []
-        outage = s.recover_log and (first_start or (reconnect and position is not None))
+        outage = s.recover_log and how.outage
         woke, self._woke = self._woke, None
         before_log = None
         if outage:
@@ -372,7 +339,7 @@ class SingleBoardDriver(Supervised):
             # no power is in no log, and its time is on the display only until the
             # opponent presses. It continues the log when the board rebooted unseen.
             before_log = await self._ask_optional(Command.SEND_CLK, BWTime)
-        recovered, gap = await self._read_log(serial.text, position, recent, outage, first_start)
+        recovered, gap = await self._read_log(serial.text, how) if outage else (None, None)
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
         clock_msg = decode_bwtime(clock.raw) if clock else None
@@ -439,7 +406,7 @@ class SingleBoardDriver(Supervised):
             readings = [m for m in meanwhile if isinstance(m, BWTime)]
             early = [*readings[-1:], *early]
         else:
-            self._stream.position = position
+            self._stream.position = how.position
         self._stream.recent.clear()
         # Everything that arrived since update mode began, in order: square changes, clock
         # readings and the dump itself (a square change is absolute, so one the dump
@@ -449,39 +416,18 @@ class SingleBoardDriver(Supervised):
                 self._emit_all(self._stream.feed(now, message))
 
     async def _read_log(
-        self,
-        serial: str,
-        position: BoardPosition | None,
-        recent: tuple[tuple[int, int], ...],
-        outage: bool,
-        first_start: bool,
+        self, serial: str, how: RecoveryPlan
     ) -> tuple[LogRecovered | None, str | None]:
-        """The board's EEPROM log as one `LogRecovered`, when there is an outage to fill:
-        after a reconnect or a restart, or at a first start mid-round unless the board
-        still shows the start position; and what went wrong filling it (None: nothing).
-        A log that cannot be placed or read gives no `LogRecovered` and a reason; a
-        software error reading it is logged with its traceback, never raised."""
+        """The board's EEPROM log as one `LogRecovered`, for an outage to fill: after a
+        reconnect or a restart, or at a first start mid-round unless the board still
+        shows the start position; and what went wrong filling it (None: nothing)."""
         s = self.settings
-        if not outage:
-            return None, None
-        if first_start:
+        if how.first_start:
             shown = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
-            if shown.position.orientation_of_start() is not None:
-                return None, None  # nothing played yet
+            if nothing_played(shown.position):
+                return None, None
         log_msg = await self._ask(Command.SEND_EE_MOVES, EEMoves, s.log_timeout)
-        try:
-            events, _ = decode_ring(log_msg.data)
-            got = recover(events, recent, position, self._time.now(), serial)
-        except Exception as exc:
-            error = self.log_fault(exc, f"reading the log of board {serial} on {self.port}")
-            return None, f"its log could not be read ({error})"
-        if got is None:
-            if first_start:
-                return None, "its log holds no setup of the pieces to rebuild the game from"
-            return None, "what it showed last is not in its log"
-        if not got.placed:
-            return got, "what it showed last is no longer in its log (read from its last anchor)"
-        return got, None
+        return self._recovered(serial, log_msg.data, decode_ring, how)
 
     # -- incoming messages ------------------------------------------------------------------
 
@@ -522,10 +468,6 @@ class SingleBoardDriver(Supervised):
         while self._stream.acks:
             self._on_ack(self._stream.acks.pop(0))
 
-    def _emit_all(self, events: Sequence[DriverEvent]) -> None:
-        for event in events:
-            self._emit(event)
-
     # -- clock commands -----------------------------------------------------------------------
 
     _ack_future: asyncio.Future[ClockAck] | None = None
@@ -553,22 +495,13 @@ class SingleBoardDriver(Supervised):
 
     async def probe(self) -> BoardInfo:
         """Open the port once, shake hands, close: who is there? Raises BoardError/LinkError."""
-        self._link = await self._opener(self.port)
-        self._decoder = BoardStreamDecoder()
-        reader = asyncio.ensure_future(self._read_loop(self._link))
         try:
-            handshake = asyncio.ensure_future(self._handshake())
-            done, _ = await asyncio.wait({reader, handshake}, return_when=asyncio.FIRST_COMPLETED)
-            if handshake not in done:
-                handshake.cancel()
-                reader.result()
-            handshake.result()
-            assert self.info is not None
-            self._send(Command.RESET)  # leave the board idle, as we found it
-            return self.info
+            return await self._probe_once(self._probe_work)
         finally:
             self.connected = False
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
-            await self._close_link()
+
+    async def _probe_work(self) -> BoardInfo:
+        await self._handshake()
+        assert self.info is not None
+        self._send(Command.RESET)  # leave the board idle, as we found it
+        return self.info

@@ -36,7 +36,7 @@ from broadcast.journal.store import JournalError
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import Supervisor
 from clocks.timecontrol import TimeControl
-from clocks.timesource import EpochTime, TimeSource
+from clocks.timesource import EpochTime, MonotonicTimeSource
 
 if TYPE_CHECKING:
     from boardsim.pty import PtyHost
@@ -199,7 +199,7 @@ def _games() -> list[chess.pgn.Game]:
 
 async def _start_players(
     hall: SimulatedHall,
-    time: TimeSource,
+    time: MonotonicTimeSource,
     speed: float,
     habits: str,
     games: Sequence[chess.pgn.Game],

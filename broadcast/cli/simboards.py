@@ -25,7 +25,7 @@ from boardsim.script import actions_for_game, play
 from boardsim.sim import clean_stale_runs, run_folder_prefix
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.service.supervisor import SupervisedTask, Supervisor
-from clocks.timesource import TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class SimulatedHall:
         self,
         board: int,
         game: chess.pgn.Game,
-        time: TimeSource,
+        time: MonotonicTimeSource,
         *,
         speed: float,
         delay: float = 0.0,
@@ -87,7 +87,7 @@ class SimulatedHall:
     async def start_games(
         self,
         games: Sequence[chess.pgn.Game],
-        time: TimeSource,
+        time: MonotonicTimeSource,
         *,
         speed: float,
         followed: Callable[[], bool],
@@ -143,7 +143,7 @@ def _serial(board: BoardConfig) -> str:
 
 
 async def start_simulated_boards(
-    config: EventConfig, time: TimeSource, *, speed: float = 1.0, firmware: str = "classic"
+    config: EventConfig, time: MonotonicTimeSource, *, speed: float = 1.0, firmware: str = "classic"
 ) -> tuple[SimulatedHall, dict[int, str]]:
     """Start emulated boards for every configured board; returns them and the hall board
     number -> device path map to use instead of the configured ports. Games are started

@@ -34,7 +34,7 @@ from broadcast.publish.files import write_atomically
 from broadcast.service.supervisor import Supervisor
 from clocks.clocktimes import FlagFell, format_clock
 from clocks.timecontrol import TimeControl, parse_time_control, pgn_time_control
-from clocks.timesource import SystemTime, TimeSource
+from clocks.timesource import MonotonicTimeSource, SystemTime
 
 
 def _time_control(text: str | None) -> TimeControl | None:
@@ -112,7 +112,7 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _watch(args: argparse.Namespace, time: TimeSource | None = None) -> int:
+async def _watch(args: argparse.Namespace, time: MonotonicTimeSource | None = None) -> int:
     """Follow one board. `time` stamps events (a simulation passes its own clock)."""
     tc = _time_control(args.time_control)
     time = time or SystemTime()

@@ -108,7 +108,7 @@ from broadcast.tournament.state import (
 )
 from clocks.clocktimes import FlagFell
 from clocks.reading import NoClock
-from clocks.timesource import TimeSource
+from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ class EventService:
         config: EventConfig,
         journal: Journal,
         *,
-        time: TimeSource,
+        time: EpochTimeSource,
         opener: Opener = open_serial,
         port_overrides: dict[int, str] | None = None,
         live_round: int | None = None,
@@ -324,7 +324,7 @@ class EventService:
         self.bus_settings = bus_settings
         self.events_stored = 0  # journal entries written since start (for benchmarks)
         self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
-        self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
+        self._speed = time.speed  # event seconds per real second
         self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
         # The service's own troubles (a failing rule, a step of a batch) go to `health`
         # too: desk alerts that are not journal events.

@@ -27,7 +27,7 @@ from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.clock import Side
 from boardsim.hostwire import HostParser
-from clocks.timesource import SystemTime, TimeSource
+from clocks.timesource import MonotonicTimeSource, SystemTime
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +52,16 @@ class PtyHost:
         device: Device,
         link: Path | str,
         *,
-        time_source: TimeSource | None = None,
+        time_source: MonotonicTimeSource | None = None,
         line_speed: bool = False,
         tick_interval: float = 0.01,
         replug_resets: bool = True,
     ) -> None:
         self.device = device
         self.link = Path(link)
-        self.time_source: TimeSource = time_source if time_source is not None else SystemTime()
+        self.time_source: MonotonicTimeSource = (
+            time_source if time_source is not None else SystemTime()
+        )
         self.line_speed = line_speed
         self.tick_interval = tick_interval
         self.replug_resets = replug_resets

@@ -24,7 +24,7 @@ from boards.position import SYMBOL_TO_CODE, BoardPosition, Orientation, square_t
 from boardsim import humans
 from boardsim.clock import Side
 from clocks.timecontrol import parse_time_control as clock_time_control
-from clocks.timesource import TimeSource
+from clocks.timesource import MonotonicTimeSource
 
 HAND_STEP = 0.3  # seconds between two touches of the board by one hand
 PRESS_AFTER = 0.25  # from the last piece placed to the lever press
@@ -322,7 +322,7 @@ def _perform_foreign(target: ActionTarget, action: object, board: int) -> None:
 async def play(
     target: ActionTarget,
     actions: Sequence[TimedAction],
-    time_source: TimeSource,
+    time_source: MonotonicTimeSource,
     *,
     board: int = 0,
     speed: float = 1.0,

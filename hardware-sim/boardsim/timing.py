@@ -1,4 +1,4 @@
-"""Simulation time: the wall clock sped up by a factor, as a `clocks.timesource.TimeSource`.
+"""Simulation time: the wall clock sped up by a factor, as a `clocks.timesource.EpochTime`.
 
 Boards, clocks and scripted players all read the same `ScaledTime`, so a game replayed at
 speed 50 keeps its clock times exact while taking a fiftieth of the real time.

@@ -18,12 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from clocks.errors import BoardwireError
 from clocks.timesource import MonotonicTimeSource
 
 Direction = Literal["in", "out"]
 
 
-class CaptureError(ValueError):
+class CaptureError(BoardwireError, ValueError):
     """A capture file that cannot be read; the message names the line and what is wrong."""
 
 

@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from clocks.errors import BoardwireError
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -148,7 +150,7 @@ class WebLimits:
     log_every: float = 60.0  # one line per kind of trouble per this many seconds
 
 
-class Busy(Exception):
+class Busy(BoardwireError):
     """The web has used its share of the loop and too much work is already waiting."""
 
 

@@ -15,13 +15,14 @@ import serial
 import serial_asyncio_fast
 
 from boards.capture import CaptureWriter
+from clocks.errors import BoardwireError
 
 log = logging.getLogger(__name__)
 
 BAUDRATE = 9600
 
 
-class LinkError(Exception):
+class LinkError(BoardwireError):
     """The port is gone or failed: the cable was pulled, the device vanished, access denied."""
 
 

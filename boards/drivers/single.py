@@ -61,6 +61,7 @@ from boards.recovery import (
     with_reading_after_reboot,
 )
 from boards.stream import BoardStream
+from clocks.errors import BoardwireError
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 from clocks.timesource import MonotonicTimeSource
 
@@ -76,7 +77,7 @@ def _monotonic() -> float:
     return asyncio.get_running_loop().time()
 
 
-class BoardError(Exception):
+class BoardError(BoardwireError):
     """The port answered, but not like a DGT board (or not in time)."""
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from clocks.errors import BoardwireError
+
 __all__ = ["ConfigError", "ConfigIssue"]
 
 
@@ -25,7 +27,7 @@ class ConfigIssue:
         return text
 
 
-class ConfigError(ValueError):
+class ConfigError(BoardwireError, ValueError):
     """Raised once per load with every issue found; nothing starts from a half-valid config."""
 
     def __init__(self, issues: list[ConfigIssue] | tuple[ConfigIssue, ...]) -> None:

@@ -17,11 +17,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from clocks.errors import BoardwireError
+
 Colour = Literal["w", "b"]
 System = Literal["swiss", "round-robin"]
 
 
-class CrosstableError(ValueError):
+class CrosstableError(BoardwireError, ValueError):
     """A crosstable cannot be built as asked (unknown player, clash in a round, bad result)."""
 
 

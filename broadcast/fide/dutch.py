@@ -25,6 +25,7 @@ from caissify_pairings import generate_pairings
 
 from broadcast.fide.crosstable import Crosstable, ResultCode
 from broadcast.fide.pairing import Pairing
+from clocks.errors import BoardwireError
 
 InitialColour = Literal["white", "black"]
 
@@ -32,7 +33,7 @@ InitialColour = Literal["white", "black"]
 _RANK_KEY_BASE = 1_000_000
 
 
-class PairingError(ValueError):
+class PairingError(BoardwireError, ValueError):
     """The round cannot be paired as asked."""
 
 

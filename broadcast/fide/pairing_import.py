@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from broadcast.fide.crosstable import Crosstable, ResultCode
 from broadcast.fide.pairing import Pairing
+from clocks.errors import BoardwireError
 
 
-class PairingImportError(ValueError):
+class PairingImportError(BoardwireError, ValueError):
     """The TRF does not hold a usable pairing for the round."""
 
 

@@ -32,6 +32,7 @@ from broadcast.fide.crosstable import (
     System,
 )
 from broadcast.text import clean_text
+from clocks.errors import BoardwireError
 
 __all__ = [
     "TrfError",
@@ -59,7 +60,7 @@ MAX_ROUNDS = 99  # beyond any real event; a larger count is a damaged or hostile
 MAX_PLAYERS = 9999  # the starting number has four columns
 
 
-class TrfError(ValueError):
+class TrfError(BoardwireError, ValueError):
     """A TRF line or field that cannot be read; ``line`` and ``column`` are 1-based."""
 
     def __init__(self, line: int, column: int | None, message: str) -> None:

@@ -24,9 +24,10 @@ from broadcast.games.events import (
     StartPositionSet,
 )
 from broadcast.games.ids import GameKey
+from clocks.errors import BoardwireError
 
 
-class GameError(ValueError):
+class GameError(BoardwireError, ValueError):
     """An event that does not fit the game (an illegal corrected line, a move from nowhere)."""
 
 

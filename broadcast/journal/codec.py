@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from clocks.errors import BoardwireError
+
 # A hook for values of its own (the snapshots' game pool): returns the plain form, or
 # NOT_MINE to leave the value to the codec.
 PlainHook = Callable[[Any], Any]
@@ -22,7 +24,7 @@ NOT_MINE: Any = object()
 _REGISTRY: dict[str, type[Any]] = {}
 
 
-class CodecError(ValueError):
+class CodecError(BoardwireError, ValueError):
     """An event that cannot be stored or read back."""
 
 

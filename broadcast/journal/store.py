@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from broadcast.journal.codec import CodecError, decode, encode
+from clocks.errors import BoardwireError
 
 if TYPE_CHECKING:
     from broadcast.journal.kinds import JournalEvent
@@ -85,7 +86,7 @@ _CREATE_SNAPSHOTS = (
 )
 
 
-class JournalError(Exception):
+class JournalError(BoardwireError):
     """The journal cannot be used: wrong schema version, unreadable file, foreign database."""
 
 

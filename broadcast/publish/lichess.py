@@ -38,6 +38,8 @@ from typing import Any
 
 import aiohttp
 
+from clocks.errors import BoardwireError
+
 __all__ = [
     "LICHESS_URL",
     "MAX_GAMES_PER_PUSH",
@@ -61,7 +63,7 @@ log = logging.getLogger("boardwire.relay.lichess")
 Sleep = Callable[[float], Awaitable[None]]
 
 
-class LichessPushError(RuntimeError):
+class LichessPushError(BoardwireError, RuntimeError):
     """A push that failed for good: `status` is the HTTP status (None: network)."""
 
     def __init__(self, message: str, status: int | None = None) -> None:

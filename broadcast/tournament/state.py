@@ -45,9 +45,10 @@ from broadcast.tournament.events import (
     TournamentEvent,
 )
 from broadcast.tournament.policy import check_bye_request
+from clocks.errors import BoardwireError
 
 
-class StateError(ValueError):
+class StateError(BoardwireError, ValueError):
     """An event that cannot apply to the current state."""
 
 

@@ -6,12 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from clocks.errors import BoardwireError
+
 Edition = Literal[2024, 2026]
 EDITIONS: tuple[Edition, ...] = (2024, 2026)
 DEFAULT_EDITION: Edition = 2024
 
 
-class TiebreakError(ValueError):
+class TiebreakError(BoardwireError, ValueError):
     """A tie-break list or option that cannot be used (unknown code, bad modifier...)."""
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+from clocks.errors import BoardwireError
 from web.proxy import PROXY
 
 SESSION_COOKIE = "bw_session"
@@ -55,7 +56,7 @@ class Session:
     expires: float
 
 
-class GuessLimit(web.HTTPTooManyRequests):
+class GuessLimit(BoardwireError, web.HTTPTooManyRequests):
     """A password check refused because its client (or the server) is locked out."""
 
     def __init__(self, wait: float) -> None:

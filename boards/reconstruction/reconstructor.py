@@ -17,8 +17,7 @@ Pure: no I/O, no clock reading; every call gets its time `t`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
 
 import chess
 
@@ -61,6 +60,16 @@ from boards.reconstruction.search import (
     ordered_fit,
     returns_home,
 )
+from boards.reconstruction.state import (
+    EPS,
+    SAME,
+    Candidate,
+    Match,
+    Ply,
+    Press,
+    State,
+    Suspect,
+)
 from clocks.clocktimes import (
     ClockStarted,
     ClockTimes,
@@ -72,13 +81,6 @@ from clocks.clocktimes import (
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timecontrol import Colour, TimeControl
 
-Kind = Literal["same", "forward", "signal", "start", "takeback", "correction", "none"]
-Suspect = Literal["centre_king", "castling_rook"] | None
-
-_EPS = 1e-9
-# Positions kept for a chain resync (since the last game node): a long out-of-sync stretch
-# of a blitz finish, or an EEPROM log replayed after an outage, fits many times over.
-_TRAIL_MAX = 2000
 _LIVE_TRANSIENT = 0.4  # seconds: one or two board scans
 _RECOVERED_SETTLED = 0.2
 _STANDARD_START_KEY = board_key(chess.Board())
@@ -109,77 +111,6 @@ def _other(orientation: Orientation) -> Orientation:
     return "rotated" if orientation == "normal" else "normal"
 
 
-@dataclass(frozen=True, slots=True)
-class _Match:
-    kind: Kind
-    moves: Line = ()
-    base: int = 0  # node the moves start from (takeback/correction: an earlier node)
-    orientation: Orientation | None = None
-    fen: str = ""
-    chess960: bool = False
-    result: Result | None = None
-    kings: tuple[int, int] = (0, 0)
-    suspect: Suspect = None
-    patient: bool = False
-    deep: bool = False
-    # Different lines reach this position and nothing seen tells them apart (as text).
-    ambiguous: tuple[str, ...] = ()
-    # A correction the board itself shows (the last piece moved on from its landing
-    # square, or the replacing line fits the positions seen since the node better than any
-    # line from it): decided as soon as a move would be, not after the takeback wait.
-    evident: bool = False
-
-
-_SAME = _Match("same")
-_NONE = _Match("none")
-
-
-@dataclass(slots=True)
-class _Candidate:
-    codes: tuple[int, ...]
-    since: float
-    key: Key
-    match: _Match | None = None
-    version: int = -1
-    slow_done: bool = False
-    deep_done: bool = False
-    chain_done: bool = False  # the chain resync depends on the trail, not on the depth
-
-
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """A position the board showed since the last game node, for a chain resync."""
-
-    key: Key
-    since: float
-    until: float | None = None  # when the next position replaced it
-    recovered: bool = False
-
-
-@dataclass(slots=True)
-class _Ply:
-    move: chess.Move
-    san: str
-    t: float
-    white: bool
-    clock: MoveTime | None
-    by_press: bool
-    centre_king: bool
-
-
-@dataclass(slots=True)
-class _Press:
-    t: float
-    white: bool
-    time: MoveTime
-    deadline: float
-    cands: list[_Candidate] = field(default_factory=list)
-    # The opponent pressed since: what the board shows from then on is their move or
-    # later, never what this press completed (a stall of the reader stamps a press and
-    # the moves after it alike, inside the settle window).
-    closed: bool = False
-
-
 class Reconstructor:
     """Turns one board's positions (and its clock's readings) into a legal game.
 
@@ -200,64 +131,63 @@ class Reconstructor:
         time_control: TimeControl | None = None,
         white_side: Side | None = None,
     ) -> None:
-        self.config = config or ReconstructionConfig()
-        self._orientation: Orientation | None = orientation
-        self._time_control = time_control if time_control and not time_control.untimed else None
-        self._clock = ClockTimes(white_side)
-        self._cand: _Candidate | None = None
-        self._recent: list[_Candidate] = []
-        self._presses: list[_Press] = []
-        self._recovered: list[tuple[float, tuple[int, ...]]] = []
-        self._trail: list[_Seen] = []
-        self._trail_broken = False
-        self._announced = False
-        self._announce_t = 0.0
-        self._soft: SoftwareClock | None = None
-        self._setup(start_fen or chess.STARTING_FEN, chess960)
+        self._s = State(
+            start_fen=start_fen or chess.STARTING_FEN,
+            chess960=chess960,
+            orientation=orientation,
+            config=config or ReconstructionConfig(),
+            time_control=time_control,
+            white_side=white_side,
+        )
 
     # ------------------------------------------------------------------ public API
 
     @property
+    def config(self) -> ReconstructionConfig:
+        """The waits and search depths this reconstruction uses."""
+        return self._s.config
+
+    @property
     def board(self) -> chess.Board:
         """A copy of the game's current position (with its move stack)."""
-        return self._board.copy()
+        return self._s.board.copy()
 
     @property
     def moves(self) -> list[chess.Move]:
-        return [p.move for p in self._plies]
+        return [p.move for p in self._s.plies]
 
     @property
     def sans(self) -> list[str]:
-        return [p.san for p in self._plies]
+        return [p.san for p in self._s.plies]
 
     @property
     def clocks(self) -> list[MoveTime | None]:
-        return [p.clock for p in self._plies]
+        return [p.clock for p in self._s.plies]
 
     @property
     def ply(self) -> int:
-        return len(self._plies)
+        return len(self._s.plies)
 
     @property
     def orientation(self) -> Orientation | None:
-        return self._orientation
+        return self._s.orientation
 
     @property
     def in_sync(self) -> bool:
-        return self._out_since is None
+        return self._s.out_since is None
 
     @property
     def result(self) -> Result | None:
-        return self._signalled
+        return self._s.signalled
 
     @property
     def clock_times(self) -> ClockTimes:
         """The clock follower (which side is White, last reading)."""
-        return self._clock
+        return self._s.clock
 
     def set_white_side(self, side: Side) -> None:
         """The arbiter says White's time is on `side` of the clock."""
-        self._clock.set_white_side(side)
+        self._s.clock.set_white_side(side)
 
     def resume(
         self,
@@ -275,29 +205,31 @@ class Reconstructor:
         software clock is kept from here: the time each side had left is not known.
         `clocks`: the recorded moves' clock times, where known (a press read again later,
         from the board's log, must not go to a move that has its time already)."""
-        board = self._board
+        board = self._s.board
         for uci in ucis:
             move = chess.Move.from_uci(uci)
             if move not in board.legal_moves:
-                raise ValueError(f"cannot resume: {uci} is illegal after {len(self._plies)} plies")
+                raise ValueError(
+                    f"cannot resume: {uci} is illegal after {len(self._s.plies)} plies"
+                )
             san = board.san(move)
             white = board.turn == chess.WHITE
             board.push(move)
             key = board_key(board)
-            self._key_nodes.setdefault(key, []).append(len(self._keys))
-            self._keys.append(key)
-            known = clocks[len(self._plies)] if len(self._plies) < len(clocks) else None
+            self._s.key_nodes.setdefault(key, []).append(len(self._s.keys))
+            self._s.keys.append(key)
+            known = clocks[len(self._s.plies)] if len(self._s.plies) < len(clocks) else None
             clock = None if known is None else MoveTime(known, None)
-            self._plies.append(_Ply(move, san, t, white, clock, False, False))
-        self._clock.reset("white" if board.turn == chess.WHITE else "black")
+            self._s.plies.append(Ply(move, san, t, white, clock, False, False))
+        self._s.clock.reset("white" if board.turn == chess.WHITE else "black")
         # The colours were settled when the game started: the side whose clock runs first
         # after a resume is just the side to move, not White. Keep what was known.
-        self._clock.set_white_side(white_side or self._clock.white_side)
-        if not self._announced:
-            self._announced = True
-            self._announce_t = t
-        self._soft = None
-        self._node_changed()
+        self._s.clock.set_white_side(white_side or self._s.clock.white_side)
+        if not self._s.announced:
+            self._s.announced = True
+            self._s.announce_t = t
+        self._s.soft = None
+        self._s.node_changed()
 
     def new_game(
         self,
@@ -308,8 +240,8 @@ class Reconstructor:
     ) -> list[ReconstructionEvent]:
         """The arbiter starts a new game (e.g. a Chess960 start or a set-up position)."""
         if orientation is not None:
-            self._orientation = orientation
-        self._setup(start_fen or chess.STARTING_FEN, chess960)
+            self._s.orientation = orientation
+        self._s.setup(start_fen or chess.STARTING_FEN, chess960)
         events: list[ReconstructionEvent] = []
         self._announce(t, events)
         return events
@@ -325,30 +257,30 @@ class Reconstructor:
         """
         events: list[ReconstructionEvent] = []
         if recovered:
-            self._recovered.append((t, position.codes))
-            self._left_root = True
+            self._s.recovered.append((t, position.codes))
+            self._s.left_root = True
             return events
-        if not self._left_root and position.codes not in self._root_codes:
-            self._left_root = True  # something moved: the game's start is behind us
+        if not self._s.left_root and position.codes not in self._s.root_codes:
+            self._s.left_root = True  # something moved: the game's start is behind us
         self._flush_recovered(t, events)
         self._run(t, events)
         codes = position.codes
-        cand = self._cand
+        cand = self._s.cand
         if cand is None or cand.codes != codes:
-            key = codes_key(codes, self._orientation or "normal")
+            key = codes_key(codes, self._s.orientation or "normal")
             if cand is None or key != cand.key:
-                cand = _Candidate(codes, t, key)
-                self._cand = cand
-                self._seen_at.setdefault(key, t)
-                for press in self._presses:
+                cand = Candidate(codes, t, key)
+                self._s.cand = cand
+                self._s.seen_at.setdefault(key, t)
+                for press in self._s.presses:
                     if not press.closed:
                         press.cands.append(cand)
-                self._recent.append(cand)
-                if len(self._recent) > 8:
-                    del self._recent[0]
-                self._sight(key, t)
-                if len(self._observed) < 64:
-                    self._observed.append(key)
+                self._s.recent.append(cand)
+                if len(self._s.recent) > 8:
+                    del self._s.recent[0]
+                self._s.sight(key, t)
+                if len(self._s.observed) < 64:
+                    self._s.observed.append(key)
             else:
                 cand.codes = codes  # only ignored squares (magic pieces) changed
         self._run(t, events)
@@ -359,28 +291,32 @@ class Reconstructor:
         events: list[ReconstructionEvent] = []
         self._flush_recovered(t, events)
         self._run(t, events)
-        if not self._clock.decided:
-            if self._plies or self._recovered or self._left_root:
+        if not self._s.clock.decided:
+            if self._s.plies or self._s.recovered or self._s.left_root:
                 # Joined a game under way (a restart, moves read back from the board's log):
                 # whichever clock runs now says nothing about colours, and positions may
                 # still be in flight. Keep the convention (White on the left) unless the
                 # arbiter says otherwise.
-                self._clock.set_white_side(self._clock.white_side)
+                self._s.clock.set_white_side(self._s.clock.white_side)
             else:
-                self._clock.expect_first("white" if self._board.turn == chess.WHITE else "black")
-        for event in self._clock.feed(t, reading):
+                self._s.clock.expect_first(
+                    "white" if self._s.board.turn == chess.WHITE else "black"
+                )
+        for event in self._s.clock.feed(t, reading):
             if isinstance(event, LeverPressed):
-                self._presses_since_node += 1
-                press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
-                for pending in self._presses:
+                self._s.presses_since_node += 1
+                press = Press(
+                    t, event.colour == "white", event.time, t + self._s.config.press_settle
+                )
+                for pending in self._s.presses:
                     pending.closed = pending.closed or pending.white != press.white
                 # The move may have been completed just before the press while the
                 # opponent already reaches for a piece: look back a little.
-                back = t - self.config.press_lookback
-                press.cands.extend(c for c in self._recent if c.since >= back)
-                if self._cand is not None and self._cand not in press.cands:
-                    press.cands.append(self._cand)
-                self._presses.append(press)
+                back = t - self._s.config.press_lookback
+                press.cands.extend(c for c in self._s.recent if c.since >= back)
+                if self._s.cand is not None and self._s.cand not in press.cands:
+                    press.cands.append(self._s.cand)
+                self._s.presses.append(press)
             elif isinstance(event, ClockStarted | FlagFell):
                 events.append(event)
         self._run(t, events)
@@ -415,8 +351,8 @@ class Reconstructor:
             aligned = self._align_unpressed(positions, min(seen, len(positions) - 1))
             if aligned is not None:
                 first, orientation = aligned
-                if self._orientation is None:
-                    self._orientation = orientation
+                if self._s.orientation is None:
+                    self._s.orientation = orientation
                 keys = [codes_key(p.codes, orientation) for p, _ in positions]
                 self._explain_unpressed(t, keys[first + 1 :], events)
             events += self.feed_position(t, positions[-1][0])
@@ -425,8 +361,8 @@ class Reconstructor:
             events += self.feed_position(t, positions[-1][0])
             return events
         first, orientation = aligned
-        self._adopt(_Match("same", orientation=orientation))
-        self._cand = None  # what the board showed before the log is superseded by it
+        self._adopt(Match("same", orientation=orientation))
+        self._s.cand = None  # what the board showed before the log is superseded by it
         self._announce(t, events)
         keys = [codes_key(p.codes, orientation) for p, _ in positions]
         clocked = any(presses for _, presses in positions[first + 1 :])
@@ -440,7 +376,7 @@ class Reconstructor:
         for i in range(first + 1, len(positions)):
             key, presses = keys[i], positions[i][1]
             last = i == len(positions) - 1
-            if key == self._keys[-1]:
+            if key == self._s.keys[-1]:
                 pending = []  # back at the node: a piece lifted and put back
                 self._log_press_at_node(t, presses, events)
                 continue
@@ -454,21 +390,21 @@ class Reconstructor:
                 continue
             whole = line
             for side, _ in [*carried, *presses][-1:]:
-                line = presser_part(self._board, line, self._clock.colour_of(side) == "white")
+                line = presser_part(self._s.board, line, self._s.clock.colour_of(side) == "white")
             for side, seconds in [*carried, *presses]:
-                white = self._clock.colour_of(side) == "white"
-                self._stamps[white].append((t, MoveTime(float(seconds), None)))
-            self._left_root = True
+                white = self._s.clock.colour_of(side) == "white"
+                self._s.stamps[white].append((t, MoveTime(float(seconds), None)))
+            self._s.left_root = True
             self._back_in_sync(t, events)
             self._play(t, line, "press" if presses else "resync", events)
             pending, carried = ([key] if line != whole else []), []
         for key in pending[:-1]:
-            self._sight(key, t)  # the way to the last position, for a chain resync
+            self._s.sight(key, t)  # the way to the last position, for a chain resync
         pressed = [p for _, presses in positions for p in presses]
         if pressed:
             # The next reading that shows the last presser's clock running is a press made
             # after the log was read (while it was downloading, say).
-            self._clock.pressed_in_log(pressed[-1][0])
+            self._s.clock.pressed_in_log(pressed[-1][0])
         events += self.feed_position(t, positions[-1][0])
         return events
 
@@ -477,9 +413,9 @@ class Reconstructor:
     ) -> None:
         """A log with no presses after the game's position: its positions, in order, are
         the evidence (`explain_log`); what the walk cannot explain is left to live input."""
-        line, _ = explain_log(self._board, keys, self.config.live_depth)
+        line, _ = explain_log(self._s.board, keys, self._s.config.live_depth)
         if line:
-            self._left_root = True
+            self._s.left_root = True
             self._back_in_sync(t, events)
             self._play(t, line, "resync", events)
 
@@ -489,9 +425,9 @@ class Reconstructor:
         """A log without presses that never shows the game's position (the log missed it, a
         burst of moves): the last position at or before `upto` that shows an earlier
         position of the game; the walk from the game's position skips what lies behind."""
-        earlier = set(self._keys[:-1])
+        earlier = set(self._s.keys[:-1])
         tries: list[Orientation] = (
-            [self._orientation] if self._orientation else ["normal", "rotated"]
+            [self._s.orientation] if self._s.orientation else ["normal", "rotated"]
         )
         for orientation in tries:
             for i in range(upto, -1, -1):
@@ -502,9 +438,9 @@ class Reconstructor:
     def _align_log(
         self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
     ) -> tuple[int, Orientation] | None:
-        node = self._keys[-1]
+        node = self._s.keys[-1]
         tries: list[Orientation] = (
-            [self._orientation] if self._orientation else ["normal", "rotated"]
+            [self._s.orientation] if self._s.orientation else ["normal", "rotated"]
         )
         for orientation in tries:
             for i in range(upto, -1, -1):
@@ -518,12 +454,16 @@ class Reconstructor:
         """Presses logged while the board showed the game's current position belong to its
         last move when the presser made it; once counted, never again."""
         for side, seconds in presses:
-            white = self._clock.colour_of(side) == "white"
-            if self._plies and self._plies[-1].white == white and self._plies[-1].clock is None:
-                ply = self._plies[-1]
+            white = self._s.clock.colour_of(side) == "white"
+            if (
+                self._s.plies
+                and self._s.plies[-1].white == white
+                and self._s.plies[-1].clock is None
+            ):
+                ply = self._s.plies[-1]
                 ply.clock = MoveTime(float(seconds), None)
                 ply.by_press = True
-                events.append(MoveClocked(t, len(self._plies), ply.clock))
+                events.append(MoveClocked(t, len(self._s.plies), ply.clock))
 
     def _log_line(
         self, key: Key, pending: Sequence[Key], presses: Sequence[tuple[Side, int]]
@@ -532,16 +472,16 @@ class Reconstructor:
         the shortest, in the order that fits the positions seen on the way; else a chain
         through them; else (a press with the opponent's hand already on a piece) the
         presser's one move with one piece lifted."""
-        board = self._board
-        lines = find_lines(board, key, self.config.live_depth, limit=8)
+        board = self._s.board
+        lines = find_lines(board, key, self._s.config.live_depth, limit=8)
         if lines:
             return max(lines, key=lambda ln: ordered_fit(line_keys(board, ln), list(pending)))
         sightings = [Sighting(k, skippable=True) for k in pending] + [Sighting(key)]
-        line = explain_chain(board, sightings, self.config.live_depth)
+        line = explain_chain(board, sightings, self._s.config.live_depth)
         if line:
             return line
         for side, _ in presses[-1:]:
-            lifted = self._move_then_lifted(board, key, self._clock.colour_of(side) == "white")
+            lifted = self._move_then_lifted(board, key, self._s.clock.colour_of(side) == "white")
             if lifted is not None:
                 return (lifted,)
         return None
@@ -555,21 +495,21 @@ class Reconstructor:
 
     def next_deadline(self) -> float | None:
         """The next time at which `tick` may have something to do (None: only new input)."""
-        cfg = self.config
-        due: list[float] = [p.deadline for p in self._presses]
-        cand = self._cand
+        cfg = self._s.config
+        due: list[float] = [p.deadline for p in self._s.presses]
+        cand = self._s.cand
         if cand is not None:
             m = self._match_for(cand)
             s = cand.since
             if m.kind == "same":
-                if not self._announced:
+                if not self._s.announced:
                     due.append(s + cfg.new_game_stable)
-                elif self._out_since is not None:
+                elif self._s.out_since is not None:
                     due.append(s + cfg.move_stable)
             elif m.kind == "forward":
                 due.append(s + self._forward_wait(m))
             elif m.kind == "signal":
-                if m.result != self._signalled:
+                if m.result != self._s.signalled:
                     due.append(s + cfg.signal_stable)
             elif m.kind == "start":
                 due.append(s + cfg.new_game_stable)
@@ -578,136 +518,63 @@ class Reconstructor:
             else:
                 if not cand.slow_done:
                     due.append(s + cfg.move_stable)
-                elif self._unmatched_since is not None:
-                    patient = m.patient or self._unmatched_patient
+                elif self._s.unmatched_since is not None:
+                    patient = m.patient or self._s.unmatched_patient
                     wait = cfg.patient_out_of_sync_after if patient else cfg.out_of_sync_after
-                    long_at = max(self._unmatched_since + wait, s + cfg.move_stable)
-                    if self._may_go_out():
+                    long_at = max(self._s.unmatched_since + wait, s + cfg.move_stable)
+                    if self._s.may_go_out():
                         due.append(long_at)
                     if not cand.deep_done:
-                        if self._out_since is not None:
+                        if self._s.out_since is not None:
                             due.append(s + cfg.deep_stable)
                         else:
                             due.append(max(long_at, s + cfg.deep_stable))
-        if self._soft is not None and not self._clock.present:
-            flag_at = self._soft.flag_deadline()
+        if self._s.soft is not None and not self._s.clock.present:
+            flag_at = self._s.soft.flag_deadline()
             if flag_at is not None:
                 due.append(flag_at)
         return min(due) if due else None
 
     # ------------------------------------------------------------------ game state
 
-    def _setup(self, fen: str, chess960: bool) -> None:
-        board = chess.Board(fen, chess960=chess960)
-        self._chess960 = chess960
-        self._root = board.copy()
-        self._root_key = board_key(board)
-        # The start as a board shows it, either way round: colours are read from the
-        # clock only while the pieces still stand there.
-        self._root_codes = {
-            BoardPosition.from_board(board, "normal").codes,
-            BoardPosition.from_board(board, "rotated").codes,
-        }
-        self._left_root = False
-        self._board = board
-        self._plies: list[_Ply] = []
-        self._keys: list[Key] = [self._root_key]
-        self._key_nodes: dict[Key, list[int]] = {self._root_key: [0]}
-        self._cache: dict[Key, _Match] = {}
-        self._version = 0
-        self._seen_at: dict[Key, float] = {}
-        self._observed: list[Key] = []
-        self._presses_since_node = 0
-        # Lever-press times not yet given to a move, oldest first, per colour (True = White).
-        self._stamps: dict[bool, list[tuple[float, MoveTime]]] = {True: [], False: []}
-        self._unmatched_since: float | None = None
-        self._unmatched_patient = False
-        self._out_since: float | None = None
-        self._signalled: Result | None = None
-        # A king move retracted as the first king of a signal: (node key, move, time).
-        self._signal_undone: tuple[Key, chess.Move, float] | None = None
-        self._announced = False
-        self._presses = []
-        self._restart_trail()
-        self._clock.reset("white" if board.turn == chess.WHITE else "black")
-        self._soft = None
-        if self._cand is not None:
-            self._cand.match = None
-            self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
-
-    def _node_changed(self) -> None:
-        self._presses_since_node = 0
-        self._version += 1
-        self._cache.clear()
-        keep = self._cand.key if self._cand is not None else None
-        since = self._seen_at.get(keep) if keep is not None else None
-        self._seen_at = {keep: since} if keep is not None and since is not None else {}
-        self._observed = []
-        self._restart_trail()
-        if self._cand is not None:
-            self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
-
-    def _restart_trail(self) -> None:
-        """A new game node: the trail starts again from what the board shows now."""
-        cand = self._cand
-        self._trail = [_Seen(cand.key, cand.since)] if cand is not None else []
-        self._trail_broken = False
-
-    def _sight(self, key: Key, t: float, recovered: bool = False) -> None:
-        trail = self._trail
-        if trail and trail[-1].until is None:
-            trail[-1] = replace(trail[-1], until=t)
-        trail.append(_Seen(key, t, recovered=recovered))
-        if len(trail) > _TRAIL_MAX:
-            # Bounded: the oldest go, and with them the link to the game node.
-            del trail[: len(trail) - _TRAIL_MAX]
-            self._trail_broken = True
-
     def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
-        if self._announced:
+        if self._s.announced:
             return
-        self._announced = True
-        self._announce_t = t
-        if self._orientation is None:
-            self._orientation = "normal"
-        events.append(NewGame(t, self._root.fen(), self._orientation, self._chess960))
-        if self._time_control is not None:
-            first: Colour = "white" if self._root.turn == chess.WHITE else "black"
-            self._soft = SoftwareClock(self._time_control, first)
-            self._soft.start(t)
+        self._s.announced = True
+        self._s.announce_t = t
+        if self._s.orientation is None:
+            self._s.orientation = "normal"
+        events.append(NewGame(t, self._s.root.fen(), self._s.orientation, self._s.chess960))
+        if self._s.time_control is not None:
+            first: Colour = "white" if self._s.root.turn == chess.WHITE else "black"
+            self._s.soft = SoftwareClock(self._s.time_control, first)
+            self._s.soft.start(t)
 
-    def _adopt(self, m: _Match) -> None:
-        if self._orientation is None and m.orientation is not None:
-            self._orientation = m.orientation
-            cand = self._cand
+    def _adopt(self, m: Match) -> None:
+        if self._s.orientation is None and m.orientation is not None:
+            self._s.orientation = m.orientation
+            cand = self._s.cand
             if cand is not None:
                 cand.key = codes_key(cand.codes, m.orientation)
                 cand.match = None
             if m.orientation == "rotated":
                 # Positions read so far were read as "normal": turn them round too (the
                 # times they were first seen stamp the moves).
-                self._seen_at = {rotate_key(k): v for k, v in self._seen_at.items()}
-                self._observed = [rotate_key(k) for k in self._observed]
-                self._trail = [replace(seen, key=rotate_key(seen.key)) for seen in self._trail]
-                for recent in self._recent:
+                self._s.seen_at = {rotate_key(k): v for k, v in self._s.seen_at.items()}
+                self._s.observed = [rotate_key(k) for k in self._s.observed]
+                self._s.trail = [replace(seen, key=rotate_key(seen.key)) for seen in self._s.trail]
+                for recent in self._s.recent:
                     if recent is not cand:
                         recent.key = codes_key(recent.codes, m.orientation)
                         recent.match = None
 
-    def _clock_running(self) -> bool:
-        reading = self._clock.last_reading
-        return self._clock.present and reading is not None and reading.running
-
-    def _may_go_out(self) -> bool:
-        return self._announced and self._out_since is None and self._signalled is None
-
     # ------------------------------------------------------------------ classification
 
-    def _match_for(self, cand: _Candidate) -> _Match:
-        if cand.match is not None and cand.version == self._version:
+    def _match_for(self, cand: Candidate) -> Match:
+        if cand.match is not None and cand.version == self._s.version:
             return cand.match
         m = self._classify(cand.key)
-        if self._orientation is None:
+        if self._s.orientation is None:
             if m.kind == "none":
                 alt = self._classify(rotate_key(cand.key))
                 if alt.kind != "none":
@@ -715,76 +582,79 @@ class Reconstructor:
             elif m.orientation is None:
                 m = replace(m, orientation="normal")
         cand.match = m
-        cand.version = self._version
+        cand.version = self._s.version
         return m
 
-    def _classify(self, key: Key) -> _Match:
-        cached = self._cache.get(key)
+    def _classify(self, key: Key) -> Match:
+        cached = self._s.cache.get(key)
         if cached is None:
             cached = self._classify_uncached(key)
-            self._cache[key] = cached
+            self._s.cache[key] = cached
         return cached
 
-    def _classify_uncached(self, key: Key) -> _Match:
-        current = self._keys[-1]
+    def _classify_uncached(self, key: Key) -> Match:
+        current = self._s.keys[-1]
         if key == current:
-            return _SAME
+            return SAME
         signal = signal_in(key)
         if signal is not None:
-            return _Match("signal", result=signal[0], kings=(signal[1], signal[2]))
+            return Match("signal", result=signal[0], kings=(signal[1], signal[2]))
         start = self._start_match(key)
         if start is not None:
             same_start = (
-                start.fen == self._root.fen()
-                and start.orientation in (None, self._orientation)
-                and key == self._keys[0]
+                start.fen == self._s.root.fen()
+                and start.orientation in (None, self._s.orientation)
+                and key == self._s.keys[0]
             )
-            early = len(self._plies) < self.config.new_game_min_plies
-            if same_start and early and self._signalled is None:
-                return _Match("takeback", base=0)
+            early = len(self._s.plies) < self._s.config.new_game_min_plies
+            if same_start and early and self._s.signalled is None:
+                return Match("takeback", base=0)
             return start
         if material_feasible(current, key):
-            lines = find_lines(self._board, key, self.config.live_depth, limit=8)
+            lines = find_lines(self._s.board, key, self._s.config.live_depth, limit=8)
             if lines:
-                line = self._most_consistent(self._board, lines)
+                line = self._most_consistent(self._s.board, lines)
                 fitter = self._fitter_correction(key, line)
                 if fitter is not None:
                     return fitter
-                return _Match(
-                    "forward", line, len(self._plies), suspect=self._suspect(self._board, line)
+                return Match(
+                    "forward", line, len(self._s.plies), suspect=self._suspect(self._s.board, line)
                 )
         # Before takebacks: the last piece moving on may repeat an earlier position
         # (Qc7-c6 recorded, the queen goes on to c1 where it stood two moves ago).
         moved_on = self._moved_on(key)
         if moved_on is not None:
             return moved_on
-        nodes = self._key_nodes.get(key)
+        nodes = self._s.key_nodes.get(key)
         if nodes:
-            earlier = [n for n in nodes if n < len(self._plies)]
+            earlier = [n for n in nodes if n < len(self._s.plies)]
             if earlier:
-                return _Match("takeback", base=earlier[-1])
-        return _Match("none", patient=self._patient(current, key))
+                return Match("takeback", base=earlier[-1])
+        return Match("none", patient=self._patient(current, key))
 
-    def _start_match(self, key: Key) -> _Match | None:
+    def _start_match(self, key: Key) -> Match | None:
         count = occupied(key).bit_count()
-        if count != occupied(self._root_key).bit_count() and count != 32:
+        if count != occupied(self._s.root_key).bit_count() and count != 32:
             return None
-        here = self._orientation or "normal"
+        here = self._s.orientation or "normal"
         for orientation, k in ((here, key), (_other(here), rotate_key(key))):
             if k == _STANDARD_START_KEY:
-                return _Match("start", orientation=orientation, fen=chess.STARTING_FEN)
-            if k == self._root_key:
-                return _Match(
-                    "start", orientation=orientation, fen=self._root.fen(), chess960=self._chess960
+                return Match("start", orientation=orientation, fen=chess.STARTING_FEN)
+            if k == self._s.root_key:
+                return Match(
+                    "start",
+                    orientation=orientation,
+                    fen=self._s.root.fen(),
+                    chess960=self._s.chess960,
                 )
-            if self._chess960 and count == 32:
+            if self._s.chess960 and count == 32:
                 fen = key_fen(k) + " w KQkq - 0 1"
                 try:
                     board = chess.Board(fen, chess960=True)
                 except ValueError:
                     continue
                 if board.chess960_pos() is not None:
-                    return _Match("start", orientation=orientation, fen=board.fen(), chess960=True)
+                    return Match("start", orientation=orientation, fen=board.fen(), chess960=True)
         return None
 
     def _patient(self, current: Key, key: Key) -> bool:
@@ -794,7 +664,7 @@ class Reconstructor:
         still slides and rests on its path?"""
         if self._promotion_pending(key) or king_heading_for_centre(current, key):
             return True
-        board = self._board
+        board = self._s.board
         lost = victim_lifted(current, key, board.turn == chess.WHITE)
         return bool(lost) and any(board.generate_legal_captures(chess.BB_ALL, lost))
 
@@ -829,32 +699,32 @@ class Reconstructor:
             for _ in line[:-1]:
                 board.pop()
 
-    def _slow_classify(self, key: Key, deep: bool, chain: bool = False) -> _Match | None:
+    def _slow_classify(self, key: Key, deep: bool, chain: bool = False) -> Match | None:
         """Corrections (an earlier node plus other moves), then a chain through the
         positions seen since the last node, then forward lines longer than the live search
         depth. Only for positions that stayed put a while."""
-        current = self._keys[-1]
+        current = self._s.keys[-1]
         changed = diff_mask(current, key)
         if changed.bit_count() == 1 and not changed & occupied(key):
             return None  # one piece missing from the current position: it is in a hand
-        board = self._board
+        board = self._s.board
         found = self._correction(key)
         if found is not None and not self._replies_past_settled(found):
             # The last move replaced, every position seen since on the way: decided like
             # a move (not two plies back: both players' moves stood on the board).
-            last_only = found.base == len(self._plies) - 1
+            last_only = found.base == len(self._s.plies) - 1
             return replace(found, evident=last_only and self._fits_everything_seen(found))
         if chain:
             chained = self._chain_to(key)
             if chained is not None:
                 moves, orientation = chained
-                return _Match("forward", moves, len(self._plies), orientation, deep=True)
+                return Match("forward", moves, len(self._s.plies), orientation, deep=True)
         if deep and material_feasible(current, key):
             lines = find_lines(
                 board,
                 key,
-                self.config.resync_depth,
-                min_depth=self.config.live_depth + 1,
+                self._s.config.resync_depth,
+                min_depth=self._s.config.live_depth + 1,
                 limit=_DEEP_LIMIT,
             )
             complete = len(lines) < _DEEP_LIMIT
@@ -862,13 +732,13 @@ class Reconstructor:
             if lines:
                 best, rivals = self._best_supported(board, key, lines)
                 if complete and not rivals:
-                    return _Match("forward", best, len(self._plies), deep=True)
+                    return Match("forward", best, len(self._s.plies), deep=True)
                 # Several move orders (or different moves) reach this position and what
                 # the board showed on the way does not single one out: publishing one
                 # would be a guess, and a transposed order is a wrong game. Stay out.
                 shown = [board.variation_san(ln) for ln in (best, *rivals)]
                 ambiguous = tuple(shown[:_AMBIGUOUS_SHOWN])
-                return _Match("none", patient=self._patient(current, key), ambiguous=ambiguous)
+                return Match("none", patient=self._patient(current, key), ambiguous=ambiguous)
         return None
 
     def _back_lines(self, key: Key, first_only: bool) -> list[tuple[int, Line, list[Key], Suspect]]:
@@ -876,8 +746,8 @@ class Reconstructor:
         to `key` that replace recorded moves (not the recorded moves followed by more), as
         (plies back, line, the positions along it from its node, suspect); with
         `first_only`, the first line from the nearest node that has one."""
-        board = self._board
-        back_max = min(self.config.correction_back, len(self._plies))
+        board = self._s.board
+        back_max = min(self._s.config.correction_back, len(self._s.plies))
         popped: list[chess.Move] = []
         out: list[tuple[int, Line, list[Key], Suspect]] = []
         try:
@@ -886,7 +756,7 @@ class Reconstructor:
                 if not material_feasible(board_key(board), key):
                     continue
                 recorded = tuple(reversed(popped))
-                for line in find_lines(board, key, self.config.live_depth, limit=8):
+                for line in find_lines(board, key, self._s.config.live_depth, limit=8):
                     if line[:back] == recorded:
                         continue
                     if back > 1 and line[1:back] == recorded[1:]:
@@ -903,19 +773,19 @@ class Reconstructor:
                 board.push(move)
         return out
 
-    def _correction(self, key: Key) -> _Match | None:
+    def _correction(self, key: Key) -> Match | None:
         """An earlier node (up to `correction_back` plies back) plus other moves."""
         for back, line, _keys, suspect in self._back_lines(key, first_only=True):
-            return _Match("correction", line, len(self._plies) - back, suspect=suspect)
+            return Match("correction", line, len(self._s.plies) - back, suspect=suspect)
         return None
 
-    def _fits_everything_seen(self, m: _Match) -> bool:
+    def _fits_everything_seen(self, m: Match) -> bool:
         """Does every position seen since the node fit the correction `m`'s path (as one
         of its positions or halfway along a step), in the order seen?"""
-        node = self._keys[-1]
-        observed = [seen.key for seen in self._trail if seen.key != node]
-        board = self._board
-        popped = [board.pop() for _ in range(len(self._plies) - m.base)]
+        node = self._s.keys[-1]
+        observed = [seen.key for seen in self._s.trail if seen.key != node]
+        board = self._s.board
+        popped = [board.pop() for _ in range(len(self._s.plies) - m.base)]
         try:
             keys = line_keys(board, m.moves)
         finally:
@@ -923,45 +793,45 @@ class Reconstructor:
                 board.push(move)
         return ordered_fit(keys, observed) == len(observed)
 
-    def _replies_past_settled(self, m: _Match) -> bool:
+    def _replies_past_settled(self, m: Match) -> bool:
         """Does the correction `m` replace a move whose position stood settled on the
         board (`deep_stable`) and add the opponent's reply, when that move's piece was
         never seen moving on? The reply was made to what the board showed: a position seen
         stable for a second stays on the game's path unless the board showed its piece
         going elsewhere (a capture under way whose capturer rests on a square of its path
         is not the recorded move replaced and answered)."""
-        if len(m.moves) <= len(self._plies) - m.base or not self._trail:
+        if len(m.moves) <= len(self._s.plies) - m.base or not self._s.trail:
             return False
-        if not self._node_stood(self.config.deep_stable):
+        if not self._node_stood(self._s.config.deep_stable):
             return False
-        return not any(self._last_piece_moved(seen.key, on=True) for seen in self._trail)
+        return not any(self._last_piece_moved(seen.key, on=True) for seen in self._s.trail)
 
-    def _moved_on(self, key: Key) -> _Match | None:
+    def _moved_on(self, key: Key) -> Match | None:
         """The piece of the last move moved on from its landing square, nothing else
         changed, and it could have gone there at once: that move is corrected (a slide
         that rested on a square of its path). Not for kings: a king stepping on may be the
         first king of a result signal."""
-        if not self._plies:
+        if not self._s.plies:
             return None
-        last = self._plies[-1].move
-        piece = self._board.piece_at(last.to_square)
+        last = self._s.plies[-1].move
+        piece = self._s.board.piece_at(last.to_square)
         if piece is None or piece.piece_type == chess.KING:
             return None
         land = chess.BB_SQUARES[last.to_square]
-        changed = diff_mask(self._keys[-1], key)
+        changed = diff_mask(self._s.keys[-1], key)
         if changed.bit_count() != 2 or not changed & land or occupied(key) & land:
             return None
         there = changed & ~land
         if not key[piece.piece_type - 1] & there or bool(key[6] & there) != piece.color:
             return None
         found = self._correction(key)
-        if found is None or found.base != len(self._plies) - 1 or len(found.moves) != 1:
+        if found is None or found.base != len(self._s.plies) - 1 or len(found.moves) != 1:
             return None
         return replace(found, evident=True)
 
     def _fitter_correction(
         self, key: Key, line: Line, presser: bool | None = None, until: float | None = None
-    ) -> _Match | None:
+    ) -> Match | None:
         """A correction reaching `key` that fits the positions seen since the node (up to
         `until`), in order, better than the forward `line`: a transposed path through a
         recorded move the board then showed otherwise (Bd7, Qe4, Bd7-e6 for Be6, Qe4 when
@@ -971,22 +841,22 @@ class Reconstructor:
         truth), and when `line` moves on the piece of an unpressed last move (without a
         clock, the piece moving on is a correction: a reply within a scan or two leaves
         nothing in between to tell)."""
-        node = self._keys[-1]
+        node = self._s.keys[-1]
         observed = [
             seen.key
-            for seen in self._trail
-            if seen.key != node and (until is None or seen.since <= until + _EPS)
+            for seen in self._s.trail
+            if seen.key != node and (until is None or seen.since <= until + EPS)
         ]
         if not observed:
             return None
-        forward = ordered_fit(line_keys(self._board, line), observed)
+        forward = ordered_fit(line_keys(self._s.board, line), observed)
         tie = presser is not None or self._moves_on(line)
         if not tie and forward >= len(observed):
             return None  # the forward line explains everything seen: nothing to correct
         need = forward if tie else forward + 1
-        best: _Match | None = None
+        best: Match | None = None
         for back, alt, keys, suspect in self._back_lines(key, first_only=False):
-            replaced = self._plies[len(self._plies) - back :]
+            replaced = self._s.plies[len(self._s.plies) - back :]
             if presser is not None and (
                 any(p.by_press for p in replaced) or all(p.white != presser for p in replaced)
             ):
@@ -994,17 +864,17 @@ class Reconstructor:
             score = ordered_fit(keys, observed)
             if score >= need:
                 need = score + 1
-                best = _Match(
-                    "correction", alt, len(self._plies) - back, suspect=suspect, evident=True
+                best = Match(
+                    "correction", alt, len(self._s.plies) - back, suspect=suspect, evident=True
                 )
         return best
 
     def _moves_on(self, line: Line) -> bool:
         """Does `line` move the piece of the last recorded (unpressed) move on from where
         that move put it?"""
-        if not self._plies or self._plies[-1].by_press:
+        if not self._s.plies or self._s.plies[-1].by_press:
             return False
-        land = self._plies[-1].move.to_square
+        land = self._s.plies[-1].move.to_square
         return any(move.from_square == land for move in line[1::2])
 
     def _best_supported(
@@ -1012,7 +882,7 @@ class Reconstructor:
     ) -> tuple[Line, list[Line]]:
         """The line that fits most of the positions seen since the last node, in the
         order they were seen, and the other lines that fit as many (its rivals)."""
-        observed = [seen.key for seen in self._trail if seen.key != key]
+        observed = [seen.key for seen in self._s.trail if seen.key != key]
         scored = [(ordered_fit(line_keys(board, ln), observed), ln) for ln in lines]
         top = max(score for score, _ in scored)
         tied = [ln for score, ln in scored if score == top]
@@ -1023,10 +893,10 @@ class Reconstructor:
         legal moves (each position a move completed or a step on the way), or None. With
         the moves comes the orientation they were found in (None: the one already known).
         """
-        trail = self._trail
-        if self._trail_broken or len(trail) < 2 or trail[-1].key != key:
+        trail = self._s.trail
+        if self._s.trail_broken or len(trail) < 2 or trail[-1].key != key:
             return None
-        if self._orientation is None and not self._announced:
+        if self._s.orientation is None and not self._s.announced:
             return None  # no game yet: the board is being set up
         # A position that lasted less than a scan or two and fits nothing is noise (a
         # misread, a sliding piece on a crossed square); recovered positions come from the
@@ -1036,15 +906,15 @@ class Reconstructor:
             dwell = None if seen.until is None else seen.until - seen.since
             limit = _RECOVERED_SETTLED if seen.recovered else _LIVE_TRANSIENT
             sightings.append(Sighting(seen.key, dwell is not None and dwell < limit))
-        if self._orientation is not None:
-            line = explain_chain(self._board, sightings, self.config.live_depth)
+        if self._s.orientation is not None:
+            line = explain_chain(self._s.board, sightings, self._s.config.live_depth)
             return (line, None) if line else None
         # A resumed game whose board has not shown which way round it stands: the trail
         # was read as "normal"; try it that way, then turned round.
         for orientation in ("normal", "rotated"):
             if orientation == "rotated":
                 sightings = [Sighting(rotate_key(s.key), s.skippable) for s in sightings]
-            line = explain_chain(self._board, sightings, self.config.live_depth)
+            line = explain_chain(self._s.board, sightings, self._s.config.live_depth)
             if line:
                 return line, orientation
         return None
@@ -1053,35 +923,35 @@ class Reconstructor:
         """Positions replayed from the EEPROM log after an outage: the log holds every
         change, so the whole stretch is explained at once as a chain of legal moves. If it
         cannot be, the last position is treated like any other (and may go out of sync)."""
-        if not self._recovered:
+        if not self._s.recovered:
             return
-        items, self._recovered = self._recovered, []
+        items, self._s.recovered = self._s.recovered, []
         self._run(items[0][0], events)
-        orientation = self._orientation or "normal"
+        orientation = self._s.orientation or "normal"
         last_codes: tuple[int, ...] | None = None
         for at, codes in items:
             key = codes_key(codes, orientation)
-            if self._trail and self._trail[-1].key == key:
+            if self._s.trail and self._s.trail[-1].key == key:
                 continue
-            self._seen_at.setdefault(key, at)
-            self._sight(key, at, recovered=True)
-            if len(self._observed) < 64:
-                self._observed.append(key)
+            self._s.seen_at.setdefault(key, at)
+            self._s.sight(key, at, recovered=True)
+            if len(self._s.observed) < 64:
+                self._s.observed.append(key)
             last_codes = codes
         if last_codes is None:
             return
-        last_t = self._trail[-1].since
-        cand = _Candidate(last_codes, last_t, self._trail[-1].key)
-        self._cand = cand
-        self._recent.append(cand)
-        if len(self._recent) > 8:
-            del self._recent[0]
-        if not self._announced or self._signalled is not None:
+        last_t = self._s.trail[-1].since
+        cand = Candidate(last_codes, last_t, self._s.trail[-1].key)
+        self._s.cand = cand
+        self._s.recent.append(cand)
+        if len(self._s.recent) > 8:
+            del self._s.recent[0]
+        if not self._s.announced or self._s.signalled is not None:
             return
         chained = self._chain_to(cand.key)
         if chained is not None:
             moves, found_in = chained
-            self._adopt(_Match("forward", moves, orientation=found_in))
+            self._adopt(Match("forward", moves, orientation=found_in))
             self._back_in_sync(max(t, last_t), events)
             self._play(max(t, last_t), moves, "resync", events)
 
@@ -1090,39 +960,39 @@ class Reconstructor:
         orders): prefer the one that fits the half-made positions seen on the way."""
         if len(lines) == 1:
             return lines[0]
-        return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
+        return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._s.observed))
 
-    def _correction_wait(self, cand: _Candidate, m: _Match) -> float:
+    def _correction_wait(self, cand: Candidate, m: Match) -> float:
         if m.kind == "correction" and m.evident:
             wait = self._forward_wait(m)
-            if any(p.by_press for p in self._plies[m.base :]):
-                wait = max(wait, self.config.pressed_correction_stable)
+            if any(p.by_press for p in self._s.plies[m.base :]):
+                wait = max(wait, self._s.config.pressed_correction_stable)
             return wait
         return self._takeback_wait(cand, m)
 
-    def _takeback_wait(self, cand: _Candidate, m: _Match) -> float:
-        cfg = self.config
+    def _takeback_wait(self, cand: Candidate, m: Match) -> float:
+        cfg = self._s.config
         wait = cfg.takeback_stable
-        if king_heading_for_centre(self._keys[-1], cand.key):
+        if king_heading_for_centre(self._s.keys[-1], cand.key):
             # A king leaving for the centre may be the first half of a result signal.
             wait = max(wait, cfg.centre_king_stable)
-        if m.kind == "correction" and any(p.by_press for p in self._plies[m.base :]):
+        if m.kind == "correction" and any(p.by_press for p in self._s.plies[m.base :]):
             # Replacing moves a lever press confirmed needs more than a piece in the hand.
             wait = max(wait, cfg.pressed_correction_stable)
-        if m.kind == "takeback" and len(self._plies) - m.base > 1:
-            changed = diff_mask(self._keys[-1], cand.key)
+        if m.kind == "takeback" and len(self._s.plies) - m.base > 1:
+            changed = diff_mask(self._s.keys[-1], cand.key)
             if changed.bit_count() == 2 and changed & occupied(cand.key):
                 # An earlier position one piece away (a repetition): more likely that piece
                 # resting on a square of its path than several moves taken back at once.
                 wait = max(wait, cfg.repetition_takeback_stable)
         return wait
 
-    def _forward_wait(self, m: _Match) -> float:
-        cfg = self.config
+    def _forward_wait(self, m: Match) -> float:
+        cfg = self._s.config
         if m.deep:
             return cfg.move_stable
-        resolved = self._presses_since_node - len(self._presses)
-        if len(m.moves) > 1 and self._clock_running() and resolved <= 0:
+        resolved = self._s.presses_since_node - len(self._s.presses)
+        if len(m.moves) > 1 and self._s.clock_running() and resolved <= 0:
             # Both players moved yet nobody pressed the running clock: more likely one
             # half-made move that looks like a capture and recapture. Wait for evidence
             # (a press still settling is not evidence yet: it decides when it resolves).
@@ -1136,38 +1006,38 @@ class Reconstructor:
     # ------------------------------------------------------------------ decisions
 
     def _run(self, t: float, events: list[ReconstructionEvent]) -> None:
-        while self._presses and self._presses[0].deadline <= t + _EPS:
-            self._resolve_press(self._presses.pop(0), events)
+        while self._s.presses and self._s.presses[0].deadline <= t + EPS:
+            self._resolve_press(self._s.presses.pop(0), events)
         for _ in range(4):  # a decision may change the node; re-decide a few times at most
             if not self._decide(t, events):
                 break
-        if self._soft is not None and not self._clock.present:
-            flag = self._soft.flag(t)
+        if self._s.soft is not None and not self._s.clock.present:
+            flag = self._s.soft.flag(t)
             if flag is not None:
                 events.append(flag)
 
     def _decide(self, t: float, events: list[ReconstructionEvent]) -> bool:
         """Act on the current candidate if its evidence suffices; True if state changed."""
-        cand = self._cand
+        cand = self._s.cand
         if cand is None:
             return False
-        cfg = self.config
+        cfg = self._s.config
         m = self._match_for(cand)
-        stable = t - cand.since + _EPS
+        stable = t - cand.since + EPS
         if m.kind != "none":
-            self._unmatched_since = None
+            self._s.unmatched_since = None
         if m.kind == "same":
-            if not self._announced and stable >= cfg.new_game_stable:
+            if not self._s.announced and stable >= cfg.new_game_stable:
                 self._adopt(m)
                 self._announce(t, events)
                 return True
             if (
-                self._orientation is None
+                self._s.orientation is None
                 and m.orientation is not None
                 and stable >= cfg.move_stable
             ):
                 self._adopt(m)  # a resumed game: the board shows it, this way round
-            if self._out_since is not None and stable >= cfg.move_stable:
+            if self._s.out_since is not None and stable >= cfg.move_stable:
                 self._back_in_sync(t, events)
                 return True
             return False
@@ -1179,15 +1049,15 @@ class Reconstructor:
                 return True
             return False
         if m.kind == "signal":
-            if m.result != self._signalled and stable >= cfg.signal_stable:
+            if m.result != self._s.signalled and stable >= cfg.signal_stable:
                 self._signal(t, m, cand.key, events)
                 return True
             return False
         if m.kind == "start":
             if stable >= cfg.new_game_stable:
-                self._orientation = m.orientation or self._orientation
-                self._setup(m.fen, m.chess960)
-                cand.key = codes_key(cand.codes, self._orientation or "normal")
+                self._s.orientation = m.orientation or self._s.orientation
+                self._s.setup(m.fen, m.chess960)
+                cand.key = codes_key(cand.codes, self._s.orientation or "normal")
                 self._announce(t, events)
                 return True
             return False
@@ -1199,76 +1069,76 @@ class Reconstructor:
                 return True
             return False
         # Nothing matches (yet).
-        if self._unmatched_since is None:
-            self._unmatched_since = cand.since
-            self._unmatched_patient = False
+        if self._s.unmatched_since is None:
+            self._s.unmatched_since = cand.since
+            self._s.unmatched_patient = False
         # Once a stretch looked like a promotion or a result signal in progress, it
         # keeps the longer wait (the pawn comes off before the new piece goes on).
-        self._unmatched_patient = self._unmatched_patient or m.patient
-        wait = cfg.patient_out_of_sync_after if self._unmatched_patient else cfg.out_of_sync_after
-        long_unmatched = t + _EPS >= self._unmatched_since + wait
+        self._s.unmatched_patient = self._s.unmatched_patient or m.patient
+        wait = cfg.patient_out_of_sync_after if self._s.unmatched_patient else cfg.out_of_sync_after
+        long_unmatched = t + EPS >= self._s.unmatched_since + wait
         if stable >= cfg.move_stable:
             # Deep lines explain half-made positions too easily: search them only once
             # the board has been out of step for a while.
-            deep = (self._out_since is not None or long_unmatched) and stable >= cfg.deep_stable
+            deep = (self._s.out_since is not None or long_unmatched) and stable >= cfg.deep_stable
             if not cand.slow_done or (deep and not cand.deep_done):
                 cand.slow_done = True
                 cand.deep_done = deep
                 # A chain through every position seen since the last node is strong
                 # evidence: try it as soon as the board has been out of step a while.
-                chain = (self._out_since is not None or long_unmatched) and not cand.chain_done
+                chain = (self._s.out_since is not None or long_unmatched) and not cand.chain_done
                 cand.chain_done = cand.chain_done or chain
                 slow = self._slow_classify(cand.key, deep, chain)
                 if slow is not None:
                     cand.match = slow
                     return True
-            if self._may_go_out() and long_unmatched:
-                self._out_since = self._unmatched_since
+            if self._s.may_go_out() and long_unmatched:
+                self._s.out_since = self._s.unmatched_since
                 events.append(
                     OutOfSync(
                         t,
                         key_fen(cand.key),
-                        len(self._plies),
-                        self._unmatched_since,
+                        len(self._s.plies),
+                        self._s.unmatched_since,
                         m.ambiguous,
                     )
                 )
         return False
 
     def _back_in_sync(self, t: float, events: list[ReconstructionEvent]) -> None:
-        if self._out_since is not None:
-            events.append(BackInSync(t, t - self._out_since, len(self._plies)))
-            self._out_since = None
-        self._unmatched_since = None
+        if self._s.out_since is not None:
+            events.append(BackInSync(t, t - self._s.out_since, len(self._s.plies)))
+            self._s.out_since = None
+        self._s.unmatched_since = None
 
-    def _signal(self, t: float, m: _Match, key: Key, events: list[ReconstructionEvent]) -> None:
+    def _signal(self, t: float, m: Match, key: Key, events: list[ReconstructionEvent]) -> None:
         assert m.result is not None
         self._announce(t, events)
         white_king, black_king = m.kings
-        undone = self._signal_undone
-        if undone is not None and undone[0] == self._keys[-1]:
+        undone = self._s.signal_undone
+        if undone is not None and undone[0] == self._s.keys[-1]:
             _node, move, t_move = undone
-            mover_king = white_king if self._board.turn == chess.WHITE else black_king
-            if mover_king != move.to_square and self._board.is_legal(move):
+            mover_king = white_king if self._s.board.turn == chess.WHITE else black_king
+            if mover_king != move.to_square and self._s.board.is_legal(move):
                 # That king left its square again for this signal: it was the game's last
                 # move after all, not the first king of the signal. Put the move back.
-                self._signal_undone = None
-                after = self._board.copy(stack=False)
+                self._s.signal_undone = None
+                after = self._s.board.copy(stack=False)
                 after.push(move)
-                self._seen_at[board_key(after)] = t_move
+                self._s.seen_at[board_key(after)] = t_move
                 self._play(t, (move,), "stable", events)
         base = self._signal_setup(t, key, white_king, black_king)
         if base is not None:
             # The "moves" were this signal being set up: the first king walking in, or
             # the pieces on the kings' squares taken off (which can look like a capture
             # and a recapture). Not moves.
-            last = self._plies[-1]
+            last = self._s.plies[-1]
             self._retract(t, base, events)
             if last.centre_king:
-                self._signal_undone = (self._keys[-1], last.move, last.t)
-        self._signalled = m.result
-        self._out_since = None
-        self._unmatched_since = None
+                self._s.signal_undone = (self._s.keys[-1], last.move, last.t)
+        self._s.signalled = m.result
+        self._s.out_since = None
+        self._s.unmatched_since = None
         events.append(
             ResultSignalled(
                 t, m.result, chess.square_name(white_king), chess.square_name(black_king)
@@ -1277,10 +1147,10 @@ class Reconstructor:
 
     def _node_stood(self, seconds: float) -> bool:
         """Did the current node's position stand unchanged `seconds` or more once seen?"""
-        first = self._trail[0] if self._trail else None
-        if first is None or first.key != self._keys[-1] or first.until is None:
+        first = self._s.trail[0] if self._s.trail else None
+        if first is None or first.key != self._s.keys[-1] or first.until is None:
             return False
-        return first.until - first.since + _EPS >= seconds
+        return first.until - first.since + EPS >= seconds
 
     def _signal_setup(
         self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
@@ -1293,10 +1163,12 @@ class Reconstructor:
         squares read as a capture and a recapture (two plies, both leaving a king's
         square)."""
         targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
-        n = len(self._plies)
+        n = len(self._s.plies)
         for back in (1, 2):
-            plies = self._plies[n - back :] if back <= n else []
-            if not plies or any(p.by_press or t - p.t > self.config.signal_lookback for p in plies):
+            plies = self._s.plies[n - back :] if back <= n else []
+            if not plies or any(
+                p.by_press or t - p.t > self._s.config.signal_lookback for p in plies
+            ):
                 return None
             if back == 1:
                 last = plies[0]
@@ -1304,11 +1176,11 @@ class Reconstructor:
                 fits = (
                     last.centre_king
                     and last.move.to_square == own_king
-                    and not self._node_stood(self.config.centre_king_stable)
+                    and not self._node_stood(self._s.config.centre_king_stable)
                 )
             else:
                 fits = all(chess.BB_SQUARES[p.move.from_square] & targets for p in plies)
-            if fits and kings_only(self._keys[n - back], key, targets):
+            if fits and kings_only(self._s.keys[n - back], key, targets):
                 return n - back
         return None
 
@@ -1316,24 +1188,24 @@ class Reconstructor:
         self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]
     ) -> None:
         self._announce(t, events)
-        board = self._board
+        board = self._s.board
         # Pending press times go to the latest plies of each colour in the line.
         stamp_for: dict[int, MoveTime] = {}
         turn = board.turn
         for colour in (True, False):
             mine = [i for i in range(len(moves)) if (turn if i % 2 == 0 else not turn) == colour]
-            stamps = self._fresh_stamps(colour, t)
+            stamps = self._s.fresh_stamps(colour, t)
             if stamps and not mine:
                 self._clock_waiting(t, colour, stamps[-1], events)
             for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
                 stamp_for[i] = stamp
-            self._stamps[colour] = []
+            self._s.stamps[colour] = []
         # Each move is stamped when its position was first seen; one never seen (merged
         # into a fast reply's scan) was made no later than the move after it.
         times = [t] * len(moves)
         later = t
         for i, key in reversed(list(enumerate(line_keys(board, moves)[1:]))):
-            later = times[i] = min(later, self._seen_at.get(key, later))
+            later = times[i] = min(later, self._s.seen_at.get(key, later))
         for i, move in enumerate(moves):
             white = board.turn == chess.WHITE
             san = board.san(move)
@@ -1344,19 +1216,19 @@ class Reconstructor:
             )
             board.push(move)
             key = board_key(board)
-            node = len(self._keys)
-            self._keys.append(key)
-            self._key_nodes.setdefault(key, []).append(node)
+            node = len(self._s.keys)
+            self._s.keys.append(key)
+            self._s.key_nodes.setdefault(key, []).append(node)
             t_ply = times[i]
             clock: MoveTime | None = None
             clock = stamp_for.get(i)
-            if clock is None and self._soft is not None and not self._clock.present:
-                clock = self._soft.move(t_ply)
-            ply = _Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
-            self._plies.append(ply)
+            if clock is None and self._s.soft is not None and not self._s.clock.present:
+                clock = self._s.soft.move(t_ply)
+            ply = Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
+            self._s.plies.append(ply)
             events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
-        self._signalled = None
-        self._node_changed()
+        self._s.signalled = None
+        self._s.node_changed()
 
     def _clock_waiting(
         self, t: float, white: bool, time: MoveTime, events: list[ReconstructionEvent]
@@ -1364,20 +1236,20 @@ class Reconstructor:
         """A press of `white` waited for a correction that did not come (the opponent
         took the piece): it finished `white`'s last move, if that has no time yet."""
         for back in (1, 2):
-            if len(self._plies) >= back and self._plies[-back].white == white:
-                ply = self._plies[-back]
+            if len(self._s.plies) >= back and self._s.plies[-back].white == white:
+                ply = self._s.plies[-back]
                 if ply.clock is None:
                     ply.clock = time
                     ply.by_press = True
-                    events.append(MoveClocked(t, len(self._plies) - back + 1, time))
+                    events.append(MoveClocked(t, len(self._s.plies) - back + 1, time))
                 return
 
     def _correct(
-        self, t: float, m: _Match, evidence: Evidence, events: list[ReconstructionEvent]
+        self, t: float, m: Match, evidence: Evidence, events: list[ReconstructionEvent]
     ) -> None:
         """Take the game back to node `m.base` and play `m.moves` from there."""
-        replaced = self._plies[m.base :]
-        waiting = self._stamps
+        replaced = self._s.plies[m.base :]
+        waiting = self._s.stamps
         self._retract(t, m.base, events)
         if m.moves:
             # A correction keeps the clock times of the moves it replaces, and the presses
@@ -1388,22 +1260,22 @@ class Reconstructor:
                 carried = [
                     (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
                 ]
-                self._stamps[colour] = carried + waiting[colour]
+                self._s.stamps[colour] = carried + waiting[colour]
             self._play(t, m.moves, evidence, events)
 
     def _retract(self, t: float, to_ply: int, events: list[ReconstructionEvent]) -> None:
-        if to_ply >= len(self._plies):
+        if to_ply >= len(self._s.plies):
             return
-        removed = self._plies[to_ply:]
+        removed = self._s.plies[to_ply:]
         for _ in removed:
-            key = self._keys.pop()
-            nodes = self._key_nodes[key]
+            key = self._s.keys.pop()
+            nodes = self._s.key_nodes[key]
             nodes.pop()
             if not nodes:
-                del self._key_nodes[key]
-            self._board.pop()
-        del self._plies[to_ply:]
-        self._stamps = {True: [], False: []}
+                del self._s.key_nodes[key]
+            self._s.board.pop()
+        del self._s.plies[to_ply:]
+        self._s.stamps = {True: [], False: []}
         events.append(
             MoveRetracted(
                 t,
@@ -1413,24 +1285,24 @@ class Reconstructor:
             )
         )
         self._rebuild_soft_clock()
-        self._node_changed()
+        self._s.node_changed()
 
     def _rebuild_soft_clock(self) -> None:
-        if self._soft is None or self._time_control is None:
+        if self._s.soft is None or self._s.time_control is None:
             return
-        first: Colour = "white" if self._root.turn == chess.WHITE else "black"
-        soft = SoftwareClock(self._time_control, first)
-        soft.start(self._announce_t)
-        for p in self._plies:
+        first: Colour = "white" if self._s.root.turn == chess.WHITE else "black"
+        soft = SoftwareClock(self._s.time_control, first)
+        soft.start(self._s.announce_t)
+        for p in self._s.plies:
             soft.move(p.t)
-        self._soft = soft
+        self._s.soft = soft
 
     # ------------------------------------------------------------------ lever presses
 
-    def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
-        window = [c for c in press.cands if c.since <= press.deadline + _EPS]
-        shown: list[_Candidate] = []  # latest first, pieces passing by left out
-        passing: list[_Candidate] = []
+    def _resolve_press(self, press: Press, events: list[ReconstructionEvent]) -> None:
+        window = [c for c in press.cands if c.since <= press.deadline + EPS]
+        shown: list[Candidate] = []  # latest first, pieces passing by left out
+        passing: list[Candidate] = []
         for k in range(len(window) - 1, -1, -1):
             cand = window[k]
             # A position replaced within one scan by the piece that arrived in it moving on
@@ -1438,10 +1310,10 @@ class Reconstructor:
             # crossed square), not what the press completed. Replaced by another hand (a
             # fast reply, maybe taking that piece at once) it was a move.
             if (
-                cand is not self._cand
+                cand is not self._s.cand
                 and k + 1 < len(window)
-                and window[k + 1].since - cand.since < self.config.press_min_dwell
-                and _passes_on(cand.key, self._keys[-1], [w.key for w in window[k + 1 :]])
+                and window[k + 1].since - cand.since < self._s.config.press_min_dwell
+                and _passes_on(cand.key, self._s.keys[-1], [w.key for w in window[k + 1 :]])
             ):
                 passing.append(cand)
                 continue
@@ -1470,9 +1342,9 @@ class Reconstructor:
             # to the node: a stall may have held the press back past the look-back.
             first = shown[-1].since if shown else press.t
             earlier = [
-                _Candidate((), seen.since, seen.key)
-                for seen in reversed(self._trail)
-                if seen.since < first - _EPS and seen.key != self._keys[-1]
+                Candidate((), seen.since, seen.key)
+                for seen in reversed(self._s.trail)
+                if seen.since < first - EPS and seen.key != self._s.keys[-1]
             ]
             for cand in shown + earlier:
                 if self._match_for(cand).kind != "none":
@@ -1480,7 +1352,7 @@ class Reconstructor:
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
                     return
-        forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
+        forward: list[tuple[int, Match, bool]] = []  # (index in shown, match, seen whole)
         # The board shows the game's position at the press: the press finished the last
         # move. Positions before it in the window were the way to it (a reader's stall
         # stamps them all alike): a knight lifted, then a bishop lifted, is no capture
@@ -1490,9 +1362,9 @@ class Reconstructor:
             m = self._match_for(cand)
             whole = m.kind == "forward"
             if m.kind == "none":
-                lifted = self._move_then_lifted(self._board, cand.key, press.white)
+                lifted = self._move_then_lifted(self._s.board, cand.key, press.white)
                 if lifted is not None:
-                    m = _Match("forward", (lifted,), len(self._plies))
+                    m = Match("forward", (lifted,), len(self._s.plies))
             if m.kind == "forward":
                 forward.append((k, m, whole))
         # The latest line wins if it passes through every position shown before it;
@@ -1501,13 +1373,13 @@ class Reconstructor:
         # under way reads as a capture and recapture elsewhere). An earlier half-made position is never
         # preferred (one that looks like a capture and recapture, or a move with a piece
         # of the opponent's in the hand): the latest line then stands.
-        node = self._keys[-1]
-        latest = line_keys(self._board, forward[0][1].moves) if forward else []
+        node = self._s.keys[-1]
+        latest = line_keys(self._s.board, forward[0][1].moves) if forward else []
         for i, (k, m, whole) in enumerate(forward):
             if i > 0 and (len(m.moves) > 1 or not whole or ordered_fit(latest, [shown[k].key]) > 0):
                 continue  # not seen whole, or on the latest line's way (a rest, say)
             before = [c.key for c in reversed(shown[k + 1 :]) if c.key != node]
-            fit = ordered_fit(line_keys(self._board, m.moves), before) == len(before)
+            fit = ordered_fit(line_keys(self._s.board, m.moves), before) == len(before)
             if fit and self._press_completes(press, m, events):
                 return
         for _k, m, _whole in forward:
@@ -1520,32 +1392,34 @@ class Reconstructor:
         # it (`_play` gives the press to the move then).
         moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white)
         for back in (1, 2) if not moved_on else ():
-            if len(self._plies) >= back:
-                ply = self._plies[-back]
+            if len(self._s.plies) >= back:
+                ply = self._s.plies[-back]
                 if ply.white == press.white:
-                    if ply.clock is None and ply.t <= press.t + _EPS:
+                    if ply.clock is None and ply.t <= press.t + EPS:
                         ply.clock = press.time
                         ply.by_press = True
-                        events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
+                        events.append(
+                            MoveClocked(press.t, len(self._s.plies) - back + 1, press.time)
+                        )
                         # It finished a move already recorded: no press for what follows.
-                        self._presses_since_node = max(0, self._presses_since_node - 1)
+                        self._s.presses_since_node = max(0, self._s.presses_since_node - 1)
                         return
                     break
-        self._stamps[press.white].append((press.t, press.time))
+        self._s.stamps[press.white].append((press.t, press.time))
 
-    def _press_completes(self, press: _Press, m: _Match, events: list[ReconstructionEvent]) -> bool:
+    def _press_completes(self, press: Press, m: Match, events: list[ReconstructionEvent]) -> bool:
         """Play (or correct to) `m` up to the presser's last move in it, with the press's
         time; a fast reply after that move waits for its own evidence. False when the
         line has no move of the presser."""
-        plies = self._plies
-        turn = plies[m.base].white if m.base < len(plies) else self._board.turn == chess.WHITE
+        plies = self._s.plies
+        turn = plies[m.base].white if m.base < len(plies) else self._s.board.turn == chess.WHITE
         last = None
         for i in range(len(m.moves)):
             if (turn if i % 2 == 0 else not turn) == press.white:
                 last = i
         if last is None:
             return False
-        self._stamps[press.white].append((press.t, press.time))
+        self._s.stamps[press.white].append((press.t, press.time))
         self._adopt(m)
         self._back_in_sync(press.deadline, events)
         m = replace(m, moves=m.moves[: last + 1])
@@ -1555,7 +1429,7 @@ class Reconstructor:
             self._play(press.deadline, m.moves, "press", events)
         return True
 
-    def _press_correction(self, cand: _Candidate, white: bool) -> _Match | None:
+    def _press_correction(self, cand: Candidate, white: bool) -> Match | None:
         """A correction of moves no press confirmed that `cand` shows, for a press by
         `white`: what the board shows (a correction, or a position nothing else explains),
         or a forward line through the presser's moved-on piece when a correction fits
@@ -1568,17 +1442,17 @@ class Reconstructor:
             m = self._correction(cand.key) or self._lifted_after_correction(cand.key, white) or m
         if m.kind != "correction":
             return None
-        replaced = self._plies[m.base :]
+        replaced = self._s.plies[m.base :]
         if any(p.by_press for p in replaced) or all(p.white != white for p in replaced):
             return None
         return m
 
-    def _lifted_after_correction(self, key: Key, white: bool) -> _Match | None:
+    def _lifted_after_correction(self, key: Key, white: bool) -> Match | None:
         """The presser's last move replaced by another, then one piece lifted by the
         opponent (a fast reply under way at the press): a correction of that move."""
-        if not self._plies or self._plies[-1].white != white:
+        if not self._s.plies or self._s.plies[-1].white != white:
             return None
-        board = self._board
+        board = self._s.board
         recorded = board.pop()
         try:
             move = self._move_then_lifted(board, key, white)
@@ -1586,20 +1460,24 @@ class Reconstructor:
             board.push(recorded)
         if move is None or move == recorded:
             return None
-        return _Match("correction", (move,), len(self._plies) - 1, evident=True)
+        return Match("correction", (move,), len(self._s.plies) - 1, evident=True)
 
     def _unpressed_last(self, white: bool) -> bool:
         """Is the last recorded ply a move of `white` that no lever press confirmed?"""
-        return bool(self._plies) and self._plies[-1].white == white and not self._plies[-1].by_press
+        return (
+            bool(self._s.plies)
+            and self._s.plies[-1].white == white
+            and not self._s.plies[-1].by_press
+        )
 
     def _unshown_move(self, key: Key, white: bool, moved_on: bool = False) -> bool:
         """Is the last recorded ply an unpressed move of `white` whose piece `key` no
         longer shows where that move put it? With `moved_on`, only when one like it also
         stands on a square it did not hold (not just taken off by the opponent to capture
         it)."""
-        if not self._plies:
+        if not self._s.plies:
             return False
-        last = self._plies[-1]
+        last = self._s.plies[-1]
         if last.white != white or last.by_press:
             return False
         return self._last_piece_moved(key, moved_on)
@@ -1607,15 +1485,15 @@ class Reconstructor:
     def _last_piece_moved(self, key: Key, on: bool) -> bool:
         """Is the piece of the last recorded ply gone from where that ply put it in `key`
         (and, with `on`, one like it standing on a square it did not hold)?"""
-        last = self._plies[-1]
-        piece = self._board.piece_at(last.move.to_square)
+        last = self._s.plies[-1]
+        piece = self._s.board.piece_at(last.move.to_square)
         if piece is None:
             return False
         slot = piece.piece_type - 1
         mine = key[slot] & colour_mask(key, piece.color)
         if mine & chess.BB_SQUARES[last.move.to_square]:
             return False
-        current = self._keys[-1]
+        current = self._s.keys[-1]
         return not on or bool(mine & ~(current[slot] & colour_mask(current, piece.color)))
 
     def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
@@ -1645,7 +1523,3 @@ class Reconstructor:
             if touched:
                 fits.append(move)
         return fits[0] if len(fits) == 1 else None
-
-    def _fresh_stamps(self, white: bool, t: float) -> list[MoveTime]:
-        ttl = self.config.stamp_ttl
-        return [time for stamp_t, time in self._stamps[white] if t - stamp_t <= ttl]

@@ -24,12 +24,7 @@ import chess
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.config import ReconstructionConfig
 from boards.reconstruction.events import (
-    BackInSync,
-    Evidence,
     MoveClocked,
-    MovePlayed,
-    MoveRetracted,
-    NewGame,
     OutOfSync,
     ReconstructionEvent,
     Result,
@@ -49,6 +44,14 @@ from boards.reconstruction.keys import (
     victim_lifted,
 )
 from boards.reconstruction.log_explain import explain_log, presser_part
+from boards.reconstruction.record import (
+    adopt,
+    announce,
+    back_in_sync,
+    correct,
+    play,
+    retract,
+)
 from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
 from boards.reconstruction.search import (
     Line,
@@ -76,10 +79,9 @@ from clocks.clocktimes import (
     FlagFell,
     LeverPressed,
     MoveTime,
-    SoftwareClock,
 )
 from clocks.reading import ClockReading, NoClock, Side
-from clocks.timecontrol import Colour, TimeControl
+from clocks.timecontrol import TimeControl
 
 _LIVE_TRANSIENT = 0.4  # seconds: one or two board scans
 _RECOVERED_SETTLED = 0.2
@@ -243,7 +245,7 @@ class Reconstructor:
             self._s.orientation = orientation
         self._s.setup(start_fen or chess.STARTING_FEN, chess960)
         events: list[ReconstructionEvent] = []
-        self._announce(t, events)
+        announce(self._s, t, events)
         return events
 
     def feed_position(
@@ -361,9 +363,9 @@ class Reconstructor:
             events += self.feed_position(t, positions[-1][0])
             return events
         first, orientation = aligned
-        self._adopt(Match("same", orientation=orientation))
+        adopt(self._s, Match("same", orientation=orientation))
         self._s.cand = None  # what the board showed before the log is superseded by it
-        self._announce(t, events)
+        announce(self._s, t, events)
         keys = [codes_key(p.codes, orientation) for p, _ in positions]
         clocked = any(presses for _, presses in positions[first + 1 :])
         self._log_press_at_node(t, positions[first][1], events)
@@ -395,8 +397,8 @@ class Reconstructor:
                 white = self._s.clock.colour_of(side) == "white"
                 self._s.stamps[white].append((t, MoveTime(float(seconds), None)))
             self._s.left_root = True
-            self._back_in_sync(t, events)
-            self._play(t, line, "press" if presses else "resync", events)
+            back_in_sync(self._s, t, events)
+            play(self._s, t, line, "press" if presses else "resync", events)
             pending, carried = ([key] if line != whole else []), []
         for key in pending[:-1]:
             self._s.sight(key, t)  # the way to the last position, for a chain resync
@@ -416,8 +418,8 @@ class Reconstructor:
         line, _ = explain_log(self._s.board, keys, self._s.config.live_depth)
         if line:
             self._s.left_root = True
-            self._back_in_sync(t, events)
-            self._play(t, line, "resync", events)
+            back_in_sync(self._s, t, events)
+            play(self._s, t, line, "resync", events)
 
     def _align_unpressed(
         self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
@@ -536,37 +538,6 @@ class Reconstructor:
         return min(due) if due else None
 
     # ------------------------------------------------------------------ game state
-
-    def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
-        if self._s.announced:
-            return
-        self._s.announced = True
-        self._s.announce_t = t
-        if self._s.orientation is None:
-            self._s.orientation = "normal"
-        events.append(NewGame(t, self._s.root.fen(), self._s.orientation, self._s.chess960))
-        if self._s.time_control is not None:
-            first: Colour = "white" if self._s.root.turn == chess.WHITE else "black"
-            self._s.soft = SoftwareClock(self._s.time_control, first)
-            self._s.soft.start(t)
-
-    def _adopt(self, m: Match) -> None:
-        if self._s.orientation is None and m.orientation is not None:
-            self._s.orientation = m.orientation
-            cand = self._s.cand
-            if cand is not None:
-                cand.key = codes_key(cand.codes, m.orientation)
-                cand.match = None
-            if m.orientation == "rotated":
-                # Positions read so far were read as "normal": turn them round too (the
-                # times they were first seen stamp the moves).
-                self._s.seen_at = {rotate_key(k): v for k, v in self._s.seen_at.items()}
-                self._s.observed = [rotate_key(k) for k in self._s.observed]
-                self._s.trail = [replace(seen, key=rotate_key(seen.key)) for seen in self._s.trail]
-                for recent in self._s.recent:
-                    if recent is not cand:
-                        recent.key = codes_key(recent.codes, m.orientation)
-                        recent.match = None
 
     # ------------------------------------------------------------------ classification
 
@@ -951,9 +922,9 @@ class Reconstructor:
         chained = self._chain_to(cand.key)
         if chained is not None:
             moves, found_in = chained
-            self._adopt(Match("forward", moves, orientation=found_in))
-            self._back_in_sync(max(t, last_t), events)
-            self._play(max(t, last_t), moves, "resync", events)
+            adopt(self._s, Match("forward", moves, orientation=found_in))
+            back_in_sync(self._s, max(t, last_t), events)
+            play(self._s, max(t, last_t), moves, "resync", events)
 
     def _most_consistent(self, board: chess.Board, lines: list[Line]) -> Line:
         """Different lines can reach one placement (bxa4 bxa4 / bxc4 bxc4, transposed
@@ -1028,24 +999,24 @@ class Reconstructor:
             self._s.unmatched_since = None
         if m.kind == "same":
             if not self._s.announced and stable >= cfg.new_game_stable:
-                self._adopt(m)
-                self._announce(t, events)
+                adopt(self._s, m)
+                announce(self._s, t, events)
                 return True
             if (
                 self._s.orientation is None
                 and m.orientation is not None
                 and stable >= cfg.move_stable
             ):
-                self._adopt(m)  # a resumed game: the board shows it, this way round
+                adopt(self._s, m)  # a resumed game: the board shows it, this way round
             if self._s.out_since is not None and stable >= cfg.move_stable:
-                self._back_in_sync(t, events)
+                back_in_sync(self._s, t, events)
                 return True
             return False
         if m.kind == "forward":
             if stable >= self._forward_wait(m):
-                self._adopt(m)
-                self._back_in_sync(t, events)
-                self._play(t, m.moves, "resync" if m.deep else "stable", events)
+                adopt(self._s, m)
+                back_in_sync(self._s, t, events)
+                play(self._s, t, m.moves, "resync" if m.deep else "stable", events)
                 return True
             return False
         if m.kind == "signal":
@@ -1058,14 +1029,14 @@ class Reconstructor:
                 self._s.orientation = m.orientation or self._s.orientation
                 self._s.setup(m.fen, m.chess960)
                 cand.key = codes_key(cand.codes, self._s.orientation or "normal")
-                self._announce(t, events)
+                announce(self._s, t, events)
                 return True
             return False
         if m.kind in ("takeback", "correction"):
             if stable >= self._correction_wait(cand, m):
-                self._adopt(m)
-                self._back_in_sync(t, events)
-                self._correct(t, m, "stable", events)
+                adopt(self._s, m)
+                back_in_sync(self._s, t, events)
+                correct(self._s, t, m, "stable", events)
                 return True
             return False
         # Nothing matches (yet).
@@ -1105,15 +1076,9 @@ class Reconstructor:
                 )
         return False
 
-    def _back_in_sync(self, t: float, events: list[ReconstructionEvent]) -> None:
-        if self._s.out_since is not None:
-            events.append(BackInSync(t, t - self._s.out_since, len(self._s.plies)))
-            self._s.out_since = None
-        self._s.unmatched_since = None
-
     def _signal(self, t: float, m: Match, key: Key, events: list[ReconstructionEvent]) -> None:
         assert m.result is not None
-        self._announce(t, events)
+        announce(self._s, t, events)
         white_king, black_king = m.kings
         undone = self._s.signal_undone
         if undone is not None and undone[0] == self._s.keys[-1]:
@@ -1126,14 +1091,14 @@ class Reconstructor:
                 after = self._s.board.copy(stack=False)
                 after.push(move)
                 self._s.seen_at[board_key(after)] = t_move
-                self._play(t, (move,), "stable", events)
+                play(self._s, t, (move,), "stable", events)
         base = self._signal_setup(t, key, white_king, black_king)
         if base is not None:
             # The "moves" were this signal being set up: the first king walking in, or
             # the pieces on the kings' squares taken off (which can look like a capture
             # and a recapture). Not moves.
             last = self._s.plies[-1]
-            self._retract(t, base, events)
+            retract(self._s, t, base, events)
             if last.centre_king:
                 self._s.signal_undone = (self._s.keys[-1], last.move, last.t)
         self._s.signalled = m.result
@@ -1183,119 +1148,6 @@ class Reconstructor:
             if fits and kings_only(self._s.keys[n - back], key, targets):
                 return n - back
         return None
-
-    def _play(
-        self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]
-    ) -> None:
-        self._announce(t, events)
-        board = self._s.board
-        # Pending press times go to the latest plies of each colour in the line.
-        stamp_for: dict[int, MoveTime] = {}
-        turn = board.turn
-        for colour in (True, False):
-            mine = [i for i in range(len(moves)) if (turn if i % 2 == 0 else not turn) == colour]
-            stamps = self._s.fresh_stamps(colour, t)
-            if stamps and not mine:
-                self._clock_waiting(t, colour, stamps[-1], events)
-            for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
-                stamp_for[i] = stamp
-            self._s.stamps[colour] = []
-        # Each move is stamped when its position was first seen; one never seen (merged
-        # into a fast reply's scan) was made no later than the move after it.
-        times = [t] * len(moves)
-        later = t
-        for i, key in reversed(list(enumerate(line_keys(board, moves)[1:]))):
-            later = times[i] = min(later, self._s.seen_at.get(key, later))
-        for i, move in enumerate(moves):
-            white = board.turn == chess.WHITE
-            san = board.san(move)
-            centre_king = (
-                board.piece_type_at(move.from_square) == chess.KING
-                and not board.is_castling(move)
-                and bool(chess.BB_SQUARES[move.to_square] & CENTRE)
-            )
-            board.push(move)
-            key = board_key(board)
-            node = len(self._s.keys)
-            self._s.keys.append(key)
-            self._s.key_nodes.setdefault(key, []).append(node)
-            t_ply = times[i]
-            clock: MoveTime | None = None
-            clock = stamp_for.get(i)
-            if clock is None and self._s.soft is not None and not self._s.clock.present:
-                clock = self._s.soft.move(t_ply)
-            ply = Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
-            self._s.plies.append(ply)
-            events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
-        self._s.signalled = None
-        self._s.node_changed()
-
-    def _clock_waiting(
-        self, t: float, white: bool, time: MoveTime, events: list[ReconstructionEvent]
-    ) -> None:
-        """A press of `white` waited for a correction that did not come (the opponent
-        took the piece): it finished `white`'s last move, if that has no time yet."""
-        for back in (1, 2):
-            if len(self._s.plies) >= back and self._s.plies[-back].white == white:
-                ply = self._s.plies[-back]
-                if ply.clock is None:
-                    ply.clock = time
-                    ply.by_press = True
-                    events.append(MoveClocked(t, len(self._s.plies) - back + 1, time))
-                return
-
-    def _correct(
-        self, t: float, m: Match, evidence: Evidence, events: list[ReconstructionEvent]
-    ) -> None:
-        """Take the game back to node `m.base` and play `m.moves` from there."""
-        replaced = self._s.plies[m.base :]
-        waiting = self._s.stamps
-        self._retract(t, m.base, events)
-        if m.moves:
-            # A correction keeps the clock times of the moves it replaces, and the presses
-            # still waiting for a move (a press that came while the board showed the wrong
-            # line had no move to go to): the replacing moves get them, oldest first, per
-            # colour.
-            for colour in (True, False):
-                carried = [
-                    (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
-                ]
-                self._s.stamps[colour] = carried + waiting[colour]
-            self._play(t, m.moves, evidence, events)
-
-    def _retract(self, t: float, to_ply: int, events: list[ReconstructionEvent]) -> None:
-        if to_ply >= len(self._s.plies):
-            return
-        removed = self._s.plies[to_ply:]
-        for _ in removed:
-            key = self._s.keys.pop()
-            nodes = self._s.key_nodes[key]
-            nodes.pop()
-            if not nodes:
-                del self._s.key_nodes[key]
-            self._s.board.pop()
-        del self._s.plies[to_ply:]
-        self._s.stamps = {True: [], False: []}
-        events.append(
-            MoveRetracted(
-                t,
-                tuple(range(to_ply + 1, to_ply + len(removed) + 1)),
-                tuple(p.san for p in removed),
-                to_ply,
-            )
-        )
-        self._rebuild_soft_clock()
-        self._s.node_changed()
-
-    def _rebuild_soft_clock(self) -> None:
-        if self._s.soft is None or self._s.time_control is None:
-            return
-        first: Colour = "white" if self._s.root.turn == chess.WHITE else "black"
-        soft = SoftwareClock(self._s.time_control, first)
-        soft.start(self._s.announce_t)
-        for p in self._s.plies:
-            soft.move(p.t)
-        self._s.soft = soft
 
     # ------------------------------------------------------------------ lever presses
 
@@ -1420,13 +1272,13 @@ class Reconstructor:
         if last is None:
             return False
         self._s.stamps[press.white].append((press.t, press.time))
-        self._adopt(m)
-        self._back_in_sync(press.deadline, events)
+        adopt(self._s, m)
+        back_in_sync(self._s, press.deadline, events)
         m = replace(m, moves=m.moves[: last + 1])
         if m.kind == "correction":
-            self._correct(press.deadline, m, "press", events)
+            correct(self._s, press.deadline, m, "press", events)
         else:
-            self._play(press.deadline, m.moves, "press", events)
+            play(self._s, press.deadline, m.moves, "press", events)
         return True
 
     def _press_correction(self, cand: Candidate, white: bool) -> Match | None:

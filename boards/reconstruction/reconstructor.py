@@ -28,7 +28,6 @@ from boards.reconstruction.events import (
     OutOfSync,
     ReconstructionEvent,
     Result,
-    ResultSignalled,
 )
 from boards.reconstruction.keys import (
     CENTRE,
@@ -50,9 +49,13 @@ from boards.reconstruction.record import (
     back_in_sync,
     correct,
     play,
-    retract,
 )
-from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
+from boards.reconstruction.result_signal import (
+    king_heading_for_centre,
+    node_stood,
+    signal,
+    signal_in,
+)
 from boards.reconstruction.search import (
     Line,
     Sighting,
@@ -773,7 +776,7 @@ class Reconstructor:
         is not the recorded move replaced and answered)."""
         if len(m.moves) <= len(self._s.plies) - m.base or not self._s.trail:
             return False
-        if not self._node_stood(self._s.config.deep_stable):
+        if not node_stood(self._s, self._s.config.deep_stable):
             return False
         return not any(self._last_piece_moved(seen.key, on=True) for seen in self._s.trail)
 
@@ -1021,7 +1024,7 @@ class Reconstructor:
             return False
         if m.kind == "signal":
             if m.result != self._s.signalled and stable >= cfg.signal_stable:
-                self._signal(t, m, cand.key, events)
+                signal(self._s, t, m, cand.key, events)
                 return True
             return False
         if m.kind == "start":
@@ -1075,79 +1078,6 @@ class Reconstructor:
                     )
                 )
         return False
-
-    def _signal(self, t: float, m: Match, key: Key, events: list[ReconstructionEvent]) -> None:
-        assert m.result is not None
-        announce(self._s, t, events)
-        white_king, black_king = m.kings
-        undone = self._s.signal_undone
-        if undone is not None and undone[0] == self._s.keys[-1]:
-            _node, move, t_move = undone
-            mover_king = white_king if self._s.board.turn == chess.WHITE else black_king
-            if mover_king != move.to_square and self._s.board.is_legal(move):
-                # That king left its square again for this signal: it was the game's last
-                # move after all, not the first king of the signal. Put the move back.
-                self._s.signal_undone = None
-                after = self._s.board.copy(stack=False)
-                after.push(move)
-                self._s.seen_at[board_key(after)] = t_move
-                play(self._s, t, (move,), "stable", events)
-        base = self._signal_setup(t, key, white_king, black_king)
-        if base is not None:
-            # The "moves" were this signal being set up: the first king walking in, or
-            # the pieces on the kings' squares taken off (which can look like a capture
-            # and a recapture). Not moves.
-            last = self._s.plies[-1]
-            retract(self._s, t, base, events)
-            if last.centre_king:
-                self._s.signal_undone = (self._s.keys[-1], last.move, last.t)
-        self._s.signalled = m.result
-        self._s.out_since = None
-        self._s.unmatched_since = None
-        events.append(
-            ResultSignalled(
-                t, m.result, chess.square_name(white_king), chess.square_name(black_king)
-            )
-        )
-
-    def _node_stood(self, seconds: float) -> bool:
-        """Did the current node's position stand unchanged `seconds` or more once seen?"""
-        first = self._s.trail[0] if self._s.trail else None
-        if first is None or first.key != self._s.keys[-1] or first.until is None:
-            return False
-        return first.until - first.since + EPS >= seconds
-
-    def _signal_setup(
-        self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
-    ) -> int | None:
-        """The node from which the signal `key` is made by the kings alone (whatever stood
-        on their squares taken off) when the plies after it, recorded without a press
-        within `signal_lookback`, were that set-up: the first king stepping onto its
-        signal square (one ply) unless it stood there the whole centre wait (then it was
-        the game's last move, kept for the signal), or the pieces taken off the kings'
-        squares read as a capture and a recapture (two plies, both leaving a king's
-        square)."""
-        targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
-        n = len(self._s.plies)
-        for back in (1, 2):
-            plies = self._s.plies[n - back :] if back <= n else []
-            if not plies or any(
-                p.by_press or t - p.t > self._s.config.signal_lookback for p in plies
-            ):
-                return None
-            if back == 1:
-                last = plies[0]
-                own_king = white_king if last.white else black_king
-                fits = (
-                    last.centre_king
-                    and last.move.to_square == own_king
-                    and not self._node_stood(self._s.config.centre_king_stable)
-                )
-            else:
-                fits = all(chess.BB_SQUARES[p.move.from_square] & targets for p in plies)
-            if fits and kings_only(self._s.keys[n - back], key, targets):
-                return n - back
-        return None
 
     # ------------------------------------------------------------------ lever presses
 

@@ -22,6 +22,14 @@ from dataclasses import replace
 import chess
 
 from boards.position import BoardPosition, Orientation
+from boards.reconstruction.classify import (
+    chain_to,
+    correction,
+    fitter_correction,
+    last_piece_moved,
+    match_for,
+    slow_classify,
+)
 from boards.reconstruction.config import ReconstructionConfig
 from boards.reconstruction.events import (
     MoveClocked,
@@ -30,17 +38,13 @@ from boards.reconstruction.events import (
     Result,
 )
 from boards.reconstruction.keys import (
-    CENTRE,
     Key,
     board_key,
     codes_key,
     colour_mask,
     diff_mask,
     key_fen,
-    material_feasible,
     occupied,
-    rotate_key,
-    victim_lifted,
 )
 from boards.reconstruction.log_explain import explain_log, presser_part
 from boards.reconstruction.record import (
@@ -52,29 +56,23 @@ from boards.reconstruction.record import (
 )
 from boards.reconstruction.result_signal import (
     king_heading_for_centre,
-    node_stood,
     signal,
-    signal_in,
 )
 from boards.reconstruction.search import (
     Line,
     Sighting,
-    consistency,
     explain_chain,
     find_lines,
     line_keys,
     ordered_fit,
-    returns_home,
 )
 from boards.reconstruction.state import (
     EPS,
-    SAME,
     Candidate,
     Match,
     Ply,
     Press,
     State,
-    Suspect,
 )
 from clocks.clocktimes import (
     ClockStarted,
@@ -85,15 +83,6 @@ from clocks.clocktimes import (
 )
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timecontrol import TimeControl
-
-_LIVE_TRANSIENT = 0.4  # seconds: one or two board scans
-_RECOVERED_SETTLED = 0.2
-_STANDARD_START_KEY = board_key(chess.Board())
-# Lines a deep search collects for one position: enough to see every order in which a
-# few independent moves can be made; reaching the limit counts as "cannot tell".
-_DEEP_LIMIT = 32
-_AMBIGUOUS_SHOWN = 4
-_BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
 def _passes_on(seen: Key, node: Key, later: list[Key]) -> bool:
@@ -110,10 +99,6 @@ def _passes_on(seen: Key, node: Key, later: list[Key]) -> bool:
         if any(key[slot] & colour_mask(key, white) & ~mine for key in later):
             return True
     return False
-
-
-def _other(orientation: Orientation) -> Orientation:
-    return "rotated" if orientation == "normal" else "normal"
 
 
 class Reconstructor:
@@ -504,7 +489,7 @@ class Reconstructor:
         due: list[float] = [p.deadline for p in self._s.presses]
         cand = self._s.cand
         if cand is not None:
-            m = self._match_for(cand)
+            m = match_for(self._s, cand)
             s = cand.since
             if m.kind == "same":
                 if not self._s.announced:
@@ -544,355 +529,6 @@ class Reconstructor:
 
     # ------------------------------------------------------------------ classification
 
-    def _match_for(self, cand: Candidate) -> Match:
-        if cand.match is not None and cand.version == self._s.version:
-            return cand.match
-        m = self._classify(cand.key)
-        if self._s.orientation is None:
-            if m.kind == "none":
-                alt = self._classify(rotate_key(cand.key))
-                if alt.kind != "none":
-                    m = replace(alt, orientation=alt.orientation or "rotated")
-            elif m.orientation is None:
-                m = replace(m, orientation="normal")
-        cand.match = m
-        cand.version = self._s.version
-        return m
-
-    def _classify(self, key: Key) -> Match:
-        cached = self._s.cache.get(key)
-        if cached is None:
-            cached = self._classify_uncached(key)
-            self._s.cache[key] = cached
-        return cached
-
-    def _classify_uncached(self, key: Key) -> Match:
-        current = self._s.keys[-1]
-        if key == current:
-            return SAME
-        signal = signal_in(key)
-        if signal is not None:
-            return Match("signal", result=signal[0], kings=(signal[1], signal[2]))
-        start = self._start_match(key)
-        if start is not None:
-            same_start = (
-                start.fen == self._s.root.fen()
-                and start.orientation in (None, self._s.orientation)
-                and key == self._s.keys[0]
-            )
-            early = len(self._s.plies) < self._s.config.new_game_min_plies
-            if same_start and early and self._s.signalled is None:
-                return Match("takeback", base=0)
-            return start
-        if material_feasible(current, key):
-            lines = find_lines(self._s.board, key, self._s.config.live_depth, limit=8)
-            if lines:
-                line = self._most_consistent(self._s.board, lines)
-                fitter = self._fitter_correction(key, line)
-                if fitter is not None:
-                    return fitter
-                return Match(
-                    "forward", line, len(self._s.plies), suspect=self._suspect(self._s.board, line)
-                )
-        # Before takebacks: the last piece moving on may repeat an earlier position
-        # (Qc7-c6 recorded, the queen goes on to c1 where it stood two moves ago).
-        moved_on = self._moved_on(key)
-        if moved_on is not None:
-            return moved_on
-        nodes = self._s.key_nodes.get(key)
-        if nodes:
-            earlier = [n for n in nodes if n < len(self._s.plies)]
-            if earlier:
-                return Match("takeback", base=earlier[-1])
-        return Match("none", patient=self._patient(current, key))
-
-    def _start_match(self, key: Key) -> Match | None:
-        count = occupied(key).bit_count()
-        if count != occupied(self._s.root_key).bit_count() and count != 32:
-            return None
-        here = self._s.orientation or "normal"
-        for orientation, k in ((here, key), (_other(here), rotate_key(key))):
-            if k == _STANDARD_START_KEY:
-                return Match("start", orientation=orientation, fen=chess.STARTING_FEN)
-            if k == self._s.root_key:
-                return Match(
-                    "start",
-                    orientation=orientation,
-                    fen=self._s.root.fen(),
-                    chess960=self._s.chess960,
-                )
-            if self._s.chess960 and count == 32:
-                fen = key_fen(k) + " w KQkq - 0 1"
-                try:
-                    board = chess.Board(fen, chess960=True)
-                except ValueError:
-                    continue
-                if board.chess960_pos() is not None:
-                    return Match("start", orientation=orientation, fen=board.fen(), chess960=True)
-        return None
-
-    def _patient(self, current: Key, key: Key) -> bool:
-        """Does `key` look like a move still under way that may take a while: a promotion
-        (the new piece is on the way), a king heading for a result signal, or a capture
-        whose victim is already off (a legal capture there exists) while the capturer
-        still slides and rests on its path?"""
-        if self._promotion_pending(key) or king_heading_for_centre(current, key):
-            return True
-        board = self._s.board
-        lost = victim_lifted(current, key, board.turn == chess.WHITE)
-        return bool(lost) and any(board.generate_legal_captures(chess.BB_ALL, lost))
-
-    def _promotion_pending(self, key: Key) -> bool:
-        """A pawn stands on the last rank: its new piece is on the way."""
-        return bool(key[0] & _BACK_RANKS)
-
-    def _suspect(self, board: chess.Board, line: Line) -> Suspect:
-        """Why the last move of `line` (from `board`) may be half of something else."""
-        for move in line[:-1]:
-            board.push(move)
-        try:
-            last = line[-1]
-            piece = board.piece_type_at(last.from_square)
-            if piece == chess.KING and not board.is_castling(last):
-                if chess.BB_SQUARES[last.to_square] & CENTRE:
-                    return "centre_king"
-            elif piece == chess.ROOK and board.has_castling_rights(board.turn):
-                before = board.rooks
-                for castle in board.generate_castling_moves():
-                    board.push(castle)
-                    moved_from = before & ~board.rooks
-                    moved_to = board.rooks & ~before
-                    board.pop()
-                    if (
-                        moved_from == chess.BB_SQUARES[last.from_square]
-                        and moved_to == (chess.BB_SQUARES[last.to_square])
-                    ):
-                        return "castling_rook"
-            return None
-        finally:
-            for _ in line[:-1]:
-                board.pop()
-
-    def _slow_classify(self, key: Key, deep: bool, chain: bool = False) -> Match | None:
-        """Corrections (an earlier node plus other moves), then a chain through the
-        positions seen since the last node, then forward lines longer than the live search
-        depth. Only for positions that stayed put a while."""
-        current = self._s.keys[-1]
-        changed = diff_mask(current, key)
-        if changed.bit_count() == 1 and not changed & occupied(key):
-            return None  # one piece missing from the current position: it is in a hand
-        board = self._s.board
-        found = self._correction(key)
-        if found is not None and not self._replies_past_settled(found):
-            # The last move replaced, every position seen since on the way: decided like
-            # a move (not two plies back: both players' moves stood on the board).
-            last_only = found.base == len(self._s.plies) - 1
-            return replace(found, evident=last_only and self._fits_everything_seen(found))
-        if chain:
-            chained = self._chain_to(key)
-            if chained is not None:
-                moves, orientation = chained
-                return Match("forward", moves, len(self._s.plies), orientation, deep=True)
-        if deep and material_feasible(current, key):
-            lines = find_lines(
-                board,
-                key,
-                self._s.config.resync_depth,
-                min_depth=self._s.config.live_depth + 1,
-                limit=_DEEP_LIMIT,
-            )
-            complete = len(lines) < _DEEP_LIMIT
-            lines = [ln for ln in lines if not returns_home(ln)]
-            if lines:
-                best, rivals = self._best_supported(board, key, lines)
-                if complete and not rivals:
-                    return Match("forward", best, len(self._s.plies), deep=True)
-                # Several move orders (or different moves) reach this position and what
-                # the board showed on the way does not single one out: publishing one
-                # would be a guess, and a transposed order is a wrong game. Stay out.
-                shown = [board.variation_san(ln) for ln in (best, *rivals)]
-                ambiguous = tuple(shown[:_AMBIGUOUS_SHOWN])
-                return Match("none", patient=self._patient(current, key), ambiguous=ambiguous)
-        return None
-
-    def _back_lines(self, key: Key, first_only: bool) -> list[tuple[int, Line, list[Key], Suspect]]:
-        """Lines of up to `live_depth` plies from each of the last `correction_back` nodes
-        to `key` that replace recorded moves (not the recorded moves followed by more), as
-        (plies back, line, the positions along it from its node, suspect); with
-        `first_only`, the first line from the nearest node that has one."""
-        board = self._s.board
-        back_max = min(self._s.config.correction_back, len(self._s.plies))
-        popped: list[chess.Move] = []
-        out: list[tuple[int, Line, list[Key], Suspect]] = []
-        try:
-            for back in range(1, back_max + 1):
-                popped.append(board.pop())
-                if not material_feasible(board_key(board), key):
-                    continue
-                recorded = tuple(reversed(popped))
-                for line in find_lines(board, key, self._s.config.live_depth, limit=8):
-                    if line[:back] == recorded:
-                        continue
-                    if back > 1 and line[1:back] == recorded[1:]:
-                        # The opponent's recorded reply kept: it was made to the recorded
-                        # move, which the board showed. The mover's piece going on from
-                        # there is their next move under way (resting on a square where
-                        # it would be illegal), not a correction of the one before.
-                        continue
-                    out.append((back, line, line_keys(board, line), self._suspect(board, line)))
-                    if first_only:
-                        return out
-        finally:
-            for move in reversed(popped):
-                board.push(move)
-        return out
-
-    def _correction(self, key: Key) -> Match | None:
-        """An earlier node (up to `correction_back` plies back) plus other moves."""
-        for back, line, _keys, suspect in self._back_lines(key, first_only=True):
-            return Match("correction", line, len(self._s.plies) - back, suspect=suspect)
-        return None
-
-    def _fits_everything_seen(self, m: Match) -> bool:
-        """Does every position seen since the node fit the correction `m`'s path (as one
-        of its positions or halfway along a step), in the order seen?"""
-        node = self._s.keys[-1]
-        observed = [seen.key for seen in self._s.trail if seen.key != node]
-        board = self._s.board
-        popped = [board.pop() for _ in range(len(self._s.plies) - m.base)]
-        try:
-            keys = line_keys(board, m.moves)
-        finally:
-            for move in reversed(popped):
-                board.push(move)
-        return ordered_fit(keys, observed) == len(observed)
-
-    def _replies_past_settled(self, m: Match) -> bool:
-        """Does the correction `m` replace a move whose position stood settled on the
-        board (`deep_stable`) and add the opponent's reply, when that move's piece was
-        never seen moving on? The reply was made to what the board showed: a position seen
-        stable for a second stays on the game's path unless the board showed its piece
-        going elsewhere (a capture under way whose capturer rests on a square of its path
-        is not the recorded move replaced and answered)."""
-        if len(m.moves) <= len(self._s.plies) - m.base or not self._s.trail:
-            return False
-        if not node_stood(self._s, self._s.config.deep_stable):
-            return False
-        return not any(self._last_piece_moved(seen.key, on=True) for seen in self._s.trail)
-
-    def _moved_on(self, key: Key) -> Match | None:
-        """The piece of the last move moved on from its landing square, nothing else
-        changed, and it could have gone there at once: that move is corrected (a slide
-        that rested on a square of its path). Not for kings: a king stepping on may be the
-        first king of a result signal."""
-        if not self._s.plies:
-            return None
-        last = self._s.plies[-1].move
-        piece = self._s.board.piece_at(last.to_square)
-        if piece is None or piece.piece_type == chess.KING:
-            return None
-        land = chess.BB_SQUARES[last.to_square]
-        changed = diff_mask(self._s.keys[-1], key)
-        if changed.bit_count() != 2 or not changed & land or occupied(key) & land:
-            return None
-        there = changed & ~land
-        if not key[piece.piece_type - 1] & there or bool(key[6] & there) != piece.color:
-            return None
-        found = self._correction(key)
-        if found is None or found.base != len(self._s.plies) - 1 or len(found.moves) != 1:
-            return None
-        return replace(found, evident=True)
-
-    def _fitter_correction(
-        self, key: Key, line: Line, presser: bool | None = None, until: float | None = None
-    ) -> Match | None:
-        """A correction reaching `key` that fits the positions seen since the node (up to
-        `until`), in order, better than the forward `line`: a transposed path through a
-        recorded move the board then showed otherwise (Bd7, Qe4, Bd7-e6 for Be6, Qe4 when
-        the bishop was seen on e6 before the queen moved) is never preferred to a path
-        through every position seen. A tie goes to the correction at a press by
-        `presser`, of the presser's unpressed moves (the position at the press is the
-        truth), and when `line` moves on the piece of an unpressed last move (without a
-        clock, the piece moving on is a correction: a reply within a scan or two leaves
-        nothing in between to tell)."""
-        node = self._s.keys[-1]
-        observed = [
-            seen.key
-            for seen in self._s.trail
-            if seen.key != node and (until is None or seen.since <= until + EPS)
-        ]
-        if not observed:
-            return None
-        forward = ordered_fit(line_keys(self._s.board, line), observed)
-        tie = presser is not None or self._moves_on(line)
-        if not tie and forward >= len(observed):
-            return None  # the forward line explains everything seen: nothing to correct
-        need = forward if tie else forward + 1
-        best: Match | None = None
-        for back, alt, keys, suspect in self._back_lines(key, first_only=False):
-            replaced = self._s.plies[len(self._s.plies) - back :]
-            if presser is not None and (
-                any(p.by_press for p in replaced) or all(p.white != presser for p in replaced)
-            ):
-                continue
-            score = ordered_fit(keys, observed)
-            if score >= need:
-                need = score + 1
-                best = Match(
-                    "correction", alt, len(self._s.plies) - back, suspect=suspect, evident=True
-                )
-        return best
-
-    def _moves_on(self, line: Line) -> bool:
-        """Does `line` move the piece of the last recorded (unpressed) move on from where
-        that move put it?"""
-        if not self._s.plies or self._s.plies[-1].by_press:
-            return False
-        land = self._s.plies[-1].move.to_square
-        return any(move.from_square == land for move in line[1::2])
-
-    def _best_supported(
-        self, board: chess.Board, key: Key, lines: list[Line]
-    ) -> tuple[Line, list[Line]]:
-        """The line that fits most of the positions seen since the last node, in the
-        order they were seen, and the other lines that fit as many (its rivals)."""
-        observed = [seen.key for seen in self._s.trail if seen.key != key]
-        scored = [(ordered_fit(line_keys(board, ln), observed), ln) for ln in lines]
-        top = max(score for score, _ in scored)
-        tied = [ln for score, ln in scored if score == top]
-        return tied[0], tied[1:]
-
-    def _chain_to(self, key: Key) -> tuple[Line, Orientation | None] | None:
-        """Explain the positions seen since the last node, ending with `key`, as a chain of
-        legal moves (each position a move completed or a step on the way), or None. With
-        the moves comes the orientation they were found in (None: the one already known).
-        """
-        trail = self._s.trail
-        if self._s.trail_broken or len(trail) < 2 or trail[-1].key != key:
-            return None
-        if self._s.orientation is None and not self._s.announced:
-            return None  # no game yet: the board is being set up
-        # A position that lasted less than a scan or two and fits nothing is noise (a
-        # misread, a sliding piece on a crossed square); recovered positions come from the
-        # log with estimated times: one is a settled state unless the next came within 0.2 s.
-        sightings: list[Sighting] = []
-        for seen in trail:
-            dwell = None if seen.until is None else seen.until - seen.since
-            limit = _RECOVERED_SETTLED if seen.recovered else _LIVE_TRANSIENT
-            sightings.append(Sighting(seen.key, dwell is not None and dwell < limit))
-        if self._s.orientation is not None:
-            line = explain_chain(self._s.board, sightings, self._s.config.live_depth)
-            return (line, None) if line else None
-        # A resumed game whose board has not shown which way round it stands: the trail
-        # was read as "normal"; try it that way, then turned round.
-        for orientation in ("normal", "rotated"):
-            if orientation == "rotated":
-                sightings = [Sighting(rotate_key(s.key), s.skippable) for s in sightings]
-            line = explain_chain(self._s.board, sightings, self._s.config.live_depth)
-            if line:
-                return line, orientation
-        return None
-
     def _flush_recovered(self, t: float, events: list[ReconstructionEvent]) -> None:
         """Positions replayed from the EEPROM log after an outage: the log holds every
         change, so the whole stretch is explained at once as a chain of legal moves. If it
@@ -922,19 +558,12 @@ class Reconstructor:
             del self._s.recent[0]
         if not self._s.announced or self._s.signalled is not None:
             return
-        chained = self._chain_to(cand.key)
+        chained = chain_to(self._s, cand.key)
         if chained is not None:
             moves, found_in = chained
             adopt(self._s, Match("forward", moves, orientation=found_in))
             back_in_sync(self._s, max(t, last_t), events)
             play(self._s, max(t, last_t), moves, "resync", events)
-
-    def _most_consistent(self, board: chess.Board, lines: list[Line]) -> Line:
-        """Different lines can reach one placement (bxa4 bxa4 / bxc4 bxc4, transposed
-        orders): prefer the one that fits the half-made positions seen on the way."""
-        if len(lines) == 1:
-            return lines[0]
-        return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._s.observed))
 
     def _correction_wait(self, cand: Candidate, m: Match) -> float:
         if m.kind == "correction" and m.evident:
@@ -996,7 +625,7 @@ class Reconstructor:
         if cand is None:
             return False
         cfg = self._s.config
-        m = self._match_for(cand)
+        m = match_for(self._s, cand)
         stable = t - cand.since + EPS
         if m.kind != "none":
             self._s.unmatched_since = None
@@ -1062,7 +691,7 @@ class Reconstructor:
                 # evidence: try it as soon as the board has been out of step a while.
                 chain = (self._s.out_since is not None or long_unmatched) and not cand.chain_done
                 cand.chain_done = cand.chain_done or chain
-                slow = self._slow_classify(cand.key, deep, chain)
+                slow = slow_classify(self._s, cand.key, deep, chain)
                 if slow is not None:
                     cand.match = slow
                     return True
@@ -1110,7 +739,7 @@ class Reconstructor:
             # press, it stood (the opponent's hand already reaching for it); what came
             # before it was the way there (a queen resting on d3 on its way to e2).
             for cand in shown + passing:
-                if cand in shown and self._match_for(cand).kind == "same":
+                if cand in shown and match_for(self._s, cand).kind == "same":
                     break
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
@@ -1129,7 +758,7 @@ class Reconstructor:
                 if seen.since < first - EPS and seen.key != self._s.keys[-1]
             ]
             for cand in shown + earlier:
-                if self._match_for(cand).kind != "none":
+                if match_for(self._s, cand).kind != "none":
                     break
                 m = self._press_correction(cand, press.white)
                 if m is not None and self._press_completes(press, m, events):
@@ -1139,9 +768,9 @@ class Reconstructor:
         # move. Positions before it in the window were the way to it (a reader's stall
         # stamps them all alike): a knight lifted, then a bishop lifted, is no capture
         # and recapture to play now.
-        settled = bool(shown) and self._match_for(shown[0]).kind == "same"
+        settled = bool(shown) and match_for(self._s, shown[0]).kind == "same"
         for k, cand in enumerate(shown if not settled else ()):
-            m = self._match_for(cand)
+            m = match_for(self._s, cand)
             whole = m.kind == "forward"
             if m.kind == "none":
                 lifted = self._move_then_lifted(self._s.board, cand.key, press.white)
@@ -1216,12 +845,12 @@ class Reconstructor:
         `white`: what the board shows (a correction, or a position nothing else explains),
         or a forward line through the presser's moved-on piece when a correction fits
         what was seen as well (at the press, the tie goes to the correction)."""
-        m = self._match_for(cand)
+        m = match_for(self._s, cand)
         if m.kind == "forward" and len(m.moves) > 1:
-            fitter = self._fitter_correction(cand.key, m.moves, presser=white, until=cand.since)
+            fitter = fitter_correction(self._s, cand.key, m.moves, presser=white, until=cand.since)
             m = fitter or self._lifted_after_correction(cand.key, white) or m
         elif m.kind == "none":
-            m = self._correction(cand.key) or self._lifted_after_correction(cand.key, white) or m
+            m = correction(self._s, cand.key) or self._lifted_after_correction(cand.key, white) or m
         if m.kind != "correction":
             return None
         replaced = self._s.plies[m.base :]
@@ -1262,21 +891,7 @@ class Reconstructor:
         last = self._s.plies[-1]
         if last.white != white or last.by_press:
             return False
-        return self._last_piece_moved(key, moved_on)
-
-    def _last_piece_moved(self, key: Key, on: bool) -> bool:
-        """Is the piece of the last recorded ply gone from where that ply put it in `key`
-        (and, with `on`, one like it standing on a square it did not hold)?"""
-        last = self._s.plies[-1]
-        piece = self._s.board.piece_at(last.move.to_square)
-        if piece is None:
-            return False
-        slot = piece.piece_type - 1
-        mine = key[slot] & colour_mask(key, piece.color)
-        if mine & chess.BB_SQUARES[last.move.to_square]:
-            return False
-        current = self._s.keys[-1]
-        return not on or bool(mine & ~(current[slot] & colour_mask(current, piece.color)))
+        return last_piece_moved(self._s, key, moved_on)
 
     def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
         """The presser's one move from `board` that, with one piece then lifted by the

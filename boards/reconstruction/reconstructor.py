@@ -23,13 +23,11 @@ import chess
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.classify import (
     chain_to,
-    match_for,
-    slow_classify,
 )
 from boards.reconstruction.config import ReconstructionConfig
+from boards.reconstruction.decide import next_deadline, run
 from boards.reconstruction.events import (
     MoveClocked,
-    OutOfSync,
     ReconstructionEvent,
     Result,
 )
@@ -37,22 +35,14 @@ from boards.reconstruction.keys import (
     Key,
     board_key,
     codes_key,
-    diff_mask,
-    key_fen,
-    occupied,
 )
 from boards.reconstruction.log_explain import explain_log, presser_part
-from boards.reconstruction.press import move_then_lifted, press_made, resolve_press
+from boards.reconstruction.press import move_then_lifted, press_made
 from boards.reconstruction.record import (
     adopt,
     announce,
     back_in_sync,
-    correct,
     play,
-)
-from boards.reconstruction.result_signal import (
-    king_heading_for_centre,
-    signal,
 )
 from boards.reconstruction.search import (
     Line,
@@ -63,7 +53,6 @@ from boards.reconstruction.search import (
     ordered_fit,
 )
 from boards.reconstruction.state import (
-    EPS,
     Candidate,
     Match,
     Ply,
@@ -232,7 +221,7 @@ class Reconstructor:
         if not self._s.left_root and position.codes not in self._s.root_codes:
             self._s.left_root = True  # something moved: the game's start is behind us
         self._flush_recovered(t, events)
-        self._run(t, events)
+        run(self._s, t, events)
         codes = position.codes
         cand = self._s.cand
         if cand is None or cand.codes != codes:
@@ -252,14 +241,14 @@ class Reconstructor:
                     self._s.observed.append(key)
             else:
                 cand.codes = codes  # only ignored squares (magic pieces) changed
-        self._run(t, events)
+        run(self._s, t, events)
         return events
 
     def feed_clock(self, t: float, reading: ClockReading | NoClock) -> list[ReconstructionEvent]:
         """A clock reading seen at `t` (readings drive lever-press evidence and [%clk])."""
         events: list[ReconstructionEvent] = []
         self._flush_recovered(t, events)
-        self._run(t, events)
+        run(self._s, t, events)
         if not self._s.clock.decided:
             if self._s.plies or self._s.recovered or self._s.left_root:
                 # Joined a game under way (a restart, moves read back from the board's log):
@@ -276,7 +265,7 @@ class Reconstructor:
                 press_made(self._s, t, event)
             elif isinstance(event, ClockStarted | FlagFell):
                 events.append(event)
-        self._run(t, events)
+        run(self._s, t, events)
         return events
 
     def feed_log(
@@ -300,7 +289,7 @@ class Reconstructor:
         of sync): so does the whole log when the game's position is not in it."""
         events: list[ReconstructionEvent] = []
         self._flush_recovered(t, events)
-        self._run(t, events)
+        run(self._s, t, events)
         if not positions:
             return events
         aligned = self._align_log(positions, min(seen, len(positions) - 1))
@@ -447,54 +436,12 @@ class Reconstructor:
         """Let time pass: fires stability waits and software-clock flags due by `t`."""
         events: list[ReconstructionEvent] = []
         self._flush_recovered(t, events)
-        self._run(t, events)
+        run(self._s, t, events)
         return events
 
     def next_deadline(self) -> float | None:
         """The next time at which `tick` may have something to do (None: only new input)."""
-        cfg = self._s.config
-        due: list[float] = [p.deadline for p in self._s.presses]
-        cand = self._s.cand
-        if cand is not None:
-            m = match_for(self._s, cand)
-            s = cand.since
-            if m.kind == "same":
-                if not self._s.announced:
-                    due.append(s + cfg.new_game_stable)
-                elif self._s.out_since is not None:
-                    due.append(s + cfg.move_stable)
-            elif m.kind == "forward":
-                due.append(s + self._forward_wait(m))
-            elif m.kind == "signal":
-                if m.result != self._s.signalled:
-                    due.append(s + cfg.signal_stable)
-            elif m.kind == "start":
-                due.append(s + cfg.new_game_stable)
-            elif m.kind in ("takeback", "correction"):
-                due.append(s + self._correction_wait(cand, m))
-            else:
-                if not cand.slow_done:
-                    due.append(s + cfg.move_stable)
-                elif self._s.unmatched_since is not None:
-                    patient = m.patient or self._s.unmatched_patient
-                    wait = cfg.patient_out_of_sync_after if patient else cfg.out_of_sync_after
-                    long_at = max(self._s.unmatched_since + wait, s + cfg.move_stable)
-                    if self._s.may_go_out():
-                        due.append(long_at)
-                    if not cand.deep_done:
-                        if self._s.out_since is not None:
-                            due.append(s + cfg.deep_stable)
-                        else:
-                            due.append(max(long_at, s + cfg.deep_stable))
-        if self._s.soft is not None and not self._s.clock.present:
-            flag_at = self._s.soft.flag_deadline()
-            if flag_at is not None:
-                due.append(flag_at)
-        return min(due) if due else None
-
-    # ------------------------------------------------------------------ game state
-
-    # ------------------------------------------------------------------ classification
+        return next_deadline(self._s)
 
     def _flush_recovered(self, t: float, events: list[ReconstructionEvent]) -> None:
         """Positions replayed from the EEPROM log after an outage: the log holds every
@@ -503,7 +450,7 @@ class Reconstructor:
         if not self._s.recovered:
             return
         items, self._s.recovered = self._s.recovered, []
-        self._run(items[0][0], events)
+        run(self._s, items[0][0], events)
         orientation = self._s.orientation or "normal"
         last_codes: tuple[int, ...] | None = None
         for at, codes in items:
@@ -531,148 +478,3 @@ class Reconstructor:
             adopt(self._s, Match("forward", moves, orientation=found_in))
             back_in_sync(self._s, max(t, last_t), events)
             play(self._s, max(t, last_t), moves, "resync", events)
-
-    def _correction_wait(self, cand: Candidate, m: Match) -> float:
-        if m.kind == "correction" and m.evident:
-            wait = self._forward_wait(m)
-            if any(p.by_press for p in self._s.plies[m.base :]):
-                wait = max(wait, self._s.config.pressed_correction_stable)
-            return wait
-        return self._takeback_wait(cand, m)
-
-    def _takeback_wait(self, cand: Candidate, m: Match) -> float:
-        cfg = self._s.config
-        wait = cfg.takeback_stable
-        if king_heading_for_centre(self._s.keys[-1], cand.key):
-            # A king leaving for the centre may be the first half of a result signal.
-            wait = max(wait, cfg.centre_king_stable)
-        if m.kind == "correction" and any(p.by_press for p in self._s.plies[m.base :]):
-            # Replacing moves a lever press confirmed needs more than a piece in the hand.
-            wait = max(wait, cfg.pressed_correction_stable)
-        if m.kind == "takeback" and len(self._s.plies) - m.base > 1:
-            changed = diff_mask(self._s.keys[-1], cand.key)
-            if changed.bit_count() == 2 and changed & occupied(cand.key):
-                # An earlier position one piece away (a repetition): more likely that piece
-                # resting on a square of its path than several moves taken back at once.
-                wait = max(wait, cfg.repetition_takeback_stable)
-        return wait
-
-    def _forward_wait(self, m: Match) -> float:
-        cfg = self._s.config
-        if m.deep:
-            return cfg.move_stable
-        resolved = self._s.presses_since_node - len(self._s.presses)
-        if len(m.moves) > 1 and self._s.clock_running() and resolved <= 0:
-            # Both players moved yet nobody pressed the running clock: more likely one
-            # half-made move that looks like a capture and recapture. Wait for evidence
-            # (a press still settling is not evidence yet: it decides when it resolves).
-            return cfg.unpressed_burst_stable
-        if m.suspect == "centre_king":
-            return cfg.centre_king_stable
-        if m.suspect == "castling_rook":
-            return cfg.castling_rook_stable
-        return cfg.move_stable
-
-    # ------------------------------------------------------------------ decisions
-
-    def _run(self, t: float, events: list[ReconstructionEvent]) -> None:
-        while self._s.presses and self._s.presses[0].deadline <= t + EPS:
-            resolve_press(self._s, self._s.presses.pop(0), events)
-        for _ in range(4):  # a decision may change the node; re-decide a few times at most
-            if not self._decide(t, events):
-                break
-        if self._s.soft is not None and not self._s.clock.present:
-            flag = self._s.soft.flag(t)
-            if flag is not None:
-                events.append(flag)
-
-    def _decide(self, t: float, events: list[ReconstructionEvent]) -> bool:
-        """Act on the current candidate if its evidence suffices; True if state changed."""
-        cand = self._s.cand
-        if cand is None:
-            return False
-        cfg = self._s.config
-        m = match_for(self._s, cand)
-        stable = t - cand.since + EPS
-        if m.kind != "none":
-            self._s.unmatched_since = None
-        if m.kind == "same":
-            if not self._s.announced and stable >= cfg.new_game_stable:
-                adopt(self._s, m)
-                announce(self._s, t, events)
-                return True
-            if (
-                self._s.orientation is None
-                and m.orientation is not None
-                and stable >= cfg.move_stable
-            ):
-                adopt(self._s, m)  # a resumed game: the board shows it, this way round
-            if self._s.out_since is not None and stable >= cfg.move_stable:
-                back_in_sync(self._s, t, events)
-                return True
-            return False
-        if m.kind == "forward":
-            if stable >= self._forward_wait(m):
-                adopt(self._s, m)
-                back_in_sync(self._s, t, events)
-                play(self._s, t, m.moves, "resync" if m.deep else "stable", events)
-                return True
-            return False
-        if m.kind == "signal":
-            if m.result != self._s.signalled and stable >= cfg.signal_stable:
-                signal(self._s, t, m, cand.key, events)
-                return True
-            return False
-        if m.kind == "start":
-            if stable >= cfg.new_game_stable:
-                self._s.orientation = m.orientation or self._s.orientation
-                self._s.setup(m.fen, m.chess960)
-                cand.key = codes_key(cand.codes, self._s.orientation or "normal")
-                announce(self._s, t, events)
-                return True
-            return False
-        if m.kind in ("takeback", "correction"):
-            if stable >= self._correction_wait(cand, m):
-                adopt(self._s, m)
-                back_in_sync(self._s, t, events)
-                correct(self._s, t, m, "stable", events)
-                return True
-            return False
-        # Nothing matches (yet).
-        if self._s.unmatched_since is None:
-            self._s.unmatched_since = cand.since
-            self._s.unmatched_patient = False
-        # Once a stretch looked like a promotion or a result signal in progress, it
-        # keeps the longer wait (the pawn comes off before the new piece goes on).
-        self._s.unmatched_patient = self._s.unmatched_patient or m.patient
-        wait = cfg.patient_out_of_sync_after if self._s.unmatched_patient else cfg.out_of_sync_after
-        long_unmatched = t + EPS >= self._s.unmatched_since + wait
-        if stable >= cfg.move_stable:
-            # Deep lines explain half-made positions too easily: search them only once
-            # the board has been out of step for a while.
-            deep = (self._s.out_since is not None or long_unmatched) and stable >= cfg.deep_stable
-            if not cand.slow_done or (deep and not cand.deep_done):
-                cand.slow_done = True
-                cand.deep_done = deep
-                # A chain through every position seen since the last node is strong
-                # evidence: try it as soon as the board has been out of step a while.
-                chain = (self._s.out_since is not None or long_unmatched) and not cand.chain_done
-                cand.chain_done = cand.chain_done or chain
-                slow = slow_classify(self._s, cand.key, deep, chain)
-                if slow is not None:
-                    cand.match = slow
-                    return True
-            if self._s.may_go_out() and long_unmatched:
-                self._s.out_since = self._s.unmatched_since
-                events.append(
-                    OutOfSync(
-                        t,
-                        key_fen(cand.key),
-                        len(self._s.plies),
-                        self._s.unmatched_since,
-                        m.ambiguous,
-                    )
-                )
-        return False
-
-    # ------------------------------------------------------------------ lever presses

@@ -21,40 +21,23 @@ from collections.abc import Sequence
 import chess
 
 from boards.position import BoardPosition, Orientation
-from boards.reconstruction.classify import (
-    chain_to,
-)
 from boards.reconstruction.config import ReconstructionConfig
 from boards.reconstruction.decide import next_deadline, run
 from boards.reconstruction.events import (
-    MoveClocked,
     ReconstructionEvent,
     Result,
 )
 from boards.reconstruction.keys import (
-    Key,
     board_key,
     codes_key,
 )
-from boards.reconstruction.log_explain import explain_log, presser_part
-from boards.reconstruction.press import move_then_lifted, press_made
+from boards.reconstruction.log_feed import flush_recovered, read_log
+from boards.reconstruction.press import press_made
 from boards.reconstruction.record import (
-    adopt,
     announce,
-    back_in_sync,
-    play,
-)
-from boards.reconstruction.search import (
-    Line,
-    Sighting,
-    explain_chain,
-    find_lines,
-    line_keys,
-    ordered_fit,
 )
 from boards.reconstruction.state import (
     Candidate,
-    Match,
     Ply,
     State,
 )
@@ -211,7 +194,7 @@ class Reconstructor:
 
         `recovered=True`: a position replayed from the board's EEPROM log after an outage
         (`t` is an estimate). Such positions are collected and, when the live input
-        resumes, explained together as one sequence (see `_flush_recovered`).
+        resumes, explained together as one sequence (see `log_feed.flush_recovered`).
         """
         events: list[ReconstructionEvent] = []
         if recovered:
@@ -220,7 +203,7 @@ class Reconstructor:
             return events
         if not self._s.left_root and position.codes not in self._s.root_codes:
             self._s.left_root = True  # something moved: the game's start is behind us
-        self._flush_recovered(t, events)
+        flush_recovered(self._s, t, events)
         run(self._s, t, events)
         codes = position.codes
         cand = self._s.cand
@@ -247,7 +230,7 @@ class Reconstructor:
     def feed_clock(self, t: float, reading: ClockReading | NoClock) -> list[ReconstructionEvent]:
         """A clock reading seen at `t` (readings drive lever-press evidence and [%clk])."""
         events: list[ReconstructionEvent] = []
-        self._flush_recovered(t, events)
+        flush_recovered(self._s, t, events)
         run(self._s, t, events)
         if not self._s.clock.decided:
             if self._s.plies or self._s.recovered or self._s.left_root:
@@ -288,193 +271,21 @@ class Reconstructor:
         follows the last press, or does not fit, goes on as live input (which can go out
         of sync): so does the whole log when the game's position is not in it."""
         events: list[ReconstructionEvent] = []
-        self._flush_recovered(t, events)
+        flush_recovered(self._s, t, events)
         run(self._s, t, events)
         if not positions:
             return events
-        aligned = self._align_log(positions, min(seen, len(positions) - 1))
-        if aligned is None and not any(presses for _, presses in positions):
-            aligned = self._align_unpressed(positions, min(seen, len(positions) - 1))
-            if aligned is not None:
-                first, orientation = aligned
-                if self._s.orientation is None:
-                    self._s.orientation = orientation
-                keys = [codes_key(p.codes, orientation) for p, _ in positions]
-                self._explain_unpressed(t, keys[first + 1 :], events)
-            events += self.feed_position(t, positions[-1][0])
-            return events
-        if aligned is None:
-            events += self.feed_position(t, positions[-1][0])
-            return events
-        first, orientation = aligned
-        adopt(self._s, Match("same", orientation=orientation))
-        self._s.cand = None  # what the board showed before the log is superseded by it
-        announce(self._s, t, events)
-        keys = [codes_key(p.codes, orientation) for p, _ in positions]
-        clocked = any(presses for _, presses in positions[first + 1 :])
-        self._log_press_at_node(t, positions[first][1], events)
-        if not clocked:
-            self._explain_unpressed(t, keys[first + 1 :], events)
-            events += self.feed_position(t, positions[-1][0])
-            return events
-        pending: list[Key] = []
-        carried: list[tuple[Side, int]] = []
-        for i in range(first + 1, len(positions)):
-            key, presses = keys[i], positions[i][1]
-            last = i == len(positions) - 1
-            if key == self._s.keys[-1]:
-                pending = []  # back at the node: a piece lifted and put back
-                self._log_press_at_node(t, presses, events)
-                continue
-            if not presses and not (last and not clocked):
-                pending.append(key)
-                continue
-            line = self._log_line(key, pending, [*carried, *presses])
-            if line is None:
-                pending.append(key)
-                carried += presses
-                continue
-            whole = line
-            for side, _ in [*carried, *presses][-1:]:
-                line = presser_part(self._s.board, line, self._s.clock.colour_of(side) == "white")
-            for side, seconds in [*carried, *presses]:
-                white = self._s.clock.colour_of(side) == "white"
-                self._s.stamps[white].append((t, MoveTime(float(seconds), None)))
-            self._s.left_root = True
-            back_in_sync(self._s, t, events)
-            play(self._s, t, line, "press" if presses else "resync", events)
-            pending, carried = ([key] if line != whole else []), []
-        for key in pending[:-1]:
-            self._s.sight(key, t)  # the way to the last position, for a chain resync
-        pressed = [p for _, presses in positions for p in presses]
-        if pressed:
-            # The next reading that shows the last presser's clock running is a press made
-            # after the log was read (while it was downloading, say).
-            self._s.clock.pressed_in_log(pressed[-1][0])
+        read_log(self._s, t, positions, seen, events)
         events += self.feed_position(t, positions[-1][0])
         return events
-
-    def _explain_unpressed(
-        self, t: float, keys: Sequence[Key], events: list[ReconstructionEvent]
-    ) -> None:
-        """A log with no presses after the game's position: its positions, in order, are
-        the evidence (`explain_log`); what the walk cannot explain is left to live input."""
-        line, _ = explain_log(self._s.board, keys, self._s.config.live_depth)
-        if line:
-            self._s.left_root = True
-            back_in_sync(self._s, t, events)
-            play(self._s, t, line, "resync", events)
-
-    def _align_unpressed(
-        self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
-    ) -> tuple[int, Orientation] | None:
-        """A log without presses that never shows the game's position (the log missed it, a
-        burst of moves): the last position at or before `upto` that shows an earlier
-        position of the game; the walk from the game's position skips what lies behind."""
-        earlier = set(self._s.keys[:-1])
-        tries: list[Orientation] = (
-            [self._s.orientation] if self._s.orientation else ["normal", "rotated"]
-        )
-        for orientation in tries:
-            for i in range(upto, -1, -1):
-                if codes_key(positions[i][0].codes, orientation) in earlier:
-                    return i, orientation
-        return None
-
-    def _align_log(
-        self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
-    ) -> tuple[int, Orientation] | None:
-        node = self._s.keys[-1]
-        tries: list[Orientation] = (
-            [self._s.orientation] if self._s.orientation else ["normal", "rotated"]
-        )
-        for orientation in tries:
-            for i in range(upto, -1, -1):
-                if codes_key(positions[i][0].codes, orientation) == node:
-                    return i, orientation
-        return None
-
-    def _log_press_at_node(
-        self, t: float, presses: Sequence[tuple[Side, int]], events: list[ReconstructionEvent]
-    ) -> None:
-        """Presses logged while the board showed the game's current position belong to its
-        last move when the presser made it; once counted, never again."""
-        for side, seconds in presses:
-            white = self._s.clock.colour_of(side) == "white"
-            if (
-                self._s.plies
-                and self._s.plies[-1].white == white
-                and self._s.plies[-1].clock is None
-            ):
-                ply = self._s.plies[-1]
-                ply.clock = MoveTime(float(seconds), None)
-                ply.by_press = True
-                events.append(MoveClocked(t, len(self._s.plies), ply.clock))
-
-    def _log_line(
-        self, key: Key, pending: Sequence[Key], presses: Sequence[tuple[Side, int]]
-    ) -> Line | None:
-        """The moves from the game's position to `key`, a position the log proves settled:
-        the shortest, in the order that fits the positions seen on the way; else a chain
-        through them; else (a press with the opponent's hand already on a piece) the
-        presser's one move with one piece lifted."""
-        board = self._s.board
-        lines = find_lines(board, key, self._s.config.live_depth, limit=8)
-        if lines:
-            return max(lines, key=lambda ln: ordered_fit(line_keys(board, ln), list(pending)))
-        sightings = [Sighting(k, skippable=True) for k in pending] + [Sighting(key)]
-        line = explain_chain(board, sightings, self._s.config.live_depth)
-        if line:
-            return line
-        for side, _ in presses[-1:]:
-            lifted = move_then_lifted(self._s, board, key, self._s.clock.colour_of(side) == "white")
-            if lifted is not None:
-                return (lifted,)
-        return None
 
     def tick(self, t: float) -> list[ReconstructionEvent]:
         """Let time pass: fires stability waits and software-clock flags due by `t`."""
         events: list[ReconstructionEvent] = []
-        self._flush_recovered(t, events)
+        flush_recovered(self._s, t, events)
         run(self._s, t, events)
         return events
 
     def next_deadline(self) -> float | None:
         """The next time at which `tick` may have something to do (None: only new input)."""
         return next_deadline(self._s)
-
-    def _flush_recovered(self, t: float, events: list[ReconstructionEvent]) -> None:
-        """Positions replayed from the EEPROM log after an outage: the log holds every
-        change, so the whole stretch is explained at once as a chain of legal moves. If it
-        cannot be, the last position is treated like any other (and may go out of sync)."""
-        if not self._s.recovered:
-            return
-        items, self._s.recovered = self._s.recovered, []
-        run(self._s, items[0][0], events)
-        orientation = self._s.orientation or "normal"
-        last_codes: tuple[int, ...] | None = None
-        for at, codes in items:
-            key = codes_key(codes, orientation)
-            if self._s.trail and self._s.trail[-1].key == key:
-                continue
-            self._s.seen_at.setdefault(key, at)
-            self._s.sight(key, at, recovered=True)
-            if len(self._s.observed) < 64:
-                self._s.observed.append(key)
-            last_codes = codes
-        if last_codes is None:
-            return
-        last_t = self._s.trail[-1].since
-        cand = Candidate(last_codes, last_t, self._s.trail[-1].key)
-        self._s.cand = cand
-        self._s.recent.append(cand)
-        if len(self._s.recent) > 8:
-            del self._s.recent[0]
-        if not self._s.announced or self._s.signalled is not None:
-            return
-        chained = chain_to(self._s, cand.key)
-        if chained is not None:
-            moves, found_in = chained
-            adopt(self._s, Match("forward", moves, orientation=found_in))
-            back_in_sync(self._s, max(t, last_t), events)
-            play(self._s, max(t, last_t), moves, "resync", events)

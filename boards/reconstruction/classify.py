@@ -26,11 +26,7 @@ from boards.reconstruction.keys import (
     rotate_key,
     victim_lifted,
 )
-from boards.reconstruction.result_signal import (
-    king_heading_for_centre,
-    node_stood,
-    signal_in,
-)
+from boards.reconstruction.result_signal import king_heading_for_centre, node_stood, signal_in
 from boards.reconstruction.search import (
     Line,
     Sighting,
@@ -41,14 +37,7 @@ from boards.reconstruction.search import (
     ordered_fit,
     returns_home,
 )
-from boards.reconstruction.state import (
-    EPS,
-    SAME,
-    Candidate,
-    Match,
-    State,
-    Suspect,
-)
+from boards.reconstruction.state import EPS, SAME, Candidate, Match, State, Suspect
 
 __all__ = [
     "chain_to",
@@ -125,7 +114,7 @@ def _classify_uncached(s: State, key: Key) -> Match:
             fitter = fitter_correction(s, key, line)
             if fitter is not None:
                 return fitter
-            return Match("forward", line, len(s.plies), suspect=_suspect(s, s.board, line))
+            return Match("forward", line, len(s.plies), suspect=_suspect(s.board, line))
     # Before takebacks: the last piece moving on may repeat an earlier position
     # (Qc7-c6 recorded, the queen goes on to c1 where it stood two moves ago).
     moved_on = _moved_on(s, key)
@@ -170,19 +159,19 @@ def _patient(s: State, current: Key, key: Key) -> bool:
     (the new piece is on the way), a king heading for a result signal, or a capture
     whose victim is already off (a legal capture there exists) while the capturer
     still slides and rests on its path?"""
-    if _promotion_pending(s, key) or king_heading_for_centre(current, key):
+    if _promotion_pending(key) or king_heading_for_centre(current, key):
         return True
     board = s.board
     lost = victim_lifted(current, key, board.turn == chess.WHITE)
     return bool(lost) and any(board.generate_legal_captures(chess.BB_ALL, lost))
 
 
-def _promotion_pending(s: State, key: Key) -> bool:
+def _promotion_pending(key: Key) -> bool:
     """A pawn stands on the last rank: its new piece is on the way."""
     return bool(key[0] & _BACK_RANKS)
 
 
-def _suspect(s: State, board: chess.Board, line: Line) -> Suspect:
+def _suspect(board: chess.Board, line: Line) -> Suspect:
     """Why the last move of `line` (from `board`) may be half of something else."""
     for move in line[:-1]:
         board.push(move)
@@ -309,7 +298,7 @@ def _back_lines(s: State, key: Key, first_only: bool) -> list[tuple[int, Line, l
                     # there is their next move under way (resting on a square where
                     # it would be illegal), not a correction of the one before.
                     continue
-                out.append((back, line, line_keys(board, line), _suspect(s, board, line)))
+                out.append((back, line, line_keys(board, line), _suspect(board, line)))
                 if first_only:
                     return out
     finally:

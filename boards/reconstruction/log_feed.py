@@ -9,30 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from boards.position import BoardPosition, Orientation
-from boards.reconstruction.classify import (
-    chain_to,
-)
-from boards.reconstruction.decide import (
-    run,
-)
-from boards.reconstruction.events import (
-    MoveClocked,
-    ReconstructionEvent,
-)
-from boards.reconstruction.keys import (
-    Key,
-    codes_key,
-)
+from boards.reconstruction.classify import chain_to
+from boards.reconstruction.decide import run
+from boards.reconstruction.events import MoveClocked, ReconstructionEvent
+from boards.reconstruction.keys import Key, codes_key
 from boards.reconstruction.log_explain import explain_log, presser_part
-from boards.reconstruction.press import (
-    move_then_lifted,
-)
-from boards.reconstruction.record import (
-    adopt,
-    announce,
-    back_in_sync,
-    play,
-)
+from boards.reconstruction.press import move_then_lifted
+from boards.reconstruction.record import adopt, announce, back_in_sync, play
 from boards.reconstruction.search import (
     Line,
     Sighting,
@@ -41,14 +24,8 @@ from boards.reconstruction.search import (
     line_keys,
     ordered_fit,
 )
-from boards.reconstruction.state import (
-    Candidate,
-    Match,
-    State,
-)
-from clocks.clocktimes import (
-    MoveTime,
-)
+from boards.reconstruction.state import Candidate, Match, State
+from clocks.clocktimes import MoveTime
 from clocks.reading import Side
 
 __all__ = [
@@ -194,7 +171,7 @@ def _log_line(
     if line:
         return line
     for side, _ in presses[-1:]:
-        lifted = move_then_lifted(s, board, key, s.clock.colour_of(side) == "white")
+        lifted = move_then_lifted(board, key, s.clock.colour_of(side) == "white")
         if lifted is not None:
             return (lifted,)
     return None

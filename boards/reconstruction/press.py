@@ -15,37 +15,12 @@ from boards.reconstruction.classify import (
     last_piece_moved,
     match_for,
 )
-from boards.reconstruction.events import (
-    MoveClocked,
-    ReconstructionEvent,
-)
-from boards.reconstruction.keys import (
-    Key,
-    board_key,
-    colour_mask,
-    diff_mask,
-    occupied,
-)
-from boards.reconstruction.record import (
-    adopt,
-    back_in_sync,
-    correct,
-    play,
-)
-from boards.reconstruction.search import (
-    line_keys,
-    ordered_fit,
-)
-from boards.reconstruction.state import (
-    EPS,
-    Candidate,
-    Match,
-    Press,
-    State,
-)
-from clocks.clocktimes import (
-    LeverPressed,
-)
+from boards.reconstruction.events import MoveClocked, ReconstructionEvent
+from boards.reconstruction.keys import Key, board_key, colour_mask, diff_mask, occupied
+from boards.reconstruction.record import adopt, back_in_sync, correct, play
+from boards.reconstruction.search import line_keys, ordered_fit
+from boards.reconstruction.state import EPS, Candidate, Match, Press, State
+from clocks.clocktimes import LeverPressed
 
 __all__ = [
     "move_then_lifted",
@@ -152,7 +127,7 @@ def resolve_press(s: State, press: Press, events: list[ReconstructionEvent]) -> 
         m = match_for(s, cand)
         whole = m.kind == "forward"
         if m.kind == "none":
-            lifted = move_then_lifted(s, s.board, cand.key, press.white)
+            lifted = move_then_lifted(s.board, cand.key, press.white)
             if lifted is not None:
                 m = Match("forward", (lifted,), len(s.plies))
         if m.kind == "forward":
@@ -246,7 +221,7 @@ def _lifted_after_correction(s: State, key: Key, white: bool) -> Match | None:
     board = s.board
     recorded = board.pop()
     try:
-        move = move_then_lifted(s, board, key, white)
+        move = move_then_lifted(board, key, white)
     finally:
         board.push(recorded)
     if move is None or move == recorded:
@@ -272,7 +247,7 @@ def _unshown_move(s: State, key: Key, white: bool, moved_on: bool = False) -> bo
     return last_piece_moved(s, key, moved_on)
 
 
-def move_then_lifted(s: State, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
+def move_then_lifted(board: chess.Board, key: Key, white: bool) -> chess.Move | None:
     """The presser's one move from `board` that, with one piece then lifted by the
     opponent (a piece of theirs to move, or one of the presser's to capture), gives
     `key`: the usual sight at a press when the reply is quick. None unless exactly one

@@ -12,6 +12,11 @@ What it does with each position the board reports (see docs/reconstruction.md):
    players go on, and report BackInSync (with the moves made meanwhile) on a match.
 
 Pure: no I/O, no clock reading; every call gets its time `t`.
+
+`Reconstructor` is the public face and holds one `State`; the steps are functions over
+it, each in the module named for its job: `classify` (what a position is), `decide` (when
+to act on it), `press` (what a lever press completed), `log_feed` (the EEPROM log),
+`result_signal` (the kings on the centre), `record` (moves played, corrected, retracted).
 """
 
 from __future__ import annotations
@@ -23,31 +28,13 @@ import chess
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.config import ReconstructionConfig
 from boards.reconstruction.decide import next_deadline, run
-from boards.reconstruction.events import (
-    ReconstructionEvent,
-    Result,
-)
-from boards.reconstruction.keys import (
-    board_key,
-    codes_key,
-)
+from boards.reconstruction.events import ReconstructionEvent, Result
+from boards.reconstruction.keys import board_key, codes_key
 from boards.reconstruction.log_feed import flush_recovered, read_log
 from boards.reconstruction.press import press_made
-from boards.reconstruction.record import (
-    announce,
-)
-from boards.reconstruction.state import (
-    Candidate,
-    Ply,
-    State,
-)
-from clocks.clocktimes import (
-    ClockStarted,
-    ClockTimes,
-    FlagFell,
-    LeverPressed,
-    MoveTime,
-)
+from boards.reconstruction.record import announce
+from boards.reconstruction.state import Candidate, Ply, State
+from clocks.clocktimes import ClockStarted, ClockTimes, FlagFell, LeverPressed, MoveTime
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timecontrol import TimeControl
 

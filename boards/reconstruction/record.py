@@ -21,21 +21,10 @@ from boards.reconstruction.events import (
     NewGame,
     ReconstructionEvent,
 )
-from boards.reconstruction.keys import (
-    CENTRE,
-    board_key,
-    codes_key,
-    rotate_key,
-)
-from boards.reconstruction.search import (
-    Line,
-    line_keys,
-)
+from boards.reconstruction.keys import CENTRE, board_key, codes_key, rotate_key
+from boards.reconstruction.search import Line, line_keys
 from boards.reconstruction.state import Match, Ply, State
-from clocks.clocktimes import (
-    MoveTime,
-    SoftwareClock,
-)
+from clocks.clocktimes import MoveTime, SoftwareClock
 from clocks.timecontrol import Colour
 
 __all__ = [

@@ -151,10 +151,9 @@ def resolve_press(s: State, press: Press, events: list[ReconstructionEvent]) -> 
         if _press_completes(s, press, m, events):
             return
     # No move waiting: the press belongs to a move confirmed before it (late press),
-    # unless its piece has moved on: then it waits for the correction.
     # unless its piece is gone from its square: then it waits for the correction (the
     # piece in the hand at the press, put down late), or for the opponent's capture of
-    # it (`_play` gives the press to the move then).
+    # it (`record.play` gives the press to the move then).
     moved_on = bool(shown) and _unshown_move(s, shown[0].key, press.white)
     for back in (1, 2) if not moved_on else ():
         if len(s.plies) >= back:

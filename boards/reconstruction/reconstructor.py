@@ -38,6 +38,8 @@ from clocks.clocktimes import ClockStarted, ClockTimes, FlagFell, LeverPressed, 
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timecontrol import TimeControl
 
+__all__ = ["Reconstructor"]
+
 
 class Reconstructor:
     """Turns one board's positions (and its clock's readings) into a legal game.

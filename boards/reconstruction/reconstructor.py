@@ -12,172 +12,33 @@ What it does with each position the board reports (see docs/reconstruction.md):
    players go on, and report BackInSync (with the moves made meanwhile) on a match.
 
 Pure: no I/O, no clock reading; every call gets its time `t`.
+
+`Reconstructor` is the public face and holds one `State`; the steps are functions over
+it, each in the module named for its job: `classify` (what a position is), `decide` (when
+to act on it), `press` (what a lever press completed), `log_feed` (the EEPROM log),
+`result_signal` (the kings on the centre), `record` (moves played, corrected, retracted).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import chess
 
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.config import ReconstructionConfig
-from boards.reconstruction.events import (
-    BackInSync,
-    Evidence,
-    MoveClocked,
-    MovePlayed,
-    MoveRetracted,
-    NewGame,
-    OutOfSync,
-    ReconstructionEvent,
-    Result,
-    ResultSignalled,
-)
-from boards.reconstruction.keys import (
-    CENTRE,
-    Key,
-    board_key,
-    codes_key,
-    colour_mask,
-    diff_mask,
-    key_fen,
-    material_feasible,
-    occupied,
-    rotate_key,
-    victim_lifted,
-)
-from boards.reconstruction.log_explain import explain_log, presser_part
-from boards.reconstruction.result_signal import king_heading_for_centre, kings_only, signal_in
-from boards.reconstruction.search import (
-    Line,
-    Sighting,
-    consistency,
-    explain_chain,
-    find_lines,
-    line_keys,
-    ordered_fit,
-    returns_home,
-)
-from clocks.clocktimes import (
-    ClockStarted,
-    ClockTimes,
-    FlagFell,
-    LeverPressed,
-    MoveTime,
-    SoftwareClock,
-)
+from boards.reconstruction.decide import next_deadline, run
+from boards.reconstruction.events import ReconstructionEvent, Result
+from boards.reconstruction.keys import board_key, codes_key
+from boards.reconstruction.log_feed import flush_recovered, read_log
+from boards.reconstruction.press import press_made
+from boards.reconstruction.record import announce
+from boards.reconstruction.state import Candidate, Ply, State
+from clocks.clocktimes import ClockStarted, ClockTimes, FlagFell, LeverPressed, MoveTime
 from clocks.reading import ClockReading, NoClock, Side
-from clocks.timecontrol import Colour, TimeControl
+from clocks.timecontrol import TimeControl
 
-Kind = Literal["same", "forward", "signal", "start", "takeback", "correction", "none"]
-Suspect = Literal["centre_king", "castling_rook"] | None
-
-_EPS = 1e-9
-# Positions kept for a chain resync (since the last game node): a long out-of-sync stretch
-# of a blitz finish, or an EEPROM log replayed after an outage, fits many times over.
-_TRAIL_MAX = 2000
-_LIVE_TRANSIENT = 0.4  # seconds: one or two board scans
-_RECOVERED_SETTLED = 0.2
-_STANDARD_START_KEY = board_key(chess.Board())
-# Lines a deep search collects for one position: enough to see every order in which a
-# few independent moves can be made; reaching the limit counts as "cannot tell".
-_DEEP_LIMIT = 32
-_AMBIGUOUS_SHOWN = 4
-_BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
-
-
-def _passes_on(seen: Key, node: Key, later: list[Key]) -> bool:
-    """Does a piece that arrived in `seen` (a square changed from `node`) leave it in the
-    next position and stand, in a later one, on a square where `seen` had no such piece?"""
-    arrived = occupied(seen) & diff_mask(seen, node)
-    if not later or not arrived & diff_mask(seen, later[0]):
-        return False
-    for square in chess.scan_forward(arrived):
-        bit = chess.BB_SQUARES[square]
-        slot = next(i for i in range(6) if seen[i] & bit)
-        white = bool(seen[6] & bit)
-        mine = seen[slot] & colour_mask(seen, white)
-        if any(key[slot] & colour_mask(key, white) & ~mine for key in later):
-            return True
-    return False
-
-
-def _other(orientation: Orientation) -> Orientation:
-    return "rotated" if orientation == "normal" else "normal"
-
-
-@dataclass(frozen=True, slots=True)
-class _Match:
-    kind: Kind
-    moves: Line = ()
-    base: int = 0  # node the moves start from (takeback/correction: an earlier node)
-    orientation: Orientation | None = None
-    fen: str = ""
-    chess960: bool = False
-    result: Result | None = None
-    kings: tuple[int, int] = (0, 0)
-    suspect: Suspect = None
-    patient: bool = False
-    deep: bool = False
-    # Different lines reach this position and nothing seen tells them apart (as text).
-    ambiguous: tuple[str, ...] = ()
-    # A correction the board itself shows (the last piece moved on from its landing
-    # square, or the replacing line fits the positions seen since the node better than any
-    # line from it): decided as soon as a move would be, not after the takeback wait.
-    evident: bool = False
-
-
-_SAME = _Match("same")
-_NONE = _Match("none")
-
-
-@dataclass(slots=True)
-class _Candidate:
-    codes: tuple[int, ...]
-    since: float
-    key: Key
-    match: _Match | None = None
-    version: int = -1
-    slow_done: bool = False
-    deep_done: bool = False
-    chain_done: bool = False  # the chain resync depends on the trail, not on the depth
-
-
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """A position the board showed since the last game node, for a chain resync."""
-
-    key: Key
-    since: float
-    until: float | None = None  # when the next position replaced it
-    recovered: bool = False
-
-
-@dataclass(slots=True)
-class _Ply:
-    move: chess.Move
-    san: str
-    t: float
-    white: bool
-    clock: MoveTime | None
-    by_press: bool
-    centre_king: bool
-
-
-@dataclass(slots=True)
-class _Press:
-    t: float
-    white: bool
-    time: MoveTime
-    deadline: float
-    cands: list[_Candidate] = field(default_factory=list)
-    # The opponent pressed since: what the board shows from then on is their move or
-    # later, never what this press completed (a stall of the reader stamps a press and
-    # the moves after it alike, inside the settle window).
-    closed: bool = False
+__all__ = ["Reconstructor"]
 
 
 class Reconstructor:
@@ -200,64 +61,63 @@ class Reconstructor:
         time_control: TimeControl | None = None,
         white_side: Side | None = None,
     ) -> None:
-        self.config = config or ReconstructionConfig()
-        self._orientation: Orientation | None = orientation
-        self._time_control = time_control if time_control and not time_control.untimed else None
-        self._clock = ClockTimes(white_side)
-        self._cand: _Candidate | None = None
-        self._recent: list[_Candidate] = []
-        self._presses: list[_Press] = []
-        self._recovered: list[tuple[float, tuple[int, ...]]] = []
-        self._trail: list[_Seen] = []
-        self._trail_broken = False
-        self._announced = False
-        self._announce_t = 0.0
-        self._soft: SoftwareClock | None = None
-        self._setup(start_fen or chess.STARTING_FEN, chess960)
+        self._s = State(
+            start_fen=start_fen or chess.STARTING_FEN,
+            chess960=chess960,
+            orientation=orientation,
+            config=config or ReconstructionConfig(),
+            time_control=time_control,
+            white_side=white_side,
+        )
 
     # ------------------------------------------------------------------ public API
 
     @property
+    def config(self) -> ReconstructionConfig:
+        """The waits and search depths this reconstruction uses."""
+        return self._s.config
+
+    @property
     def board(self) -> chess.Board:
         """A copy of the game's current position (with its move stack)."""
-        return self._board.copy()
+        return self._s.board.copy()
 
     @property
     def moves(self) -> list[chess.Move]:
-        return [p.move for p in self._plies]
+        return [p.move for p in self._s.plies]
 
     @property
     def sans(self) -> list[str]:
-        return [p.san for p in self._plies]
+        return [p.san for p in self._s.plies]
 
     @property
     def clocks(self) -> list[MoveTime | None]:
-        return [p.clock for p in self._plies]
+        return [p.clock for p in self._s.plies]
 
     @property
     def ply(self) -> int:
-        return len(self._plies)
+        return len(self._s.plies)
 
     @property
     def orientation(self) -> Orientation | None:
-        return self._orientation
+        return self._s.orientation
 
     @property
     def in_sync(self) -> bool:
-        return self._out_since is None
+        return self._s.out_since is None
 
     @property
     def result(self) -> Result | None:
-        return self._signalled
+        return self._s.signalled
 
     @property
     def clock_times(self) -> ClockTimes:
         """The clock follower (which side is White, last reading)."""
-        return self._clock
+        return self._s.clock
 
     def set_white_side(self, side: Side) -> None:
         """The arbiter says White's time is on `side` of the clock."""
-        self._clock.set_white_side(side)
+        self._s.clock.set_white_side(side)
 
     def resume(
         self,
@@ -275,29 +135,31 @@ class Reconstructor:
         software clock is kept from here: the time each side had left is not known.
         `clocks`: the recorded moves' clock times, where known (a press read again later,
         from the board's log, must not go to a move that has its time already)."""
-        board = self._board
+        board = self._s.board
         for uci in ucis:
             move = chess.Move.from_uci(uci)
             if move not in board.legal_moves:
-                raise ValueError(f"cannot resume: {uci} is illegal after {len(self._plies)} plies")
+                raise ValueError(
+                    f"cannot resume: {uci} is illegal after {len(self._s.plies)} plies"
+                )
             san = board.san(move)
             white = board.turn == chess.WHITE
             board.push(move)
             key = board_key(board)
-            self._key_nodes.setdefault(key, []).append(len(self._keys))
-            self._keys.append(key)
-            known = clocks[len(self._plies)] if len(self._plies) < len(clocks) else None
+            self._s.key_nodes.setdefault(key, []).append(len(self._s.keys))
+            self._s.keys.append(key)
+            known = clocks[len(self._s.plies)] if len(self._s.plies) < len(clocks) else None
             clock = None if known is None else MoveTime(known, None)
-            self._plies.append(_Ply(move, san, t, white, clock, False, False))
-        self._clock.reset("white" if board.turn == chess.WHITE else "black")
+            self._s.plies.append(Ply(move, san, t, white, clock, False, False))
+        self._s.clock.reset("white" if board.turn == chess.WHITE else "black")
         # The colours were settled when the game started: the side whose clock runs first
         # after a resume is just the side to move, not White. Keep what was known.
-        self._clock.set_white_side(white_side or self._clock.white_side)
-        if not self._announced:
-            self._announced = True
-            self._announce_t = t
-        self._soft = None
-        self._node_changed()
+        self._s.clock.set_white_side(white_side or self._s.clock.white_side)
+        if not self._s.announced:
+            self._s.announced = True
+            self._s.announce_t = t
+        self._s.soft = None
+        self._s.node_changed()
 
     def new_game(
         self,
@@ -308,10 +170,10 @@ class Reconstructor:
     ) -> list[ReconstructionEvent]:
         """The arbiter starts a new game (e.g. a Chess960 start or a set-up position)."""
         if orientation is not None:
-            self._orientation = orientation
-        self._setup(start_fen or chess.STARTING_FEN, chess960)
+            self._s.orientation = orientation
+        self._s.setup(start_fen or chess.STARTING_FEN, chess960)
         events: list[ReconstructionEvent] = []
-        self._announce(t, events)
+        announce(self._s, t, events)
         return events
 
     def feed_position(
@@ -321,69 +183,61 @@ class Reconstructor:
 
         `recovered=True`: a position replayed from the board's EEPROM log after an outage
         (`t` is an estimate). Such positions are collected and, when the live input
-        resumes, explained together as one sequence (see `_flush_recovered`).
+        resumes, explained together as one sequence (see `log_feed.flush_recovered`).
         """
         events: list[ReconstructionEvent] = []
         if recovered:
-            self._recovered.append((t, position.codes))
-            self._left_root = True
+            self._s.recovered.append((t, position.codes))
+            self._s.left_root = True
             return events
-        if not self._left_root and position.codes not in self._root_codes:
-            self._left_root = True  # something moved: the game's start is behind us
-        self._flush_recovered(t, events)
-        self._run(t, events)
+        if not self._s.left_root and position.codes not in self._s.root_codes:
+            self._s.left_root = True  # something moved: the game's start is behind us
+        flush_recovered(self._s, t, events)
+        run(self._s, t, events)
         codes = position.codes
-        cand = self._cand
+        cand = self._s.cand
         if cand is None or cand.codes != codes:
-            key = codes_key(codes, self._orientation or "normal")
+            key = codes_key(codes, self._s.orientation or "normal")
             if cand is None or key != cand.key:
-                cand = _Candidate(codes, t, key)
-                self._cand = cand
-                self._seen_at.setdefault(key, t)
-                for press in self._presses:
+                cand = Candidate(codes, t, key)
+                self._s.cand = cand
+                self._s.seen_at.setdefault(key, t)
+                for press in self._s.presses:
                     if not press.closed:
                         press.cands.append(cand)
-                self._recent.append(cand)
-                if len(self._recent) > 8:
-                    del self._recent[0]
-                self._sight(key, t)
-                if len(self._observed) < 64:
-                    self._observed.append(key)
+                self._s.recent.append(cand)
+                if len(self._s.recent) > 8:
+                    del self._s.recent[0]
+                self._s.sight(key, t)
+                if len(self._s.observed) < 64:
+                    self._s.observed.append(key)
             else:
                 cand.codes = codes  # only ignored squares (magic pieces) changed
-        self._run(t, events)
+        run(self._s, t, events)
         return events
 
     def feed_clock(self, t: float, reading: ClockReading | NoClock) -> list[ReconstructionEvent]:
         """A clock reading seen at `t` (readings drive lever-press evidence and [%clk])."""
         events: list[ReconstructionEvent] = []
-        self._flush_recovered(t, events)
-        self._run(t, events)
-        if not self._clock.decided:
-            if self._plies or self._recovered or self._left_root:
+        flush_recovered(self._s, t, events)
+        run(self._s, t, events)
+        if not self._s.clock.decided:
+            if self._s.plies or self._s.recovered or self._s.left_root:
                 # Joined a game under way (a restart, moves read back from the board's log):
                 # whichever clock runs now says nothing about colours, and positions may
                 # still be in flight. Keep the convention (White on the left) unless the
                 # arbiter says otherwise.
-                self._clock.set_white_side(self._clock.white_side)
+                self._s.clock.set_white_side(self._s.clock.white_side)
             else:
-                self._clock.expect_first("white" if self._board.turn == chess.WHITE else "black")
-        for event in self._clock.feed(t, reading):
+                self._s.clock.expect_first(
+                    "white" if self._s.board.turn == chess.WHITE else "black"
+                )
+        for event in self._s.clock.feed(t, reading):
             if isinstance(event, LeverPressed):
-                self._presses_since_node += 1
-                press = _Press(t, event.colour == "white", event.time, t + self.config.press_settle)
-                for pending in self._presses:
-                    pending.closed = pending.closed or pending.white != press.white
-                # The move may have been completed just before the press while the
-                # opponent already reaches for a piece: look back a little.
-                back = t - self.config.press_lookback
-                press.cands.extend(c for c in self._recent if c.since >= back)
-                if self._cand is not None and self._cand not in press.cands:
-                    press.cands.append(self._cand)
-                self._presses.append(press)
+                press_made(self._s, t, event)
             elif isinstance(event, ClockStarted | FlagFell):
                 events.append(event)
-        self._run(t, events)
+        run(self._s, t, events)
         return events
 
     def feed_log(
@@ -406,1246 +260,21 @@ class Reconstructor:
         follows the last press, or does not fit, goes on as live input (which can go out
         of sync): so does the whole log when the game's position is not in it."""
         events: list[ReconstructionEvent] = []
-        self._flush_recovered(t, events)
-        self._run(t, events)
+        flush_recovered(self._s, t, events)
+        run(self._s, t, events)
         if not positions:
             return events
-        aligned = self._align_log(positions, min(seen, len(positions) - 1))
-        if aligned is None and not any(presses for _, presses in positions):
-            aligned = self._align_unpressed(positions, min(seen, len(positions) - 1))
-            if aligned is not None:
-                first, orientation = aligned
-                if self._orientation is None:
-                    self._orientation = orientation
-                keys = [codes_key(p.codes, orientation) for p, _ in positions]
-                self._explain_unpressed(t, keys[first + 1 :], events)
-            events += self.feed_position(t, positions[-1][0])
-            return events
-        if aligned is None:
-            events += self.feed_position(t, positions[-1][0])
-            return events
-        first, orientation = aligned
-        self._adopt(_Match("same", orientation=orientation))
-        self._cand = None  # what the board showed before the log is superseded by it
-        self._announce(t, events)
-        keys = [codes_key(p.codes, orientation) for p, _ in positions]
-        clocked = any(presses for _, presses in positions[first + 1 :])
-        self._log_press_at_node(t, positions[first][1], events)
-        if not clocked:
-            self._explain_unpressed(t, keys[first + 1 :], events)
-            events += self.feed_position(t, positions[-1][0])
-            return events
-        pending: list[Key] = []
-        carried: list[tuple[Side, int]] = []
-        for i in range(first + 1, len(positions)):
-            key, presses = keys[i], positions[i][1]
-            last = i == len(positions) - 1
-            if key == self._keys[-1]:
-                pending = []  # back at the node: a piece lifted and put back
-                self._log_press_at_node(t, presses, events)
-                continue
-            if not presses and not (last and not clocked):
-                pending.append(key)
-                continue
-            line = self._log_line(key, pending, [*carried, *presses])
-            if line is None:
-                pending.append(key)
-                carried += presses
-                continue
-            whole = line
-            for side, _ in [*carried, *presses][-1:]:
-                line = presser_part(self._board, line, self._clock.colour_of(side) == "white")
-            for side, seconds in [*carried, *presses]:
-                white = self._clock.colour_of(side) == "white"
-                self._stamps[white].append((t, MoveTime(float(seconds), None)))
-            self._left_root = True
-            self._back_in_sync(t, events)
-            self._play(t, line, "press" if presses else "resync", events)
-            pending, carried = ([key] if line != whole else []), []
-        for key in pending[:-1]:
-            self._sight(key, t)  # the way to the last position, for a chain resync
-        pressed = [p for _, presses in positions for p in presses]
-        if pressed:
-            # The next reading that shows the last presser's clock running is a press made
-            # after the log was read (while it was downloading, say).
-            self._clock.pressed_in_log(pressed[-1][0])
+        read_log(self._s, t, positions, seen, events)
         events += self.feed_position(t, positions[-1][0])
         return events
-
-    def _explain_unpressed(
-        self, t: float, keys: Sequence[Key], events: list[ReconstructionEvent]
-    ) -> None:
-        """A log with no presses after the game's position: its positions, in order, are
-        the evidence (`explain_log`); what the walk cannot explain is left to live input."""
-        line, _ = explain_log(self._board, keys, self.config.live_depth)
-        if line:
-            self._left_root = True
-            self._back_in_sync(t, events)
-            self._play(t, line, "resync", events)
-
-    def _align_unpressed(
-        self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
-    ) -> tuple[int, Orientation] | None:
-        """A log without presses that never shows the game's position (the log missed it, a
-        burst of moves): the last position at or before `upto` that shows an earlier
-        position of the game; the walk from the game's position skips what lies behind."""
-        earlier = set(self._keys[:-1])
-        tries: list[Orientation] = (
-            [self._orientation] if self._orientation else ["normal", "rotated"]
-        )
-        for orientation in tries:
-            for i in range(upto, -1, -1):
-                if codes_key(positions[i][0].codes, orientation) in earlier:
-                    return i, orientation
-        return None
-
-    def _align_log(
-        self, positions: Sequence[tuple[BoardPosition, Sequence[tuple[Side, int]]]], upto: int
-    ) -> tuple[int, Orientation] | None:
-        node = self._keys[-1]
-        tries: list[Orientation] = (
-            [self._orientation] if self._orientation else ["normal", "rotated"]
-        )
-        for orientation in tries:
-            for i in range(upto, -1, -1):
-                if codes_key(positions[i][0].codes, orientation) == node:
-                    return i, orientation
-        return None
-
-    def _log_press_at_node(
-        self, t: float, presses: Sequence[tuple[Side, int]], events: list[ReconstructionEvent]
-    ) -> None:
-        """Presses logged while the board showed the game's current position belong to its
-        last move when the presser made it; once counted, never again."""
-        for side, seconds in presses:
-            white = self._clock.colour_of(side) == "white"
-            if self._plies and self._plies[-1].white == white and self._plies[-1].clock is None:
-                ply = self._plies[-1]
-                ply.clock = MoveTime(float(seconds), None)
-                ply.by_press = True
-                events.append(MoveClocked(t, len(self._plies), ply.clock))
-
-    def _log_line(
-        self, key: Key, pending: Sequence[Key], presses: Sequence[tuple[Side, int]]
-    ) -> Line | None:
-        """The moves from the game's position to `key`, a position the log proves settled:
-        the shortest, in the order that fits the positions seen on the way; else a chain
-        through them; else (a press with the opponent's hand already on a piece) the
-        presser's one move with one piece lifted."""
-        board = self._board
-        lines = find_lines(board, key, self.config.live_depth, limit=8)
-        if lines:
-            return max(lines, key=lambda ln: ordered_fit(line_keys(board, ln), list(pending)))
-        sightings = [Sighting(k, skippable=True) for k in pending] + [Sighting(key)]
-        line = explain_chain(board, sightings, self.config.live_depth)
-        if line:
-            return line
-        for side, _ in presses[-1:]:
-            lifted = self._move_then_lifted(board, key, self._clock.colour_of(side) == "white")
-            if lifted is not None:
-                return (lifted,)
-        return None
 
     def tick(self, t: float) -> list[ReconstructionEvent]:
         """Let time pass: fires stability waits and software-clock flags due by `t`."""
         events: list[ReconstructionEvent] = []
-        self._flush_recovered(t, events)
-        self._run(t, events)
+        flush_recovered(self._s, t, events)
+        run(self._s, t, events)
         return events
 
     def next_deadline(self) -> float | None:
         """The next time at which `tick` may have something to do (None: only new input)."""
-        cfg = self.config
-        due: list[float] = [p.deadline for p in self._presses]
-        cand = self._cand
-        if cand is not None:
-            m = self._match_for(cand)
-            s = cand.since
-            if m.kind == "same":
-                if not self._announced:
-                    due.append(s + cfg.new_game_stable)
-                elif self._out_since is not None:
-                    due.append(s + cfg.move_stable)
-            elif m.kind == "forward":
-                due.append(s + self._forward_wait(m))
-            elif m.kind == "signal":
-                if m.result != self._signalled:
-                    due.append(s + cfg.signal_stable)
-            elif m.kind == "start":
-                due.append(s + cfg.new_game_stable)
-            elif m.kind in ("takeback", "correction"):
-                due.append(s + self._correction_wait(cand, m))
-            else:
-                if not cand.slow_done:
-                    due.append(s + cfg.move_stable)
-                elif self._unmatched_since is not None:
-                    patient = m.patient or self._unmatched_patient
-                    wait = cfg.patient_out_of_sync_after if patient else cfg.out_of_sync_after
-                    long_at = max(self._unmatched_since + wait, s + cfg.move_stable)
-                    if self._may_go_out():
-                        due.append(long_at)
-                    if not cand.deep_done:
-                        if self._out_since is not None:
-                            due.append(s + cfg.deep_stable)
-                        else:
-                            due.append(max(long_at, s + cfg.deep_stable))
-        if self._soft is not None and not self._clock.present:
-            flag_at = self._soft.flag_deadline()
-            if flag_at is not None:
-                due.append(flag_at)
-        return min(due) if due else None
-
-    # ------------------------------------------------------------------ game state
-
-    def _setup(self, fen: str, chess960: bool) -> None:
-        board = chess.Board(fen, chess960=chess960)
-        self._chess960 = chess960
-        self._root = board.copy()
-        self._root_key = board_key(board)
-        # The start as a board shows it, either way round: colours are read from the
-        # clock only while the pieces still stand there.
-        self._root_codes = {
-            BoardPosition.from_board(board, "normal").codes,
-            BoardPosition.from_board(board, "rotated").codes,
-        }
-        self._left_root = False
-        self._board = board
-        self._plies: list[_Ply] = []
-        self._keys: list[Key] = [self._root_key]
-        self._key_nodes: dict[Key, list[int]] = {self._root_key: [0]}
-        self._cache: dict[Key, _Match] = {}
-        self._version = 0
-        self._seen_at: dict[Key, float] = {}
-        self._observed: list[Key] = []
-        self._presses_since_node = 0
-        # Lever-press times not yet given to a move, oldest first, per colour (True = White).
-        self._stamps: dict[bool, list[tuple[float, MoveTime]]] = {True: [], False: []}
-        self._unmatched_since: float | None = None
-        self._unmatched_patient = False
-        self._out_since: float | None = None
-        self._signalled: Result | None = None
-        # A king move retracted as the first king of a signal: (node key, move, time).
-        self._signal_undone: tuple[Key, chess.Move, float] | None = None
-        self._announced = False
-        self._presses = []
-        self._restart_trail()
-        self._clock.reset("white" if board.turn == chess.WHITE else "black")
-        self._soft = None
-        if self._cand is not None:
-            self._cand.match = None
-            self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
-
-    def _node_changed(self) -> None:
-        self._presses_since_node = 0
-        self._version += 1
-        self._cache.clear()
-        keep = self._cand.key if self._cand is not None else None
-        since = self._seen_at.get(keep) if keep is not None else None
-        self._seen_at = {keep: since} if keep is not None and since is not None else {}
-        self._observed = []
-        self._restart_trail()
-        if self._cand is not None:
-            self._cand.slow_done = self._cand.deep_done = self._cand.chain_done = False
-
-    def _restart_trail(self) -> None:
-        """A new game node: the trail starts again from what the board shows now."""
-        cand = self._cand
-        self._trail = [_Seen(cand.key, cand.since)] if cand is not None else []
-        self._trail_broken = False
-
-    def _sight(self, key: Key, t: float, recovered: bool = False) -> None:
-        trail = self._trail
-        if trail and trail[-1].until is None:
-            trail[-1] = replace(trail[-1], until=t)
-        trail.append(_Seen(key, t, recovered=recovered))
-        if len(trail) > _TRAIL_MAX:
-            # Bounded: the oldest go, and with them the link to the game node.
-            del trail[: len(trail) - _TRAIL_MAX]
-            self._trail_broken = True
-
-    def _announce(self, t: float, events: list[ReconstructionEvent]) -> None:
-        if self._announced:
-            return
-        self._announced = True
-        self._announce_t = t
-        if self._orientation is None:
-            self._orientation = "normal"
-        events.append(NewGame(t, self._root.fen(), self._orientation, self._chess960))
-        if self._time_control is not None:
-            first: Colour = "white" if self._root.turn == chess.WHITE else "black"
-            self._soft = SoftwareClock(self._time_control, first)
-            self._soft.start(t)
-
-    def _adopt(self, m: _Match) -> None:
-        if self._orientation is None and m.orientation is not None:
-            self._orientation = m.orientation
-            cand = self._cand
-            if cand is not None:
-                cand.key = codes_key(cand.codes, m.orientation)
-                cand.match = None
-            if m.orientation == "rotated":
-                # Positions read so far were read as "normal": turn them round too (the
-                # times they were first seen stamp the moves).
-                self._seen_at = {rotate_key(k): v for k, v in self._seen_at.items()}
-                self._observed = [rotate_key(k) for k in self._observed]
-                self._trail = [replace(seen, key=rotate_key(seen.key)) for seen in self._trail]
-                for recent in self._recent:
-                    if recent is not cand:
-                        recent.key = codes_key(recent.codes, m.orientation)
-                        recent.match = None
-
-    def _clock_running(self) -> bool:
-        reading = self._clock.last_reading
-        return self._clock.present and reading is not None and reading.running
-
-    def _may_go_out(self) -> bool:
-        return self._announced and self._out_since is None and self._signalled is None
-
-    # ------------------------------------------------------------------ classification
-
-    def _match_for(self, cand: _Candidate) -> _Match:
-        if cand.match is not None and cand.version == self._version:
-            return cand.match
-        m = self._classify(cand.key)
-        if self._orientation is None:
-            if m.kind == "none":
-                alt = self._classify(rotate_key(cand.key))
-                if alt.kind != "none":
-                    m = replace(alt, orientation=alt.orientation or "rotated")
-            elif m.orientation is None:
-                m = replace(m, orientation="normal")
-        cand.match = m
-        cand.version = self._version
-        return m
-
-    def _classify(self, key: Key) -> _Match:
-        cached = self._cache.get(key)
-        if cached is None:
-            cached = self._classify_uncached(key)
-            self._cache[key] = cached
-        return cached
-
-    def _classify_uncached(self, key: Key) -> _Match:
-        current = self._keys[-1]
-        if key == current:
-            return _SAME
-        signal = signal_in(key)
-        if signal is not None:
-            return _Match("signal", result=signal[0], kings=(signal[1], signal[2]))
-        start = self._start_match(key)
-        if start is not None:
-            same_start = (
-                start.fen == self._root.fen()
-                and start.orientation in (None, self._orientation)
-                and key == self._keys[0]
-            )
-            early = len(self._plies) < self.config.new_game_min_plies
-            if same_start and early and self._signalled is None:
-                return _Match("takeback", base=0)
-            return start
-        if material_feasible(current, key):
-            lines = find_lines(self._board, key, self.config.live_depth, limit=8)
-            if lines:
-                line = self._most_consistent(self._board, lines)
-                fitter = self._fitter_correction(key, line)
-                if fitter is not None:
-                    return fitter
-                return _Match(
-                    "forward", line, len(self._plies), suspect=self._suspect(self._board, line)
-                )
-        # Before takebacks: the last piece moving on may repeat an earlier position
-        # (Qc7-c6 recorded, the queen goes on to c1 where it stood two moves ago).
-        moved_on = self._moved_on(key)
-        if moved_on is not None:
-            return moved_on
-        nodes = self._key_nodes.get(key)
-        if nodes:
-            earlier = [n for n in nodes if n < len(self._plies)]
-            if earlier:
-                return _Match("takeback", base=earlier[-1])
-        return _Match("none", patient=self._patient(current, key))
-
-    def _start_match(self, key: Key) -> _Match | None:
-        count = occupied(key).bit_count()
-        if count != occupied(self._root_key).bit_count() and count != 32:
-            return None
-        here = self._orientation or "normal"
-        for orientation, k in ((here, key), (_other(here), rotate_key(key))):
-            if k == _STANDARD_START_KEY:
-                return _Match("start", orientation=orientation, fen=chess.STARTING_FEN)
-            if k == self._root_key:
-                return _Match(
-                    "start", orientation=orientation, fen=self._root.fen(), chess960=self._chess960
-                )
-            if self._chess960 and count == 32:
-                fen = key_fen(k) + " w KQkq - 0 1"
-                try:
-                    board = chess.Board(fen, chess960=True)
-                except ValueError:
-                    continue
-                if board.chess960_pos() is not None:
-                    return _Match("start", orientation=orientation, fen=board.fen(), chess960=True)
-        return None
-
-    def _patient(self, current: Key, key: Key) -> bool:
-        """Does `key` look like a move still under way that may take a while: a promotion
-        (the new piece is on the way), a king heading for a result signal, or a capture
-        whose victim is already off (a legal capture there exists) while the capturer
-        still slides and rests on its path?"""
-        if self._promotion_pending(key) or king_heading_for_centre(current, key):
-            return True
-        board = self._board
-        lost = victim_lifted(current, key, board.turn == chess.WHITE)
-        return bool(lost) and any(board.generate_legal_captures(chess.BB_ALL, lost))
-
-    def _promotion_pending(self, key: Key) -> bool:
-        """A pawn stands on the last rank: its new piece is on the way."""
-        return bool(key[0] & _BACK_RANKS)
-
-    def _suspect(self, board: chess.Board, line: Line) -> Suspect:
-        """Why the last move of `line` (from `board`) may be half of something else."""
-        for move in line[:-1]:
-            board.push(move)
-        try:
-            last = line[-1]
-            piece = board.piece_type_at(last.from_square)
-            if piece == chess.KING and not board.is_castling(last):
-                if chess.BB_SQUARES[last.to_square] & CENTRE:
-                    return "centre_king"
-            elif piece == chess.ROOK and board.has_castling_rights(board.turn):
-                before = board.rooks
-                for castle in board.generate_castling_moves():
-                    board.push(castle)
-                    moved_from = before & ~board.rooks
-                    moved_to = board.rooks & ~before
-                    board.pop()
-                    if (
-                        moved_from == chess.BB_SQUARES[last.from_square]
-                        and moved_to == (chess.BB_SQUARES[last.to_square])
-                    ):
-                        return "castling_rook"
-            return None
-        finally:
-            for _ in line[:-1]:
-                board.pop()
-
-    def _slow_classify(self, key: Key, deep: bool, chain: bool = False) -> _Match | None:
-        """Corrections (an earlier node plus other moves), then a chain through the
-        positions seen since the last node, then forward lines longer than the live search
-        depth. Only for positions that stayed put a while."""
-        current = self._keys[-1]
-        changed = diff_mask(current, key)
-        if changed.bit_count() == 1 and not changed & occupied(key):
-            return None  # one piece missing from the current position: it is in a hand
-        board = self._board
-        found = self._correction(key)
-        if found is not None and not self._replies_past_settled(found):
-            # The last move replaced, every position seen since on the way: decided like
-            # a move (not two plies back: both players' moves stood on the board).
-            last_only = found.base == len(self._plies) - 1
-            return replace(found, evident=last_only and self._fits_everything_seen(found))
-        if chain:
-            chained = self._chain_to(key)
-            if chained is not None:
-                moves, orientation = chained
-                return _Match("forward", moves, len(self._plies), orientation, deep=True)
-        if deep and material_feasible(current, key):
-            lines = find_lines(
-                board,
-                key,
-                self.config.resync_depth,
-                min_depth=self.config.live_depth + 1,
-                limit=_DEEP_LIMIT,
-            )
-            complete = len(lines) < _DEEP_LIMIT
-            lines = [ln for ln in lines if not returns_home(ln)]
-            if lines:
-                best, rivals = self._best_supported(board, key, lines)
-                if complete and not rivals:
-                    return _Match("forward", best, len(self._plies), deep=True)
-                # Several move orders (or different moves) reach this position and what
-                # the board showed on the way does not single one out: publishing one
-                # would be a guess, and a transposed order is a wrong game. Stay out.
-                shown = [board.variation_san(ln) for ln in (best, *rivals)]
-                ambiguous = tuple(shown[:_AMBIGUOUS_SHOWN])
-                return _Match("none", patient=self._patient(current, key), ambiguous=ambiguous)
-        return None
-
-    def _back_lines(self, key: Key, first_only: bool) -> list[tuple[int, Line, list[Key], Suspect]]:
-        """Lines of up to `live_depth` plies from each of the last `correction_back` nodes
-        to `key` that replace recorded moves (not the recorded moves followed by more), as
-        (plies back, line, the positions along it from its node, suspect); with
-        `first_only`, the first line from the nearest node that has one."""
-        board = self._board
-        back_max = min(self.config.correction_back, len(self._plies))
-        popped: list[chess.Move] = []
-        out: list[tuple[int, Line, list[Key], Suspect]] = []
-        try:
-            for back in range(1, back_max + 1):
-                popped.append(board.pop())
-                if not material_feasible(board_key(board), key):
-                    continue
-                recorded = tuple(reversed(popped))
-                for line in find_lines(board, key, self.config.live_depth, limit=8):
-                    if line[:back] == recorded:
-                        continue
-                    if back > 1 and line[1:back] == recorded[1:]:
-                        # The opponent's recorded reply kept: it was made to the recorded
-                        # move, which the board showed. The mover's piece going on from
-                        # there is their next move under way (resting on a square where
-                        # it would be illegal), not a correction of the one before.
-                        continue
-                    out.append((back, line, line_keys(board, line), self._suspect(board, line)))
-                    if first_only:
-                        return out
-        finally:
-            for move in reversed(popped):
-                board.push(move)
-        return out
-
-    def _correction(self, key: Key) -> _Match | None:
-        """An earlier node (up to `correction_back` plies back) plus other moves."""
-        for back, line, _keys, suspect in self._back_lines(key, first_only=True):
-            return _Match("correction", line, len(self._plies) - back, suspect=suspect)
-        return None
-
-    def _fits_everything_seen(self, m: _Match) -> bool:
-        """Does every position seen since the node fit the correction `m`'s path (as one
-        of its positions or halfway along a step), in the order seen?"""
-        node = self._keys[-1]
-        observed = [seen.key for seen in self._trail if seen.key != node]
-        board = self._board
-        popped = [board.pop() for _ in range(len(self._plies) - m.base)]
-        try:
-            keys = line_keys(board, m.moves)
-        finally:
-            for move in reversed(popped):
-                board.push(move)
-        return ordered_fit(keys, observed) == len(observed)
-
-    def _replies_past_settled(self, m: _Match) -> bool:
-        """Does the correction `m` replace a move whose position stood settled on the
-        board (`deep_stable`) and add the opponent's reply, when that move's piece was
-        never seen moving on? The reply was made to what the board showed: a position seen
-        stable for a second stays on the game's path unless the board showed its piece
-        going elsewhere (a capture under way whose capturer rests on a square of its path
-        is not the recorded move replaced and answered)."""
-        if len(m.moves) <= len(self._plies) - m.base or not self._trail:
-            return False
-        if not self._node_stood(self.config.deep_stable):
-            return False
-        return not any(self._last_piece_moved(seen.key, on=True) for seen in self._trail)
-
-    def _moved_on(self, key: Key) -> _Match | None:
-        """The piece of the last move moved on from its landing square, nothing else
-        changed, and it could have gone there at once: that move is corrected (a slide
-        that rested on a square of its path). Not for kings: a king stepping on may be the
-        first king of a result signal."""
-        if not self._plies:
-            return None
-        last = self._plies[-1].move
-        piece = self._board.piece_at(last.to_square)
-        if piece is None or piece.piece_type == chess.KING:
-            return None
-        land = chess.BB_SQUARES[last.to_square]
-        changed = diff_mask(self._keys[-1], key)
-        if changed.bit_count() != 2 or not changed & land or occupied(key) & land:
-            return None
-        there = changed & ~land
-        if not key[piece.piece_type - 1] & there or bool(key[6] & there) != piece.color:
-            return None
-        found = self._correction(key)
-        if found is None or found.base != len(self._plies) - 1 or len(found.moves) != 1:
-            return None
-        return replace(found, evident=True)
-
-    def _fitter_correction(
-        self, key: Key, line: Line, presser: bool | None = None, until: float | None = None
-    ) -> _Match | None:
-        """A correction reaching `key` that fits the positions seen since the node (up to
-        `until`), in order, better than the forward `line`: a transposed path through a
-        recorded move the board then showed otherwise (Bd7, Qe4, Bd7-e6 for Be6, Qe4 when
-        the bishop was seen on e6 before the queen moved) is never preferred to a path
-        through every position seen. A tie goes to the correction at a press by
-        `presser`, of the presser's unpressed moves (the position at the press is the
-        truth), and when `line` moves on the piece of an unpressed last move (without a
-        clock, the piece moving on is a correction: a reply within a scan or two leaves
-        nothing in between to tell)."""
-        node = self._keys[-1]
-        observed = [
-            seen.key
-            for seen in self._trail
-            if seen.key != node and (until is None or seen.since <= until + _EPS)
-        ]
-        if not observed:
-            return None
-        forward = ordered_fit(line_keys(self._board, line), observed)
-        tie = presser is not None or self._moves_on(line)
-        if not tie and forward >= len(observed):
-            return None  # the forward line explains everything seen: nothing to correct
-        need = forward if tie else forward + 1
-        best: _Match | None = None
-        for back, alt, keys, suspect in self._back_lines(key, first_only=False):
-            replaced = self._plies[len(self._plies) - back :]
-            if presser is not None and (
-                any(p.by_press for p in replaced) or all(p.white != presser for p in replaced)
-            ):
-                continue
-            score = ordered_fit(keys, observed)
-            if score >= need:
-                need = score + 1
-                best = _Match(
-                    "correction", alt, len(self._plies) - back, suspect=suspect, evident=True
-                )
-        return best
-
-    def _moves_on(self, line: Line) -> bool:
-        """Does `line` move the piece of the last recorded (unpressed) move on from where
-        that move put it?"""
-        if not self._plies or self._plies[-1].by_press:
-            return False
-        land = self._plies[-1].move.to_square
-        return any(move.from_square == land for move in line[1::2])
-
-    def _best_supported(
-        self, board: chess.Board, key: Key, lines: list[Line]
-    ) -> tuple[Line, list[Line]]:
-        """The line that fits most of the positions seen since the last node, in the
-        order they were seen, and the other lines that fit as many (its rivals)."""
-        observed = [seen.key for seen in self._trail if seen.key != key]
-        scored = [(ordered_fit(line_keys(board, ln), observed), ln) for ln in lines]
-        top = max(score for score, _ in scored)
-        tied = [ln for score, ln in scored if score == top]
-        return tied[0], tied[1:]
-
-    def _chain_to(self, key: Key) -> tuple[Line, Orientation | None] | None:
-        """Explain the positions seen since the last node, ending with `key`, as a chain of
-        legal moves (each position a move completed or a step on the way), or None. With
-        the moves comes the orientation they were found in (None: the one already known).
-        """
-        trail = self._trail
-        if self._trail_broken or len(trail) < 2 or trail[-1].key != key:
-            return None
-        if self._orientation is None and not self._announced:
-            return None  # no game yet: the board is being set up
-        # A position that lasted less than a scan or two and fits nothing is noise (a
-        # misread, a sliding piece on a crossed square); recovered positions come from the
-        # log with estimated times: one is a settled state unless the next came within 0.2 s.
-        sightings: list[Sighting] = []
-        for seen in trail:
-            dwell = None if seen.until is None else seen.until - seen.since
-            limit = _RECOVERED_SETTLED if seen.recovered else _LIVE_TRANSIENT
-            sightings.append(Sighting(seen.key, dwell is not None and dwell < limit))
-        if self._orientation is not None:
-            line = explain_chain(self._board, sightings, self.config.live_depth)
-            return (line, None) if line else None
-        # A resumed game whose board has not shown which way round it stands: the trail
-        # was read as "normal"; try it that way, then turned round.
-        for orientation in ("normal", "rotated"):
-            if orientation == "rotated":
-                sightings = [Sighting(rotate_key(s.key), s.skippable) for s in sightings]
-            line = explain_chain(self._board, sightings, self.config.live_depth)
-            if line:
-                return line, orientation
-        return None
-
-    def _flush_recovered(self, t: float, events: list[ReconstructionEvent]) -> None:
-        """Positions replayed from the EEPROM log after an outage: the log holds every
-        change, so the whole stretch is explained at once as a chain of legal moves. If it
-        cannot be, the last position is treated like any other (and may go out of sync)."""
-        if not self._recovered:
-            return
-        items, self._recovered = self._recovered, []
-        self._run(items[0][0], events)
-        orientation = self._orientation or "normal"
-        last_codes: tuple[int, ...] | None = None
-        for at, codes in items:
-            key = codes_key(codes, orientation)
-            if self._trail and self._trail[-1].key == key:
-                continue
-            self._seen_at.setdefault(key, at)
-            self._sight(key, at, recovered=True)
-            if len(self._observed) < 64:
-                self._observed.append(key)
-            last_codes = codes
-        if last_codes is None:
-            return
-        last_t = self._trail[-1].since
-        cand = _Candidate(last_codes, last_t, self._trail[-1].key)
-        self._cand = cand
-        self._recent.append(cand)
-        if len(self._recent) > 8:
-            del self._recent[0]
-        if not self._announced or self._signalled is not None:
-            return
-        chained = self._chain_to(cand.key)
-        if chained is not None:
-            moves, found_in = chained
-            self._adopt(_Match("forward", moves, orientation=found_in))
-            self._back_in_sync(max(t, last_t), events)
-            self._play(max(t, last_t), moves, "resync", events)
-
-    def _most_consistent(self, board: chess.Board, lines: list[Line]) -> Line:
-        """Different lines can reach one placement (bxa4 bxa4 / bxc4 bxc4, transposed
-        orders): prefer the one that fits the half-made positions seen on the way."""
-        if len(lines) == 1:
-            return lines[0]
-        return max(lines, key=lambda ln: consistency(line_keys(board, ln), self._observed))
-
-    def _correction_wait(self, cand: _Candidate, m: _Match) -> float:
-        if m.kind == "correction" and m.evident:
-            wait = self._forward_wait(m)
-            if any(p.by_press for p in self._plies[m.base :]):
-                wait = max(wait, self.config.pressed_correction_stable)
-            return wait
-        return self._takeback_wait(cand, m)
-
-    def _takeback_wait(self, cand: _Candidate, m: _Match) -> float:
-        cfg = self.config
-        wait = cfg.takeback_stable
-        if king_heading_for_centre(self._keys[-1], cand.key):
-            # A king leaving for the centre may be the first half of a result signal.
-            wait = max(wait, cfg.centre_king_stable)
-        if m.kind == "correction" and any(p.by_press for p in self._plies[m.base :]):
-            # Replacing moves a lever press confirmed needs more than a piece in the hand.
-            wait = max(wait, cfg.pressed_correction_stable)
-        if m.kind == "takeback" and len(self._plies) - m.base > 1:
-            changed = diff_mask(self._keys[-1], cand.key)
-            if changed.bit_count() == 2 and changed & occupied(cand.key):
-                # An earlier position one piece away (a repetition): more likely that piece
-                # resting on a square of its path than several moves taken back at once.
-                wait = max(wait, cfg.repetition_takeback_stable)
-        return wait
-
-    def _forward_wait(self, m: _Match) -> float:
-        cfg = self.config
-        if m.deep:
-            return cfg.move_stable
-        resolved = self._presses_since_node - len(self._presses)
-        if len(m.moves) > 1 and self._clock_running() and resolved <= 0:
-            # Both players moved yet nobody pressed the running clock: more likely one
-            # half-made move that looks like a capture and recapture. Wait for evidence
-            # (a press still settling is not evidence yet: it decides when it resolves).
-            return cfg.unpressed_burst_stable
-        if m.suspect == "centre_king":
-            return cfg.centre_king_stable
-        if m.suspect == "castling_rook":
-            return cfg.castling_rook_stable
-        return cfg.move_stable
-
-    # ------------------------------------------------------------------ decisions
-
-    def _run(self, t: float, events: list[ReconstructionEvent]) -> None:
-        while self._presses and self._presses[0].deadline <= t + _EPS:
-            self._resolve_press(self._presses.pop(0), events)
-        for _ in range(4):  # a decision may change the node; re-decide a few times at most
-            if not self._decide(t, events):
-                break
-        if self._soft is not None and not self._clock.present:
-            flag = self._soft.flag(t)
-            if flag is not None:
-                events.append(flag)
-
-    def _decide(self, t: float, events: list[ReconstructionEvent]) -> bool:
-        """Act on the current candidate if its evidence suffices; True if state changed."""
-        cand = self._cand
-        if cand is None:
-            return False
-        cfg = self.config
-        m = self._match_for(cand)
-        stable = t - cand.since + _EPS
-        if m.kind != "none":
-            self._unmatched_since = None
-        if m.kind == "same":
-            if not self._announced and stable >= cfg.new_game_stable:
-                self._adopt(m)
-                self._announce(t, events)
-                return True
-            if (
-                self._orientation is None
-                and m.orientation is not None
-                and stable >= cfg.move_stable
-            ):
-                self._adopt(m)  # a resumed game: the board shows it, this way round
-            if self._out_since is not None and stable >= cfg.move_stable:
-                self._back_in_sync(t, events)
-                return True
-            return False
-        if m.kind == "forward":
-            if stable >= self._forward_wait(m):
-                self._adopt(m)
-                self._back_in_sync(t, events)
-                self._play(t, m.moves, "resync" if m.deep else "stable", events)
-                return True
-            return False
-        if m.kind == "signal":
-            if m.result != self._signalled and stable >= cfg.signal_stable:
-                self._signal(t, m, cand.key, events)
-                return True
-            return False
-        if m.kind == "start":
-            if stable >= cfg.new_game_stable:
-                self._orientation = m.orientation or self._orientation
-                self._setup(m.fen, m.chess960)
-                cand.key = codes_key(cand.codes, self._orientation or "normal")
-                self._announce(t, events)
-                return True
-            return False
-        if m.kind in ("takeback", "correction"):
-            if stable >= self._correction_wait(cand, m):
-                self._adopt(m)
-                self._back_in_sync(t, events)
-                self._correct(t, m, "stable", events)
-                return True
-            return False
-        # Nothing matches (yet).
-        if self._unmatched_since is None:
-            self._unmatched_since = cand.since
-            self._unmatched_patient = False
-        # Once a stretch looked like a promotion or a result signal in progress, it
-        # keeps the longer wait (the pawn comes off before the new piece goes on).
-        self._unmatched_patient = self._unmatched_patient or m.patient
-        wait = cfg.patient_out_of_sync_after if self._unmatched_patient else cfg.out_of_sync_after
-        long_unmatched = t + _EPS >= self._unmatched_since + wait
-        if stable >= cfg.move_stable:
-            # Deep lines explain half-made positions too easily: search them only once
-            # the board has been out of step for a while.
-            deep = (self._out_since is not None or long_unmatched) and stable >= cfg.deep_stable
-            if not cand.slow_done or (deep and not cand.deep_done):
-                cand.slow_done = True
-                cand.deep_done = deep
-                # A chain through every position seen since the last node is strong
-                # evidence: try it as soon as the board has been out of step a while.
-                chain = (self._out_since is not None or long_unmatched) and not cand.chain_done
-                cand.chain_done = cand.chain_done or chain
-                slow = self._slow_classify(cand.key, deep, chain)
-                if slow is not None:
-                    cand.match = slow
-                    return True
-            if self._may_go_out() and long_unmatched:
-                self._out_since = self._unmatched_since
-                events.append(
-                    OutOfSync(
-                        t,
-                        key_fen(cand.key),
-                        len(self._plies),
-                        self._unmatched_since,
-                        m.ambiguous,
-                    )
-                )
-        return False
-
-    def _back_in_sync(self, t: float, events: list[ReconstructionEvent]) -> None:
-        if self._out_since is not None:
-            events.append(BackInSync(t, t - self._out_since, len(self._plies)))
-            self._out_since = None
-        self._unmatched_since = None
-
-    def _signal(self, t: float, m: _Match, key: Key, events: list[ReconstructionEvent]) -> None:
-        assert m.result is not None
-        self._announce(t, events)
-        white_king, black_king = m.kings
-        undone = self._signal_undone
-        if undone is not None and undone[0] == self._keys[-1]:
-            _node, move, t_move = undone
-            mover_king = white_king if self._board.turn == chess.WHITE else black_king
-            if mover_king != move.to_square and self._board.is_legal(move):
-                # That king left its square again for this signal: it was the game's last
-                # move after all, not the first king of the signal. Put the move back.
-                self._signal_undone = None
-                after = self._board.copy(stack=False)
-                after.push(move)
-                self._seen_at[board_key(after)] = t_move
-                self._play(t, (move,), "stable", events)
-        base = self._signal_setup(t, key, white_king, black_king)
-        if base is not None:
-            # The "moves" were this signal being set up: the first king walking in, or
-            # the pieces on the kings' squares taken off (which can look like a capture
-            # and a recapture). Not moves.
-            last = self._plies[-1]
-            self._retract(t, base, events)
-            if last.centre_king:
-                self._signal_undone = (self._keys[-1], last.move, last.t)
-        self._signalled = m.result
-        self._out_since = None
-        self._unmatched_since = None
-        events.append(
-            ResultSignalled(
-                t, m.result, chess.square_name(white_king), chess.square_name(black_king)
-            )
-        )
-
-    def _node_stood(self, seconds: float) -> bool:
-        """Did the current node's position stand unchanged `seconds` or more once seen?"""
-        first = self._trail[0] if self._trail else None
-        if first is None or first.key != self._keys[-1] or first.until is None:
-            return False
-        return first.until - first.since + _EPS >= seconds
-
-    def _signal_setup(
-        self, t: float, key: Key, white_king: chess.Square, black_king: chess.Square
-    ) -> int | None:
-        """The node from which the signal `key` is made by the kings alone (whatever stood
-        on their squares taken off) when the plies after it, recorded without a press
-        within `signal_lookback`, were that set-up: the first king stepping onto its
-        signal square (one ply) unless it stood there the whole centre wait (then it was
-        the game's last move, kept for the signal), or the pieces taken off the kings'
-        squares read as a capture and a recapture (two plies, both leaving a king's
-        square)."""
-        targets = chess.BB_SQUARES[white_king] | chess.BB_SQUARES[black_king]
-        n = len(self._plies)
-        for back in (1, 2):
-            plies = self._plies[n - back :] if back <= n else []
-            if not plies or any(p.by_press or t - p.t > self.config.signal_lookback for p in plies):
-                return None
-            if back == 1:
-                last = plies[0]
-                own_king = white_king if last.white else black_king
-                fits = (
-                    last.centre_king
-                    and last.move.to_square == own_king
-                    and not self._node_stood(self.config.centre_king_stable)
-                )
-            else:
-                fits = all(chess.BB_SQUARES[p.move.from_square] & targets for p in plies)
-            if fits and kings_only(self._keys[n - back], key, targets):
-                return n - back
-        return None
-
-    def _play(
-        self, t: float, moves: Line, evidence: Evidence, events: list[ReconstructionEvent]
-    ) -> None:
-        self._announce(t, events)
-        board = self._board
-        # Pending press times go to the latest plies of each colour in the line.
-        stamp_for: dict[int, MoveTime] = {}
-        turn = board.turn
-        for colour in (True, False):
-            mine = [i for i in range(len(moves)) if (turn if i % 2 == 0 else not turn) == colour]
-            stamps = self._fresh_stamps(colour, t)
-            if stamps and not mine:
-                self._clock_waiting(t, colour, stamps[-1], events)
-            for i, stamp in zip(reversed(mine), reversed(stamps), strict=False):
-                stamp_for[i] = stamp
-            self._stamps[colour] = []
-        # Each move is stamped when its position was first seen; one never seen (merged
-        # into a fast reply's scan) was made no later than the move after it.
-        times = [t] * len(moves)
-        later = t
-        for i, key in reversed(list(enumerate(line_keys(board, moves)[1:]))):
-            later = times[i] = min(later, self._seen_at.get(key, later))
-        for i, move in enumerate(moves):
-            white = board.turn == chess.WHITE
-            san = board.san(move)
-            centre_king = (
-                board.piece_type_at(move.from_square) == chess.KING
-                and not board.is_castling(move)
-                and bool(chess.BB_SQUARES[move.to_square] & CENTRE)
-            )
-            board.push(move)
-            key = board_key(board)
-            node = len(self._keys)
-            self._keys.append(key)
-            self._key_nodes.setdefault(key, []).append(node)
-            t_ply = times[i]
-            clock: MoveTime | None = None
-            clock = stamp_for.get(i)
-            if clock is None and self._soft is not None and not self._clock.present:
-                clock = self._soft.move(t_ply)
-            ply = _Ply(move, san, t_ply, white, clock, evidence == "press", centre_king)
-            self._plies.append(ply)
-            events.append(MovePlayed(t_ply, node, san, move.uci(), board.fen(), clock, evidence))
-        self._signalled = None
-        self._node_changed()
-
-    def _clock_waiting(
-        self, t: float, white: bool, time: MoveTime, events: list[ReconstructionEvent]
-    ) -> None:
-        """A press of `white` waited for a correction that did not come (the opponent
-        took the piece): it finished `white`'s last move, if that has no time yet."""
-        for back in (1, 2):
-            if len(self._plies) >= back and self._plies[-back].white == white:
-                ply = self._plies[-back]
-                if ply.clock is None:
-                    ply.clock = time
-                    ply.by_press = True
-                    events.append(MoveClocked(t, len(self._plies) - back + 1, time))
-                return
-
-    def _correct(
-        self, t: float, m: _Match, evidence: Evidence, events: list[ReconstructionEvent]
-    ) -> None:
-        """Take the game back to node `m.base` and play `m.moves` from there."""
-        replaced = self._plies[m.base :]
-        waiting = self._stamps
-        self._retract(t, m.base, events)
-        if m.moves:
-            # A correction keeps the clock times of the moves it replaces, and the presses
-            # still waiting for a move (a press that came while the board showed the wrong
-            # line had no move to go to): the replacing moves get them, oldest first, per
-            # colour.
-            for colour in (True, False):
-                carried = [
-                    (t, p.clock) for p in replaced if p.white == colour and p.clock is not None
-                ]
-                self._stamps[colour] = carried + waiting[colour]
-            self._play(t, m.moves, evidence, events)
-
-    def _retract(self, t: float, to_ply: int, events: list[ReconstructionEvent]) -> None:
-        if to_ply >= len(self._plies):
-            return
-        removed = self._plies[to_ply:]
-        for _ in removed:
-            key = self._keys.pop()
-            nodes = self._key_nodes[key]
-            nodes.pop()
-            if not nodes:
-                del self._key_nodes[key]
-            self._board.pop()
-        del self._plies[to_ply:]
-        self._stamps = {True: [], False: []}
-        events.append(
-            MoveRetracted(
-                t,
-                tuple(range(to_ply + 1, to_ply + len(removed) + 1)),
-                tuple(p.san for p in removed),
-                to_ply,
-            )
-        )
-        self._rebuild_soft_clock()
-        self._node_changed()
-
-    def _rebuild_soft_clock(self) -> None:
-        if self._soft is None or self._time_control is None:
-            return
-        first: Colour = "white" if self._root.turn == chess.WHITE else "black"
-        soft = SoftwareClock(self._time_control, first)
-        soft.start(self._announce_t)
-        for p in self._plies:
-            soft.move(p.t)
-        self._soft = soft
-
-    # ------------------------------------------------------------------ lever presses
-
-    def _resolve_press(self, press: _Press, events: list[ReconstructionEvent]) -> None:
-        window = [c for c in press.cands if c.since <= press.deadline + _EPS]
-        shown: list[_Candidate] = []  # latest first, pieces passing by left out
-        passing: list[_Candidate] = []
-        for k in range(len(window) - 1, -1, -1):
-            cand = window[k]
-            # A position replaced within one scan by the piece that arrived in it moving on
-            # (seen again elsewhere) is a piece passing by (a sliding rook seen on a
-            # crossed square), not what the press completed. Replaced by another hand (a
-            # fast reply, maybe taking that piece at once) it was a move.
-            if (
-                cand is not self._cand
-                and k + 1 < len(window)
-                and window[k + 1].since - cand.since < self.config.press_min_dwell
-                and _passes_on(cand.key, self._keys[-1], [w.key for w in window[k + 1 :]])
-            ):
-                passing.append(cand)
-                continue
-            shown.append(cand)
-        # The position at the press is the truth: a move of the presser that the board no
-        # longer shows is corrected before anything else (a slide that rested on a square
-        # of its path was recorded there), from the latest position that shows the fix.
-        if shown and self._unshown_move(shown[0].key, press.white):
-            # Last, a correction shown only briefly: the opponent may take the piece at
-            # once (a capture of the piece just moved, victim lifted first).
-            # Latest first, back to the recorded move's own position: shown there at the
-            # press, it stood (the opponent's hand already reaching for it); what came
-            # before it was the way there (a queen resting on d3 on its way to e2).
-            for cand in shown + passing:
-                if cand in shown and self._match_for(cand).kind == "same":
-                    break
-                m = self._press_correction(cand, press.white)
-                if m is not None and self._press_completes(press, m, events):
-                    return
-        if self._unpressed_last(press.white):
-            # The presser's unpressed move still stands, but what the board shows at the
-            # press is reached only by replacing it (a rook recorded for castling rook-first
-            # after a stall held it still, then the king put beside it; the opponent may
-            # already have a piece in the hand): the press completes the correction, never
-            # the recorded move. Latest first, while nothing shown matches otherwise, back
-            # to the node: a stall may have held the press back past the look-back.
-            first = shown[-1].since if shown else press.t
-            earlier = [
-                _Candidate((), seen.since, seen.key)
-                for seen in reversed(self._trail)
-                if seen.since < first - _EPS and seen.key != self._keys[-1]
-            ]
-            for cand in shown + earlier:
-                if self._match_for(cand).kind != "none":
-                    break
-                m = self._press_correction(cand, press.white)
-                if m is not None and self._press_completes(press, m, events):
-                    return
-        forward: list[tuple[int, _Match, bool]] = []  # (index in shown, match, seen whole)
-        # The board shows the game's position at the press: the press finished the last
-        # move. Positions before it in the window were the way to it (a reader's stall
-        # stamps them all alike): a knight lifted, then a bishop lifted, is no capture
-        # and recapture to play now.
-        settled = bool(shown) and self._match_for(shown[0]).kind == "same"
-        for k, cand in enumerate(shown if not settled else ()):
-            m = self._match_for(cand)
-            whole = m.kind == "forward"
-            if m.kind == "none":
-                lifted = self._move_then_lifted(self._board, cand.key, press.white)
-                if lifted is not None:
-                    m = _Match("forward", (lifted,), len(self._plies))
-            if m.kind == "forward":
-                forward.append((k, m, whole))
-        # The latest line wins if it passes through every position shown before it;
-        # else an earlier single move seen whole that it does not pass through (the
-        # presser's move seen complete, then its victim lifted by the opponent's capture
-        # under way reads as a capture and recapture elsewhere). An earlier half-made position is never
-        # preferred (one that looks like a capture and recapture, or a move with a piece
-        # of the opponent's in the hand): the latest line then stands.
-        node = self._keys[-1]
-        latest = line_keys(self._board, forward[0][1].moves) if forward else []
-        for i, (k, m, whole) in enumerate(forward):
-            if i > 0 and (len(m.moves) > 1 or not whole or ordered_fit(latest, [shown[k].key]) > 0):
-                continue  # not seen whole, or on the latest line's way (a rest, say)
-            before = [c.key for c in reversed(shown[k + 1 :]) if c.key != node]
-            fit = ordered_fit(line_keys(self._board, m.moves), before) == len(before)
-            if fit and self._press_completes(press, m, events):
-                return
-        for _k, m, _whole in forward:
-            if self._press_completes(press, m, events):
-                return
-        # No move waiting: the press belongs to a move confirmed before it (late press),
-        # unless its piece has moved on: then it waits for the correction.
-        # unless its piece is gone from its square: then it waits for the correction (the
-        # piece in the hand at the press, put down late), or for the opponent's capture of
-        # it (`_play` gives the press to the move then).
-        moved_on = bool(shown) and self._unshown_move(shown[0].key, press.white)
-        for back in (1, 2) if not moved_on else ():
-            if len(self._plies) >= back:
-                ply = self._plies[-back]
-                if ply.white == press.white:
-                    if ply.clock is None and ply.t <= press.t + _EPS:
-                        ply.clock = press.time
-                        ply.by_press = True
-                        events.append(MoveClocked(press.t, len(self._plies) - back + 1, press.time))
-                        # It finished a move already recorded: no press for what follows.
-                        self._presses_since_node = max(0, self._presses_since_node - 1)
-                        return
-                    break
-        self._stamps[press.white].append((press.t, press.time))
-
-    def _press_completes(self, press: _Press, m: _Match, events: list[ReconstructionEvent]) -> bool:
-        """Play (or correct to) `m` up to the presser's last move in it, with the press's
-        time; a fast reply after that move waits for its own evidence. False when the
-        line has no move of the presser."""
-        plies = self._plies
-        turn = plies[m.base].white if m.base < len(plies) else self._board.turn == chess.WHITE
-        last = None
-        for i in range(len(m.moves)):
-            if (turn if i % 2 == 0 else not turn) == press.white:
-                last = i
-        if last is None:
-            return False
-        self._stamps[press.white].append((press.t, press.time))
-        self._adopt(m)
-        self._back_in_sync(press.deadline, events)
-        m = replace(m, moves=m.moves[: last + 1])
-        if m.kind == "correction":
-            self._correct(press.deadline, m, "press", events)
-        else:
-            self._play(press.deadline, m.moves, "press", events)
-        return True
-
-    def _press_correction(self, cand: _Candidate, white: bool) -> _Match | None:
-        """A correction of moves no press confirmed that `cand` shows, for a press by
-        `white`: what the board shows (a correction, or a position nothing else explains),
-        or a forward line through the presser's moved-on piece when a correction fits
-        what was seen as well (at the press, the tie goes to the correction)."""
-        m = self._match_for(cand)
-        if m.kind == "forward" and len(m.moves) > 1:
-            fitter = self._fitter_correction(cand.key, m.moves, presser=white, until=cand.since)
-            m = fitter or self._lifted_after_correction(cand.key, white) or m
-        elif m.kind == "none":
-            m = self._correction(cand.key) or self._lifted_after_correction(cand.key, white) or m
-        if m.kind != "correction":
-            return None
-        replaced = self._plies[m.base :]
-        if any(p.by_press for p in replaced) or all(p.white != white for p in replaced):
-            return None
-        return m
-
-    def _lifted_after_correction(self, key: Key, white: bool) -> _Match | None:
-        """The presser's last move replaced by another, then one piece lifted by the
-        opponent (a fast reply under way at the press): a correction of that move."""
-        if not self._plies or self._plies[-1].white != white:
-            return None
-        board = self._board
-        recorded = board.pop()
-        try:
-            move = self._move_then_lifted(board, key, white)
-        finally:
-            board.push(recorded)
-        if move is None or move == recorded:
-            return None
-        return _Match("correction", (move,), len(self._plies) - 1, evident=True)
-
-    def _unpressed_last(self, white: bool) -> bool:
-        """Is the last recorded ply a move of `white` that no lever press confirmed?"""
-        return bool(self._plies) and self._plies[-1].white == white and not self._plies[-1].by_press
-
-    def _unshown_move(self, key: Key, white: bool, moved_on: bool = False) -> bool:
-        """Is the last recorded ply an unpressed move of `white` whose piece `key` no
-        longer shows where that move put it? With `moved_on`, only when one like it also
-        stands on a square it did not hold (not just taken off by the opponent to capture
-        it)."""
-        if not self._plies:
-            return False
-        last = self._plies[-1]
-        if last.white != white or last.by_press:
-            return False
-        return self._last_piece_moved(key, moved_on)
-
-    def _last_piece_moved(self, key: Key, on: bool) -> bool:
-        """Is the piece of the last recorded ply gone from where that ply put it in `key`
-        (and, with `on`, one like it standing on a square it did not hold)?"""
-        last = self._plies[-1]
-        piece = self._board.piece_at(last.move.to_square)
-        if piece is None:
-            return False
-        slot = piece.piece_type - 1
-        mine = key[slot] & colour_mask(key, piece.color)
-        if mine & chess.BB_SQUARES[last.move.to_square]:
-            return False
-        current = self._keys[-1]
-        return not on or bool(mine & ~(current[slot] & colour_mask(current, piece.color)))
-
-    def _move_then_lifted(self, board: chess.Board, key: Key, white: bool) -> chess.Move | None:
-        """The presser's one move from `board` that, with one piece then lifted by the
-        opponent (a piece of theirs to move, or one of the presser's to capture), gives
-        `key`: the usual sight at a press when the reply is quick. None unless exactly one
-        move fits."""
-        if (board.turn == chess.WHITE) != white:
-            return None
-        empty = ~occupied(key)
-        fits: list[chess.Move] = []
-        for move in board.generate_legal_moves():
-            board.push(move)
-            try:
-                gone = diff_mask(board_key(board), key)
-                if gone.bit_count() != 1 or not gone & empty:
-                    continue
-                square = chess.lsb(gone)
-                if square == move.to_square or board.is_castling(move):
-                    continue  # the piece just moved, lifted again: the move is not done
-                touched = any(
-                    reply.from_square == square or reply.to_square == square
-                    for reply in board.generate_legal_moves()
-                )
-            finally:
-                board.pop()
-            if touched:
-                fits.append(move)
-        return fits[0] if len(fits) == 1 else None
-
-    def _fresh_stamps(self, white: bool, t: float) -> list[MoveTime]:
-        ttl = self.config.stamp_ttl
-        return [time for stamp_t, time in self._stamps[white] if t - stamp_t <= ttl]
+        return next_deadline(self._s)

@@ -45,7 +45,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float, int]:
     for entry in upto.journal.read():  # the state as of event `middle`, folded as at start
         if entry.seq > middle:
             break
-        upto._replay(entry)
+        upto.committer.replay(entry)
     capture = Capture(upto.state, upto.rules.memory(), upto.public_state(), time.now())
     assert upto.snapshots._take(capture)
     upto.journal.close()

@@ -37,13 +37,11 @@ figures.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import datetime as dt
 import logging
-import time as _real
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -55,7 +53,7 @@ from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.reconstruction import Reconstructor
 from boards.recovery import KnownBoard
 from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
-from broadcast.arbiter.rules import ArbiterRules, RulesConfig, RulesMemory
+from broadcast.arbiter.rules import ArbiterRules, RulesConfig
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.dutch import PairingError, pair_round
@@ -75,7 +73,14 @@ from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
 from broadcast.journal.kinds import JournalEvent, register_all
-from broadcast.journal.store import Entry, Journal, JournalError, JournalUnavailable, Transaction
+from broadcast.journal.store import Entry, Journal
+from broadcast.service.committer import (
+    TOURNAMENT_RESULT,
+    Committer,
+    Listener,
+    NotDurable,
+    PublicState,
+)
 from broadcast.service.delayed import DelayedView
 from broadcast.service.health import SYSTEM_PREFIX, Health
 from broadcast.service.overload import LagWatch
@@ -83,11 +88,7 @@ from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import BoardStatus, EventState
 from broadcast.service.supervisor import Backoff, SupervisedTask, Supervisor
 from broadcast.tournament.events import (
-    BoardAssigned,
     PairingEdited,
-    PlayersRegistered,
-    PlayerWithdrawn,
-    PlayoffGamePaired,
     ResultRecorded,
     RoundPaired,
     TournamentEvent,
@@ -106,48 +107,15 @@ from broadcast.tournament.state import (
     registration_events,
 )
 from clocks.clocktimes import FlagFell
-from clocks.reading import NoClock
 from clocks.timesource import TimeSource
 
 log = logging.getLogger(__name__)
 
-# Tournament news that the broadcast delay does not hide: who plays whom, and where.
-PUBLIC_AT_ONCE = (
-    PlayersRegistered,
-    RoundPaired,
-    PairingEdited,
-    BoardAssigned,
-    PlayerWithdrawn,
-    PlayoffGamePaired,
-)
-
-# Broadcast result notation -> the tournament's result codes.
-TOURNAMENT_RESULT = {
-    "1-0": "1-0",
-    "0-1": "0-1",
-    "1/2-1/2": "1/2-1/2",
-    "+/-": "+-",
-    "-/+": "-+",
-    "-/-": "--",
-}
-
-Listener = Callable[[Sequence[Entry]], None]
-
 MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
-# Real seconds board events wait to be handled together: a bus line answers in many small
-# replies, each its own loop turn; one batch (one fsync, one web update) per turn would
-# leave the loop little time for the lines themselves with hundreds of boards.
-BATCH_SECONDS = 0.02
-FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
 
 
 class ActionError(ValueError):
     """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
-
-
-class NotDurable(JournalError):
-    """An arbiter action that could not be made durable (a full disk, the journal's file
-    gone): nothing of it was applied. The message says why (answered 503)."""
 
 
 @dataclass
@@ -197,44 +165,6 @@ class HallBoard:
         return self.status.missed_polls
 
 
-@dataclass(frozen=True, slots=True)
-class PublicState:
-    """What spectators may see, as of some moment (immutable values)."""
-
-    tournament: TournamentState
-    book: GameBook
-    seq: int = 0
-
-
-@dataclass
-class _Open:
-    """The open journal transaction: a board batch's or an action's."""
-
-    txn: Transaction
-    action: bool
-    entries: list[Entry] = field(default_factory=list)
-
-
-@dataclass
-class _InFlight:
-    """A board batch whose commit (its fsync) runs in the worker thread."""
-
-    entries: list[Entry]
-    future: concurrent.futures.Future[None]
-    done: bool = False
-
-
-@dataclass(frozen=True)
-class _Undo:
-    """What an action puts back when it cannot be made durable."""
-
-    state: EventState
-    rules: RulesMemory
-    hall: dict[int, tuple[str | None, BoardToGame | None]]
-    due: dict[int, float]
-    imported_byes: dict[tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]]
-
-
 def how_to_pair(section: str, number: int) -> str:
     """What to tell a user whose live round has no pairings (the log, the home page)."""
     from broadcast.games.ids import slug
@@ -278,14 +208,25 @@ class EventService:
         snapshots: bool = True,
     ) -> None:
         register_all()
-        self.rules = ArbiterRules(config, rules)
         self.config = config
-        self.journal = journal
         self.time = time
         self.opener = opener
         self.tick_seconds = tick_seconds
-        self.state = EventState.new(config)
-        self.listeners: list[Listener] = []
+        self.health = health if health is not None else Health()
+        self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
+        self.committer = Committer(
+            config,
+            journal,
+            ArbiterRules(config, rules),
+            time=time,
+            health=self.health,
+            delay=self.delay,
+            overload_after=overload_after,
+            snapshots=snapshots,
+        )
+        self.committer.handle = self.on_driver_event
+        self.committer.on_result = self._unfollow
+        self.committer.undo_parts.append(self._undo_part)
         overrides = port_overrides or {}
         placed = [replace(b, port=overrides.get(b.number, b.port)) for b in config.boards]
         per_port: dict[str, int] = defaultdict(int)
@@ -302,40 +243,88 @@ class EventService:
             raise ActionError(f"--board names boards not in the config: {sorted(unknown)}")
         self._live_round_request = live_round
         self._drivers: list[SingleBoardDriver | BusDriver] = []
-        self.health = health if health is not None else Health()
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
         self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
         self._imported_byes: dict[
             tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]
         ] = {}
-        self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
-        self.public: DelayedView[PublicState] = DelayedView(
-            self.delay, PublicState(self.tournament, self.book)
-        )
-        # Driver events waiting for this loop turn's batch: (port, event, real time queued).
-        self._inbox: list[tuple[str, DriverEvent, float]] = []
-        self._drain_scheduled = False
-        self._open: _Open | None = None  # the open transaction (a batch or an action)
-        self._inflight: _InFlight | None = None  # a batch being made durable in `_syncer`
-        self._system: list[JournalEvent] = []  # the service's own alerts, for the next batch
-        self.lag = LagWatch(overload_after)
         self.bus_settings = bus_settings
-        self.events_stored = 0  # journal entries written since start (for benchmarks)
         self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
         self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
-        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
-        # The service's own troubles (a failing rule, a step of a batch) go to `health`
-        # too: desk alerts that are not journal events.
-        self._faults: dict[str, int] = {}
-        self._file_checked = 0.0
-        self.replayed = 0  # journal events replayed by `load` (after the snapshot)
-        self.snapshots = Snapshots(journal, config, self.rules.config, enabled=snapshots)
 
-    # -- state ---------------------------------------------------------------------------------
+    def _undo_part(self) -> Callable[[], None]:
+        # The followers an action replaced were not touched (it made new ones): the old
+        # ones are exactly as they were.
+        hall = {n: (b.game, b.follower) for n, b in self.hall.items()}
+        due = dict(self._due)
+        byes = dict(self._imported_byes)
+
+        def restore() -> None:
+            for number, (game, follower) in hall.items():
+                board = self.hall[number]
+                board.game, board.follower = game, follower
+            self._due = due
+            self._imported_byes = byes
+
+        return restore
+
+    # -- the read API (what web/ and the commands read) ---------------------------------------
+
+    @property
+    def state(self) -> EventState:
+        """Everything the journal says, folded (an immutable value)."""
+        return self.committer.state
+
+    @state.setter
+    def state(self, value: EventState) -> None:
+        self.committer.state = value
 
     def _current(self) -> EventState:
-        return self.state
+        return self.committer.state
+
+    @property
+    def journal(self) -> Journal:
+        return self.committer.journal
+
+    @property
+    def rules(self) -> ArbiterRules:
+        return self.committer.rules
+
+    @property
+    def listeners(self) -> list[Listener]:
+        """Called with every durable batch of entries (the web hub, exporters)."""
+        return self.committer.listeners
+
+    @property
+    def public(self) -> DelayedView[PublicState]:
+        return self.committer.public
+
+    @property
+    def snapshots(self) -> Snapshots:
+        return self.committer.snapshots
+
+    @property
+    def lag(self) -> LagWatch:
+        return self.committer.lag
+
+    @property
+    def events_stored(self) -> int:
+        """Journal entries written since start (for benchmarks)."""
+        return self.committer.events_stored
+
+    @property
+    def replayed(self) -> int:
+        """Journal events replayed by `load` (after the snapshot)."""
+        return self.committer.replayed
+
+    @property
+    def _inbox(self) -> list[tuple[str, DriverEvent, float]]:
+        return self.committer._inbox
+
+    @property
+    def _syncer(self) -> ThreadPoolExecutor:
+        return self.committer._syncer
 
     @property
     def tournament(self) -> TournamentState:
@@ -356,31 +345,43 @@ class EventService:
     @property
     def syncing(self) -> bool:
         """A batch's commit (its fsync) is running in the worker thread."""
-        return self._inflight is not None
+        return self.committer.syncing
+
+    def public_state(self) -> PublicState:
+        """The state as the broadcast delay allows the public to see it now."""
+        return self.committer.public_state()
+
+    # -- the commit path (committer.py) -------------------------------------------------------
+
+    def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]:
+        """See `Committer.commit`."""
+        return self.committer.commit(events, game=game)
+
+    def action(self) -> contextlib.AbstractContextManager[None]:
+        """See `Committer.action`."""
+        return self.committer.action()
+
+    def batch(self, *, in_place: bool = False) -> contextlib.AbstractContextManager[None]:
+        """See `Committer.batch`."""
+        return self.committer.batch(in_place=in_place)
+
+    def queue_driver_event(self, port: str, event: DriverEvent) -> None:
+        """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
+        self.committer.queue_driver_event(port, event)
+
+    def drain(self) -> None:
+        """Handle every queued driver event now, in one batch."""
+        self.committer.drain()
+
+    def drain_system(self) -> None:
+        """Commit the service's own alerts waiting for a batch."""
+        self.committer.drain_system()
 
     def load(self) -> None:
         """Rebuild the state from the newest snapshot that fits and the journal after it;
         a new journal gets the registrations and the round-robin pairings; `--round R`
         moves that round's start to now."""
-        restored = self.snapshots.restore()
-        if restored is not None:
-            self.state = restored.state
-            self.rules.recall(restored.rules)
-            self.public = DelayedView(self.delay, restored.public)
-            self.public.record(restored.t, PublicState(self.tournament, self.book, self.last_seq))
-        replayed = 0
-        for entry in self.journal.read(self.state.seq):
-            self._replay(entry)
-            replayed += 1
-        self.replayed = replayed
-        if restored is not None or replayed:
-            log.info(
-                "journal %s: %s, then %d event(s) replayed",
-                self.journal.path,
-                f"snapshot at event {restored.state.seq}" if restored else "no snapshot",
-                replayed,
-            )
-        self.snapshots.loaded(self.state.seq, replayed)
+        self.committer.restore()
         if self._live_round_request is not None:
             # First, so that round R is the round being played when its pairings arrive.
             now = utc(self.time.now())
@@ -395,18 +396,6 @@ class EventService:
             self.commit(self._round_robin_pairings())
         self.attach_boards()
 
-    def _replay(self, entry: Entry) -> None:
-        try:
-            self.state = self.state.apply(entry.event, entry.seq)
-        except (GameError, StateError) as exc:
-            # The service never journals what does not fold (it folds first); an older
-            # boardwire did, and its live state went on without it: so does the replay.
-            log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
-            self.state = self.state.at(entry.seq)
-        self._publish(entry.t, [entry])
-        self.public.at(self.time.now())  # keep only what can still be shown
-        self.rules.restore([entry.event])
-
     def _round_robin_pairings(self) -> list[RoundPaired]:
         out = []
         for section in self.config.sections:
@@ -420,23 +409,6 @@ class EventService:
                         RoundPaired(section.name, r, tuple(berger_round(n, r, cycles)), "berger")
                     )
         return out
-
-    def _publish(self, t: float, entries: Sequence[Entry]) -> None:
-        """Record the public snapshot; news that is public at once reaches older snapshots too."""
-        immediate = [e.event for e in entries if isinstance(e.event, PUBLIC_AT_ONCE)]
-        if immediate:
-
-            def amend(state: PublicState) -> PublicState:
-                try:
-                    tournament = state.tournament
-                    for event in immediate:
-                        tournament = tournament.apply(event)
-                except StateError:
-                    return state  # does not fit that older moment: it stays as it was
-                return PublicState(tournament, state.book.synced(tournament), state.seq)
-
-            self.public.amend(amend)
-        self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
 
     def known_board(self, name: str | None) -> KnownBoard | None:
         memory = self.state.memory.get(name) if name is not None else None
@@ -458,255 +430,6 @@ class EventService:
         return KnownBoard(serial, None, (), self.time.now())
 
     # -- the commit path ---------------------------------------------------------------------
-
-    def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]:
-        """Fold, then journal (in the open transaction), then let the arbiter rules react,
-        and commit what they raise the same way. `game` names the game of events that carry
-        none (a flag fall from a board's clock). Returns every entry stored.
-
-        Outside a batch or an action this is an action of its own (see `action()`): it
-        returns once durable, or raises NotDurable with nothing applied. Events that do
-        not fit the state (GameError, StateError) raise before anything is kept; the rules
-        failing is logged and alerted, and never undoes the events they reacted to."""
-        if not events:
-            return []
-        if self._open is None:
-            with self.action():
-                return self.commit(events, game=game)
-        stored = self._store(list(events))
-        pending: list[JournalEvent] = []
-        for entry in stored:
-            try:
-                pending += self.rules.observe(entry.event, game=game)
-            except Exception as exc:
-                self._fault("the arbiter rules", exc, entry.event)
-        if pending:
-            try:
-                stored += self._store(pending)  # the rules folded these already
-            except Exception as exc:
-                self._fault("the arbiter rules' events", exc, pending[0])
-        return stored
-
-    def _store(self, events: list[JournalEvent]) -> list[Entry]:
-        """The events (and the tournament results they make) folded into a new state and
-        added to the open transaction, together or not at all."""
-        assert self._open is not None
-        batch = self._with_tournament_results(events)
-        if not batch:
-            return []
-        state = self.state
-        for event in batch:
-            state = state.apply(event)
-        t = self.time.now()
-        seqs = self.journal.add(self._open.txn, batch, t)
-        self.state = state.at(seqs[-1])
-        entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
-        self._open.entries += entries
-        self.events_stored += len(entries)
-        for event in batch:
-            if isinstance(event, ResultConfirmed):
-                self._unfollow(event.game)  # a game with a result takes no more moves
-        return entries
-
-    @contextlib.contextmanager
-    def action(self) -> Iterator[None]:
-        """An arbiter action: its commits are one journal transaction of its own, written
-        and synced before the block ends, after every board event read before it. When it
-        cannot be made durable (NotDurable), or the block raises, the state, the rules and
-        the hall boards are put back as they were before it. Inside an open batch or
-        action, the block joins it."""
-        if self._open is not None:
-            yield
-            return
-        self._settle()
-        undo = self._undo_point()
-        txn = self.journal.begin()
-        self._open = opened = _Open(txn, action=True)
-        try:
-            yield
-            self._open = None
-            self.journal.commit_now(txn)
-        except JournalUnavailable as exc:
-            self._undo(undo)
-            log.warning("arbiter action not done: %s", exc)
-            raise NotDurable(str(exc)) from None
-        except BaseException:
-            self._open = None
-            if txn.state == "open":
-                self.journal.rollback(txn)
-            self._undo(undo)
-            raise
-        if opened.entries:
-            self._announce(opened.entries[-1].t, opened.entries)
-
-    def _undo_point(self) -> _Undo:
-        return _Undo(
-            self.state,
-            self.rules.memory(),
-            {n: (b.game, b.follower) for n, b in self.hall.items()},
-            dict(self._due),
-            dict(self._imported_byes),
-        )
-
-    def _undo(self, undo: _Undo) -> None:
-        # The followers an action replaced were not touched (it made new ones): the old
-        # ones are exactly as they were.
-        self.state = undo.state
-        self.rules.recall(undo.rules)
-        for number, (game, follower) in undo.hall.items():
-            board = self.hall[number]
-            board.game, board.follower = game, follower
-        self._due = undo.due
-        self._imported_byes = undo.imported_byes
-
-    def _settle(self) -> None:
-        """Before an action: the board batch being synced is finished (durable, or held),
-        and the board events read meanwhile are handled and written, in place."""
-        if self._inflight is not None:
-            concurrent.futures.wait([self._inflight.future])
-            self._finish_sync(self._inflight)
-        if self._inbox:
-            try:
-                with self.batch(in_place=True):
-                    self._handle_inbox()
-            except Exception:
-                log.exception("journal write failed: board events not stored")
-
-    def _announce(self, t: float, entries: Sequence[Entry]) -> None:
-        """Durable entries become visible: the public view, then the listeners."""
-        self._publish(t, entries)
-        for listener in list(self.listeners):
-            try:
-                listener(entries)
-            except Exception:  # a broken listener must not stop the event
-                log.exception("listener failed")
-
-    @contextlib.contextmanager
-    def batch(self, *, in_place: bool = False) -> Iterator[None]:
-        """Board events: commits inside are one journal transaction (one fsync), and
-        nothing is announced (listeners, the public view, exports) before it is durable.
-        Inside an open batch or action, the block joins it.
-
-        With an event loop running (and not `in_place`), the fsync runs in a worker
-        thread: the loop goes on reading the boards meanwhile, and the entries are
-        announced when it is done; until then no other batch starts (`syncing`). Without
-        a loop it is done in place. Whatever ends the block, what it committed is written:
-        board events folded are never taken back."""
-        if self._open is not None:
-            yield
-            return
-        if self._inflight is not None:
-            concurrent.futures.wait([self._inflight.future])
-            self._finish_sync(self._inflight)
-        txn = self.journal.begin()
-        self._open = opened = _Open(txn, action=False)
-        try:
-            if self._system:
-                events, self._system = self._system, []
-                with self._step("the service's own alerts"):
-                    self.commit(events)
-            yield
-        except BaseException:
-            self._open = None
-            self.journal.commit(txn)
-            self._synced(opened.entries)
-            raise
-        self._open = None
-        entries = opened.entries
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is None or in_place or not entries:
-            self.journal.commit(txn)
-            self._synced(entries)
-            return
-        self.journal.seal(txn)
-        future = self._syncer.submit(self.journal.commit, txn)
-        inflight = self._inflight = _InFlight(entries, future)
-        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._after_sync, inflight))
-
-    def _after_sync(self, inflight: _InFlight) -> None:
-        if inflight.done:
-            return  # an action finished it first
-        self._finish_sync(inflight)
-        self._report_lag()
-        if self._inbox and not self._drain_scheduled:
-            self._drain_scheduled = True
-            asyncio.get_running_loop().call_soon(self.drain)
-
-    def _finish_sync(self, inflight: _InFlight) -> None:
-        if inflight.done:
-            return
-        inflight.done = True
-        if self._inflight is inflight:
-            self._inflight = None
-        failed = inflight.future.exception()
-        if failed is not None:
-            # Not durable: never announced, never taken as stored. Loud, never silent.
-            log.error(
-                "journal commit failed: %d events not stored (%r)", len(inflight.entries), failed
-            )
-        else:
-            self._synced(inflight.entries)
-
-    def _synced(self, entries: list[Entry]) -> None:
-        if entries:
-            self._announce(entries[-1].t, entries)
-            self.lag.journal(self.journal.last_commit_seconds)
-            self.snapshots.consider(self)
-
-    @contextlib.contextmanager
-    def _step(self, what: str) -> Iterator[None]:
-        """One step of a batch: if it fails, what it committed stays, and so does the rest
-        of the batch; the failure is logged (once) and alerted."""
-        try:
-            yield
-        except Exception as exc:
-            self._fault(what, exc)
-
-    def _fault(self, what: str, exc: BaseException, event: object = None) -> None:
-        """Something of the service failed: logged once with its traceback (later repeats
-        counted), and a critical desk alert naming it for as long as the service runs."""
-        key = f"fault:{what}:{type(exc).__name__}"
-        seen = self._faults.get(key, 0)
-        self._faults[key] = seen + 1
-        about = f" on {type(event).__name__}" if event is not None else ""
-        if seen == 0:
-            log.error("%s failed%s: %r", what, about, exc, exc_info=exc)
-        message = (
-            f"{what} failed{about} ({type(exc).__name__}: {exc!s:.120}), "
-            f"{seen + 1} time(s); the board events are all kept, but what it should have "
-            "done is missing: check the games and alerts by hand, and report the log"
-        )
-        self.health.report(key, "task-failed", "critical", message, self.time.now())
-
-    def _with_tournament_results(self, events: list[JournalEvent]) -> list[JournalEvent]:
-        """A game result that stands is also the tournament's result (by White's number)."""
-        out: list[JournalEvent] = []
-        for event in events:
-            out.append(event)
-            if isinstance(event, ResultConfirmed):
-                game = self.book.games.get(event.game)
-                if game is not None and game.white is not None:
-                    under_one = game.ply < 2 and event.result in ("1-0", "0-1", "1/2-1/2")
-                    out.append(
-                        ResultRecorded(
-                            game.key.section,
-                            game.key.round,
-                            game.white.start,
-                            TOURNAMENT_RESULT[event.result],
-                            under_one,
-                            reason=event.reason,
-                        )
-                    )
-        return out
-
-    def public_state(self) -> PublicState:
-        """The state as the broadcast delay allows the public to see it now."""
-        return self.public.at(self.time.now())
-
-    # -- boards and games ------------------------------------------------------------------------
 
     def live_rounds(self) -> dict[str, int | None]:
         now = utc(self.time.now())
@@ -855,16 +578,16 @@ class EventService:
             return False
         now = self.time.now()
         due = [n for n, t in self._due.items() if t <= now]
-        if not due and not full and not self._inbox and not self._system:
+        if not due and not full and not self.committer.waiting:
             return True
         with self.batch():
-            self._handle_inbox()  # events read before now come first
+            self.committer.handle_inbox()  # events read before now come first
             for number in due:
                 board = self.hall[number]
                 self._due.pop(number, None)
                 if board.follower is None:
                     continue
-                with self._step(f"the reconstruction of hall board {number}"):
+                with self.committer.step(f"the reconstruction of hall board {number}"):
                     games, passed = board.follower.tick(now)
                     self.commit([*games, *_flags(passed, board.game)], game=board.game)
                     self._note_due(board)
@@ -872,108 +595,16 @@ class EventService:
                     # Nothing decided: look again at the pace of the old full tick.
                     self._due[number] = now + self.tick_seconds * self._speed
             if full:
-                with self._step("the arbiter rules' timers"):
+                with self.committer.step("the arbiter rules' timers"):
                     self.commit(self.rules.tick(now))
-                with self._step("the live round's boards"):
+                with self.committer.step("the live round's boards"):
                     self.attach_boards()
                 for driver in self._drivers:
                     if isinstance(driver, BusDriver) and driver.last_cycle is not None:
                         self.lag.bus(driver.last_cycle, driver.port)
-                self._check_journal_file()
-        self._report_lag()
+                self.committer.check_journal_file()
+        self.committer.report_lag()
         return True
-
-    def _check_journal_file(self) -> None:
-        """About once a second: is the journal's file still there? If not, refuse actions
-        (the journal's `problem`), and write a copy of it (off the loop)."""
-        real = _real.monotonic()
-        if real - self._file_checked < FILE_CHECK_SECONDS:
-            return
-        self._file_checked = real
-        if self.journal.gone is not None:
-            return
-        if self.journal.check_file() is not None:
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                self.journal.rescue()
-            else:
-                self._syncer.submit(self.journal.rescue)
-
-    # -- the loop-turn batch and the overload watch --------------------------------------------------
-
-    def queue_driver_event(self, port: str, event: DriverEvent) -> None:
-        """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
-        self._inbox.append((port, event, _real.monotonic()))
-        if not self._drain_scheduled:
-            self._drain_scheduled = True
-            try:
-                asyncio.get_running_loop().call_later(BATCH_SECONDS, self.drain)
-            except RuntimeError:  # no loop (a synchronous caller): handle it now
-                self.drain()
-
-    def drain(self) -> None:
-        """Handle every queued driver event, in the order read, in one batch (later, when
-        a batch is still being made durable: its end drains again)."""
-        self._drain_scheduled = False
-        if not self._inbox or self.syncing:
-            return
-        try:
-            with self.batch():
-                self._handle_inbox()
-        except Exception:
-            # The journal failed: these events are not durable and must not be taken as
-            # such. Loud, never silent.
-            log.exception("journal write failed: board events not stored")
-        self._report_lag()
-
-    def _handle_inbox(self) -> None:
-        if not self._inbox:
-            return
-        items, self._inbox = self._inbox, []
-        self.lag.queue(_real.monotonic() - items[0][2])
-        for port, event, _ in items:
-            with self._step(f"the board events from {port}"):
-                self.on_driver_event(port, event)
-
-    def _report_lag(self) -> None:
-        """An alert and a log line when the service falls behind (once per episode); the
-        alert goes into the next batch."""
-        news = self.lag.news()
-        if news is None:
-            return
-        if news.behind:
-            log.warning(
-                "overloaded: %.2f s behind the boards (%s); moves are kept and arrive late",
-                news.seconds,
-                news.cause,
-            )
-            alert = Alert(
-                f"service-overloaded:{news.episode}",
-                "service-overloaded",
-                "critical",
-                "",
-                0,
-                0,
-                "",
-                (),
-                f"the service is {news.seconds:.1f} s behind the boards ({news.cause}); "
-                "moves are kept but appear late: fewer boards on this computer, or a faster disk",
-                self.time.now(),
-            )
-            self._system.append(alert)
-            if self._open is None and not self.syncing:
-                self.drain_system()
-        else:
-            log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
-
-    def drain_system(self) -> None:
-        """Commit the service's own alerts waiting for a batch."""
-        if self._system and self._open is None and not self.syncing:
-            with self.batch():
-                pass
-
-    # -- alerts -----------------------------------------------------------------------------------
 
     def alerts(self) -> list[Alert]:
         """The rules' alerts the arbiter has not acknowledged yet, oldest first (the
@@ -1189,12 +820,7 @@ class EventService:
         for task in self._tasks:
             await task.stop()  # each failure was logged when it happened
         # What the drivers said last (their BoardLost) is kept too, and all of it durable.
-        while self.syncing or self._inbox:
-            if not self.syncing:
-                self.drain()
-            await asyncio.sleep(0.01)
-        self._syncer.shutdown(wait=True)
-        self.snapshots.close()
+        await self.committer.flush()
 
     def _driver_failed(self, port: str, exc: Exception) -> None:
         """A driver's run() raised: its boards are not followed until it runs again, and
@@ -1257,4 +883,11 @@ def _flags(passed: Sequence[object], game: str | None) -> list[FlagFell | GameFl
     return out
 
 
-__all__ = ["ActionError", "EventService", "HallBoard", "NoClock", "NotDurable", "PublicState"]
+__all__ = [
+    "ActionError",
+    "EventService",
+    "HallBoard",
+    "NotDurable",
+    "PublicState",
+    "how_to_pair",
+]

@@ -99,6 +99,10 @@ BATCH_SECONDS = 0.02
 FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
 
 
+class ActionError(ValueError):
+    """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
+
+
 class NotDurable(JournalError):
     """An arbiter action that could not be made durable (a full disk, the journal's file
     gone): nothing of it was applied. The message says why (answered 503)."""
@@ -622,6 +626,7 @@ __all__ = [
     "BATCH_SECONDS",
     "PUBLIC_AT_ONCE",
     "TOURNAMENT_RESULT",
+    "ActionError",
     "Committer",
     "Listener",
     "NotDurable",

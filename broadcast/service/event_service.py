@@ -38,54 +38,48 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import logging
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
 from functools import partial
 
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener, open_serial
 from boards.drivers.single import SingleBoardDriver
-from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
-from boards.reconstruction import Reconstructor
+from boards.events import DriverEvent
 from boards.recovery import KnownBoard
 from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
 from broadcast.arbiter.rules import ArbiterRules, RulesConfig
-from broadcast.config.model import BoardConfig, EventConfig
+from broadcast.config.model import EventConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.dutch import PairingError, pair_round
 from broadcast.fide.pairing import Pairing
 from broadcast.fide.pairing_import import PairingImportError, import_round
 from broadcast.fide.trf import TrfError, read_trf
-from broadcast.games.book import GameBook, section_boards
+from broadcast.games.book import GameBook
 from broadcast.games.events import (
-    BoardAttached,
-    GameFlag,
     LineCorrected,
     ResultConfirmed,
     ResultProposed,
     StartPositionSet,
 )
-from broadcast.games.from_board import BoardToGame
-from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState
 from broadcast.journal.kinds import JournalEvent, register_all
 from broadcast.journal.store import Entry, Journal
 from broadcast.service.committer import (
     TOURNAMENT_RESULT,
+    ActionError,
     Committer,
     Listener,
     NotDurable,
     PublicState,
 )
 from broadcast.service.delayed import DelayedView
+from broadcast.service.hall import Hall, HallBoard, utc
 from broadcast.service.health import SYSTEM_PREFIX, Health
 from broadcast.service.overload import LagWatch
 from broadcast.service.snapshot import Snapshots
-from broadcast.service.state import BoardStatus, EventState
+from broadcast.service.state import EventState
 from broadcast.service.supervisor import Backoff, SupervisedTask, Supervisor
 from broadcast.tournament.events import (
     PairingEdited,
@@ -96,73 +90,19 @@ from broadcast.tournament.events import (
 from broadcast.tournament.live_round import (
     RoundStartMoved,
     StartOverrides,
-    current_round,
     due_round,
 )
-from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.state import (
     SectionState,
     StateError,
     TournamentState,
     registration_events,
 )
-from clocks.clocktimes import FlagFell
 from clocks.timesource import TimeSource
 
 log = logging.getLogger(__name__)
 
 MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
-
-
-class ActionError(ValueError):
-    """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
-
-
-@dataclass
-class HallBoard:
-    """One physical board of the hall: its place (config), the game the live round puts on
-    it and the reconstruction following it; what the board said about itself comes from
-    the service's state (`name`, `connected`, ...)."""
-
-    config: BoardConfig
-    state: Callable[[], EventState] = field(repr=False, compare=False)
-    alone: bool = True  # the only board on its port (a single-board line)
-    game: str | None = None
-    follower: BoardToGame | None = None
-    history: list[str] = field(default_factory=list)
-
-    @property
-    def number(self) -> int:
-        return self.config.number
-
-    @property
-    def name(self) -> str | None:
-        """The DGT board's serial number once it has connected."""
-        return self.state().name_at(self.config.port, self.config.address, alone=self.alone)
-
-    @property
-    def status(self) -> BoardStatus:
-        return self.state().status_of(self.name)
-
-    @property
-    def connected(self) -> bool:
-        return self.status.connected
-
-    @property
-    def battery(self) -> int | None:
-        return self.status.battery
-
-    @property
-    def clock_present(self) -> bool | None:
-        return self.status.clock_present
-
-    @property
-    def last_seen(self) -> float | None:
-        return self.status.last_seen
-
-    @property
-    def missed_polls(self) -> int:
-        return self.status.missed_polls
 
 
 def how_to_pair(section: str, number: int) -> str:
@@ -175,10 +115,6 @@ def how_to_pair(section: str, number: int) -> str:
         f'{{"engine": "dutch"}} or {{"trf": "..."}} to '
         f"/api/v1/arbiter/sections/{slug(section)}/rounds/{number}/pairings"
     )
-
-
-def utc(t: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(t, dt.UTC)
 
 
 class EventService:
@@ -224,23 +160,16 @@ class EventService:
             overload_after=overload_after,
             snapshots=snapshots,
         )
-        self.committer.handle = self.on_driver_event
-        self.committer.on_result = self._unfollow
-        self.committer.undo_parts.append(self._undo_part)
-        overrides = port_overrides or {}
-        placed = [replace(b, port=overrides.get(b.number, b.port)) for b in config.boards]
-        per_port: dict[str, int] = defaultdict(int)
-        for b in placed:
-            per_port[b.port] += 1
-        self.hall: dict[int, HallBoard] = {
-            b.number: HallBoard(b, self._current, alone=per_port[b.port] == 1) for b in placed
-        }
-        self._on_port: dict[str, list[HallBoard]] = defaultdict(list)
-        for board in self.hall.values():
-            self._on_port[board.config.port].append(board)
-        unknown = set(overrides) - set(self.hall)
-        if unknown:
-            raise ActionError(f"--board names boards not in the config: {sorted(unknown)}")
+        self._hall = Hall(
+            config,
+            self.committer,
+            time=time,
+            port_overrides=port_overrides,
+            retry_seconds=tick_seconds * float(getattr(time, "speed", 1.0)),
+        )
+        self.committer.handle = self._hall.on_driver_event
+        self.committer.on_result = self._hall.unfollow
+        self.committer.undo_parts += [self._hall.undo_part, self._undo_part]
         self._live_round_request = live_round
         self._drivers: list[SingleBoardDriver | BusDriver] = []
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
@@ -250,21 +179,12 @@ class EventService:
             tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]
         ] = {}
         self.bus_settings = bus_settings
-        self._due: dict[int, float] = {}  # hall board -> its next reconstruction decision
         self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
 
     def _undo_part(self) -> Callable[[], None]:
-        # The followers an action replaced were not touched (it made new ones): the old
-        # ones are exactly as they were.
-        hall = {n: (b.game, b.follower) for n, b in self.hall.items()}
-        due = dict(self._due)
         byes = dict(self._imported_byes)
 
         def restore() -> None:
-            for number, (game, follower) in hall.items():
-                board = self.hall[number]
-                board.game, board.follower = game, follower
-            self._due = due
             self._imported_byes = byes
 
         return restore
@@ -280,8 +200,10 @@ class EventService:
     def state(self, value: EventState) -> None:
         self.committer.state = value
 
-    def _current(self) -> EventState:
-        return self.committer.state
+    @property
+    def hall(self) -> dict[int, HallBoard]:
+        """The hall boards by number (see `Hall`)."""
+        return self._hall.boards
 
     @property
     def journal(self) -> Journal:
@@ -410,33 +332,15 @@ class EventService:
                     )
         return out
 
-    def known_board(self, name: str | None) -> KnownBoard | None:
-        memory = self.state.memory.get(name) if name is not None else None
-        if name is None or memory is None:
-            return None
-        return KnownBoard(name, memory.position, memory.recent, memory.last_heard)
-
-    def _first_start(self, board: HallBoard) -> KnownBoard | None:
-        """A board the journal never saw whose game is under way: its driver rebuilds the
-        game from the board's log since the pieces were set up."""
-        if board.game is None:
-            return None
-        game = self.book.games.get(board.game)
-        if game is None or game.moves or game.result is not None:
-            return None
-        serial = board.name or (
-            "" if board.config.address is None else f"{board.config.address:05d}"
-        )
-        return KnownBoard(serial, None, (), self.time.now())
-
     # -- the commit path ---------------------------------------------------------------------
 
+    def known_board(self, name: str | None) -> KnownBoard | None:
+        """What the journal knew of DGT board `name` (see `Hall.known_board`)."""
+        return self._hall.known_board(name)
+
     def live_rounds(self) -> dict[str, int | None]:
-        now = utc(self.time.now())
-        return {
-            s.name: current_round(s, self.tournament, now, self.start_overrides)
-            for s in self.config.sections
-        }
+        """Each section's round being played now (None: none)."""
+        return self._hall.live_rounds()
 
     def unpaired_rounds(self) -> dict[str, int]:
         """Sections with a round not paired up to the one due now (by the schedule, or
@@ -473,101 +377,11 @@ class EventService:
 
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""
-        attached: list[BoardAttached] = []
-        live = self.live_rounds()  # once, not once per section: every tick comes here
-        for section in self.config.sections:
-            number = live[section.name]
-            for k, board_config in enumerate(section_boards(self.config, section.name), 1):
-                board = self.hall[board_config.number]
-                game_id = GameKey(section.name, number, k).id if number is not None else None
-                if game_id is not None and game_id not in self.book.games:
-                    game_id = None  # no game on this board this round (fewer pairings than boards)
-                if game_id == board.game:
-                    continue
-                board.game = game_id
-                board.follower = (
-                    None if game_id is None else self._follower(board, self.book.get(game_id))
-                )
-                name = board.name
-                if game_id is not None and name is not None:
-                    attached.append(BoardAttached(game_id, name, self.time.now()))
-        if not attached:
-            return
-        self.commit(attached)
-        for event in attached:
-            shown = self._hall_by_name(event.board)
-            if shown is not None:
-                self._show_current_position(shown)  # the new game starts from what the board shows
-
-    def _unfollow(self, game_id: str) -> None:
-        """A game with a result takes no more moves: its board is no longer followed (what
-        the players do with the pieces now, a reset or the next game's setup, is nothing
-        until the pairings give that board another game)."""
-        for board in self.hall.values():
-            if board.game == game_id and board.follower is not None:
-                board.follower = None
-                self._due.pop(board.number, None)
-
-    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame | None:
-        """The reconstruction that follows `game` on `board`; None for a finished game."""
-        if game.finished:
-            return None
-        section = next(s for s in self.config.sections if s.name == game.key.section)
-        time_control = time_control_for(
-            section, self.tournament.section(section.name), game.key.round
-        )
-        reconstructor = Reconstructor(start_fen=game.start_fen, time_control=time_control)
-        if game.moves:
-            reconstructor.resume(
-                [m.uci for m in game.moves],
-                white_side=self.state.white_sides.get(game.id),
-                clocks=[m.remaining for m in game.moves],
-            )
-        name = board.name
-        follower = BoardToGame(name or f"board-{board.number}", game.id, reconstructor)
-        memory = self.state.memory.get(name) if name is not None else None
-        if memory is not None:
-            follower.seen(memory.position)
-        return follower
-
-    def _hall_by_name(self, name: str) -> HallBoard | None:
-        for board in self.hall.values():
-            if board.name == name:
-                return board
-        return None
-
-    def _hall_for(self, port: str, event: DriverEvent) -> HallBoard | None:
-        candidates = self._on_port.get(port, [])
-        if len(candidates) == 1 and candidates[0].config.address is None:
-            return candidates[0]
-        if event.board.isdigit():
-            address = int(event.board)
-            for b in candidates:
-                if b.config.address == address:
-                    return b
-        return None
+        self._hall.attach_boards()
 
     def on_driver_event(self, port: str, event: DriverEvent) -> None:
-        """A driver's event for the board on `port`: with what its game makes of it, in
-        the open batch (a batch of its own if none is open)."""
-        board = self._hall_for(port, event)
-        if board is None:
-            log.debug("event from a board not in the config: %s on %s", event.board, port)
-            return
-        if isinstance(event, BoardConnected) and board.name != event.board:
-            log.info("hall board %d is DGT board %s on %s", board.number, event.board, port)
-            if board.follower is not None:
-                board.follower.board = event.board
-        batch: list[JournalEvent] = [event]
-        if board.follower is not None:
-            games, passed = board.follower.handle(event, self.book.games.get(board.game or ""))
-            self._note_due(board)
-            batch += games
-            batch += _flags(passed, board.game)
-            if isinstance(event, BoardConnected) and board.game is not None:
-                batch.append(BoardAttached(board.game, event.board, event.t))
-        with self.batch():
-            self.commit(batch, game=board.game)
+        """A driver's event for the board on `port` (see `Hall.on_driver_event`)."""
+        self._hall.on_driver_event(port, event)
 
     def tick(self, *, full: bool = True) -> bool:
         """Time passes: the boards whose reconstruction has a decision due (its press
@@ -577,23 +391,13 @@ class EventService:
         if self.syncing:
             return False
         now = self.time.now()
-        due = [n for n, t in self._due.items() if t <= now]
+        due = self._hall.due_now(now)
         if not due and not full and not self.committer.waiting:
             return True
         with self.batch():
             self.committer.handle_inbox()  # events read before now come first
             for number in due:
-                board = self.hall[number]
-                self._due.pop(number, None)
-                if board.follower is None:
-                    continue
-                with self.committer.step(f"the reconstruction of hall board {number}"):
-                    games, passed = board.follower.tick(now)
-                    self.commit([*games, *_flags(passed, board.game)], game=board.game)
-                    self._note_due(board)
-                if self._due.get(number, now + 1) <= now:
-                    # Nothing decided: look again at the pace of the old full tick.
-                    self._due[number] = now + self.tick_seconds * self._speed
+                self._hall.tick_board(number, now)
             if full:
                 with self.committer.step("the arbiter rules' timers"):
                     self.commit(self.rules.tick(now))
@@ -658,7 +462,7 @@ class EventService:
             raise ActionError(str(exc)) from None
         with self.action():
             self.commit([event])
-            self._refollow(game_id)
+            self._hall.refollow(game_id)
 
     def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
         game = self._game(game_id)
@@ -669,25 +473,7 @@ class EventService:
             raise ActionError(str(exc)) from None
         with self.action():
             self.commit([event])
-            self._refollow(game_id)
-
-    def _refollow(self, game_id: str) -> None:
-        """After a correction, the board's reconstruction starts again from the new line,
-        and looks at what the board shows now (it may already be past the corrected ply)."""
-        for board in self.hall.values():
-            if board.game == game_id:
-                board.follower = self._follower(board, self.book.get(game_id))
-                self._note_due(board)
-                self._show_current_position(board)
-
-    def _show_current_position(self, board: HallBoard) -> None:
-        name = board.name
-        memory = self.state.memory.get(name) if name is not None else None
-        if board.follower is None or name is None or memory is None:
-            return
-        games, _ = board.follower.handle(PositionSeen(self.time.now(), name, memory.position))
-        self._note_due(board)
-        self.commit(games, game=board.game)
+            self._hall.refollow(game_id)
 
     # -- pairings -------------------------------------------------------------------------------
 
@@ -759,15 +545,9 @@ class EventService:
 
     # -- running -----------------------------------------------------------------------------------
 
-    def _driver_groups(self) -> dict[str, list[HallBoard]]:
-        groups: dict[str, list[HallBoard]] = defaultdict(list)
-        for board in self.hall.values():
-            groups[board.config.port].append(board)
-        return groups
-
     async def run(self) -> None:
         """Start every board's driver and the clock tick; run until `stop()`."""
-        for port, boards in self._driver_groups().items():
+        for port, boards in self._hall.ports().items():
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
             driver: SingleBoardDriver | BusDriver
@@ -775,7 +555,7 @@ class EventService:
             known = [
                 k
                 for b in boards
-                if (k := self.known_board(b.name) or self._first_start(b)) is not None
+                if (k := self._hall.known_board(b.name) or self._hall.first_start(b)) is not None
             ]
             if addresses or len(boards) > 1:
                 driver = BusDriver(
@@ -825,24 +605,15 @@ class EventService:
     def _driver_failed(self, port: str, exc: Exception) -> None:
         """A driver's run() raised: its boards are not followed until it runs again, and
         the desk must not show them connected meanwhile."""
-        for board in self.hall.values():
-            if board.config.port == port and board.connected and board.name is not None:
-                reason = f"its driver stopped on a software error ({type(exc).__name__})"
-                self.queue_driver_event(port, BoardLost(self.time.now(), board.name, reason))
+        why = f"its driver stopped on a software error ({type(exc).__name__})"
+        for lost in self._hall.lost_on(port, why):
+            self.queue_driver_event(port, lost)
 
     def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
         def emit(event: DriverEvent) -> None:
             self.queue_driver_event(port, event)
 
         return emit
-
-    def _note_due(self, board: HallBoard) -> None:
-        """When this board's reconstruction next has a decision to make (event time)."""
-        due = None if board.follower is None else board.follower.reconstructor.next_deadline()
-        if due is None:
-            self._due.pop(board.number, None)
-        else:
-            self._due[board.number] = due
 
     async def _tick_loop(self) -> None:
         """Tick when reconstruction decisions fall due and at `tick_seconds`, until
@@ -853,8 +624,8 @@ class EventService:
         next_full = loop.time() + self.tick_seconds
         while True:
             wait = next_full - loop.time()
-            if self._due:
-                soonest = (min(self._due.values()) - self.time.now()) / self._speed
+            if self._hall.due:
+                soonest = (min(self._hall.due.values()) - self.time.now()) / self._speed
                 wait = min(wait, max(soonest, MIN_WAKE))
             wait = max(wait, MIN_WAKE if self.syncing else 0.0)
             asked = loop.time()
@@ -869,18 +640,6 @@ class EventService:
 
     def stop(self) -> None:
         self._stopping.set()
-
-
-def _flags(passed: Sequence[object], game: str | None) -> list[FlagFell | GameFlag]:
-    """A clock's flag falls (for the rules, which are told the game) and, as a game fact,
-    whose flag it was (for the pages and the PGN)."""
-    out: list[FlagFell | GameFlag] = []
-    for event in passed:
-        if isinstance(event, FlagFell):
-            out.append(event)
-            if game is not None:
-                out.append(GameFlag(game, event.colour, event.t))
-    return out
 
 
 __all__ = [

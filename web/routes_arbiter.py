@@ -20,9 +20,9 @@ from broadcast.fide.pairing import Pairing
 from broadcast.games.events import RESULTS
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameError
-from broadcast.service import regulation_actions as regs
+from broadcast.service import actions as regs
+from broadcast.service.actions import DESK_REASONS
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.service.regulation_actions import DESK_REASONS
 from web import views
 from web.auth import (
     AUTH_FAILED_MESSAGE,

@@ -48,26 +48,19 @@ from boards.drivers.link import Opener, open_serial
 from boards.drivers.single import SingleBoardDriver
 from boards.events import DriverEvent
 from boards.recovery import KnownBoard
-from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
+from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.rules import ArbiterRules, RulesConfig
 from broadcast.config.model import EventConfig
-from broadcast.fide.berger import berger_round
-from broadcast.fide.dutch import PairingError, pair_round
 from broadcast.fide.pairing import Pairing
-from broadcast.fide.pairing_import import PairingImportError, import_round
-from broadcast.fide.trf import TrfError, read_trf
 from broadcast.games.book import GameBook
 from broadcast.games.events import (
-    LineCorrected,
-    ResultConfirmed,
     ResultProposed,
-    StartPositionSet,
 )
-from broadcast.games.state import GameError, GameState
 from broadcast.journal.kinds import JournalEvent, register_all
 from broadcast.journal.store import Entry, Journal
+from broadcast.service import actions
+from broadcast.service.actions import how_to_pair
 from broadcast.service.committer import (
-    TOURNAMENT_RESULT,
     ActionError,
     Committer,
     Listener,
@@ -76,25 +69,19 @@ from broadcast.service.committer import (
 )
 from broadcast.service.delayed import DelayedView
 from broadcast.service.hall import Hall, HallBoard, utc
-from broadcast.service.health import SYSTEM_PREFIX, Health
+from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
 from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import EventState
 from broadcast.service.supervisor import Backoff, SupervisedTask, Supervisor
 from broadcast.tournament.events import (
-    PairingEdited,
-    ResultRecorded,
-    RoundPaired,
     TournamentEvent,
 )
 from broadcast.tournament.live_round import (
     RoundStartMoved,
     StartOverrides,
-    due_round,
 )
 from broadcast.tournament.state import (
-    SectionState,
-    StateError,
     TournamentState,
     registration_events,
 )
@@ -103,18 +90,6 @@ from clocks.timesource import TimeSource
 log = logging.getLogger(__name__)
 
 MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
-
-
-def how_to_pair(section: str, number: int) -> str:
-    """What to tell a user whose live round has no pairings (the log, the home page)."""
-    from broadcast.games.ids import slug
-
-    return (
-        f"round {number} of {section} is not paired, so no game is followed: pair it on the "
-        f"arbiter desk (FIDE Dutch, or import the pairing program's TRF), or POST "
-        f'{{"engine": "dutch"}} or {{"trf": "..."}} to '
-        f"/api/v1/arbiter/sections/{slug(section)}/rounds/{number}/pairings"
-    )
 
 
 class EventService:
@@ -175,17 +150,15 @@ class EventService:
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
         self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
-        self._imported_byes: dict[
-            tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]
-        ] = {}
+        self.imported_byes: actions.ImportedByes = {}  # see actions.imported_pairings
         self.bus_settings = bus_settings
         self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
 
     def _undo_part(self) -> Callable[[], None]:
-        byes = dict(self._imported_byes)
+        byes = dict(self.imported_byes)
 
         def restore() -> None:
-            self._imported_byes = byes
+            self.imported_byes = byes
 
         return restore
 
@@ -315,22 +288,8 @@ class EventService:
             )
         if self.last_seq == 0 or not any(s.players for s in self.tournament.sections.values()):
             self.commit(list(registration_events(self.config)))
-            self.commit(self._round_robin_pairings())
+            self.commit(actions.round_robin_pairings(self))
         self.attach_boards()
-
-    def _round_robin_pairings(self) -> list[RoundPaired]:
-        out = []
-        for section in self.config.sections:
-            if section.system not in ("round-robin", "double-round-robin"):
-                continue
-            n = len(section.players)
-            cycles = 2 if section.system == "double-round-robin" else 1
-            for r in range(1, section.rounds + 1):
-                if r not in self.tournament.section(section.name).rounds:
-                    out.append(
-                        RoundPaired(section.name, r, tuple(berger_round(n, r, cycles)), "berger")
-                    )
-        return out
 
     # -- the commit path ---------------------------------------------------------------------
 
@@ -341,39 +300,6 @@ class EventService:
     def live_rounds(self) -> dict[str, int | None]:
         """Each section's round being played now (None: none)."""
         return self._hall.live_rounds()
-
-    def unpaired_rounds(self) -> dict[str, int]:
-        """Sections with a round not paired up to the one due now (by the schedule, or
-        `--round R`), and the first such round: rounds are paired in order, so that is the
-        one to pair next (round 9 due with nothing paired means pair round 1)."""
-        now = utc(self.time.now())
-        out: dict[str, int] = {}
-        for section in self.config.sections:
-            due = min(due_round(section, now, self.start_overrides), section.rounds)
-            paired = self.tournament.section(section.name).rounds
-            missing = next((r for r in range(1, due + 1) if r not in paired), None)
-            if missing is not None:
-                out[section.name] = missing
-        return out
-
-    def pair_unpaired(self, by: str) -> list[str]:
-        """Pair every unpaired due round with the FIDE Dutch engine (a rehearsal's shortcut:
-        at a real event the pairing program's round is imported). Returns what was done or
-        could not be, one line each, for the log."""
-        done: list[str] = []
-        for section, number in self.unpaired_rounds().items():
-            try:
-                pairings = self.dutch_pairings(section, number)
-                self.publish_pairings(section, number, pairings, "dutch", by)
-            except ActionError as exc:
-                done.append(f"{section} round {number} could not be paired: {exc}")
-                continue
-            games = sum(1 for p in pairings if p.black is not None)
-            done.append(
-                f"{section} round {number} was not paired: paired it with the FIDE Dutch "
-                f"engine from the ratings and results ({games} games)"
-            )
-        return done
 
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""
@@ -410,138 +336,59 @@ class EventService:
         self.committer.report_lag()
         return True
 
+    # -- arbiter actions and pairings (actions.py; each one journaled with who did it) -------
+
     def alerts(self) -> list[Alert]:
         """The rules' alerts the arbiter has not acknowledged yet, oldest first (the
         system's own, `health`, the desk shows before them)."""
         return self.rules.open_alerts()
 
     def acknowledge(self, alert_id: str, by: str) -> None:
-        if alert_id.startswith(SYSTEM_PREFIX) and self.health.acknowledge(alert_id):
-            return  # the service's own trouble: not a journal event
-        if alert_id not in self.rules.alerts:
-            raise ActionError(f"no alert {alert_id!r}")
-        self.commit([AlertAcknowledged(alert_id, self.time.now(), by=by)])
+        actions.acknowledge(self, alert_id, by)
 
     def mark_present(self, game_id: str, colour: str, by: str) -> None:
-        self._game(game_id)
-        if colour not in ("white", "black"):
-            raise ActionError(f"colour must be 'white' or 'black', not {colour!r}")
-        self.commit([PlayerMarkedPresent(game_id, colour, self.time.now(), by=by)])  # type: ignore[arg-type]
-
-    # -- arbiter actions (each one journaled with who did it) ------------------------------------
-
-    def _game(self, game_id: str) -> GameState:
-        try:
-            return self.book.get(game_id)
-        except GameError as exc:
-            raise ActionError(str(exc)) from None
+        actions.mark_present(self, game_id, colour, by)
 
     def set_result(self, game_id: str, result: str, by: str, reason: str = "arbiter") -> None:
-        game = self._game(game_id)
-        if result not in TOURNAMENT_RESULT:
-            raise ActionError(
-                f"result must be one of {', '.join(TOURNAMENT_RESULT)}, not {result!r}"
-            )
-        self.commit([ResultConfirmed(game.id, result, reason, self.time.now(), by=by)])  # type: ignore[arg-type]
+        actions.confirm_result(self, game_id, result, by, reason)
 
     def confirm_proposal(self, game_id: str, by: str) -> None:
-        proposal = self._game(game_id).proposal
-        if proposal is None:
-            raise ActionError(f"{game_id} has no result waiting for confirmation")
-        self.set_result(game_id, proposal.result, by, proposal.reason)
+        actions.confirm_proposal(self, game_id, by)
 
     def propose(self, proposal: ResultProposed) -> None:
-        self.commit([proposal])
+        actions.propose(self, proposal)
 
     def correct_line(self, game_id: str, ucis: Sequence[str], by: str) -> None:
-        game = self._game(game_id)
-        event = LineCorrected(game_id, tuple(ucis), self.time.now(), by=by)
-        try:
-            game.apply(event)
-        except GameError as exc:
-            raise ActionError(str(exc)) from None
-        with self.action():
-            self.commit([event])
-            self._hall.refollow(game_id)
+        actions.correct_line(self, game_id, ucis, by)
 
     def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
-        game = self._game(game_id)
-        event = StartPositionSet(game_id, fen, self.time.now(), by=by)
-        try:
-            game.apply(event)
-        except GameError as exc:
-            raise ActionError(str(exc)) from None
-        with self.action():
-            self.commit([event])
-            self._hall.refollow(game_id)
+        actions.set_start_fen(self, game_id, fen, by)
 
-    # -- pairings -------------------------------------------------------------------------------
+    def refollow(self, game_id: str) -> None:
+        """After a correction of `game_id`: its board follows the corrected game."""
+        self._hall.refollow(game_id)
 
     def dutch_pairings(self, section: str, round_number: int) -> tuple[Pairing, ...]:
-        """FIDE Dutch pairings for a round from the results so far (pure; can take seconds
-        for a large Swiss, so the web calls it off the event loop)."""
-        state = self._section_state(section)
-        try:
-            return pair_round(
-                state.to_crosstable(),
-                round_number,
-                total_rounds=state.config.rounds,
-                absent=state.absent_for(round_number),
-            )
-        except PairingError as exc:
-            raise ActionError(str(exc)) from None
+        return actions.dutch_pairings(self, section, round_number)
 
     def imported_pairings(
         self, section: str, round_number: int, trf_text: str
     ) -> tuple[Pairing, ...]:
-        """A round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF."""
-        self._section_state(section)
-        try:
-            imported = import_round(read_trf(trf_text).crosstable, round_number)
-        except (TrfError, PairingImportError) as exc:
-            raise ActionError(f"cannot import round {round_number} from that TRF: {exc}") from None
-        # The byes the program entered (H, F, Z) go in with these pairings when published.
-        self._imported_byes[(section, round_number, imported.pairings)] = imported.byes
-        return imported.pairings
+        return actions.imported_pairings(self, section, round_number, trf_text)
 
     def publish_pairings(
         self, section: str, round_number: int, pairings: Sequence[Pairing], source: str, by: str
     ) -> None:
-        """Make `pairings` the round's pairings: a first pairing, or an edit of one."""
-        state = self._section_state(section)
-        event: TournamentEvent
-        if round_number in state.rounds:
-            event = PairingEdited(
-                section, round_number, tuple(pairings), reason=f"{source} by {by}"
-            )
-        else:
-            event = RoundPaired(section, round_number, tuple(pairings), f"{source} ({by})")
-        with self.action():
-            self.tournament_event(event)
-            byes = self._imported_byes.pop((section, round_number, tuple(pairings)), ())
-            if source == "import" and byes:
-                # Vega's "H": the half-point bye it entered before pairing scores as such.
-                self.commit(
-                    [
-                        ResultRecorded(section, round_number, p, code, reason="bye")
-                        for p, code in byes
-                    ]
-                )
-
-    def _section_state(self, section: str) -> SectionState:
-        try:
-            return self.tournament.section(section)
-        except StateError as exc:
-            raise ActionError(str(exc)) from None
+        actions.publish_pairings(self, section, round_number, pairings, source, by)
 
     def tournament_event(self, event: TournamentEvent) -> None:
-        try:
-            self.tournament.apply(event)
-        except StateError as exc:
-            raise ActionError(str(exc)) from None
-        with self.action():
-            self.commit([event])
-            self.attach_boards()
+        actions.tournament_event(self, event)
+
+    def unpaired_rounds(self) -> dict[str, int]:
+        return actions.unpaired_rounds(self)
+
+    def pair_unpaired(self, by: str) -> list[str]:
+        return actions.pair_unpaired(self, by)
 
     # -- running -----------------------------------------------------------------------------------
 

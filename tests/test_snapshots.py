@@ -180,7 +180,7 @@ async def test_the_service_takes_snapshots_in_a_worker_thread(
         while not service.snapshots.taken:
             assert loop.time() < deadline
             await asyncio.sleep(0.01)
-        while service.syncing or service._inbox:
+        while service.syncing or service.committer._inbox:
             await asyncio.sleep(0.01)
     service.snapshots.close()
     taken = [r for r in caplog.records if "snapshot at event" in r.getMessage()]

@@ -1,47 +1,32 @@
-"""The running event: boards, games, rules, journal and listeners wired together.
+"""`EventService`: one running event, a small facade over the rooms of `broadcast.service`.
 
-The I/O shell around the pure core. Every input (a driver event, an arbiter action,
-the passing of time) becomes events; events are folded into a new `EventState` value
-and appended to the journal's open transaction together (a commit is all or nothing),
-then the arbiter rules react to them (what they raise is committed the same way), and
-once the transaction is durable everything is announced to listeners (the web hub,
-exporters). A restart rebuilds the state from the newest valid snapshot and the
-journal's tail, and reconnects to the boards, whose drivers read back what happened
-meanwhile. docs/architecture.md ("The commit path") explains the choices.
+    service = EventService(config, Journal(path), time=EpochTime())
+    service.load()          # the state from the snapshot and the journal's tail
+    await service.run()     # the boards' drivers and the clock tick, until stop()
 
-Two kinds of transaction:
+What it is made of, one job each:
 
-- **Board batches.** Driver events are queued as they are read (stamped by the driver at
-  reading) and handled together every BATCH_SECONDS, in one journal transaction: with
-  hundreds of boards that is one fsync per batch, and the fsync runs in a worker thread
-  so that the boards' lines are served meanwhile. Each step of a batch (one driver
-  event, one board's due decision, the rules' timers, the live-round changes) is
-  guarded: a step that fails is logged once with its traceback and raised as a critical
-  alert, and what the steps before it (and it) committed stays, in the state and in the
-  journal alike. While the disk cannot take a batch, its rows are held in memory (the
-  boards' logs give them back if the process dies meanwhile).
-- **Actions** (`action()`; a `commit()` outside any transaction is one): an arbiter's
-  decision, in a transaction of its own that it waits for. It starts only once earlier
-  board events are durable, and returns only once its own rows are synced; otherwise
-  `NotDurable` (answered 503), and the state, the rules and the hall boards' followers
-  are put back as they were: nothing of it is applied.
+- `committer.Committer`: the commit path. Every input becomes journal events, folded into
+  the one `EventState` and written in the journal's open transaction together, the arbiter
+  rules react, and once durable it is announced (the public view, the listeners). Board
+  batches (one fsync in a worker thread) and actions (durable before answered, undone
+  whole when they cannot be); the inbox of driver events.
+- `hall.Hall`: the hall boards, the game the live round puts on each, the reconstruction
+  following it, and what a driver event means for its board.
+- `actions`: the arbiter's actions and the pairings (each journaled with who did it).
+- `runtime.Runtime`: the drivers, the tick loop, the lag, under the `Supervisor`.
 
-Nothing is announced (listeners, the web hub, the public view, exports) before its
-transaction is durable; only a live arbiter API read can see a batch's state during its
-fsync. Reconstruction decisions are ticked when they fall due (the press settled, the
-position stable), not at a fixed pace. When the service falls behind, the arbiter gets an
-alert and the log says by how much; no event is ever dropped. docs/performance.md has the
-figures.
+The facade keeps the class's API (the commands, `web/` and the tests use it): the read API
+below (`config`, `time`, `state`, `tournament`, `book`, `hall`, `journal`, `rules`,
+`health`, `supervisor`, `delay`, `listeners`, `public_state()`, `alerts()`,
+`live_rounds()`, `unpaired_rounds()`) and the actions as methods. docs/architecture.md
+("The service") explains the choices.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import logging
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener, open_serial
@@ -53,9 +38,7 @@ from broadcast.arbiter.rules import ArbiterRules, RulesConfig
 from broadcast.config.model import EventConfig
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import (
-    ResultProposed,
-)
+from broadcast.games.events import ResultProposed
 from broadcast.journal.kinds import JournalEvent, register_all
 from broadcast.journal.store import Entry, Journal
 from broadcast.service import actions
@@ -71,25 +54,14 @@ from broadcast.service.delayed import DelayedView
 from broadcast.service.hall import Hall, HallBoard, utc
 from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
+from broadcast.service.runtime import Runtime
 from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import EventState
-from broadcast.service.supervisor import Backoff, SupervisedTask, Supervisor
-from broadcast.tournament.events import (
-    TournamentEvent,
-)
-from broadcast.tournament.live_round import (
-    RoundStartMoved,
-    StartOverrides,
-)
-from broadcast.tournament.state import (
-    TournamentState,
-    registration_events,
-)
+from broadcast.service.supervisor import Backoff, Supervisor
+from broadcast.tournament.events import TournamentEvent
+from broadcast.tournament.live_round import RoundStartMoved, StartOverrides
+from broadcast.tournament.state import TournamentState, registration_events
 from clocks.timesource import TimeSource
-
-log = logging.getLogger(__name__)
-
-MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
 
 
 class EventService:
@@ -121,8 +93,6 @@ class EventService:
         register_all()
         self.config = config
         self.time = time
-        self.opener = opener
-        self.tick_seconds = tick_seconds
         self.health = health if health is not None else Health()
         self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
         self.committer = Committer(
@@ -144,15 +114,19 @@ class EventService:
         )
         self.committer.handle = self._hall.on_driver_event
         self.committer.on_result = self._hall.unfollow
-        self.committer.undo_parts += [self._hall.undo_part, self._undo_part]
         self._live_round_request = live_round
-        self._drivers: list[SingleBoardDriver | BusDriver] = []
-        self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
-        self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
-        self._stopping = asyncio.Event()
         self.imported_byes: actions.ImportedByes = {}  # see actions.imported_pairings
-        self.bus_settings = bus_settings
-        self._speed = float(getattr(time, "speed", 1.0))  # event seconds per real second
+        self.committer.undo_parts += [self._hall.undo_part, self._undo_part]
+        self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
+        self.runtime = Runtime(
+            self.committer,
+            self._hall,
+            self.supervisor,
+            time=time,
+            opener=opener,
+            tick_seconds=tick_seconds,
+            bus_settings=bus_settings,
+        )
 
     def _undo_part(self) -> Callable[[], None]:
         byes = dict(self.imported_byes)
@@ -214,12 +188,9 @@ class EventService:
         return self.committer.replayed
 
     @property
-    def _inbox(self) -> list[tuple[str, DriverEvent, float]]:
-        return self.committer._inbox
-
-    @property
-    def _syncer(self) -> ThreadPoolExecutor:
-        return self.committer._syncer
+    def drivers(self) -> list[SingleBoardDriver | BusDriver]:
+        """The boards' drivers `run` started, one per port."""
+        return self.runtime.drivers
 
     @property
     def tournament(self) -> TournamentState:
@@ -291,7 +262,7 @@ class EventService:
             self.commit(actions.round_robin_pairings(self))
         self.attach_boards()
 
-    # -- the commit path ---------------------------------------------------------------------
+    # -- the hall (hall.py) -------------------------------------------------------------------
 
     def known_board(self, name: str | None) -> KnownBoard | None:
         """What the journal knew of DGT board `name` (see `Hall.known_board`)."""
@@ -308,33 +279,6 @@ class EventService:
     def on_driver_event(self, port: str, event: DriverEvent) -> None:
         """A driver's event for the board on `port` (see `Hall.on_driver_event`)."""
         self._hall.on_driver_event(port, event)
-
-    def tick(self, *, full: bool = True) -> bool:
-        """Time passes: the boards whose reconstruction has a decision due (its press
-        settled, a position stable long enough), and with `full` the arbiter rules' timers
-        and live round changes. False when a batch is still being made durable (try again
-        a moment later). Each of these is a step of the batch (see `_step`)."""
-        if self.syncing:
-            return False
-        now = self.time.now()
-        due = self._hall.due_now(now)
-        if not due and not full and not self.committer.waiting:
-            return True
-        with self.batch():
-            self.committer.handle_inbox()  # events read before now come first
-            for number in due:
-                self._hall.tick_board(number, now)
-            if full:
-                with self.committer.step("the arbiter rules' timers"):
-                    self.commit(self.rules.tick(now))
-                with self.committer.step("the live round's boards"):
-                    self.attach_boards()
-                for driver in self._drivers:
-                    if isinstance(driver, BusDriver) and driver.last_cycle is not None:
-                        self.lag.bus(driver.last_cycle, driver.port)
-                self.committer.check_journal_file()
-        self.committer.report_lag()
-        return True
 
     # -- arbiter actions and pairings (actions.py; each one journaled with who did it) -------
 
@@ -390,103 +334,18 @@ class EventService:
     def pair_unpaired(self, by: str) -> list[str]:
         return actions.pair_unpaired(self, by)
 
-    # -- running -----------------------------------------------------------------------------------
+    # -- running (runtime.py) -----------------------------------------------------------------
 
     async def run(self) -> None:
         """Start every board's driver and the clock tick; run until `stop()`."""
-        for port, boards in self._hall.ports().items():
-            emit = self._emitter(port)
-            addresses = [b.config.address for b in boards if b.config.address is not None]
-            driver: SingleBoardDriver | BusDriver
-            # What the journal knew of these boards: their logs fill the gap of a restart.
-            known = [
-                k
-                for b in boards
-                if (k := self._hall.known_board(b.name) or self._hall.first_start(b)) is not None
-            ]
-            if addresses or len(boards) > 1:
-                driver = BusDriver(
-                    port,
-                    emit,
-                    time=self.time,
-                    opener=self.opener,
-                    addresses=addresses,
-                    known=known,
-                    settings=self.bus_settings,
-                )
-            else:
-                driver = SingleBoardDriver(
-                    port,
-                    emit,
-                    time=self.time,
-                    opener=self.opener,
-                    known=known[0] if known else None,
-                )
-            self._drivers.append(driver)
-            self._tasks.append(
-                self.supervisor.start(
-                    f"the driver for {port}",
-                    driver.run,
-                    stops=f"The boards on {port} are not read until it runs again.",
-                    on_failure=partial(self._driver_failed, port),
-                )
-            )
-        self._tasks.append(
-            self.supervisor.start(
-                "the clock tick",
-                self._tick_loop,
-                stops="Default times, flag falls, silent boards and round changes are not "
-                "checked, and moves wait to be decided, until it runs again.",
-            )
-        )
-        await self._stopping.wait()
-        for d in self._drivers:
-            d.stop()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            await task.stop()  # each failure was logged when it happened
-        # What the drivers said last (their BoardLost) is kept too, and all of it durable.
-        await self.committer.flush()
-
-    def _driver_failed(self, port: str, exc: Exception) -> None:
-        """A driver's run() raised: its boards are not followed until it runs again, and
-        the desk must not show them connected meanwhile."""
-        why = f"its driver stopped on a software error ({type(exc).__name__})"
-        for lost in self._hall.lost_on(port, why):
-            self.queue_driver_event(port, lost)
-
-    def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
-        def emit(event: DriverEvent) -> None:
-            self.queue_driver_event(port, event)
-
-        return emit
-
-    async def _tick_loop(self) -> None:
-        """Tick when reconstruction decisions fall due and at `tick_seconds`, until
-        cancelled. It does not catch: a failing tick stops it, and its supervisor logs
-        the error, alerts the desk and starts it again after a back-off (a tick that
-        fails every time must not fill the log five times a second)."""
-        loop = asyncio.get_running_loop()
-        next_full = loop.time() + self.tick_seconds
-        while True:
-            wait = next_full - loop.time()
-            if self._hall.due:
-                soonest = (min(self._hall.due.values()) - self.time.now()) / self._speed
-                wait = min(wait, max(soonest, MIN_WAKE))
-            wait = max(wait, MIN_WAKE if self.syncing else 0.0)
-            asked = loop.time()
-            await asyncio.sleep(wait)
-            # A late wake-up is time the loop had no room for anyone, boards included.
-            self.lag.loop(loop.time() - asked - wait)
-            if loop.time() >= next_full:
-                if self.tick():
-                    next_full = loop.time() + self.tick_seconds
-            else:
-                self.tick(full=False)
+        await self.runtime.run()
 
     def stop(self) -> None:
-        self._stopping.set()
+        self.runtime.stop()
+
+    def tick(self, *, full: bool = True) -> bool:
+        """Time passes (see `Runtime.tick`); False while a batch is being made durable."""
+        return self.runtime.tick(full=full)
 
 
 __all__ = [

@@ -268,6 +268,10 @@ class EventService:
         """What the journal knew of DGT board `name` (see `Hall.known_board`)."""
         return self._hall.known_board(name)
 
+    def next_decision(self) -> float | None:
+        """When the next reconstruction decision of any board falls due (event time)."""
+        return min(self._hall.due.values(), default=None)
+
     def live_rounds(self) -> dict[str, int | None]:
         """Each section's round being played now (None: none)."""
         return self._hall.live_rounds()

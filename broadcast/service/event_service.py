@@ -70,7 +70,9 @@ class EventService:
     `health` holds the system's own alerts for the desk (a new one unless given);
     `supervisor` runs every long-running task of the event (drivers, the tick; the
     publishers, the web hub and emulated players are started on it too) and reports a
-    task that fails to `health`. `restart_backoff` sets its restart timing."""
+    task that fails to `health`. `restart_backoff` sets its restart timing. Its parts are
+    `committer` (the commit path), the hall (read through `hall`), and `runtime` (the
+    drivers and the tick loop); the actions are `actions`' functions over it."""
 
     def __init__(
         self,
@@ -129,6 +131,7 @@ class EventService:
         )
 
     def _undo_part(self) -> Callable[[], None]:
+        # An undone action puts the pairing imports' byes back as they were too.
         byes = dict(self.imported_byes)
 
         def restore() -> None:

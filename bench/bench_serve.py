@@ -415,7 +415,7 @@ class _ServiceRun:
         return self.service.lag.worst
 
     def drivers(self) -> list[Any]:
-        return list(self.service._drivers)
+        return list(self.service.drivers)
 
     def lines(self) -> dict[int, list[str]]:
         return {

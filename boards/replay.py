@@ -16,6 +16,7 @@ from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder
 from boards.dgt.messages import SerialNumber
 from boards.events import DriverEvent
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
+from boards.reconstruction.drive import deadlines_until
 from boards.reconstruction.follow import BoardFollower
 from boards.stream import BoardStream
 
@@ -75,12 +76,8 @@ def replay_capture(
 
     def tick_all(t: float) -> None:
         for board, f in result.followers.items():
-            previous: float | None = None
-            while (deadline := f.reconstructor.next_deadline()) is not None and deadline <= t:
-                if deadline == previous:
-                    break  # a deadline that does not move would spin forever
-                previous = deadline
-                for out in f.tick(deadline):
+            for due in deadlines_until(f.reconstructor.next_deadline, t):
+                for out in f.tick(due):
                     result.events.append((board, out))
 
     def deliver(t: float, board: str, events: list[DriverEvent]) -> None:

@@ -174,7 +174,7 @@ async def test_an_action_never_rides_on_a_board_batch_that_is_not_synced(
     when the action returns, its own rows are in the file (seen by another connection)."""
     service, _ = make_service(tmp_path, delay=0.0)
     gate = threading.Event()
-    service._syncer.submit(gate.wait, 30)  # the fsync thread is busy
+    service.committer._syncer.submit(gate.wait, 30)  # the fsync thread is busy
     port = service.hall[1].config.port
     for n in range(3):
         service.queue_driver_event(port, lost(n))

@@ -174,7 +174,7 @@ async def test_the_next_game_the_pairings_give_a_board_is_followed(tmp_path: Pat
     service.set_result(GAME, "1-0", "arbiter:ana")
     assert service.hall[1].game == GAME and service.hall[1].follower is None
     # Round 2 becomes live: board 1 carries its game, followed.
-    from broadcast.service.event_service import utc
+    from broadcast.service.hall import utc
     from broadcast.tournament.live_round import RoundStartMoved
 
     service.commit([RoundStartMoved("Masters", 2, utc(service.time.now()))])

@@ -87,7 +87,7 @@ async def test_board_events_are_announced_only_once_their_batch_is_durable(
     assert heard == [], "announced before it was durable"
     service.queue_driver_event(port, lost(9))  # read meanwhile: waits for the next batch
     journal.gate.set()
-    while service.syncing or service._inbox or not heard or heard[-1] < service.last_seq:
+    while service.syncing or service.committer._inbox or not heard or heard[-1] < service.last_seq:
         assert loop.time() < deadline
         await asyncio.sleep(0.01)
     assert heard == list(range(before + 1, service.last_seq + 1))

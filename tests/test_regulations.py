@@ -21,7 +21,7 @@ from broadcast.fide.pairing import Pairing
 from broadcast.fide.trf import write_trf
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
-from broadcast.service import regulation_actions as acts
+from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.playoff import time_control_for
 from clocks.timesource import ManualTime

@@ -35,7 +35,7 @@ from broadcast.games.events import GameMove, GameSync
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.publish.folder import export_round_folder
-from broadcast.service import regulation_actions as acts
+from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.events import PairingEdited
 from clocks.timesource import ManualTime

@@ -216,3 +216,25 @@ def test_cli_needs_round_and_board(tmp_path: Path) -> None:
     capture = tmp_path / "c.jsonl"
     capture.write_text("\n".join(capture_lines(Scenario(end_after=10), ROUND_START)) + "\n")
     assert main(["replay", str(capture), "--event", str(EXAMPLES / "sestao-2025-swiss.toml")]) == 2
+
+
+def test_the_replay_is_the_live_pipeline_flags_included(tmp_path: Path) -> None:
+    """`replay --event` runs the real service: a flag fall is a game fact (GameFlag), as
+    on `serve`, not only the rules' proposal (the old copy of the wiring had none)."""
+    from broadcast.games.events import GameFlag
+
+    scenario = flag_fall("white", LINE[:20], base=600, increment=0, end_after=100)
+    result = replay_event(capture_of(scenario, tmp_path), SESTAO, 1, 1)
+    [flag] = [e for e in result.events if isinstance(e, GameFlag)]
+    [proposal] = result.proposals
+    assert (flag.game, flag.colour) == (proposal.game, "white")
+    assert flag.t <= proposal.t
+
+
+def test_ticking_up_to_t_never_spins_on_a_deadline_that_does_not_move() -> None:
+    from boards.reconstruction.drive import deadlines_until
+
+    moving = iter([1.0, 2.0, 5.0])
+    assert list(deadlines_until(lambda: next(moving, None), 4.0)) == [1.0, 2.0]
+    assert list(deadlines_until(lambda: 3.0, 10.0)) == [3.0, 10.0]  # stuck: t once, then stop
+    assert list(deadlines_until(lambda: None, 10.0)) == []

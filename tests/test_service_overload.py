@@ -48,7 +48,7 @@ def opening(plies: int) -> chess.pgn.Game:
 async def test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="broadcast.service.event_service")
+    caplog.set_level(logging.WARNING, logger="broadcast.service.committer")
     time_source = EpochTime(SPEED)
     game = opening(12)
     played = [m.uci() for m in game.mainline_moves()]

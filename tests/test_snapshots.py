@@ -45,7 +45,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float, int]:
     for entry in upto.journal.read():  # the state as of event `middle`, folded as at start
         if entry.seq > middle:
             break
-        upto._replay(entry)
+        upto.committer.replay(entry)
     capture = Capture(upto.state, upto.rules.memory(), upto.public_state(), time.now())
     assert upto.snapshots._take(capture)
     upto.journal.close()
@@ -180,7 +180,7 @@ async def test_the_service_takes_snapshots_in_a_worker_thread(
         while not service.snapshots.taken:
             assert loop.time() < deadline
             await asyncio.sleep(0.01)
-        while service.syncing or service._inbox:
+        while service.syncing or service.committer._inbox:
             await asyncio.sleep(0.01)
     service.snapshots.close()
     taken = [r for r in caplog.records if "snapshot at event" in r.getMessage()]

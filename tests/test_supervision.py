@@ -117,13 +117,13 @@ async def test_the_tick_loop_is_logged_alerted_and_restarted(
     try:
         async with running_service(EVENT, tmp_path, time, ports, restart_backoff=FAST) as service:
             ticks: list[float] = []
-            real_tick = service.tick
+            real_tick = service.runtime.tick
 
             def counted(*, full: bool = True) -> bool:
                 ticks.append(asyncio.get_running_loop().time())
                 return real_tick(full=full)
 
-            monkeypatch.setattr(service, "tick", counted)
+            monkeypatch.setattr(service.runtime, "tick", counted)
             await until(lambda: len(ticks) >= 2, what="ticks")
             # The arithmetic around tick() (unguarded before): the loop's own lag sample.
             monkeypatch.setattr(

@@ -93,13 +93,13 @@ async def test_dutch_pairs_in_a_worker_process_never_in_the_servers(
     # Pairing a big Swiss takes tens of seconds of pure Python: in the server's process
     # (on the loop, or in a thread holding the interpreter lock) it stalls the venue.
     import broadcast.fide.dutch
-    import broadcast.service.event_service
+    import broadcast.service.actions
 
     def not_here(*args: object, **kwargs: object) -> None:
         raise AssertionError("paired in the server's own process")
 
     monkeypatch.setattr(broadcast.fide.dutch, "pair_round", not_here)
-    monkeypatch.setattr(broadcast.service.event_service, "pair_round", not_here)
+    monkeypatch.setattr(broadcast.service.actions, "pair_round", not_here)
     service = _swiss(tmp_path)
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()

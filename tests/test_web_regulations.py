@@ -15,7 +15,7 @@ from web_support import CREDENTIALS
 from broadcast.config import load_event
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
-from broadcast.service import regulation_actions as acts
+from broadcast.service import actions as acts
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from broadcast.service.regulation_actions import DESK_REASONS
+from broadcast.service.actions import DESK_REASONS
 
 _NULLABLE_STR = {"type": "string", "nullable": True}
 _NULLABLE_INT = {"type": "integer", "nullable": True}

@@ -6,7 +6,7 @@ driver sleeping until `next_deadline()` would; nothing here sleeps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from boards.events import PositionSeen
 from boards.position import BoardPosition
@@ -18,17 +18,26 @@ from clocks.reading import ClockReading, NoClock
 Input = BoardPosition | PositionSeen | ClockReading | NoClock
 
 
+def deadlines_until(next_deadline: Callable[[], float | None], t: float) -> Iterator[float]:
+    """The times to tick at to fire every deadline due up to and including `t`, in order:
+    each deadline as it falls due (the caller ticks at it, which moves it on). A deadline
+    that does not move on would spin forever: then `t` once, and no more (let the input
+    time decide). The one "tick deadlines up to t" of the live service, the offline
+    replays and this driver."""
+    previous: float | None = None
+    while (due := next_deadline()) is not None and due <= t:
+        if previous is not None and due <= previous:
+            yield t
+            return
+        yield due
+        previous = due
+
+
 def tick_until(rec: Reconstructor, t: float) -> list[ReconstructionEvent]:
     """Fire every deadline due up to and including `t`."""
     events: list[ReconstructionEvent] = []
-    previous: float | None = None
-    while (due := rec.next_deadline()) is not None and due <= t:
-        if previous is not None and due <= previous:
-            # A deadline that does not move on would spin: let the input time decide.
-            events.extend(rec.tick(t))
-            break
+    for due in deadlines_until(rec.next_deadline, t):
         events.extend(rec.tick(due))
-        previous = due
     return events
 
 
@@ -54,3 +63,6 @@ def drive(
     events.extend(tick_until(rec, end))
     events.extend(rec.tick(end))
     return events
+
+
+__all__ = ["Input", "deadlines_until", "drive", "tick_until"]

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import dataclasses
 import io
 import secrets
-import signal
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -30,13 +28,12 @@ import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli.args import exposure, listen_host, non_negative_float
-from broadcast.cli.serve import arbiter_credentials, listen_problem, open_event_journal
+from broadcast.cli.run_event import EventPlan, Running, run_event
+from broadcast.cli.serve import arbiter_credentials
 from broadcast.config import load_event
-from broadcast.journal.store import JournalError
-from broadcast.service.event_service import EventService
-from broadcast.service.supervisor import Supervisor
+from broadcast.service.supervisor import SupervisedTask, Supervisor
 from clocks.timecontrol import TimeControl
-from clocks.timesource import EpochTime, MonotonicTimeSource
+from clocks.timesource import MonotonicTimeSource
 
 if TYPE_CHECKING:
     from boardsim.pty import PtyHost
@@ -224,11 +221,6 @@ async def _start_players(
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from broadcast.cli.simboards import (
-        start_simulated_boards,  # only the CLI layer imports boardsim
-    )
-    from web.app import start_web  # web imports broadcast, never the other way round
-
     habits = getattr(args, "habits", DEFAULT_HABITS)
     speed = float(args.speed)  # both checked by the parser (broadcast.cli.args)
     delay = float(getattr(args, "delay", DEFAULT_DELAY))
@@ -238,63 +230,58 @@ async def _demo(args: argparse.Namespace) -> int:
     if db is None:
         workdir = tempfile.TemporaryDirectory(prefix="boardwire-demo-")
         db = Path(workdir.name) / "pamplona-demo.sqlite"
-    journal = open_event_journal(db, config)
-    if isinstance(journal, str):
-        print(f"boardwire demo: {journal}", file=sys.stderr)
-        return 2
-    time = EpochTime(speed)
-    hall, ports = await start_simulated_boards(config, time, speed=speed)
-    runner = None
-    try:
-        service = EventService(
-            config, journal, time=time, port_overrides=ports, live_round=1, delay=delay
-        )
-        try:
-            service.load()
-        except JournalError as exc:  # an event it cannot read, a full disk: one line
-            print(f"boardwire demo: {exc}", file=sys.stderr)
-            return 2
-        credentials = arbiter_credentials()
-        generated = credentials is None
-        if credentials is None:
-            credentials = ("arbiter", secrets.token_urlsafe(12))
-        host = getattr(args, "host", "127.0.0.1")
-        try:
-            runner = await start_web(
-                service, host=host, port=args.port, credentials=credentials, tune_gc=True
-            )
-        except OSError as exc:
-            print(f"boardwire demo: {listen_problem(host, args.port, exc)}", file=sys.stderr)
-            return 2
+    credentials = arbiter_credentials()
+    generated = credentials is None
+    if credentials is None:
+        credentials = ("arbiter", secrets.token_urlsafe(12))
+    host = getattr(args, "host", "127.0.0.1")
+    seconds = getattr(args, "seconds", None)
+    plan = EventPlan(
+        config,
+        db,
+        host=host,
+        port=args.port,
+        credentials=credentials,
+        speed=speed,
+        sim=True,
+        live_round=1,
+        delay=delay,
+        tune_gc=True,
+        stop_after=None if seconds is None else float(seconds),
+        prog="boardwire demo",
+    )
+
+    async def up(running: Running) -> list[SupervisedTask]:
+        assert running.sim is not None and running.web is not None
         time_control = config.sections[0].time_control
-        await _start_players(hall, time, speed, habits, _games(), time_control, service.supervisor)
+        await _start_players(
+            running.sim,
+            running.time,
+            speed,
+            habits,
+            _games(),
+            time_control,
+            running.service.supervisor,
+        )
         url = f"http://{host}:{args.port}/"
         password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
         print(
-            f"boardwire demo: {config.name}, round 1, on {len(ports)} emulated DGT boards "
-            f"at {speed:g}x speed ({habits} habits)\n"
+            f"boardwire demo: {config.name}, round 1, on {len(running.ports)} emulated DGT "
+            f"boards at {speed:g}x speed ({habits} habits)\n"
             f"  clocks: {time_control} in event time, {speed:g} times faster than real time\n"
             f"  spectators:   {url}\n"
             f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
             f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
             + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
-            + f"  journal: {db}\n  listening on {exposure(runner.addresses)}\nCtrl-C to stop.",
+            + f"  journal: {db}\n  listening on {exposure(running.web.addresses)}\n"
+            "Ctrl-C to stop.",
             flush=True,
         )
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, service.stop)
-        seconds = getattr(args, "seconds", None)
-        if seconds is not None:
-            loop.call_later(float(seconds), service.stop)
-        await service.run()
-        return 0
+        return []  # the players run on the service's supervisor, stopped with it
+
+    try:
+        return await run_event(plan, started=up)
     finally:
-        if runner is not None:
-            await runner.cleanup()
-        await hall.stop()
-        journal.close()
         if workdir is not None:
             workdir.cleanup()
 

@@ -3,8 +3,16 @@
 `boardwire replay CAPTURE --event EVENT.toml --round R --board B [--events OUT.jsonl]`:
 the capture's first line {"meta": {"started_at": ISO-8601}} places its t = 0 in real
 time, so the capture's virtual time meets the section's schedule: a player who never
-moves is late, then forfeited, exactly as at the venue. Pure core (`replay_event`);
-`run_event_replay` is the CLI shell around it.
+moves is late, then forfeited, exactly as at the venue.
+
+The replay is the live pipeline, not a copy of it: the captures' bytes are decoded into
+driver events (`boards.replay.replay_capture`), and those drive the real `EventService`
+(hall, committer, fold, arbiter rules) in virtual time (`ManualTime`) with a throw-away
+journal. Between inputs, every reconstruction decision is ticked at its own time
+(`deadlines_until`, guarded against a deadline that does not move), then the rules'
+timers. So the replay gives what `serve` would have: the game facts (GameFlag included),
+the arbiter's alerts and proposals, and a confirmed result's ResultRecorded.
+`replay_event`/`replay_round` are the core, `run_event_replay` the CLI shell around it.
 
 Board B is the hall board number of the event's `[[board]]` list (its section, and its
 place among the section's boards, give the pairing board). An event without boards
@@ -18,31 +26,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from boards.capture import Capture, CaptureChunk
-from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
-from boards.reconstruction import Reconstructor
+from boards.events import BoardConnected, BoardInfo
+from boards.reconstruction.drive import deadlines_until
 from boards.replay import FLUSH_SECONDS, replay_capture
 from broadcast.arbiter import Alert, ArbiterRules, RulesConfig
-from broadcast.arbiter.standalone import StandaloneRules
-from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.config.model import BoardConfig, EventConfig, SectionConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import section_boards
-from broadcast.games.events import BoardAttached, GameEvent, ResultProposed
-from broadcast.games.from_board import BoardToGame
+from broadcast.games.events import ResultProposed
 from broadcast.games.ids import GameKey
-from broadcast.service.state import EventState
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import registration_events
+from broadcast.journal.store import Entry, Journal
+from broadcast.service.event_service import EventService
+from broadcast.tournament.events import ResultRecorded, TournamentEvent
+from broadcast.tournament.live_round import RoundStartMoved
 from clocks.clocktimes import FlagFell
 from clocks.timecontrol import TimeControl
-
-_HEALTH = (BoardLost, BoardHealth, BatterySeen, ClockSeen)
+from clocks.timesource import ManualTime
 
 
 class ReplayEventError(ValueError):
@@ -57,7 +65,7 @@ class EventReplay:
     board: str
     events: list[Any] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    rules: StandaloneRules | None = None
+    rules: ArbiterRules | None = None
     games: list[GameKey] = field(default_factory=list)
 
     @property
@@ -134,9 +142,10 @@ def replay_round(
     time_control: TimeControl | None = None,
     config: RulesConfig | None = None,
 ) -> EventReplay:
-    """Several boards of one round, each from its capture, through ONE rules engine, in
-    time order: a scripted round as the arbiter would live it. Only the replayed boards'
-    games are reported (the others have no capture and would all be no-shows)."""
+    """Several boards of one round, each from its capture, through the real `EventService`
+    (virtual time, a throw-away journal), in time order: a scripted round as the arbiter
+    would live it. Only the replayed boards' games are reported (the others have no
+    capture and would all be no-shows)."""
     if not captures:
         raise ReplayEventError("no capture to replay")
     located = {b: locate(event, b, section) for b in captures}
@@ -149,86 +158,150 @@ def replay_round(
     if not 1 <= round_number <= sec.rounds:
         raise ReplayEventError(f"round {round_number} is outside 1..{sec.rounds} of {sec.name}")
     notes = sorted({note for _, _, note in located.values() if note})
-    state = EventState.new(event)
-    for registered in registration_events(event):
-        state = state.apply(registered)
+    keys = {hall: GameKey(sec.name, round_number, located[hall][1]) for hall in captures}
+    starts = {hall: _start_of(capture) for hall, capture in captures.items()}
+    hall_event = _replay_config(event, sec, keys, time_control)
+    with tempfile.TemporaryDirectory(prefix="boardwire-replay-") as tmp:
+        journal = Journal(Path(tmp) / "replay.sqlite")
+        journal._db.execute("PRAGMA synchronous=OFF")  # thrown away at the end: no fsync
+        try:
+            clock = ManualTime(min(starts.values()))
+            service = EventService(
+                hall_event, journal, time=clock, delay=0.0, rules=config, snapshots=False
+            )
+            service.load()
+            wanted = {k.id for k in keys.values()}
+            result = EventReplay(keys[next(iter(captures))], "", notes=notes, rules=service.rules)
+            service.listeners.append(partial(_collect, result, wanted, sec.name, round_number))
+            why = _pair(service, sec, round_number, pairings)
+            if why:
+                notes.append(why)
+            _replay(service, clock, captures, starts, keys, sec, round_number, result)
+        finally:
+            journal.close()
+    return result
+
+
+def _start_of(capture: Capture) -> float:
+    started = capture.started_at
+    if started is None:
+        raise ReplayEventError(
+            'the capture has no {"meta": {"started_at": ...}} line: without it its time '
+            "cannot meet the schedule (add one with the recording's real start time)"
+        )
+    if started.tzinfo is None:
+        raise ReplayEventError(f"started_at {started.isoformat()} has no timezone: add +00:00 or Z")
+    return started.timestamp()
+
+
+def _port(board: int) -> str:
+    return f"replay:{board}"
+
+
+def _replay_config(
+    event: EventConfig,
+    sec: SectionConfig,
+    keys: Mapping[int, GameKey],
+    time_control: TimeControl | None,
+) -> EventConfig:
+    """The event as the service is to run it: the section's boards only, pairing board k
+    as hall board k, each alone on a port of its own (a replayed one's is its capture);
+    `--time-control` as the section's."""
+    last = max([*(k.board for k in keys.values()), len(section_boards(event, sec.name))])
+    boards = tuple(BoardConfig(k, _port(k), None, sec.name) for k in range(1, last + 1))
+    sections = tuple(
+        replace(s, time_control=time_control) if s.name == sec.name and time_control else s
+        for s in event.sections
+    )
+    return replace(event, boards=boards, sections=sections)
+
+
+def _pair(
+    service: EventService, sec: SectionConfig, round_number: int, pairings: Sequence[Pairing] | None
+) -> str:
+    """Rounds 1..R paired as the replay assumes (Berger tables are paired by `load`); what
+    to tell the user about it."""
+    why = ""
     for r in range(1, round_number + 1):
         if r == round_number and pairings is not None:
-            chosen, why = tuple(pairings), ""
+            chosen = tuple(pairings)
+        elif r in service.tournament.section(sec.name).rounds:
+            continue
         else:
             chosen, why = round_pairings(sec, r)
-        if why and r == round_number:
-            notes.append(why)
-        state = state.apply(RoundPaired(sec.name, r, chosen))
-    rules = StandaloneRules(ArbiterRules(event, config, state=state), state)
-    make = partial(Reconstructor, time_control=time_control)
+        service.publish_pairings(sec.name, r, chosen, "replay", "replay")
+    return why if pairings is None else ""
 
-    links: list[BoardToGame] = []
-    timeline: list[tuple[float, int, int, Any]] = []  # (t, order, link, driver event | None)
-    keys: list[GameKey] = []
+
+def _collect(
+    result: EventReplay, wanted: set[str], section: str, round_number: int, entries: Sequence[Entry]
+) -> None:
+    """What the replay reports, from each durable batch: the replayed games' events and the
+    arbiter's (not the boards' raw readings, nor the tournament's bookkeeping)."""
+    for entry in entries:
+        e = entry.event
+        if isinstance(e, ResultRecorded):
+            if (e.section, e.round) == (section, round_number):
+                result.events.append(e)
+        elif not isinstance(e, _NOT_REPORTED) and getattr(e, "game", "") in wanted | {""}:
+            result.events.append(e)
+
+
+def _replay(
+    service: EventService,
+    clock: ManualTime,
+    captures: Mapping[int, Capture],
+    starts: Mapping[int, float],
+    keys: Mapping[int, GameKey],
+    sec: SectionConfig,
+    round_number: int,
+    result: EventReplay,
+) -> None:
+    timeline: list[tuple[float, int, str, Any]] = []  # (t, order, port, event)
     for hall, capture in captures.items():
-        key = GameKey(sec.name, round_number, located[hall][1])
-        if key.id not in rules.book.games:
-            raise ReplayEventError(f"round {round_number} has no game on pairing board {key.board}")
-        started = capture.started_at
-        if started is None:
-            raise ReplayEventError(
-                'the capture has no {"meta": {"started_at": ...}} line: without it its time '
-                "cannot meet the schedule (add one with the recording's real start time)"
-            )
-        if started.tzinfo is None:
-            raise ReplayEventError(
-                f"started_at {started.isoformat()} has no timezone: add +00:00 or Z"
-            )
-        t0 = started.timestamp()
+        t0 = starts[hall]
         shifted = Capture(
             capture.meta,
             tuple(CaptureChunk(c.t + t0, c.direction, c.data) for c in capture.chunks),
         )
-        raw = replay_capture(shifted, make_reconstructor=make)
+        raw = replay_capture(shifted)
         name = raw.boards[0] if raw.boards else f"board-{hall}"
-        index = len(links)
-        links.append(BoardToGame(name, key.id, make()))
-        keys.append(key)
-        timeline.append((t0, 0, index, BoardAttached(key.id, name, t0)))
+        result.games.append(keys[hall])
+        if not result.board:
+            result.board = name
+        port = _port(keys[hall].board)
+        info = BoardInfo(port, name, (0, 0), "single")
+        timeline.append((t0, 0, port, BoardConnected(t0, name, info)))
         timeline += [
-            (e.t, 1, index, e) for b, e in raw.events if b == name and isinstance(e, _DRIVER_TYPES)
+            (e.t, 1, port, e) for b, e in raw.events if b == name and isinstance(e, _DRIVER_TYPES)
         ]
         # Time comes from every chunk, host polls included: a board that stopped
         # answering still lets the host's traffic carry time to its silence alert.
-        timeline += [(t, 2, index, None) for t in sorted({c.t for c in shifted.chunks})]
+        timeline += [(t, 2, port, None) for t in sorted({c.t for c in shifted.chunks})]
     timeline.sort(key=lambda item: (item[0], item[1], item[2]))
-    wanted = {k.id for k in keys}
-    result = EventReplay(keys[0], links[0].board, notes=notes, rules=rules, games=keys)
-
-    def emit(events: list[Any]) -> None:
-        result.events.extend(e for e in events if getattr(e, "game", "") in wanted | {""})
-
-    def feed(index: int, games: list[GameEvent], passed: list[Any]) -> None:
-        for game_event in games:
-            emit([game_event])
-            emit(rules.observe(game_event))
-        for item in passed:
-            if isinstance(item, FlagFell):
-                emit(rules.observe(item, game=links[index].game))
-            elif isinstance(item, _HEALTH):
-                emit(rules.observe(item))
 
     def tick(t: float) -> None:
-        for index, link in enumerate(links):
-            while (due := link.reconstructor.next_deadline()) is not None and due <= t:
-                feed(index, *link.tick(due))
-        emit(rules.tick(t))
+        # Every reconstruction decision at its own time, then the rules' timers at t.
+        for due in deadlines_until(service.next_decision, t):
+            clock.set(max(due, clock.now()))
+            service.tick(full=False)
+        clock.set(max(t, clock.now()))
+        service.tick()
 
-    for t, order, index, item in timeline:
+    first = True
+    for t, _, port, item in timeline:
         tick(t)
-        if order == 0:
-            emit([item])
-            emit(rules.observe(item))
-        elif order == 1:
-            feed(index, *links[index].handle(item))
-    tick((timeline[-1][0] if timeline else 0.0) + FLUSH_SECONDS)
-    return result
+        if first:
+            live = service.live_rounds()[sec.name]
+            if live != round_number:
+                raise ReplayEventError(
+                    f"the capture starts when round {live} of {sec.name} is on the boards, "
+                    f"not round {round_number}: check its started_at against the schedule"
+                )
+            first = False
+        if item is not None:
+            service.on_driver_event(port, item)
+    tick((timeline[-1][0] if timeline else clock.now()) + FLUSH_SECONDS)
 
 
 def _driver_types() -> tuple[type, ...]:
@@ -247,6 +320,9 @@ def _driver_types() -> tuple[type, ...]:
 
 
 _DRIVER_TYPES = _driver_types()
+# Journal events the replay does not report: the boards' raw readings (the games made of
+# them are), the raw clock flag (its GameFlag is), and the tournament's bookkeeping.
+_NOT_REPORTED: tuple[Any, ...] = (*_DRIVER_TYPES, FlagFell, TournamentEvent, RoundStartMoved)
 
 
 def run_event_replay(args: argparse.Namespace, capture: Capture) -> int:

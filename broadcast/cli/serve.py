@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import os
-import signal
 import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from time import time as wall_clock
 from typing import Any
 
 from broadcast.cli.args import (
@@ -23,14 +20,14 @@ from broadcast.cli.args import (
     positive_float,
     positive_int,
 )
+from broadcast.cli.run_event import EventPlan, Running, run_event
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
-from broadcast.journal.store import Journal, JournalError
 from broadcast.publish.lichess import LichessRelayConfig
 from broadcast.publish.tasks import PublishSettings, start_publishers
-from broadcast.service.event_service import ActionError, EventService, how_to_pair
-from clocks.timesource import EpochTime
+from broadcast.service.event_service import EventService, how_to_pair
+from broadcast.service.supervisor import SupervisedTask
 
 log = logging.getLogger(__name__)
 
@@ -172,52 +169,6 @@ def check_arguments(args: argparse.Namespace, config: EventConfig) -> str | None
     return None
 
 
-def claim_journal(journal: Journal, config: EventConfig) -> str | None:
-    """A journal belongs to one event: refuse another event's (its games and results would
-    mix with this one's); a new or unnamed journal takes this event's name."""
-    owner = journal.meta("event")
-    if owner is None:
-        journal.set_meta("event", config.name)
-        return None
-    if owner != config.name:
-        return (
-            f"the journal {journal.path} belongs to the event {owner!r}, not {config.name!r}: "
-            "give this event its own journal with --db"
-        )
-    return None
-
-
-def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
-    """The event's journal at `db`, or why not (not a journal, unreadable, another
-    event's): one line for the user; nothing is left open or changed on a refusal."""
-    try:
-        journal = Journal(db)
-    except JournalError as exc:
-        return str(exc)
-    problem = claim_journal(journal, config)
-    if problem is not None:
-        journal.close()
-        return problem
-    return journal
-
-
-def listen_problem(host: str, port: int, exc: OSError | UnicodeError) -> str:
-    import errno
-
-    if isinstance(exc, UnicodeError):  # the resolver's IDNA codec refused the name
-        return f"cannot listen on {host[:80]}:{port}: not a valid host name ({exc})"
-    if exc.errno == errno.EADDRINUSE:
-        return (
-            f"cannot listen on {host}:{port}: the port is in use (another boardwire?); use --port"
-        )
-    if exc.errno == errno.EACCES:
-        return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
-    if exc.errno == errno.EADDRNOTAVAIL:
-        return f"cannot listen on {host}:{port}: {host} is not an address of this machine"
-    reason = exc.strerror or str(exc)
-    return f"cannot listen on {host}:{port}: {reason} (check --host)"
-
-
 def arbiter_credentials() -> tuple[str, str] | None:
     """From the environment; there is never a default password."""
     password = os.environ.get("BOARDWIRE_ARBITER_PASSWORD")
@@ -271,106 +222,63 @@ async def serve(
         print(f"boardwire: {publish}", file=sys.stderr)
         return 2
     db = args.db or args.event.with_suffix(".sqlite")
-    journal = open_event_journal(db, config)
-    if isinstance(journal, str):
-        print(f"boardwire: {journal}", file=sys.stderr)
-        return 2
-    speed = args.speed
-    # Never behind the journal: a fast-forward rehearsal runs ahead of the wall clock, and a
-    # restart must not make event time step backwards.
-    last = journal.last_t()
-    time = EpochTime(speed, start=max(wall_clock(), last + 0.001 if last is not None else 0.0))
-    overrides = dict(args.board)
-    sim = None
-    if args.sim:
-        from broadcast.cli.simboards import (
-            start_simulated_boards,  # only the CLI layer imports the simulator
-        )
+    plan = EventPlan(
+        config,
+        db,
+        host=args.host,
+        port=args.port,
+        credentials=credentials,
+        speed=args.speed,
+        sim=args.sim,
+        firmware=getattr(args, "firmware", None) or "classic",
+        port_overrides=dict(args.board),
+        live_round=args.round,
+        delay=args.delay,
+        proxy=proxy,
+        tune_gc=tune_gc,
+    )
 
-        sim, sim_ports = await start_simulated_boards(
-            config, time, speed=speed, firmware=getattr(args, "firmware", None) or "classic"
-        )
-        overrides = {**sim_ports, **overrides}
-    try:
-        service = EventService(
-            config,
-            journal,
-            time=time,
-            port_overrides=overrides,
-            live_round=args.round,
-            delay=args.delay,
-        )
-        service.load()
-    except (ActionError, JournalError) as exc:  # JournalError: an unreadable event, a full disk
-        if sim is not None:
-            await sim.stop()
-        journal.close()
-        print(f"boardwire: {exc}", file=sys.stderr)
-        return 2
-    _pair_or_warn(service, sim=args.sim)
-    from web.app import start_web  # web imports broadcast, never the other way round
+    def loaded(running: Running) -> None:
+        _pair_or_warn(running.service, sim=args.sim)
 
-    try:
-        runner = await start_web(
-            service,
-            host=args.host,
-            port=args.port,
-            credentials=credentials,
-            proxy=proxy,
-            tune_gc=tune_gc,
-        )
-    except (OSError, UnicodeError) as exc:
-        if sim is not None:
-            await sim.stop()
-        journal.close()
-        print(f"boardwire: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
-        return 2
-    tasks = []
-    if sim is not None and args.games is not None:
-        from boardsim.sim import load_games
+    async def up(running: Running) -> list[SupervisedTask]:
+        service = running.service
+        tasks = []
+        if running.sim is not None and args.games is not None:
+            from boardsim.sim import load_games
 
-        # The emulated players wait until the service follows every board (see start_games);
-        # each one is then a supervised task of its own.
-        games = load_games(args.games)
-        tasks.append(
-            service.supervisor.start(
-                "the emulated players' start",
-                partial(
-                    sim.start_games,
-                    games,
-                    time,
-                    speed=speed,
-                    followed=partial(all_followed, service),
-                    supervisor=service.supervisor,
-                ),
-                restart=False,
+            # The emulated players wait until the service follows every board (see
+            # start_games); each one is then a supervised task of its own.
+            games = load_games(args.games)
+            tasks.append(
+                service.supervisor.start(
+                    "the emulated players' start",
+                    partial(
+                        running.sim.start_games,
+                        games,
+                        running.time,
+                        speed=args.speed,
+                        followed=partial(all_followed, service),
+                        supervisor=service.supervisor,
+                    ),
+                    restart=False,
+                )
             )
-        )
-    if started is not None:
-        started(service)
-    tasks += start_publishers(service, publish)
-    url = f"http://{args.host}:{args.port}/"
-    print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
-    print(f"boardwire: listening on {exposure(runner.addresses)}", flush=True)
-    if credentials is None:
-        print(
-            "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
-            flush=True,
-        )
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, service.stop)
-    try:
-        await service.run()
-    finally:
-        for task in tasks:
-            await task.stop()  # a failure was logged when it happened
-        await runner.cleanup()
-        if sim is not None:
-            await sim.stop()
-        journal.close()
-    return 0
+        if started is not None:
+            started(service)
+        tasks += start_publishers(service, publish)
+        assert running.web is not None
+        url = f"http://{args.host}:{args.port}/"
+        print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
+        print(f"boardwire: listening on {exposure(running.web.addresses)}", flush=True)
+        if credentials is None:
+            print(
+                "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
+                flush=True,
+            )
+        return tasks
+
+    return await run_event(plan, loaded=loaded, started=up)
 
 
 def _pair_or_warn(service: EventService, *, sim: bool) -> None:

@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from boards.position import BoardPosition
 from broadcast.arbiter.alerts import Alert
@@ -62,7 +62,29 @@ from broadcast.tournament.state import (
 )
 
 if TYPE_CHECKING:
-    from broadcast.service.event_service import EventService, PublicState
+    from broadcast.arbiter.engine import ArbiterRules
+    from broadcast.journal.store import Journal
+    from broadcast.service.committer import PublicState
+    from broadcast.service.delayed import DelayedView
+    from clocks.timesource import EpochTimeSource
+
+
+class Snapshotted(Protocol):
+    """What a snapshot is taken of: the committer (or the service over it)."""
+
+    @property
+    def state(self) -> EventState: ...
+    @property
+    def rules(self) -> ArbiterRules: ...
+    @property
+    def public(self) -> DelayedView[PublicState]: ...
+    @property
+    def journal(self) -> Journal: ...
+    @property
+    def syncing(self) -> bool: ...
+    @property
+    def time(self) -> EpochTimeSource: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -329,7 +351,7 @@ class Decoder:
         )
 
     def public(self) -> PublicState:
-        from broadcast.service.event_service import PublicState
+        from broadcast.service.committer import PublicState
 
         d = self.body["public"]
         return PublicState(self._tournament(d["tournament"]), self._book(d["book"]), int(d["seq"]))
@@ -470,7 +492,7 @@ class Snapshots:
             and time.monotonic() - self._last_real >= self.min_seconds
         )
 
-    def consider(self, service: EventService) -> None:
+    def consider(self, service: Snapshotted) -> None:
         """After a batch is durable: take a snapshot if one is due and everything folded is
         in the file (nothing held, queued or open). Capture here, the rest in a thread."""
         state = service.state
@@ -487,7 +509,7 @@ class Snapshots:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="journal-snapshot")
         self._executor.submit(self._take, capture)
 
-    def take_now(self, service: EventService) -> bool:
+    def take_now(self, service: Snapshotted) -> bool:
         """A snapshot of the service as it is, in this thread (tests, benchmarks, `close`)."""
         if service.journal.unwritten or self.journal.written_seq != service.state.seq:
             return False

@@ -12,7 +12,7 @@ from test_regulations_everywhere import _removing_service
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
-from broadcast.service import regulation_actions as acts
+from broadcast.service import actions as acts
 from web.app import build_app
 
 

@@ -16,7 +16,7 @@ from aiohttp import web
 from broadcast.arbiter.alerts import Alert
 from broadcast.fide.pairing import Pairing
 from broadcast.games.state import GameState
-from broadcast.service import regulation_actions as regs
+from broadcast.service import actions as regs
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.health import Health
 from broadcast.tournament.events import (

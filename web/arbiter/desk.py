@@ -15,9 +15,9 @@ from aiohttp import web
 
 from broadcast.games.events import RESULTS
 from broadcast.games.ids import slug
-from broadcast.service import regulation_actions as regs
+from broadcast.service import actions as regs
+from broadcast.service.actions import DESK_REASONS
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.service.regulation_actions import DESK_REASONS
 from web import json_views
 from web.arbiter.actions import DESK, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import FORM, SESSION, acting, desk_html

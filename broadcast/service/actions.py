@@ -1,0 +1,575 @@
+"""The arbiter's actions, each journaled with who did it, and the pairings.
+
+One layer of actions over a running `EventService` (any `ActionHost`): each checks what
+it is asked against the state and the event's regulations, raises `ActionError` with the
+reason when it is refused (shown to the arbiter), and otherwise commits its events as one
+action (`ActionHost.action`: durable before it returns, or `NotDurable` with nothing
+applied).
+
+- alerts and presence: `acknowledge`, `mark_present`;
+- results: `confirm_result` (any broadcast result), `set_result` (the desk's: with a
+  reason the regulations accept), `confirm_proposal`, `propose`;
+- the moves of a game: `correct_line`, `set_start_fen` (both `_correct`: the board's
+  reconstruction starts again from the corrected game);
+- pairings: `dutch_pairings`, `imported_pairings` (a pairing program's TRF),
+  `publish_pairings`, `round_robin_pairings`, `unpaired_rounds`, `pair_unpaired`;
+- the regulations' tournament actions: `request_bye`, `cancel_bye`, `withdraw`,
+  `continue_after_absence`, `pair_playoff_game` (through `tournament_event`);
+- reading the final standings: `standings`, `playoff`, `prizes`, `playoff_result_game`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
+from broadcast.arbiter.engine import ArbiterRules
+from broadcast.arbiter.withdrawal import first_open_round
+from broadcast.config.model import EventConfig
+from broadcast.fide.berger import berger_round
+from broadcast.fide.dutch import PairingError, pair_round
+from broadcast.fide.pairing import Pairing
+from broadcast.fide.pairing_import import PairingImportError, import_round
+from broadcast.fide.standings import Standings, compute_standings
+from broadcast.fide.trf import TrfError, read_trf
+from broadcast.games.book import GameBook
+from broadcast.games.events import (
+    RESULTS,
+    LineCorrected,
+    ResultConfirmed,
+    ResultProposed,
+    StartPositionSet,
+)
+from broadcast.games.ids import GameKey, slug
+from broadcast.games.state import GameError, GameState
+from broadcast.journal.kinds import JournalEvent
+from broadcast.journal.store import Entry
+from broadcast.service.committer import TOURNAMENT_RESULT, ActionError
+from broadcast.service.hall import utc
+from broadcast.service.health import SYSTEM_PREFIX, Health
+from broadcast.tournament.events import (
+    ByeCancelled,
+    ByeGranted,
+    ByeRefused,
+    ByeRequested,
+    ContinuationRequested,
+    PairingEdited,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+    ResultRecorded,
+    RoundPaired,
+    TournamentEvent,
+)
+from broadcast.tournament.final import section_playoff, section_prizes, section_standings
+from broadcast.tournament.live_round import StartOverrides, due_round
+from broadcast.tournament.playoff import PlayoffStatus
+from broadcast.tournament.policy import check_bye_cancel
+from broadcast.tournament.prizes import PrizeList
+from broadcast.tournament.state import SectionState, StateError, TournamentState
+from clocks.timesource import EpochTimeSource
+
+# A pairing program's byes (H, F, Z) waiting for their round to be published, by
+# (section, round, pairings): (player, result code) each.
+ImportedByes = dict[tuple[str, int, tuple[Pairing, ...]], tuple[tuple[int, str], ...]]
+
+
+class ActionHost(Protocol):
+    """What the actions act on: the running event (`EventService`)."""
+
+    @property
+    def config(self) -> EventConfig: ...
+    @property
+    def time(self) -> EpochTimeSource: ...
+    @property
+    def tournament(self) -> TournamentState: ...
+    @property
+    def book(self) -> GameBook: ...
+    @property
+    def start_overrides(self) -> StartOverrides: ...
+    @property
+    def rules(self) -> ArbiterRules: ...
+    @property
+    def health(self) -> Health: ...
+    @property
+    def imported_byes(self) -> ImportedByes: ...
+    def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]: ...
+    def action(self) -> AbstractContextManager[None]: ...
+    def attach_boards(self) -> None: ...
+    def refollow(self, game_id: str) -> None: ...
+
+
+def _now(service: ActionHost) -> dt.datetime:
+    return utc(service.time.now())
+
+
+def section_state(service: ActionHost, section: str) -> SectionState:
+    """The section's state; ActionError for a section the event does not have."""
+    try:
+        return service.tournament.section(section)
+    except StateError as exc:
+        raise ActionError(str(exc)) from None
+
+
+def game_state(service: ActionHost, game_id: str) -> GameState:
+    """The game's state; ActionError for a game the book does not have."""
+    try:
+        return service.book.get(game_id)
+    except GameError as exc:
+        raise ActionError(str(exc)) from None
+
+
+# -- alerts and presence ---------------------------------------------------------------------
+
+
+def acknowledge(service: ActionHost, alert_id: str, by: str) -> None:
+    """The arbiter has seen an alert (a rules' alert is journaled; a system one is not)."""
+    if alert_id.startswith(SYSTEM_PREFIX) and service.health.acknowledge(alert_id):
+        return  # the service's own trouble: not a journal event
+    if alert_id not in service.rules.alerts:
+        raise ActionError(f"no alert {alert_id!r}")
+    service.commit([AlertAcknowledged(alert_id, service.time.now(), by=by)])
+
+
+def mark_present(service: ActionHost, game_id: str, colour: str, by: str) -> None:
+    """The arbiter saw the player at the board (no default-time forfeit for them)."""
+    game_state(service, game_id)
+    if colour not in ("white", "black"):
+        raise ActionError(f"colour must be 'white' or 'black', not {colour!r}")
+    service.commit([PlayerMarkedPresent(game_id, colour, service.time.now(), by=by)])  # type: ignore[arg-type]
+
+
+# -- results and moves -----------------------------------------------------------------------
+
+
+def confirm_result(
+    service: ActionHost, game_id: str, result: str, by: str, reason: str = "arbiter"
+) -> None:
+    """A game's result stands (and with it the tournament's, by White's number)."""
+    game = game_state(service, game_id)
+    if result not in TOURNAMENT_RESULT:
+        raise ActionError(f"result must be one of {', '.join(TOURNAMENT_RESULT)}, not {result!r}")
+    service.commit([ResultConfirmed(game.id, result, reason, service.time.now(), by=by)])  # type: ignore[arg-type]
+
+
+def confirm_proposal(service: ActionHost, game_id: str, by: str) -> None:
+    """The result the board or the rules proposed for the game stands."""
+    proposal = game_state(service, game_id).proposal
+    if proposal is None:
+        raise ActionError(f"{game_id} has no result waiting for confirmation")
+    confirm_result(service, game_id, proposal.result, by, proposal.reason)
+
+
+def propose(service: ActionHost, proposal: ResultProposed) -> None:
+    service.commit([proposal])
+
+
+def correct_line(service: ActionHost, game_id: str, ucis: Sequence[str], by: str) -> None:
+    """The game's moves are these (the arbiter's correction of what the board gave)."""
+    _correct(service, LineCorrected(game_id, tuple(ucis), service.time.now(), by=by))
+
+
+def set_start_fen(service: ActionHost, game_id: str, fen: str, by: str) -> None:
+    """The game started from this position (a Chess960 setup, an adjourned game)."""
+    _correct(service, StartPositionSet(game_id, fen, service.time.now(), by=by))
+
+
+def _correct(service: ActionHost, event: LineCorrected | StartPositionSet) -> None:
+    """A correction of a game: checked against the game first, then journaled, and the
+    board's reconstruction starts again from the corrected game."""
+    game = game_state(service, event.game)
+    try:
+        game.apply(event)
+    except GameError as exc:
+        raise ActionError(str(exc)) from None
+    with service.action():
+        service.commit([event])
+        service.refollow(event.game)
+
+
+# -- pairings --------------------------------------------------------------------------------
+
+
+def how_to_pair(section: str, number: int) -> str:
+    """What to tell a user whose live round has no pairings (the log, the home page)."""
+    return (
+        f"round {number} of {section} is not paired, so no game is followed: pair it on the "
+        f"arbiter desk (FIDE Dutch, or import the pairing program's TRF), or POST "
+        f'{{"engine": "dutch"}} or {{"trf": "..."}} to '
+        f"/api/v1/arbiter/sections/{slug(section)}/rounds/{number}/pairings"
+    )
+
+
+def dutch_pairings(service: ActionHost, section: str, round_number: int) -> tuple[Pairing, ...]:
+    """FIDE Dutch pairings for a round from the results so far (pure; can take seconds
+    for a large Swiss, so the web calls it off the event loop)."""
+    state = section_state(service, section)
+    try:
+        return pair_round(
+            state.to_crosstable(),
+            round_number,
+            total_rounds=state.config.rounds,
+            absent=state.absent_for(round_number),
+        )
+    except PairingError as exc:
+        raise ActionError(str(exc)) from None
+
+
+def imported_pairings(
+    service: ActionHost, section: str, round_number: int, trf_text: str
+) -> tuple[Pairing, ...]:
+    """A round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF."""
+    section_state(service, section)
+    try:
+        imported = import_round(read_trf(trf_text).crosstable, round_number)
+    except (TrfError, PairingImportError) as exc:
+        raise ActionError(f"cannot import round {round_number} from that TRF: {exc}") from None
+    # The byes the program entered (H, F, Z) go in with these pairings when published.
+    service.imported_byes[(section, round_number, imported.pairings)] = imported.byes
+    return imported.pairings
+
+
+def publish_pairings(
+    service: ActionHost,
+    section: str,
+    round_number: int,
+    pairings: Sequence[Pairing],
+    source: str,
+    by: str,
+) -> None:
+    """Make `pairings` the round's pairings: a first pairing, or an edit of one."""
+    state = section_state(service, section)
+    event: TournamentEvent
+    if round_number in state.rounds:
+        event = PairingEdited(section, round_number, tuple(pairings), reason=f"{source} by {by}")
+    else:
+        event = RoundPaired(section, round_number, tuple(pairings), f"{source} ({by})")
+    with service.action():
+        tournament_event(service, event)
+        byes = service.imported_byes.pop((section, round_number, tuple(pairings)), ())
+        if source == "import" and byes:
+            # Vega's "H": the half-point bye it entered before pairing scores as such.
+            service.commit(
+                [ResultRecorded(section, round_number, p, code, reason="bye") for p, code in byes]
+            )
+
+
+def tournament_event(service: ActionHost, event: TournamentEvent) -> None:
+    """A tournament event the arbiter decided: checked against the state, journaled, and
+    the boards pointed at the games it makes."""
+    try:
+        service.tournament.apply(event)
+    except StateError as exc:
+        raise ActionError(str(exc)) from None
+    with service.action():
+        service.commit([event])
+        service.attach_boards()
+
+
+def round_robin_pairings(service: ActionHost) -> list[RoundPaired]:
+    """The Berger tables of every round-robin section's rounds not paired yet."""
+    out = []
+    for section in service.config.sections:
+        if section.system not in ("round-robin", "double-round-robin"):
+            continue
+        n = len(section.players)
+        cycles = 2 if section.system == "double-round-robin" else 1
+        for r in range(1, section.rounds + 1):
+            if r not in service.tournament.section(section.name).rounds:
+                out.append(
+                    RoundPaired(section.name, r, tuple(berger_round(n, r, cycles)), "berger")
+                )
+    return out
+
+
+def unpaired_rounds(service: ActionHost) -> dict[str, int]:
+    """Sections with a round not paired up to the one due now (by the schedule, or
+    `--round R`), and the first such round: rounds are paired in order, so that is the
+    one to pair next (round 9 due with nothing paired means pair round 1)."""
+    now = _now(service)
+    out: dict[str, int] = {}
+    for section in service.config.sections:
+        due = min(due_round(section, now, service.start_overrides), section.rounds)
+        paired = service.tournament.section(section.name).rounds
+        missing = next((r for r in range(1, due + 1) if r not in paired), None)
+        if missing is not None:
+            out[section.name] = missing
+    return out
+
+
+def pair_unpaired(service: ActionHost, by: str) -> list[str]:
+    """Pair every unpaired due round with the FIDE Dutch engine (a rehearsal's shortcut:
+    at a real event the pairing program's round is imported). Returns what was done or
+    could not be, one line each, for the log."""
+    done: list[str] = []
+    for section, number in unpaired_rounds(service).items():
+        try:
+            pairings = dutch_pairings(service, section, number)
+            publish_pairings(service, section, number, pairings, "dutch", by)
+        except ActionError as exc:
+            done.append(f"{section} round {number} could not be paired: {exc}")
+            continue
+        games = sum(1 for p in pairings if p.black is not None)
+        done.append(
+            f"{section} round {number} was not paired: paired it with the FIDE Dutch "
+            f"engine from the ratings and results ({games} games)"
+        )
+    return done
+
+
+# -- the regulations' actions ----------------------------------------------------------------
+
+
+FORFEIT_RESULTS = ("+/-", "-/+", "-/-")
+FORFEIT_REASONS = ("forfeit", "default-time", "withdrawal")
+GAME_REASONS = (
+    "agreement",
+    "resignation",
+    "checkmate",
+    "stalemate",
+    "dead-position",
+    "repetition",
+    "75-moves",
+    "flag-fall",
+    "arbiter",
+)
+DESK_REASONS = (*GAME_REASONS, *FORFEIT_REASONS)
+"""Reasons the desk offers for a result (the board's own ones come with its events)."""
+
+
+def default_reason(result: str) -> str:
+    """What a result entered without a reason most likely is: a forfeit, or a draw by
+    agreement (so the early-draw rule checks it); otherwise the arbiter's word."""
+    if result in FORFEIT_RESULTS:
+        return "forfeit"
+    return "agreement" if result == "1/2-1/2" else "arbiter"
+
+
+def set_result(
+    service: ActionHost, game_id: str, result: str, by: str, reason: str | None = None
+) -> list[Alert]:
+    """Record a result with its reason; returns the alerts it raised (an early draw).
+    A forfeit needs a forfeit reason (it counts as a no-show unless "withdrawal"); a
+    game result cannot carry one."""
+    if result not in RESULTS:
+        raise ActionError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
+    why = reason or default_reason(result)
+    if why not in DESK_REASONS:
+        raise ActionError(f"reason must be one of {', '.join(DESK_REASONS)}, not {why!r}")
+    if result in FORFEIT_RESULTS and why not in FORFEIT_REASONS:
+        raise ActionError(
+            f"a forfeit ({result}) needs the reason forfeit, default-time or withdrawal, "
+            f"not {why!r}"
+        )
+    if result not in FORFEIT_RESULTS and why in FORFEIT_REASONS:
+        raise ActionError(f"{why!r} is a reason for a forfeit (+/-, -/+, -/-), not for {result}")
+    before = set(service.rules.alerts)
+    confirm_result(service, game_id, result, by, why)
+    return [a for i, a in service.rules.alerts.items() if i not in before]
+
+
+def request_bye(
+    service: ActionHost,
+    section: str,
+    round_number: int,
+    player: int,
+    by: str,
+    *,
+    override: bool = False,
+) -> ByeGranted:
+    """A bye request through the section's policy. Refused: ActionError with the
+    regulation's reason (journaled as ByeRefused), unless `override`: then the arbiter's
+    grant is journaled with the reason it overrides and flagged with an alert."""
+    state = section_state(service, section)
+    if player not in state.players:
+        raise ActionError(f"section {section!r} has no player {player}")
+    request = ByeRequested(state.name, round_number, player, _now(service))
+    service.commit([request])
+    decision = next(
+        (e for e in reversed(section_state(service, section).bye_log) if _answers(e, request)),
+        None,
+    )
+    if isinstance(decision, ByeGranted):
+        return decision
+    reason = decision.reason if isinstance(decision, ByeRefused) else "refused"
+    if not override:
+        raise ActionError(f"bye refused: {reason}")
+    granted = ByeGranted(state.name, round_number, player, request.at, by=by, override=reason)
+    tournament_event(service, granted)
+    return granted
+
+
+def _answers(event: object, request: ByeRequested) -> bool:
+    return (
+        isinstance(event, ByeGranted | ByeRefused)
+        and event.round == request.round
+        and event.player == request.player
+        and event.at == request.at
+    )
+
+
+def cancel_bye(
+    service: ActionHost,
+    section: str,
+    round_number: int,
+    player: int,
+    by: str,
+    *,
+    override: bool = False,
+) -> ByeCancelled:
+    """Cancel a granted bye; only until the request deadline unless `override`."""
+    state = section_state(service, section)
+    if round_number not in state.byes_of(player):
+        raise ActionError(f"player {player} has no bye in round {round_number} to cancel")
+    at = _now(service)
+    decision = check_bye_cancel(state.config, round_number, requested_at=at)
+    if not decision.allowed and not override:
+        raise ActionError(f"cancellation refused: {decision.reason}")
+    flagged = "" if decision.allowed else decision.reason
+    event = ByeCancelled(state.name, round_number, player, at, by=by, override=flagged)
+    tournament_event(service, event)
+    return event
+
+
+def withdraw(
+    service: ActionHost,
+    section: str,
+    player: int,
+    by: str,
+    *,
+    from_round: int | None = None,
+    reason: str = "",
+) -> PlayerWithdrawn:
+    """Withdraw (or eliminate) a player from `from_round` on (default: their first round
+    without a result). Round robin: their later games follow [section.withdrawal]."""
+    state = section_state(service, section)
+    if player not in state.players:
+        raise ActionError(f"section {section!r} has no player {player}")
+    if player in state.withdrawn:
+        raise ActionError(
+            f"player {player} has already withdrawn (from round {state.withdrawn[player]})"
+        )
+    start = first_open_round(state, player) if from_round is None else from_round
+    why = reason or "withdrawn by the arbiter"
+    event = PlayerWithdrawn(state.name, player, start, why, by, service.time.now())
+    tournament_event(service, event)
+    return event
+
+
+def continue_after_absence(
+    service: ActionHost, section: str, round_number: int, player: int, by: str
+) -> ContinuationRequested:
+    """Record the player's written request to go on after an absence in `round_number`."""
+    state = section_state(service, section)
+    event = ContinuationRequested(state.name, round_number, player, by)
+    tournament_event(service, event)
+    return event
+
+
+def pair_playoff_game(
+    service: ActionHost,
+    section: str,
+    white: int,
+    black: int,
+    by: str,
+    *,
+    board: int = 1,
+    at: dt.datetime | None = None,
+) -> PlayoffGamePaired:
+    """Pair the next play-off game for first place between two players still in it; its
+    kind (blitz or Armageddon) follows the play-off's state. It starts at `at` (default
+    now) on the section's pairing board `board`."""
+    state = section_state(service, section)
+    status = playoff(service.tournament, state.name)
+    if status is None:
+        raise ActionError(f"section {state.name!r} has no tie for first to play off")
+    if status.decided:
+        raise ActionError(f"the play-off is decided: player {status.winner} is first")
+    if status.next_kind is None:
+        raise ActionError("a play-off game is still being played: record its result first")
+    if not {white, black} <= set(status.remaining):
+        still = ", ".join(str(p) for p in status.remaining)
+        raise ActionError(f"only players still in the play-off ({still}) can be paired")
+    event = PlayoffGamePaired(
+        state.name,
+        len(state.playoff) + 1,
+        white,
+        black,
+        status.next_kind,
+        at or _now(service),
+        board,
+        by,
+    )
+    tournament_event(service, event)
+    return event
+
+
+def playoff(tournament: TournamentState, section: str) -> PlayoffStatus | None:
+    state = tournament.section(section)
+    return section_playoff(state, _plain(tournament, section))
+
+
+def _plain(tournament: TournamentState, section: str) -> Standings:
+    state = tournament.section(section)
+    return compute_standings(
+        state.to_crosstable(), state.config.tiebreaks, edition=tournament.event.tiebreak_edition
+    )
+
+
+def standings(tournament: TournamentState, section: str) -> Standings:
+    """The section's standings as its regulations rank them."""
+    return section_standings(tournament.section(section), tournament.event.tiebreak_edition)
+
+
+def prizes(tournament: TournamentState, section: str) -> PrizeList | None:
+    """The prize list from the standings, for a section with [section.prizes]."""
+    return section_prizes(tournament.section(section), tournament.event.tiebreak_edition)
+
+
+def playoff_result_game(service: ActionHost, section: str, number: int) -> str:
+    """The game id of play-off game `number` (for the desk and the pages)."""
+    state = section_state(service, section)
+    game = state.playoff.get(number)
+    if game is None:
+        raise ActionError(f"no play-off game {number} in {state.name!r}")
+    return GameKey(state.name, state.playoff_round(number), game.board).id
+
+
+__all__ = [
+    "DESK_REASONS",
+    "FORFEIT_REASONS",
+    "FORFEIT_RESULTS",
+    "GAME_REASONS",
+    "ActionHost",
+    "ImportedByes",
+    "acknowledge",
+    "cancel_bye",
+    "confirm_proposal",
+    "confirm_result",
+    "continue_after_absence",
+    "correct_line",
+    "default_reason",
+    "dutch_pairings",
+    "game_state",
+    "how_to_pair",
+    "imported_pairings",
+    "mark_present",
+    "pair_playoff_game",
+    "pair_unpaired",
+    "playoff",
+    "playoff_result_game",
+    "prizes",
+    "propose",
+    "publish_pairings",
+    "request_bye",
+    "round_robin_pairings",
+    "section_state",
+    "set_result",
+    "set_start_fen",
+    "standings",
+    "tournament_event",
+    "unpaired_rounds",
+    "withdraw",
+]

@@ -1,0 +1,640 @@
+"""The commit path: journal first, then the fold, then announce.
+
+Every input of the event (a driver event, an arbiter action, the passing of time) ends
+here as journal events. `Committer.commit` folds them into a new `EventState` value and
+adds them to the journal's open transaction together (all or nothing), lets the arbiter
+rules react (what they raise is committed the same way), and once the transaction is
+durable announces everything to the public view and the listeners (the web hub,
+exporters). docs/architecture.md ("The commit path") explains the choices.
+
+Two kinds of transaction:
+
+- **Board batches** (`batch()`). Driver events are queued as they are read (the inbox,
+  `queue_driver_event`) and handled together every BATCH_SECONDS, in one journal
+  transaction: with hundreds of boards that is one fsync per batch, and the fsync runs in
+  a worker thread so that the boards' lines are served meanwhile. Each step of a batch
+  (`step()`) is guarded: a step that fails is logged once with its traceback and raised
+  as a critical alert, and what the steps before it (and it) committed stays, in the
+  state and in the journal alike. While the disk cannot take a batch, its rows are held
+  in memory (the boards' logs give them back if the process dies meanwhile).
+- **Actions** (`action()`; a `commit()` outside any transaction is one): an arbiter's
+  decision, in a transaction of its own that it waits for. It starts only once earlier
+  board events are durable, and returns only once its own rows are synced; otherwise
+  `NotDurable` (answered 503), and the state, the rules and whatever registered in
+  `undo_parts` (the hall boards' followers, imported byes) are put back as they were.
+
+Nothing is announced before its transaction is durable; only a live arbiter API read can
+see a batch's state during its fsync. When the service falls behind, the arbiter gets an
+alert and the log says by how much; no event is ever dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import time as _real
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from boards.events import DriverEvent
+from broadcast.arbiter.alerts import Alert
+from broadcast.arbiter.engine import ArbiterRules, RulesMemory
+from broadcast.config.model import EventConfig
+from broadcast.games.book import GameBook
+from broadcast.games.events import ResultConfirmed
+from broadcast.games.state import GameError
+from broadcast.journal.kinds import JournalEvent
+from broadcast.journal.store import Entry, Journal, JournalError, JournalUnavailable, Transaction
+from broadcast.service.delayed import DelayedView
+from broadcast.service.health import Health
+from broadcast.service.overload import LagWatch
+from broadcast.service.snapshot import Snapshots
+from broadcast.service.state import EventState
+from broadcast.tournament.events import (
+    BoardAssigned,
+    PairingEdited,
+    PlayersRegistered,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+    ResultRecorded,
+    RoundPaired,
+)
+from broadcast.tournament.state import StateError, TournamentState
+from clocks.timesource import EpochTimeSource
+
+log = logging.getLogger(__name__)
+
+# Tournament news that the broadcast delay does not hide: who plays whom, and where.
+PUBLIC_AT_ONCE = (
+    PlayersRegistered,
+    RoundPaired,
+    PairingEdited,
+    BoardAssigned,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+)
+
+# Broadcast result notation -> the tournament's result codes.
+TOURNAMENT_RESULT = {
+    "1-0": "1-0",
+    "0-1": "0-1",
+    "1/2-1/2": "1/2-1/2",
+    "+/-": "+-",
+    "-/+": "-+",
+    "-/-": "--",
+}
+
+Listener = Callable[[Sequence[Entry]], None]
+# Something an action puts back when it cannot be made durable: called before the action,
+# it returns what restores the present.
+UndoPart = Callable[[], Callable[[], None]]
+
+# Real seconds board events wait to be handled together: a bus line answers in many small
+# replies, each its own loop turn; one batch (one fsync, one web update) per turn would
+# leave the loop little time for the lines themselves with hundreds of boards.
+BATCH_SECONDS = 0.02
+FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
+
+
+class ActionError(ValueError):
+    """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
+
+
+class NotDurable(JournalError):
+    """An arbiter action that could not be made durable (a full disk, the journal's file
+    gone): nothing of it was applied. The message says why (answered 503)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PublicState:
+    """What spectators may see, as of some moment (immutable values)."""
+
+    tournament: TournamentState
+    book: GameBook
+    seq: int = 0
+
+
+@dataclass
+class _Open:
+    """The open journal transaction: a board batch's or an action's."""
+
+    txn: Transaction
+    action: bool
+    entries: list[Entry] = field(default_factory=list)
+
+
+@dataclass
+class _InFlight:
+    """A board batch whose commit (its fsync) runs in the worker thread."""
+
+    entries: list[Entry]
+    future: concurrent.futures.Future[None]
+    done: bool = False
+
+
+@dataclass(frozen=True)
+class _Undo:
+    """What an action puts back when it cannot be made durable."""
+
+    state: EventState
+    rules: RulesMemory
+    parts: tuple[Callable[[], None], ...]
+
+
+def _no_driver_events(port: str, event: DriverEvent) -> None:
+    raise RuntimeError("the committer has no hall to hand driver events to")
+
+
+class Committer:
+    """The event's state, its journal and the one way to change them (`commit`).
+
+    `handle` is what a queued driver event becomes (the hall's `on_driver_event`),
+    `on_result` is told of each game that got a result (its board is no longer
+    followed), `undo_parts` lists what an undone action restores besides the state and
+    the rules. The service sets all three."""
+
+    def __init__(
+        self,
+        config: EventConfig,
+        journal: Journal,
+        rules: ArbiterRules,
+        *,
+        time: EpochTimeSource,
+        health: Health,
+        delay: float,
+        overload_after: float = 1.0,
+        snapshots: bool = True,
+    ) -> None:
+        self.config = config
+        self.journal = journal
+        self.rules = rules
+        self.time = time
+        self.health = health
+        self.state = EventState.new(config)
+        self.listeners: list[Listener] = []
+        self.delay = delay
+        self.public: DelayedView[PublicState] = DelayedView(
+            delay, PublicState(self.tournament, self.book)
+        )
+        self.handle: Callable[[str, DriverEvent], None] = _no_driver_events
+        self.on_result: Callable[[str], None] = lambda game: None
+        self.undo_parts: list[UndoPart] = []
+        # Driver events waiting for this loop turn's batch: (port, event, real time queued).
+        self._inbox: list[tuple[str, DriverEvent, float]] = []
+        self._drain_scheduled = False
+        self._open: _Open | None = None  # the open transaction (a batch or an action)
+        self._inflight: _InFlight | None = None  # a batch being made durable in `_syncer`
+        self._system: list[JournalEvent] = []  # the service's own alerts, for the next batch
+        self.lag = LagWatch(overload_after)
+        self.events_stored = 0  # journal entries written since start (for benchmarks)
+        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="journal-sync")
+        # The service's own troubles (a failing rule, a step of a batch) go to `health`
+        # too: desk alerts that are not journal events.
+        self._faults: dict[str, int] = {}
+        self._file_checked = 0.0
+        self.replayed = 0  # journal events replayed by `restore` (after the snapshot)
+        self.snapshots = Snapshots(journal, config, rules.config, enabled=snapshots)
+
+    # -- the state ---------------------------------------------------------------------------
+
+    @property
+    def tournament(self) -> TournamentState:
+        return self.state.tournament
+
+    @property
+    def book(self) -> GameBook:
+        return self.state.book
+
+    @property
+    def last_seq(self) -> int:
+        return self.state.seq
+
+    @property
+    def syncing(self) -> bool:
+        """A batch's commit (its fsync) is running in the worker thread."""
+        return self._inflight is not None
+
+    @property
+    def open(self) -> bool:
+        """A transaction (a batch or an action) is open."""
+        return self._open is not None
+
+    def public_state(self) -> PublicState:
+        """The state as the broadcast delay allows the public to see it now."""
+        return self.public.at(self.time.now())
+
+    def restore(self) -> None:
+        """Rebuild the state from the newest snapshot that fits and the journal after it."""
+        restored = self.snapshots.restore()
+        if restored is not None:
+            self.state = restored.state
+            self.rules.recall(restored.rules, restored.state)
+            self.public = DelayedView(self.delay, restored.public)
+            self.public.record(restored.t, PublicState(self.tournament, self.book, self.last_seq))
+        replayed = 0
+        for entry in self.journal.read(self.state.seq):
+            self.replay(entry)
+            replayed += 1
+        self.replayed = replayed
+        if restored is not None or replayed:
+            log.info(
+                "journal %s: %s, then %d event(s) replayed",
+                self.journal.path,
+                f"snapshot at event {restored.state.seq}" if restored else "no snapshot",
+                replayed,
+            )
+        self.snapshots.loaded(self.state.seq, replayed)
+
+    def replay(self, entry: Entry) -> None:
+        """Fold one journal entry as at start (`restore`)."""
+        try:
+            self.state = self.state.apply(entry.event, entry.seq)
+        except (GameError, StateError) as exc:
+            # The service never journals what does not fold (it folds first); an older
+            # boardwire did, and its live state went on without it: so does the replay.
+            log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
+            self.state = self.state.at(entry.seq)
+        self._publish(entry.t, [entry])
+        self.public.at(self.time.now())  # keep only what can still be shown
+        self.rules.restore(entry.event, self.state)
+
+    def _publish(self, t: float, entries: Sequence[Entry]) -> None:
+        """Record the public snapshot; news that is public at once reaches older snapshots too."""
+        immediate = [e.event for e in entries if isinstance(e.event, PUBLIC_AT_ONCE)]
+        if immediate:
+
+            def amend(state: PublicState) -> PublicState:
+                try:
+                    tournament = state.tournament
+                    for event in immediate:
+                        tournament = tournament.apply(event)
+                except StateError:
+                    return state  # does not fit that older moment: it stays as it was
+                return PublicState(tournament, state.book.synced(tournament), state.seq)
+
+            self.public.amend(amend)
+        self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
+
+    # -- commit --------------------------------------------------------------------------------
+
+    def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]:
+        """Fold, then journal (in the open transaction), then let the arbiter rules react,
+        and commit what they raise the same way. `game` names the game of events that carry
+        none (a flag fall from a board's clock). Returns every entry stored.
+
+        Outside a batch or an action this is an action of its own (see `action()`): it
+        returns once durable, or raises NotDurable with nothing applied. Events that do
+        not fit the state (GameError, StateError) raise before anything is kept; the rules
+        failing is logged and alerted, and never undoes the events they reacted to."""
+        if not events:
+            return []
+        if self._open is None:
+            with self.action():
+                return self.commit(events, game=game)
+        stored, states = self._store(list(events))
+        pending: list[JournalEvent] = []
+        for entry, state in zip(stored, states, strict=True):
+            try:
+                for raised in pending:  # stored after these events, but the rules saw them
+                    state = state.apply(raised)
+                pending += self.rules.observe(entry.event, state, game=game)
+            except Exception as exc:
+                self.fault("the arbiter rules", exc, entry.event)
+        if pending:
+            try:
+                stored += self._store(pending)[0]
+            except Exception as exc:
+                self.fault("the arbiter rules' events", exc, pending[0])
+        return stored
+
+    def _store(self, events: list[JournalEvent]) -> tuple[list[Entry], list[EventState]]:
+        """The events (and the tournament results they make) folded into a new state and
+        added to the open transaction, together or not at all; with the state after each
+        (what the rules read)."""
+        assert self._open is not None
+        batch = self._with_tournament_results(events)
+        if not batch:
+            return [], []
+        state = self.state
+        states = []
+        for event in batch:
+            state = state.apply(event)
+            states.append(state)
+        t = self.time.now()
+        seqs = self.journal.add(self._open.txn, batch, t)
+        self.state = state.at(seqs[-1])
+        entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
+        self._open.entries += entries
+        self.events_stored += len(entries)
+        for event in batch:
+            if isinstance(event, ResultConfirmed):
+                self.on_result(event.game)  # a game with a result takes no more moves
+        return entries, states
+
+    def _with_tournament_results(self, events: list[JournalEvent]) -> list[JournalEvent]:
+        """A game result that stands is also the tournament's result (by White's number)."""
+        out: list[JournalEvent] = []
+        for event in events:
+            out.append(event)
+            if isinstance(event, ResultConfirmed):
+                game = self.book.games.get(event.game)
+                if game is not None and game.white is not None:
+                    under_one = game.ply < 2 and event.result in ("1-0", "0-1", "1/2-1/2")
+                    out.append(
+                        ResultRecorded(
+                            game.key.section,
+                            game.key.round,
+                            game.white.start,
+                            TOURNAMENT_RESULT[event.result],
+                            under_one,
+                            reason=event.reason,
+                        )
+                    )
+        return out
+
+    # -- actions -------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def action(self) -> Iterator[None]:
+        """An arbiter action: its commits are one journal transaction of its own, written
+        and synced before the block ends, after every board event read before it. When it
+        cannot be made durable (NotDurable), or the block raises, the state, the rules and
+        the `undo_parts` are put back as they were before it. Inside an open batch or
+        action, the block joins it."""
+        if self._open is not None:
+            yield
+            return
+        self._settle()
+        undo = _Undo(self.state, self.rules.memory(), tuple(part() for part in self.undo_parts))
+        txn = self.journal.begin()
+        self._open = opened = _Open(txn, action=True)
+        try:
+            yield
+            self._open = None
+            self.journal.commit_now(txn)
+        except JournalUnavailable as exc:
+            self._undo(undo)
+            log.warning("arbiter action not done: %s", exc)
+            raise NotDurable(str(exc)) from None
+        except BaseException:
+            self._open = None
+            if txn.state == "open":
+                self.journal.rollback(txn)
+            self._undo(undo)
+            raise
+        if opened.entries:
+            self._announce(opened.entries[-1].t, opened.entries)
+
+    def _undo(self, undo: _Undo) -> None:
+        self.state = undo.state
+        self.rules.recall(undo.rules, undo.state)
+        for restore in undo.parts:
+            restore()
+
+    def _settle(self) -> None:
+        """Before an action: the board batch being synced is finished (durable, or held),
+        and the board events read meanwhile are handled and written, in place."""
+        if self._inflight is not None:
+            concurrent.futures.wait([self._inflight.future])
+            self._finish_sync(self._inflight)
+        if self._inbox:
+            try:
+                with self.batch(in_place=True):
+                    self.handle_inbox()
+            except Exception:
+                log.exception("journal write failed: board events not stored")
+
+    def _announce(self, t: float, entries: Sequence[Entry]) -> None:
+        """Durable entries become visible: the public view, then the listeners."""
+        self._publish(t, entries)
+        for listener in list(self.listeners):
+            try:
+                listener(entries)
+            except Exception:  # a broken listener must not stop the event
+                log.exception("listener failed")
+
+    # -- board batches -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def batch(self, *, in_place: bool = False) -> Iterator[None]:
+        """Board events: commits inside are one journal transaction (one fsync), and
+        nothing is announced (listeners, the public view, exports) before it is durable.
+        Inside an open batch or action, the block joins it.
+
+        With an event loop running (and not `in_place`), the fsync runs in a worker
+        thread: the loop goes on reading the boards meanwhile, and the entries are
+        announced when it is done; until then no other batch starts (`syncing`). Without
+        a loop it is done in place. Whatever ends the block, what it committed is written:
+        board events folded are never taken back."""
+        if self._open is not None:
+            yield
+            return
+        if self._inflight is not None:
+            concurrent.futures.wait([self._inflight.future])
+            self._finish_sync(self._inflight)
+        txn = self.journal.begin()
+        self._open = opened = _Open(txn, action=False)
+        try:
+            if self._system:
+                events, self._system = self._system, []
+                with self.step("the service's own alerts"):
+                    self.commit(events)
+            yield
+        except BaseException:
+            self._open = None
+            self.journal.commit(txn)
+            self._synced(opened.entries)
+            raise
+        self._open = None
+        entries = opened.entries
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or in_place or not entries:
+            self.journal.commit(txn)
+            self._synced(entries)
+            return
+        self.journal.seal(txn)
+        future = self._syncer.submit(self.journal.commit, txn)
+        inflight = self._inflight = _InFlight(entries, future)
+        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._after_sync, inflight))
+
+    def _after_sync(self, inflight: _InFlight) -> None:
+        if inflight.done:
+            return  # an action finished it first
+        self._finish_sync(inflight)
+        self.report_lag()
+        if self._inbox and not self._drain_scheduled:
+            self._drain_scheduled = True
+            asyncio.get_running_loop().call_soon(self.drain)
+
+    def _finish_sync(self, inflight: _InFlight) -> None:
+        if inflight.done:
+            return
+        inflight.done = True
+        if self._inflight is inflight:
+            self._inflight = None
+        failed = inflight.future.exception()
+        if failed is not None:
+            # Not durable: never announced, never taken as stored. Loud, never silent.
+            log.error(
+                "journal commit failed: %d events not stored (%r)", len(inflight.entries), failed
+            )
+        else:
+            self._synced(inflight.entries)
+
+    def _synced(self, entries: list[Entry]) -> None:
+        if entries:
+            self._announce(entries[-1].t, entries)
+            self.lag.journal(self.journal.last_commit_seconds)
+            self.snapshots.consider(self)
+
+    @contextlib.contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        """One step of a batch: if it fails, what it committed stays, and so does the rest
+        of the batch; the failure is logged (once) and alerted."""
+        try:
+            yield
+        except Exception as exc:
+            self.fault(what, exc)
+
+    def fault(self, what: str, exc: BaseException, event: object = None) -> None:
+        """Something of the service failed: logged once with its traceback (later repeats
+        counted), and a critical desk alert naming it for as long as the service runs."""
+        key = f"fault:{what}:{type(exc).__name__}"
+        seen = self._faults.get(key, 0)
+        self._faults[key] = seen + 1
+        about = f" on {type(event).__name__}" if event is not None else ""
+        if seen == 0:
+            log.error("%s failed%s: %r", what, about, exc, exc_info=exc)
+        message = (
+            f"{what} failed{about} ({type(exc).__name__}: {exc!s:.120}), "
+            f"{seen + 1} time(s); the board events are all kept, but what it should have "
+            "done is missing: check the games and alerts by hand, and report the log"
+        )
+        self.health.report(key, "task-failed", "critical", message, self.time.now())
+
+    # -- the inbox -----------------------------------------------------------------------------
+
+    @property
+    def waiting(self) -> bool:
+        """Driver events or the service's own alerts wait for a batch."""
+        return bool(self._inbox or self._system)
+
+    def queue_driver_event(self, port: str, event: DriverEvent) -> None:
+        """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
+        self._inbox.append((port, event, _real.monotonic()))
+        if not self._drain_scheduled:
+            self._drain_scheduled = True
+            try:
+                asyncio.get_running_loop().call_later(BATCH_SECONDS, self.drain)
+            except RuntimeError:  # no loop (a synchronous caller): handle it now
+                self.drain()
+
+    def drain(self) -> None:
+        """Handle every queued driver event, in the order read, in one batch (later, when
+        a batch is still being made durable: its end drains again)."""
+        self._drain_scheduled = False
+        if not self._inbox or self.syncing:
+            return
+        try:
+            with self.batch():
+                self.handle_inbox()
+        except Exception:
+            # The journal failed: these events are not durable and must not be taken as
+            # such. Loud, never silent.
+            log.exception("journal write failed: board events not stored")
+        self.report_lag()
+
+    def handle_inbox(self) -> None:
+        """The queued driver events, each a step of the open batch."""
+        if not self._inbox:
+            return
+        items, self._inbox = self._inbox, []
+        self.lag.queue(_real.monotonic() - items[0][2])
+        for port, event, _ in items:
+            with self.step(f"the board events from {port}"):
+                self.handle(port, event)
+
+    async def flush(self) -> None:
+        """At the end: what the drivers said last is handled and all of it made durable;
+        then the worker thread and the snapshots are closed."""
+        while self.syncing or self._inbox:
+            if not self.syncing:
+                self.drain()
+            await asyncio.sleep(0.01)
+        self._syncer.shutdown(wait=True)
+        self.snapshots.close()
+
+    # -- the service's own alerts --------------------------------------------------------------
+
+    def report_lag(self) -> None:
+        """An alert and a log line when the service falls behind (once per episode); the
+        alert goes into the next batch."""
+        news = self.lag.news()
+        if news is None:
+            return
+        if news.behind:
+            log.warning(
+                "overloaded: %.2f s behind the boards (%s); moves are kept and arrive late",
+                news.seconds,
+                news.cause,
+            )
+            alert = Alert(
+                f"service-overloaded:{news.episode}",
+                "service-overloaded",
+                "critical",
+                "",
+                0,
+                0,
+                "",
+                (),
+                f"the service is {news.seconds:.1f} s behind the boards ({news.cause}); "
+                "moves are kept but appear late: fewer boards on this computer, or a faster disk",
+                self.time.now(),
+            )
+            self._system.append(alert)
+            if self._open is None and not self.syncing:
+                self.drain_system()
+        else:
+            log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
+
+    def drain_system(self) -> None:
+        """Commit the service's own alerts waiting for a batch."""
+        if self._system and self._open is None and not self.syncing:
+            with self.batch():
+                pass
+
+    def check_journal_file(self) -> None:
+        """About once a second: is the journal's file still there? If not, refuse actions
+        (the journal's `problem`), and write a copy of it (off the loop)."""
+        real = _real.monotonic()
+        if real - self._file_checked < FILE_CHECK_SECONDS:
+            return
+        self._file_checked = real
+        if self.journal.gone is not None:
+            return
+        if self.journal.check_file() is not None:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                self.journal.rescue()
+            else:
+                self._syncer.submit(self.journal.rescue)
+
+
+__all__ = [
+    "BATCH_SECONDS",
+    "PUBLIC_AT_ONCE",
+    "TOURNAMENT_RESULT",
+    "ActionError",
+    "Committer",
+    "Listener",
+    "NotDurable",
+    "PublicState",
+    "UndoPart",
+]

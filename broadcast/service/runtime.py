@@ -1,0 +1,185 @@
+"""The running event: the boards' drivers, the clock tick, and their supervision.
+
+`Runtime.run` starts one driver per port (a `BusDriver` for a bus line, a
+`SingleBoardDriver` for one board on its own port) and the tick loop, each as a task of
+the `Supervisor` (a task that fails is logged once, alerted on the desk, and restarted
+after a back-off), and runs until `stop()`. A driver's events go to the committer's inbox;
+what the journal knew of its boards (`Hall.known_board`) lets a restarted driver read back
+from the boards' logs what happened meanwhile.
+
+Time passes in `tick`: the boards whose reconstruction has a decision due (the press
+settled, the position stable: ticked when they fall due, not at a fixed pace), and at
+`tick_seconds` the arbiter rules' timers, the live round's boards, the bus lines' cycle
+lag and a look at the journal's file. Each is a step of one board batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.link import Opener
+from boards.drivers.single import SingleBoardDriver
+from boards.events import DriverEvent
+from broadcast.service.committer import Committer
+from broadcast.service.hall import Hall
+from broadcast.service.supervisor import SupervisedTask, Supervisor
+from clocks.timesource import EpochTimeSource
+
+MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
+
+
+class Runtime:
+    """The drivers and the tick loop of one event, started on `supervisor`."""
+
+    def __init__(
+        self,
+        committer: Committer,
+        hall: Hall,
+        supervisor: Supervisor,
+        *,
+        time: EpochTimeSource,
+        opener: Opener,
+        tick_seconds: float = 0.2,
+        bus_settings: BusSettings | None = None,
+    ) -> None:
+        self.committer = committer
+        self.hall = hall
+        self.supervisor = supervisor
+        self.time = time
+        self.opener = opener
+        self.tick_seconds = tick_seconds
+        self.bus_settings = bus_settings
+        self.drivers: list[SingleBoardDriver | BusDriver] = []
+        self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
+        self._stopping = asyncio.Event()
+        self._speed = time.speed  # event seconds per real second
+
+    async def run(self) -> None:
+        """Start every board's driver and the clock tick; run until `stop()`."""
+        for port, boards in self.hall.ports().items():
+            emit = self._emitter(port)
+            addresses = [b.config.address for b in boards if b.config.address is not None]
+            driver: SingleBoardDriver | BusDriver
+            # What the journal knew of these boards: their logs fill the gap of a restart.
+            known = [
+                k
+                for b in boards
+                if (k := self.hall.known_board(b.name) or self.hall.first_start(b)) is not None
+            ]
+            if addresses or len(boards) > 1:
+                driver = BusDriver(
+                    port,
+                    emit,
+                    time=self.time,
+                    opener=self.opener,
+                    addresses=addresses,
+                    known=known,
+                    settings=self.bus_settings,
+                )
+            else:
+                driver = SingleBoardDriver(
+                    port,
+                    emit,
+                    time=self.time,
+                    opener=self.opener,
+                    known=known[0] if known else None,
+                )
+            self.drivers.append(driver)
+            self._tasks.append(
+                self.supervisor.start(
+                    f"the driver for {port}",
+                    driver.run,
+                    stops=f"The boards on {port} are not read until it runs again.",
+                    on_failure=partial(self._driver_failed, port),
+                )
+            )
+        self._tasks.append(
+            self.supervisor.start(
+                "the clock tick",
+                self._tick_loop,
+                stops="Default times, flag falls, silent boards and round changes are not "
+                "checked, and moves wait to be decided, until it runs again.",
+            )
+        )
+        await self._stopping.wait()
+        for d in self.drivers:
+            d.stop()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            await task.stop()  # each failure was logged when it happened
+        # What the drivers said last (their BoardLost) is kept too, and all of it durable.
+        await self.committer.flush()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def _driver_failed(self, port: str, exc: Exception) -> None:
+        """A driver's run() raised: its boards are not followed until it runs again, and
+        the desk must not show them connected meanwhile."""
+        why = f"its driver stopped on a software error ({type(exc).__name__})"
+        for lost in self.hall.lost_on(port, why):
+            self.committer.queue_driver_event(port, lost)
+
+    def _emitter(self, port: str) -> Callable[[DriverEvent], None]:
+        def emit(event: DriverEvent) -> None:
+            self.committer.queue_driver_event(port, event)
+
+        return emit
+
+    def tick(self, *, full: bool = True) -> bool:
+        """Time passes: the boards whose reconstruction has a decision due (its press
+        settled, a position stable long enough), and with `full` the arbiter rules' timers
+        and live round changes. False when a batch is still being made durable (try again
+        a moment later). Each of these is a step of the batch (see `Committer.step`)."""
+        committer = self.committer
+        if committer.syncing:
+            return False
+        now = self.time.now()
+        due = self.hall.due_now(now)
+        if not due and not full and not committer.waiting:
+            return True
+        with committer.batch():
+            committer.handle_inbox()  # events read before now come first
+            for number in due:
+                self.hall.tick_board(number, now)
+            if full:
+                with committer.step("the arbiter rules' timers"):
+                    committer.commit(committer.rules.tick(now, committer.state))
+                with committer.step("the live round's boards"):
+                    self.hall.attach_boards()
+                for driver in self.drivers:
+                    if isinstance(driver, BusDriver) and driver.last_cycle is not None:
+                        committer.lag.bus(driver.last_cycle, driver.port)
+                committer.check_journal_file()
+        committer.report_lag()
+        return True
+
+    async def _tick_loop(self) -> None:
+        """Tick when reconstruction decisions fall due and at `tick_seconds`, until
+        cancelled. It does not catch: a failing tick stops it, and its supervisor logs
+        the error, alerts the desk and starts it again after a back-off (a tick that
+        fails every time must not fill the log five times a second)."""
+        loop = asyncio.get_running_loop()
+        next_full = loop.time() + self.tick_seconds
+        while True:
+            wait = next_full - loop.time()
+            if self.hall.due:
+                soonest = (min(self.hall.due.values()) - self.time.now()) / self._speed
+                wait = min(wait, max(soonest, MIN_WAKE))
+            wait = max(wait, MIN_WAKE if self.committer.syncing else 0.0)
+            asked = loop.time()
+            await asyncio.sleep(wait)
+            # A late wake-up is time the loop had no room for anyone, boards included.
+            self.committer.lag.loop(loop.time() - asked - wait)
+            if loop.time() >= next_full:
+                if self.tick():
+                    next_full = loop.time() + self.tick_seconds
+            else:
+                self.tick(full=False)
+
+
+__all__ = ["MIN_WAKE", "Runtime"]

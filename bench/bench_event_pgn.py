@@ -41,7 +41,8 @@ from big_event import T0, big_service  # noqa: E402
 
 from broadcast.export.pgn import event_pgn  # noqa: E402
 from broadcast.games.events import GameMove  # noqa: E402
-from broadcast.service.event_service import EventService, PublicState  # noqa: E402
+from broadcast.service.event_service import EventService  # noqa: E402
+from broadcast.service.state import PublicState  # noqa: E402
 from web.app import BUDGET, build_app  # noqa: E402
 from web.server import tune_gc  # noqa: E402
 

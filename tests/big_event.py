@@ -22,7 +22,8 @@ from broadcast.games.book import GameBook
 from broadcast.games.events import GameMove
 from broadcast.games.state import GameState
 from broadcast.journal.store import Journal
-from broadcast.service.event_service import EventService, PublicState
+from broadcast.service.event_service import EventService
+from broadcast.service.state import PublicState
 from broadcast.tournament.events import PlayersRegistered, RoundPaired
 from broadcast.tournament.state import TournamentState
 from clocks.timesource import ManualTime

@@ -33,7 +33,8 @@ from broadcast.config.model import EventConfig
 from broadcast.export.pgn import event_games, game_pgn
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
-from broadcast.service.event_service import EventService, PublicState
+from broadcast.service.event_service import EventService
+from broadcast.service.state import PublicState
 from broadcast.tournament.state import TournamentState
 
 SLICE_SECONDS = 0.005  # longest stretch of PGN writing before the loop is served again

@@ -16,7 +16,8 @@ from broadcast.export.pgn import game_pgn
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
-from broadcast.service.event_service import PublicState, how_to_pair
+from broadcast.service.event_service import how_to_pair
+from broadcast.service.state import PublicState
 from broadcast.tournament.state import TournamentState
 from web import json_views
 from web.board_svg import board_svg, piece_defs

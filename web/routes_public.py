@@ -14,7 +14,7 @@ from aiohttp import web
 
 from broadcast.config.model import EventConfig
 from broadcast.games.state import GameError
-from broadcast.service.event_service import PublicState
+from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.http_json import error, json_response, round_of, section_of

@@ -49,11 +49,12 @@ from broadcast.service.event_service import EventService
 from broadcast.tournament.events import ResultRecorded, TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
 from clocks.clocktimes import FlagFell
+from clocks.errors import BoardwireError
 from clocks.timecontrol import TimeControl
 from clocks.timesource import ManualTime
 
 
-class ReplayEventError(ValueError):
+class ReplayEventError(BoardwireError, ValueError):
     """The capture, event, round or board do not fit together; the message says how."""
 
 

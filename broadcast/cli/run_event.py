@@ -30,6 +30,7 @@ from broadcast.journal.store import Journal, JournalError
 from broadcast.service.committer import ActionError
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
+from clocks.errors import BoardwireError
 from clocks.timesource import EpochTime
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class StartRefused(Exception):
+class StartRefused(BoardwireError):
     """The event cannot start; the message is the one line for the user."""
 
 

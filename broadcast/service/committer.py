@@ -52,7 +52,7 @@ from broadcast.service.delayed import DelayedView
 from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
 from broadcast.service.snapshot import Snapshots
-from broadcast.service.state import EventState
+from broadcast.service.state import EventState, PublicState
 from broadcast.tournament.events import (
     BoardAssigned,
     PairingEdited,
@@ -63,6 +63,7 @@ from broadcast.tournament.events import (
     RoundPaired,
 )
 from broadcast.tournament.state import StateError, TournamentState
+from clocks.errors import BoardwireError
 from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)
@@ -99,22 +100,13 @@ BATCH_SECONDS = 0.02
 FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
 
 
-class ActionError(ValueError):
+class ActionError(BoardwireError, ValueError):
     """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
 
 
 class NotDurable(JournalError):
     """An arbiter action that could not be made durable (a full disk, the journal's file
     gone): nothing of it was applied. The message says why (answered 503)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PublicState:
-    """What spectators may see, as of some moment (immutable values)."""
-
-    tournament: TournamentState
-    book: GameBook
-    seq: int = 0
 
 
 @dataclass

@@ -49,7 +49,6 @@ from broadcast.service.committer import (
     Committer,
     Listener,
     NotDurable,
-    PublicState,
 )
 from broadcast.service.delayed import DelayedView
 from broadcast.service.hall import Hall, HallBoard, utc
@@ -57,7 +56,7 @@ from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
 from broadcast.service.runtime import Runtime
 from broadcast.service.snapshot import Snapshots
-from broadcast.service.state import EventState
+from broadcast.service.state import EventState, PublicState
 from broadcast.service.supervisor import Backoff, Supervisor
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved, StartOverrides

@@ -52,7 +52,7 @@ from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.journal.codec import NOT_MINE, from_plain, register, to_plain
 from broadcast.journal.compaction import Compactor
 from broadcast.journal.store import Journal, JournalError, StoredSnapshot
-from broadcast.service.state import BoardMemory, BoardStatus, EventState
+from broadcast.service.state import BoardMemory, BoardStatus, EventState, PublicState
 from broadcast.tournament.state import (
     GameResult,
     PlayoffGame,
@@ -60,11 +60,11 @@ from broadcast.tournament.state import (
     SectionState,
     TournamentState,
 )
+from clocks.errors import BoardwireError
 
 if TYPE_CHECKING:
     from broadcast.arbiter.engine import ArbiterRules
     from broadcast.journal.store import Journal
-    from broadcast.service.committer import PublicState
     from broadcast.service.delayed import DelayedView
     from clocks.timesource import EpochTimeSource
 
@@ -165,7 +165,7 @@ class Restored:
     t: float
 
 
-class SnapshotMismatch(ValueError):
+class SnapshotMismatch(BoardwireError, ValueError):
     """A stored snapshot that does not fit this journal, config or boardwire."""
 
 
@@ -351,7 +351,6 @@ class Decoder:
         )
 
     def public(self) -> PublicState:
-        from broadcast.service.committer import PublicState
 
         d = self.body["public"]
         return PublicState(self._tournament(d["tournament"]), self._book(d["book"]), int(d["seq"]))

@@ -196,4 +196,19 @@ class EventState:
         return self.boards.get(name, BoardStatus()) if name is not None else BoardStatus()
 
 
-__all__ = ["BoardMemory", "BoardStatus", "EventState", "fold_tournament"]
+__all__ = [
+    "BoardMemory",
+    "BoardStatus",
+    "EventState",
+    "PublicState",
+    "fold_tournament",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicState:
+    """What spectators may see, as of some moment (immutable values)."""
+
+    tournament: TournamentState
+    book: GameBook
+    seq: int = 0

@@ -152,3 +152,15 @@ def read_capture(path: str | Path) -> Capture:
 
 def iter_incoming(capture: Capture) -> Iterator[CaptureChunk]:
     return (c for c in capture.chunks if c.direction == "in")
+
+
+__all__ = [
+    "Capture",
+    "CaptureChunk",
+    "CaptureError",
+    "CaptureWriter",
+    "Direction",
+    "iter_incoming",
+    "parse_started_at",
+    "read_capture",
+]

@@ -195,3 +195,21 @@ DriverEvent = (
 
 # What a driver calls with each event it reports.
 Emit = Callable[[DriverEvent], None]
+
+__all__ = [
+    "BatterySeen",
+    "BoardConnected",
+    "BoardHealth",
+    "BoardInfo",
+    "BoardLost",
+    "ClockSeen",
+    "ClockStamped",
+    "DriverEvent",
+    "DriverFault",
+    "Emit",
+    "LogGap",
+    "LogRecovered",
+    "LogStep",
+    "Mode",
+    "PositionSeen",
+]

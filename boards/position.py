@@ -111,3 +111,15 @@ class BoardPosition:
 
     def piece_count(self) -> int:
         return sum(1 for c in self.codes if c in CODE_TO_SYMBOL)
+
+
+__all__ = [
+    "CODE_TO_SYMBOL",
+    "EMPTY",
+    "MAGIC_CODES",
+    "SYMBOL_TO_CODE",
+    "BoardPosition",
+    "Orientation",
+    "index_to_square",
+    "square_to_index",
+]

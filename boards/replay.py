@@ -113,3 +113,6 @@ def replay_capture(
     tick_all(last_t + FLUSH_SECONDS)
     result.dropped_bytes = single_decoder.dropped if mode == "single" else bus_decoder.dropped
     return result
+
+
+__all__ = ["FLUSH_SECONDS", "ReplayResult", "Tagged", "detect_mode", "replay_capture"]

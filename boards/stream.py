@@ -86,3 +86,6 @@ class BoardStream:
                     )
             return out
         return []
+
+
+__all__ = ["BoardStream"]

@@ -12,3 +12,6 @@ def clean_text(value: str) -> str:
     """A string from a file without control characters (terminal escapes, bidi
     overrides): they are replaced by a space and the result stripped."""
     return _CONTROL.sub(" ", value).strip()
+
+
+__all__ = ["clean_text"]

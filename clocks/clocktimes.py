@@ -289,3 +289,17 @@ class SoftwareClock:
         period = self.time_control.period(colour, self._moves_made[colour] + 1)
         delay = period.delay if period.delay_kind == "simple" else 0
         return self._turn_start + self._remaining[colour] + delay
+
+
+__all__ = [
+    "ClockEvent",
+    "ClockStarted",
+    "ClockTimes",
+    "FlagFell",
+    "LeverPressed",
+    "MoveTime",
+    "SoftwareClock",
+    "format_clock",
+    "other_colour",
+    "other_side",
+]

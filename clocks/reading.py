@@ -190,3 +190,17 @@ def encode_bwtime(reading: ClockReading | NoClock) -> bytes:
     if r.running:
         status |= 0x10 if r.right_lever_high else 0x08
     return bytes([*right, *left, status])
+
+
+__all__ = [
+    "ClockAck",
+    "ClockMessage",
+    "ClockReading",
+    "NoClock",
+    "Side",
+    "decode_ack",
+    "decode_bwtime",
+    "encode_ack",
+    "encode_bwtime",
+    "is_ack",
+]

@@ -268,3 +268,14 @@ def format_time_control(tc: TimeControl) -> str:
 def pgn_time_control(tc: TimeControl) -> str:
     """The PGN TimeControl tag value (per-side controls give White's; PGN has no other form)."""
     return format_time_control(TimeControl(tc.white, tc.white) if not tc.symmetric else tc)
+
+
+__all__ = [
+    "Colour",
+    "DelayKind",
+    "Period",
+    "TimeControl",
+    "format_time_control",
+    "parse_time_control",
+    "pgn_time_control",
+]

@@ -235,3 +235,16 @@ class Answers:
                 until = time.perf_counter() + SLICE_SECONDS
         text = "\n".join(texts)
         return await self._in_worker(lambda: Answer.of(text, content_type))
+
+
+__all__ = [
+    "MAX_ANSWERS",
+    "SLICE_SECONDS",
+    "Answer",
+    "Answers",
+    "Build",
+    "GameTexts",
+    "Key",
+    "tournament_only",
+    "whole",
+]

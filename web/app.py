@@ -242,3 +242,17 @@ async def start_web(
     if tune_gc:
         server.tune_gc()
     return runner
+
+
+__all__ = [
+    "BUDGET",
+    "LIMITS",
+    "STATIC",
+    "Handler",
+    "build_app",
+    "durable",
+    "gate",
+    "openapi_route",
+    "safety",
+    "start_web",
+]

@@ -223,3 +223,24 @@ def same_origin(request: web.Request) -> bool:
     settings = request.app.get(PROXY)
     public = settings.public_origin if settings is not None else None
     return origin in (f"{request.scheme}://{request.host}", public)
+
+
+__all__ = [
+    "AUTH_FAILED_MESSAGE",
+    "GLOBAL",
+    "GLOBAL_ATTEMPTS",
+    "LOGIN_ATTEMPTS",
+    "LOGIN_COOKIE",
+    "LOGIN_WINDOW",
+    "MAX_LOCKOUT",
+    "MAX_SESSIONS",
+    "SESSION_COOKIE",
+    "SESSION_SECONDS",
+    "Auth",
+    "GuessLimit",
+    "Session",
+    "Strikes",
+    "csrf_ok",
+    "same_origin",
+    "set_cookie",
+]

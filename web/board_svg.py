@@ -74,3 +74,6 @@ def board_svg(fen: str, last_uci: str | None = None, *, flipped: bool = False) -
         f'data-fen="{escape(fen)}" data-last="{escape(last_uci or "")}" '
         f'data-flip="{1 if flipped else 0}">{"".join(parts)}</svg>'
     )
+
+
+__all__ = ["board_svg", "piece_defs"]

@@ -284,3 +284,15 @@ class Timed(Generic[T]):
 
 async def _coroutine(work: Awaitable[T]) -> T:
     return await work
+
+
+__all__ = [
+    "Busy",
+    "Clock",
+    "HubLimits",
+    "LoopBudget",
+    "QuietLog",
+    "Timed",
+    "TokenBucket",
+    "WebLimits",
+]

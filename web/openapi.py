@@ -637,3 +637,6 @@ def document() -> dict[str, Any]:
             },
         },
     }
+
+
+__all__ = ["SCHEMAS", "document"]

@@ -195,3 +195,17 @@ def error_page(config: EventConfig, status: int, message: str) -> str:
     return ENV.get_template("error.html").render(
         **_common(config, 0.0), status=status, message=message
     )
+
+
+__all__ = [
+    "ENV",
+    "REASON_TEXT",
+    "TEMPLATES",
+    "delay_text",
+    "error_page",
+    "game_page",
+    "home_page",
+    "reason_text",
+    "round_page",
+    "standings_page",
+]

@@ -97,3 +97,6 @@ class PairingWorker:
             if process is not None and process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
+
+
+__all__ = ["PairingBusy", "PairingWorker"]

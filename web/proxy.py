@@ -105,3 +105,16 @@ async def forwarded(request: web.Request, handler: Handler) -> web.StreamRespons
     if host is not None:
         changes["host"] = host
     return await handler(request.clone(**changes) if changes else request)  # type: ignore[arg-type]
+
+
+__all__ = [
+    "PROXY",
+    "Handler",
+    "Network",
+    "ProxySettings",
+    "forwarded",
+    "forwarded_client",
+    "make_settings",
+    "parse_network",
+    "parse_origin",
+]

@@ -399,3 +399,21 @@ class GuardedRunner(web.AppRunner):
         if self._loop is not None:
             self._loop.set_exception_handler(self._previous_handler)
             self._loop = None
+
+
+__all__ = [
+    "ACCEPT_FAILED",
+    "GC_THRESHOLDS",
+    "READ_CHUNK",
+    "SECURITY_HEADERS",
+    "ConnectionGuard",
+    "GuardedHandler",
+    "GuardedRunner",
+    "GuardedServer",
+    "Quiet",
+    "default_max_connections",
+    "open_file_limit",
+    "refusal",
+    "secure",
+    "tune_gc",
+]

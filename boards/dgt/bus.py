@@ -102,3 +102,19 @@ def reply_length_ok(reply_id: int, total: int) -> bool:
     if fixed is not None:
         return total == fixed
     return reply_id in VARIABLE_REPLY_IDS and 6 <= total <= MAX_REPLY_LENGTH
+
+
+__all__ = [
+    "FIXED_REPLY_LENGTHS",
+    "MAX_ADDRESS",
+    "MAX_REPLY_LENGTH",
+    "VARIABLE_REPLY_IDS",
+    "BusChecksumError",
+    "BusReply",
+    "BusRequest",
+    "address_from_serial",
+    "checksum",
+    "decode_request",
+    "reply_length_ok",
+    "serial_from_address",
+]

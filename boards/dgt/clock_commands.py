@@ -123,3 +123,21 @@ def decode_clock_command(inner: bytes) -> ClockCommand | None:
     if code == ClockCommandCode.ASCII and len(data) == 9:
         return ClockAscii(data[:8].decode("ascii", "replace").rstrip(" "), data[8])
     return None
+
+
+__all__ = [
+    "SETNRUN_LEFT_COUNTS_DOWN",
+    "SETNRUN_PAUSE",
+    "SETNRUN_RIGHT_COUNTS_DOWN",
+    "SETNRUN_TOGGLE_ON_LEVER",
+    "ClockAscii",
+    "ClockBeep",
+    "ClockCommand",
+    "ClockDisplay",
+    "ClockEnd",
+    "ClockIcons",
+    "ClockSetAndRun",
+    "ClockVersion",
+    "decode_clock_command",
+    "encode_clock_command",
+]

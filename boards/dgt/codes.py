@@ -94,3 +94,14 @@ class ClockCommandCode(IntEnum):
 
 CLOCK_START = 0x03
 CLOCK_END = 0x00
+
+__all__ = [
+    "CLOCK_END",
+    "CLOCK_START",
+    "DANGEROUS_COMMANDS",
+    "BusCommand",
+    "BusReplyId",
+    "ClockCommandCode",
+    "Command",
+    "MessageId",
+]

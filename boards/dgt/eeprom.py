@@ -168,3 +168,16 @@ def encode_event(event: EepromEvent) -> bytes:
 
 def encode_events(events: list[EepromEvent] | tuple[EepromEvent, ...]) -> bytes:
     return b"".join(encode_event(e) for e in events)
+
+
+__all__ = [
+    "ClockTime",
+    "EepromEvent",
+    "PieceChange",
+    "Tag",
+    "TagEvent",
+    "decode_events",
+    "decode_ring",
+    "encode_event",
+    "encode_events",
+]

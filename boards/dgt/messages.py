@@ -196,3 +196,26 @@ def decode_payload(message_id: int, payload: bytes) -> BoardMessage | None:
 def ee_moves(events: list[EepromEvent]) -> EEMoves:
     """An EE_MOVES message carrying `events`, terminated by EOF as boards do."""
     return EEMoves(encode_events(events) + b"\x6b")
+
+
+__all__ = [
+    "FIXED_LENGTHS",
+    "MAX_LENGTH",
+    "VARIABLE_LENGTHS",
+    "BWTime",
+    "BatteryStatus",
+    "BoardDump",
+    "BoardMessage",
+    "BusAddress",
+    "EEMoves",
+    "FieldUpdate",
+    "LongSerialNumber",
+    "SerialNumber",
+    "Trademark",
+    "Version",
+    "decode_payload",
+    "ee_moves",
+    "encode_message",
+    "frame",
+    "length_ok",
+]

@@ -556,3 +556,6 @@ class BusDriver(LinkDriver):
             if await self._connect_board(board, reconnect=False) and board.info is not None:
                 infos.append(board.info)
         return infos
+
+
+__all__ = ["BusBoard", "BusDriver", "BusSettings"]

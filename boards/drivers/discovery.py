@@ -96,3 +96,13 @@ async def probe_port(
 async def probe_ports(paths: list[str], *, opener: Opener = open_serial) -> list[ProbeResult]:
     """Probe several ports at once (each port is its own line)."""
     return list(await asyncio.gather(*(probe_port(p, opener=opener) for p in paths)))
+
+
+__all__ = [
+    "DGT_USB_IDS",
+    "ProbeResult",
+    "SerialPort",
+    "list_serial_ports",
+    "probe_port",
+    "probe_ports",
+]

@@ -140,3 +140,15 @@ def recording_opener(opener: Opener, capture: CaptureWriter | None) -> Opener:
         return RecordingLink(await opener(path), capture)
 
     return open_recorded
+
+
+__all__ = [
+    "BAUDRATE",
+    "Link",
+    "LinkError",
+    "Opener",
+    "RecordingLink",
+    "SerialLink",
+    "open_serial",
+    "recording_opener",
+]

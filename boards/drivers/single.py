@@ -506,3 +506,6 @@ class SingleBoardDriver(LinkDriver):
         assert self.info is not None
         self._send(Command.RESET)  # leave the board idle, as we found it
         return self.info
+
+
+__all__ = ["BoardError", "BoardRestarted", "DriverSettings", "SingleBoardDriver"]

@@ -148,3 +148,6 @@ class Supervised:
             await self._stopped()
         except Exception as exc:
             self.log_fault(exc, f"{self.describe} (stopping)")
+
+
+__all__ = ["FAULT_BACKOFF", "FAULT_FORGOTTEN", "FAULT_QUIET", "Supervised", "describe_error"]

@@ -63,3 +63,6 @@ class ReconstructionConfig:
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} cannot be negative")
+
+
+__all__ = ["ReconstructionConfig"]

@@ -97,3 +97,16 @@ ReconstructionEvent = (
     | FlagFell
     | ClockStarted
 )
+
+__all__ = [
+    "BackInSync",
+    "Evidence",
+    "MoveClocked",
+    "MovePlayed",
+    "MoveRetracted",
+    "NewGame",
+    "OutOfSync",
+    "ReconstructionEvent",
+    "Result",
+    "ResultSignalled",
+]

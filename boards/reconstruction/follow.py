@@ -55,3 +55,6 @@ class BoardFollower:
         out = self.reconstructor.tick(t)
         self.line.extend(out)
         return out
+
+
+__all__ = ["BoardFollower"]

@@ -146,3 +146,22 @@ def victim_lifted(now: Key, seen: Key, mover_white: bool) -> int:
         return 0
     gone = colour_mask(now, mover_white).bit_count() - colour_mask(seen, mover_white).bit_count()
     return lost if gone in (0, 1) else 0
+
+
+__all__ = [
+    "CENTRE",
+    "CENTRE_DARK",
+    "CENTRE_LIGHT",
+    "Key",
+    "board_key",
+    "codes_key",
+    "colour_mask",
+    "diff_mask",
+    "key_board",
+    "key_fen",
+    "kings_on_centre",
+    "material_feasible",
+    "occupied",
+    "rotate_key",
+    "victim_lifted",
+]

@@ -59,3 +59,6 @@ class GameLine:
     def extend(self, events: list[ReconstructionEvent]) -> None:
         for event in events:
             self.apply(event)
+
+
+__all__ = ["GameLine"]

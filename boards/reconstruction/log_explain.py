@@ -121,3 +121,6 @@ def presser_part(board: chess.Board, line: Line, white: bool) -> Line:
     colours = [board.turn == (i % 2 == 0) for i in range(len(line))]
     last = max((i for i, c in enumerate(colours) if c == white), default=-1)
     return line if last < 0 else line[: last + 1]
+
+
+__all__ = ["explain_log", "presser_part"]

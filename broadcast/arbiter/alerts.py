@@ -120,3 +120,15 @@ class PlayerMarkedPresent:
 
 
 ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent
+
+__all__ = [
+    "ALERT_KINDS",
+    "SEVERITIES",
+    "Alert",
+    "AlertAcknowledged",
+    "AlertKind",
+    "AlertResolved",
+    "ArbiterEvent",
+    "PlayerMarkedPresent",
+    "Severity",
+]

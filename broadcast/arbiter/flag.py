@@ -135,3 +135,12 @@ def flag_fall_result(board: chess.Board, flagged: Colour) -> tuple[GameResultTex
         result: GameResultText = "0-1" if flagged == "white" else "1-0"
         return result, f"{flagged} flag fell; {opponent} can still checkmate"
     return "1/2-1/2", f"{flagged} flag fell, but {opponent} cannot checkmate by any legal series"
+
+
+__all__ = [
+    "blocked_dead",
+    "can_checkmate",
+    "flag_fall_result",
+    "is_dead_position",
+    "material_can_mate",
+]

@@ -76,3 +76,15 @@ def pressed_by(before: Colour | None, after: Colour | None) -> Colour | None:
     if before is None or after is None or before == after:
         return None
     return before
+
+
+__all__ = [
+    "DEFAULT_WARNINGS",
+    "Presence",
+    "absent_colours",
+    "deadline",
+    "forfeit_result",
+    "no_show_colours",
+    "pressed_by",
+    "warning_marks",
+]

@@ -80,3 +80,13 @@ def early_draw_breach(
         elapsed=dt.timedelta(seconds=max(0.0, elapsed_seconds)),
     )
     return None if decision.allowed else decision.reason
+
+
+__all__ = [
+    "FIVEFOLD",
+    "SEVENTY_FIVE_MOVES_PLIES",
+    "PositionResult",
+    "early_draw_breach",
+    "position_result",
+    "repetition_key",
+]

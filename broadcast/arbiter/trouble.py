@@ -67,3 +67,6 @@ def polls_missed(missed: int, config: TroubleConfig) -> bool:
 def too_long(since: float | None, now: float, limit: float) -> bool:
     """More than `limit` seconds since `since` (strictly: exactly `limit` is still fine)."""
     return since is not None and now - since > limit
+
+
+__all__ = ["TroubleConfig", "battery_severity", "move_label", "polls_missed", "too_long"]

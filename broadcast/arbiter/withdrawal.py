@@ -50,3 +50,6 @@ def withdrawal_events(
         game_id = GameKey(state.name, number, game.board).id
         out.append(ResultConfirmed(game_id, result, "withdrawal", t, by=by))
     return out
+
+
+__all__ = ["first_open_round", "withdrawal_events"]

@@ -150,3 +150,15 @@ def serial_port_problem(path: str) -> str | None:
     finally:
         os.close(fd)
     return None
+
+
+__all__ = [
+    "exposure",
+    "listen_host",
+    "non_negative_float",
+    "port_number",
+    "positive_float",
+    "positive_int",
+    "serial_port_problem",
+    "whole_number",
+]

@@ -136,3 +136,6 @@ def _check_one(path: str) -> int:
         print(line)
     print("\nOK: the config is valid.")
     return 0
+
+
+__all__ = ["add_parser", "describe", "round_one", "run"]

@@ -292,3 +292,23 @@ def run_demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nstopped", file=sys.stderr)
         return 130
+
+
+__all__ = [
+    "DEFAULT_DELAY",
+    "DEFAULT_HABITS",
+    "EVENT",
+    "HABITS_CHOICES",
+    "LATE_SECONDS",
+    "MAX_THINK",
+    "ROOT",
+    "SAMPLE",
+    "SCRIPT",
+    "SIGNAL_SQUARES",
+    "BoardScript",
+    "add_arguments",
+    "board_actions",
+    "clock_setting",
+    "kings_signal",
+    "run_demo",
+]

@@ -43,3 +43,6 @@ def to_json(event: object, **extra: Any) -> dict[str, Any]:
     body = _value(event)
     assert isinstance(body, dict)
     return {"type": event_type(event), **body, **extra}
+
+
+__all__ = ["event_type", "to_json"]

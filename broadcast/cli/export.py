@@ -71,3 +71,6 @@ def run(args: argparse.Namespace) -> int:
         export_event_folder(args.folder, record.book, record.config, tournament=record.tournament)
         print(f"wrote {args.folder}/")
     return 0
+
+
+__all__ = ["add_parser", "run"]

@@ -329,3 +329,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     return int(result or 0)
+
+
+__all__ = ["MAX_SERIAL", "MAX_SIM_BOARDS", "SIM_VALUES", "build_parser", "main", "parse_arguments"]

@@ -165,3 +165,6 @@ def _event(args: argparse.Namespace) -> int:
         else:
             print(f"  board {p.board}: {p.white} {names[p.white]} - {p.black} {names[p.black]}")
     return 0
+
+
+__all__ = ["add_parser", "run"]

@@ -384,3 +384,14 @@ def run_event_replay(args: argparse.Namespace, capture: Capture) -> int:
         elif isinstance(item, ResultProposed):
             print(f"  proposed {item.result} ({item.reason}): {item.detail}")
     return 0
+
+
+__all__ = [
+    "EventReplay",
+    "ReplayEventError",
+    "locate",
+    "replay_event",
+    "replay_round",
+    "round_pairings",
+    "run_event_replay",
+]

@@ -296,3 +296,14 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(serve(args, credentials=arbiter_credentials(), tune_gc=True))
     except KeyboardInterrupt:
         return 130
+
+
+__all__ = [
+    "add_parser",
+    "add_serve_arguments",
+    "all_followed",
+    "arbiter_credentials",
+    "check_arguments",
+    "run",
+    "serve",
+]

@@ -180,3 +180,6 @@ async def start_simulated_boards(
             hall.where[board.number] = (host, index)
             paths[board.number] = str(host.path)
     return hall, paths
+
+
+__all__ = ["FOLLOW_WAIT", "START_AFTER", "SimulatedHall", "start_simulated_boards"]

@@ -200,3 +200,5 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+__all__ = ["DEFAULT_TIEBREAKS", "add_parser", "format_prizes", "format_table", "main", "run"]

@@ -201,3 +201,6 @@ def run_watch(args: argparse.Namespace) -> int:
         return asyncio.run(_watch(args))
     except KeyboardInterrupt:
         return 130
+
+
+__all__ = ["describe", "run_replay", "run_watch"]

@@ -77,3 +77,6 @@ def berger_table(players: int, cycles: int = 1) -> tuple[tuple[Pairing, ...], ..
     return tuple(
         berger_round(players, r, cycles) for r in range(1, total_rounds(players, cycles) + 1)
     )
+
+
+__all__ = ["berger_round", "berger_table", "rounds_per_cycle", "table_size", "total_rounds"]

@@ -523,3 +523,21 @@ def build_crosstable(
         system=system,
         scoring=scoring or Scoring(),
     )
+
+
+__all__ = [
+    "EMPTY",
+    "OPPOSITE",
+    "Bye",
+    "Colour",
+    "Crosstable",
+    "CrosstableError",
+    "Game",
+    "GameResult",
+    "Player",
+    "ResultCode",
+    "RoundEntry",
+    "Scoring",
+    "System",
+    "build_crosstable",
+]

@@ -181,3 +181,13 @@ def next_round_number(crosstable: Crosstable) -> int:
             if entry.opponent is not None or entry.result == ResultCode.PAIRING_BYE:
                 last = max(last, r)
     return last + 1
+
+
+__all__ = [
+    "InitialColour",
+    "PairingError",
+    "engine_players",
+    "infer_initial_colour",
+    "next_round_number",
+    "pair_round",
+]

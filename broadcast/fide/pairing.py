@@ -24,3 +24,6 @@ class Pairing:
     def as_pair(self) -> tuple[int, int]:
         """(white, black) with 0 for the bye, the form pairing programs print."""
         return (self.white, self.black or 0)
+
+
+__all__ = ["Pairing"]

@@ -80,3 +80,6 @@ def import_round(crosstable: Crosstable, round_number: int) -> ImportedRound:
     pairings = [Pairing(i, w, b) for i, (w, b) in enumerate(ordered, start=1)]
     pairings.extend(Pairing(0, p, None) for p in pairing_bye)
     return ImportedRound(round_number, tuple(pairings), tuple(byes))
+
+
+__all__ = ["ImportedRound", "PairingImportError", "import_round", "round_pairings"]

@@ -191,3 +191,6 @@ def compute_standings(
             )
         rank += len(group)
     return Standings(tuple(rows), tuple(specs), edition, ctx.rounds)
+
+
+__all__ = ["StandingRow", "Standings", "Value", "compute_standings"]

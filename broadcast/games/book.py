@@ -119,3 +119,6 @@ class GameBook:
         for event in events:
             book = book.apply(event)
         return book
+
+
+__all__ = ["GameBook", "hall_board_for", "player_ref", "section_boards"]

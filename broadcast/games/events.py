@@ -180,3 +180,23 @@ GameEvent = (
     | LineCorrected
     | StartPositionSet
 )
+
+__all__ = [
+    "REASON_TEXT",
+    "RESULTS",
+    "BoardAttached",
+    "Colour",
+    "GameClock",
+    "GameEvent",
+    "GameFlag",
+    "GameMove",
+    "GameMoveClocked",
+    "GameResultText",
+    "GameSync",
+    "GameTakeback",
+    "LineCorrected",
+    "ResultConfirmed",
+    "ResultProposed",
+    "ResultReason",
+    "StartPositionSet",
+]

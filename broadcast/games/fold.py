@@ -38,3 +38,6 @@ def _same_games(before: TournamentState, after: TournamentState) -> bool:
         ] != [(g.number, g.white, g.black, g.board) for g in old.playoff.values()]:
             return False
     return True
+
+
+__all__ = ["fold_tournament"]

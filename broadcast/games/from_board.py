@@ -213,3 +213,6 @@ def _at_most_one_lifted(fen_after: str, placement: str) -> bool:
         return False
     lifted = expected.piece_at(diff[0])
     return lifted is not None and lifted.color == expected.turn
+
+
+__all__ = ["BoardToGame", "Passed"]

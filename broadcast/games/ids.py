@@ -39,3 +39,6 @@ def parse_game_id(game_id: str, sections: list[str]) -> GameKey:
             f"no section {match.group(1)!r} in this event (sections: {', '.join(sections)})"
         )
     return GameKey(section, int(match.group(2)), int(match.group(3)))
+
+
+__all__ = ["GameKey", "parse_game_id", "slug"]

@@ -236,3 +236,6 @@ def _line(
             t = old[ply - 1].t if ply <= len(old) else (old[-1].t if old else 0.0)
             out.append(MoveRecord(san, uci, board.fen(), t))
     return tuple(out)
+
+
+__all__ = ["GameError", "GameState", "MoveRecord", "PlayerRef"]

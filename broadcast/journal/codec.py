@@ -154,3 +154,17 @@ def decode(kind: str, text: str) -> Any:
     if type(body) is not dict:
         raise CodecError(f"the body of a {kind} is not an object")
     return cls(**{k: _tuples(v) for k, v in body.items()})
+
+
+__all__ = [
+    "NOT_MINE",
+    "CodecError",
+    "PlainHook",
+    "ValueHook",
+    "decode",
+    "encode",
+    "from_plain",
+    "register",
+    "registered",
+    "to_plain",
+]

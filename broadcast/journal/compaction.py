@@ -151,3 +151,6 @@ class Compactor:
         self.deleted += gone
         log.debug("journal %s: %d superseded clock readings deleted", self.journal.path, gone)
         return gone
+
+
+__all__ = ["KINDS", "PER_RUN", "ClockRows", "Compactor", "Signature"]

@@ -59,3 +59,6 @@ def register_all() -> None:
     modules.append(broadcast.arbiter.alerts)
     for module in modules:
         register(*_event_classes(module))
+
+
+__all__ = ["ArbiterEvent", "JournalEvent", "register_all"]

@@ -966,3 +966,36 @@ def _check_writable(path: Path, folder: Path, *, exists: bool) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         # WAL mode keeps two files next to the journal (-wal, -shm).
         raise JournalError(f"{path}: permission denied: cannot create files in {folder}")
+
+
+__all__ = [
+    "DELETE_CHUNK",
+    "DELETE_PAUSE",
+    "EVENT_COLUMNS",
+    "MAX_HELD",
+    "OUR_INDEXES",
+    "OUR_TABLES",
+    "OUR_TABLES_V1",
+    "READABLE_VERSIONS",
+    "READ_PAGE",
+    "RETRY_FIRST",
+    "RETRY_MAX",
+    "SCHEMA_VERSION",
+    "SNAPSHOTS_KEPT",
+    "SQLITE_MAGIC",
+    "Entry",
+    "Journal",
+    "JournalDamaged",
+    "JournalError",
+    "JournalGone",
+    "JournalProblem",
+    "JournalUnavailable",
+    "JournalWriteError",
+    "Row",
+    "StoredSnapshot",
+    "Transaction",
+    "WriteFailure",
+    "describe_disk",
+    "inspect_journal",
+    "read_only_filesystem",
+]

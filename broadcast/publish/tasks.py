@@ -167,3 +167,15 @@ def start_publishers(service: EventService, settings: PublishSettings) -> list[S
             )
         )
     return tasks
+
+
+__all__ = [
+    "EXPORT_ALERT",
+    "EXPORT_RETRY_FIRST",
+    "EXPORT_RETRY_MAX",
+    "FolderExporter",
+    "PublishSettings",
+    "export_forever",
+    "push_forever",
+    "start_publishers",
+]

@@ -53,3 +53,6 @@ class DelayedView(Generic[S]):
 
     def __len__(self) -> int:
         return len(self._snaps)
+
+
+__all__ = ["DelayedView", "Snapshot"]

@@ -102,3 +102,6 @@ class Health:
 
 def _alert(alert_id: str, kind: AlertKind, severity: Severity, message: str, t: float) -> Alert:
     return Alert(alert_id, kind, severity, "", 0, 0, "", (), message, t)
+
+
+__all__ = ["JOURNAL_ALERT", "JOURNAL_FILE_ALERT", "SYSTEM_PREFIX", "Condition", "Health"]

@@ -65,3 +65,6 @@ def read_event(event: Path, db: Path | None = None) -> EventRecord:
     finally:
         journal.close()
     return EventRecord(config, state.tournament, state.book, state.seq)
+
+
+__all__ = ["EventRecord", "default_db", "fold_journal", "read_event"]

@@ -72,3 +72,6 @@ class LagWatch:
         """What changed since the last call: an episode began or ended, or None."""
         news, self._news = self._news, None
         return news
+
+
+__all__ = ["CALM_SAMPLES", "LagNews", "LagWatch"]

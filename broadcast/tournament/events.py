@@ -186,3 +186,22 @@ TournamentEvent = (
     | ContinuationRequested
     | PlayoffGamePaired
 )
+
+__all__ = [
+    "BYE_RESULTS",
+    "GAME_RESULTS",
+    "BoardAssigned",
+    "ByeCancelled",
+    "ByeGranted",
+    "ByeRefused",
+    "ByeRequested",
+    "ContinuationRequested",
+    "NoShowCounted",
+    "PairingEdited",
+    "PlayerWithdrawn",
+    "PlayersRegistered",
+    "PlayoffGamePaired",
+    "ResultRecorded",
+    "RoundPaired",
+    "TournamentEvent",
+]

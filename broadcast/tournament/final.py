@@ -76,3 +76,6 @@ def section_prizes(state: SectionState, edition: Edition = 2024) -> PrizeList | 
     standings = section_standings(state, edition)
     crosstable = state.to_crosstable()
     return compute_prizes(state.config.prizes, standings, crosstable, final=state.finished)
+
+
+__all__ = ["PENDING", "first_place_tie", "section_playoff", "section_prizes", "section_standings"]

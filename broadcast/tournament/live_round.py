@@ -85,3 +85,14 @@ def current_rounds(
     event: EventConfig, tournament: TournamentState, now: dt.datetime, overrides: StartOverrides
 ) -> dict[str, int | None]:
     return {s.name: current_round(s, tournament, now, overrides) for s in event.sections}
+
+
+__all__ = [
+    "SETUP_MINUTES",
+    "RoundStartMoved",
+    "StartOverrides",
+    "current_round",
+    "current_rounds",
+    "due_round",
+    "start_of",
+]

@@ -107,3 +107,6 @@ def time_control_for(section: SectionConfig, state: SectionState, round_number: 
     if game.kind == "armageddon":
         return section.playoff.armageddon_time_control
     return section.playoff.time_control
+
+
+__all__ = ["PlayoffStatus", "playoff_status", "time_control_for"]

@@ -116,3 +116,6 @@ def check_draw_offer(
             f"no draw by agreement before {rule.min_minutes} minutes of play ({played} so far)",
         )
     return Decision(True)
+
+
+__all__ = ["Decision", "bye_deadline", "check_bye_cancel", "check_bye_request", "check_draw_offer"]

@@ -107,3 +107,6 @@ def compute_prizes(
     )
     provisional = not final or any(r.undecided for r in standings.rows)
     return PrizeList(lines, rules.currency, provisional)
+
+
+__all__ = ["PrizeLine", "PrizeList", "compute_prizes", "wins_of"]

@@ -41,3 +41,6 @@ def _require_aware(moment: dt.datetime) -> None:
         raise ValueError(
             f"{moment.isoformat()} has no timezone: pass an aware datetime from the TimeSource"
         )
+
+
+__all__ = ["next_round", "round_start", "schedule_in", "started_rounds"]

@@ -566,3 +566,15 @@ def fold(event: EventConfig, events: Iterable[TournamentEvent]) -> TournamentSta
     for item in events:
         state = state.apply(item)
     return state
+
+
+__all__ = [
+    "GameResult",
+    "PlayoffGame",
+    "RoundState",
+    "SectionState",
+    "StateError",
+    "TournamentState",
+    "fold",
+    "registration_events",
+]

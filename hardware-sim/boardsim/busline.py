@@ -90,3 +90,6 @@ def _garble(answers: list[bytes]) -> bytes:
     for column in zip_longest(*answers):
         mixed.extend(b for b in column if b is not None)
     return bytes(mixed)
+
+
+__all__ = ["BusLine"]

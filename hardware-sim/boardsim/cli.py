@@ -183,3 +183,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run(args))
     except KeyboardInterrupt:
         return 130
+
+
+__all__ = ["add_arguments", "add_firmware_argument", "format_devices", "main", "run"]

@@ -265,3 +265,6 @@ class EmulatedClock:
             right_increment_mode=self._increment["right"] > 0,
             battery_low=self.battery_low,
         )
+
+
+__all__ = ["ACK_BUTTON", "ACK_OK", "BUTTONS", "MAX_SECONDS", "EmulatedClock", "LeverResult", "Side"]

@@ -269,3 +269,25 @@ class EepromRing:
     def __len__(self) -> int:
         """Bytes of log the ring holds (the capacity once it has wrapped)."""
         return min(self.written, self.capacity)
+
+
+__all__ = [
+    "FAST_CHANGE_SECONDS",
+    "FILL_BYTE",
+    "MAX_CLOCK_SECONDS",
+    "RING_SIZE",
+    "START_CODES",
+    "START_CODES_ROTATED",
+    "Change",
+    "ClockRecord",
+    "EepromRing",
+    "LogTag",
+    "Marker",
+    "Record",
+    "bcd",
+    "encode_record",
+    "encode_records",
+    "position_tag",
+    "power_up_records",
+    "start_game_records",
+]

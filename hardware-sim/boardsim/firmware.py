@@ -78,3 +78,17 @@ def firmware_list(spec: str) -> list[Firmware]:
     if not names:
         raise ValueError("--firmware needs at least one variant name")
     return [firmware_named(n) for n in names]
+
+
+__all__ = [
+    "DEFAULT_FIRMWARE",
+    "FIRMWARE",
+    "FIRMWARE_NAMES",
+    "PADDING_CYCLE",
+    "WATCHDOG_DEAF",
+    "WATCHDOG_EVERY",
+    "WATCHDOG_MIN",
+    "Firmware",
+    "firmware_list",
+    "firmware_named",
+]

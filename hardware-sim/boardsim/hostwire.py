@@ -129,3 +129,14 @@ class HostParser:
         if first in _SINGLE:
             return SingleCommand(first), 1
         return None, 1
+
+
+__all__ = [
+    "CLOCK_END",
+    "CLOCK_MESSAGE",
+    "CLOCK_START",
+    "MAX_INNER",
+    "SET_LEDS",
+    "HostParser",
+    "parse_clock_command",
+]

@@ -713,3 +713,19 @@ def timeline(
         items.extend((t, 1, r) for t, r in clock_readings(performance))
     items.sort(key=lambda x: (x[0], x[1]))
     return [(t, x) for t, _, x in items]
+
+
+__all__ = [
+    "REACTION",
+    "Action",
+    "ClockStart",
+    "Habits",
+    "LeverPress",
+    "Performance",
+    "PieceChange",
+    "Result",
+    "board_scans",
+    "clock_readings",
+    "perform",
+    "timeline",
+]

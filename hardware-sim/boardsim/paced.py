@@ -50,3 +50,6 @@ class PacedOutput:
 
     def clear(self) -> None:
         self._queue.clear()
+
+
+__all__ = ["BYTES_PER_SECOND", "PacedOutput"]

@@ -247,3 +247,19 @@ def write_capture(path: str, scenario: Scenario, round_start: dt.datetime) -> No
     """Write the scenario's capture file."""
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(capture_lines(scenario, round_start)) + "\n")
+
+
+__all__ = [
+    "BATTERY_POLL_SECONDS",
+    "POLL_SECONDS",
+    "SIGNAL_SQUARES",
+    "Scenario",
+    "agreed_draw",
+    "arrives_late",
+    "battery_running_down",
+    "capture_lines",
+    "flag_fall",
+    "never_arrives",
+    "unplugged",
+    "write_capture",
+]

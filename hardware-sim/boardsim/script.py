@@ -341,3 +341,28 @@ async def play(
         if wait > 0:
             await asyncio.sleep(wait)
         perform(target, action, board)
+
+
+__all__ = [
+    "DEFAULT_BASE",
+    "HABITS",
+    "HAND_STEP",
+    "MIN_MOVE",
+    "PRESS_AFTER",
+    "START_DELAY",
+    "Action",
+    "ActionTarget",
+    "ClockSetup",
+    "HabitsName",
+    "LeverPress",
+    "SquareSet",
+    "TimeControl",
+    "TimedAction",
+    "actions_for_game",
+    "habits_named",
+    "hand_moves",
+    "human_actions_for_game",
+    "parse_time_control",
+    "perform",
+    "play",
+]

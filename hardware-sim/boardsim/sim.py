@@ -436,3 +436,17 @@ class Simulator:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+
+__all__ = [
+    "FIRST_SERIAL",
+    "STALE_PREFIX",
+    "DeviceInfo",
+    "PowerLoss",
+    "Simulator",
+    "clean_stale_runs",
+    "list_running",
+    "load_games",
+    "run_folder_prefix",
+    "runtime_root",
+]

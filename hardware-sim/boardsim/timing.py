@@ -22,3 +22,6 @@ class ScaledTime(EpochTime):
     def real_seconds(self, sim_seconds: float) -> float:
         """How long `sim_seconds` of simulated time take in real time."""
         return sim_seconds / self.speed
+
+
+__all__ = ["ScaledTime"]

@@ -231,3 +231,30 @@ def clock_ack(ack0: int, ack1: int, ack2: int, ack3: int) -> bytes:
     p0 = _ACK | (0x10 if ack2 & 0x80 else 0) | (0x20 if ack3 & 0x80 else 0)
     p3 = _ACK | (0x10 if ack0 & 0x80 else 0) | (0x20 if ack1 & 0x80 else 0)
     return bytes([p0, ack0 & 0x7F, ack1 & 0x7F, p3, ack2 & 0x7F, ack3 & 0x7F, 0])
+
+
+__all__ = [
+    "DANGEROUS",
+    "MAX_FRAME",
+    "NO_CLOCK",
+    "BusHostCommand",
+    "BusReplyId",
+    "HostCommand",
+    "MessageId",
+    "battery_status",
+    "board_dump",
+    "bus_address",
+    "bus_checksum",
+    "bus_reply",
+    "bwtime",
+    "clock_ack",
+    "clock_times",
+    "ee_moves",
+    "field_update",
+    "long_serial_number",
+    "message",
+    "serial_number",
+    "seven_bit_pair",
+    "trademark",
+    "version",
+]

@@ -96,3 +96,6 @@ def sonneborn_berger(ctx: Context, spec: TiebreakSpec) -> dict[int, float]:
         )
         for s in ctx.views
     }
+
+
+__all__ = ["Contribution", "apply_cuts", "buchholz", "contributions", "sonneborn_berger"]

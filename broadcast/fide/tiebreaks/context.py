@@ -53,3 +53,6 @@ def make_context(
     score = {s: sum((v.points for v in vs), 0.0) for s, vs in views.items()}
     adjusted = {s: adjusted_score(vs, scoring, swiss=swiss) for s, vs in views.items()}
     return Context(crosstable, upto, edition, swiss, unrated_rating, views, score, adjusted)
+
+
+__all__ = ["Context", "make_context"]

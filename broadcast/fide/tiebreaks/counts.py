@@ -77,3 +77,6 @@ def koya(ctx: Context, spec: TiebreakSpec) -> dict[int, float]:
             0.0,
         )
     return out
+
+
+__all__ = ["black_played", "black_won", "koya", "progressive", "wins", "won"]

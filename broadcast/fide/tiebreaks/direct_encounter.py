@@ -89,3 +89,6 @@ def direct_encounter(ctx: Context, group: Sequence[int]) -> dict[int, float]:
             out[s] = float(place)
         place += len(tier)
     return out
+
+
+__all__ = ["direct_encounter", "resolve"]

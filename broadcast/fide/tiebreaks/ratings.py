@@ -103,3 +103,15 @@ def apro(ctx: Context) -> dict[int, float | None]:
         nums = [x for x in values if x is not None]
         out[s] = float(round_half_up(Decimal(sum(nums)) / len(nums))) if nums else None
     return out
+
+
+__all__ = [
+    "apro",
+    "aro",
+    "average_rating",
+    "dp",
+    "performance",
+    "round_half_up",
+    "tpr",
+    "tpr_values",
+]

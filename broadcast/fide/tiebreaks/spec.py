@@ -140,3 +140,17 @@ def parse_edition(value: str | int) -> Edition:
     if text.startswith("2026"):
         return 2026
     raise TiebreakError(f"unknown tie-break edition {value!r}; use 2024 or 2026")
+
+
+__all__ = [
+    "ALIASES",
+    "CODES",
+    "DEFAULT_EDITION",
+    "EDITIONS",
+    "Edition",
+    "TiebreakError",
+    "TiebreakSpec",
+    "parse_edition",
+    "parse_tiebreak",
+    "parse_tiebreaks",
+]

@@ -116,3 +116,13 @@ def dummy_score(
     if view.opponent is not None and opponent_adjusted is not None:
         return min(own_score, opponent_adjusted)
     return min(own_score, draw * rounds)
+
+
+__all__ = [
+    "Category",
+    "RoundView",
+    "adjusted_score",
+    "category",
+    "dummy_score",
+    "last_non_vur_round",
+]

@@ -44,7 +44,7 @@ from broadcast.games.events import GameMove  # noqa: E402
 from broadcast.service.event_service import EventService  # noqa: E402
 from broadcast.service.state import PublicState  # noqa: E402
 from web.app import BUDGET, build_app  # noqa: E402
-from web.server import tune_gc  # noqa: E402
+from web.http_server import tune_gc  # noqa: E402
 
 CONCURRENT = 6
 

@@ -301,7 +301,7 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
     seen: dict[int, list[tuple[str, float]]] = {n: [] for n in paths}
     run = bench_serve._ServiceRun(phase, tmp, paths, seen, {})
     await run.start()
-    from web.server import tune_gc
+    from web.http_server import tune_gc
 
     tune_gc()  # as `serve` does
     lost_boards = [0]

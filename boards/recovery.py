@@ -31,7 +31,7 @@ from typing import Literal
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
 from boards.events import LogRecovered, LogStep
 from boards.position import BoardPosition
-from clocks.clocktimes import other_side
+from clocks.move_times import other_side
 from clocks.reading import ClockReading, Side
 
 RECENT_CHANGES = 48  # long enough to be unique in a log, short enough to survive a wrap

@@ -15,10 +15,10 @@ from boards.dgt.bus import BusReply, serial_from_address
 from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder
 from boards.dgt.messages import SerialNumber
 from boards.events import DriverEvent
+from boards.from_messages import BoardStream
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
 from boards.reconstruction.drive import deadlines_until
 from boards.reconstruction.follow import BoardFollower
-from boards.stream import BoardStream
 
 FLUSH_SECONDS = 10.0  # after the last byte, let pending stable positions settle
 

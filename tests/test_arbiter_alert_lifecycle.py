@@ -8,7 +8,7 @@ from arbiter_support import PAMPLONA, SESTAO, engine, gid, moves, start_of
 from boards.events import BoardLost, ClockSeen
 from broadcast.arbiter import Alert, AlertResolved, PlayerMarkedPresent, RulesConfig
 from broadcast.games.events import BoardAttached, GameClock, ResultConfirmed, ResultProposed
-from clocks.clocktimes import FlagFell
+from clocks.move_times import FlagFell
 from clocks.reading import ClockReading
 
 GAME = gid(SESTAO, 1, 1)

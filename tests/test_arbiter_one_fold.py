@@ -10,7 +10,7 @@ from web_support import make_service, play_moves
 
 from broadcast.arbiter import Alert
 from broadcast.games.events import ResultProposed
-from clocks.clocktimes import FlagFell
+from clocks.move_times import FlagFell
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "masters-r1-b1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clocks.clocktimes import (
+from clocks.move_times import (
     ClockStarted,
     ClockTimes,
     FlagFell,
@@ -116,7 +116,7 @@ def test_format_clock() -> None:
 
 
 def test_a_game_joined_late_takes_the_side_to_move_as_the_first_running_clock() -> None:
-    from clocks.clocktimes import ClockTimes
+    from clocks.move_times import ClockTimes
     from clocks.reading import ClockReading
 
     times = ClockTimes()

@@ -28,9 +28,9 @@ from boards.events import (
     LogRecovered,
     PositionSeen,
 )
+from boards.from_messages import BoardStream
 from boards.reconstruction import MovePlayed
 from boards.reconstruction.follow import BoardFollower
-from boards.stream import BoardStream
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost

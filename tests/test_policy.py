@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from broadcast.config import SectionConfig, load_event
-from broadcast.tournament.policy import (
+from broadcast.tournament.bye_policy import (
     bye_deadline,
     check_bye_cancel,
     check_bye_request,

@@ -346,7 +346,7 @@ def test_the_serving_process_tunes_the_garbage_collector() -> None:
     import sys
 
     code = (
-        "import gc; from web.server import tune_gc, GC_THRESHOLDS; tune_gc(); "
+        "import gc; from web.http_server import tune_gc, GC_THRESHOLDS; tune_gc(); "
         "print(gc.get_threshold() == GC_THRESHOLDS, gc.get_freeze_count() > 0)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

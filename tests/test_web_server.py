@@ -1,4 +1,4 @@
-"""The HTTP server in front of the app (web.server): slowloris and connection floods,
+"""The HTTP server in front of the app (web.http_server): slowloris and connection floods,
 parser errors answered plainly with the security headers and logged once a minute,
 accept errors logged once a minute, and no `Server` header anywhere."""
 
@@ -18,9 +18,9 @@ from aiohttp import ClientSession
 from web_support import CREDENTIALS, ROOT, free_port, make_service
 
 from web.app import start_web
+from web.http_server import ACCEPT_FAILED, default_max_connections
 from web.limits import WebLimits
 from web.proxy import make_settings
-from web.server import ACCEPT_FAILED, default_max_connections
 
 Served = tuple[int, object]
 

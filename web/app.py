@@ -18,19 +18,20 @@ from aiohttp import hdrs, web
 
 from broadcast.service.event_service import EventService, NotDurable
 from broadcast.service.health import SYSTEM_PREFIX, Health
-from web import openapi, routes_public, server
+from web import http_server as server
+from web import openapi, routes_public
 from web.answers import Answers
 from web.arbiter import api, desk, login
 from web.arbiter.actions import DESK, Desk
 from web.arbiter.guard import arbiter_guard
 from web.auth import Auth
 from web.http_json import error, json_response
+from web.http_server import GuardedRunner, secure
 from web.hub import Hub
 from web.keys import ANSWERS, AUTH, HUB, PAIRER, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
-from web.server import GuardedRunner, secure
 
 log = logging.getLogger(__name__)
 
@@ -226,8 +227,8 @@ async def start_web(
     tune_gc: bool = False,
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up (through
-    `web.server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
-    for the process that serves the event (`web.server.tune_gc`)."""
+    `web.http_server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
+    for the process that serves the event (`web.http_server.tune_gc`)."""
     limits = limits or WebLimits()
     proxy = proxy or ProxySettings()
     runner = GuardedRunner(

@@ -18,7 +18,7 @@ from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import EventService, HallBoard
-from broadcast.tournament.final import section_prizes, section_standings
+from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
 
 __all__ = [

@@ -47,6 +47,7 @@ from boards.events import (
     LogGap,
     LogRecovered,
 )
+from boards.from_messages import BoardStream
 from boards.position import BoardPosition
 from boards.recovery import (
     KnownBoard,
@@ -56,7 +57,6 @@ from boards.recovery import (
     unlogged_since_reboot,
     with_reading_after_reboot,
 )
-from boards.stream import BoardStream
 from clocks.reading import ClockReading, decode_bwtime
 from clocks.timesource import MonotonicTimeSource
 

@@ -50,6 +50,7 @@ from boards.events import (
     LogGap,
     LogRecovered,
 )
+from boards.from_messages import BoardStream
 from boards.position import BoardPosition
 from boards.recovery import (
     KnownBoard,
@@ -60,7 +61,6 @@ from boards.recovery import (
     unlogged_since_reboot,
     with_reading_after_reboot,
 )
-from boards.stream import BoardStream
 from clocks.errors import BoardwireError
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime
 from clocks.timesource import MonotonicTimeSource

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from boards.position import Orientation
-from clocks.clocktimes import ClockStarted, FlagFell, MoveTime
+from clocks.move_times import ClockStarted, FlagFell, MoveTime
 
 Result = Literal["1-0", "0-1", "1/2-1/2"]
 Evidence = Literal["press", "stable", "resync"]

@@ -13,7 +13,7 @@ from boards.reconstruction.events import (
     Result,
     ResultSignalled,
 )
-from clocks.clocktimes import MoveTime
+from clocks.move_times import MoveTime
 
 
 @dataclass

@@ -25,7 +25,7 @@ from boards.reconstruction.search import (
     ordered_fit,
 )
 from boards.reconstruction.state import Candidate, Match, State
-from clocks.clocktimes import MoveTime
+from clocks.move_times import MoveTime
 from clocks.reading import Side
 
 __all__ = [

@@ -20,7 +20,7 @@ from boards.reconstruction.keys import Key, board_key, colour_mask, diff_mask, o
 from boards.reconstruction.record import adopt, back_in_sync, correct, play
 from boards.reconstruction.search import line_keys, ordered_fit
 from boards.reconstruction.state import EPS, Candidate, Match, Press, State
-from clocks.clocktimes import LeverPressed
+from clocks.move_times import LeverPressed
 
 __all__ = [
     "move_then_lifted",

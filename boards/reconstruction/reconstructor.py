@@ -34,7 +34,7 @@ from boards.reconstruction.log_feed import flush_recovered, read_log
 from boards.reconstruction.press import press_made
 from boards.reconstruction.record import announce
 from boards.reconstruction.state import Candidate, Ply, State
-from clocks.clocktimes import ClockStarted, ClockTimes, FlagFell, LeverPressed, MoveTime
+from clocks.move_times import ClockStarted, ClockTimes, FlagFell, LeverPressed, MoveTime
 from clocks.reading import ClockReading, NoClock, Side
 from clocks.timecontrol import TimeControl
 

@@ -24,7 +24,7 @@ from boards.reconstruction.events import (
 from boards.reconstruction.keys import CENTRE, board_key, codes_key, rotate_key
 from boards.reconstruction.search import Line, line_keys
 from boards.reconstruction.state import Match, Ply, State
-from clocks.clocktimes import MoveTime, SoftwareClock
+from clocks.move_times import MoveTime, SoftwareClock
 from clocks.timecontrol import Colour
 
 __all__ = [

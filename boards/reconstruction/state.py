@@ -19,7 +19,7 @@ from boards.reconstruction.config import ReconstructionConfig
 from boards.reconstruction.events import Result
 from boards.reconstruction.keys import Key, board_key
 from boards.reconstruction.search import Line
-from clocks.clocktimes import ClockTimes, MoveTime, SoftwareClock
+from clocks.move_times import ClockTimes, MoveTime, SoftwareClock
 from clocks.reading import Side
 from clocks.timecontrol import TimeControl
 

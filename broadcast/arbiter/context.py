@@ -33,7 +33,7 @@ from broadcast.games.state import GameState
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState
-from clocks.clocktimes import FlagFell
+from clocks.move_times import FlagFell
 
 __all__ = ["EventView", "Observable", "RulesConfig", "RulesContext"]
 

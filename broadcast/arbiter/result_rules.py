@@ -26,7 +26,7 @@ from broadcast.games.events import (
     StartPositionSet,
 )
 from broadcast.games.state import GameState
-from clocks.clocktimes import FlagFell
+from clocks.move_times import FlagFell
 
 if TYPE_CHECKING:
     from broadcast.arbiter.context import Observable, RulesContext

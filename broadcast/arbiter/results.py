@@ -13,7 +13,7 @@ import chess
 from broadcast.arbiter.flag import is_dead_position
 from broadcast.config.model import EarlyDrawRule
 from broadcast.games.events import GameResultText, ResultReason
-from broadcast.tournament.policy import check_draw_offer
+from broadcast.tournament.bye_policy import check_draw_offer
 
 FIVEFOLD = 5
 SEVENTY_FIVE_MOVES_PLIES = 150

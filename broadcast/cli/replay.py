@@ -48,8 +48,8 @@ from broadcast.journal.store import Entry, Journal
 from broadcast.service.event_service import EventService
 from broadcast.tournament.events import ResultRecorded, TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
-from clocks.clocktimes import FlagFell
 from clocks.errors import BoardwireError
+from clocks.move_times import FlagFell
 from clocks.timecontrol import TimeControl
 from clocks.timesource import ManualTime
 

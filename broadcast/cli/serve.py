@@ -200,7 +200,7 @@ async def serve(
     tune_gc: bool = False,
 ) -> int:
     """Run the event until stopped; `started` is told the service once it is up (tests);
-    `tune_gc`: this process only serves the event (`web.server.tune_gc`)."""
+    `tune_gc`: this process only serves the event (`web.http_server.tune_gc`)."""
     try:
         config = load_event(args.event)
     except ConfigError as exc:

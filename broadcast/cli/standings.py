@@ -11,7 +11,7 @@ from typing import Any
 from broadcast.fide.standings import Standings, compute_standings
 from broadcast.fide.tiebreaks import TiebreakError, parse_edition, parse_tiebreaks
 from broadcast.fide.trf import TrfError, load_trf
-from broadcast.tournament.final import section_prizes, section_standings
+from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.prizes import PrizeList
 
 DEFAULT_TIEBREAKS = "BH-C1,SB,PS,DE,APRO"

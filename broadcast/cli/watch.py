@@ -32,7 +32,7 @@ from boards.replay import replay_capture
 from broadcast.cli.event_lines import to_json
 from broadcast.publish.files import write_atomically
 from broadcast.service.supervisor import Supervisor
-from clocks.clocktimes import FlagFell, format_clock
+from clocks.move_times import FlagFell, format_clock
 from clocks.timecontrol import TimeControl, parse_time_control, pgn_time_control
 from clocks.timesource import MonotonicTimeSource, SystemTime
 

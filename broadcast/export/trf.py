@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_title
 from broadcast.fide.trf import TrfFile, TrfRecord, write_trf
-from broadcast.tournament.final import section_standings
+from broadcast.tournament.final_standings import section_standings
 from broadcast.tournament.state import TournamentState
 
 __all__ = ["section_trf", "section_trf_file"]

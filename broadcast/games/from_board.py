@@ -37,7 +37,7 @@ from broadcast.games.events import (
     ResultProposed,
 )
 from broadcast.games.state import GameState
-from clocks.clocktimes import other_side
+from clocks.move_times import other_side
 from clocks.reading import ClockReading
 
 Passed = DriverEvent | ReconstructionEvent

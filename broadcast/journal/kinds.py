@@ -12,7 +12,7 @@ from broadcast.games.events import GameEvent
 from broadcast.journal.codec import register
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
-from clocks.clocktimes import FlagFell
+from clocks.move_times import FlagFell
 
 ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent
 
@@ -40,7 +40,7 @@ def register_all() -> None:
     import broadcast.games.events
     import broadcast.tournament.events
     import broadcast.tournament.live_round
-    import clocks.clocktimes
+    import clocks.move_times
     import clocks.reading
 
     modules: list[ModuleType] = [
@@ -51,7 +51,7 @@ def register_all() -> None:
         broadcast.tournament.events,
         broadcast.fide.pairing,
         broadcast.tournament.live_round,
-        clocks.clocktimes,
+        clocks.move_times,
         clocks.reading,
     ]
     import broadcast.arbiter.alerts

@@ -50,6 +50,7 @@ from broadcast.journal.store import Entry
 from broadcast.service.committer import TOURNAMENT_RESULT, ActionError
 from broadcast.service.hall import utc
 from broadcast.service.health import SYSTEM_PREFIX, Health
+from broadcast.tournament.bye_policy import check_bye_cancel
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
@@ -63,10 +64,9 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
-from broadcast.tournament.final import section_playoff, section_prizes, section_standings
+from broadcast.tournament.final_standings import section_playoff, section_prizes, section_standings
 from broadcast.tournament.live_round import StartOverrides, due_round
 from broadcast.tournament.playoff import PlayoffStatus
-from broadcast.tournament.policy import check_bye_cancel
 from broadcast.tournament.prizes import PrizeList
 from broadcast.tournament.state import SectionState, StateError, TournamentState
 from clocks.timesource import EpochTimeSource

@@ -36,7 +36,7 @@ from broadcast.service.committer import ActionError, Committer
 from broadcast.service.state import BoardStatus, EventState
 from broadcast.tournament.live_round import current_round
 from broadcast.tournament.playoff import time_control_for
-from clocks.clocktimes import FlagFell
+from clocks.move_times import FlagFell
 from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)

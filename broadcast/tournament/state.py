@@ -26,6 +26,7 @@ from broadcast.fide.crosstable import (
     System as CrosstableSystem,
 )
 from broadcast.fide.pairing import Pairing
+from broadcast.tournament.bye_policy import check_bye_request
 from broadcast.tournament.events import (
     BYE_RESULTS,
     GAME_RESULTS,
@@ -44,7 +45,6 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
-from broadcast.tournament.policy import check_bye_request
 from clocks.errors import BoardwireError
 
 

@@ -1,1 +1,3 @@
-"""Tournaments: players, rounds, pairings, results, byes, standings and tie-breaks, TRF."""
+"""Tournaments as events and state: sections, players, rounds, pairings, results, byes,
+the bye policy, play-offs, prizes, moved round starts and final standings. The FIDE
+rules they count with (crosstables, tie-breaks, pairing engines, TRF) are `broadcast.fide`."""

@@ -18,7 +18,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2
 
 demo: $(STAMP)
 	$(BIN)/boardwire demo

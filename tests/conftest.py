@@ -16,13 +16,20 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import re
+import tempfile
 import traceback
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from support import EventLog
+
+# Each test process registers its simulators in a runtime folder of its own: a port
+# listing must not see another process's boards (a parallel worker's, or a developer's
+# own `boardwire sim`). Subprocesses inherit it.
+os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="boardwire-tests-")
 
 # Loop errors of the running test: asyncio hands them to the loop's exception handler
 # (a task's unretrieved exception when the task is collected, a callback that raised).

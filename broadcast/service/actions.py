@@ -202,10 +202,51 @@ def how_to_pair(section: str, number: int) -> str:
     )
 
 
-def dutch_pairings(service: ActionHost, section: str, round_number: int) -> tuple[Pairing, ...]:
+def unfinished_games(state: SectionState, round_number: int) -> list[str]:
+    """The games of the rounds before `round_number` that have no result yet, in words
+    ("round 1 board 3 (Lindqvist - Ferreira)")."""
+    out = []
+    for number in sorted(r for r in state.rounds if r < round_number):
+        rnd = state.rounds[number]
+        for p in rnd.pairings:
+            if p.black is not None and p.white not in rnd.results:
+                white, black = (_player_name(state, n) for n in (p.white, p.black))
+                out.append(f"round {number} board {p.board} ({white} - {black})")
+    return out
+
+
+def _player_name(state: SectionState, number: int) -> str:
+    entry = state.players.get(number)
+    return entry.name if entry is not None else f"player {number}"
+
+
+def check_results_in(state: SectionState, round_number: int, *, override: bool) -> None:
+    """A Swiss round is paired from the results before it: refuse to pair round N+1 while
+    round N has games without a result (the pairings would be round N's again), unless
+    the arbiter overrides."""
+    if override or round_number in state.rounds:
+        return
+    missing = unfinished_games(state, round_number)
+    if not missing:
+        return
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    raise ActionError(
+        f"cannot pair round {round_number} of {state.name}: {len(missing)} game"
+        f"{'s' if len(missing) != 1 else ''} of the rounds before it "
+        f"{'have' if len(missing) != 1 else 'has'} no result yet ({shown}). Enter those "
+        f"results first, or pair anyway with the override (override=true) if the arbiter "
+        f"has decided so"
+    )
+
+
+def dutch_pairings(
+    service: ActionHost, section: str, round_number: int, *, override: bool = False
+) -> tuple[Pairing, ...]:
     """FIDE Dutch pairings for a round from the results so far (pure; can take seconds
-    for a large Swiss, so the web calls it off the event loop)."""
+    for a large Swiss, so the web calls it off the event loop). Refused while a round
+    before it has games without a result, unless `override`."""
     state = section_state(service, section)
+    check_results_in(state, round_number, override=override)
     try:
         return pair_round(
             state.to_crosstable(),
@@ -238,9 +279,15 @@ def publish_pairings(
     pairings: Sequence[Pairing],
     source: str,
     by: str,
+    *,
+    override: bool = False,
 ) -> None:
-    """Make `pairings` the round's pairings: a first pairing, or an edit of one."""
+    """Make `pairings` the round's pairings: a first pairing, or an edit of one. FIDE
+    Dutch pairings (`source` "dutch") of a new round are refused while a round before it
+    has games without a result, unless `override`."""
     state = section_state(service, section)
+    if source == "dutch":
+        check_results_in(state, round_number, override=override)
     event: TournamentEvent
     if round_number in state.rounds:
         event = PairingEdited(section, round_number, tuple(pairings), reason=f"{source} by {by}")
@@ -546,6 +593,7 @@ __all__ = [
     "ImportedByes",
     "acknowledge",
     "cancel_bye",
+    "check_results_in",
     "confirm_proposal",
     "confirm_result",
     "continue_after_absence",
@@ -570,6 +618,7 @@ __all__ = [
     "set_start_fen",
     "standings",
     "tournament_event",
+    "unfinished_games",
     "unpaired_rounds",
     "withdraw",
 ]

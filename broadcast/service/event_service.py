@@ -319,8 +319,10 @@ class EventService:
         """After a correction of `game_id`: its board follows the corrected game."""
         self._hall.refollow(game_id)
 
-    def dutch_pairings(self, section: str, round_number: int) -> tuple[Pairing, ...]:
-        return actions.dutch_pairings(self, section, round_number)
+    def dutch_pairings(
+        self, section: str, round_number: int, *, override: bool = False
+    ) -> tuple[Pairing, ...]:
+        return actions.dutch_pairings(self, section, round_number, override=override)
 
     def imported_pairings(
         self, section: str, round_number: int, trf_text: str
@@ -328,9 +330,18 @@ class EventService:
         return actions.imported_pairings(self, section, round_number, trf_text)
 
     def publish_pairings(
-        self, section: str, round_number: int, pairings: Sequence[Pairing], source: str, by: str
+        self,
+        section: str,
+        round_number: int,
+        pairings: Sequence[Pairing],
+        source: str,
+        by: str,
+        *,
+        override: bool = False,
     ) -> None:
-        actions.publish_pairings(self, section, round_number, pairings, source, by)
+        actions.publish_pairings(
+            self, section, round_number, pairings, source, by, override=override
+        )
 
     def tournament_event(self, event: TournamentEvent) -> None:
         actions.tournament_event(self, event)

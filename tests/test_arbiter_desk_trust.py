@@ -11,10 +11,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from broadcast.config import load_event
+from broadcast.games.events import ResultProposed
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
 from clocks.timesource import ManualTime
+from web import json_views
 
 ROOT = Path(__file__).resolve().parent.parent
 MADRID = ZoneInfo("Europe/Madrid")
@@ -75,3 +77,89 @@ def test_round_2_pairs_once_round_1_has_every_result(tmp_path: Path) -> None:
     service.publish_pairings(OPEN, 2, pairings, "dutch", ARBITER)
     assert service.tournament.section(OPEN).rounds[2].pairings == pairings
     assert pairings != service.tournament.section(OPEN).rounds[1].pairings
+
+
+# -- a proposal has three ways out: confirm, set another result, reject ------------------------
+
+
+def proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
+    service, time = paired_round_1(tmp_path)
+    time.set(at("2025-09-12T17:10:00"))
+    game = GameKey(OPEN, 1, 1).id
+    service.propose(ResultProposed(game, "1/2-1/2", "kings-signal", time.now(), "kings on e4/e5"))
+    assert [a.game for a in service.alerts() if a.kind == "result-proposed"] == [game]
+    return service, time, game
+
+
+def test_rejecting_a_proposal_clears_the_pending_result_and_closes_its_alert(
+    tmp_path: Path,
+) -> None:
+    service, _, game = proposed(tmp_path)
+    [alert] = [a for a in service.alerts() if a.kind == "result-proposed"]
+    service.reject_proposal(game, ARBITER)
+    assert service.book.get(game).proposal is None and service.book.get(game).result is None
+    assert json_views.game_json(service.public_state().book.get(game))["pending_result"] is None
+    assert [a for a in service.alerts() if a.kind == "result-proposed"] == []
+    assert alert.id in service.rules.resolved
+    with pytest.raises(ActionError, match="no result waiting"):
+        service.reject_proposal(game, ARBITER)
+    # The journal holds it: a restart reads the game as going on.
+    again = EventService(service.config, service.journal, time=service.time, delay=0)
+    again.load()
+    assert again.book.get(game).proposal is None
+    assert [a for a in again.alerts() if a.kind == "result-proposed"] == []
+
+
+def test_acknowledge_is_no_answer_to_a_proposal(tmp_path: Path) -> None:
+    service, _, game = proposed(tmp_path)
+    [alert] = [a for a in service.alerts() if a.kind == "result-proposed"]
+    with pytest.raises(ActionError, match="confirm it, set another result, or reject it"):
+        service.acknowledge(alert.id, ARBITER)
+    assert service.book.get(game).proposal is not None
+    assert [a.id for a in service.alerts() if a.kind == "result-proposed"] == [alert.id]
+    # Once decided, the alert is closed anyway; another result (the second way out).
+    service.set_result(game, "1-0", ARBITER, "resignation")
+    assert service.book.get(game).result == "1-0"
+    assert [a for a in service.alerts() if a.kind == "result-proposed"] == []
+
+
+# -- "mark present" withdraws a default-time forfeit ----------------------------------------------
+
+
+def forfeit_proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
+    """Round 1 at Sestao (default time 30 min): Black of board 1 never comes."""
+    service, time = paired_round_1(tmp_path)
+    time.set(at("2025-09-12T17:02:00"))
+    for pairing in service.tournament.section(OPEN).rounds[1].pairings:
+        if pairing.black is None:
+            continue
+        game = GameKey(OPEN, 1, pairing.board).id
+        service.mark_present(game, "white", ARBITER)
+        if pairing.board > 1:
+            service.mark_present(game, "black", ARBITER)
+    for minute in ("17:15:01", "17:25:01", "17:29:01", "17:30:01"):
+        time.set(at(f"2025-09-12T{minute}"))
+        service.tick()
+    game = GameKey(OPEN, 1, 1).id
+    proposal = service.book.get(game).proposal
+    assert proposal is not None and (proposal.result, proposal.reason) == ("+/-", "default-time")
+    return service, time, game
+
+
+def test_marking_the_player_present_withdraws_the_forfeit_proposal(tmp_path: Path) -> None:
+    service, time, game = forfeit_proposed(tmp_path)
+    time.advance(20)
+    service.mark_present(game, "black", ARBITER)
+    assert service.book.get(game).proposal is None and service.book.get(game).result is None
+    assert [a for a in service.alerts() if a.game == game] == []
+    # Time goes on: the same forfeit is not proposed again.
+    time.advance(600)
+    service.tick()
+    assert service.book.get(game).proposal is None
+    assert [a for a in service.alerts() if a.game == game] == []
+
+
+def test_marking_the_other_player_present_keeps_the_forfeit_proposal(tmp_path: Path) -> None:
+    service, _, game = forfeit_proposed(tmp_path)
+    service.mark_present(game, "white", ARBITER)  # already present: nothing to withdraw
+    assert service.book.get(game).proposal is not None

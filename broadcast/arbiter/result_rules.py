@@ -20,6 +20,7 @@ from broadcast.games.events import (
     GameResultText,
     GameTakeback,
     LineCorrected,
+    ProposalWithdrawn,
     ResultConfirmed,
     ResultProposed,
     ResultReason,
@@ -65,6 +66,15 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             return _finish(ctx, done, event) + _confirmed(ctx, done, event)
         case ResultProposed():
             return _proposed(ctx, ctx.book.get(event.game), event)
+        case ProposalWithdrawn():
+            # The game goes on: the proposal's alert closes; the same proposal is not
+            # raised again (its key stays in the watch), a new one (a mate) may be.
+            return ctx.resolve(
+                ctx.open_about("game", event.game),
+                lambda a: a.kind == "result-proposed",
+                event.t,
+                event.why or f"proposal withdrawn by {event.by}",
+            )
     game = ctx.watched(getattr(event, "game", ""))
     if game is None:
         return []

@@ -148,6 +148,18 @@ class ResultConfirmed:
 
 
 @dataclass(frozen=True, slots=True)
+class ProposalWithdrawn:
+    """The result proposed for the game does not stand and the game goes on: the arbiter
+    rejected it, or withdrew a default-time forfeit by marking the player present. `why`
+    says which, in words."""
+
+    game: str
+    t: float
+    by: str = "arbiter"
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class LineCorrected:
     """The arbiter replaces the game's moves (UCI from `start_fen`) everywhere."""
 
@@ -177,6 +189,7 @@ GameEvent = (
     | GameFlag
     | ResultProposed
     | ResultConfirmed
+    | ProposalWithdrawn
     | LineCorrected
     | StartPositionSet
 )
@@ -195,6 +208,7 @@ __all__ = [
     "GameSync",
     "GameTakeback",
     "LineCorrected",
+    "ProposalWithdrawn",
     "ResultConfirmed",
     "ResultProposed",
     "ResultReason",

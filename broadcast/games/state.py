@@ -18,6 +18,7 @@ from broadcast.games.events import (
     GameSync,
     GameTakeback,
     LineCorrected,
+    ProposalWithdrawn,
     ResultConfirmed,
     ResultProposed,
     ResultReason,
@@ -179,6 +180,8 @@ class GameState:
                 return state if self.flag is not None or ended else _evolve(state, flag=colour)
             case ResultProposed():
                 return _evolve(state, proposal=event)
+            case ProposalWithdrawn():
+                return state if self.proposal is None else _evolve(state, proposal=None)
             case ResultConfirmed():
                 # The clocks stop with the result (see GameClock): none runs on the pages.
                 return _evolve(

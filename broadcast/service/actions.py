@@ -8,7 +8,8 @@ applied).
 
 - alerts and presence: `acknowledge`, `mark_present`;
 - results: `confirm_result` (any broadcast result), `set_result` (the desk's: with a
-  reason the regulations accept), `confirm_proposal`, `propose`;
+  reason the regulations accept), `confirm_proposal`, `reject_proposal` (the game goes
+  on), `propose`;
 - the moves of a game: `correct_line`, `set_start_fen` (both `_correct`: the board's
   reconstruction starts again from the corrected game);
 - pairings: `dutch_pairings`, `imported_pairings` (a pairing program's TRF),
@@ -27,6 +28,7 @@ from typing import Protocol
 
 from broadcast.arbiter.alerts import Alert, AlertAcknowledged, PlayerMarkedPresent
 from broadcast.arbiter.engine import ArbiterRules
+from broadcast.arbiter.presence import no_show_colours
 from broadcast.arbiter.withdrawal import first_open_round
 from broadcast.config.model import EventConfig
 from broadcast.fide.berger import berger_round
@@ -39,6 +41,7 @@ from broadcast.games.book import GameBook
 from broadcast.games.events import (
     RESULTS,
     LineCorrected,
+    ProposalWithdrawn,
     ResultConfirmed,
     ResultProposed,
     StartPositionSet,
@@ -128,17 +131,54 @@ def acknowledge(service: ActionHost, alert_id: str, by: str) -> None:
     """The arbiter has seen an alert (a rules' alert is journaled; a system one is not)."""
     if alert_id.startswith(SYSTEM_PREFIX) and service.health.acknowledge(alert_id):
         return  # the service's own trouble: not a journal event
-    if alert_id not in service.rules.alerts:
+    alert = service.rules.alerts.get(alert_id)
+    if alert is None:
         raise ActionError(f"no alert {alert_id!r}")
+    if alert.kind == "result-proposed" and _pending(service, alert.game) is not None:
+        # "Seen" is no answer to a proposal: the result would stay pending for ever, and
+        # spectators would read "awaiting the arbiter". Nor is it a rejection: one
+        # careless click would drop a right result (a flag fall) without a word.
+        raise ActionError(
+            f"a proposed result ({alert.result}) is not acknowledged: confirm it, set "
+            "another result, or reject it (the game goes on)"
+        )
     service.commit([AlertAcknowledged(alert_id, service.time.now(), by=by)])
 
 
+def _pending(service: ActionHost, game_id: str) -> ResultProposed | None:
+    game = service.book.games.get(game_id)
+    return game.proposal if game is not None and game.result is None else None
+
+
 def mark_present(service: ActionHost, game_id: str, colour: str, by: str) -> None:
-    """The arbiter saw the player at the board (no default-time forfeit for them)."""
+    """The arbiter saw the player at the board (no default-time forfeit for them). A
+    default-time forfeit already proposed against them is withdrawn: the game goes on."""
     game_state(service, game_id)
     if colour not in ("white", "black"):
         raise ActionError(f"colour must be 'white' or 'black', not {colour!r}")
-    service.commit([PlayerMarkedPresent(game_id, colour, service.time.now(), by=by)])  # type: ignore[arg-type]
+    now = service.time.now()
+    events: list[JournalEvent] = [PlayerMarkedPresent(game_id, colour, now, by=by)]  # type: ignore[arg-type]
+    proposal = _pending(service, game_id)
+    if (
+        proposal is not None
+        and proposal.reason == "default-time"
+        and colour in no_show_colours(proposal.result)
+    ):
+        why = f"{colour} marked present by {by}: the default-time forfeit {proposal.result} is withdrawn"
+        events.append(ProposalWithdrawn(game_id, now, by=by, why=why))
+    service.commit(events)
+
+
+def reject_proposal(service: ActionHost, game_id: str, by: str) -> None:
+    """The proposed result does not stand and the game goes on (a kings signal given by
+    mistake, a flag the arbiter saw otherwise): the pending result is cleared and its
+    alert closes."""
+    game = game_state(service, game_id)
+    proposal = _pending(service, game.id)
+    if proposal is None:
+        raise ActionError(f"{game_id} has no result waiting for confirmation to reject")
+    why = f"rejected by {by}: the game goes on"
+    service.commit([ProposalWithdrawn(game.id, service.time.now(), by=by, why=why)])
 
 
 # -- results and moves -----------------------------------------------------------------------
@@ -611,6 +651,7 @@ __all__ = [
     "prizes",
     "propose",
     "publish_pairings",
+    "reject_proposal",
     "request_bye",
     "round_robin_pairings",
     "section_state",

@@ -306,6 +306,9 @@ class EventService:
     def confirm_proposal(self, game_id: str, by: str) -> None:
         actions.confirm_proposal(self, game_id, by)
 
+    def reject_proposal(self, game_id: str, by: str) -> None:
+        actions.reject_proposal(self, game_id, by)
+
     def propose(self, proposal: ResultProposed) -> None:
         actions.propose(self, proposal)
 

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from broadcast.arbiter.alerts import AlertResolved
 from broadcast.config import load_event
 from broadcast.games.events import ResultProposed
 from broadcast.games.ids import GameKey
@@ -163,3 +164,32 @@ def test_marking_the_other_player_present_keeps_the_forfeit_proposal(tmp_path: P
     service, _, game = forfeit_proposed(tmp_path)
     service.mark_present(game, "white", ARBITER)  # already present: nothing to withdraw
     assert service.book.get(game).proposal is not None
+
+
+# -- a newer alert on the same matter replaces the older one ----------------------------------
+
+
+def test_each_late_warning_replaces_the_one_before_and_the_forfeit_closes_the_last(
+    tmp_path: Path,
+) -> None:
+    service, time = paired_round_1(tmp_path)
+    game = GameKey(OPEN, 1, 1).id
+    time.set(at("2025-09-12T17:02:00"))
+    service.mark_present(game, "white", ARBITER)
+    open_late: list[list[str]] = []
+    for minute in ("17:15:01", "17:25:01", "17:29:01"):
+        time.set(at(f"2025-09-12T{minute}"))
+        service.tick()
+        open_late.append([a.id for a in service.alerts() if a.game == game and a.kind == "late"])
+    assert open_late == [[f"late:{game}:900"], [f"late:{game}:300"], [f"late:{game}:60"]]
+    time.set(at("2025-09-12T17:30:01"))
+    service.tick()
+    assert [a.kind for a in service.alerts() if a.game == game] == ["result-proposed"]
+    why = {
+        e.event.alert: e.event.why
+        for e in service.journal.read()
+        if isinstance(e.event, AlertResolved)
+    }
+    assert why[f"late:{game}:900"] == f"replaced by late:{game}:300"
+    assert why[f"late:{game}:300"] == f"replaced by late:{game}:60"
+    assert why[f"late:{game}:60"] == "the default time passed: forfeit +/- proposed"

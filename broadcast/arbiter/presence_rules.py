@@ -109,8 +109,9 @@ def _presence_rules(ctx: RulesContext, game: GameState, now: float) -> list[Obse
             continue
         left = int(due - mark)
         who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
-        out += ctx.alert(
-            f"late:{game.id}:{int(due - mark)}",
+        alert_id = f"late:{game.id}:{left}"
+        raised = ctx.alert(
+            alert_id,
             "late",
             mark,
             f"{who} not at the board; default time in {left // 60} min {left % 60:02d} s "
@@ -118,12 +119,16 @@ def _presence_rules(ctx: RulesContext, game: GameState, now: float) -> list[Obse
             game=game,
             players=tuple(ctx.name_of(game, c) for c in absent),
         )
+        if raised:
+            # A newer warning on the same matter replaces the older ones.
+            out += _close_late(ctx, game, mark, f"replaced by {alert_id}", keep=alert_id)
+        out += raised
     if now >= due:
         absent = absent_colours(watch.presence, due)
         result = forfeit_result(absent)
         if result is not None:
             who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
-            out += result_rules.propose(
+            proposed = result_rules.propose(
                 ctx,
                 game,
                 result,
@@ -131,7 +136,21 @@ def _presence_rules(ctx: RulesContext, game: GameState, now: float) -> list[Obse
                 due,
                 f"{who} absent at the default time ({config.default_time_minutes} min)",
             )
+            if proposed:
+                # The warnings are overtaken: the forfeit's own alert is the matter now.
+                why = f"the default time passed: forfeit {result} proposed"
+                out += _close_late(ctx, game, due, why)
+            out += proposed
     return out
+
+
+def _close_late(
+    ctx: RulesContext, game: GameState, t: float, why: str, *, keep: str = ""
+) -> list[Observable]:
+    """Close the game's open `late` warnings but `keep`, saying why."""
+    return ctx.resolve(
+        ctx.open_about("game", game.id), lambda a: a.kind == "late" and a.id != keep, t, why
+    )
 
 
 def _zero_default_check(

@@ -193,3 +193,13 @@ def test_each_late_warning_replaces_the_one_before_and_the_forfeit_closes_the_la
     assert why[f"late:{game}:900"] == f"replaced by late:{game}:300"
     assert why[f"late:{game}:300"] == f"replaced by late:{game}:60"
     assert why[f"late:{game}:60"] == "the default time passed: forfeit +/- proposed"
+
+
+# -- a forfeit reads as a forfeit ------------------------------------------------------------------
+
+
+def test_a_proposed_default_time_forfeit_reads_as_a_forfeit(tmp_path: Path) -> None:
+    service, _, game = forfeit_proposed(tmp_path)
+    public = json_views.game_json(service.public_state().book.get(game))
+    assert public["result"] == "*"
+    assert public["pending_result"] == {"result": "+/-", "reason": "default time"}

@@ -81,7 +81,7 @@ def result_json(game: GameState) -> dict[str, Any]:
         "pending_result": None
         if proposal is None
         else {
-            "result": RESULT_TAG[proposal.result],
+            "result": proposal.result,  # a forfeit as a forfeit: "+/-", not "1-0"
             "reason": reason_text(proposal.reason, proposal.result),
         },
     }

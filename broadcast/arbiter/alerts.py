@@ -21,6 +21,7 @@ AlertKind = Literal[
     "withdraw-from-pairing",  # the section's no-show limit is reached
     "early-draw",  # a draw by agreement before the section's early-draw limit
     "board-not-responding",  # the driver lost the board, or it went silent
+    "board-missing",  # system: a configured board has never connected (no such port?)
     "driver-fault",  # a software error stopped a board's driver; it is restarting
     "moves-to-check",  # a board's log could not fill an outage: moves may be missing
     "bus-polls-missed",  # the bus master's polls go unanswered
@@ -45,6 +46,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "withdraw-from-pairing",
     "early-draw",
     "board-not-responding",
+    "board-missing",
     "driver-fault",
     "moves-to-check",
     "bus-polls-missed",

@@ -64,6 +64,7 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "moves-to-check": "critical",
     "bus-polls-missed": "warning",
     "service-overloaded": "critical",
+    "board-missing": "critical",
     "battery-low": "warning",
     "clock-not-connected": "warning",
     "out-of-sync": "warning",

@@ -16,6 +16,7 @@ lag and a look at the journal's file. Each is a step of one board batch.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from functools import partial
 
@@ -24,11 +25,14 @@ from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
 from boards.events import DriverEvent
 from broadcast.service.committer import Committer
-from broadcast.service.hall import Hall
+from broadcast.service.hall import Hall, utc
 from broadcast.service.supervisor import SupervisedTask, Supervisor
 from clocks.timesource import EpochTimeSource
 
+log = logging.getLogger(__name__)
+
 MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
+MISSING_AFTER = 20.0  # event seconds: a board not connected by then is missing
 
 
 class Runtime:
@@ -56,9 +60,11 @@ class Runtime:
         self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
         self._speed = time.speed  # event seconds per real second
+        self._started: float | None = None  # event time run() started the drivers
 
     async def run(self) -> None:
         """Start every board's driver and the clock tick; run until `stop()`."""
+        self._started = self.time.now()
         for port, boards in self.hall.ports().items():
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
@@ -155,8 +161,38 @@ class Runtime:
                     if isinstance(driver, BusDriver) and driver.last_cycle is not None:
                         committer.lag.bus(driver.last_cycle, driver.port)
                 committer.check_journal_file()
+                self._missing_boards(now)
         committer.report_lag()
         return True
+
+    def _missing_boards(self, now: float) -> None:
+        """A board that has not connected `MISSING_AFTER` seconds after the drivers
+        started is a critical alert on the desk (once; closed when it connects): without
+        it the desk said "No open alerts" while the board showed "never" and the reason
+        was only in the log."""
+        if self._started is None or now - self._started < MISSING_AFTER:
+            return
+        health = self.committer.health
+        for port, boards in self.hall.ports().items():
+            for board in boards:
+                key = f"board-missing-{board.number}"
+                if board.name is not None:  # it has connected (maybe lost since: not missing)
+                    if health.clear(key):
+                        log.info("board %d on %s has connected", board.number, port)
+                    continue
+                where = f"{port}" + (
+                    f", bus address {board.config.address}"
+                    if board.config.address is not None
+                    else ""
+                )
+                message = (
+                    f"Board {board.number} (port {where}) has not connected since the "
+                    f"service started at {utc(self._started):%H:%M:%S} UTC: the port does not "
+                    "exist or no board answers on it. Check the USB cable and the board's "
+                    "power, or the port in the event's config"
+                )
+                if health.report(key, "board-missing", "critical", message, now):
+                    log.warning("%s", message)
 
     async def _tick_loop(self) -> None:
         """Tick when reconstruction decisions fall due and at `tick_seconds`, until
@@ -182,4 +218,4 @@ class Runtime:
                 self.tick(full=False)
 
 
-__all__ = ["MIN_WAKE", "Runtime"]
+__all__ = ["MIN_WAKE", "MISSING_AFTER", "Runtime"]

@@ -5,6 +5,7 @@ withdraws a forfeit proposal; a newer alert on the same matter closes the older 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -203,3 +204,30 @@ def test_a_proposed_default_time_forfeit_reads_as_a_forfeit(tmp_path: Path) -> N
     public = json_views.game_json(service.public_state().book.get(game))
     assert public["result"] == "*"
     assert public["pending_result"] == {"result": "+/-", "reason": "default time"}
+
+
+# -- serve's own log: one INFO line for every alert, result and arbiter action ---------------
+
+
+def test_every_alert_result_and_arbiter_action_is_one_line_of_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    service, time, game = proposed(tmp_path)
+    caplog.set_level(logging.INFO, logger="broadcast.service.committer")
+    caplog.clear()
+    service.reject_proposal(game, ARBITER)
+    service.mark_present(game, "white", ARBITER)
+    service.set_result(game, "1-0", ARBITER, "resignation")
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert (
+        f"{game}: proposed result withdrawn by {ARBITER}: rejected by {ARBITER}: the game goes on"
+        in lines
+    )
+    assert any(line.startswith("alert closed: result-proposed:") for line in lines)
+    assert f"{game}: white marked present by {ARBITER}" in lines
+    assert f"{game}: result 1-0 (resignation) by {ARBITER}" in lines
+    caplog.clear()
+    time.set(at("2025-09-12T17:15:01"))
+    service.tick()
+    raised = [r.getMessage() for r in caplog.records if r.getMessage().startswith("alert late")]
+    assert raised and all("not at the board" in line for line in raised)

@@ -40,11 +40,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from boards.events import DriverEvent
-from broadcast.arbiter.alerts import Alert
+from broadcast.arbiter.alerts import Alert, AlertAcknowledged, AlertResolved, PlayerMarkedPresent
 from broadcast.arbiter.engine import ArbiterRules, RulesMemory
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
-from broadcast.games.events import ResultConfirmed
+from broadcast.games.events import (
+    LineCorrected,
+    ProposalWithdrawn,
+    ResultConfirmed,
+    ResultProposed,
+    StartPositionSet,
+)
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import Entry, Journal, JournalError, JournalUnavailable, Transaction
@@ -138,6 +144,57 @@ class _Undo:
 
 def _no_driver_events(port: str, event: DriverEvent) -> None:
     raise RuntimeError("the committer has no hall to hand driver events to")
+
+
+_TOURNAMENT_LOGGED = (
+    "RoundPaired",
+    "PairingEdited",
+    "ByeGranted",
+    "ByeRefused",
+    "ByeCancelled",
+    "PlayerWithdrawn",
+    "ContinuationRequested",
+    "PlayoffGamePaired",
+)
+
+
+def log_line(event: object) -> str | None:
+    """The log's line for an alert, a result or an arbiter action (None for the rest:
+    moves and clock readings are the journal's, not the log's)."""
+    match event:
+        case Alert():
+            where = event.game or event.hall_board or "the service"
+            return f"alert {event.kind} ({event.severity}) on {where}: {event.message} [{event.id}]"
+        case AlertResolved():
+            return f"alert closed: {event.alert}: {event.why or 'its cause ended'}"
+        case AlertAcknowledged():
+            return f"alert acknowledged by {event.by}: {event.alert}"
+        case ResultProposed():
+            detail = f": {event.detail}" if event.detail else ""
+            return f"{event.game}: result {event.result} proposed ({event.reason}){detail}"
+        case ResultConfirmed():
+            return f"{event.game}: result {event.result} ({event.reason}) by {event.by}"
+        case ProposalWithdrawn():
+            return f"{event.game}: proposed result withdrawn by {event.by}: {event.why}"
+        case PlayerMarkedPresent():
+            return f"{event.game}: {event.colour} marked present by {event.by}"
+        case LineCorrected():
+            return f"{event.game}: moves corrected by {event.by} ({len(event.ucis)} plies)"
+        case StartPositionSet():
+            return f"{event.game}: start position set by {event.by}: {event.fen}"
+        case ResultRecorded() if event.reason == "bye":
+            return (
+                f"{event.section} round {event.round}: bye {event.result} for player {event.player}"
+            )
+    name = type(event).__name__
+    if name in _TOURNAMENT_LOGGED:
+        fields = {
+            k: getattr(event, k)
+            for k in ("section", "round", "player", "by", "reason", "source", "override")
+            if getattr(event, k, "") not in ("", None)
+        }
+        return f"{name}: " + ", ".join(f"{k} {v}" for k, v in fields.items())
+    return None
 
 
 class Committer:
@@ -400,7 +457,12 @@ class Committer:
                 log.exception("journal write failed: board events not stored")
 
     def _announce(self, t: float, entries: Sequence[Entry]) -> None:
-        """Durable entries become visible: the public view, then the listeners."""
+        """Durable entries become visible: the public view, then the listeners. Every
+        alert, result and arbiter action also gets one INFO line in the service's log."""
+        for entry in entries:
+            line = log_line(entry.event)
+            if line is not None:
+                log.info("%s", line)
         self._publish(t, entries)
         for listener in list(self.listeners):
             try:
@@ -629,4 +691,5 @@ __all__ = [
     "NotDurable",
     "PublicState",
     "UndoPart",
+    "log_line",
 ]

@@ -20,7 +20,7 @@ from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.http_json import error, json_response, round_of, section_of
 from web.keys import ANSWERS, HUB, service_of
 
-__all__ = ["PGN_TYPE", "routes"]
+__all__ = ["PGN_TYPE", "not_found_page", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -199,6 +199,12 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
     return _html(pages.error_page(service_of(request).config, status, message), status)
 
 
+def not_found_page(request: web.Request) -> web.Response:
+    """The branded 404 for a URL no route knows (the app's `safety` middleware calls it for
+    every page path, so no spectator meets aiohttp's bare "404: Not Found")."""
+    return _page_error(request, 404, f"There is no page {request.path!r} in this event.")
+
+
 HTML = "text/html"
 
 # A page from the event's configuration, the public state, the delay and the clock rate.
@@ -255,6 +261,10 @@ async def home_page(request: web.Request) -> web.Response:
 @_page_route("/round/{round}")
 async def round_page(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
+    if number > section.rounds:
+        return _page_error(
+            request, 404, f"{section.name} has {section.rounds} rounds: there is no round {number}."
+        )
     return await _page(
         request,
         f"round:{section.name}:{number}",

@@ -100,7 +100,24 @@ async def test_pgn_feeds_are_pgn(env: tuple[TestClient, EventService, ManualTime
     assert response.content_type == "application/x-chess-pgn"
     text = await response.text()
     assert text.count("[Event ") == 4
-    assert (await (await client.get("/api/v1/event.pgn")).text()).count("[Event ") == 28
+    # The event PGN holds the games that exist: round 1's (live), not the six future rounds'
+    # games the round robin paired ahead (28 in all).
+    assert (await (await client.get("/api/v1/event.pgn")).text()).count("[Event ") == 4
+
+
+async def test_the_event_pgn_holds_only_games_that_exist(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, service, _ = env
+    assert len(service.book.games) == 28 and service.live_rounds() == {"Masters": 1}
+    text = await (await client.get("/api/v1/event.pgn")).text()
+    assert text.count("[Event ") == 4 and '[Round "2' not in text
+    # offline (no live round): only games with a move or a result
+    from broadcast.export.pgn import event_pgn
+
+    assert event_pgn(service.book, service.config).count("[Event ") == 0
+    play_moves(service, GAME, ["d4"])
+    assert event_pgn(service.book, service.config).count("[Event ") == 1
 
 
 async def test_pages_render_with_javascript_off(

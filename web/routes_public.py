@@ -149,11 +149,12 @@ async def game_pgn_route(request: web.Request) -> web.Response:
 @routes.get("/api/v1/event.pgn")
 async def event_pgn_route(request: web.Request) -> web.Response:
     answers = _answers(request)
+    live = service_of(request).live_rounds()  # a round that starts brings its games
 
     async def build(state: PublicState) -> Answer:
-        return await answers.event_pgn(state, PGN_TYPE)
+        return await answers.event_pgn(state, PGN_TYPE, live)
 
-    answer = await answers.get("event.pgn", build)
+    answer = await answers.get(f"event.pgn:{sorted(live.items())}", build)
     return _send(request, answer, pgn=True)
 
 

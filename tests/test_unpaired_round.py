@@ -131,6 +131,9 @@ def test_readme_rehearsal_shows_games(tmp_path: Path) -> None:
                 break
         assert len(moved) >= 2, "the rehearsal shows no moves"
         assert all(g["result"] in ("*", "1-0", "0-1", "1/2-1/2") for g in data["games"])
+        # The emulated clocks are set for the event's 90'+30", not the PGN's 15-minute ones.
+        clocks = [c for g in moved for c in (g["clock"]["white"], g["clock"]["black"])]  # type: ignore[index]
+        assert clocks and all(c is not None and c > 4000 for c in clocks), clocks
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as r:
             home = r.read().decode()
         assert "will be published soon" not in home

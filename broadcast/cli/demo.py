@@ -114,14 +114,6 @@ def _cut(game: chess.pgn.Game, plies: int | None) -> chess.pgn.Game:
     return copy
 
 
-def clock_setting(time_control: TimeControl) -> tuple[float, float]:
-    """What the arbiter sets the clocks to for the event's time control: the first
-    period's time and increment (the emulated clocks run in event time, so at --speed N
-    they run N times faster, like everything else)."""
-    first = time_control.periods("white")[0]
-    return float(first.seconds), float(first.increment)
-
-
 def board_actions(
     script: BoardScript,
     game: chess.pgn.Game,
@@ -138,6 +130,7 @@ def board_actions(
         habits_named,
         human_actions_for_game,
     )
+    from broadcast.cli.simboards import clock_setting  # the one setting serve --sim uses too
 
     played = _cut(game, script.plies)
     noise = habits_named("realistic" if habits == "realistic" else "none")
@@ -308,7 +301,6 @@ __all__ = [
     "BoardScript",
     "add_arguments",
     "board_actions",
-    "clock_setting",
     "kings_signal",
     "run_demo",
 ]

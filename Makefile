@@ -20,8 +20,9 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest -q -n 2
 
+# `make demo PORT=8090` serves on another port than 8080.
 demo: $(STAMP)
-	$(BIN)/boardwire demo
+	$(BIN)/boardwire demo$(if $(PORT), --port $(PORT))
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -89,7 +89,8 @@ async def _serve(app: web.Application) -> tuple[web.AppRunner, str]:
 def _old_app(service: EventService) -> web.Application:
     async def old_route(request: web.Request) -> web.Response:
         public = service.public_state()
-        text = event_pgn(public.book, service.config, pairings=public.tournament)
+        live = service.live_rounds()  # the same games the new route serves
+        text = event_pgn(public.book, service.config, pairings=public.tournament, live=live)
         return web.Response(text=text, content_type="application/x-chess-pgn", charset="utf-8")
 
     app = web.Application()

@@ -116,3 +116,52 @@ def test_demo_serves_the_event(tmp_path: Path) -> None:
     assert proc.returncode == 0, out
     assert f"http://127.0.0.1:{port}/" in out and "password" in out
     assert_no_errors(out)
+
+
+def _kings_at_the_end(actions: list[object]) -> tuple[chess.Square, chess.Square]:
+    """Where the kings stand once every square change of the timeline is done."""
+    from boards.position import SYMBOL_TO_CODE, square_to_index
+
+    square_of = {square_to_index(sq): sq for sq in chess.SQUARES}
+    codes = {
+        square_to_index(sq): SYMBOL_TO_CODE[p.symbol()]
+        for sq, p in chess.Board().piece_map().items()
+    }
+    for a in sorted((a for a in actions if isinstance(a, SquareSet)), key=lambda a: a.t):
+        codes[a.index] = a.code
+    kings = {
+        code: square_of[i]
+        for i, code in codes.items()
+        if code in (SYMBOL_TO_CODE["K"], SYMBOL_TO_CODE["k"])
+    }
+    return kings[SYMBOL_TO_CODE["K"]], kings[SYMBOL_TO_CODE["k"]]
+
+
+@pytest.mark.parametrize("habits", ["none", "realistic"])
+def test_every_board_of_the_demo_ends_as_the_readme_announces(habits: str) -> None:
+    """Each board ends with its scripted kings' signal or its scripted flag fall: no
+    board's clock runs on after its last move (a time forfeit nobody announced), and no
+    player's habit adds a signal the script does not have. The README lists each board's
+    story as the demo prints it."""
+    from boards.reconstruction.result_signal import result_of_kings
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    games = _games()
+    for script in SCRIPT:
+        assert f"board {script.board}: {script.story}" in readme, script
+        actions = board_actions(script, games[script.game], habits, EVENT_TC)
+        signalled = result_of_kings(*_kings_at_the_end(actions))
+        assert signalled == script.signal, (script.board, signalled)
+        if script.signal is None:  # then the game must end on the flag, and say so
+            assert script.plies is not None and "flag falls" in script.story, script
+
+
+def test_make_demo_takes_a_port() -> None:
+    def dry(*extra: str) -> str:
+        run = subprocess.run(
+            ["make", "-n", "demo", *extra], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        return run.stdout.strip().splitlines()[-1]
+
+    assert dry("PORT=8090").endswith("boardwire demo --port 8090")
+    assert dry().endswith("boardwire demo")

@@ -181,7 +181,7 @@ def test_several_sections_name_the_section_and_event_pgn_has_them_all() -> None:
     second = cfg.sections[1].name
     state = state.apply(RoundPaired(second, 1, tuple(berger_round(10, 1)), "test"))
     book = GameBook().synced(state)
-    games = read_all(event_pgn(book, cfg))
+    games = read_all(event_pgn(book, cfg, live={s.name: 1 for s in cfg.sections}))
     assert len(games) == 10
     assert games[0].headers["Event"] == f"{cfg.name} - {cfg.sections[0].name}"
     assert games[-1].headers["Event"] == f"{cfg.name} - {second}"

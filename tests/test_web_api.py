@@ -100,7 +100,24 @@ async def test_pgn_feeds_are_pgn(env: tuple[TestClient, EventService, ManualTime
     assert response.content_type == "application/x-chess-pgn"
     text = await response.text()
     assert text.count("[Event ") == 4
-    assert (await (await client.get("/api/v1/event.pgn")).text()).count("[Event ") == 28
+    # The event PGN holds the games that exist: round 1's (live), not the six future rounds'
+    # games the round robin paired ahead (28 in all).
+    assert (await (await client.get("/api/v1/event.pgn")).text()).count("[Event ") == 4
+
+
+async def test_the_event_pgn_holds_only_games_that_exist(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, service, _ = env
+    assert len(service.book.games) == 28 and service.live_rounds() == {"Masters": 1}
+    text = await (await client.get("/api/v1/event.pgn")).text()
+    assert text.count("[Event ") == 4 and '[Round "2' not in text
+    # offline (no live round): only games with a move or a result
+    from broadcast.export.pgn import event_pgn
+
+    assert event_pgn(service.book, service.config).count("[Event ") == 0
+    play_moves(service, GAME, ["d4"])
+    assert event_pgn(service.book, service.config).count("[Event ") == 1
 
 
 async def test_pages_render_with_javascript_off(
@@ -132,6 +149,30 @@ async def test_pages_render_with_javascript_off(
         assert says in await response.text(), path
     response = await client.get("/")
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+async def test_every_unknown_url_gets_the_branded_404(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    """An unknown page, and a round beyond the section's rounds, is the event's own 404
+    page with a way back; an unknown API path stays a JSON error."""
+    client, service, _ = env
+    rounds = service.config.sections[0].rounds
+    assert (await client.get(f"/round/{rounds}")).status == 200
+    for path, says in (
+        ("/no/such/page", "There is no page &#39;/no/such/page&#39;"),
+        ("/round/99", f"has {rounds} rounds: there is no round 99"),
+        (f"/round/{rounds + 1}", f"there is no round {rounds + 1}"),
+    ):
+        response = await client.get(path)
+        assert response.status == 404, path
+        assert response.content_type == "text/html", path
+        text = await response.text()
+        assert says in text and '<a href="/">Back to the event</a>' in text, path
+        assert service.config.name in text, path  # branded: the event's own page
+        assert "script-src 'self'" in response.headers["Content-Security-Policy"], path
+    response = await client.get("/api/v1/nothing")
+    assert response.status == 404 and response.content_type == "application/json"
 
 
 async def test_names_are_escaped(tmp_path: Path) -> None:

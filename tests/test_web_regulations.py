@@ -88,7 +88,10 @@ async def test_withdrawal_and_prizes_on_the_pages(tmp_path: Path) -> None:
         assert prizes["currency"] == "EUR"
         assert sum(p["pool"] for p in prizes["prizes"]) == 3500  # 7 forfeit wins so far
         page = await (await client.get("/standings")).text()
-        assert "withdrawn from round 1 (illness)" in page and 'id="prizes"' in page
+        assert "withdrawn from round 1 (illness)" in page
+        # no prize money on the page before the section is final
+        assert 'id="prizes"' not in page and "EUR" not in page and "500.00" not in page
+        assert "The prize list is published here once the section's results are final" in page
 
         # The desk asks for the reason; a forfeit with a game reason is refused.
         result = f"/api/v1/arbiter/games/{GameKey('Masters', 1, 1).id}/result"
@@ -161,5 +164,26 @@ async def test_a_tie_for_first_is_undecided_until_the_playoff(tmp_path: Path) ->
         assert "Kutxa · round 10 · play-off game 1 (blitz) (live)" in desk
         assert f'data-game="{game}"' in desk
         assert service.hall[16].game == game  # Kutxa's first board in the hall
+    finally:
+        await client.close()
+
+
+async def test_prize_money_appears_on_the_standings_page_only_once_the_section_is_final(
+    tmp_path: Path,
+) -> None:
+    client, service = await _client(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
+    try:
+        before = await (await client.get("/standings")).text()
+        assert "437.50" not in before and "EUR" not in before and 'id="prizes"' not in before
+        assert 'id="prizes-later"' in before
+        games = sorted(service.book.games.values(), key=lambda g: (g.key.round, g.key.board))
+        for game in games[:-1]:
+            acts.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
+        one_left = await (await client.get("/standings")).text()
+        assert "EUR" not in one_left and 'id="prizes-later"' in one_left
+        acts.set_result(service, games[-1].id, "1/2-1/2", ARBITER, "agreement")
+        final = await (await client.get("/standings")).text()
+        assert 'id="prizes"' in final and "Total (EUR)" in final
+        assert 'id="prizes-later"' not in final
     finally:
         await client.close()

@@ -206,9 +206,12 @@ class Answers:
 
     # -- the PGN feeds ---------------------------------------------------------------------
 
-    async def event_pgn(self, state: PublicState, content_type: str) -> Answer:
-        """`broadcast.export.pgn.event_pgn` of the state, from the kept game texts."""
-        games = event_games(state.book, self.service.config)
+    async def event_pgn(
+        self, state: PublicState, content_type: str, live: dict[str, int | None] | None = None
+    ) -> Answer:
+        """`broadcast.export.pgn.event_pgn` of the state, from the kept game texts: the games
+        that exist (`live`: each section's round being played)."""
+        games = event_games(state.book, self.service.config, live=live)
         await self.texts.write_missing(games, state.tournament)
         self.texts.forget_others(games)
         return await self._joined(games, state, content_type)

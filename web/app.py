@@ -116,6 +116,8 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
         ):
             response = error(exc.status, exc.reason)
             response.headers.update({k: v for k, v in exc.headers.items() if k == "Allow"})
+        elif exc.status == 404 and not request.path.startswith("/api/"):  # branded, a way back
+            response = routes_public.not_found_page(request)
         else:
             _secure(exc.headers, csp)
             raise

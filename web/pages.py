@@ -16,7 +16,6 @@ from broadcast.export.pgn import game_pgn
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
-from broadcast.service.event_service import how_to_pair
 from broadcast.service.state import PublicState
 from broadcast.tournament.state import TournamentState
 from web import json_views
@@ -107,10 +106,7 @@ def home_page(
         **_common(config, delay, speed),
         sections=event["sections"],
         lives=lives,
-        unpaired=[
-            {"section": s, "round": n, "hint": how_to_pair(s, n)}
-            for s, n in (unpaired or {}).items()
-        ],
+        unpaired=[{"section": s, "round": n} for s, n in (unpaired or {}).items()],
     )
 
 

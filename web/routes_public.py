@@ -20,7 +20,7 @@ from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.http_json import error, json_response, round_of, section_of
 from web.keys import ANSWERS, HUB, service_of
 
-__all__ = ["PGN_TYPE", "routes"]
+__all__ = ["PGN_TYPE", "not_found_page", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -149,11 +149,12 @@ async def game_pgn_route(request: web.Request) -> web.Response:
 @routes.get("/api/v1/event.pgn")
 async def event_pgn_route(request: web.Request) -> web.Response:
     answers = _answers(request)
+    live = service_of(request).live_rounds()  # a round that starts brings its games
 
     async def build(state: PublicState) -> Answer:
-        return await answers.event_pgn(state, PGN_TYPE)
+        return await answers.event_pgn(state, PGN_TYPE, live)
 
-    answer = await answers.get("event.pgn", build)
+    answer = await answers.get(f"event.pgn:{sorted(live.items())}", build)
     return _send(request, answer, pgn=True)
 
 
@@ -197,6 +198,12 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
     except (ValueError, KeyError, TypeError):
         pass
     return _html(pages.error_page(service_of(request).config, status, message), status)
+
+
+def not_found_page(request: web.Request) -> web.Response:
+    """The branded 404 for a URL no route knows (the app's `safety` middleware calls it for
+    every page path, so no spectator meets aiohttp's bare "404: Not Found")."""
+    return _page_error(request, 404, f"There is no page {request.path!r} in this event.")
 
 
 HTML = "text/html"
@@ -255,6 +262,10 @@ async def home_page(request: web.Request) -> web.Response:
 @_page_route("/round/{round}")
 async def round_page(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
+    if number > section.rounds:
+        return _page_error(
+            request, 404, f"{section.name} has {section.rounds} rounds: there is no round {number}."
+        )
     return await _page(
         request,
         f"round:{section.name}:{number}",

@@ -51,7 +51,11 @@ SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 DEFAULT_DELAY = 60.0  # event seconds; the example's 15 minutes would hide a short demo
 MAX_THINK = 40.0  # event seconds per move at most: a lively demo, not a 6-hour game
 LATE_SECONDS = 600.0  # board 2: White comes 10 minutes late
-SIGNAL_SQUARES = {"1/2-1/2": (chess.E4, chess.E5), "1-0": (chess.E4, chess.D5)}
+SIGNAL_SQUARES = {
+    "1/2-1/2": (chess.E4, chess.E5),
+    "1-0": (chess.E4, chess.D5),
+    "0-1": (chess.D4, chess.E5),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +70,18 @@ class BoardScript:
     story: str = ""
 
 
+# Every game ends the way the README announces: a result signalled with the kings or a
+# flag fall; none is left with a clock running on after its last move (the players' own
+# habit of signalling a result is off: `_cut` drops the PGN's result).
 SCRIPT = (
-    BoardScript(1, 0, story="a whole game"),
-    BoardScript(2, 1, late=LATE_SECONDS, story="White arrives 10 minutes late"),
+    BoardScript(1, 0, signal="1/2-1/2", story="a whole game, drawn: the kings signal 1/2-1/2"),
+    BoardScript(
+        2,
+        1,
+        late=LATE_SECONDS,
+        signal="0-1",
+        story="White arrives 10 minutes late and loses: the kings signal 0-1",
+    ),
     BoardScript(
         3, 2, plies=31, story="Black stops moving at move 16: the flag falls when the time is up"
     ),
@@ -110,16 +123,8 @@ def _cut(game: chess.pgn.Game, plies: int | None) -> chess.pgn.Game:
                 break
             node = node.variations[0]
         node.variations.clear()
-        copy.headers["Result"] = "*"  # the script decides how it ends
+    copy.headers["Result"] = "*"  # the script decides how it ends, not a player's habit
     return copy
-
-
-def clock_setting(time_control: TimeControl) -> tuple[float, float]:
-    """What the arbiter sets the clocks to for the event's time control: the first
-    period's time and increment (the emulated clocks run in event time, so at --speed N
-    they run N times faster, like everything else)."""
-    first = time_control.periods("white")[0]
-    return float(first.seconds), float(first.increment)
 
 
 def board_actions(
@@ -138,6 +143,7 @@ def board_actions(
         habits_named,
         human_actions_for_game,
     )
+    from broadcast.cli.simboards import clock_setting  # the one setting serve --sim uses too
 
     played = _cut(game, script.plies)
     noise = habits_named("realistic" if habits == "realistic" else "none")
@@ -308,7 +314,6 @@ __all__ = [
     "BoardScript",
     "add_arguments",
     "board_actions",
-    "clock_setting",
     "kings_signal",
     "run_demo",
 ]

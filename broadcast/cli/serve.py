@@ -246,6 +246,7 @@ async def serve(
         tasks = []
         if running.sim is not None and args.games is not None:
             from boardsim.sim import load_games
+            from broadcast.cli.simboards import board_time_controls
 
             # The emulated players wait until the service follows every board (see
             # start_games); each one is then a supervised task of its own.
@@ -260,6 +261,8 @@ async def serve(
                         speed=args.speed,
                         followed=partial(all_followed, service),
                         supervisor=service.supervisor,
+                        # the clocks the arbiter sets for the event, not the PGN's own
+                        time_controls=board_time_controls(service.config),
                     ),
                     restart=False,
                 )

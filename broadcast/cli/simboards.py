@@ -8,10 +8,11 @@ layer imports this module (DESIGN: only the command may import the simulator).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import tempfile
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,10 +22,11 @@ from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.firmware import firmware_list
 from boardsim.pty import PtyHost
-from boardsim.script import actions_for_game, play
+from boardsim.script import Action, ClockSetup, actions_for_game, play
 from boardsim.sim import clean_stale_runs, run_folder_prefix
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.service.supervisor import SupervisedTask, Supervisor
+from clocks.timecontrol import TimeControl
 from clocks.timesource import MonotonicTimeSource
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,40 @@ log = logging.getLogger(__name__)
 START_AFTER = 5.0
 # Real seconds to wait for the service to follow every board before the games start anyway.
 FOLLOW_WAIT = 60.0
+
+
+def clock_setting(time_control: TimeControl) -> tuple[float, float]:
+    """What the arbiter sets the clocks to for the event's time control: the first
+    period's time and increment (the emulated clocks run in event time, so at --speed N
+    they run N times faster, like everything else)."""
+    first = time_control.periods("white")[0]
+    return float(first.seconds), float(first.increment)
+
+
+def _pgn_base(game: chess.pgn.Game) -> float | None:
+    """The clock time the game's PGN started from: the higher of the first two [%clk]s (a
+    first move without one must not make the other side's first clock a long think)."""
+    clocks = [c for c in (n.clock() for n in list(game.mainline())[:2]) if c is not None]
+    return max(clocks) if clocks else None
+
+
+def event_clock_actions(
+    game: chess.pgn.Game, time_control: TimeControl | None, **kw: object
+) -> list[Action]:
+    """The players' timeline for `game` with the clocks set for the event's
+    `time_control` (None: what the game's PGN says). The think times still come from the
+    PGN's own clocks; only the clock setting follows the event, as the arbiter sets it.
+    A PGN from a faster game (15-minute clocks) would otherwise flag within minutes."""
+    if time_control is None:
+        return actions_for_game(game, **kw)  # type: ignore[arg-type]
+    actions = actions_for_game(game, base=_pgn_base(game), **kw)  # type: ignore[arg-type]
+    base, increment = clock_setting(time_control)
+    return [
+        dataclasses.replace(a, left_seconds=base, right_seconds=base, increment=increment)
+        if isinstance(a, ClockSetup)
+        else a
+        for a in actions
+    ]
 
 
 @dataclass
@@ -60,10 +96,13 @@ class SimulatedHall:
         speed: float,
         delay: float = 0.0,
         supervisor: Supervisor | None = None,
+        time_control: TimeControl | None = None,
         **kw: object,
     ) -> None:
+        """Play `game` on hall board `board`, the clocks set for `time_control` (the
+        event's; None: the PGN's own)."""
         host, index = self.where[board]
-        actions = actions_for_game(game, **kw)  # type: ignore[arg-type]
+        actions = event_clock_actions(game, time_control, **kw)
 
         async def run() -> None:
             await asyncio.sleep(delay)
@@ -94,9 +133,11 @@ class SimulatedHall:
         start_after: float = START_AFTER,
         wait_limit: float = FOLLOW_WAIT,
         supervisor: Supervisor | None = None,
+        time_controls: Mapping[int, TimeControl] | None = None,
     ) -> None:
         """Play `games` (in turn) on every board, once `followed()` says the service follows
-        every board. A fixed real-time head start is not enough: at 40x, a service that takes
+        every board; each board's clocks set for its time control in `time_controls` (hall
+        board -> the event's time control; a board not in it: the PGN's own clocks). A fixed real-time head start is not enough: at 40x, a service that takes
         two seconds to come up meets games 80 s old and can never pick up their first moves.
         `start_after` is in sim seconds (the start position must be seen stable first)."""
         if not games:
@@ -116,6 +157,7 @@ class SimulatedHall:
                 speed=speed,
                 delay=start_after / speed,
                 supervisor=supervisor,
+                time_control=(time_controls or {}).get(board),
             )
 
     async def wait_players(self) -> None:
@@ -182,4 +224,17 @@ async def start_simulated_boards(
     return hall, paths
 
 
-__all__ = ["FOLLOW_WAIT", "START_AFTER", "SimulatedHall", "start_simulated_boards"]
+def board_time_controls(config: EventConfig) -> dict[int, TimeControl]:
+    """Each hall board's time control: its section's."""
+    return {b.number: config.section(b.section).time_control for b in config.boards}
+
+
+__all__ = [
+    "FOLLOW_WAIT",
+    "START_AFTER",
+    "SimulatedHall",
+    "board_time_controls",
+    "clock_setting",
+    "event_clock_actions",
+    "start_simulated_boards",
+]

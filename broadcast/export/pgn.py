@@ -55,6 +55,7 @@ __all__ = [
     "event_games",
     "event_pgn",
     "event_title",
+    "game_exists",
     "game_headers",
     "game_outcome",
     "game_pgn",
@@ -448,14 +449,36 @@ def section_pgn(
     return _section_text(_book(book, tournament), event, section, tournament, pairings)
 
 
+def game_exists(game: GameState, live_round: int | None = None) -> bool:
+    """Whether `game` belongs in the event's PGN: it has a move or a result, or its round
+    is being played (`live_round`, or an earlier one). A future round's game, paired ahead
+    (round-robin) but not begun, is not a game yet: a relay would show it as an empty
+    board with "*"."""
+    if game.moves or game.result is not None:
+        return True
+    if game.proposal is not None or game.first_activity is not None:
+        return True
+    return live_round is not None and game.key.round <= live_round
+
+
 def event_games(
-    book: GameBook, event: EventConfig, *, tournament: TournamentState | None = None
+    book: GameBook,
+    event: EventConfig,
+    *,
+    tournament: TournamentState | None = None,
+    live: Mapping[str, int | None] | None = None,
 ) -> list[GameState]:
     """The games of `event_pgn`, in its order: sections in config order, then rounds, then
-    boards (a server that keeps each game's text joins those in this order)."""
+    boards (a server that keeps each game's text joins those in this order); only games
+    that exist (`game_exists`, with each section's live round from `live`)."""
     full = _book(book, tournament)
     order = {s.name: i for i, s in enumerate(event.sections)}
-    games = [g for g in full.games.values() if g.key.section in order]
+    live = live or {}
+    games = [
+        g
+        for g in full.games.values()
+        if g.key.section in order and game_exists(g, live.get(g.key.section))
+    ]
     games.sort(key=lambda g: (order[g.key.section], g.key.round, g.key.board))
     return games
 
@@ -466,7 +489,9 @@ def event_pgn(
     *,
     tournament: TournamentState | None = None,
     pairings: TournamentState | None = None,
+    live: Mapping[str, int | None] | None = None,
 ) -> str:
-    """Every game of the event: sections in config order, then rounds, then boards."""
-    games = event_games(book, event, tournament=tournament)
+    """Every game of the event that exists (`event_games`): sections in config order, then
+    rounds, then boards."""
+    games = event_games(book, event, tournament=tournament, live=live)
     return _join(game_pgn(g, event, tournament=tournament, pairings=pairings) for g in games)

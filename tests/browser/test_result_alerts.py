@@ -51,9 +51,9 @@ async def login(browser: Any, url: str, viewport: dict[str, int]) -> Any:
     return desk
 
 
-async def flag_falls(hall: Live) -> None:
-    """Board 3: White's clock set to 2 s and started; nobody moves."""
-    host, index = emulated(hall, 3)
+async def flag_falls(hall: Live, board: int = 3) -> None:
+    """White's clock (board 3 unless told) set to 2 s and started; nobody moves."""
+    host, index = emulated(hall, board)
     host.setup_clock(2.0, 600.0, 0.0, board=index)
     host.press_lever("right", board=index)
 
@@ -150,3 +150,33 @@ async def test_override_sets_another_result(hall: Live, browser: Any) -> None:
     await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
     assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
     assert await proposal(desk, FLAG_GAME).count() == 0
+
+
+async def test_set_instead_keeps_the_choice_when_another_alert_arrives(
+    hall: Live, browser: Any
+) -> None:
+    desk = await login(browser, hall.url, DESKTOP)
+    await flag_falls(hall)
+    alert = proposal(desk, FLAG_GAME)
+    await alert.wait_for(timeout=20000)
+    select = alert.locator("form.override select")
+    assert await select.input_value() == ""  # a neutral "choose…", never a result
+    await alert.locator("form.override button").click()  # nothing chosen: nothing recorded
+    assert hall.service.book.get(FLAG_GAME).result != "1/2-1/2"
+    await select.select_option("1/2-1/2")
+    await select.focus()
+    before = await desk.locator("li.alert").count()
+
+    await flag_falls(hall, board=1)  # another alert arrives: the list is rebuilt
+    await proposal(desk, SIGNAL_GAME).wait_for(timeout=20000)
+    assert await desk.locator("li.alert").count() > before
+    select = proposal(desk, FLAG_GAME).locator("form.override select")
+    assert await select.input_value() == "1/2-1/2"
+    assert await select.evaluate("el => el === document.activeElement")
+    fresh = proposal(desk, SIGNAL_GAME).locator("form.override select")
+    assert await fresh.input_value() == ""
+
+    await proposal(desk, FLAG_GAME).locator("form.override button").click()
+    await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
+    assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
+    assert hall.service.book.get(SIGNAL_GAME).result != "1/2-1/2"

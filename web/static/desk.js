@@ -57,17 +57,50 @@
     const confirm = deskForm("confirm", [["game", a.game]], "Confirm " + a.result, "confirm");
     const override = deskForm("result", [["game", a.game]], "Set instead", "override");
     const select = document.createElement("select");
-    select.name = "result"; select.setAttribute("aria-label", "another result");
+    select.name = "result"; select.required = true; select.setAttribute("aria-label", "another result");
+    // A neutral first entry: nothing is recorded until the arbiter picks a result.
+    const neutral = document.createElement("option");
+    neutral.value = ""; neutral.textContent = "choose…"; select.appendChild(neutral);
     for (const r of results) {
       if (r === a.result) continue;
       const option = document.createElement("option"); option.textContent = r; select.appendChild(option);
     }
+    if (chosen.has(a.id)) select.value = chosen.get(a.id);
+    select.addEventListener("change", function () { chosen.set(a.id, select.value); });
     override.insertBefore(select, override.querySelector("button"));
     return [confirm, override];
+  }
+  // The arbiter's pick in each "Set instead" and the focused control survive every rebuild
+  // of the list (a new alert must never change what one click would record).
+  const chosen = new Map();
+  function focusedControl(list) {
+    const el = document.activeElement;
+    const li = el && list.contains(el) ? el.closest("li[data-alert]") : null;
+    if (!li) return null;
+    const form = el.closest("form");
+    return { alert: li.getAttribute("data-alert"), action: form ? form.getAttribute("action") : "", tag: el.tagName };
+  }
+  function refocus(list, where) {
+    if (!where) return;
+    for (const li of list.querySelectorAll("li[data-alert]")) {
+      if (li.getAttribute("data-alert") !== where.alert) continue;
+      for (const form of li.querySelectorAll("form")) {
+        if (form.getAttribute("action") !== where.action) continue;
+        const el = form.querySelector(where.tag.toLowerCase());
+        if (el) el.focus();
+      }
+    }
   }
   function showAlerts(alerts, fresh) {
     const list = document.getElementById("alerts");
     if (!list) return;
+    for (const select of list.querySelectorAll("li[data-alert] form.override select")) {
+      const id = select.closest("li").getAttribute("data-alert");
+      if (select.value) chosen.set(id, select.value);
+    }
+    const open = new Set(alerts.map((a) => a.id));
+    for (const id of [...chosen.keys()]) if (!open.has(id)) chosen.delete(id);
+    const where = focusedControl(list);
     const items = alerts.map((a) => {
       const li = document.createElement("li");
       li.className = "alert " + a.severity + (a.result ? " proposal" : "") + (fresh.includes(a.id) ? " new" : "");
@@ -90,6 +123,7 @@
     });
     if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No open alerts."; items.push(li); }
     list.replaceChildren(...items);
+    refocus(list, where);
     const count = document.getElementById("alert-count");
     if (count) { count.textContent = String(alerts.length); count.classList.toggle("some", alerts.length > 0); }
     if (fresh.length) {

@@ -20,6 +20,7 @@ from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import EventService, HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
+from web.alert_titles import alert_title
 
 __all__ = [
     "RESULT_TEXT",
@@ -328,9 +329,12 @@ def _scores(result: str) -> tuple[str, str]:
     }.get(result, ("?", "?"))
 
 
-def alert_json(alert: Alert) -> dict[str, Any]:
+def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
+    """An alert: its codes for programs, `title` in words for the arbiter (board, players,
+    what happened; the players come from `book` when given)."""
     return {
         "id": alert.id,
+        "title": alert_title(alert, book),
         "kind": alert.kind,
         "severity": alert.severity,
         "section": alert.section,

@@ -106,6 +106,13 @@ async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
     flag_alert = proposal(desk, FLAG_GAME)
     await flag_alert.wait_for(timeout=20000)
     assert (await flag_alert.locator(".proposed").text_content()) == "0-1 · time forfeit"
+    game = hall.service.book.get(FLAG_GAME)
+    names = " \u2013 ".join(p.name if p else "?" for p in (game.white, game.black))
+    assert (await flag_alert.locator(".title").text_content()) == (
+        f"Board 3 · {names}: White's flag fell; propose 0-1"
+    )
+    shown = await flag_alert.inner_text()  # what the arbiter reads: no codes, no game ids
+    assert FLAG_GAME not in shown and "result-proposed" not in shown, shown
     assert "white flag fell" in (await flag_alert.locator(".message").text_content() or "")
     signal_alert = proposal(desk, SIGNAL_GAME)
     await signal_alert.wait_for(timeout=30000)

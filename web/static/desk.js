@@ -104,19 +104,19 @@
     const items = alerts.map((a) => {
       const li = document.createElement("li");
       li.className = "alert " + a.severity + (a.result ? " proposal" : "") + (fresh.includes(a.id) ? " new" : "");
-      li.setAttribute("data-alert", a.id);
-      const kind = document.createElement("span");
-      kind.className = "kind"; kind.textContent = a.kind;
-      li.append(kind, document.createTextNode(" "));
+      li.setAttribute("data-alert", a.id); li.setAttribute("data-kind", a.kind);
+      const title = document.createElement("strong");  // in words, from the server
+      title.className = "title"; title.textContent = a.title;
+      li.append(title, document.createTextNode(" "));
       if (a.result) {
-        const proposed = document.createElement("strong");
+        const proposed = document.createElement("span");
         proposed.className = "proposed"; proposed.textContent = a.result + " · " + (a.reason_text || a.reason);
         li.append(proposed, document.createTextNode(" "));
       }
       const message = document.createElement("span");
       message.className = "message"; message.textContent = a.message;
       li.append(message, document.createTextNode(" "));
-      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = a.game; li.append(link, document.createTextNode(" ")); }
+      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = "the game"; li.append(link, document.createTextNode(" ")); }
       if (a.result && a.game) li.append(...proposalForms(a));
       li.appendChild(ackForm(a.id));
       return li;

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from web_support import make_service
 
-from broadcast.arbiter.alerts import ALERT_KINDS, Alert, AlertKind
+from broadcast.arbiter.alerts import ALERT_KINDS, Alert, AlertKind, Severity
 from broadcast.games.book import GameBook
-from web.json_views import alert_json
+from web.json_views import alert_json, alerts_json
 
 GAME = "masters-r1-b2"
 WHERE = "Board 2 · Vallverdú, Clara \u2013 Moreau, Hélène: "
@@ -65,3 +65,23 @@ def test_alerts_without_a_game_say_where_they_are(book: GameBook) -> None:
     assert alert_json(battery, book)["title"] == "Board 4: battery low; plug in the charger"
     journal = Alert("journal", "journal-not-writable", "critical", "", 0, 0, "", (), "x", 1.0)
     assert alert_json(journal, book)["title"].startswith("Event: the journal cannot be written")
+
+
+def test_alerts_are_ordered_by_urgency_then_time(book: GameBook) -> None:
+    def alert(name: str, severity: Severity, t: float) -> Alert:
+        return Alert(name, "battery-low", severity, "", 0, 0, "", (), name, t, hall_board="1")
+
+    raised = [  # as the rules raised them
+        alert("info-early", "info", 1.0),
+        alert("warning-later", "warning", 3.0),
+        alert("critical-late", "critical", 5.0),
+        alert("warning-early", "warning", 2.0),
+        alert("critical-early", "critical", 4.0),
+    ]
+    assert [a["id"] for a in alerts_json(raised, book)] == [
+        "critical-early",
+        "critical-late",
+        "warning-early",
+        "warning-later",
+        "info-early",
+    ]

@@ -13,9 +13,16 @@ from broadcast.arbiter.alerts import Alert, AlertKind
 from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
 
-__all__ = ["alert_title"]
+__all__ = ["URGENCY", "alert_title", "by_urgency"]
 
 DASH = "\u2013"  # between the players' names, as on the pairings
+
+URGENCY = {"critical": 0, "warning": 1, "info": 2}
+
+
+def by_urgency(alerts: tuple[Alert, ...] | list[Alert]) -> list[Alert]:
+    """Critical first, then warnings, then information; oldest first within each."""
+    return sorted(alerts, key=lambda a: (URGENCY.get(a.severity, 3), a.t, a.id))
 
 
 def _names(alert: Alert) -> str:

@@ -20,11 +20,12 @@ from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import EventService, HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
-from web.alert_titles import alert_title
+from web.alert_titles import alert_title, by_urgency
 
 __all__ = [
     "RESULT_TEXT",
     "alert_json",
+    "alerts_json",
     "arbiter_game_json",
     "board_json",
     "crosstable_json",
@@ -349,6 +350,11 @@ def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
         "reason": alert.reason or None,
         "reason_text": reason_text(alert.reason or None, alert.result or None),
     }
+
+
+def alerts_json(alerts: tuple[Alert, ...] | list[Alert], book: GameBook) -> list[dict[str, Any]]:
+    """Open alerts for the desk, most urgent first (critical, warning, info), then by time."""
+    return [alert_json(a, book) for a in by_urgency(alerts)]
 
 
 def live_json(

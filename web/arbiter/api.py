@@ -275,7 +275,7 @@ async def boards_route(request: web.Request) -> web.Response:
 @routes.get("/api/v1/arbiter/alerts")
 async def alerts_route(request: web.Request) -> web.Response:
     book = service_of(request).book
-    return json_response([json_views.alert_json(a, book) for a in request.app[DESK].alerts()])
+    return json_response(json_views.alerts_json(request.app[DESK].alerts(), book))
 
 
 @routes.get("/api/v1/arbiter/games/{game}")

@@ -69,7 +69,7 @@ async def desk_page(request: web.Request) -> web.Response:
         user=request[ARBITER],
         csrf=session.csrf,
         boards=boards,
-        alerts=[json_views.alert_json(a, service.book) for a in desk.alerts()],
+        alerts=json_views.alerts_json(desk.alerts(), service.book),
         rounds=rounds,
         results=RESULTS,
         reasons=DESK_REASONS,

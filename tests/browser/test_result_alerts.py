@@ -187,3 +187,31 @@ async def test_set_instead_keeps_the_choice_when_another_alert_arrives(
     await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
     assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
     assert hall.service.book.get(SIGNAL_GAME).result != "1/2-1/2"
+
+
+async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
+    hall: Live, browser: Any
+) -> None:
+    desk = await login(browser, hall.url, DESKTOP)
+    await flag_falls(hall)
+    await proposal(desk, FLAG_GAME).wait_for(timeout=20000)
+    await proposal(desk, FLAG_GAME).locator("form.confirm button").click()  # resolves it
+    await desk.wait_for_selector(".flash:has-text('result confirmed')", timeout=10000)
+    await flag_falls(hall, board=1)
+    signal = proposal(desk, SIGNAL_GAME)
+    await signal.wait_for(timeout=20000)
+    # Acknowledged elsewhere (the API, another desk): this desk's Closed section follows live.
+    hall.service.acknowledge(await signal.get_attribute("data-alert") or "", "arbiter:api")
+
+    closed = desk.locator("#closed li.alert.closed")
+    await closed.nth(1).wait_for(timeout=10000)
+    texts = await closed.all_inner_texts()
+    assert len(texts) == 2, texts
+    newest, older = texts  # newest first
+    assert "White's flag fell; propose 0-1" in older
+    assert "resolved at " in older and "by the rules: result 0-1" in older, older
+    assert "Board 1 · " in newest and "White's flag fell; propose 0-1" in newest
+    assert "acknowledged at " in newest and "by arbiter:api: seen by" in newest, newest
+    assert await proposal(desk, SIGNAL_GAME).count() == 0
+    body = await (await desk.request.get(f"{hall.url}/arbiter/closed.json")).json()
+    assert [c["closed"]["how"] for c in body] == ["acknowledged", "resolved"]

@@ -131,6 +131,33 @@
       document.title = "(" + alerts.length + ") " + document.title.replace(/^\(\d+\) /, "");
     }
   }
+  // Closed alerts stay readable: when, why and who closed them (from the server).
+  function showClosed(closed) {
+    const list = document.getElementById("closed");
+    if (!list) return;
+    const items = closed.map((a) => {
+      const li = document.createElement("li");
+      li.className = "alert closed " + a.severity;
+      li.setAttribute("data-alert", a.id); li.setAttribute("data-kind", a.kind);
+      const title = document.createElement("strong");
+      title.className = "title"; title.textContent = a.title;
+      const how = document.createElement("span");
+      how.className = "closed-how";
+      how.textContent = a.closed.how + " at " + a.closed.at + " by " + a.closed.by + ": " + a.closed.why;
+      li.append(title, document.createTextNode(" "), how);
+      return li;
+    });
+    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No closed alerts yet."; items.push(li); }
+    list.replaceChildren(...items);
+    const count = document.getElementById("closed-count");
+    if (count) count.textContent = String(closed.length);
+  }
+  function refreshClosed() {
+    fetch("/arbiter/closed.json", { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((closed) => { if (closed) showClosed(closed); })
+      .catch(() => { /* the next change of the alerts tries again */ });
+  }
   function beep() {
     if (!sound) return;
     try {
@@ -158,11 +185,12 @@
     if (msg.type === "snapshot") {
       if (msg.now) serverNow = msg.now - ((performance.now() - loadedAt) / 1000) * (msg.clock_rate || 1);
       if (msg.data.boards) showBoards(msg.data.boards);
-      if (msg.data.alerts) showAlerts(msg.data.alerts, []);
+      if (msg.data.alerts) { showAlerts(msg.data.alerts, []); refreshClosed(); }
     } else if (msg.type === "boards") {
       showBoards(msg.boards);
     } else if (msg.type === "alerts") {
       showAlerts(msg.alerts, msg.new || []);
+      refreshClosed();
     }
   });
 })();

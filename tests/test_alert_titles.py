@@ -49,7 +49,7 @@ def test_titles_say_what_happened(book: GameBook) -> None:
     signal = about_the_game("result-proposed", result="1/2-1/2", reason="kings-signal")
     assert alert_json(signal, book)["title"] == WHERE + "Kings signal; propose 1/2-1/2"
     late = alert_json(about_the_game("late"), book)["title"]
-    assert late.startswith(WHERE + "Moreau, Hélène not at the board")
+    assert late.startswith(WHERE + "Black not at the board")  # names said once
 
 
 def test_alerts_without_a_game_say_where_they_are(book: GameBook) -> None:

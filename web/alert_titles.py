@@ -8,6 +8,7 @@ ids stay in the JSON for programs. Pure.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from broadcast.arbiter.alerts import Alert, AlertKind
 from broadcast.games.book import GameBook
@@ -69,6 +70,9 @@ def alert_title(alert: Alert, book: GameBook | None = None) -> str:
     if game is not None:
         names = [p.name if p is not None else "?" for p in (game.white, game.black)]
         where = f"Board {alert.board} · {names[0]} {DASH} {names[1]}"
+        # The names are said once, in `where`: after it the players are White and Black.
+        colours = dict(zip(names, ("White", "Black"), strict=True))
+        alert = replace(alert, players=tuple(colours.get(p, p) for p in alert.players))
     elif alert.game:
         where = f"Board {alert.board}" + (
             f" · {f' {DASH} '.join(alert.players)}" if alert.players else ""

@@ -20,10 +20,12 @@ from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import EventService, HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
+from web.alert_titles import alert_title, by_urgency
 
 __all__ = [
     "RESULT_TEXT",
     "alert_json",
+    "alerts_json",
     "arbiter_game_json",
     "board_json",
     "crosstable_json",
@@ -328,9 +330,12 @@ def _scores(result: str) -> tuple[str, str]:
     }.get(result, ("?", "?"))
 
 
-def alert_json(alert: Alert) -> dict[str, Any]:
+def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
+    """An alert: its codes for programs, `title` in words for the arbiter (board, players,
+    what happened; the players come from `book` when given)."""
     return {
         "id": alert.id,
+        "title": alert_title(alert, book),
         "kind": alert.kind,
         "severity": alert.severity,
         "section": alert.section,
@@ -345,6 +350,11 @@ def alert_json(alert: Alert) -> dict[str, Any]:
         "reason": alert.reason or None,
         "reason_text": reason_text(alert.reason or None, alert.result or None),
     }
+
+
+def alerts_json(alerts: tuple[Alert, ...] | list[Alert], book: GameBook) -> list[dict[str, Any]]:
+    """Open alerts for the desk, most urgent first (critical, warning, info), then by time."""
+    return [alert_json(a, book) for a in by_urgency(alerts)]
 
 
 def live_json(

@@ -51,9 +51,9 @@ async def login(browser: Any, url: str, viewport: dict[str, int]) -> Any:
     return desk
 
 
-async def flag_falls(hall: Live) -> None:
-    """Board 3: White's clock set to 2 s and started; nobody moves."""
-    host, index = emulated(hall, 3)
+async def flag_falls(hall: Live, board: int = 3) -> None:
+    """White's clock (board 3 unless told) set to 2 s and started; nobody moves."""
+    host, index = emulated(hall, board)
     host.setup_clock(2.0, 600.0, 0.0, board=index)
     host.press_lever("right", board=index)
 
@@ -106,6 +106,13 @@ async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
     flag_alert = proposal(desk, FLAG_GAME)
     await flag_alert.wait_for(timeout=20000)
     assert (await flag_alert.locator(".proposed").text_content()) == "0-1 · time forfeit"
+    game = hall.service.book.get(FLAG_GAME)
+    names = " \u2013 ".join(p.name if p else "?" for p in (game.white, game.black))
+    assert (await flag_alert.locator(".title").text_content()) == (
+        f"Board 3 · {names}: White's flag fell; propose 0-1"
+    )
+    shown = await flag_alert.inner_text()  # what the arbiter reads: no codes, no game ids
+    assert FLAG_GAME not in shown and "result-proposed" not in shown, shown
     assert "white flag fell" in (await flag_alert.locator(".message").text_content() or "")
     signal_alert = proposal(desk, SIGNAL_GAME)
     await signal_alert.wait_for(timeout=30000)
@@ -150,3 +157,61 @@ async def test_override_sets_another_result(hall: Live, browser: Any) -> None:
     await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
     assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
     assert await proposal(desk, FLAG_GAME).count() == 0
+
+
+async def test_set_instead_keeps_the_choice_when_another_alert_arrives(
+    hall: Live, browser: Any
+) -> None:
+    desk = await login(browser, hall.url, DESKTOP)
+    await flag_falls(hall)
+    alert = proposal(desk, FLAG_GAME)
+    await alert.wait_for(timeout=20000)
+    select = alert.locator("form.override select")
+    assert await select.input_value() == ""  # a neutral "choose…", never a result
+    await alert.locator("form.override button").click()  # nothing chosen: nothing recorded
+    assert hall.service.book.get(FLAG_GAME).result != "1/2-1/2"
+    await select.select_option("1/2-1/2")
+    await select.focus()
+    before = await desk.locator("li.alert").count()
+
+    await flag_falls(hall, board=1)  # another alert arrives: the list is rebuilt
+    await proposal(desk, SIGNAL_GAME).wait_for(timeout=20000)
+    assert await desk.locator("li.alert").count() > before
+    select = proposal(desk, FLAG_GAME).locator("form.override select")
+    assert await select.input_value() == "1/2-1/2"
+    assert await select.evaluate("el => el === document.activeElement")
+    fresh = proposal(desk, SIGNAL_GAME).locator("form.override select")
+    assert await fresh.input_value() == ""
+
+    await proposal(desk, FLAG_GAME).locator("form.override button").click()
+    await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
+    assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
+    assert hall.service.book.get(SIGNAL_GAME).result != "1/2-1/2"
+
+
+async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
+    hall: Live, browser: Any
+) -> None:
+    desk = await login(browser, hall.url, DESKTOP)
+    await flag_falls(hall)
+    await proposal(desk, FLAG_GAME).wait_for(timeout=20000)
+    await proposal(desk, FLAG_GAME).locator("form.confirm button").click()  # resolves it
+    await desk.wait_for_selector(".flash:has-text('result confirmed')", timeout=10000)
+    await flag_falls(hall, board=1)
+    signal = proposal(desk, SIGNAL_GAME)
+    await signal.wait_for(timeout=20000)
+    # Acknowledged elsewhere (the API, another desk): this desk's Closed section follows live.
+    hall.service.acknowledge(await signal.get_attribute("data-alert") or "", "arbiter:api")
+
+    closed = desk.locator("#closed li.alert.closed")
+    await closed.nth(1).wait_for(timeout=10000)
+    texts = await closed.all_inner_texts()
+    assert len(texts) == 2, texts
+    newest, older = texts  # newest first
+    assert "White's flag fell; propose 0-1" in older
+    assert "resolved at " in older and "by the rules: result 0-1" in older, older
+    assert "Board 1 · " in newest and "White's flag fell; propose 0-1" in newest
+    assert "acknowledged at " in newest and "by arbiter:api: seen by" in newest, newest
+    assert await proposal(desk, SIGNAL_GAME).count() == 0
+    body = await (await desk.request.get(f"{hall.url}/arbiter/closed.json")).json()
+    assert [c["closed"]["how"] for c in body] == ["acknowledged", "resolved"]

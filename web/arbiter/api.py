@@ -274,7 +274,8 @@ async def boards_route(request: web.Request) -> web.Response:
 
 @routes.get("/api/v1/arbiter/alerts")
 async def alerts_route(request: web.Request) -> web.Response:
-    return json_response([json_views.alert_json(a) for a in request.app[DESK].alerts()])
+    book = service_of(request).book
+    return json_response(json_views.alerts_json(request.app[DESK].alerts(), book))
 
 
 @routes.get("/api/v1/arbiter/games/{game}")

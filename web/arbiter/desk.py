@@ -21,10 +21,11 @@ from broadcast.service.event_service import ActionError, EventService
 from web import json_views
 from web.arbiter.actions import DESK, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import FORM, SESSION, acting, desk_html
+from web.arbiter.history import closed_alerts
 from web.arbiter.moves import split_moves
 from web.auth import same_origin
 from web.board_svg import piece_defs
-from web.http_json import error
+from web.http_json import error, json_response
 from web.keys import ARBITER, HUB, PAIRER, service_of
 from web.pages import ENV
 from web.sections import section_by_name
@@ -69,7 +70,8 @@ async def desk_page(request: web.Request) -> web.Response:
         user=request[ARBITER],
         csrf=session.csrf,
         boards=boards,
-        alerts=[json_views.alert_json(a) for a in desk.alerts()],
+        alerts=json_views.alerts_json(desk.alerts(), service.book),
+        closed=closed_alerts(service),
         rounds=rounds,
         results=RESULTS,
         reasons=DESK_REASONS,
@@ -220,6 +222,12 @@ _ACTIONS: dict[str, FormAction] = {
     "pair": _pair,
     "board": _board,
 }
+
+
+@routes.get("/arbiter/closed.json")
+async def closed_alerts_json(request: web.Request) -> web.Response:
+    """The desk's "Closed" section, refreshed by its script when the open alerts change."""
+    return json_response(closed_alerts(service_of(request)))
 
 
 @routes.post("/arbiter/act/{action}")

@@ -161,7 +161,7 @@ def diff(config: EventConfig, old: Frame, new: Frame, *, sections: bool = True) 
                 frozenset({"event"}),
                 {
                     "type": "alerts",
-                    "alerts": [json_views.alert_json(a) for a in new.alerts],
+                    "alerts": json_views.alerts_json(new.alerts, new.book),
                     "new": [a.id for a in new.alerts if a.id not in known],
                 },
             )
@@ -256,5 +256,5 @@ def snapshot_data(
         }
     if arbiter and scope == "event":
         data["boards"] = list(frame.boards)
-        data["alerts"] = [json_views.alert_json(a) for a in frame.alerts]
+        data["alerts"] = json_views.alerts_json(frame.alerts, frame.book)
     return data

@@ -57,45 +57,106 @@
     const confirm = deskForm("confirm", [["game", a.game]], "Confirm " + a.result, "confirm");
     const override = deskForm("result", [["game", a.game]], "Set instead", "override");
     const select = document.createElement("select");
-    select.name = "result"; select.setAttribute("aria-label", "another result");
+    select.name = "result"; select.required = true; select.setAttribute("aria-label", "another result");
+    // A neutral first entry: nothing is recorded until the arbiter picks a result.
+    const neutral = document.createElement("option");
+    neutral.value = ""; neutral.textContent = "choose…"; select.appendChild(neutral);
     for (const r of results) {
       if (r === a.result) continue;
       const option = document.createElement("option"); option.textContent = r; select.appendChild(option);
     }
+    if (chosen.has(a.id)) select.value = chosen.get(a.id);
+    select.addEventListener("change", function () { chosen.set(a.id, select.value); });
     override.insertBefore(select, override.querySelector("button"));
     return [confirm, override];
+  }
+  // The arbiter's pick in each "Set instead" and the focused control survive every rebuild
+  // of the list (a new alert must never change what one click would record).
+  const chosen = new Map();
+  function focusedControl(list) {
+    const el = document.activeElement;
+    const li = el && list.contains(el) ? el.closest("li[data-alert]") : null;
+    if (!li) return null;
+    const form = el.closest("form");
+    return { alert: li.getAttribute("data-alert"), action: form ? form.getAttribute("action") : "", tag: el.tagName };
+  }
+  function refocus(list, where) {
+    if (!where) return;
+    for (const li of list.querySelectorAll("li[data-alert]")) {
+      if (li.getAttribute("data-alert") !== where.alert) continue;
+      for (const form of li.querySelectorAll("form")) {
+        if (form.getAttribute("action") !== where.action) continue;
+        const el = form.querySelector(where.tag.toLowerCase());
+        if (el) el.focus();
+      }
+    }
   }
   function showAlerts(alerts, fresh) {
     const list = document.getElementById("alerts");
     if (!list) return;
+    for (const select of list.querySelectorAll("li[data-alert] form.override select")) {
+      const id = select.closest("li").getAttribute("data-alert");
+      if (select.value) chosen.set(id, select.value);
+    }
+    const open = new Set(alerts.map((a) => a.id));
+    for (const id of [...chosen.keys()]) if (!open.has(id)) chosen.delete(id);
+    const where = focusedControl(list);
     const items = alerts.map((a) => {
       const li = document.createElement("li");
       li.className = "alert " + a.severity + (a.result ? " proposal" : "") + (fresh.includes(a.id) ? " new" : "");
-      li.setAttribute("data-alert", a.id);
-      const kind = document.createElement("span");
-      kind.className = "kind"; kind.textContent = a.kind;
-      li.append(kind, document.createTextNode(" "));
+      li.setAttribute("data-alert", a.id); li.setAttribute("data-kind", a.kind);
+      const title = document.createElement("strong");  // in words, from the server
+      title.className = "title"; title.textContent = a.title;
+      li.append(title, document.createTextNode(" "));
       if (a.result) {
-        const proposed = document.createElement("strong");
+        const proposed = document.createElement("span");
         proposed.className = "proposed"; proposed.textContent = a.result + " · " + (a.reason_text || a.reason);
         li.append(proposed, document.createTextNode(" "));
       }
       const message = document.createElement("span");
       message.className = "message"; message.textContent = a.message;
       li.append(message, document.createTextNode(" "));
-      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = a.game; li.append(link, document.createTextNode(" ")); }
+      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = "the game"; li.append(link, document.createTextNode(" ")); }
       if (a.result && a.game) li.append(...proposalForms(a));
       li.appendChild(ackForm(a.id));
       return li;
     });
     if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No open alerts."; items.push(li); }
     list.replaceChildren(...items);
+    refocus(list, where);
     const count = document.getElementById("alert-count");
     if (count) { count.textContent = String(alerts.length); count.classList.toggle("some", alerts.length > 0); }
     if (fresh.length) {
       beep();
       document.title = "(" + alerts.length + ") " + document.title.replace(/^\(\d+\) /, "");
     }
+  }
+  // Closed alerts stay readable: when, why and who closed them (from the server).
+  function showClosed(closed) {
+    const list = document.getElementById("closed");
+    if (!list) return;
+    const items = closed.map((a) => {
+      const li = document.createElement("li");
+      li.className = "alert closed " + a.severity;
+      li.setAttribute("data-alert", a.id); li.setAttribute("data-kind", a.kind);
+      const title = document.createElement("strong");
+      title.className = "title"; title.textContent = a.title;
+      const how = document.createElement("span");
+      how.className = "closed-how";
+      how.textContent = a.closed.how + " at " + a.closed.at + " by " + a.closed.by + ": " + a.closed.why;
+      li.append(title, document.createTextNode(" "), how);
+      return li;
+    });
+    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No closed alerts yet."; items.push(li); }
+    list.replaceChildren(...items);
+    const count = document.getElementById("closed-count");
+    if (count) count.textContent = String(closed.length);
+  }
+  function refreshClosed() {
+    fetch("/arbiter/closed.json", { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((closed) => { if (closed) showClosed(closed); })
+      .catch(() => { /* the next change of the alerts tries again */ });
   }
   function beep() {
     if (!sound) return;
@@ -124,11 +185,12 @@
     if (msg.type === "snapshot") {
       if (msg.now) serverNow = msg.now - ((performance.now() - loadedAt) / 1000) * (msg.clock_rate || 1);
       if (msg.data.boards) showBoards(msg.data.boards);
-      if (msg.data.alerts) showAlerts(msg.data.alerts, []);
+      if (msg.data.alerts) { showAlerts(msg.data.alerts, []); refreshClosed(); }
     } else if (msg.type === "boards") {
       showBoards(msg.boards);
     } else if (msg.type === "alerts") {
       showAlerts(msg.alerts, msg.new || []);
+      refreshClosed();
     }
   });
 })();

@@ -1,0 +1,46 @@
+"""Closed alerts for the desk's "Closed" section: each with when, why and who closed it.
+
+The rules keep every alert raised and the ids closed (`resolved`, `acknowledged`); when,
+why and by whom are in the journal's `AlertResolved` / `AlertAcknowledged` events, read
+by kind (an index scan of those rows only).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from broadcast.arbiter.alerts import AlertAcknowledged, AlertResolved
+from broadcast.service.event_service import EventService
+from web import json_views
+
+__all__ = ["SHOWN", "closed_alerts"]
+
+SHOWN = 50  # the newest closed alerts on the desk
+KINDS = ("AlertResolved", "AlertAcknowledged")  # the journal's kind column: class names
+
+
+def closed_alerts(service: EventService, limit: int = SHOWN) -> list[dict[str, Any]]:
+    """The newest closed alerts first: the alert's JSON plus `closed` (`t`, `at` in the
+    event's time zone, `how`: resolved or acknowledged, `why`, `by`)."""
+    journal = service.journal
+    closings: dict[str, AlertResolved | AlertAcknowledged] = {}
+    for _, event in journal.read_kinds(0, journal.last_seq(), KINDS):
+        if isinstance(event, AlertResolved | AlertAcknowledged):
+            closings.setdefault(event.alert, event)  # the first closing is the one
+    raised = service.rules.alerts
+    zone = service.config.zone
+    out = []
+    for alert_id, closing in sorted(closings.items(), key=lambda kv: -kv[1].t)[:limit]:
+        alert = raised.get(alert_id)
+        if alert is None:
+            continue
+        body = json_views.alert_json(alert, service.book)
+        at = dt.datetime.fromtimestamp(closing.t, zone).strftime("%H:%M:%S")
+        if isinstance(closing, AlertResolved):
+            how, why, by = "resolved", closing.why or "its cause ended", "the rules"
+        else:
+            how, why, by = "acknowledged", "seen by the arbiter", closing.by
+        body["closed"] = {"t": closing.t, "at": at, "how": how, "why": why, "by": by}
+        out.append(body)
+    return out

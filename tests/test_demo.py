@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -158,10 +159,16 @@ def test_every_board_of_the_demo_ends_as_the_readme_announces(habits: str) -> No
 
 def test_make_demo_takes_a_port() -> None:
     def dry(*extra: str) -> str:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}  # under make
         run = subprocess.run(
-            ["make", "-n", "demo", *extra], cwd=ROOT, capture_output=True, text=True, check=True
+            ["make", "--no-print-directory", "-n", "demo", *extra],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
         )
-        return run.stdout.strip().splitlines()[-1]
+        return next(line for line in run.stdout.splitlines() if "boardwire demo" in line)
 
     assert dry("PORT=8090").endswith("boardwire demo --port 8090")
     assert dry().endswith("boardwire demo")

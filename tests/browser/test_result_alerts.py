@@ -200,8 +200,9 @@ async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
     await flag_falls(hall, board=1)
     signal = proposal(desk, SIGNAL_GAME)
     await signal.wait_for(timeout=20000)
-    # Acknowledged elsewhere (the API, another desk): this desk's Closed section follows live.
-    hall.service.acknowledge(await signal.get_attribute("data-alert") or "", "arbiter:api")
+    # Rejected elsewhere (the API, another desk): this desk's Closed section follows live.
+    # (A pending proposal cannot be merely acknowledged: it is confirmed, replaced or rejected.)
+    hall.service.reject_proposal(SIGNAL_GAME, "arbiter:api")
 
     closed = desk.locator("#closed li.alert.closed")
     await closed.nth(1).wait_for(timeout=10000)
@@ -211,7 +212,7 @@ async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
     assert "White's flag fell; propose 0-1" in older
     assert "resolved at " in older and "by the rules: result 0-1" in older, older
     assert "Board 1 · " in newest and "White's flag fell; propose 0-1" in newest
-    assert "acknowledged at " in newest and "by arbiter:api: seen by" in newest, newest
+    assert "resolved at " in newest, newest
     assert await proposal(desk, SIGNAL_GAME).count() == 0
     body = await (await desk.request.get(f"{hall.url}/arbiter/closed.json")).json()
-    assert [c["closed"]["how"] for c in body] == ["acknowledged", "resolved"]
+    assert [c["closed"]["how"] for c in body] == ["resolved", "resolved"]

@@ -3,11 +3,11 @@ starts, with one clear message; `serve` says which interfaces it listens on."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 from pathlib import Path
 
 import pytest
+from serve_args import serve_args
 
 from broadcast.cli import main
 from broadcast.cli import serve as cli_serve
@@ -75,18 +75,7 @@ def test_exposure_says_who_can_connect() -> None:
 async def test_serve_prints_which_interfaces_it_listens_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = argparse.Namespace(
-        event=EVENT,
-        db=tmp_path / "j.sqlite",
-        host="127.0.0.1",
-        port=0,
-        board=[],
-        sim=False,
-        speed=1.0,
-        games=None,
-        round=1,
-        delay=0.0,
-    )
+    args = serve_args(tmp_path)
     up: asyncio.Future[EventService] = asyncio.get_running_loop().create_future()
     serving = asyncio.ensure_future(cli_serve.serve(args, credentials=None, started=up.set_result))
     try:

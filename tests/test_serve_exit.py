@@ -4,11 +4,11 @@ fatal happened (the service itself raised, board events not written to the journ
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 from pathlib import Path
 
 import pytest
+from serve_args import serve_args
 
 from broadcast.cli import serve as cli_serve
 from broadcast.service.event_service import EventService
@@ -18,25 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
 
 
-def _args(tmp_path: Path) -> argparse.Namespace:
-    return argparse.Namespace(
-        event=EVENT,
-        db=tmp_path / "j.sqlite",
-        host="127.0.0.1",
-        port=0,
-        board=[],
-        sim=False,
-        speed=1.0,
-        games=None,
-        round=1,
-        delay=0.0,
-    )
-
-
 async def _serve_until(tmp_path: Path, then: object) -> int:
     up: asyncio.Future[EventService] = asyncio.get_running_loop().create_future()
     serving = asyncio.ensure_future(
-        cli_serve.serve(_args(tmp_path), credentials=None, started=up.set_result)
+        cli_serve.serve(serve_args(tmp_path), credentials=None, started=up.set_result)
     )
     try:
         service = await asyncio.wait_for(asyncio.shield(up), 60)

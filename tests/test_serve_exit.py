@@ -14,9 +14,6 @@ from broadcast.cli import serve as cli_serve
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import Backoff
 
-ROOT = Path(__file__).resolve().parent.parent
-EVENT = ROOT / "examples" / "pamplona-masters.toml"
-
 
 async def _serve_until(tmp_path: Path, then: object) -> int:
     up: asyncio.Future[EventService] = asyncio.get_running_loop().create_future()

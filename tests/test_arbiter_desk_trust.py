@@ -13,7 +13,7 @@ import pytest
 
 from broadcast.arbiter.alerts import AlertResolved
 from broadcast.config import load_event
-from broadcast.games.events import ResultProposed
+from broadcast.games.events import GameClock, ResultProposed
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
@@ -110,6 +110,40 @@ def test_rejecting_a_proposal_clears_the_pending_result_and_closes_its_alert(
     again.load()
     assert again.book.get(game).proposal is None
     assert [a for a in again.alerts() if a.kind == "result-proposed"] == []
+
+
+def test_the_clocks_stop_when_the_result_happens_not_when_the_arbiter_confirms(
+    tmp_path: Path,
+) -> None:
+    service, time = paired_round_1(tmp_path)
+    game = GameKey(OPEN, 1, 1).id
+    time.set(at("2025-09-12T17:10:00"))
+    service.commit([GameClock(game, 5123, 4987, "white", time.now())], game=game)
+    time.advance(1)
+    service.propose(ResultProposed(game, "0-1", "kings-signal", time.now(), "kings on e4/e5"))
+    # The clock on the table runs on while the arbiter walks over: nobody sees it.
+    for _ in range(30):
+        time.advance(60)
+        left = 5123 - int(time.now() - at("2025-09-12T17:10:00"))
+        service.commit([GameClock(game, left, 4987, "white", time.now())], game=game)
+    stopped = service.book.get(game)
+    assert (stopped.white_clock, stopped.black_clock, stopped.running) == (5123, 4987, None)
+    public = json_views.game_json(service.public_state().book.get(game))
+    assert public["clock"] == {"white": 5123, "black": 4987, "running": None}
+    # Confirmed: still the times of the signal.
+    service.confirm_proposal(game, ARBITER)
+    assert (service.book.get(game).white_clock, service.book.get(game).running) == (5123, None)
+
+
+def test_a_rejected_proposal_lets_the_clocks_run_again(tmp_path: Path) -> None:
+    service, time, game = proposed(tmp_path)
+    service.commit([GameClock(game, 4000, 3900, "black", time.now() + 5)], game=game)
+    assert service.book.get(game).running is None
+    service.reject_proposal(game, ARBITER)
+    time.advance(10)
+    service.commit([GameClock(game, 4000, 3890, "black", time.now())], game=game)
+    going = service.book.get(game)
+    assert (going.white_clock, going.black_clock, going.running) == (4000, 3890, "black")
 
 
 def test_acknowledge_is_no_answer_to_a_proposal(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from broadcast.games.events import (
     GameSync,
     GameTakeback,
     LineCorrected,
+    ProposalWithdrawn,
     ResultConfirmed,
     ResultProposed,
     StartPositionSet,
@@ -109,14 +110,23 @@ def test_the_first_flag_counts_while_the_clock_decides() -> None:
 
 def test_the_clocks_stop_with_the_result() -> None:
     """Players who signal a draw and leave the clock running: pages show the clocks as they
-    were when the result stood, not a clock ticking down to 0:00:00 on a finished game."""
+    were when the result happened (the signal, not the arbiter's confirmation), not a
+    clock ticking down to 0:00:00 on a finished game."""
     game = GameState(KEY, None, None).apply(GameClock(KEY.id, 3000, 2900, "white", 1.0))
     game = game.apply(ResultProposed(KEY.id, "1/2-1/2", "kings-signal", 2.0))
     game = game.apply(GameClock(KEY.id, 2990, 2900, "white", 11.0))
-    assert (game.white_clock, game.running) == (2990, "white")  # pending: still the live clock
+    assert (game.white_clock, game.running) == (3000, None)  # pending: stopped at the signal
     game = game.apply(ResultConfirmed(KEY.id, "1/2-1/2", "kings-signal", 12.0))
     ended = game.apply(GameClock(KEY.id, 0, 2900, "white", 3000.0))
-    assert (ended.white_clock, ended.black_clock, ended.running) == (2990, 2900, None)
+    assert (ended.white_clock, ended.black_clock, ended.running) == (3000, 2900, None)
+    # A rejected proposal: the game goes on, and so does its clock.
+    going = (
+        GameState(KEY, None, None)
+        .apply(ResultProposed(KEY.id, "1/2-1/2", "kings-signal", 2.0))
+        .apply(ProposalWithdrawn(KEY.id, 3.0, "arbiter:ana"))
+        .apply(GameClock(KEY.id, 2980, 2900, "white", 13.0))
+    )
+    assert (going.white_clock, going.running) == (2980, "white")
 
 
 def test_corrected_line_replaces_everything_and_keeps_clocks_of_unchanged_moves() -> None:

@@ -141,10 +141,11 @@ class GameState:
             case GameTakeback(ply=ply):
                 return _evolve(state, moves=self.moves[: max(ply, 0)])
             case GameClock():
-                if self.result is not None:
-                    # The game is over: a clock left running (players gone, kings signal
-                    # confirmed) would count down to 0:00:00 on every page. Keep the times
-                    # it showed when the result was decided.
+                if self.result is not None or self.proposal is not None:
+                    # The game ended on the board (kings signal, flag, mate, a default
+                    # time): a clock left running would count down to 0:00:00 on every
+                    # page while the arbiter decides. Keep the times it showed when the
+                    # result happened; a rejected proposal lets the next reading in.
                     return state
                 first = self.first_activity
                 if (
@@ -179,7 +180,8 @@ class GameState:
                 )
                 return state if self.flag is not None or ended else _evolve(state, flag=colour)
             case ResultProposed():
-                return _evolve(state, proposal=event)
+                # The clocks stop with the result, not with the arbiter's confirmation.
+                return _evolve(state, proposal=event, running=None)
             case ProposalWithdrawn():
                 return state if self.proposal is None else _evolve(state, proposal=None)
             case ResultConfirmed():

@@ -274,6 +274,23 @@ async def test_alerts_and_acknowledgement(
     assert await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json() == []
 
 
+async def test_arbiter_api_rejects_a_proposal_and_the_game_goes_on(
+    env: tuple[TestClient, EventService, ManualTime],
+) -> None:
+    client, service, clock = env
+    play_moves(service, GAME, ["e4", "e5"])
+    service.propose(ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings on e4/e5"))
+    response = await client.post(f"/api/v1/arbiter/games/{GAME}/reject", headers=BASIC)
+    assert response.status == 200, await response.text()
+    live = await response.json()
+    assert (live["result"], live["proposal"], live["pending_result"]) == ("*", None, None)
+    alerts = await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json()
+    assert [a for a in alerts if a["kind"] == "result-proposed"] == []
+    again = await client.post(f"/api/v1/arbiter/games/{GAME}/reject", headers=BASIC)
+    assert again.status == 422
+    assert "no result waiting" in (await again.json())["error"]
+
+
 async def test_arbiter_api_shows_the_proposal_and_its_alert_and_confirm_closes_it(
     env: tuple[TestClient, EventService, ManualTime],
 ) -> None:

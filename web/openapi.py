@@ -527,6 +527,12 @@ def document() -> dict[str, Any]:
         "/api/v1/arbiter/games/{game}/confirm": _arbiter_post(
             "Confirm the proposed result", None, game, [_GAME]
         ),
+        "/api/v1/arbiter/games/{game}/reject": _arbiter_post(
+            "Reject the proposed result: the game goes on (422 when none is waiting)",
+            None,
+            game,
+            [_GAME],
+        ),
         "/api/v1/arbiter/games/{game}/line": _arbiter_post(
             "Replace the game's line (UCI or SAN moves from the start position)",
             _obj({"moves": {"type": "array", "items": {"type": "string"}}}, ["moves"]),

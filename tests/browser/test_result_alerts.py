@@ -216,3 +216,20 @@ async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
     assert await proposal(desk, SIGNAL_GAME).count() == 0
     body = await (await desk.request.get(f"{hall.url}/arbiter/closed.json")).json()
     assert [c["closed"]["how"] for c in body] == ["resolved", "resolved"]
+
+
+async def test_reject_lets_the_game_go_on(hall: Live, browser: Any) -> None:
+    desk = await login(browser, hall.url, DESKTOP)
+    await flag_falls(hall)
+    alert = proposal(desk, FLAG_GAME)
+    await alert.wait_for(timeout=20000)
+    # A proposal has three ways out and no "Acknowledge" (it would leave it pending).
+    assert await alert.locator("form[action='/arbiter/act/ack']").count() == 0
+    await alert.locator("form.reject button").click()
+    await desk.wait_for_selector(".flash:has-text('the game goes on')", timeout=10000)
+    game = hall.service.book.get(FLAG_GAME)
+    assert (game.proposal, game.result) == (None, None)
+    assert await proposal(desk, FLAG_GAME).count() == 0
+    closed = desk.locator("#closed li.alert.closed")
+    await closed.first.wait_for(timeout=10000)
+    assert "the game goes on" in (await closed.first.inner_text())

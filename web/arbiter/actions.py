@@ -82,6 +82,10 @@ class Desk:
     def confirm(self, game_id: str, by: str) -> None:
         self.service.confirm_proposal(game_id, by)
 
+    def reject(self, game_id: str, by: str) -> None:
+        """The proposed result does not stand: the game goes on."""
+        self.service.reject_proposal(game_id, by)
+
     def correct_line(self, game_id: str, moves: Sequence[str], by: str) -> None:
         self.service.correct_line(game_id, to_ucis(self._game(game_id).start_fen, moves), by)
 

@@ -143,6 +143,11 @@ def confirm_route(call: Call) -> None:
     call.desk.confirm(call.game, call.by)
 
 
+@action("/api/v1/arbiter/games/{game}/reject", game=True, body=False)
+def reject_route(call: Call) -> None:
+    call.desk.reject(call.game, call.by)
+
+
 @action("/api/v1/arbiter/games/{game}/line", game=True)
 def line_route(call: Call) -> None:
     moves = call.field("moves", list)

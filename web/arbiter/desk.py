@@ -174,6 +174,11 @@ def _confirm(f: Form) -> str:
     return f"{f['game']}: result confirmed"
 
 
+def _reject(f: Form) -> str:
+    f.desk.reject(f["game"], f.by)
+    return f"{f['game']}: proposed result rejected, the game goes on"
+
+
 def _line(f: Form) -> str:
     f.desk.correct_line(f["game"], split_moves(f["moves"]), f.by)
     return f"{f['game']}: line corrected"
@@ -215,6 +220,7 @@ def _board(f: Form) -> str:
 _ACTIONS: dict[str, FormAction] = {
     "result": _result,
     "confirm": _confirm,
+    "reject": _reject,
     "line": _line,
     "start-fen": _start_fen,
     "present": _present,

@@ -52,7 +52,7 @@
     return form;
   }
   function ackForm(id) { return deskForm("ack", [["alert", id]], "Acknowledge"); }
-  // A proposed result: confirm it in one click, or choose another one.
+  // A proposed result: confirm it in one click, choose another one, or reject it.
   function proposalForms(a) {
     const confirm = deskForm("confirm", [["game", a.game]], "Confirm " + a.result, "confirm");
     const override = deskForm("result", [["game", a.game]], "Set instead", "override");
@@ -68,7 +68,8 @@
     if (chosen.has(a.id)) select.value = chosen.get(a.id);
     select.addEventListener("change", function () { chosen.set(a.id, select.value); });
     override.insertBefore(select, override.querySelector("button"));
-    return [confirm, override];
+    const reject = deskForm("reject", [["game", a.game]], "Reject: the game goes on", "reject");
+    return [confirm, override, reject];
   }
   // The arbiter's pick in each "Set instead" and the focused control survive every rebuild
   // of the list (a new alert must never change what one click would record).
@@ -117,8 +118,10 @@
       message.className = "message"; message.textContent = a.message;
       li.append(message, document.createTextNode(" "));
       if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = "the game"; li.append(link, document.createTextNode(" ")); }
+      // A proposal is confirmed, replaced or rejected; acknowledging it would leave the
+      // result pending for ever, so it has no "Acknowledge".
       if (a.result && a.game) li.append(...proposalForms(a));
-      li.appendChild(ackForm(a.id));
+      else li.appendChild(ackForm(a.id));
       return li;
     });
     if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No open alerts."; items.push(li); }

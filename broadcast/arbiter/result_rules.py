@@ -120,7 +120,7 @@ def _proposal_alert(
         alert_id,
         "result-proposed",
         proposal.t,
-        f"proposed result {proposal.result} by {words}{detail}; confirm it, or set another result",
+        f"proposed result {proposal.result} by {words}{detail}; confirm it, set another result, or reject it (the game goes on)",
         game=game,
         result=proposal.result,
         reason=proposal.reason,

@@ -40,6 +40,7 @@ __all__ = [
     "PrizeRules",
     "PrizeSplit",
     "PrizeTies",
+    "TaxRetention",
     "RemainingGames",
     "ResultsMode",
     "RoundStart",
@@ -164,16 +165,39 @@ class PrizePool:
 
 
 @dataclass(frozen=True, slots=True)
+class TaxRetention:
+    """A retention the regulation states (Pamplona art. 6): a prize above `above` is
+    paid net of `rate` percent, or of `foreign_rate` percent for a player whose
+    federation is not `federation` (when both are given)."""
+
+    above: float
+    rate: float
+    foreign_rate: float | None = None
+    federation: str = ""
+
+    def rate_for(self, federation: str) -> float:
+        """The percent retained from a prize of a player of `federation`."""
+        if self.foreign_rate is not None and self.federation and federation != self.federation:
+            return self.foreign_rate
+        return self.rate
+
+
+@dataclass(frozen=True, slots=True)
 class PrizeRules:
     """Place prizes (`places[0]` for 1st, ...) and pools. `ties` "share": players still
     level after every tie-break share the prizes of the places they occupy equally;
     "share-points": players level on points share them (the tie-breaks still rank);
-    "tiebreak": no sharing."""
+    "tiebreak": no sharing. `forfeit_wins`: a win by forfeit counts as a victory for
+    the pools. `eliminated_lose_prizes`: a player out by the no-show rules gets no prize
+    (it passes to the next eligible player). `retention`: the tax the list shows."""
 
     places: tuple[float, ...] = ()
     ties: PrizeTies = "share"
     pools: tuple[PrizePool, ...] = ()
     currency: str = "EUR"
+    forfeit_wins: bool = True
+    eliminated_lose_prizes: bool = False
+    retention: TaxRetention | None = None
 
 
 @dataclass(frozen=True, slots=True)

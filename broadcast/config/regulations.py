@@ -27,6 +27,7 @@ from broadcast.config.model import (
     SectionConfig,
     SingleAbsence,
     System,
+    TaxRetention,
     WithdrawalRules,
 )
 from broadcast.config.reader import TomlReader
@@ -38,6 +39,7 @@ __all__ = [
     "POOL_KEYS",
     "PRIZE_KEYS",
     "REGULATION_SECTION_KEYS",
+    "RETENTION_KEYS",
     "WITHDRAWAL_KEYS",
     "describe_rules",
     "no_show_rules",
@@ -49,7 +51,16 @@ __all__ = [
 NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
 WITHDRAWAL_KEYS = ("remaining_games",)
 PLAYOFF_KEYS = ("time_control", "games", "armageddon_time_control", "armageddon_draw_winner")
-PRIZE_KEYS = ("places", "ties", "pool", "currency")
+PRIZE_KEYS = (
+    "places",
+    "ties",
+    "pool",
+    "currency",
+    "forfeit_wins",
+    "eliminated_lose_prizes",
+    "retention",
+)
+RETENTION_KEYS = ("above", "rate", "foreign_rate", "federation")
 POOL_KEYS = ("amount", "split")
 REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes")
 
@@ -159,7 +170,69 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
             continue
         split = check.get_choice(pool, "split", where, PRIZE_SPLITS, default="wins")
         pools.append(PrizePool(float(amount), cast(PrizeSplit, split)))
-    return PrizeRules(tuple(places), cast(PrizeTies, ties), tuple(pools), currency)
+    return PrizeRules(
+        tuple(places),
+        cast(PrizeTies, ties),
+        tuple(pools),
+        currency,
+        forfeit_wins=_flag(check, table, "forfeit_wins", here, default=True),
+        eliminated_lose_prizes=_flag(check, table, "eliminated_lose_prizes", here, default=False),
+        retention=_retention(check, table, here),
+    )
+
+
+def _flag(
+    check: TomlReader, table: dict[str, Any], key: str, at: KeyPath, *, default: bool
+) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        check.error(
+            (*at, key), f"{key} must be true or false, got {value!r}", f"write {key} = true"
+        )
+        return default
+    return value
+
+
+def _amount(
+    check: TomlReader, table: dict[str, Any], key: str, at: KeyPath, *, maximum: float | None
+) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or value < 0
+        or (maximum is not None and value > maximum)
+    ):
+        bound = f" and at most {maximum:g}" if maximum is not None else ""
+        check.error(
+            (*at, key), f"{key} must be a number >= 0{bound}, got {value!r}", f"write {key} = 15"
+        )
+        return None
+    return float(value)
+
+
+def _retention(check: TomlReader, table: dict[str, Any], at: KeyPath) -> TaxRetention | None:
+    raw = check.get_table(table, "retention", at)
+    if raw is None:
+        return None
+    here: KeyPath = (*at, "retention")
+    check.unknown_keys(raw, RETENTION_KEYS, here)
+    above = _amount(check, raw, "above", here, maximum=None)
+    rate = _amount(check, raw, "rate", here, maximum=100)
+    foreign = _amount(check, raw, "foreign_rate", here, maximum=100)
+    federation = check.get_str(raw, "federation", here, example="ESP").upper()
+    if rate is None:
+        check.error(here, "a retention needs rate = the percent retained", "write rate = 15")
+        return None
+    if foreign is not None and not federation:
+        check.error(
+            (*here, "foreign_rate"),
+            "foreign_rate needs federation = the home federation (whose players pay rate)",
+            'write federation = "ESP"',
+        )
+    return TaxRetention(above or 0.0, rate, foreign, federation)
 
 
 def describe_rules(section: SectionConfig) -> list[str]:
@@ -203,4 +276,21 @@ def describe_rules(section: SectionConfig) -> list[str]:
             + (f", pools {pools}" if pools else "")
             + f" ({ties})"
         )
+        prizes = section.prizes
+        if prizes.pools:
+            counted = "count" if prizes.forfeit_wins else "do not count"
+            lines.append(f"    forfeit wins {counted} as victories for the pools")
+        if prizes.eliminated_lose_prizes:
+            lines.append(
+                "    a player eliminated by the no-show rules loses any prize "
+                "(it passes to the next eligible player)"
+            )
+        tax = prizes.retention
+        if tax is not None:
+            foreign = (
+                f", {tax.foreign_rate:g}% for players not of {tax.federation}"
+                if tax.foreign_rate is not None
+                else ""
+            )
+            lines.append(f"    tax retention above {tax.above:g}: {tax.rate:g}%{foreign}")
     return lines

@@ -3,18 +3,25 @@
 Place prizes go by rank; with ties "share", players still level after every tie-break
 (one rank) share the prizes of the places they occupy equally; with "share-points",
 players level on points do (the tie-breaks rank them, the money is shared). Pools ("wins") are split
-equally per win: each win is worth amount / total wins. The list is provisional while
-rounds remain or a play-off has not decided first place (the tied players share meanwhile).
+equally per win: each win is worth amount / total wins (a forfeit win counts unless
+`forfeit_wins = false`). The list is provisional while rounds remain or a play-off has
+not decided first place (the tied players share meanwhile).
+
+A withheld prize (the arbiter's decision, or an elimination the config says loses
+prizes) passes to the next eligible player: the player is left out of the ranking the
+places are paid by, and their wins out of the pools, so everyone below moves up.
+Where the regulation states a tax retention, each line shows gross and net.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from broadcast.config.model import PrizeRules
 from broadcast.fide.crosstable import Crosstable
-from broadcast.fide.standings import Standings
+from broadcast.fide.standings import StandingRow, Standings
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +31,26 @@ class PrizeLine:
     rank: int
     place: float
     pool: float
+    retention: float = 0.0  # the tax retained from the total (0: none stated, or under it)
 
     @property
     def total(self) -> float:
+        """The gross prize."""
         return round(self.place + self.pool, 2)
+
+    @property
+    def net(self) -> float:
+        """What is paid after the retention."""
+        return round(self.total - self.retention, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class WithheldPrize:
+    """A player left out of the prize list, and why (shown with the list)."""
+
+    start: int
+    name: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +58,8 @@ class PrizeList:
     lines: tuple[PrizeLine, ...]
     currency: str
     provisional: bool
+    withheld: tuple[WithheldPrize, ...] = ()
+    retention: bool = False  # the regulation states a retention: show gross and net
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -48,51 +73,73 @@ class PrizeList:
                     "place": p.place,
                     "pool": p.pool,
                     "total": p.total,
+                    "retention": p.retention,
+                    "net": p.net,
                 }
                 for p in self.lines
+            ],
+            "withheld": [
+                {"start": w.start, "name": w.name, "reason": w.reason} for w in self.withheld
             ],
         }
 
 
-def wins_of(crosstable: Crosstable) -> dict[int, int]:
-    """Rounds each player won (over the board or by forfeit)."""
+def wins_of(crosstable: Crosstable, *, forfeits: bool = True) -> dict[int, int]:
+    """Rounds each player won: over the board, and by forfeit unless `forfeits` is False."""
     return {
         start: sum(
             1
             for e in row
-            if e.opponent is not None and e.result is not None and e.result.outcome == "win"
+            if e.opponent is not None
+            and e.result is not None
+            and e.result.outcome == "win"
+            and (forfeits or not e.result.is_forfeit)
         )
         for start, row in ((p.start, r) for p, r in crosstable)
     }
 
 
+def _groups(rules: PrizeRules, rows: list[StandingRow]) -> list[list[StandingRow]]:
+    """The eligible rows in order, grouped by who shares ("tiebreak": nobody)."""
+    groups: list[list[StandingRow]] = []
+    for row in rows:
+        if groups and rules.ties != "tiebreak":
+            last = groups[-1][-1]
+            level = (
+                last.points == row.points if rules.ties == "share-points" else last.rank == row.rank
+            )
+            if level:
+                groups[-1].append(row)
+                continue
+        groups.append([row])
+    return groups
+
+
 def compute_prizes(
-    rules: PrizeRules, standings: Standings, crosstable: Crosstable, *, final: bool = True
+    rules: PrizeRules,
+    standings: Standings,
+    crosstable: Crosstable,
+    *,
+    final: bool = True,
+    withheld: Mapping[int, str] | None = None,
 ) -> PrizeList:
-    """The prize list; `final` False (rounds still to play) makes it provisional."""
+    """The prize list; `final` False (rounds still to play) makes it provisional;
+    `withheld` (player -> reason) are left out and their prizes pass on."""
+    out = withheld or {}
+    eligible = [r for r in standings.rows if r.start not in out]
     place: dict[int, float] = defaultdict(float)
-    by_rank: dict[int, list[int]] = defaultdict(list)
-    if rules.ties == "share-points":
-        # Level on points: one group, from the place of its first member on.
-        first: dict[float, int] = {}
-        for i, row in enumerate(standings.rows, 1):
-            by_rank[first.setdefault(row.points, i)].append(row.start)
-    else:
-        for row in standings.rows:
-            by_rank[row.rank].append(row.start)
-    for rank, starts in by_rank.items():
-        if rules.ties == "tiebreak":
-            ordered = starts  # the standings order already broke the tie
-            for i, start in enumerate(ordered):
-                index = rank - 1 + i
-                if index < len(rules.places):
-                    place[start] += rules.places[index]
-            continue
-        amounts = rules.places[rank - 1 : rank - 1 + len(starts)]
-        for start in starts:
-            place[start] += round(sum(amounts) / len(starts), 2)
+    position = 0
+    for group in _groups(rules, eligible):
+        amounts = rules.places[position : position + len(group)]
+        position += len(group)
+        for row in group:
+            place[row.start] += round(sum(amounts) / len(group), 2)
     pool: dict[int, float] = defaultdict(float)
-    wins = wins_of(crosstable)
+    wins = {
+        start: count
+        for start, count in wins_of(crosstable, forfeits=rules.forfeit_wins).items()
+        if start not in out
+    }
     total_wins = sum(wins.values())
     for prize_pool in rules.pools:
         if total_wins == 0:
@@ -100,13 +147,31 @@ def compute_prizes(
         per_win = prize_pool.amount / total_wins
         for start, count in wins.items():
             pool[start] += round(per_win * count, 2)
+    federation = {p.start: p.federation for p, _ in crosstable}
     lines = tuple(
-        PrizeLine(r.start, r.name, r.rank, place[r.start], pool[r.start])
-        for r in standings.rows
+        PrizeLine(
+            r.start,
+            r.name,
+            r.rank,
+            place[r.start],
+            pool[r.start],
+            _retained(rules, place[r.start] + pool[r.start], federation.get(r.start, "")),
+        )
+        for r in eligible
         if place[r.start] or pool[r.start]
     )
+    left_out = tuple(
+        WithheldPrize(r.start, r.name, out[r.start]) for r in standings.rows if r.start in out
+    )
     provisional = not final or any(r.undecided for r in standings.rows)
-    return PrizeList(lines, rules.currency, provisional)
+    return PrizeList(lines, rules.currency, provisional, left_out, rules.retention is not None)
 
 
-__all__ = ["PrizeLine", "PrizeList", "compute_prizes", "wins_of"]
+def _retained(rules: PrizeRules, total: float, federation: str) -> float:
+    tax = rules.retention
+    if tax is None or round(total, 2) <= tax.above:
+        return 0.0  # "prizes higher than" the threshold: the threshold itself is not taxed
+    return round(total * tax.rate_for(federation) / 100, 2)
+
+
+__all__ = ["PrizeLine", "PrizeList", "WithheldPrize", "compute_prizes", "wins_of"]

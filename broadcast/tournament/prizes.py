@@ -65,6 +65,7 @@ class PrizeList:
         return {
             "currency": self.currency,
             "provisional": self.provisional,
+            "retention_stated": self.retention,
             "prizes": [
                 {
                     "start": p.start,

@@ -274,12 +274,26 @@ def _playoff(f: Form) -> str:
     return f"play-off game {paired.number} ({paired.kind}) paired"
 
 
+def _withhold_prize(f: Form) -> str:
+    player = f.number("player")
+    f.desk.withhold_prize(f["section"], player, f.by, f["reason"])
+    return f"prize of player {player} withheld: it passes to the next eligible player"
+
+
+def _restore_prize(f: Form) -> str:
+    player = f.number("player")
+    f.desk.restore_prize(f["section"], player, f.by, f["reason"])
+    return f"prize of player {player} restored"
+
+
 _REGULATION_ACTIONS: dict[str, FormAction] = {
     "bye-request": _bye_request,
     "bye-cancel": _bye_cancel,
     "withdraw": _withdraw,
     "continue": _continue,
     "playoff": _playoff,
+    "withhold-prize": _withhold_prize,
+    "restore-prize": _restore_prize,
 }
 
 

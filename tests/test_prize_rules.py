@@ -13,6 +13,7 @@ from test_web_regulations import BASIC, _client, _login
 
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
+from broadcast.config.model import PrizeCategory
 from broadcast.games.ids import GameKey
 from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
@@ -193,3 +194,80 @@ async def test_prizes_withheld_over_the_api_and_at_the_desk(tmp_path: Path) -> N
         assert 'id="prizes-withheld"' in page and "Ferreira, Tomás (art. 9)" in page
     finally:
         await client.close()
+
+
+def _with_prizes(service: EventService, time: ManualTime, **changes: object) -> EventService:
+    """The same journal under the Pamplona config with other [section.prizes] settings."""
+    masters = service.config.sections[0]
+    assert masters.prizes is not None
+    rules = dataclasses.replace(masters.prizes, **changes)  # type: ignore[arg-type]
+    config = dataclasses.replace(
+        service.config, sections=(dataclasses.replace(masters, prizes=rules),)
+    )
+    fresh = EventService(config, service.journal, time=time, delay=0)
+    fresh.load()
+    return fresh
+
+
+def _lower_number_wins(service: EventService) -> None:
+    for number in range(1, 8):
+        for pairing in service.tournament.section(MASTERS).rounds[number].pairings:
+            game = service.book.get(GameKey(MASTERS, number, pairing.board).id)
+            result = "1-0" if pairing.white < (pairing.black or 0) else "0-1"
+            acts.set_result(service, game.id, result, ARBITER, "resignation")
+
+
+def test_category_prizes_one_per_player_the_larger_one(tmp_path: Path) -> None:
+    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    _lower_number_wins(service)  # final order 1, 2, ..., 8
+    under = PrizeCategory("Under 2500", (1200.0, 100.0), rating_below=2500)  # 2, 4, 6, 7
+    service = _with_prizes(service, time, categories=(under,), pools=(), retention=None)
+
+    def paid(s: EventService) -> dict[int, tuple[float, float, str]]:
+        prizes = acts.prizes(s.tournament, MASTERS)
+        assert prizes is not None
+        return {p.start: (p.place, p.category, p.category_name) for p in prizes.lines}
+
+    # 2 takes the larger prize (1200 for the best under 2500); the 2nd place passes to
+    # 3, 3rd to 4, and the category's 2nd prize to 6 (2 and 4 have theirs).
+    assert paid(service) == {
+        1: (2000.0, 0.0, ""),
+        2: (0.0, 1200.0, "Under 2500"),
+        3: (1000.0, 0.0, ""),
+        4: (500.0, 0.0, ""),
+        6: (0.0, 100.0, "Under 2500"),
+    }
+    # Several prizes per player: 2 collects both, the category's 2nd goes to 4.
+    several = _with_prizes(service, time, categories=(under,), one_prize_per_player=False)
+    assert paid(several)[2] == (1000.0, 1200.0, "Under 2500")
+    assert paid(several)[4] == (0.0, 100.0, "Under 2500")
+    # Equal amounts: the configured order decides which prize a player takes.
+    equal = PrizeCategory("Under 2500", (1000.0,), rating_below=2500)
+    general_first = _with_prizes(service, time, categories=(equal,))
+    assert paid(general_first)[2] == (1000.0, 0.0, "") and paid(general_first)[4][1] == 1000.0
+    category_first = _with_prizes(
+        service, time, categories=(equal,), order=("Under 2500", "general")
+    )
+    assert paid(category_first)[2] == (0.0, 1000.0, "Under 2500")
+    assert paid(category_first)[3] == (1000.0, 0.0, "")
+    # A withheld prize passes on inside the category too.
+    acts.withhold_prize(category_first, MASTERS, 2, ARBITER, "art. 9")
+    assert paid(category_first)[4] == (0.0, 1000.0, "Under 2500")
+
+
+def test_a_player_without_a_fide_rating_counts_as_zero() -> None:
+    band = PrizeCategory("Under 1800", (50.0,), rating_below=1800)
+    assert band.admits(1, 0, "", None, "")  # Sestao art. 14: no FIDE rating = 0
+    assert not PrizeCategory("1800-2000", (50.0,), rating_from=1800).admits(1, 0, "", None, "")
+    junior = PrizeCategory("Junior", (50.0,), born_from=2007)
+    assert junior.admits(1, 1500, "M", 2009, "ESP") and not junior.admits(1, 1500, "M", None, "")
+    woman = PrizeCategory("Woman", (50.0,), sex="F")
+    assert woman.admits(1, 0, "f", None, "") and not woman.admits(1, 0, "m", None, "")
+
+
+def test_sestao_example_declares_its_rating_bands() -> None:
+    config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
+    prizes = config.sections[0].prizes
+    assert prizes is not None and prizes.one_prize_per_player
+    bands = [(c.rating_from, c.rating_below) for c in prizes.categories if c.rating_below]
+    assert bands and all(low is None or low < high for low, high in bands)

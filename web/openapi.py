@@ -285,6 +285,8 @@ SCHEMAS: dict[str, Any] = {
                         "rank": {"type": "integer"},
                         "place": {"type": "number"},
                         "pool": {"type": "number"},
+                        "category": {"type": "number"},
+                        "category_name": {"type": "string"},
                         "total": {"type": "number"},
                         "retention": {"type": "number"},
                         "net": {"type": "number"},

@@ -19,6 +19,7 @@ from broadcast.config.model import (
     NoShowRules,
     OnNoShowLimit,
     PlayoffRules,
+    PrizeCategory,
     PrizePool,
     PrizeRules,
     PrizeSplit,
@@ -34,6 +35,7 @@ from broadcast.config.reader import TomlReader
 from clocks.timecontrol import TimeControl, parse_time_control
 
 __all__ = [
+    "CATEGORY_KEYS",
     "NO_SHOW_KEYS",
     "PLAYOFF_KEYS",
     "POOL_KEYS",
@@ -59,6 +61,20 @@ PRIZE_KEYS = (
     "forfeit_wins",
     "eliminated_lose_prizes",
     "retention",
+    "category",
+    "one_prize_per_player",
+    "order",
+)
+CATEGORY_KEYS = (
+    "name",
+    "places",
+    "rating_from",
+    "rating_below",
+    "sex",
+    "born_from",
+    "born_until",
+    "federation",
+    "players",
 )
 RETENTION_KEYS = ("above", "rate", "foreign_rate", "federation")
 POOL_KEYS = ("amount", "split")
@@ -160,6 +176,18 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
             'use ties = "share" (players level after every tie-break share)',
         )
     currency = check.get_str(table, "currency", here, default="EUR", example="EUR")
+    categories = tuple(_categories(check, table, here))
+    order: tuple[str, ...] = ()
+    names = ["general", *(c.name for c in categories)]
+    raw_order = table.get("order", [])
+    if not isinstance(raw_order, list) or not all(v in names for v in raw_order):
+        check.error(
+            (*here, "order"),
+            f"order must list prize names among {names}",
+            'write order = ["general", "Best woman"] (equal amounts: the first listed wins)',
+        )
+    else:
+        order = tuple(raw_order)
     pools: list[PrizePool] = []
     for i, pool in enumerate(check.get_array_of_tables(table, "pool", here)):
         where: KeyPath = (*here, "pool", i)
@@ -178,7 +206,64 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
         forfeit_wins=_flag(check, table, "forfeit_wins", here, default=True),
         eliminated_lose_prizes=_flag(check, table, "eliminated_lose_prizes", here, default=False),
         retention=_retention(check, table, here),
+        categories=categories,
+        one_prize_per_player=_flag(check, table, "one_prize_per_player", here, default=True),
+        order=order,
     )
+
+
+def _amounts(check: TomlReader, table: dict[str, Any], at: KeyPath) -> tuple[float, ...]:
+    value = table.get("places", [])
+    if not isinstance(value, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value
+    ):
+        check.error(
+            (*at, "places"),
+            "places must be a list of amounts, the best first",
+            "write places = [150, 100]",
+        )
+        return ()
+    return tuple(float(v) for v in value)
+
+
+def _categories(check: TomlReader, table: dict[str, Any], at: KeyPath) -> list[PrizeCategory]:
+    out: list[PrizeCategory] = []
+    for i, raw in enumerate(check.get_array_of_tables(table, "category", at)):
+        where: KeyPath = (*at, "category", i)
+        check.unknown_keys(raw, CATEGORY_KEYS, where)
+        name = check.get_str(raw, "name", where, required=True, example="Best woman")
+        if name in ("general", *(c.name for c in out)):
+            check.error((*where, "name"), f"prize category {name!r} is named twice", "rename it")
+        listed = raw.get("players")
+        players: frozenset[int] | None = None
+        if listed is not None:
+            if not isinstance(listed, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in listed
+            ):
+                check.error(
+                    (*where, "players"),
+                    "players must be a list of starting numbers",
+                    "write players = [12, 17]",
+                )
+            else:
+                players = frozenset(listed)
+        sex = check.get_str(raw, "sex", where, example="F").upper()
+        if sex not in ("", "F", "M"):
+            check.error((*where, "sex"), f"sex = {sex!r}: use the TRF's letters", 'sex = "F"')
+        out.append(
+            PrizeCategory(
+                name,
+                _amounts(check, raw, where),
+                rating_from=check.get_int(raw, "rating_from", where, minimum=0, example=1800),
+                rating_below=check.get_int(raw, "rating_below", where, minimum=1, example=2000),
+                sex=sex,
+                born_from=check.get_int(raw, "born_from", where, minimum=1900, example=2009),
+                born_until=check.get_int(raw, "born_until", where, minimum=1900, example=1965),
+                federation=check.get_str(raw, "federation", where, example="ESP").upper(),
+                players=players,
+            )
+        )
+    return out
 
 
 def _flag(
@@ -284,6 +369,18 @@ def describe_rules(section: SectionConfig) -> list[str]:
             lines.append(
                 "    a player eliminated by the no-show rules loses any prize "
                 "(it passes to the next eligible player)"
+            )
+        for category in prizes.categories:
+            amounts = ", ".join(f"{a:g}" for a in category.places)
+            lines.append(f"    category {category.name}: {amounts}")
+        if prizes.categories:
+            rule = (
+                "one prize per player, the larger one"
+                if prizes.one_prize_per_player
+                else "a player may win several"
+            )
+            lines.append(
+                f"    {rule}" + (f"; order {', '.join(prizes.order)}" if prizes.order else "")
             )
         tax = prizes.retention
         if tax is not None:

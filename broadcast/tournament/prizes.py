@@ -19,8 +19,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from broadcast.config.model import PrizeRules
-from broadcast.fide.crosstable import Crosstable
+from broadcast.config.model import PrizeCategory, PrizeRules
+from broadcast.fide.crosstable import Crosstable, Player
 from broadcast.fide.standings import StandingRow, Standings
 
 
@@ -32,11 +32,13 @@ class PrizeLine:
     place: float
     pool: float
     retention: float = 0.0  # the tax retained from the total (0: none stated, or under it)
+    category: float = 0.0  # a category prize ([[section.prizes.category]])
+    category_name: str = ""  # its category's name (several: joined with ", ")
 
     @property
     def total(self) -> float:
         """The gross prize."""
-        return round(self.place + self.pool, 2)
+        return round(self.place + self.category + self.pool, 2)
 
     @property
     def net(self) -> float:
@@ -73,6 +75,8 @@ class PrizeList:
                     "rank": p.rank,
                     "place": p.place,
                     "pool": p.pool,
+                    "category": p.category,
+                    "category_name": p.category_name,
                     "total": p.total,
                     "retention": p.retention,
                     "net": p.net,
@@ -128,13 +132,11 @@ def compute_prizes(
     `withheld` (player -> reason) are left out and their prizes pass on."""
     out = withheld or {}
     eligible = [r for r in standings.rows if r.start not in out]
-    place: dict[int, float] = defaultdict(float)
-    position = 0
-    for group in _groups(rules, eligible):
-        amounts = rules.places[position : position + len(group)]
-        position += len(group)
-        for row in group:
-            place[row.start] += round(sum(amounts) / len(group), 2)
+    players = {p.start: p for p, _ in crosstable}
+    if rules.categories:
+        place, category, names = _with_categories(rules, eligible, players)
+    else:
+        place, category, names = _places(rules, eligible), {}, {}
     pool: dict[int, float] = defaultdict(float)
     wins = {
         start: count
@@ -148,24 +150,107 @@ def compute_prizes(
         per_win = prize_pool.amount / total_wins
         for start, count in wins.items():
             pool[start] += round(per_win * count, 2)
-    federation = {p.start: p.federation for p, _ in crosstable}
     lines = tuple(
         PrizeLine(
             r.start,
             r.name,
             r.rank,
-            place[r.start],
+            place.get(r.start, 0.0),
             pool[r.start],
-            _retained(rules, place[r.start] + pool[r.start], federation.get(r.start, "")),
+            _retained(rules, gross, players[r.start].federation if r.start in players else ""),
+            category.get(r.start, 0.0),
+            names.get(r.start, ""),
         )
         for r in eligible
-        if place[r.start] or pool[r.start]
+        if (gross := place.get(r.start, 0.0) + category.get(r.start, 0.0) + pool[r.start])
     )
     left_out = tuple(
         WithheldPrize(r.start, r.name, out[r.start]) for r in standings.rows if r.start in out
     )
     provisional = not final or any(r.undecided for r in standings.rows)
     return PrizeList(lines, rules.currency, provisional, left_out, rules.retention is not None)
+
+
+def _places(rules: PrizeRules, eligible: list[StandingRow]) -> dict[int, float]:
+    """Place prizes down the eligible players, level groups sharing per `ties`."""
+    place: dict[int, float] = defaultdict(float)
+    position = 0
+    for group in _groups(rules, eligible):
+        amounts = rules.places[position : position + len(group)]
+        position += len(group)
+        for row in group:
+            place[row.start] += round(sum(amounts) / len(group), 2)
+    return place
+
+
+def _birth_year(player: Player | None) -> int | None:
+    text = player.birth[:4] if player is not None else ""
+    return int(text) if text.isdigit() else None
+
+
+def _members(
+    category: PrizeCategory, eligible: list[StandingRow], players: Mapping[int, Player]
+) -> list[int]:
+    out = []
+    for row in eligible:
+        p = players.get(row.start)
+        rating = (p.rating or 0) if p is not None else 0  # no FIDE rating counts as 0
+        sex = p.sex if p is not None else ""
+        fed = p.federation if p is not None else ""
+        if category.admits(row.start, rating, sex, _birth_year(p), fed):
+            out.append(row.start)
+    return out
+
+
+def _with_categories(
+    rules: PrizeRules, eligible: list[StandingRow], players: Mapping[int, Player]
+) -> tuple[dict[int, float], dict[int, float], dict[int, str]]:
+    """Place prizes, category prizes and category names per player.
+
+    Several prizes allowed: the places as without categories, and each category down its
+    own members. One prize per player: every prize, the largest first (equal amounts in
+    `order`, then general before the categories as listed), goes to the best-ranked
+    player who may have it and has none yet, so each player ends with the larger one and
+    the other passes on. Level players (per `ties`) who took place prizes then share them.
+    """
+    members = {c.name: _members(c, eligible, players) for c in rules.categories}
+    category: dict[int, float] = defaultdict(float)
+    names: dict[int, list[str]] = defaultdict(list)
+    if not rules.one_prize_per_player:
+        for c in rules.categories:
+            for start, amount in zip(members[c.name], c.places, strict=False):
+                category[start] += amount
+                names[start].append(c.name)
+        return _places(rules, eligible), category, {k: ", ".join(v) for k, v in names.items()}
+    listed = ["general", *(c.name for c in rules.categories)]
+    rank = {
+        name: (rules.order.index(name) if name in rules.order else len(rules.order) + i)
+        for i, name in enumerate(listed)
+    }
+    slots = [("general", i, a) for i, a in enumerate(rules.places)] + [
+        (c.name, i, a) for c in rules.categories for i, a in enumerate(c.places)
+    ]
+    slots.sort(key=lambda s: (-s[2], rank[s[0]], s[1]))
+    everyone = [r.start for r in eligible]
+    general: dict[int, float] = {}
+    for name, _, amount in slots:
+        pool = everyone if name == "general" else members[name]
+        winner = next((p for p in pool if p not in general and p not in names), None)
+        if winner is None:
+            continue
+        if name == "general":
+            general[winner] = amount
+        else:
+            category[winner] = amount
+            names[winner].append(name)
+    place: dict[int, float] = defaultdict(float)
+    for group in _groups(rules, eligible):
+        sharing = [r.start for r in group if r.start not in names]
+        total = sum(general.get(s, 0.0) for s in sharing)
+        for start in sharing:
+            if total:
+                place[start] = round(total / len(sharing), 2)
+    return place, category, {k: ", ".join(v) for k, v in names.items()}
 
 
 def _retained(rules: PrizeRules, total: float, federation: str) -> float:

@@ -78,6 +78,7 @@ async def desk_page(request: web.Request) -> web.Response:
         now=service.time.now(),
         message=request.query.get("m", ""),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
+        config_changes=service.config_changes(),
         unpaired=[
             {"section": s, "slug": slug(s), "round": n}
             for s, n in service.unpaired_rounds().items()

@@ -8,16 +8,20 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_regulations import ARBITER, at, service_for
 from test_web_regulations import BASIC, _client, _login
 
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
-from broadcast.config.model import PrizeCategory
+from broadcast.config.model import PrizeCategory, PrizePool, PrizeRules
+from broadcast.fide.crosstable import Game, Player, build_crosstable
+from broadcast.fide.standings import compute_standings
 from broadcast.games.ids import GameKey
 from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.tournament.prizes import PrizeList
+from broadcast.tournament.prizes import PrizeList, compute_prizes
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -271,3 +275,63 @@ def test_sestao_example_declares_its_rating_bands() -> None:
     assert prizes is not None and prizes.one_prize_per_player
     bands = [(c.rating_from, c.rating_below) for c in prizes.categories if c.rating_below]
     assert bands and all(low is None or low < high for low, high in bands)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    results=st.lists(
+        st.sampled_from(["1-0", "0-1", "1/2-1/2", "+-", "-+"]), min_size=6, max_size=6
+    ),
+    withheld=st.sets(st.integers(1, 4), max_size=3),
+    ties=st.sampled_from(["share", "share-points", "tiebreak"]),
+    one_prize=st.booleans(),
+    ratings=st.lists(st.integers(0, 2400), min_size=4, max_size=4),
+)
+def test_prize_money_is_kept_whatever_is_withheld(
+    results: list[str],
+    withheld: set[int],
+    ties: str,
+    one_prize: bool,
+    ratings: list[int],
+) -> None:
+    """Never raises; a withheld player gets nothing; the place, category and pool money
+    goes out whole while enough players remain to take it."""
+    pairs = [(1, 2, 1), (3, 4, 1), (1, 3, 2), (2, 4, 2), (1, 4, 3), (2, 3, 3)]
+    played = [Game(r, w, b, res) for (w, b, r), res in zip(pairs, results, strict=True)]
+    players = [Player(n, f"P{n}", rating=ratings[n - 1] or None) for n in range(1, 5)]
+    table = build_crosstable(players, 3, played, system="round-robin")
+    standings = compute_standings(table, ("SB",))
+    band = PrizeCategory("Under 2000", (70.0,), rating_below=2000)
+    rules = PrizeRules(
+        (300.0, 200.0),
+        ties,  # type: ignore[arg-type]
+        (PrizePool(90.0),),
+        categories=(band,),
+        one_prize_per_player=one_prize,
+    )
+    prizes = compute_prizes(rules, standings, table, withheld={p: "x" for p in withheld})
+    paid = {p.start for p in prizes.lines}
+    assert not paid & withheld
+    assert {w.start for w in prizes.withheld} == withheld
+    left = 4 - len(withheld)
+    places = sum(p.place for p in prizes.lines)
+    if left >= 2:  # the two place prizes are larger than the category's: always paid
+        assert places == pytest.approx(500.0, abs=0.02)
+    members = [p.start for p in players if p.start not in withheld and (p.rating or 0) < 2000]
+    category = sum(p.category for p in prizes.lines)
+    if one_prize:
+        assert all(not (p.place and p.category) for p in prizes.lines)
+        # Paid when a member is left without a place prize.
+        placed = {p.start for p in prizes.lines if p.place}
+        assert category == (70.0 if set(members) - placed else 0.0)
+    else:
+        assert category == (70.0 if members else 0.0)
+    wins = sum(
+        1
+        for p, row in table
+        if p.start not in withheld
+        for e in row
+        if e.result is not None and e.result.outcome == "win" and e.opponent is not None
+    )
+    assert sum(p.pool for p in prizes.lines) == pytest.approx(90.0 if wins else 0.0, abs=0.05)
+    assert all(p.net == p.total for p in prizes.lines)  # no retention stated

@@ -275,6 +275,7 @@ SCHEMAS: dict[str, Any] = {
         {
             "currency": {"type": "string"},
             "provisional": {"type": "boolean"},
+            "retention_stated": {"type": "boolean"},
             "prizes": {
                 "type": "array",
                 "items": _obj(
@@ -284,7 +285,21 @@ SCHEMAS: dict[str, Any] = {
                         "rank": {"type": "integer"},
                         "place": {"type": "number"},
                         "pool": {"type": "number"},
+                        "category": {"type": "number"},
+                        "category_name": {"type": "string"},
                         "total": {"type": "number"},
+                        "retention": {"type": "number"},
+                        "net": {"type": "number"},
+                    }
+                ),
+            },
+            "withheld": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "start": {"type": "integer"},
+                        "name": {"type": "string"},
+                        "reason": {"type": "string"},
                     }
                 ),
             },
@@ -422,6 +437,32 @@ def _regulation_paths() -> dict[str, Any]:
                 ["section", "player"],
             ),
             _json(_obj({"withdrawn": done})),
+            [],
+        ),
+        "/api/v1/arbiter/prizes/withheld": _arbiter_post(
+            "Withhold a player's prize, with the reason (it passes to the next eligible player)",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "player": {"type": "integer"},
+                    "reason": {"type": "string"},
+                },
+                ["section", "player", "reason"],
+            ),
+            _json(_obj({"withheld": done})),
+            [],
+        ),
+        "/api/v1/arbiter/prizes/restored": _arbiter_post(
+            "Give back a withheld prize (the arbiter's, or an elimination's)",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "player": {"type": "integer"},
+                    "reason": {"type": "string"},
+                },
+                ["section", "player"],
+            ),
+            _json(_obj({"restored": done})),
             [],
         ),
         "/api/v1/arbiter/continuations": _arbiter_post(

@@ -148,13 +148,23 @@ def _event_standings(args: argparse.Namespace) -> int:
 
 
 def format_prizes(prizes: PrizeList) -> str:
-    """The prize list as text: rank, name, place prize, pool share, total."""
+    """The prize list as text: rank, name, place prize, pool share, total (and the
+    retention and net where the regulation states one), then the prizes withheld."""
     title = "Prizes" + (" (provisional: first place undecided)" if prizes.provisional else "")
-    out = [title, f"{'Rk':>3}  {'Name':<30} {'Place':>9} {'Pool':>9} {'Total':>9}"]
+    # The place column holds place and category prizes; the lines below say which.
+    head = f"{'Rk':>3}  {'Name':<30} {'Place':>9} {'Pool':>9} {'Total':>9}"
+    out = [title, head + (f" {'Retained':>9} {'Net':>9}" if prizes.retention else "")]
     for p in prizes.lines:
-        out.append(f"{p.rank:>3}  {p.name:<30} {p.place:>9.2f} {p.pool:>9.2f} {p.total:>9.2f}")
+        won = p.place + p.category
+        line = f"{p.rank:>3}  {p.name:<30} {won:>9.2f} {p.pool:>9.2f} {p.total:>9.2f}"
+        out.append(line + (f" {p.retention:>9.2f} {p.net:>9.2f}" if prizes.retention else ""))
     if not prizes.lines:
         out.append("  (none yet)")
+    for p in prizes.lines:
+        if p.category:
+            out.append(f"  {p.name}: {p.category:.2f} as {p.category_name}")
+    for w in prizes.withheld:
+        out.append(f"  no prize: {w.start} {w.name} ({w.reason})")
     out.append(f"(amounts in {prizes.currency})")
     return "\n".join(out)
 

@@ -36,6 +36,7 @@ __all__ = [
     "PairingSource",
     "PlayerEntry",
     "PlayoffRules",
+    "PrizeCategory",
     "PrizePool",
     "PrizeRules",
     "PrizeSplit",
@@ -46,6 +47,7 @@ __all__ = [
     "SectionConfig",
     "SingleAbsence",
     "System",
+    "TaxRetention",
     "TiebreakEdition",
     "WithdrawalRules",
 ]
@@ -164,16 +166,81 @@ class PrizePool:
 
 
 @dataclass(frozen=True, slots=True)
+class TaxRetention:
+    """A retention the regulation states (Pamplona art. 6): a prize above `above` is
+    paid net of `rate` percent, or of `foreign_rate` percent for a player whose
+    federation is not `federation` (when both are given)."""
+
+    above: float
+    rate: float
+    foreign_rate: float | None = None
+    federation: str = ""
+
+    def rate_for(self, federation: str) -> float:
+        """The percent retained from a prize of a player of `federation`."""
+        if self.foreign_rate is not None and self.federation and federation != self.federation:
+            return self.foreign_rate
+        return self.rate
+
+
+@dataclass(frozen=True, slots=True)
+class PrizeCategory:
+    """Prizes for the best players of a category, `places[0]` for its best. A player
+    belongs when every condition given holds: FIDE rating (0 for none: Sestao art. 14)
+    at least `rating_from` and below `rating_below`, `sex`, born in `born_from` or later
+    (juniors) or in `born_until` or earlier (seniors), `federation`, or listed by
+    starting number in `players` (e.g. the best local player)."""
+
+    name: str
+    places: tuple[float, ...]
+    rating_from: int | None = None
+    rating_below: int | None = None
+    sex: str = ""
+    born_from: int | None = None
+    born_until: int | None = None
+    federation: str = ""
+    players: frozenset[int] | None = None
+
+    def admits(self, start: int, rating: int, sex: str, birth_year: int | None, fed: str) -> bool:
+        """Whether the player with these particulars belongs to the category."""
+        if self.rating_from is not None and rating < self.rating_from:
+            return False
+        if self.rating_below is not None and rating >= self.rating_below:
+            return False
+        if self.sex and sex.upper() != self.sex:
+            return False
+        if self.born_from is not None and (birth_year is None or birth_year < self.born_from):
+            return False
+        if self.born_until is not None and (birth_year is None or birth_year > self.born_until):
+            return False
+        if self.federation and fed.upper() != self.federation:
+            return False
+        return self.players is None or start in self.players
+
+
+@dataclass(frozen=True, slots=True)
 class PrizeRules:
     """Place prizes (`places[0]` for 1st, ...) and pools. `ties` "share": players still
     level after every tie-break share the prizes of the places they occupy equally;
     "share-points": players level on points share them (the tie-breaks still rank);
-    "tiebreak": no sharing."""
+    "tiebreak": no sharing. `forfeit_wins`: a win by forfeit counts as a victory for
+    the pools. `eliminated_lose_prizes`: a player out by the no-show rules gets no prize
+    (it passes to the next eligible player). `retention`: the tax the list shows.
+    `categories`: prizes for the best of a category; with `one_prize_per_player` a
+    player takes only the larger of the place and category prizes they win (equal
+    amounts: the first in `order`, "general" for the place prizes), the other passing
+    to the next player. The pools are a separate part, paid on top."""
 
     places: tuple[float, ...] = ()
     ties: PrizeTies = "share"
     pools: tuple[PrizePool, ...] = ()
     currency: str = "EUR"
+    forfeit_wins: bool = True
+    eliminated_lose_prizes: bool = False
+    retention: TaxRetention | None = None
+    categories: tuple[PrizeCategory, ...] = ()
+    one_prize_per_player: bool = True
+    order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

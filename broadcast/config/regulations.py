@@ -19,6 +19,7 @@ from broadcast.config.model import (
     NoShowRules,
     OnNoShowLimit,
     PlayoffRules,
+    PrizeCategory,
     PrizePool,
     PrizeRules,
     PrizeSplit,
@@ -27,17 +28,20 @@ from broadcast.config.model import (
     SectionConfig,
     SingleAbsence,
     System,
+    TaxRetention,
     WithdrawalRules,
 )
 from broadcast.config.reader import TomlReader
 from clocks.timecontrol import TimeControl, parse_time_control
 
 __all__ = [
+    "CATEGORY_KEYS",
     "NO_SHOW_KEYS",
     "PLAYOFF_KEYS",
     "POOL_KEYS",
     "PRIZE_KEYS",
     "REGULATION_SECTION_KEYS",
+    "RETENTION_KEYS",
     "WITHDRAWAL_KEYS",
     "describe_rules",
     "no_show_rules",
@@ -49,7 +53,30 @@ __all__ = [
 NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
 WITHDRAWAL_KEYS = ("remaining_games",)
 PLAYOFF_KEYS = ("time_control", "games", "armageddon_time_control", "armageddon_draw_winner")
-PRIZE_KEYS = ("places", "ties", "pool", "currency")
+PRIZE_KEYS = (
+    "places",
+    "ties",
+    "pool",
+    "currency",
+    "forfeit_wins",
+    "eliminated_lose_prizes",
+    "retention",
+    "category",
+    "one_prize_per_player",
+    "order",
+)
+CATEGORY_KEYS = (
+    "name",
+    "places",
+    "rating_from",
+    "rating_below",
+    "sex",
+    "born_from",
+    "born_until",
+    "federation",
+    "players",
+)
+RETENTION_KEYS = ("above", "rate", "foreign_rate", "federation")
 POOL_KEYS = ("amount", "split")
 REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes")
 
@@ -149,6 +176,18 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
             'use ties = "share" (players level after every tie-break share)',
         )
     currency = check.get_str(table, "currency", here, default="EUR", example="EUR")
+    categories = tuple(_categories(check, table, here))
+    order: tuple[str, ...] = ()
+    names = ["general", *(c.name for c in categories)]
+    raw_order = table.get("order", [])
+    if not isinstance(raw_order, list) or not all(v in names for v in raw_order):
+        check.error(
+            (*here, "order"),
+            f"order must list prize names among {names}",
+            'write order = ["general", "Best woman"] (equal amounts: the first listed wins)',
+        )
+    else:
+        order = tuple(raw_order)
     pools: list[PrizePool] = []
     for i, pool in enumerate(check.get_array_of_tables(table, "pool", here)):
         where: KeyPath = (*here, "pool", i)
@@ -159,7 +198,126 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
             continue
         split = check.get_choice(pool, "split", where, PRIZE_SPLITS, default="wins")
         pools.append(PrizePool(float(amount), cast(PrizeSplit, split)))
-    return PrizeRules(tuple(places), cast(PrizeTies, ties), tuple(pools), currency)
+    return PrizeRules(
+        tuple(places),
+        cast(PrizeTies, ties),
+        tuple(pools),
+        currency,
+        forfeit_wins=_flag(check, table, "forfeit_wins", here, default=True),
+        eliminated_lose_prizes=_flag(check, table, "eliminated_lose_prizes", here, default=False),
+        retention=_retention(check, table, here),
+        categories=categories,
+        one_prize_per_player=_flag(check, table, "one_prize_per_player", here, default=True),
+        order=order,
+    )
+
+
+def _amounts(check: TomlReader, table: dict[str, Any], at: KeyPath) -> tuple[float, ...]:
+    value = table.get("places", [])
+    if not isinstance(value, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value
+    ):
+        check.error(
+            (*at, "places"),
+            "places must be a list of amounts, the best first",
+            "write places = [150, 100]",
+        )
+        return ()
+    return tuple(float(v) for v in value)
+
+
+def _categories(check: TomlReader, table: dict[str, Any], at: KeyPath) -> list[PrizeCategory]:
+    out: list[PrizeCategory] = []
+    for i, raw in enumerate(check.get_array_of_tables(table, "category", at)):
+        where: KeyPath = (*at, "category", i)
+        check.unknown_keys(raw, CATEGORY_KEYS, where)
+        name = check.get_str(raw, "name", where, required=True, example="Best woman")
+        if name in ("general", *(c.name for c in out)):
+            check.error((*where, "name"), f"prize category {name!r} is named twice", "rename it")
+        listed = raw.get("players")
+        players: frozenset[int] | None = None
+        if listed is not None:
+            if not isinstance(listed, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in listed
+            ):
+                check.error(
+                    (*where, "players"),
+                    "players must be a list of starting numbers",
+                    "write players = [12, 17]",
+                )
+            else:
+                players = frozenset(listed)
+        sex = check.get_str(raw, "sex", where, example="F").upper()
+        if sex not in ("", "F", "M"):
+            check.error((*where, "sex"), f"sex = {sex!r}: use the TRF's letters", 'sex = "F"')
+        out.append(
+            PrizeCategory(
+                name,
+                _amounts(check, raw, where),
+                rating_from=check.get_int(raw, "rating_from", where, minimum=0, example=1800),
+                rating_below=check.get_int(raw, "rating_below", where, minimum=1, example=2000),
+                sex=sex,
+                born_from=check.get_int(raw, "born_from", where, minimum=1900, example=2009),
+                born_until=check.get_int(raw, "born_until", where, minimum=1900, example=1965),
+                federation=check.get_str(raw, "federation", where, example="ESP").upper(),
+                players=players,
+            )
+        )
+    return out
+
+
+def _flag(
+    check: TomlReader, table: dict[str, Any], key: str, at: KeyPath, *, default: bool
+) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        check.error(
+            (*at, key), f"{key} must be true or false, got {value!r}", f"write {key} = true"
+        )
+        return default
+    return value
+
+
+def _amount(
+    check: TomlReader, table: dict[str, Any], key: str, at: KeyPath, *, maximum: float | None
+) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or value < 0
+        or (maximum is not None and value > maximum)
+    ):
+        bound = f" and at most {maximum:g}" if maximum is not None else ""
+        check.error(
+            (*at, key), f"{key} must be a number >= 0{bound}, got {value!r}", f"write {key} = 15"
+        )
+        return None
+    return float(value)
+
+
+def _retention(check: TomlReader, table: dict[str, Any], at: KeyPath) -> TaxRetention | None:
+    raw = check.get_table(table, "retention", at)
+    if raw is None:
+        return None
+    here: KeyPath = (*at, "retention")
+    check.unknown_keys(raw, RETENTION_KEYS, here)
+    above = _amount(check, raw, "above", here, maximum=None)
+    rate = _amount(check, raw, "rate", here, maximum=100)
+    foreign = _amount(check, raw, "foreign_rate", here, maximum=100)
+    federation = check.get_str(raw, "federation", here, example="ESP").upper()
+    if rate is None:
+        check.error(here, "a retention needs rate = the percent retained", "write rate = 15")
+        return None
+    if foreign is not None and not federation:
+        check.error(
+            (*here, "foreign_rate"),
+            "foreign_rate needs federation = the home federation (whose players pay rate)",
+            'write federation = "ESP"',
+        )
+    return TaxRetention(above or 0.0, rate, foreign, federation)
 
 
 def describe_rules(section: SectionConfig) -> list[str]:
@@ -203,4 +361,33 @@ def describe_rules(section: SectionConfig) -> list[str]:
             + (f", pools {pools}" if pools else "")
             + f" ({ties})"
         )
+        prizes = section.prizes
+        if prizes.pools:
+            counted = "count" if prizes.forfeit_wins else "do not count"
+            lines.append(f"    forfeit wins {counted} as victories for the pools")
+        if prizes.eliminated_lose_prizes:
+            lines.append(
+                "    a player eliminated by the no-show rules loses any prize "
+                "(it passes to the next eligible player)"
+            )
+        for category in prizes.categories:
+            amounts = ", ".join(f"{a:g}" for a in category.places)
+            lines.append(f"    category {category.name}: {amounts}")
+        if prizes.categories:
+            rule = (
+                "one prize per player, the larger one"
+                if prizes.one_prize_per_player
+                else "a player may win several"
+            )
+            lines.append(
+                f"    {rule}" + (f"; order {', '.join(prizes.order)}" if prizes.order else "")
+            )
+        tax = prizes.retention
+        if tax is not None:
+            foreign = (
+                f", {tax.foreign_rate:g}% for players not of {tax.federation}"
+                if tax.foreign_rate is not None
+                else ""
+            )
+            lines.append(f"    tax retention above {tax.above:g}: {tax.rate:g}%{foreign}")
     return lines

@@ -15,7 +15,8 @@ applied).
 - pairings: `dutch_pairings`, `imported_pairings` (a pairing program's TRF),
   `publish_pairings`, `round_robin_pairings`, `unpaired_rounds`, `pair_unpaired`;
 - the regulations' tournament actions: `request_bye`, `cancel_bye`, `withdraw`,
-  `continue_after_absence`, `pair_playoff_game` (through `tournament_event`);
+  `continue_after_absence`, `pair_playoff_game`, `withhold_prize`, `restore_prize`
+  (through `tournament_event`);
 - reading the final standings: `standings`, `playoff`, `prizes`, `playoff_result_game`.
 """
 
@@ -63,6 +64,8 @@ from broadcast.tournament.events import (
     PairingEdited,
     PlayerWithdrawn,
     PlayoffGamePaired,
+    PrizeRestored,
+    PrizeWithheld,
     ResultRecorded,
     RoundPaired,
     TournamentEvent,
@@ -555,6 +558,41 @@ def continue_after_absence(
     return event
 
 
+def withhold_prize(
+    service: ActionHost, section: str, player: int, by: str, reason: str
+) -> PrizeWithheld:
+    """Withhold the player's prize (Pamplona art. 9: an unjustified missed game); it
+    passes to the next eligible player. The reason is required: it is on the list."""
+    state = section_state(service, section)
+    if state.config.prizes is None:
+        raise ActionError(f"section {state.name!r} has no [section.prizes] in its config")
+    if player not in state.players:
+        raise ActionError(f"section {state.name!r} has no player {player}")
+    why = reason.strip()
+    if not why:
+        raise ActionError("give the reason the prize is withheld (e.g. 'art. 9: round 3 missed')")
+    if player in state.prizes_withheld:
+        raise ActionError(
+            f"player {player}'s prize is already withheld ({state.prizes_withheld[player]})"
+        )
+    event = PrizeWithheld(state.name, player, why, by)
+    tournament_event(service, event)
+    return event
+
+
+def restore_prize(
+    service: ActionHost, section: str, player: int, by: str, reason: str = ""
+) -> PrizeRestored:
+    """Give back a prize withheld by the arbiter or by an elimination (the config's
+    `eliminated_lose_prizes`)."""
+    state = section_state(service, section)
+    if player not in state.players:
+        raise ActionError(f"section {state.name!r} has no player {player}")
+    event = PrizeRestored(state.name, player, reason.strip(), by)
+    tournament_event(service, event)
+    return event
+
+
 def pair_playoff_game(
     service: ActionHost,
     section: str,
@@ -653,6 +691,7 @@ __all__ = [
     "publish_pairings",
     "reject_proposal",
     "request_bye",
+    "restore_prize",
     "round_robin_pairings",
     "section_state",
     "set_result",
@@ -662,4 +701,5 @@ __all__ = [
     "unfinished_games",
     "unpaired_rounds",
     "withdraw",
+    "withhold_prize",
 ]

@@ -155,6 +155,8 @@ _TOURNAMENT_LOGGED = (
     "PlayerWithdrawn",
     "ContinuationRequested",
     "PlayoffGamePaired",
+    "PrizeWithheld",
+    "PrizeRestored",
 )
 
 

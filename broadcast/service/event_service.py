@@ -26,6 +26,7 @@ below (`config`, `time`, `state`, `tournament`, `book`, `hall`, `journal`, `rule
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable, Sequence
 
 from boards.drivers.bus import BusDriver, BusSettings
@@ -60,8 +61,11 @@ from broadcast.service.state import EventState, PublicState
 from broadcast.service.supervisor import Backoff, Supervisor
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved, StartOverrides
+from broadcast.tournament.registration import registration_changes
 from broadcast.tournament.state import TournamentState, registration_events
 from clocks.timesource import EpochTimeSource
+
+log = logging.getLogger(__name__)
 
 
 class EventService:
@@ -117,6 +121,7 @@ class EventService:
         self.committer.handle = self._hall.on_driver_event
         self.committer.on_result = self._hall.unfollow
         self._live_round_request = live_round
+        self._config_changes: tuple[str, ...] = ()
         self.imported_byes: actions.ImportedByes = {}  # see actions.imported_pairings
         self.committer.undo_parts += [self._hall.undo_part, self._undo_part]
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
@@ -263,7 +268,19 @@ class EventService:
         if self.last_seq == 0 or not any(s.players for s in self.tournament.sections.values()):
             self.commit(list(registration_events(self.config)))
             self.commit(actions.round_robin_pairings(self))
+        self._config_changes = tuple(
+            line
+            for s in self.config.sections
+            for line in registration_changes(s, self.tournament.section(s.name).players)
+        )
+        for line in self._config_changes:
+            log.warning("config changed after the start: %s", line)
         self.attach_boards()
+
+    def config_changes(self) -> tuple[str, ...]:
+        """What the config says differently from the players the event registered (each
+        line says what the service does about it); empty when they agree."""
+        return self._config_changes
 
     # -- the hall (hall.py) -------------------------------------------------------------------
 

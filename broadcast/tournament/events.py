@@ -171,6 +171,29 @@ class PlayoffGamePaired:
     by: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class PrizeWithheld:
+    """The arbiter withholds the player's prize (Pamplona art. 9: a missed game the
+    player cannot justify loses any prize); the prize passes to the next eligible
+    player. `reason` is shown in the prize list and the journal."""
+
+    section: str
+    player: int
+    reason: str
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PrizeRestored:
+    """The arbiter gives back a prize withheld earlier (a justification came late, a
+    mistake), or one the config withholds for an elimination."""
+
+    section: str
+    player: int
+    reason: str = ""
+    by: str = ""
+
+
 TournamentEvent = (
     PlayersRegistered
     | RoundPaired
@@ -185,6 +208,8 @@ TournamentEvent = (
     | NoShowCounted
     | ContinuationRequested
     | PlayoffGamePaired
+    | PrizeWithheld
+    | PrizeRestored
 )
 
 __all__ = [
@@ -201,6 +226,8 @@ __all__ = [
     "PlayerWithdrawn",
     "PlayersRegistered",
     "PlayoffGamePaired",
+    "PrizeRestored",
+    "PrizeWithheld",
     "ResultRecorded",
     "RoundPaired",
     "TournamentEvent",

@@ -75,7 +75,10 @@ def section_prizes(state: SectionState, edition: Edition = 2024) -> PrizeList | 
         return None
     standings = section_standings(state, edition)
     crosstable = state.to_crosstable()
-    return compute_prizes(state.config.prizes, standings, crosstable, final=state.finished)
+    withheld = {start: reason for start in state.players if (reason := state.prize_withheld(start))}
+    return compute_prizes(
+        state.config.prizes, standings, crosstable, final=state.finished, withheld=withheld
+    )
 
 
 __all__ = ["PENDING", "first_place_tie", "section_playoff", "section_prizes", "section_standings"]

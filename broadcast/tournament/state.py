@@ -41,6 +41,8 @@ from broadcast.tournament.events import (
     PlayersRegistered,
     PlayerWithdrawn,
     PlayoffGamePaired,
+    PrizeRestored,
+    PrizeWithheld,
     ResultRecorded,
     RoundPaired,
     TournamentEvent,
@@ -111,6 +113,9 @@ class SectionState:
     continuations: Mapping[int, frozenset[int]] = field(default_factory=dict)
     withdraw_reasons: Mapping[int, str] = field(default_factory=dict)
     playoff: Mapping[int, PlayoffGame] = field(default_factory=dict)
+    # Prizes the arbiter withheld (player -> reason) and gave back (player -> reason).
+    prizes_withheld: Mapping[int, str] = field(default_factory=dict)
+    prizes_restored: Mapping[int, str] = field(default_factory=dict)
 
     # -- questions ---------------------------------------------------------------------
     @property
@@ -189,6 +194,29 @@ class SectionState:
             if absent + 1 in self.rounds or absent >= self.config.rounds:
                 return f"disqualified: absent in round {absent}"
             return f"absent in round {absent}: out unless they ask to continue"
+        return ""
+
+    def eliminated(self, player: int) -> bool:
+        """Out of the event by its no-show rules (the limit reached, or an absence that
+        disqualifies), not by a withdrawal the arbiter recorded for another reason."""
+        limit = self.config.no_show_limit
+        if limit is not None and len(self.no_shows.get(player, ())) >= limit:
+            return True
+        return self.disqualifying_absence(player, self.config.rounds + 1) is not None
+
+    def prize_withheld(self, player: int) -> str:
+        """Why the player's prize is withheld ("" = it is not): the arbiter's decision,
+        or an elimination when `[section.prizes] eliminated_lose_prizes` says so."""
+        if player in self.prizes_withheld:
+            return self.prizes_withheld[player]
+        prizes = self.config.prizes
+        if (
+            prizes is not None
+            and prizes.eliminated_lose_prizes
+            and player not in self.prizes_restored
+            and self.eliminated(player)
+        ):
+            return "eliminated by the no-show rules"
         return ""
 
     def byes_of(self, player: int) -> frozenset[int]:
@@ -315,6 +343,24 @@ class SectionState:
                 return self._continuation(event)
             case PlayoffGamePaired():
                 return self._playoff_paired(event)
+            case PrizeWithheld():
+                self._player(event.player)
+                restored = {k: v for k, v in self.prizes_restored.items() if k != event.player}
+                return replace(
+                    self,
+                    prizes_withheld={**self.prizes_withheld, event.player: event.reason},
+                    prizes_restored=restored,
+                )
+            case PrizeRestored():
+                self._player(event.player)
+                if not self.prize_withheld(event.player):
+                    raise StateError(f"player {event.player}'s prize is not withheld")
+                kept = {k: v for k, v in self.prizes_withheld.items() if k != event.player}
+                return replace(
+                    self,
+                    prizes_withheld=kept,
+                    prizes_restored={**self.prizes_restored, event.player: event.reason},
+                )
             case NoShowCounted():
                 self._player(event.player)
                 self._check_round_number(event.round)

@@ -26,6 +26,8 @@ from broadcast.tournament.events import (
     ContinuationRequested,
     PlayerWithdrawn,
     PlayoffGamePaired,
+    PrizeRestored,
+    PrizeWithheld,
 )
 from web.arbiter.moves import to_ucis
 from web.pairing_worker import PairingWorker
@@ -131,6 +133,12 @@ class Desk:
         return regs.continue_after_absence(
             self.service, self._section(section), round_number, player, by
         )
+
+    def withhold_prize(self, section: str, player: int, by: str, reason: str) -> PrizeWithheld:
+        return regs.withhold_prize(self.service, self._section(section), player, by, reason)
+
+    def restore_prize(self, section: str, player: int, by: str, reason: str = "") -> PrizeRestored:
+        return regs.restore_prize(self.service, self._section(section), player, by, reason)
 
     def pair_playoff_game(
         self, section: str, white: int, black: int, by: str, *, board: int = 1

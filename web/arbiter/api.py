@@ -245,6 +245,23 @@ def continuation_route(call: Call) -> dict[str, Any]:
     return {"continues": {"section": section, "round": rnd, "player": player}}
 
 
+@action("/api/v1/arbiter/prizes/withheld")
+def withhold_prize_route(call: Call) -> dict[str, Any]:
+    """Withhold a player's prize with the reason (it passes to the next eligible player)."""
+    section, player = call.field("section", str), call.field("player", int)
+    event = call.desk.withhold_prize(section, player, call.by, call.field("reason", str))
+    return {"withheld": {"section": event.section, "player": player, "reason": event.reason}}
+
+
+@action("/api/v1/arbiter/prizes/restored")
+def restore_prize_route(call: Call) -> dict[str, Any]:
+    """Give back a withheld prize (the arbiter's or an elimination's)."""
+    section, player = call.field("section", str), call.field("player", int)
+    reason = call.optional("reason", str) or ""
+    event = call.desk.restore_prize(section, player, call.by, reason)
+    return {"restored": {"section": event.section, "player": player, "reason": event.reason}}
+
+
 @action("/api/v1/arbiter/playoff-games")
 def playoff_route(call: Call) -> dict[str, Any]:
     """Pair the next play-off game for first place (its kind follows the play-off)."""

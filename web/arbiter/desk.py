@@ -78,6 +78,7 @@ async def desk_page(request: web.Request) -> web.Response:
         now=service.time.now(),
         message=request.query.get("m", ""),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
+        config_changes=service.config_changes(),
         unpaired=[
             {"section": s, "slug": slug(s), "round": n}
             for s, n in service.unpaired_rounds().items()
@@ -280,12 +281,26 @@ def _playoff(f: Form) -> str:
     return f"play-off game {paired.number} ({paired.kind}) paired"
 
 
+def _withhold_prize(f: Form) -> str:
+    player = f.number("player")
+    f.desk.withhold_prize(f["section"], player, f.by, f["reason"])
+    return f"prize of player {player} withheld: it passes to the next eligible player"
+
+
+def _restore_prize(f: Form) -> str:
+    player = f.number("player")
+    f.desk.restore_prize(f["section"], player, f.by, f["reason"])
+    return f"prize of player {player} restored"
+
+
 _REGULATION_ACTIONS: dict[str, FormAction] = {
     "bye-request": _bye_request,
     "bye-cancel": _bye_cancel,
     "withdraw": _withdraw,
     "continue": _continue,
     "playoff": _playoff,
+    "withhold-prize": _withhold_prize,
+    "restore-prize": _restore_prize,
 }
 
 

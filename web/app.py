@@ -28,7 +28,7 @@ from web.auth import Auth
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, HUB, PAIRER, SERVICE
+from web.keys import ANSWERS, AUTH, HUB, PAIRER, PUBLIC, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
@@ -190,6 +190,7 @@ def build_app(
     )
     app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
+    app[PUBLIC] = service
     app[LIMITS] = limits
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
     app[AUTH] = Auth(credentials)

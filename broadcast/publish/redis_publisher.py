@@ -131,6 +131,7 @@ class RedisPublisher:
         self.keys = StreamKeys.of(config.name)
         self.outbox: deque[Outgoing] = deque()
         self.whole_due = True  # the next entry is a whole snapshot (a start, an overflow)
+        self.rewrite_acked = False  # Redis lost our entries: write the acknowledged state whole
         self.state = "connecting"  # "connecting" | "up" | "down" (for the desk and tests)
         self.acked: tuple[str, int] | None = None  # (epoch, seq) Redis holds last
         self.written = 0  # entries acknowledged (for tests and the bench)
@@ -197,15 +198,21 @@ class RedisPublisher:
     async def _resume(self, client: aioredis.Redis) -> None:
         """Where Redis is: drop from the outbox what it already holds (an XADD whose answer
         the outage swallowed), so the next entry written is the one after it."""
+        if self.whole_due or self.acked is None:
+            return
         last = await client.xrevrange(self.keys.stream, count=1)
-        if not last or self.whole_due:
-            return
-        entry_id, fields = last[0]
-        if fields is None:
-            return
-        epoch = _str(fields.get(b"epoch"))
-        seq = int(_str(fields.get(b"seq")) or -1)
-        if epoch is None or self.acked is None or epoch != self.acked[0]:
+        epoch: str | None = None
+        seq = -1
+        entry_id: object = None
+        fields = last[0][1] if last else None
+        if fields is not None:
+            entry_id = last[0][0]
+            epoch = _str(fields.get(b"epoch"))
+            seq = int(_str(fields.get(b"seq")) or -1)
+        if epoch != self.acked[0] or seq < self.acked[1]:
+            # Redis lost what it had acknowledged (restarted without persistence, flushed):
+            # write the acknowledged state whole, then the outbox after it, in order.
+            self.rewrite_acked = True
             return
         while self.outbox and self.outbox[0].epoch == epoch and self.outbox[0].seq <= seq:
             done = self.outbox.popleft()
@@ -225,6 +232,15 @@ class RedisPublisher:
             )
             self.whole_due = False
             self._acked(epoch, seq, state, _str(entry_id))
+            await self._store_snapshot(client, fields, _str(entry_id))
+            return
+        if self.rewrite_acked and self.acked is not None and self._acked_state is not None:
+            epoch, seq = self.acked
+            fields = snapshot_fields(self.config, epoch, seq, self._acked_state, self.venue())
+            entry_id = await client.xadd(
+                self.keys.stream, fields, maxlen=STREAM_MAXLEN, approximate=True
+            )
+            self.rewrite_acked = False
             await self._store_snapshot(client, fields, _str(entry_id))
             return
         batch = [self.outbox[i] for i in range(min(BATCH, len(self.outbox)))]

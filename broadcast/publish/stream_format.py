@@ -117,9 +117,10 @@ def _unhook(data: dict[str, Any]) -> Any:
 
 
 def public_config(config: EventConfig) -> EventConfig:
-    """The config as it may leave the venue: without its file and the boards' ports."""
+    """The config as it may leave the venue: without its file, the boards' ports and the
+    Redis URL (which may hold a password)."""
     boards = tuple(dataclasses.replace(b, port="") for b in config.boards)
-    return dataclasses.replace(config, source=None, boards=boards)
+    return dataclasses.replace(config, source=None, boards=boards, publish=None)
 
 
 def _game_plain(game: GameState) -> list[Any]:

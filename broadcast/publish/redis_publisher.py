@@ -206,7 +206,7 @@ class RedisPublisher:
         entry_id: object = None
         fields = last[0][1] if last else None
         if fields is not None:
-            entry_id = last[0][0]
+            entry_id = last[0][0] if last else None
             epoch = _str(fields.get(b"epoch"))
             seq = int(_str(fields.get(b"seq")) or -1)
         if epoch != self.acked[0] or seq < self.acked[1]:

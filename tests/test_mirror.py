@@ -21,6 +21,8 @@ import aiohttp
 import pytest
 import websockets
 from redis import asyncio as aioredis
+from redis_support import RedisProcess
+from web_support import free_port, make_service, play_moves
 
 from broadcast.cli.mirror import mirror
 from broadcast.cli.run_event import Running
@@ -30,10 +32,8 @@ from broadcast.publish.redis_publisher import RedisPublisher
 from broadcast.publish.stream_format import StreamKeys
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
-from redis_support import RedisProcess
 from web.app import start_web
 from web.keys import HUB
-from web_support import free_port, make_service, play_moves
 
 DELAY = 60.0
 

@@ -76,7 +76,7 @@ WEB_FLOORS = [
         "web.sections",
         "web.pairing_job",
     ],
-    ["web.alert_titles"],
+    ["web.alert_titles", "web.public_source"],
 ]
 
 # The pure core (DESIGN, "Principles"): no I/O, no asyncio, no wall clock, no logging.

@@ -59,6 +59,7 @@ _WHAT: dict[AlertKind, Callable[[Alert], str]] = {
     "arbiter-override": lambda a: f"regulation overridden for {_names(a)}",
     "journal-not-writable": lambda a: "the journal cannot be written; events held in memory",
     "export-failing": lambda a: "the export folder cannot be written; retrying",
+    "publish-behind": lambda a: "the public stream to the mirrors is down or behind",
     "task-failed": lambda a: "a task stopped on an error; restarted",
     "service-overloaded": lambda a: "the service is behind the boards",
 }

@@ -33,9 +33,9 @@ from broadcast.config.model import EventConfig
 from broadcast.export.pgn import event_games, game_pgn
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
-from broadcast.service.event_service import EventService
 from broadcast.service.state import PublicState
 from broadcast.tournament.state import TournamentState
+from web.public_source import PublicSource
 
 SLICE_SECONDS = 0.005  # longest stretch of PGN writing before the loop is served again
 MAX_ANSWERS = 512  # answers kept (scopes x sections x rounds); the oldest go first
@@ -127,7 +127,7 @@ class Answers:
     compared by identity); one build per state, shared. Builds made by a plain function
     (JSON, pages) run in a worker thread: the loop only waits for the result."""
 
-    def __init__(self, service: EventService) -> None:
+    def __init__(self, service: PublicSource) -> None:
         self.service = service
         self.texts = GameTexts(service.config)
         self._kept: OrderedDict[str, tuple[tuple[object, ...], Answer]] = OrderedDict()

@@ -28,10 +28,11 @@ from web.auth import Auth
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, HUB, PAIRER, SERVICE
+from web.keys import ANSWERS, AUTH, HUB, PAIRER, PUBLIC, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
+from web.public_source import PublicSource
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +191,7 @@ def build_app(
     )
     app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
+    app[PUBLIC] = service
     app[LIMITS] = limits
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
     app[AUTH] = Auth(credentials)
@@ -215,6 +217,58 @@ def build_app(
     app.on_startup.append(start_hub)
     app.on_shutdown.append(stop_hub)
     return app
+
+
+def build_mirror_app(
+    source: PublicSource,
+    proxy: ProxySettings | None = None,
+    limits: WebLimits | None = None,
+) -> web.Application:
+    """The public half of `build_app` for a mirror (`boardwire mirror`): the same public
+    pages, JSON API, PGN feeds and websocket, from `source` (the venue's public stream);
+    no desk, no arbiter API. Its hub relays the venue's deltas (`Hub.relay_delta`)."""
+    limits = limits or WebLimits()
+    app = web.Application(middlewares=[forwarded, safety, gate], client_max_size=1024 * 1024)
+    app[PROXY] = proxy or ProxySettings()
+    app[PUBLIC] = source
+    app[LIMITS] = limits
+    app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
+    app[HUB] = Hub(source, limits=limits.hub, budget=budget, relay=True)
+    app[ANSWERS] = Answers(source)
+    app.on_response_prepare.append(_no_server_header)
+    app.router.add_get("/api/v1/openapi.json", openapi_route)
+    app.add_routes(routes_public.routes)
+    app.router.add_static("/static/", STATIC, append_version=False)
+
+    async def stop_hub(app: web.Application) -> None:
+        await app[HUB].close()
+        app[ANSWERS].close()
+
+    app.on_shutdown.append(stop_hub)
+    return app
+
+
+async def start_mirror_web(
+    source: PublicSource,
+    *,
+    host: str,
+    port: int,
+    proxy: ProxySettings | None = None,
+    limits: WebLimits | None = None,
+) -> web.AppRunner:
+    """Serve a mirror's public routes on host:port (see `build_mirror_app`)."""
+    limits = limits or WebLimits()
+    proxy = proxy or ProxySettings()
+    runner = GuardedRunner(
+        build_mirror_app(source, proxy, limits),
+        limits=limits,
+        proxy=proxy,
+        csp=_csp(proxy.public_origin),
+        access_log=None,
+    )
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    return runner
 
 
 async def start_web(
@@ -253,9 +307,11 @@ __all__ = [
     "STATIC",
     "Handler",
     "build_app",
+    "build_mirror_app",
     "durable",
     "gate",
     "openapi_route",
     "safety",
+    "start_mirror_web",
     "start_web",
 ]

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from broadcast.config.model import SectionConfig
 from broadcast.games.ids import slug
-from web.keys import service_of
+from web.keys import public_of
 from web.sections import section_by_name
 
 __all__ = ["error", "http_error", "json_response", "round_of", "section_of"]
@@ -36,7 +36,7 @@ def http_error(kind: type[web.HTTPError], message: str) -> web.HTTPError:
 
 def section_of(request: web.Request) -> SectionConfig:
     """The section named in the path or in `?section=` (default: the first)."""
-    config = service_of(request).config
+    config = public_of(request).config
     wanted = request.match_info.get("section") or request.query.get("section")
     section = section_by_name(config, wanted)
     if section is None:

@@ -17,10 +17,11 @@ from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.state import GameState, PlayerRef
-from broadcast.service.event_service import EventService, HallBoard
+from broadcast.service.event_service import HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
 from web.alert_titles import alert_title, by_urgency
+from web.public_source import PublicSource
 
 __all__ = [
     "RESULT_TEXT",
@@ -383,7 +384,7 @@ def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
     return out
 
 
-def speed_of(service: EventService) -> float:
+def speed_of(service: PublicSource) -> float:
     """How much faster than the wall clock event time runs (1 at a real event; the demo and
     `serve --sim --speed` run faster)."""
     return service.time.speed

@@ -14,10 +14,23 @@ from web.answers import Answers
 from web.auth import Auth
 from web.hub import Hub
 from web.pairing_worker import PairingWorker
+from web.public_source import PublicSource
 
-__all__ = ["ANSWERS", "ARBITER", "AUTH", "HUB", "PAIRER", "SERVICE", "service_of"]
+__all__ = [
+    "ANSWERS",
+    "ARBITER",
+    "AUTH",
+    "HUB",
+    "PAIRER",
+    "PUBLIC",
+    "SERVICE",
+    "public_of",
+    "service_of",
+]
 
 SERVICE = web.AppKey("service", EventService)
+# What the public routes read: the venue's service, or a mirror's state (`boardwire mirror`).
+PUBLIC: web.AppKey[PublicSource] = web.AppKey("public")
 HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 ANSWERS = web.AppKey("answers", Answers)
@@ -28,3 +41,8 @@ ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
 def service_of(request: web.Request) -> EventService:
     """The event's service, which every route reads (public routes: its delayed state)."""
     return request.app[SERVICE]
+
+
+def public_of(request: web.Request) -> PublicSource:
+    """The delayed public view every public route reads (the venue's or a mirror's)."""
+    return request.app[PUBLIC]

@@ -18,7 +18,7 @@ from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.http_json import error, json_response, round_of, section_of
-from web.keys import ANSWERS, HUB, service_of
+from web.keys import ANSWERS, HUB, public_of
 
 __all__ = ["PGN_TYPE", "not_found_page", "routes"]
 
@@ -52,7 +52,7 @@ def _answers(request: web.Request) -> Answers:
 
 @routes.get("/api/v1/event")
 async def event_route(request: web.Request) -> web.Response:
-    service = service_of(request)
+    service = public_of(request)
     live = service.live_rounds()  # the schedule moves with time: part of the answer's name
     answer = await _answers(request).json(
         f"event:{sorted(live.items())}",
@@ -64,7 +64,7 @@ async def event_route(request: web.Request) -> web.Response:
 
 async def round_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
-    public = service_of(request).public_state()
+    public = public_of(request).public_state()
     if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answer = await _answers(request).json(
@@ -77,14 +77,14 @@ async def round_route(request: web.Request) -> web.Response:
 async def game_route(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     try:
-        game = service_of(request).public_state().book.get(game_id)
+        game = public_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
     return json_response(json_views.game_json(game))
 
 
 async def standings_route(request: web.Request) -> web.Response:
-    config = service_of(request).config
+    config = public_of(request).config
     section = section_of(request)
     answer = await _answers(request).json(
         f"standings:{section.name}",
@@ -96,7 +96,7 @@ async def standings_route(request: web.Request) -> web.Response:
 
 async def prizes_route(request: web.Request) -> web.Response:
     """The prize list from the standings ([section.prizes]); 404 for a section without."""
-    service = service_of(request)
+    service = public_of(request)
     section = section_of(request)
     if section.prizes is None:
         return error(404, f"section {section.name!r} has no [section.prizes] in its config")
@@ -123,7 +123,7 @@ async def pairings_route(request: web.Request) -> web.Response:
 
 async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
-    public = service_of(request).public_state()
+    public = public_of(request).public_state()
     if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answers = _answers(request)
@@ -137,7 +137,7 @@ async def round_pgn_route(request: web.Request) -> web.Response:
 
 async def game_pgn_route(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
-    public = service_of(request).public_state()
+    public = public_of(request).public_state()
     try:
         game = public.book.get(game_id)
     except GameError:
@@ -149,7 +149,7 @@ async def game_pgn_route(request: web.Request) -> web.Response:
 @routes.get("/api/v1/event.pgn")
 async def event_pgn_route(request: web.Request) -> web.Response:
     answers = _answers(request)
-    live = service_of(request).live_rounds()  # a round that starts brings its games
+    live = public_of(request).live_rounds()  # a round that starts brings its games
 
     async def build(state: PublicState) -> Answer:
         return await answers.event_pgn(state, PGN_TYPE, live)
@@ -197,7 +197,7 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
         message = str(json.loads(message)["error"])
     except (ValueError, KeyError, TypeError):
         pass
-    return _html(pages.error_page(service_of(request).config, status, message), status)
+    return _html(pages.error_page(public_of(request).config, status, message), status)
 
 
 def not_found_page(request: web.Request) -> web.Response:
@@ -235,7 +235,7 @@ def _page_route(path: str) -> Callable[[PageHandler], PageHandler]:
 async def _page(request: web.Request, name: str, make: PageMaker, on: Key = whole) -> web.Response:
     """The page `name`, made by `make` once per public state (and delay and clock rate,
     which are part of its name) and shared, with an ETag."""
-    service = service_of(request)
+    service = public_of(request)
     speed = json_views.speed_of(service)
     answer = await _answers(request).text(
         f"page:{name}:{service.delay}:{speed}",
@@ -248,7 +248,7 @@ async def _page(request: web.Request, name: str, make: PageMaker, on: Key = whol
 
 @_page_route("/")
 async def home_page(request: web.Request) -> web.Response:
-    service = service_of(request)
+    service = public_of(request)
     live, unpaired = service.live_rounds(), service.unpaired_rounds()
     return await _page(
         request,
@@ -278,7 +278,7 @@ async def round_page(request: web.Request) -> web.Response:
 @_page_route("/game/{game}")
 async def game_page(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
-    if game_id not in service_of(request).public_state().book.games:
+    if game_id not in public_of(request).public_state().book.games:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
     return await _page(

@@ -36,6 +36,7 @@ AlertKind = Literal[
     "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
     "journal-not-writable",  # system: disk full or I/O error; events held in memory
     "export-failing",  # system: the --export folder cannot be written; retrying
+    "publish-behind",  # system: the public stream to Redis is down or behind
     "task-failed",  # system: a long-running task stopped on a software error; restarted
     "service-overloaded",  # the service is behind the boards: moves kept, but late
 ]
@@ -61,6 +62,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "arbiter-override",
     "journal-not-writable",
     "export-failing",
+    "publish-behind",
     "task-failed",
     "service-overloaded",
 )

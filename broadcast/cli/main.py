@@ -15,6 +15,7 @@ from boards.drivers.discovery import ProbeResult, list_serial_ports, probe_port,
 from broadcast.cli import check as cli_check
 from broadcast.cli import demo as demo_options
 from broadcast.cli import export as cli_export
+from broadcast.cli import mirror as cli_mirror
 from broadcast.cli import pairings as cli_pairings
 from broadcast.cli import serve as cli_serve
 from broadcast.cli import standings as cli_standings
@@ -251,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_check.add_parser(sub)
     cli_serve.add_parser(sub)
     cli_export.add_parser(sub)
+    cli_mirror.add_parser(sub)
 
     demo = sub.add_parser(
         "demo",

@@ -25,6 +25,7 @@ from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
 from broadcast.publish.lichess import LichessRelayConfig
+from broadcast.publish.redis_publisher import PublishUrlError, check_redis_url
 from broadcast.publish.tasks import PublishSettings, start_publishers
 from broadcast.service.event_service import EventService, how_to_pair
 from broadcast.service.supervisor import SupervisedTask
@@ -110,6 +111,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--public-url",
         metavar="URL",
         help="the origin spectators and arbiters use, e.g. https://live.example.org",
+    )
+    parser.add_argument(
+        "--publish",
+        metavar="redis://HOST:PORT/DB",
+        help="also write the delayed public stream to this Redis, for `boardwire mirror` "
+        "servers (overrides [event] publish; see docs/deployment.md)",
     )
     parser.add_argument(
         "--lichess-section",
@@ -217,6 +224,13 @@ async def serve(
     except ValueError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
+    stream_url = getattr(args, "publish", None) or config.publish
+    if stream_url is not None:
+        try:
+            check_redis_url(stream_url)
+        except PublishUrlError as exc:
+            print(f"boardwire: --publish: {exc}", file=sys.stderr)
+            return 2
     publish = _publish_settings(args)
     if isinstance(publish, str):
         print(f"boardwire: {publish}", file=sys.stderr)
@@ -270,6 +284,10 @@ async def serve(
         if started is not None:
             started(service)
         tasks += start_publishers(service, publish)
+        if stream_url is not None:
+            from broadcast.cli.stream_link import start_stream_publisher
+
+            tasks.append(start_stream_publisher(running, stream_url)[1])
         assert running.web is not None
         url = f"http://{args.host}:{args.port}/"
         print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)

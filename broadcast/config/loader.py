@@ -40,6 +40,7 @@ EVENT_KEYS = (
     "broadcast_delay_seconds",
     "tiebreak_edition",
     "automatic_results",
+    "publish",
 )
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
@@ -77,6 +78,13 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
     results = reader.get_choice(
         raw_event, "automatic_results", at, ("apply", "confirm"), default="confirm"
     )
+    publish = reader.get_str(raw_event, "publish", at, example="redis://127.0.0.1:6379/0")
+    if publish and not publish.startswith(("redis://", "rediss://")):
+        reader.error(
+            (*at, "publish"),
+            f"publish = {publish[:80]!r} is not a Redis URL",
+            "write redis://HOST:PORT/DB (see docs/deployment.md), or leave it out",
+        )
 
     raw_sections = reader.get_array_of_tables(doc, "section", ())
     if not raw_sections and "section" not in doc:
@@ -109,6 +117,7 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
         sections=tuple(sections),
         boards=tuple(boards),
         source=reader.path,
+        publish=publish or None,
     )
 
 

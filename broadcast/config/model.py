@@ -322,6 +322,9 @@ class EventConfig:
     sections: tuple[SectionConfig, ...]
     boards: tuple[BoardConfig, ...]
     source: Path | None = None
+    # Where `serve` writes the delayed public stream for mirrors (redis://HOST:PORT/DB;
+    # `serve --publish` overrides it). None: nothing leaves the venue but the web.
+    publish: str | None = None
 
     @property
     def zone(self) -> ZoneInfo:

@@ -116,6 +116,21 @@ class Channel:
         self._views: dict[str, SectionView] = {}
         self.executor: Executor | None = None
         self._catching_up: asyncio.Task[None] | None = None
+        # Told of every delta published (its number, scope keys, wire text, and the frame
+        # it leaves the channel at): the Redis publisher of `serve --publish` listens here.
+        self.taps: list[Callable[[int, frozenset[str], str, Frame], None]] = []
+
+    def reset(self, frame: Frame, seq: int, epoch: str) -> None:
+        """Start over at `frame`, numbered `seq` in `epoch` (a mirror following a venue
+        snapshot): the replay buffer and the cached snapshots are forgotten."""
+        self.frame = frame
+        self.shown = frame.tournament
+        self.forget_views()
+        self.seq = seq
+        self.epoch = epoch
+        self.buffer.clear()
+        self._logs.clear()
+        self._snapshots.clear()
 
     def advance(self, frame: Frame) -> int:
         """Move to `frame`: compute, number, encode (once) and fan out the deltas."""
@@ -185,6 +200,10 @@ class Channel:
             self._views[section.name] = after
         self.shown = target
 
+    def forget_views(self) -> None:
+        """Standings rows are computed again from `shown` when next asked (a mirror)."""
+        self._views.clear()
+
     def standings_rows(self, section: SectionConfig) -> list[dict[str, Any]]:
         """The standings as last published (computed now the first time)."""
         view = self._views.get(section.name)
@@ -197,10 +216,18 @@ class Channel:
             self._catching_up.cancel()
 
     def publish(self, delta: Delta) -> None:
-        self.seq += 1
-        text = encode({**delta.message, "seq": self.seq})
-        self.buffer.append((self.seq, delta.keys, text))
-        for key in delta.keys:
+        seq = self.seq + 1
+        text = encode({**delta.message, "seq": seq})
+        self.relay(seq, delta.keys, text)
+        for tap in self.taps:
+            tap(seq, delta.keys, text, self.frame)
+
+    def relay(self, seq: int, keys: frozenset[str], text: str) -> None:
+        """Number `text` `seq`, keep it for resumes and push it to the subscribers of
+        `keys` (a mirror calls this with the venue's numbers and text)."""
+        self.seq = seq
+        self.buffer.append((self.seq, keys, text))
+        for key in keys:
             keylog = self._logs.get(key)
             if keylog is None:
                 keylog = self._logs[key] = _KeyLog(floor=self.horizon - 1)

@@ -46,6 +46,7 @@ from web import json_views
 from web.hub.channel import Channel, Client
 from web.hub.deltas import Frame, encode, scope_key, snapshot_data
 from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
+from web.public_source import PublicSource
 from web.sections import section_by_name
 
 __all__ = ["PUMP_SECONDS", "WRITE_BATCH", "AlertSource", "Hub"]
@@ -65,14 +66,20 @@ class Hub:
 
     def __init__(
         self,
-        service: EventService,
+        service: PublicSource,
         alerts: AlertSource | None = None,
         *,
         limits: HubLimits | None = None,
         budget: LoopBudget | None = None,
         now: Callable[[], float] = time.monotonic,
+        relay: bool = False,
     ) -> None:
         self.service = service
+        # The venue's service has a live side (the arbiter channel); a mirror's state has not.
+        self.live = service if isinstance(service, EventService) else None
+        # A mirror relays the venue's numbered deltas (`relay_delta`) instead of diffing:
+        # the sequence numbers and the epoch are the venue's, so a resume works anywhere.
+        self.relay = relay
         self.config = service.config
         self.alerts = alerts or (lambda: ())
         self.bad_messages = QuietLog(BAD_MESSAGE_LOG_SECONDS, logger=log)
@@ -85,10 +92,13 @@ class Hub:
         self.closed_for_policy = 0  # sockets closed for breaking the limits (the bench)
         self.epoch = secrets.token_hex(6)
         self.public = Channel("public", self.config, self.public_frame(), self.epoch)
-        self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
+        self.arbiter: Channel | None = None
         # One thread for both channels' standings: a big Swiss's take a tenth of a second.
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="hub-standings")
-        self.public.executor = self.arbiter.executor = self.executor
+        self.public.executor = self.executor
+        if self.live is not None:
+            self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
+            self.arbiter.executor = self.executor
         self._scheduled = False
         self._task: SupervisedTask | None = None
         self._pump_failing = False  # log a failing pump once, not at every commit
@@ -99,7 +109,8 @@ class Hub:
         return Frame(public.tournament, public.book)
 
     def arbiter_frame(self) -> Frame:
-        service = self.service
+        service = self.live
+        assert service is not None, "a mirror has no arbiter channel"
         boards = tuple(
             json_views.desk_board_json(b, service.book)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
@@ -117,9 +128,34 @@ class Hub:
             self._pump_failing = True
 
     def _advance(self) -> None:
-        self.public.advance(self.public_frame())
-        self.arbiter.advance(self.arbiter_frame())
+        if not self.relay:
+            self.public.advance(self.public_frame())
+        if self.arbiter is not None:
+            self.arbiter.advance(self.arbiter_frame())
         self._pump_failing = False
+
+    # -- a mirror: the venue's deltas, as numbered there ------------------------------------
+
+    def relay_state(self, epoch: str, seq: int, frame: Frame) -> None:
+        """Start over from a venue snapshot (a mirror's start, a venue restart, a gap):
+        every client is resynced, and resumes use the venue's `epoch` from now on."""
+        self.epoch = epoch
+        self.public.reset(frame, seq, epoch)
+        for subs in list(self.public.subscribers.values()):
+            for client in list(subs):
+                client.queue.clear()
+                if client.resync_to is not None:
+                    for text in client.resync_to():
+                        client.push(text)
+
+    def relay_delta(self, seq: int, keys: frozenset[str], text: str, frame: Frame) -> None:
+        """One venue delta (its number, scope keys and wire text) and the state after it."""
+        channel = self.public
+        if frame.tournament is not channel.shown:
+            channel.shown = frame.tournament  # standings rows follow the venue's tournament
+            channel.forget_views()
+        channel.frame = frame
+        channel.relay(seq, keys, text)
 
     def on_commit(self, entries: Sequence[Entry]) -> None:
         """Service listener: coalesce a burst of commits into one pump."""
@@ -140,22 +176,26 @@ class Hub:
             self._advance()  # the delay releases news as time passes, without a commit
 
     def attach(self) -> None:
-        self.service.listeners.append(self.on_commit)
-        self._task = self.service.supervisor.start(
+        if self.live is None:
+            return  # a mirror's hub is driven by its feed (`relay_state`, `relay_delta`)
+        self.live.listeners.append(self.on_commit)
+        self._task = self.live.supervisor.start(
             "the live web updates",
             self._pump_loop,
             stops="Spectator pages and the desk do not get new moves until it runs again.",
         )
 
     async def close(self) -> None:
-        with contextlib.suppress(ValueError):
-            self.service.listeners.remove(self.on_commit)
+        if self.live is not None:
+            with contextlib.suppress(ValueError):
+                self.live.listeners.remove(self.on_commit)
         if self._task is not None:
             await self._task.stop()
-        for channel in (self.public, self.arbiter):
+        channels = [c for c in (self.public, self.arbiter) if c is not None]
+        for channel in channels:
             channel.stop()
         self.executor.shutdown(wait=False, cancel_futures=True)
-        for channel in (self.public, self.arbiter):
+        for channel in channels:
             for subs in list(channel.subscribers.values()):
                 for client in list(subs):
                     await client.ws.close()
@@ -204,6 +244,8 @@ class Hub:
 
     async def serve(self, request: web.Request, *, arbiter: bool) -> web.StreamResponse:
         channel = self.arbiter if arbiter else self.public
+        if channel is None:
+            raise web.HTTPNotFound(reason="no arbiter channel here")
         limits = self.limits
         if not arbiter:
             try:

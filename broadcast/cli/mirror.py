@@ -1,0 +1,136 @@
+"""`boardwire mirror --redis URL --event NAME`: a stateless public server.
+
+It reads the venue's public stream (`serve --publish`) from Redis and serves the same
+public pages, JSON API, PGN feeds and websocket as `serve`, from the same web code, with
+no desk, no arbiter API, no journal and no boards. Any number can run behind a load
+balancer: the websocket's sequence numbers are the venue's, so a spectator's resume
+works against any of them. See docs/deployment.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import Any
+
+from broadcast.cli.args import exposure, listen_host, port_number
+from broadcast.cli.run_event import listen_problem
+from broadcast.publish.mirror_feed import MirrorFeed
+from broadcast.publish.redis_publisher import PublishUrlError, check_redis_url
+from broadcast.service.health import Health
+from broadcast.service.supervisor import Supervisor
+
+__all__ = ["add_parser", "mirror", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "mirror", help="serve an event's public pages from its Redis stream (no desk, no boards)"
+    )
+    parser.add_argument(
+        "--redis", required=True, metavar="URL", help="the Redis the venue publishes to"
+    )
+    parser.add_argument(
+        "--event", required=True, metavar="NAME", help="the event's name, as in its [event]"
+    )
+    parser.add_argument(
+        "--host",
+        type=listen_host,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; 0.0.0.0: every interface)",
+    )
+    parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy whose X-Forwarded-* headers are believed; repeatable",
+    )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the origin spectators use (e.g. https://live.example.org)",
+    )
+    parser.set_defaults(handler=run)
+
+
+async def mirror(
+    args: argparse.Namespace, *, stop: asyncio.Event | None = None, ready: Any = None
+) -> int:
+    """Serve until `stop` is set (or a signal); `ready` is told the feed once serving."""
+    try:
+        url = check_redis_url(args.redis)
+    except PublishUrlError as exc:
+        print(f"boardwire mirror: --redis: {exc}", file=sys.stderr)
+        return 2
+    from web.app import start_mirror_web  # only the CLI layer imports the web
+    from web.hub.deltas import Frame
+    from web.keys import HUB
+    from web.proxy import make_settings
+
+    try:
+        proxy = make_settings(args.trusted_proxy, args.public_url)
+    except ValueError as exc:
+        print(f"boardwire mirror: {exc}", file=sys.stderr)
+        return 2
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    supervisor = Supervisor(Health())
+    feed = MirrorFeed(url, args.event)
+    task = supervisor.start(
+        "the public stream from Redis",
+        feed.run,
+        stops="This mirror shows the event as of the last update it read.",
+    )
+    try:
+        print(f"boardwire mirror: waiting for {args.event!r} on {url.split('@')[-1]}", flush=True)
+        waiting = asyncio.ensure_future(stop.wait())
+        ready_wait = asyncio.ensure_future(feed.ready.wait())
+        await asyncio.wait({waiting, ready_wait}, return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()
+        ready_wait.cancel()
+        if stop.is_set():
+            return 0
+        state = feed.state
+        assert state is not None
+        try:
+            runner = await start_mirror_web(state, host=args.host, port=args.port, proxy=proxy)
+        except (OSError, UnicodeError) as exc:
+            print(f"boardwire mirror: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
+            return 2
+        try:
+            hub = runner.app[HUB]
+            hub.relay_state(state.epoch, state.seq, _frame(Frame, state.public_state()))
+            feed.on_reset = lambda e: hub.relay_state(e.epoch, e.seq, _frame(Frame, e.state))
+            feed.on_delta = lambda e: hub.relay_delta(e.seq, e.keys, e.text, _frame(Frame, e.state))
+            print(
+                f"boardwire mirror: {state.config.name} at http://{args.host}:{args.port}/ "
+                f"(listening on {exposure(runner.addresses)})",
+                flush=True,
+            )
+            if ready is not None:
+                ready(feed, runner)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+    finally:
+        await task.stop()
+    return 0
+
+
+def _frame(frame_class: Any, state: Any) -> Any:
+    return frame_class(state.tournament, state.book)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(mirror(args))
+    except KeyboardInterrupt:
+        return 130

@@ -40,6 +40,7 @@ EVENT_KEYS = (
     "broadcast_delay_seconds",
     "tiebreak_edition",
     "automatic_results",
+    "embed_origins",
 )
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
@@ -78,6 +79,8 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
         raw_event, "automatic_results", at, ("apply", "confirm"), default="confirm"
     )
 
+    embed_origins = _embed_origins(reader, raw_event, at)
+
     raw_sections = reader.get_array_of_tables(doc, "section", ())
     if not raw_sections and "section" not in doc:
         reader.error((), "no [[section]] is defined", "add at least one [[section]] with its name")
@@ -109,7 +112,34 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
         sections=tuple(sections),
         boards=tuple(boards),
         source=reader.path,
+        embed_origins=embed_origins,
     )
+
+
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$")
+
+
+def _embed_origins(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> tuple[str, ...]:
+    """`embed_origins`: the sites allowed to frame the /embed/ pages, each an origin
+    (scheme and host, no path). Anything else would widen or break the CSP header."""
+    value = raw.get("embed_origins", [])
+    where = (*at, "embed_origins")
+    example = 'embed_origins = ["https://www.fvaxedrez.eus"]'
+    if not isinstance(value, list):
+        reader.error(where, "embed_origins must be a list of site origins", example)
+        return ()
+    out: list[str] = []
+    for item in value:
+        text = item.strip().rstrip("/") if isinstance(item, str) else ""
+        if not _ORIGIN.match(text):
+            reader.error(
+                where,
+                f"{item!r} is not a site origin (scheme and host, with no path)",
+                example,
+            )
+            continue
+        out.append(text.lower())
+    return tuple(out)
 
 
 def _bus_address(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> int | None:

@@ -255,6 +255,8 @@ class EventConfig:
     sections: tuple[SectionConfig, ...]
     boards: tuple[BoardConfig, ...]
     source: Path | None = None
+    # Sites that may show the /embed/ pages in a frame (CSP frame-ancestors), as origins.
+    embed_origins: tuple[str, ...] = ()
 
     @property
     def zone(self) -> ZoneInfo:

@@ -126,7 +126,7 @@ def _embed_origins(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> t
     where = (*at, "embed_origins")
     example = 'embed_origins = ["https://www.fvaxedrez.eus"]'
     if not isinstance(value, list):
-        reader.error(where, "embed_origins must be a list of site origins", example)
+        reader.error(where, f"{reader.where(where)} must be a list of site origins", example)
         return ()
     out: list[str] = []
     for item in value:
@@ -134,7 +134,8 @@ def _embed_origins(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> t
         if not _ORIGIN.match(text):
             reader.error(
                 where,
-                f"{item!r} is not a site origin (scheme and host, with no path)",
+                f"{reader.where(where)}: {item!r} is not a site origin "
+                "(scheme and host, with no path)",
                 example,
             )
             continue

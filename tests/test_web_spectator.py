@@ -152,9 +152,8 @@ async def test_only_the_embeds_are_framable_and_only_by_the_configured_sites(
 async def test_a_shared_game_link_previews_players_result_and_board(client: TestClient) -> None:
     text = await (await client.get(f"/game/{GAME}")).text()
     og = dict(re.findall(r'<meta property="og:(\w+)" content="([^"]*)"', text))
-    assert (
-        "–" in og["title"] and og["title"].count(",") >= 2
-    )  # "White – Black" (names "Last, First")
+    # "White \u2013 Black", each name "Last, First"
+    assert "\u2013" in og["title"] and og["title"].count(",") >= 2
     assert og["image"] == f"https://live.example.org/api/v1/games/{GAME}.svg"
     assert og["url"] == f"https://live.example.org/game/{GAME}"
     assert "round 1, board 1, 2 moves" in og["description"]

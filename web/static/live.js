@@ -415,7 +415,7 @@
       const img = document.createElement("img");
       img.className = "flag"; img.alt = ""; img.width = 18; img.height = 12;
       img.src = "/flags/" + code + ".svg";
-      el.append(img, " ");
+      el.append(img);
     }
     el.append(code);
     return el;

@@ -41,18 +41,24 @@ STATIC = Path(__file__).parent / "static"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def _csp(public_origin: str | None) -> str:
+def _csp(public_origin: str | None, framers: tuple[str, ...] | None = None) -> str:
     # Scripts and styles from this server only (no inline script anywhere), sockets to it.
     # CSP 3's 'self' covers ws:/wss: to this origin; nothing from the request (the Host
-    # header is the client's to choose) is ever echoed into the policy.
+    # header is the client's to choose) is ever echoed into the policy. `framers`: the
+    # origins that may frame this answer (the embeds: the event's `embed_origins`); no
+    # other page may be framed at all.
     sockets = ""
     if public_origin is not None:
         sockets = " " + public_origin.replace("https://", "wss://").replace("http://", "ws://")
+    ancestors = "'none'" if framers is None else " ".join(("'self'", *framers))
     return (
         "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        f"connect-src 'self'{sockets}; frame-ancestors 'none'; "
+        f"connect-src 'self'{sockets}; frame-ancestors {ancestors}; "
         "base-uri 'none'; form-action 'self'"
     )
+
+
+EMBEDS = "/embed/"
 
 
 def _secure(headers: MutableMapping[str, str], csp: str) -> None:
@@ -106,7 +112,9 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Security headers on every answer (error pages too); JSON errors under /api; no 500
     leaks detail."""
     settings = request.app.get(PROXY)
-    csp = _csp(settings.public_origin if settings else None)
+    embed = request.path.startswith(EMBEDS)
+    framers = request.app[PUBLIC].config.embed_origins if embed else None
+    csp = _csp(settings.public_origin if settings else None, framers)
     try:
         response = await handler(request)
     except web.HTTPException as exc:
@@ -130,6 +138,8 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = error(500, "internal error (logged on the server)")
     if not response.prepared:
         _secure(response.headers, csp)
+        if embed:  # frame-ancestors says who may frame it; DENY would refuse them all
+            response.headers.popall("X-Frame-Options", None)
     return response
 
 
@@ -303,6 +313,7 @@ async def start_web(
 
 __all__ = [
     "BUDGET",
+    "EMBEDS",
     "LIMITS",
     "STATIC",
     "Handler",

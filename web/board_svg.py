@@ -54,12 +54,14 @@ def board_svg(fen: str, last_uci: str | None = None, *, flipped: bool = False) -
             marked = {move.from_square, move.to_square}
         except ValueError:
             pass
+    checked = board.king(board.turn) if board.is_valid() and board.is_check() else None
     parts = []
     for square in chess.SQUARES:
         file, rank = chess.square_file(square), chess.square_rank(square)
         x, y = (7 - file, rank) if flipped else (file, 7 - rank)
         shade = "l" if (file + rank) % 2 else "d"
         mark = " hl" if square in marked else ""
+        mark += " check" if square == checked else ""
         parts.append(f'<rect x="{x}" y="{y}" width="1" height="1" class="{shade}{mark}"/>')
     for square, piece in board.piece_map().items():
         file, rank = chess.square_file(square), chess.square_rank(square)
@@ -76,4 +78,25 @@ def board_svg(fen: str, last_uci: str | None = None, *, flipped: bool = False) -
     )
 
 
-__all__ = ["board_svg", "piece_defs"]
+# The colours of a standalone image (no stylesheet reaches it): style.css's light theme.
+_FILL = {"l": "#eeeed2", "d": "#769656", "hl": "#f6f669", "check": "#e53935"}
+
+
+def board_image(fen: str, last_uci: str | None = None, *, flipped: bool = False) -> str:
+    """The position as a standalone SVG document (pieces included, colours as attributes),
+    for link previews (og:image) and anyone who wants a picture of the board."""
+    inner = str(board_svg(fen, last_uci, flipped=flipped))
+    start, end = inner.index(">") + 1, inner.rindex("</svg>")
+    body = inner[start:end]
+    for cls in ("l check", "d check", "l hl", "d hl", "l", "d"):
+        fill = _FILL["check" if "check" in cls else "hl" if "hl" in cls else cls]
+        body = body.replace(f'class="{cls}"', f'fill="{fill}"')
+    defs = str(piece_defs())
+    defs = defs[defs.index("<defs>") : defs.index("</defs>") + len("</defs>")]
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        f'viewBox="0 0 8 8" width="480" height="480">{defs}{body}</svg>'
+    )
+
+
+__all__ = ["board_image", "board_svg", "piece_defs"]

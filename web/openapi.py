@@ -76,6 +76,10 @@ _PGN = {
     "description": "PGN text (the delayed state)",
     "content": {"application/x-chess-pgn": {"schema": {"type": "string"}}},
 }
+_SVG = {
+    "description": "the position as an SVG picture (the delayed state; ?flip=1 from Black's side)",
+    "content": {"image/svg+xml": {"schema": {"type": "string"}}},
+}
 
 
 def _get(summary: str, ok: dict[str, Any], params: list[dict[str, Any]] | None = None) -> Any:
@@ -533,6 +537,7 @@ def document() -> dict[str, Any]:
             "A round as PGN", _PGN, [_SECTION, _ROUND]
         ),
         "/api/v1/games/{game}.pgn": _get("One game as PGN", _PGN, [_GAME]),
+        "/api/v1/games/{game}.svg": _get("One game's position as a picture", _SVG, [_GAME]),
         "/api/v1/event.pgn": _get("Every game of the event as PGN", _PGN),
         "/api/v1/arbiter/boards": _arbiter_get(
             "Every hall board's health (live)", _json({"type": "array", "items": _ref("Board")}), []

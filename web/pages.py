@@ -20,6 +20,7 @@ from broadcast.service.state import PublicState
 from broadcast.tournament.state import TournamentState
 from web import json_views
 from web.board_svg import board_svg, piece_defs
+from web.flags import is_code
 from web.sections import section_by_name
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -57,6 +58,23 @@ def reason_text(reason: str | None) -> str:
 ENV.filters["reason"] = reason_text
 
 
+def used_text(seconds: float | None) -> str:
+    """The time a move took, short: `7s`, `2:05`, `1:02:05` (live.js has the same)."""
+    if seconds is None:
+        return ""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}:{s % 60:02d}"
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+ENV.filters["used"] = used_text
+ENV.filters["slugify"] = slug
+ENV.tests["fedcode"] = is_code
+
+
 def delay_text(seconds: float) -> str:
     s = round(seconds)
     if s >= 60 and s % 60 == 0:
@@ -73,6 +91,19 @@ def _common(config: EventConfig, delay: float, speed: float = 1.0) -> dict[str, 
         # A rehearsal or the demo runs event time faster: say so, clocks and times are sped up.
         "speed_text": None if speed == 1 else f"demo at {speed:g}x",
     }
+
+
+def _rounds(public: PublicState, section: SectionConfig) -> list[dict[str, Any]]:
+    """The round selector's entries: every round of the section, paired or not yet."""
+    paired = public.tournament.section(section.name).rounds
+    return [{"number": n, "paired": n in paired} for n in range(1, section.rounds + 1)]
+
+
+def _title_of(data: dict[str, Any]) -> str:
+    """The players as "White - Black" (an en dash between them) for titles and previews."""
+    white = data["white"]["name"] if data["white"] else "?"
+    black = data["black"]["name"] if data["black"] else "?"
+    return f"{white} \u2013 {black}"
 
 
 def _with_svg(summary: dict[str, Any], book: GameBook) -> dict[str, Any]:
@@ -129,6 +160,7 @@ def round_page(
         section_slug=slug(section.name),
         number=number,
         games=games,
+        rounds=_rounds(public, section),
     )
 
 
@@ -140,7 +172,11 @@ def game_page(
     flipped: bool,
     speed: float = 1.0,
     pairings: TournamentState | None = None,
+    origin: str = "",
+    public: PublicState | None = None,
 ) -> str:
+    """The game viewer. `origin` (the configured public URL, or "") starts the link
+    preview's absolute URLs; `public` gives the round selector its rounds."""
     data = json_views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
     section = section_by_name(config, game.key.section)
@@ -159,6 +195,57 @@ def game_page(
         section_slug=slug(game.key.section),
         # Results from the game only; `pairings` (delayed) gives a play-off's time control.
         pgn=game_pgn(game, config, pairings=pairings),
+        rounds=_rounds(public, section) if public is not None and section is not None else [],
+        og=_preview(config, data, origin),
+    )
+
+
+def _preview(config: EventConfig, data: dict[str, Any], origin: str) -> dict[str, str]:
+    """What a chat or social site shows for a shared link (OpenGraph): the players and the
+    result, the event and round, and a picture of the position."""
+    result = data["result"] if data["result"] and data["result"] != "*" else ""
+    title = _title_of(data) + (f", {result}" if result else "")
+    moves = f", {(data['ply'] + 1) // 2} moves" if data["ply"] else ""
+    description = (
+        f"{config.name} · {data['section']} round {data['round']}, board {data['board']}{moves}"
+    )
+    return {
+        "title": title,
+        "description": description,
+        "image": f"{origin}/api/v1/games/{data['id']}.svg",
+        "url": f"{origin}/game/{data['id']}",
+    }
+
+
+def embed_game_page(
+    config: EventConfig, public: PublicState, game_id: str, delay: float, *, speed: float = 1.0
+) -> str:
+    """One game, compact and live, for a frame on another site."""
+    summary = json_views.game_summary(public.book.get(game_id))
+    return ENV.get_template("embed_game.html").render(
+        **_common(config, delay, speed), g=_with_svg(summary, public.book), title=_title_of(summary)
+    )
+
+
+def embed_round_page(
+    config: EventConfig,
+    public: PublicState,
+    section: SectionConfig,
+    number: int,
+    delay: float,
+    *,
+    speed: float = 1.0,
+) -> str:
+    """A round's boards, compact and live, for a frame on another site."""
+    games = [
+        _with_svg(g, public.book)
+        for g in json_views.round_json(public.book, section.name, number)["games"]
+    ]
+    return ENV.get_template("embed_round.html").render(
+        **_common(config, delay, speed),
+        section=section,
+        number=number,
+        games=games,
     )
 
 
@@ -198,10 +285,13 @@ __all__ = [
     "REASON_TEXT",
     "TEMPLATES",
     "delay_text",
+    "embed_game_page",
+    "embed_round_page",
     "error_page",
     "game_page",
     "home_page",
     "reason_text",
     "round_page",
     "standings_page",
+    "used_text",
 ]

@@ -17,10 +17,13 @@ from broadcast.games.state import GameError
 from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
+from web.board_svg import board_image
+from web.flags import flag_svg
 from web.http_json import error, json_response, round_of, section_of
 from web.keys import ANSWERS, HUB, public_of
+from web.proxy import PROXY
 
-__all__ = ["PGN_TYPE", "not_found_page", "routes"]
+__all__ = ["PGN_TYPE", "SVG_TYPE", "not_found_page", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -158,7 +161,40 @@ async def event_pgn_route(request: web.Request) -> web.Response:
     return _send(request, answer, pgn=True)
 
 
+SVG_TYPE = "image/svg+xml"
+
+
+async def game_svg_route(request: web.Request) -> web.Response:
+    """The game's (delayed) position as an SVG picture: the link preview's image.
+    `?flip=1` shows it from Black's side."""
+    game_id = request.match_info["game"]
+    try:
+        game = public_of(request).public_state().book.get(game_id)
+    except GameError:
+        return error(404, f"no game {game_id!r}")
+    last = game.moves[-1].uci if game.moves else None
+    image = board_image(game.fen, last, flipped=request.query.get("flip") == "1")
+    return web.Response(
+        text=image, content_type=SVG_TYPE, charset="utf-8", headers={"Cache-Control": "no-cache"}
+    )
+
+
+@routes.get("/flags/{code}.svg")
+async def flag_route(request: web.Request) -> web.Response:
+    """A federation's flag (`web.flags`); the same code always draws the same flag."""
+    image = flag_svg(request.match_info["code"])
+    if image is None:
+        return error(404, "a federation code is three letters, e.g. /flags/ESP.svg")
+    return web.Response(
+        text=image,
+        content_type=SVG_TYPE,
+        charset="utf-8",
+        headers={"Cache-Control": "max-age=86400"},
+    )
+
+
 # The .pgn routes are registered before their JSON twins: `{round}` would match "1.pgn".
+routes.get(r"/api/v1/games/{game:[^/]+}.svg")(game_svg_route)
 routes.get(r"/api/v1/games/{game:[^/]+}.pgn")(game_pgn_route)
 routes.get("/api/v1/games/{game}")(game_route)
 routes.get(r"/api/v1/rounds/{round:[^/]+}.pgn")(round_pgn_route)
@@ -281,6 +317,10 @@ async def game_page(request: web.Request) -> web.Response:
     if game_id not in public_of(request).public_state().book.games:
         return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
     flipped = request.query.get("flip") == "1"
+    # Link previews need absolute URLs: the configured public URL, never the Host header
+    # (the client's to choose, and the page is shared by every client).
+    settings = request.app.get(PROXY)
+    origin = (settings.public_origin if settings else None) or ""
     return await _page(
         request,
         f"game:{game_id}:{flipped}",
@@ -291,8 +331,44 @@ async def game_page(request: web.Request) -> web.Response:
             flipped=flipped,
             speed=speed,
             pairings=public.tournament,
+            origin=origin,
+            public=public,
         ),
         on=lambda public: (public.book.games.get(game_id), public.tournament),
+    )
+
+
+# -- embeds: compact live pages other sites may frame (web.app sets their frame-ancestors) ----
+
+
+@_page_route("/embed/game/{game}")
+async def embed_game_page(request: web.Request) -> web.Response:
+    game_id = request.match_info["game"]
+    if game_id not in public_of(request).public_state().book.games:
+        return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
+    return await _page(
+        request,
+        f"embed-game:{game_id}",
+        lambda config, public, delay, speed: pages.embed_game_page(
+            config, public, game_id, delay, speed=speed
+        ),
+        on=lambda public: (public.book.games.get(game_id),),
+    )
+
+
+@_page_route("/embed/round/{round}")
+async def embed_round_page(request: web.Request) -> web.Response:
+    section, number = section_of(request), round_of(request)
+    if number > section.rounds:
+        return _page_error(
+            request, 404, f"{section.name} has {section.rounds} rounds: there is no round {number}."
+        )
+    return await _page(
+        request,
+        f"embed-round:{section.name}:{number}",
+        lambda config, public, delay, speed: pages.embed_round_page(
+            config, public, section, number, delay, speed=speed
+        ),
     )
 
 

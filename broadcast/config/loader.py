@@ -41,6 +41,7 @@ EVENT_KEYS = (
     "tiebreak_edition",
     "automatic_results",
     "publish",
+    "embed_origins",
 )
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
@@ -86,6 +87,8 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
             "write redis://HOST:PORT/DB (see docs/deployment.md), or leave it out",
         )
 
+    embed_origins = _embed_origins(reader, raw_event, at)
+
     raw_sections = reader.get_array_of_tables(doc, "section", ())
     if not raw_sections and "section" not in doc:
         reader.error((), "no [[section]] is defined", "add at least one [[section]] with its name")
@@ -118,7 +121,35 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
         boards=tuple(boards),
         source=reader.path,
         publish=publish or None,
+        embed_origins=embed_origins,
     )
+
+
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$")
+
+
+def _embed_origins(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> tuple[str, ...]:
+    """`embed_origins`: the sites allowed to frame the /embed/ pages, each an origin
+    (scheme and host, no path). Anything else would widen or break the CSP header."""
+    value = raw.get("embed_origins", [])
+    where = (*at, "embed_origins")
+    example = 'embed_origins = ["https://www.fvaxedrez.eus"]'
+    if not isinstance(value, list):
+        reader.error(where, f"{reader.where(where)} must be a list of site origins", example)
+        return ()
+    out: list[str] = []
+    for item in value:
+        text = item.strip().rstrip("/") if isinstance(item, str) else ""
+        if not _ORIGIN.match(text):
+            reader.error(
+                where,
+                f"{reader.where(where)}: {item!r} is not a site origin "
+                "(scheme and host, with no path)",
+                example,
+            )
+            continue
+        out.append(text.lower())
+    return tuple(out)
 
 
 def _bus_address(reader: TomlReader, raw: Mapping[str, Any], at: KeyPath) -> int | None:

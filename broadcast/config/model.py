@@ -325,6 +325,8 @@ class EventConfig:
     # Where `serve` writes the delayed public stream for mirrors (redis://HOST:PORT/DB;
     # `serve --publish` overrides it). None: nothing leaves the venue but the web.
     publish: str | None = None
+    # Sites that may show the /embed/ pages in a frame (CSP frame-ancestors), as origins.
+    embed_origins: tuple[str, ...] = ()
 
     @property
     def zone(self) -> ZoneInfo:

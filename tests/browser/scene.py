@@ -48,6 +48,8 @@ GAME_FLAG = "masters-r1-b3"  # Black's flag fell: 1-0 pending the arbiter
 GAME_DRAW = "masters-r1-b4"  # 1/2-1/2 by agreement
 
 SIZES = {"phone": (390, 844), "desktop": (1366, 768)}
+# The pages also seen in dark mode (prefers-color-scheme: dark).
+DARK = ("home", "round", "game-live", "game-mate", "standings", "embed-round")
 # Every page without a login (name -> path); the desk needs one and is visited apart.
 PAGES = {
     "home": "/",
@@ -57,7 +59,10 @@ PAGES = {
     "game-flag": f"/game/{GAME_FLAG}",
     "game-draw": f"/game/{GAME_DRAW}",
     "game-flipped": f"/game/{GAME_ON}?flip=1",
+    "game-shared-move10": f"/game/{GAME_ON}?ply=19",
     "standings": "/standings",
+    "embed-game": f"/embed/game/{GAME_ON}",
+    "embed-round": "/embed/round/1",
     "arbiter-login": "/arbiter/login",
     "not-found": "/game/no-such-game",
 }

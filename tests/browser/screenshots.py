@@ -1,4 +1,5 @@
-"""The screenshot set: every page at phone (390x844) and desktop (1366x768) width.
+"""The screenshot set: every page at phone (390x844) and desktop (1366x768) width, and
+the pages of `scene.DARK` again in dark mode (named PAGE-dark-SIZE.png).
 
     .venv/bin/python tests/browser/screenshots.py [OUT_DIR]   (default /tmp/boardwire-shots)
 
@@ -68,6 +69,16 @@ async def shoot(out: Path) -> list[Path]:
                     await page.locator("#moves li[data-ply='19'] .san").click()
                     saved.append(out / f"game-viewer-move10-{size}.png")
                     await page.screenshot(path=str(saved[-1]), full_page=True)
+                    await context.close()
+                    context = await browser.new_context(
+                        viewport={"width": w, "height": h}, color_scheme="dark"
+                    )
+                    page = await context.new_page()
+                    for name in scene.DARK:
+                        await page.goto(url + scene.PAGES[name])
+                        await page.wait_for_load_state("networkidle")
+                        saved.append(out / f"{name}-dark-{size}.png")
+                        await page.screenshot(path=str(saved[-1]), full_page=True)
                     await context.close()
                 await browser.close()
         finally:

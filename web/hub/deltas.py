@@ -78,7 +78,14 @@ def _game_keys(game: GameState) -> frozenset[str]:
 
 def _move_json(ply: int, game: GameState) -> dict[str, Any]:
     m = game.moves[ply - 1]
-    return {"ply": ply, "san": m.san, "uci": m.uci, "fen": m.fen_after, "clock": m.remaining}
+    return {
+        "ply": ply,
+        "san": m.san,
+        "uci": m.uci,
+        "fen": m.fen_after,
+        "clock": m.remaining,
+        "emt": m.spent,
+    }
 
 
 def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:

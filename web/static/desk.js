@@ -175,7 +175,7 @@
   const toggle = document.getElementById("sound-toggle");
   if (toggle) toggle.addEventListener("click", function () {
     sound = !sound;  // browsers allow audio only after a gesture: this click is it
-    toggle.textContent = sound ? "🔔 sound on" : "🔔 sound off";
+    toggle.querySelector(".label").textContent = sound ? "sound on" : "sound off";  // the icon is inline SVG: no emoji font needed
     toggle.setAttribute("aria-pressed", String(sound));
     if (sound) beep();
   });

@@ -11,9 +11,28 @@
   function squareXY(file, rank, flip) {
     return flip ? [7 - file, rank] : [file, 7 - rank];
   }
-  function renderBoard(svg, fen, last) {
+  // A move's SAN says whether it gives check ("+") or mate ("#").
+  function givesCheck(san) { return /[+#]$/.test(san || ""); }
+  // The square of the king of the side to move in `fen` ("e1"), or null.
+  function kingToMove(fen) {
+    const [placement, turn] = (fen || "").split(" ");
+    const king = turn === "b" ? "k" : "K";
+    const rows = (placement || "").split("/");
+    for (let r = 0; r < rows.length && r < 8; r++) {
+      let file = 0;
+      for (const ch of rows[r]) {
+        if (/[1-8]/.test(ch)) { file += Number(ch); continue; }
+        if (ch === king) return "abcdefgh"[file] + (8 - r);
+        file++;
+      }
+    }
+    return null;
+  }
+  // `check`: the last move gave check, so the king to move is marked (as web/board_svg.py).
+  function renderBoard(svg, fen, last, check) {
     const flip = svg.getAttribute("data-flip") === "1";
     const placement = (fen || "").split(" ")[0];
+    const checked = check ? kingToMove(fen) : null;
     const marked = new Set();
     if (last && last.length >= 4) {
       marked.add(last.slice(0, 2));
@@ -25,7 +44,7 @@
         const [x, y] = squareXY(file, rank, flip);
         const name = "abcdefgh"[file] + (rank + 1);
         const shade = (file + rank) % 2 ? "l" : "d";
-        parts.push('<rect x="' + x + '" y="' + y + '" width="1" height="1" class="' + shade + (marked.has(name) ? " hl" : "") + '"/>');
+        parts.push('<rect x="' + x + '" y="' + y + '" width="1" height="1" class="' + shade + (marked.has(name) ? " hl" : "") + (name === checked ? " check" : "") + '"/>');
       }
     }
     const rows = placement.split("/");
@@ -53,6 +72,15 @@
     return Math.floor(s / 3600) + ":" + String(Math.floor(s / 60) % 60).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
   }
   BW.fmt = fmt;
+  // The time a move took, short (web/pages.py's used_text): 7s, 2:05, 1:02:05.
+  function used(s) {
+    if (s === null || s === undefined || s === "" || isNaN(s)) return "";
+    s = Math.max(0, Math.round(Number(s)));
+    if (s < 60) return s + "s";
+    if (s < 3600) return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    return fmt(s);
+  }
+  BW.used = used;
   function setClocks(root, white, black, running) {
     if (root.classList && root.classList.contains("game")) {
       root.bwLive = { white: white, black: black, running: running, at: performance.now() };
@@ -149,12 +177,35 @@
       const san = li ? li.querySelector(".san").textContent : "";
       return Math.floor((n + 1) / 2) + (n % 2 ? ". " : "… ") + san;
     }
+    // The time each side's latest move up to ply n took, shown next to its clock.
+    function showUsed(game, n) {
+      const out = { white: "", black: "" };
+      for (const li of items()) {
+        const p = Number(li.getAttribute("data-ply"));
+        if (p > n) break;
+        out[p % 2 ? "white" : "black"] = li.getAttribute("data-emt");
+      }
+      for (const el of game.querySelectorAll(".used[data-used]")) {
+        const t = used(out[el.getAttribute("data-used")]);
+        el.textContent = t;
+        el.title = t ? "time used for the last move" : "";
+      }
+    }
+    // The viewer's place in the address (?ply=N), so a shared link opens at that move.
+    function remember() {
+      const url = new URL(location.href);
+      if (ply === null) url.searchParams.delete("ply"); else url.searchParams.set("ply", String(ply));
+      if (url.href !== location.href) history.replaceState(null, "", url.href);
+      const share = document.getElementById("share");
+      if (share) share.href = url.pathname + url.search;
+    }
     function draw() {
       const l = list();
       if (!l) return;
       const game = l.closest(".game");
       const n = ply === null ? last() : ply;
       for (const li of items()) li.classList.toggle("cur", Number(li.getAttribute("data-ply")) === n);
+      showUsed(game, n);
       const pos = document.getElementById("viewer-pos");
       if (pos) {
         const over = game.querySelector(".result.final");  // a finished game is not "live"
@@ -165,7 +216,7 @@
       if (ply === null) return;
       const li = items()[n - 1];
       const svg = game.querySelector("svg.board");
-      if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : l.getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "");
+      if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : l.getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "", li && givesCheck(li.querySelector(".san").textContent));
       const c = clocksAt(n);
       for (const el of game.querySelectorAll(".clock[data-side]")) {
         const v = c[el.getAttribute("data-side")];
@@ -182,6 +233,7 @@
       ply = n >= last() ? null : n;
       if (ply === null && wasPast) backToLive(l.closest(".game"));
       draw();
+      remember();
     }
     function backToLive(game) {
       const g = BW.liveGame;
@@ -189,7 +241,7 @@
       const lis = items();
       const li = lis[lis.length - 1];
       const svg = game.querySelector("svg.board");
-      if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : list().getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "");
+      if (svg) renderBoard(svg, li ? li.getAttribute("data-fen") : list().getAttribute("data-start-fen"), li ? li.getAttribute("data-uci") : "", li && givesCheck(li.querySelector(".san").textContent));
       setFlag(game, shownFlag(game));
       const live = game.bwLive;
       if (live) {
@@ -223,12 +275,42 @@
         if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
         const t = ev.target;
         if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+        if (ev.key === "f") { ev.preventDefault(); flip(); return; }
         const where = { ArrowLeft: "prev", ArrowRight: "next", Home: "start", End: "end" }[ev.key];
         if (!where) return;
         ev.preventDefault();
         step(where);
       });
-      draw();
+      const flipLink = document.getElementById("flip");
+      if (flipLink) flipLink.addEventListener("click", function (ev) { ev.preventDefault(); flip(); });
+      const asked = new URL(location.href).searchParams.get("ply");
+      if (asked !== null && /^\d+$/.test(asked)) go(Number(asked));
+      else draw();
+    }
+    // Turn the board round in place: the board, the player lines, the link and the address.
+    function flip() {
+      const l = list();
+      const game = l && l.closest(".game");
+      const svg = game && game.querySelector("svg.board");
+      if (!svg) return;
+      const flipped = svg.getAttribute("data-flip") !== "1";
+      svg.setAttribute("data-flip", flipped ? "1" : "0");
+      renderBoard(svg, svg.getAttribute("data-fen"), svg.getAttribute("data-last"), svg.querySelector(".check") !== null);
+      const top = game.querySelector(".pl.top"), bottom = game.querySelector(".pl.bottom");
+      if (top && bottom) {  // the players swap places with their clocks
+        const above = Array.from(top.childNodes), below = Array.from(bottom.childNodes);
+        const colour = top.getAttribute("data-colour");
+        top.replaceChildren(...below);
+        bottom.replaceChildren(...above);
+        top.setAttribute("data-colour", bottom.getAttribute("data-colour"));
+        bottom.setAttribute("data-colour", colour);
+      }
+      const url = new URL(location.href);
+      if (flipped) url.searchParams.set("flip", "1"); else url.searchParams.delete("flip");
+      history.replaceState(null, "", url.href);
+      const link = document.getElementById("flip");
+      if (link) link.href = "?flip=" + (flipped ? "0" : "1");
+      remember();
     }
     return { past: () => ply !== null, draw: draw, go: go, init: init, ply: () => ply };
   })();
@@ -245,29 +327,29 @@
     const el = root.querySelector(sel);
     if (el) el.textContent = text;
   }
+  // One ply of the move list (same markup as game.html): number, SAN, clock, time used.
   function moveItem(m) {
     const li = document.createElement("li");
+    li.className = m.ply % 2 ? "w" : "b";
     li.setAttribute("data-ply", String(m.ply));
     li.setAttribute("data-fen", m.fen || "");
     li.setAttribute("data-uci", m.uci || "");
     li.setAttribute("data-clock", m.clock === null || m.clock === undefined ? "" : String(m.clock));
-    const no = document.createElement("span");
-    no.className = "no";
-    no.textContent = Math.floor((m.ply + 1) / 2) + (m.ply % 2 ? "." : "…");
-    li.appendChild(no);
-    li.appendChild(document.createTextNode(" "));
+    li.setAttribute("data-emt", m.emt === null || m.emt === undefined ? "" : String(m.emt));
+    li.appendChild(span("no", Math.floor((m.ply + 1) / 2) + (m.ply % 2 ? "." : "…")));
     const san = document.createElement("button");
     san.type = "button";
     san.className = "san";
     san.textContent = m.san;
     li.appendChild(san);
-    if (m.clock !== null && m.clock !== undefined) {
-      const clk = document.createElement("span");
-      clk.className = "clk";
-      clk.textContent = " " + fmt(Math.round(m.clock));
-      li.appendChild(document.createTextNode(" "));
-      li.appendChild(clk);
+    const times = span("times", "");
+    if (m.clock !== null && m.clock !== undefined) times.appendChild(span("clk", fmt(Math.round(m.clock))));
+    if (m.emt !== null && m.emt !== undefined) {
+      const emt = span("emt", used(m.emt));
+      emt.title = "time used";
+      times.appendChild(emt);
     }
+    li.appendChild(times);
     return li;
   }
   function showGame(g) {
@@ -280,7 +362,10 @@
         list.replaceChildren(...g.moves.map(moveItem));
       }
       const svg = root.querySelector("svg.board");
-      if (svg && !viewer.past()) renderBoard(svg, g.fen, g.last_move ? g.last_move.uci : (g.moves && g.moves.length ? g.moves[g.moves.length - 1].uci : ""));
+      if (svg && !viewer.past()) {
+        const lastMove = g.last_move || (g.moves && g.moves.length ? g.moves[g.moves.length - 1] : null);
+        renderBoard(svg, g.fen, lastMove ? lastMove.uci : "", lastMove && givesCheck(lastMove.san));
+      }
       if (g.clock) setClocks(root, g.clock.white, g.clock.black, g.clock.running);
       const lastSan = g.last_move ? g.last_move.san : null;
       setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : "not started");
@@ -302,7 +387,7 @@
       if (root.tagName === "svg" || root === body) continue;
       const last = d.moves[d.moves.length - 1];
       const svg = root.querySelector("svg.board");
-      if (svg && !viewer.past()) renderBoard(svg, d.fen, last.uci);
+      if (svg && !viewer.past()) renderBoard(svg, d.fen, last.uci, givesCheck(last.san));
       setClocks(root, d.clock.white, d.clock.black, d.clock.running);
       setText(root, ".last", moveText(last.ply, last.san));
       setText(root, ".ply", String(d.ply));
@@ -323,6 +408,18 @@
     for (const r of data.live || []) for (const g of r.games) showGame(g);
     if (data.standings) showStandings(data.standings);
   }
+  // A federation's flag and code (same markup as the fed macro in _macros.html).
+  function fedEl(code) {
+    const el = span("fed", "");
+    if (/^[A-Z]{3}$/.test(code)) {
+      const img = document.createElement("img");
+      img.className = "flag"; img.alt = ""; img.width = 18; img.height = 12;
+      img.src = "/flags/" + code + ".svg";
+      el.append(img);
+    }
+    el.append(code);
+    return el;
+  }
   function showStandings(rows) {
     const table = document.getElementById("standings");
     if (!table) return;
@@ -340,7 +437,7 @@
       sub.textContent = (r.rating || "") + " " + (r.federation || "") + (r.note ? " · " + r.note : "");
       who.append(r.name, sub);
       td(r.rating || "", "wide");
-      td(r.federation || "", "wide");
+      td("", "wide").append(...(r.federation ? [fedEl(r.federation)] : []));
       td(r.points);
       for (const v of Object.values(r.tiebreaks || {})) td(v === null ? "" : v);
       td(r.note || "", "note wide");

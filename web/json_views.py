@@ -160,13 +160,19 @@ def section_json(
 
 
 def event_json(
-    config: EventConfig, tournament: TournamentState, live: dict[str, int | None]
+    config: EventConfig,
+    tournament: TournamentState,
+    live: dict[str, int | None],
+    *,
+    delay: float,
 ) -> dict[str, Any]:
+    """The event's summary. `delay`: the broadcast delay in force (`serve --delay`
+    overrides the config's), which is what spectators need to know."""
     return {
         "name": config.name,
         "site": config.site,
         "timezone": config.timezone,
-        "broadcast_delay_seconds": config.broadcast_delay_seconds,
+        "broadcast_delay_seconds": int(delay) if float(delay).is_integer() else delay,
         "sections": [section_json(s, tournament, live.get(s.name)) for s in config.sections],
     }
 

@@ -548,8 +548,14 @@ def withdraw(
 def continue_after_absence(
     service: ActionHost, section: str, round_number: int, player: int, by: str
 ) -> ContinuationRequested:
-    """Record the player's written request to go on after an absence in `round_number`."""
+    """Record the player's written request to go on after an absence in `round_number`.
+    Refused (ActionError, in the regulation's words) when it cannot succeed."""
     state = section_state(service, section)
+    if player not in state.players:
+        raise ActionError(f"section {section!r} has no player {player}")
+    refusal = state.continuation_refusal(player, round_number)
+    if refusal:
+        raise ActionError(f"request to continue refused: {refusal}")
     event = ContinuationRequested(state.name, round_number, player, by)
     tournament_event(service, event)
     return event

@@ -237,6 +237,27 @@ class SectionState:
         }
         return self.granted_byes.get(player, frozenset()) | recorded
 
+    def round_byes(self, round_number: int) -> dict[int, str]:
+        """Each player of the round without a game and with a bye, once: the pairing bye
+        ("U" until another code is recorded), the codes the pairing program or the desk
+        recorded (H, F, Z), and the byes granted through boardwire (their points' code,
+        while the player is in the event), by starting number. Pages and the API."""
+        rnd = self.rounds.get(round_number)
+        if rnd is None:
+            return {}
+        in_game = {x for p in rnd.pairings if p.black is not None for x in p.players()}
+        out = {p: c for p, c in rnd.bye_codes.items() if p not in in_game}
+        granted = _BYE_CODE_FOR_POINTS.get(self.config.byes.points, "H")
+        for player in self.players:
+            if (
+                player not in out
+                and player not in in_game
+                and round_number in self.byes_of(player)
+                and self.is_active(player, round_number)
+            ):
+                out[player] = granted
+        return dict(sorted(out.items()))
+
     def absent_for(self, round_number: int) -> frozenset[int]:
         """Players not to be paired in `round_number`: withdrawn, over the no-show
         limit, or holding a granted bye for that round."""

@@ -53,12 +53,22 @@ def _bye(ctx: RulesContext, request: ByeRequested) -> list[Observable]:
     ctx.fold(decision)
     if isinstance(decision, ByeRefused):
         name = ctx.player_name(request.section, request.player)
+        message = (
+            f"bye for round {request.round} refused for {name}: {decision.reason}; "
+            "grant it by hand if the chief arbiter allows it"
+        )
+        if request.source == "import":
+            message = (
+                f"the pairing program's TRF gives {name} a bye in round {request.round} "
+                f"against the bye policy: {decision.reason}. It scores nothing until the "
+                "chief arbiter decides: grant it anyway (Request bye with override, or "
+                "import the file again with override) or leave it refused"
+            )
         out += ctx.alert(
             f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
             "bye-refused",
             request.at.timestamp(),
-            f"bye for round {request.round} refused for {name}: {decision.reason}; "
-            "grant it by hand if the chief arbiter allows it",
+            message,
             section=request.section,
             round_number=request.round,
             players=(name,),
@@ -74,7 +84,10 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
         case ResultRecorded():
             _close_by_pairing(ctx, event)
             return []
-        case ByeGranted() | ByeCancelled() if event.override:
+        case ByeGranted() if event.override:
+            # The arbiter's decision answers the refusal: it leaves the desk, flagged.
+            return _tournament_resolutions(ctx, event) + _override_alert(ctx, event)
+        case ByeCancelled() if event.override:
             return _override_alert(ctx, event)
         case PlayerWithdrawn():
             return _withdrawn(ctx, event)

@@ -281,7 +281,8 @@ class SectionState:
             byes_granted=len(held - {request.round}),
             already_granted=request.round in held,
             out_reason=self.out_reason(request.player, request.round),
-            round_paired=request.round in self.rounds,
+            # An imported bye comes with its round's pairings: that is no refusal.
+            round_paired=request.round in self.rounds and request.source != "import",
         )
         if decision.allowed:
             return ByeGranted(request.section, request.round, request.player, request.at)

@@ -661,6 +661,13 @@ def pair_playoff_game(
     if not {white, black} <= set(status.remaining):
         still = ", ".join(str(p) for p in status.remaining)
         raise ActionError(f"only players still in the play-off ({still}) can be paired")
+    if (min(white, black), max(white, black)) in status.met:
+        # Donostia art. 10: a league is everyone against everyone once.
+        left = ", ".join(f"{a}-{b}" for a, b in status.missing)
+        raise ActionError(
+            f"players {white} and {black} have already met in this play-off league: each "
+            f"pair plays once; still to play: {left}"
+        )
     event = PlayoffGamePaired(
         state.name,
         len(state.playoff) + 1,

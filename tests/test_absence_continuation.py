@@ -41,9 +41,7 @@ def _round_one_played(tmp_path: Path) -> tuple[EventService, ManualTime, int]:
 
 
 def _continuations(service: EventService) -> list[ContinuationRequested]:
-    return [
-        e.event for e in service.journal.read() if isinstance(e.event, ContinuationRequested)
-    ]
+    return [e.event for e in service.journal.read() if isinstance(e.event, ContinuationRequested)]
 
 
 def _open_kinds_for(service: EventService, name: str) -> list[str]:

@@ -265,6 +265,39 @@ def format_time_control(tc: TimeControl) -> str:
     return f"w:{side(tc.white)},b:{side(tc.black)}"
 
 
+def _amount(seconds: int) -> str:
+    """Seconds in minutes, as time controls are spoken of: "90 min", "2 min", "45 s",
+    "1 min 30 s"."""
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, secs = divmod(seconds, 60)
+    return f"{minutes} min" + (f" {secs} s" if secs else "")
+
+
+def spell_time_control(tc: TimeControl) -> str:
+    """A time control spelt out in minutes and seconds, for a person to check what the
+    digits say ("5400+30": "90 min + 30 s per move"; "120+30": "2 min + 30 s per move")."""
+    if tc.untimed:
+        return "no time control"
+
+    def period(p: Period) -> str:
+        text = _amount(p.seconds)
+        text += f" for {p.moves} moves" if p.moves is not None else ""
+        if p.increment:
+            text += f" + {_amount(p.increment)} per move"
+            text += f" from move {p.increment_from_move}" if p.increment_from_move > 1 else ""
+        if p.delay:
+            text += f" ({p.delay_kind} delay {_amount(p.delay)})"
+        return text
+
+    def side(periods: tuple[Period, ...]) -> str:
+        return ", then ".join(period(p) for p in periods)
+
+    if tc.symmetric:
+        return side(tc.white)
+    return f"White {side(tc.white)}; Black {side(tc.black)}"
+
+
 def pgn_time_control(tc: TimeControl) -> str:
     """The PGN TimeControl tag value (per-side controls give White's; PGN has no other form)."""
     return format_time_control(TimeControl(tc.white, tc.white) if not tc.symmetric else tc)
@@ -278,4 +311,5 @@ __all__ = [
     "format_time_control",
     "parse_time_control",
     "pgn_time_control",
+    "spell_time_control",
 ]

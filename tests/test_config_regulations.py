@@ -93,7 +93,7 @@ def test_check_describes_the_regulation_tables() -> None:
     sestao = "\n".join(describe(load_event(root / "sestao-2025-swiss.toml")))
     assert "absent in round 1: excluded from the event" in sestao
     donostia = "\n".join(describe(load_event(root / "donostia-2009-round-robin.toml")))
-    assert "Armageddon w:300,b:240 (a draw: black wins)" in donostia
+    assert "Armageddon w:300,b:240 (White 5 min; Black 4 min; a draw: black wins)" in donostia
 
 
 def test_check_takes_every_example_at_once_and_names_each_regulation_item(

@@ -93,8 +93,11 @@ async def test_each_desk_form_says_what_it_did(
     assert await _form(client, csrf, act + "confirm", game=game) == f"{game}: result confirmed"
     assert (await _form(client, csrf, act + "ack", alert="no-such-alert")).startswith("Not done: ")
     regs = "/arbiter/regs/"
-    assert await _form(client, csrf, regs + "continue", section="open", round="1", player="1") == (
-        "player 1 continues after the absence in round 1"
+    # Sestao art. 6: a round-1 absence excludes; no request to continue brings them back.
+    refused = await _form(client, csrf, regs + "continue", section="open", round="1", player="1")
+    assert refused.startswith(
+        "Not done: request to continue refused: the player who does not show up at the "
+        "beginning of the first round is excluded from the tournament"
     )
     assert await _form(client, csrf, regs + "withdraw", section="open", player="x") == (
         "Not done: player must be a number"

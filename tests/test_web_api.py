@@ -49,6 +49,20 @@ async def test_public_json_routes(env: tuple[TestClient, EventService, ManualTim
     assert len(pairings) == 7 and len(pairings[0]["pairings"]) == 4
 
 
+@pytest.mark.parametrize("delay", [0.0, 60.0])
+async def test_event_shows_the_delay_in_force(tmp_path: Path, delay: float) -> None:
+    # The example config says 900 s; `serve --delay` overrides it and the answer follows.
+    service, _ = make_service(tmp_path, delay=delay)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        event = await (await client.get("/api/v1/event")).json()
+        assert event["broadcast_delay_seconds"] == delay
+        assert service.config.broadcast_delay_seconds == 900
+    finally:
+        await client.close()
+
+
 @pytest.mark.parametrize(
     ("path", "status"),
     [

@@ -76,21 +76,43 @@ async def test_confirm_and_acknowledge_take_no_body(
 async def test_a_bodiless_post_from_another_site_is_still_refused(
     env: tuple[TestClient, EventService, ManualTime],
 ) -> None:
-    # A browser caches Basic credentials; a script on another site can POST without a body
-    # (fetch, no-cors), but it carries that site's Origin.
+    # A browser caches Basic credentials; a page on another site can POST without a body
+    # (fetch no-cors, an empty form), but the browser says where it comes from.
     client, _, _ = env
+    url = f"/api/v1/arbiter/games/{GAME}/confirm"
     foreign = {**BASIC, "Origin": "https://evil.example"}
-    response = await client.post(f"/api/v1/arbiter/games/{GAME}/confirm", headers=foreign)
-    assert response.status == 415
-    form = await client.post(
-        f"/api/v1/arbiter/games/{GAME}/confirm", data={"x": "1"}, headers=BASIC
+    response = await client.post(url, headers=foreign)
+    assert response.status == 403
+    assert "another site" in (await response.json())["error"]
+    cross = {**BASIC, "Sec-Fetch-Site": "cross-site", "Content-Type": "text/plain"}
+    assert (await client.post(url, headers=cross)).status == 403
+    form = await client.post(url, data={"x": "1"}, headers=BASIC)
+    assert form.status == 415  # a body that is not JSON: what a cross-site form sends
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "application/x-www-form-urlencoded", "text/plain", "application/octet-stream"],
+)
+async def test_a_post_without_a_body_is_accepted_whatever_type_the_client_adds(
+    env: tuple[TestClient, EventService, ManualTime], content_type: str | None
+) -> None:
+    # docs/api.md: confirm and ack take no body. urllib and `curl -d ''` add a form's
+    # Content-Type to the empty body; the body is still empty, and no other site sent it.
+    client, service, clock = env
+    play_moves(service, GAME, ["e4", "e5"])
+    service.propose(ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings"))
+    service.commit(
+        [Alert("a1", "battery-low", "warning", "Masters", 1, 1, GAME, (), "9%", clock.now())]
     )
-    assert form.status == 415  # a form always has a Content-Type: not JSON, refused
-    empty_form = await client.post(
-        f"/api/v1/arbiter/games/{GAME}/confirm",
-        headers={**BASIC, "Content-Type": "text/plain"},  # <form enctype=text/plain>, empty
-    )
-    assert empty_form.status == 415
+    headers = {**BASIC, "Sec-Fetch-Site": "none"}
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    confirmed = await client.post(f"/api/v1/arbiter/games/{GAME}/confirm", headers=headers)
+    assert confirmed.status == 200, await confirmed.text()
+    assert (await confirmed.json())["result"] == "1/2-1/2"
+    acked = await client.post("/api/v1/arbiter/alerts/a1/ack", data=b"", headers=headers)
+    assert acked.status == 200 and (await acked.json()) == {"acknowledged": "a1"}
 
 
 async def test_a_method_a_route_lacks_is_405(

@@ -161,13 +161,19 @@ def section_json(
 
 
 def event_json(
-    config: EventConfig, tournament: TournamentState, live: dict[str, int | None]
+    config: EventConfig,
+    tournament: TournamentState,
+    live: dict[str, int | None],
+    *,
+    delay: float,
 ) -> dict[str, Any]:
+    """The event's summary. `delay`: the broadcast delay in force (`serve --delay`
+    overrides the config's), which is what spectators need to know."""
     return {
         "name": config.name,
         "site": config.site,
         "timezone": config.timezone,
-        "broadcast_delay_seconds": config.broadcast_delay_seconds,
+        "broadcast_delay_seconds": int(delay) if float(delay).is_integer() else delay,
         "sections": [section_json(s, tournament, live.get(s.name)) for s in config.sections],
     }
 
@@ -241,28 +247,35 @@ def round_json(book: GameBook, section: str, number: int) -> dict[str, Any]:
     }
 
 
-RESULT_TEXT = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½", "+-": "+/-", "-+": "-/+", "--": "-/-"}
+RESULT_TEXT = {
+    **{"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½", "+-": "+/-", "-+": "-/+", "--": "-/-"},
+    # the bye codes of the pairings: the pairing bye, and a bye worth 1, ½ or 0
+    **{"U": "bye", "F": "bye (1)", "H": "bye (½)", "Z": "bye (0)"},
+}
 
 
 def pairings_json(tournament: TournamentState, section: SectionConfig) -> list[dict[str, Any]]:
-    """Every paired round of the section: pairings with the recorded results and byes."""
+    """Every paired round of the section: its games with the recorded results, then
+    each bye once (the pairing bye, the pairing program's, those granted here)."""
     state = tournament.section(section.name)
     out: list[dict[str, Any]] = []
     for number in sorted(state.rounds):
         rnd = state.rounds[number]
         rows: list[dict[str, Any]] = []
-        for p in sorted(rnd.pairings, key=lambda p: (p.board == 0, p.board)):
+        for p in sorted(rnd.pairings, key=lambda p: p.board):
+            if p.black is None:
+                continue  # the pairing bye: listed with the other byes below
             result = rnd.results.get(p.white)
             rows.append(
                 {
                     "board": p.board,
                     "white": _name(state.players, p.white),
-                    "black": None if p.black is None else _name(state.players, p.black),
+                    "black": _name(state.players, p.black),
                     "result": None if result is None else result.result,
-                    "bye": p.black is None,
+                    "bye": False,
                 }
             )
-        for player, code in sorted(rnd.bye_codes.items()):
+        for player, code in state.round_byes(number).items():
             rows.append(
                 {
                     "board": 0,

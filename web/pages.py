@@ -123,7 +123,7 @@ def home_page(
     speed: float = 1.0,
     unpaired: dict[str, int] | None = None,
 ) -> str:
-    event = json_views.event_json(config, public.tournament, live)
+    event = json_views.event_json(config, public.tournament, live, delay=delay)
     lives = [
         {
             "section": r["section"],

@@ -59,7 +59,9 @@ async def event_route(request: web.Request) -> web.Response:
     live = service.live_rounds()  # the schedule moves with time: part of the answer's name
     answer = await _answers(request).json(
         f"event:{sorted(live.items())}",
-        lambda public: json_views.event_json(service.config, public.tournament, live),
+        lambda public: json_views.event_json(
+            service.config, public.tournament, live, delay=service.delay
+        ),
         tournament_only,
     )
     return _send(request, answer)

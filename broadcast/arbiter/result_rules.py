@@ -172,11 +172,15 @@ def _proposed(ctx: RulesContext, game: GameState, event: ResultProposed) -> list
     ours = key in watch.proposed
     watch.proposed.add(key)
     out: list[Observable] = []
+    early = False
     if event.result == "1/2-1/2" and event.reason in DRAW_BY_AGREEMENT:
         out += _early_draw(ctx, game, event.t)
+        early = _early_breach(ctx, game, event.t) is not None
     if ours:
         return out
-    if ctx.mode == "apply" and event.reason in AUTOMATIC_REASONS:
+    # The early-draw rule holds whatever the result's source: a kings-signal draw before
+    # the allowed move stays a proposal for the arbiter, even when results apply at once.
+    if ctx.mode == "apply" and event.reason in AUTOMATIC_REASONS and not early:
         confirmed = ResultConfirmed(game.id, event.result, event.reason, event.t, by="rules")
         ctx.fold(confirmed)
         out += ctx.emit([confirmed])
@@ -193,13 +197,25 @@ def _confirmed(ctx: RulesContext, game: GameState, event: ResultConfirmed) -> li
     return out
 
 
-def _early_draw(ctx: RulesContext, game: GameState, t: float) -> list[Observable]:
+def _began(ctx: RulesContext, game: GameState, t: float) -> float:
     config = ctx.section(game.key.section)
     start = ctx.round_start(config, game.key.round)
-    began = start if start is not None else (game.first_activity or t)
-    why = early_draw_breach(config.early_draw, plies=game.ply, elapsed_seconds=t - began)
+    return start if start is not None else (game.first_activity or t)
+
+
+def _early_breach(ctx: RulesContext, game: GameState, t: float) -> str | None:
+    """Why a draw by agreement at `t` breaks the section's early-draw rule (None: it
+    does not)."""
+    config = ctx.section(game.key.section)
+    began = _began(ctx, game, t)
+    return early_draw_breach(config.early_draw, plies=game.ply, elapsed_seconds=t - began)
+
+
+def _early_draw(ctx: RulesContext, game: GameState, t: float) -> list[Observable]:
+    why = _early_breach(ctx, game, t)
     if why is None:
         return []
+    began = _began(ctx, game, t)
     minutes = int(max(0.0, t - began) // 60)
     return ctx.alert(
         f"early-draw:{game.id}",

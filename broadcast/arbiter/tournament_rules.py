@@ -21,6 +21,7 @@ from broadcast.tournament.events import (
     ByeGranted,
     ByeRefused,
     ByeRequested,
+    ContinuationRequested,
     NoShowCounted,
     PairingEdited,
     PlayerWithdrawn,
@@ -52,12 +53,22 @@ def _bye(ctx: RulesContext, request: ByeRequested) -> list[Observable]:
     ctx.fold(decision)
     if isinstance(decision, ByeRefused):
         name = ctx.player_name(request.section, request.player)
+        message = (
+            f"bye for round {request.round} refused for {name}: {decision.reason}; "
+            "grant it by hand if the chief arbiter allows it"
+        )
+        if request.source == "import":
+            message = (
+                f"the pairing program's TRF gives {name} a bye in round {request.round} "
+                f"against the bye policy: {decision.reason}. It scores nothing until the "
+                "chief arbiter decides: grant it anyway (Request bye with override, or "
+                "import the file again with override) or leave it refused"
+            )
         out += ctx.alert(
             f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
             "bye-refused",
             request.at.timestamp(),
-            f"bye for round {request.round} refused for {name}: {decision.reason}; "
-            "grant it by hand if the chief arbiter allows it",
+            message,
             section=request.section,
             round_number=request.round,
             players=(name,),
@@ -73,10 +84,15 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
         case ResultRecorded():
             _close_by_pairing(ctx, event)
             return []
-        case ByeGranted() | ByeCancelled() if event.override:
+        case ByeGranted() if event.override:
+            # The arbiter's decision answers the refusal: it leaves the desk, flagged.
+            return _tournament_resolutions(ctx, event) + _override_alert(ctx, event)
+        case ByeCancelled() if event.override:
             return _override_alert(ctx, event)
         case PlayerWithdrawn():
             return _withdrawn(ctx, event)
+        case ContinuationRequested():
+            return _continued(ctx, event)
         case NoShowCounted():
             return _no_show_limit(ctx, event.section, event.player, event.round)
         case ResultConfirmed():
@@ -122,10 +138,37 @@ def _withdraw(
 
 
 def _withdrawn(ctx: RulesContext, event: PlayerWithdrawn) -> list[Observable]:
-    """A withdrawal from the desk (or our own fed back): its games follow it."""
+    """A withdrawal from the desk (or our own fed back): its games follow it, and an
+    absence alert that still offered a way back no longer says anything true."""
+    why = f"the player is out: withdrawn from round {event.from_round}" + (
+        f" ({event.reason})" if event.reason else ""
+    )
+    closed = _close_absences(ctx, event.section, event.player, why)
     if event.by == "rules":
-        return []  # ours: the consequences went out with it
-    return ctx.emit(_withdrawal_consequences(ctx, event, fold_first=False))
+        return closed  # ours: the consequences went out with it
+    return closed + ctx.emit(_withdrawal_consequences(ctx, event, fold_first=False))
+
+
+def _continued(ctx: RulesContext, event: ContinuationRequested) -> list[Observable]:
+    """The player's request to continue is the answer the absence alert waited for."""
+    by = f" (recorded by {event.by})" if event.by else ""
+    why = f"the player asked in writing to continue after round {event.round}{by}"
+    return _close_absences(ctx, event.section, event.player, why, round_number=event.round)
+
+
+def _close_absences(
+    ctx: RulesContext, section: str, player: int, why: str, *, round_number: int | None = None
+) -> list[Observable]:
+    """Resolve the player's open `absence-disqualifies` alerts (of one round, or all)."""
+    prefix = f"absence-disqualifies:{section}:{player}:"
+    wanted = f"{prefix}{round_number}" if round_number is not None else None
+    t = ctx.now if math.isfinite(ctx.now) else 0.0
+    return ctx.resolve(
+        ctx.open_about("kind", "absence-disqualifies"),
+        lambda a: a.id == wanted if wanted is not None else a.id.startswith(prefix),
+        t,
+        why,
+    )
 
 
 def _withdrawal_consequences(

@@ -13,7 +13,9 @@ from typing import Any
 
 from broadcast.config import ConfigError, EventConfig, SectionConfig, load_event
 from broadcast.config.regulations import describe_rules
+from broadcast.config.warnings import config_warnings
 from broadcast.fide.pairing import Pairing
+from clocks.timecontrol import spell_time_control
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -68,7 +70,8 @@ def describe(event: EventConfig) -> list[str]:
         lines.append("")
         lines.append(
             f"Section {section.name!r}: {section.system}, {section.rounds} rounds, "
-            f"{len(section.players)} players, time control {section.time_control}, "
+            f"{len(section.players)} players, time control {section.time_control} "
+            f"({spell_time_control(section.time_control)}), "
             f"default time {section.default_time_minutes} min"
         )
         lines.append(f"  tie-breaks: {', '.join(section.tiebreaks) or '(none)'}")
@@ -134,7 +137,19 @@ def _check_one(path: str) -> int:
         return 1
     for line in describe(event):
         print(line)
-    print("\nOK: the config is valid.")
+    warnings = config_warnings(event)
+    if warnings:
+        print()
+        for warning in warnings:
+            print(f"warning: {warning}")
+    print(
+        "\nOK: the config is valid"
+        + (
+            f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''} above)."
+            if warnings
+            else "."
+        )
+    )
     return 0
 
 

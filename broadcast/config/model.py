@@ -287,6 +287,11 @@ class SectionConfig:
     withdrawal: WithdrawalRules = WithdrawalRules()
     playoff: PlayoffRules | None = None
     prizes: PrizeRules | None = None
+    # Registration (Sestao art. 7: "foreign players must have a FIDE code"): with
+    # `foreign_players_need_fide_id`, a player whose federation is not `home_federation`
+    # and who has no FIDE id is a warning of `check`.
+    home_federation: str = ""
+    foreign_players_need_fide_id: bool = False
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:

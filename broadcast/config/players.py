@@ -271,6 +271,10 @@ def player_entries(
     `key_lines` gives the line of a key where a row spans several (inline entries)."""
     entries: list[PlayerEntry] = []
     numbers: dict[int, ConfigIssue] = {}
+    # The same player listed twice (a copied CSV line, a second registration): by name
+    # (case and spacing aside) and by FIDE id, each with the line it was first seen on.
+    names: dict[str, tuple[str, int | None]] = {}
+    fide_ids: dict[str, tuple[str, int | None]] = {}
     explicit = [values for values, _ in rows if "number" in values]
     if explicit and len(explicit) != len(rows):
         first = next(where for values, where in rows if "number" not in values)
@@ -361,6 +365,19 @@ def player_entries(
                 )
             )
             continue
+        line = at_key("name").line
+        twice = _listed_twice(name, fields["fide_id"], line, names, fide_ids)
+        if twice:
+            reader.issues.append(
+                ConfigIssue(
+                    where.file,
+                    line,
+                    twice,
+                    "remove the duplicate entry; two different players need different names "
+                    "and FIDE ids",
+                )
+            )
+            continue
         entries.append(PlayerEntry(number=number, name=name.strip(), rating=rating, **fields))
     if entries:
         expected = set(range(1, len(entries) + 1))
@@ -375,3 +392,29 @@ def player_entries(
                 )
             )
     return tuple(sorted(entries, key=lambda e: e.number))
+
+
+def _listed_twice(
+    name: str,
+    fide_id: str,
+    line: int | None,
+    names: dict[str, tuple[str, int | None]],
+    fide_ids: dict[str, tuple[str, int | None]],
+) -> str:
+    """Why this entry repeats an earlier one, naming both lines ("" when it does not);
+    remembers it otherwise."""
+    key = " ".join(name.casefold().split())
+    here = f"line {line}" if line is not None else "here"
+    if key in names:
+        _, first = names[key]
+        return f"{name.strip()} is listed twice (lines {first} and {line}): the same name"
+    if fide_id and fide_id in fide_ids:
+        other, first = fide_ids[fide_id]
+        return (
+            f"{name.strip()} ({here}) has FIDE id {fide_id}, as {other} on line {first}: "
+            f"the same player listed twice (lines {first} and {line})?"
+        )
+    names[key] = (name.strip(), line)
+    if fide_id:
+        fide_ids[fide_id] = (name.strip(), line)
+    return ""

@@ -32,7 +32,7 @@ from broadcast.config.model import (
     WithdrawalRules,
 )
 from broadcast.config.reader import TomlReader
-from clocks.timecontrol import TimeControl, parse_time_control
+from clocks.timecontrol import TimeControl, parse_time_control, spell_time_control
 
 __all__ = [
     "CATEGORY_KEYS",
@@ -343,8 +343,9 @@ def describe_rules(section: SectionConfig) -> list[str]:
         p = section.playoff
         lines += [
             f"  tie for first: undecided until played off: two players play {p.games} games "
-            f"at {p.time_control}, then an Armageddon {p.armageddon_time_control} "
-            f"(a draw: {p.armageddon_draw_winner} wins)",
+            f"at {p.time_control} ({spell_time_control(p.time_control)}), then an Armageddon "
+            f"{p.armageddon_time_control} ({spell_time_control(p.armageddon_time_control)}; "
+            f"a draw: {p.armageddon_draw_winner} wins)",
             f"    three or more: leagues at {p.time_control} until one or two are left; the "
             "arbiter pairs each game (desk 'Pair play-off game') on the section's boards",
         ]

@@ -66,6 +66,8 @@ SECTION_KEYS = (
     "schedule",
     "byes",
     "early_draw",
+    "home_federation",
+    "foreign_players_need_fide_id",
     *REGULATION_SECTION_KEYS,
 )
 SCHEDULE_KEYS = ("round", "date", "time", "timezone")
@@ -115,6 +117,20 @@ def section_config(
     withdrawal = withdrawal_rules(reader, raw, at)
     playoff = playoff_rules(reader, raw, at, system)
     prizes = prize_rules(reader, raw, at)
+    home = reader.get_str(raw, "home_federation", at, default="", example="ESP") or ""
+    need_fide_id = raw.get("foreign_players_need_fide_id", False)
+    if not isinstance(need_fide_id, bool):
+        reader.error(
+            (*at, "foreign_players_need_fide_id"),
+            f"foreign_players_need_fide_id must be true or false, not {need_fide_id!r}",
+            "foreign_players_need_fide_id = true",
+        )
+    if need_fide_id and not home:
+        reader.error(
+            (*at, "foreign_players_need_fide_id"),
+            "foreign_players_need_fide_id needs the home federation to tell who is foreign",
+            'add home_federation = "ESP" (the FIDE code of the host federation)',
+        )
 
     if system in ("round-robin", "double-round-robin") and rounds is not None and players:
         n = len(players)
@@ -152,6 +168,8 @@ def section_config(
         withdrawal=withdrawal,
         playoff=playoff,
         prizes=prizes,
+        home_federation=home.upper(),
+        foreign_players_need_fide_id=bool(need_fide_id),
     )
 
 

@@ -327,7 +327,9 @@ def publish_pairings(
 ) -> None:
     """Make `pairings` the round's pairings: a first pairing, or an edit of one. FIDE
     Dutch pairings (`source` "dutch") of a new round are refused while a round before it
-    has games without a result, unless `override`."""
+    has games without a result, unless `override`. Imported pairings (`source` "import"):
+    the byes the pairing program entered go through the bye policy (`imported_byes`);
+    `override` accepts the file's byes as they are, on the record."""
     state = section_state(service, section)
     if source == "dutch":
         check_results_in(state, round_number, override=override)
@@ -340,10 +342,63 @@ def publish_pairings(
         tournament_event(service, event)
         byes = service.imported_byes.pop((section, round_number, tuple(pairings)), ())
         if source == "import" and byes:
-            # Vega's "H": the half-point bye it entered before pairing scores as such.
-            service.commit(
-                [ResultRecorded(section, round_number, p, code, reason="bye") for p, code in byes]
+            imported_byes(service, section, round_number, byes, by, override=override)
+
+
+# The byes a player asks for (TRF H and F); Z (not paired) and U (the pairing bye) are the
+# pairing program's own doing, not a request.
+_REQUESTED_CODES = frozenset({"H", "F"})
+
+
+def imported_byes(
+    service: ActionHost,
+    section: str,
+    round_number: int,
+    byes: Sequence[tuple[int, str]],
+    by: str,
+    *,
+    override: bool = False,
+) -> list[ByeRefused]:
+    """Record the byes a pairing program entered with a round (Vega's H scores half a
+    point). A requested bye (H, F) boardwire has not granted already goes through the
+    section's policy like a request at the desk (Sestao art. 5: the maximum, the excluded
+    rounds, the deadline): one the policy refuses raises the same `bye-refused` alert and
+    scores nothing until the arbiter decides, unless `override`: then it is granted as
+    the file has it, journaled with the reason overridden and flagged. Returns the
+    refusals left standing."""
+    recorded: list[tuple[int, str]] = []
+    refused: list[ByeRefused] = []
+    for player, code in byes:
+        state = section_state(service, section)
+        rnd = state.rounds.get(round_number)
+        known = round_number in state.granted_byes.get(player, frozenset()) or (
+            rnd is not None and rnd.bye_codes.get(player) == code
+        )
+        if code not in _REQUESTED_CODES or known:
+            recorded.append((player, code))
+            continue
+        request = ByeRequested(section, round_number, player, _now(service), source="import")
+        service.commit([request])
+        decision = next(
+            (e for e in reversed(section_state(service, section).bye_log) if _answers(e, request)),
+            None,
+        )
+        if isinstance(decision, ByeGranted):
+            recorded.append((player, code))
+        elif override:
+            reason = decision.reason if isinstance(decision, ByeRefused) else "refused"
+            tournament_event(
+                service,
+                ByeGranted(section, round_number, player, request.at, by=by, override=reason),
             )
+            recorded.append((player, code))
+        elif isinstance(decision, ByeRefused):
+            refused.append(decision)
+    if recorded:
+        service.commit(
+            [ResultRecorded(section, round_number, p, c, reason="bye") for p, c in recorded]
+        )
+    return refused
 
 
 def tournament_event(service: ActionHost, event: TournamentEvent) -> None:
@@ -486,9 +541,30 @@ def request_bye(
     reason = decision.reason if isinstance(decision, ByeRefused) else "refused"
     if not override:
         raise ActionError(f"bye refused: {reason}")
+    # Granting a bye the pairing program's file held back: the reason overridden is the
+    # policy's answer to that bye, not "the round is already paired".
+    reason = _imported_refusal(section_state(service, section), round_number, player) or reason
     granted = ByeGranted(state.name, round_number, player, request.at, by=by, override=reason)
     tournament_event(service, granted)
     return granted
+
+
+def _imported_refusal(state: SectionState, round_number: int, player: int) -> str:
+    """The policy's reason for refusing the bye the pairing program's TRF gave `player`
+    in `round_number`, when that is the latest word on it ("" otherwise)."""
+    log = state.bye_log
+    for i in range(len(log) - 1, -1, -1):
+        event = log[i]
+        if not isinstance(event, ByeRequested) or (event.round, event.player) != (
+            round_number,
+            player,
+        ):
+            continue
+        if event.source != "import":
+            continue
+        answer = next((e for e in log[i + 1 :] if _answers(e, event)), None)
+        return answer.reason if isinstance(answer, ByeRefused) else ""
+    return ""
 
 
 def _answers(event: object, request: ByeRequested) -> bool:
@@ -551,8 +627,14 @@ def withdraw(
 def continue_after_absence(
     service: ActionHost, section: str, round_number: int, player: int, by: str
 ) -> ContinuationRequested:
-    """Record the player's written request to go on after an absence in `round_number`."""
+    """Record the player's written request to go on after an absence in `round_number`.
+    Refused (ActionError, in the regulation's words) when it cannot succeed."""
     state = section_state(service, section)
+    if player not in state.players:
+        raise ActionError(f"section {section!r} has no player {player}")
+    refusal = state.continuation_refusal(player, round_number)
+    if refusal:
+        raise ActionError(f"request to continue refused: {refusal}")
     event = ContinuationRequested(state.name, round_number, player, by)
     tournament_event(service, event)
     return event
@@ -617,6 +699,13 @@ def pair_playoff_game(
     if not {white, black} <= set(status.remaining):
         still = ", ".join(str(p) for p in status.remaining)
         raise ActionError(f"only players still in the play-off ({still}) can be paired")
+    if (min(white, black), max(white, black)) in status.met:
+        # Donostia art. 10: a league is everyone against everyone once.
+        left = ", ".join(f"{a}-{b}" for a, b in status.missing)
+        raise ActionError(
+            f"players {white} and {black} have already met in this play-off league: each "
+            f"pair plays once; still to play: {left}"
+        )
     event = PlayoffGamePaired(
         state.name,
         len(state.playoff) + 1,
@@ -680,6 +769,7 @@ __all__ = [
     "dutch_pairings",
     "game_state",
     "how_to_pair",
+    "imported_byes",
     "imported_pairings",
     "mark_present",
     "pair_playoff_game",

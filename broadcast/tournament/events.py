@@ -80,10 +80,15 @@ class ResultRecorded:
 
 @dataclass(frozen=True, slots=True)
 class ByeRequested:
+    """A bye asked for `round`: at the desk (`source` ""), or entered by the pairing
+    program in the TRF its round was imported from (`source` "import", `at` the import):
+    either way the section's bye policy decides (Sestao art. 5)."""
+
     section: str
     round: int
     player: int
     at: dt.datetime
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)

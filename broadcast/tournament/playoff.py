@@ -33,6 +33,10 @@ class PlayoffStatus:
     remaining: tuple[int, ...]
     winner: int | None
     next_kind: str | None  # "blitz", "armageddon", or None (decided, or a game unplayed)
+    # In a league (three or more still in): the pairs that have not met in it yet, and
+    # those that have (a pairing that repeats one of them is refused).
+    missing: tuple[tuple[int, int], ...] = ()
+    met: tuple[tuple[int, int], ...] = ()
 
     @property
     def decided(self) -> bool:
@@ -82,15 +86,32 @@ def playoff_status(
             return PlayoffStatus(tied_t, tuple(remaining), winner, None)
         kind = "blitz" if len(blitz) < rules.games else "armageddon"
         return PlayoffStatus(tied_t, tuple(remaining), None, kind)
-    # Leagues: each complete league among the players still in keeps its leaders.
+    # Leagues: each complete league among the players still in keeps its leaders. A league
+    # is complete when every pair has met once; a game that repeats a pair of the same
+    # league (the desk refuses to pair one) does not count in it.
     pending = list(blitz)
     while len(remaining) > 2:
-        pairs = len(remaining) * (len(remaining) - 1) // 2
-        league = [g for g in pending if g.white in remaining and g.black in remaining][:pairs]
-        if len(league) < pairs:
-            return PlayoffStatus(tied_t, tuple(remaining), None, "blitz")
-        pending = [g for g in pending if g not in league]
-        score = _scores(remaining, league)
+        wanted = {(a, b) for i, a in enumerate(remaining) for b in remaining[i + 1 :]}
+        league: dict[tuple[int, int], PlayoffGame] = {}
+        used: list[PlayoffGame] = []
+        for game in pending:
+            pair = (min(game.white, game.black), max(game.white, game.black))
+            if len(league) == len(wanted):
+                break
+            if pair in wanted:
+                used.append(game)
+                league.setdefault(pair, game)
+        if len(league) < len(wanted):
+            return PlayoffStatus(
+                tied_t,
+                tuple(remaining),
+                None,
+                "blitz",
+                missing=tuple(sorted(wanted - set(league))),
+                met=tuple(sorted(league)),
+            )
+        pending = [g for g in pending if g not in used]
+        score = _scores(remaining, league.values())
         best = max(score.values())
         leaders = [p for p in remaining if score[p] == best]
         if len(leaders) == 1:

@@ -178,6 +178,42 @@ class SectionState:
                 return absent
         return None
 
+    def continuation_refusal(self, player: int, round_number: int) -> str:
+        """Why a request to continue after an absence in `round_number` cannot succeed,
+        in the regulation's words ("" = it can): the section's rules give no way back
+        (round-1 exclusion, the no-show limit, a withdrawal), or the request is late."""
+        rules = self.config.no_shows
+        if round_number not in self.no_shows.get(player, ()):
+            return f"player {player} has no absence in round {round_number} to continue after"
+        if round_number == 1 and rules.first_round == "exclude":
+            return (
+                "the player who does not show up at the beginning of the first round is "
+                "excluded from the tournament (the regulations; [section.no_shows] "
+                'first_round = "exclude"): a request to continue cannot bring them back'
+            )
+        if rules.single_absence != "disqualify-unless-continue":
+            return (
+                "this section's regulations do not disqualify after one absence "
+                '([section.no_shows] single_absence is not "disqualify-unless-continue"): '
+                "there is nothing to continue after"
+            )
+        # Out for another reason (withdrawn, the no-show limit, an earlier absence): the
+        # request would be recorded and change nothing.
+        after = round_number + 1
+        withdrawn = self.withdrawn.get(player, after + 1) <= after
+        shows = self.no_shows.get(player, ())
+        limit = self.config.no_show_limit
+        at_limit = limit is not None and len([r for r in shows if r < after]) >= limit
+        if withdrawn or at_limit or self.disqualifying_absence(player, round_number) is not None:
+            return f"{self.out_reason(player, after)}: a request to continue cannot bring them back"
+        if round_number + 1 in self.rounds:
+            return (
+                "a player's absence from a round results in disqualification unless the "
+                "player requests to continue in writing before the pairing for the next "
+                f"round is published: round {round_number + 1} is already paired"
+            )
+        return ""
+
     def status_of(self, player: int) -> str:
         """ "" for a player in the event; otherwise why they are out (pages, exports)."""
         start = self.withdrawn.get(player)
@@ -229,6 +265,27 @@ class SectionState:
         }
         return self.granted_byes.get(player, frozenset()) | recorded
 
+    def round_byes(self, round_number: int) -> dict[int, str]:
+        """Each player of the round without a game and with a bye, once: the pairing bye
+        ("U" until another code is recorded), the codes the pairing program or the desk
+        recorded (H, F, Z), and the byes granted through boardwire (their points' code,
+        while the player is in the event), by starting number. Pages and the API."""
+        rnd = self.rounds.get(round_number)
+        if rnd is None:
+            return {}
+        in_game = {x for p in rnd.pairings if p.black is not None for x in p.players()}
+        out = {p: c for p, c in rnd.bye_codes.items() if p not in in_game}
+        granted = _BYE_CODE_FOR_POINTS.get(self.config.byes.points, "H")
+        for player in self.players:
+            if (
+                player not in out
+                and player not in in_game
+                and round_number in self.byes_of(player)
+                and self.is_active(player, round_number)
+            ):
+                out[player] = granted
+        return dict(sorted(out.items()))
+
     def absent_for(self, round_number: int) -> frozenset[int]:
         """Players not to be paired in `round_number`: withdrawn, over the no-show
         limit, or holding a granted bye for that round."""
@@ -252,7 +309,8 @@ class SectionState:
             byes_granted=len(held - {request.round}),
             already_granted=request.round in held,
             out_reason=self.out_reason(request.player, request.round),
-            round_paired=request.round in self.rounds,
+            # An imported bye comes with its round's pairings: that is no refusal.
+            round_paired=request.round in self.rounds and request.source != "import",
         )
         if decision.allowed:
             return ByeGranted(request.section, request.round, request.player, request.at)

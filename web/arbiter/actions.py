@@ -177,6 +177,9 @@ class FromTrf:
     """The round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF."""
 
     text: str
+    # Accept the byes the file gives as they are, even against the bye policy (journaled
+    # as the arbiter's override, flagged).
+    override: bool = False
     kind = "import"  # the source the journal records
 
 
@@ -216,7 +219,8 @@ async def pair_round(
         )
     else:
         pairings = await source.pairer.dutch(service, section, number)
-    service.publish_pairings(section, number, pairings, source.kind, by)
+    override = isinstance(source, FromTrf) and source.override
+    service.publish_pairings(section, number, pairings, source.kind, by, override=override)
     return pairings
 
 

@@ -308,7 +308,8 @@ async def live_game_route(request: web.Request) -> web.Response:
 def _pairing_source(request: web.Request, data: dict[str, Any]) -> PairingSource | web.Response:
     """Where the round's pairings come from, or the 400 that says what to send."""
     if "trf" in data:
-        return FromTrf(_field(data, "trf", str))
+        override = _field(data, "override", bool) if "override" in data else False
+        return FromTrf(_field(data, "trf", str), override=override)
     if "pairs" in data:
         pairs = _field(data, "pairs", list)
         if not all(

@@ -207,7 +207,11 @@ async def _pair(f: Form) -> str:
     if section is None:
         raise ActionError(f"no section {f['section']!r}")
     number = f.number("round")
-    source: PairingSource = FromTrf(f["trf"]) if f["trf"] else Dutch(f.request.app[PAIRER])
+    source: PairingSource = (
+        FromTrf(f["trf"], override=f.checked("override"))
+        if f["trf"]
+        else Dutch(f.request.app[PAIRER])
+    )
     pairings = await pair_round(service, section.name, number, source, f.by)
     games = sum(1 for p in pairings if p.black is not None)
     return f"{section.name} round {number} paired ({source.kind}, {games} games)"

@@ -2,8 +2,8 @@
 
 The desk (HTML forms, its websocket) takes a session cookie and, on every POST, the
 session's CSRF token from the same origin; the JSON API takes the session with an
-`X-CSRF-Token` header, or HTTP Basic with a JSON body (or none), which no cross-site form
-can send. The login form is open to everybody; a 405 is answered whoever asks.
+`X-CSRF-Token` header, or HTTP Basic with a JSON body, which no cross-site form can send,
+or with none (confirm, acknowledge) from no other site's page. The login form is open to everybody; a 405 is answered whoever asks.
 """
 
 from __future__ import annotations
@@ -63,23 +63,28 @@ async def _guard_api(request: web.Request, handler: Handler) -> web.StreamRespon
         response = error(401, "arbiter login required")
         response.headers["WWW-Authenticate"] = 'Basic realm="boardwire arbiter"'
         return response
-    if unsafe and request.content_type != "application/json" and not _bare_post(request):
+    if unsafe and not request.body_exists:
+        # A bare POST (confirm, acknowledge): whatever Content-Type a client library adds to
+        # an empty body (urllib and `curl -d ''` add a form's), it carries no data; what a
+        # cross-site page could send is told by the browser's Origin and Sec-Fetch-Site.
+        if not _from_this_site(request):
+            return error(403, "a POST from another site's page is refused")
+    elif unsafe and request.content_type != "application/json":
         # Browsers cache Basic credentials; only a JSON body proves this is no cross-site form.
         return error(415, "send the body as application/json")
     request[ARBITER] = user
     return await handler(request)
 
 
-# What a cross-site form (or a script from another site, without asking first) can send.
-_FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data", "text/plain"})
+# What a browser says of a request made by a page of this site, or typed in by the user.
+_OWN_FETCH_SITES = frozenset({"same-origin", "none"})
 
 
-def _bare_post(request: web.Request) -> bool:
-    """A POST without a body (confirm, acknowledge), not of a type a cross-site form or a
-    no-cors script could send, and not from another site's page (its Origin)."""
-    return (
-        not request.body_exists and request.content_type not in _FORM_TYPES and same_origin(request)
-    )
+def _from_this_site(request: web.Request) -> bool:
+    """Not sent by another site's page: its Origin (every current browser sends one on a
+    POST) and Sec-Fetch-Site, when present, name this server. Scripts send neither."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    return same_origin(request) and (fetch_site is None or fetch_site in _OWN_FETCH_SITES)
 
 
 async def _guard_desk(request: web.Request, handler: Handler) -> web.StreamResponse:

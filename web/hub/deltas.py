@@ -238,10 +238,12 @@ def snapshot_data(
     game: str,
     *,
     arbiter: bool,
+    delay: float,
     standings: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     """The full state a scope starts from; None when the scope names nothing. Pure.
-    `standings`: the round scope's rows when already at hand (else computed)."""
+    `delay`: the broadcast delay in force; `standings`: the round scope's rows when
+    already at hand (else computed)."""
     data: dict[str, Any]
     if scope == "game":
         state = frame.book.games.get(game)
@@ -258,7 +260,7 @@ def snapshot_data(
         }
     else:
         data = {
-            "event": json_views.event_json(config, frame.tournament, live),
+            "event": json_views.event_json(config, frame.tournament, live, delay=delay),
             "live": json_views.live_json(frame.book, config, live),
         }
     if arbiter and scope == "event":

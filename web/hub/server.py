@@ -221,6 +221,7 @@ class Hub:
                 rnd,
                 game,
                 arbiter=channel is self.arbiter,
+                delay=self.service.delay,
                 standings=channel.standings_rows(section) if scope == "round" and section else None,
             )
             return encode(

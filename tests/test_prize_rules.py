@@ -124,6 +124,41 @@ def test_a_withheld_first_prize_goes_to_the_second(tmp_path: Path) -> None:
     assert after[3][2] == pytest.approx(round(p3, 2) - round(p3 * 0.25, 2), abs=0.011)
 
 
+def test_a_prize_not_awarded_moves_nobody_up(tmp_path: Path) -> None:
+    """Sestao art. 14's reading (withheld = "not-awarded"): the withheld prize is paid to
+    nobody; the other players keep what they won, across a restart."""
+    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    masters = service.config.sections[0]
+    assert masters.prizes is not None and masters.prizes.withheld == "pass-on"
+    rules = dataclasses.replace(masters.prizes, withheld="not-awarded")
+    config = dataclasses.replace(
+        service.config, sections=(dataclasses.replace(masters, prizes=rules),)
+    )
+    service = EventService(config, service.journal, time=time, delay=0)
+    service.load()
+    for number in range(1, 8):
+        for pairing in service.tournament.section(MASTERS).rounds[number].pairings:
+            game = service.book.get(GameKey(MASTERS, number, pairing.board).id)
+            result = "1-0" if pairing.white < (pairing.black or 0) else "0-1"
+            acts.set_result(service, game.id, result, ARBITER, "resignation")
+    before = lines(acts.prizes(service.tournament, MASTERS))
+    acts.withhold_prize(service, MASTERS, 1, ARBITER, "absent from the ceremony")
+    again = EventService(config, service.journal, time=time, delay=0)
+    again.load()
+    prizes = acts.prizes(again.tournament, MASTERS)
+    after = lines(prizes)
+    assert 1 not in after
+    assert {s: v for s, v in before.items() if s != 1} == after
+    assert prizes is not None
+    [withheld] = prizes.withheld
+    gross = 2000.0 + 3500 * 7 / 28
+    assert (withheld.start, withheld.reason) == (1, "absent from the ceremony")
+    assert withheld.amount == pytest.approx(gross)
+    assert prizes.as_json()["withheld"] == [
+        {"start": 1, "name": withheld.name, "reason": withheld.reason, "not_paid": withheld.amount}
+    ]
+
+
 def test_forfeit_wins_out_of_the_pool_when_the_config_says_so(tmp_path: Path) -> None:
     service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = service.config.sections[0]
@@ -167,7 +202,12 @@ async def test_prizes_withheld_over_the_api_and_at_the_desk(tmp_path: Path) -> N
         play_pamplona(service, time)
         prizes = await (await client.get("/api/v1/sections/masters/prizes")).json()
         assert prizes["withheld"] == [
-            {"start": 5, "name": "Ferreira, Tomás", "reason": "eliminated by the no-show rules"}
+            {
+                "start": 5,
+                "name": "Ferreira, Tomás",
+                "reason": "eliminated by the no-show rules",
+                "not_paid": 0.0,  # it passed on (Pamplona)
+            }
         ]
         assert prizes["retention_stated"] is True
         pooled = [p for p in prizes["prizes"] if p["pool"] == 700.0]

@@ -304,6 +304,11 @@ SCHEMAS: dict[str, Any] = {
                         "start": {"type": "integer"},
                         "name": {"type": "string"},
                         "reason": {"type": "string"},
+                        "not_paid": {
+                            "type": "number",
+                            "description": "the prize nobody is paid (withheld = "
+                            '"not-awarded"); 0 when it passed to the next player',
+                        },
                     }
                 ),
             },

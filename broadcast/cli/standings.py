@@ -164,7 +164,8 @@ def format_prizes(prizes: PrizeList) -> str:
         if p.category:
             out.append(f"  {p.name}: {p.category:.2f} as {p.category_name}")
     for w in prizes.withheld:
-        out.append(f"  no prize: {w.start} {w.name} ({w.reason})")
+        unpaid = f"; {w.amount:.2f} not awarded" if w.amount else ""
+        out.append(f"  no prize: {w.start} {w.name} ({w.reason}{unpaid})")
     out.append(f"(amounts in {prizes.currency})")
     return "\n".join(out)
 

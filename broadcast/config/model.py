@@ -24,6 +24,7 @@ __all__ = [
     "REMAINING_GAMES",
     "SINGLE_ABSENCE",
     "SYSTEMS",
+    "WITHHELD_PRIZES",
     "BoardConfig",
     "ByeDeadline",
     "ByePolicy",
@@ -50,6 +51,7 @@ __all__ = [
     "TaxRetention",
     "TiebreakEdition",
     "WithdrawalRules",
+    "WithheldPrizes",
 ]
 
 System = Literal["round-robin", "double-round-robin", "swiss"]
@@ -63,6 +65,7 @@ SingleAbsence = Literal["count", "disqualify-unless-continue"]
 OnNoShowLimit = Literal["alert", "withdraw"]
 RemainingGames = Literal["forfeit", "remove"]
 PrizeTies = Literal["share", "share-points", "tiebreak"]
+WithheldPrizes = Literal["pass-on", "not-awarded"]
 PrizeSplit = Literal["wins"]
 
 FIRST_ROUND_NO_SHOW: tuple[FirstRoundNoShow, ...] = ("count", "exclude")
@@ -70,6 +73,7 @@ SINGLE_ABSENCE: tuple[SingleAbsence, ...] = ("count", "disqualify-unless-continu
 ON_NO_SHOW_LIMIT: tuple[OnNoShowLimit, ...] = ("alert", "withdraw")
 REMAINING_GAMES: tuple[RemainingGames, ...] = ("forfeit", "remove")
 PRIZE_TIES: tuple[PrizeTies, ...] = ("share", "share-points", "tiebreak")
+WITHHELD_PRIZES: tuple[WithheldPrizes, ...] = ("pass-on", "not-awarded")
 PRIZE_SPLITS: tuple[PrizeSplit, ...] = ("wins",)
 
 SYSTEMS: tuple[System, ...] = ("round-robin", "double-round-robin", "swiss")
@@ -225,7 +229,10 @@ class PrizeRules:
     "share-points": players level on points share them (the tie-breaks still rank);
     "tiebreak": no sharing. `forfeit_wins`: a win by forfeit counts as a victory for
     the pools. `eliminated_lose_prizes`: a player out by the no-show rules gets no prize
-    (it passes to the next eligible player). `retention`: the tax the list shows.
+    (it passes to the next eligible player). `withheld`: "pass-on" (a withheld prize goes
+    to the next eligible player, Pamplona art. 9) or "not-awarded" (nobody moves up and
+    the prize is not paid: Sestao art. 14 gives it to the club's school). `retention`:
+    the tax the list shows.
     `categories`: prizes for the best of a category; with `one_prize_per_player` a
     player takes only the larger of the place and category prizes they win (equal
     amounts: the first in `order`, "general" for the place prizes), the other passing
@@ -237,6 +244,7 @@ class PrizeRules:
     currency: str = "EUR"
     forfeit_wins: bool = True
     eliminated_lose_prizes: bool = False
+    withheld: WithheldPrizes = "pass-on"
     retention: TaxRetention | None = None
     categories: tuple[PrizeCategory, ...] = ()
     one_prize_per_player: bool = True

@@ -15,6 +15,7 @@ from broadcast.config.model import (
     PRIZE_TIES,
     REMAINING_GAMES,
     SINGLE_ABSENCE,
+    WITHHELD_PRIZES,
     FirstRoundNoShow,
     NoShowRules,
     OnNoShowLimit,
@@ -30,6 +31,7 @@ from broadcast.config.model import (
     System,
     TaxRetention,
     WithdrawalRules,
+    WithheldPrizes,
 )
 from broadcast.config.reader import TomlReader
 from clocks.timecontrol import TimeControl, parse_time_control, spell_time_control
@@ -60,6 +62,7 @@ PRIZE_KEYS = (
     "currency",
     "forfeit_wins",
     "eliminated_lose_prizes",
+    "withheld",
     "retention",
     "category",
     "one_prize_per_player",
@@ -205,6 +208,10 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
         currency,
         forfeit_wins=_flag(check, table, "forfeit_wins", here, default=True),
         eliminated_lose_prizes=_flag(check, table, "eliminated_lose_prizes", here, default=False),
+        withheld=cast(
+            WithheldPrizes,
+            check.get_choice(table, "withheld", here, WITHHELD_PRIZES, default="pass-on"),
+        ),
         retention=_retention(check, table, here),
         categories=categories,
         one_prize_per_player=_flag(check, table, "one_prize_per_player", here, default=True),

@@ -9,7 +9,9 @@ not decided first place (the tied players share meanwhile).
 
 A withheld prize (the arbiter's decision, or an elimination the config says loses
 prizes) passes to the next eligible player: the player is left out of the ranking the
-places are paid by, and their wins out of the pools, so everyone below moves up.
+places are paid by, and their wins out of the pools, so everyone below moves up. With
+`withheld = "not-awarded"` nobody moves up: the prize the player won is listed with
+them as not paid.
 Where the regulation states a tax retention, each line shows gross and net.
 """
 
@@ -53,6 +55,7 @@ class WithheldPrize:
     start: int
     name: str
     reason: str
+    amount: float = 0.0  # the prize not paid ("not-awarded"); 0 when it passed on
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,8 @@ class PrizeList:
                 for p in self.lines
             ],
             "withheld": [
-                {"start": w.start, "name": w.name, "reason": w.reason} for w in self.withheld
+                {"start": w.start, "name": w.name, "reason": w.reason, "not_paid": w.amount}
+                for w in self.withheld
             ],
         }
 
@@ -129,8 +133,23 @@ def compute_prizes(
     withheld: Mapping[int, str] | None = None,
 ) -> PrizeList:
     """The prize list; `final` False (rounds still to play) makes it provisional;
-    `withheld` (player -> reason) are left out and their prizes pass on."""
+    `withheld` (player -> reason) are left out: their prizes pass on, or with
+    `rules.withheld == "not-awarded"` are not paid to anyone."""
     out = withheld or {}
+    if out and rules.withheld == "not-awarded":
+        whole = compute_prizes(rules, standings, crosstable, final=final)
+        unpaid = {line.start: line.total for line in whole.lines}
+        return PrizeList(
+            tuple(line for line in whole.lines if line.start not in out),
+            whole.currency,
+            whole.provisional,
+            tuple(
+                WithheldPrize(r.start, r.name, out[r.start], unpaid.get(r.start, 0.0))
+                for r in standings.rows
+                if r.start in out
+            ),
+            whole.retention,
+        )
     eligible = [r for r in standings.rows if r.start not in out]
     players = {p.start: p for p, _ in crosstable}
     if rules.categories:

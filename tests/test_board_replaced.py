@@ -56,7 +56,9 @@ def port(service: EventService, board: int) -> str:
     return service.hall[board].config.port
 
 
-def feed(service: EventService, time: ManualTime, events: Iterable[tuple[str, DriverEvent]]) -> None:
+def feed(
+    service: EventService, time: ManualTime, events: Iterable[tuple[str, DriverEvent]]
+) -> None:
     """Driver events in time order, the service ticking every half second between them,
     and 30 s more after the last."""
     queue: list[tuple[float, int, str, Any]] = []
@@ -160,7 +162,10 @@ def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
     feed(
         service,
         time,
-        [(spare, BoardConnected(time.now() + 1, "10004", info)), shows("10004", spare, fen24, time.now() + 2)],
+        [
+            (spare, BoardConnected(time.now() + 1, "10004", info)),
+            shows("10004", spare, fen24, time.now() + 2),
+        ],
     )
     done = service.replace_board(GAME, 4, "arbiter:test")
     assert done[0] == BoardReplaced(GAME, 1, 4, 24, time.now(), "arbiter:test")
@@ -176,7 +181,13 @@ def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
         service,
         time,
         played(
-            "10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, seconds=(6000, 6100), connect=False
+            "10004",
+            spare,
+            moves[24:30],
+            time.now() + 3,
+            start_fen=fen24,
+            seconds=(6000, 6100),
+            connect=False,
         ),
     )
     assert ucis(service) == [m.uci() for m in moves[:30]]
@@ -195,3 +206,203 @@ def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
     assert text[: text.index("[Event", 1)].count("replaced") == 1
     # The game that took the failed board says so before its first move.
     assert "{board 4 replaced by board 1} *" in text
+
+
+def wrong(fen: str) -> str:
+    """`fen` with one piece knocked to an empty square: a spare set up wrong."""
+    board = chess.Board(fen)
+    square = next(s for s in chess.SQUARES if board.piece_type_at(s) == chess.ROOK)
+    empty = next(s for s in chess.SQUARES if board.piece_at(s) is None)
+    board.set_piece_at(empty, board.remove_piece_at(square))
+    return board.fen()
+
+
+def test_a_spare_set_up_wrong_keeps_the_game_out_of_sync_and_names_the_squares(
+    tmp_path: Path, game: chess.pgn.Game
+) -> None:
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    board_one_dies(service, time, game)
+    moves = list(game.mainline_moves())
+    fen24, fen23 = fen_after(game, 24), fen_after(game, 23)
+    spare = port(service, 4)
+    info = BoardInfo(spare, "10004", (1, 7), "single", clock_present=True)
+    bad = wrong(fen24)
+    feed(
+        service,
+        time,
+        [
+            (spare, BoardConnected(time.now() + 1, "10004", info)),
+            shows("10004", spare, bad, time.now() + 2),
+        ],
+    )
+    service.replace_board(GAME, 4, "arbiter:test")
+    moved = service.book.get(GAME)
+    assert not moved.in_sync and moved.awaiting_board
+    differ = differing_squares(moved.fen, moved.board_fen)
+    assert len(differ) == 2
+    feed(service, time, [])  # the rules look at it on the next tick
+    alert = next(a for a in service.alerts() if a.kind == "out-of-sync" and a.game == GAME)
+    assert all(square in alert.message for square in differ) and "board 4" in alert.message
+    # One move behind is not a takeback, and a legal move ahead is not a move: the spare
+    # is not the game until it shows the game's position.
+    feed(service, time, [shows("10004", spare, fen23, time.now() + 1)])
+    later = moves[24]
+    board = chess.Board(fen24)
+    board.push(later)
+    feed(service, time, [shows("10004", spare, board.fen(), time.now() + 1)])
+    assert service.book.get(GAME).ply == 24 and not service.book.get(GAME).in_sync
+    # Set up right: in sync, the alert closes, and play goes on from the game's position.
+    feed(service, time, [shows("10004", spare, fen24, time.now() + 1)])
+    assert service.book.get(GAME).in_sync and not service.book.get(GAME).awaiting_board
+    assert not any(a.kind == "out-of-sync" and a.game == GAME for a in service.alerts())
+    feed(
+        service,
+        time,
+        played("10004", spare, moves[24:28], time.now() + 3, start_fen=fen24, connect=False),
+    )
+    assert ucis(service) == [m.uci() for m in moves[:28]]
+
+
+def test_a_spare_without_a_clock_runs_the_times_the_arbiter_entered(
+    tmp_path: Path, game: chess.pgn.Game
+) -> None:
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    board_one_dies(service, time, game)
+    moves = list(game.mainline_moves())
+    fen24 = fen_after(game, 24)
+    spare = port(service, 4)
+    with pytest.raises(ActionError, match="both"):
+        service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000)
+    service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
+    events = played("10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, clock=False)
+    feed(service, time, events)
+    recorded = service.book.get(GAME).moves
+    assert [m.uci for m in recorded] == [m.uci() for m in moves[:30]]
+    spare_moves = recorded[24:]
+    assert all(m.software_clock and m.remaining is not None for m in spare_moves)
+    # White to move at ply 24 had 3000 s; each move took about 6 s, and 30 s come back.
+    white = spare_moves[0]
+    assert 3000 - 15 + 30 <= (white.remaining or 0) <= 3000 + 30
+    black = spare_moves[1]
+    assert 3100 - 15 + 30 <= (black.remaining or 0) <= 3100 + 30
+
+
+def test_a_board_replacement_survives_a_restart_of_the_service(
+    tmp_path: Path, game: chess.pgn.Game
+) -> None:
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    board_one_dies(service, time, game)
+    moves = list(game.mainline_moves())
+    fen24 = fen_after(game, 24)
+    spare = port(service, 4)
+    info = BoardInfo(spare, "10004", (1, 7), "single", clock_present=True)
+    feed(
+        service,
+        time,
+        [
+            (spare, BoardConnected(time.now() + 1, "10004", info)),
+            shows("10004", spare, wrong(fen24), time.now() + 2),
+        ],
+    )
+    service.replace_board(GAME, 4, "arbiter:test")
+    service.journal.close()
+    # `serve` restarted on the same journal: the game is still waiting on board 4.
+    again = start(tmp_path, time)
+    assert again.hall[4].game == GAME and again.hall[1].game == "masters-r1-b4"
+    restored = again.book.get(GAME)
+    assert restored.awaiting_board and restored.ply == 24 and restored.hall_board == 4
+    feed(again, time, [shows("10004", spare, fen24, time.now() + 1)])
+    assert again.book.get(GAME).in_sync
+    feed(
+        again,
+        time,
+        played("10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, connect=False),
+    )
+    assert ucis(again) == [m.uci() for m in moves[:30]]
+    again.journal.close()
+    # And once more, after the spare took over: it goes on being followed there.
+    third = start(tmp_path, time)
+    assert third.hall[4].game == GAME and not third.book.get(GAME).awaiting_board
+    feed(
+        third,
+        time,
+        played(
+            "10004",
+            spare,
+            moves[30:32],
+            time.now() + 3,
+            start_fen=fen_after(game, 30),
+            connect=False,
+        ),
+    )
+    assert ucis(third) == [m.uci() for m in moves[:32]]
+
+
+def test_the_failed_board_lets_go_of_the_game(tmp_path: Path, game: chess.pgn.Game) -> None:
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    board_one_dies(service, time, game)
+    moves = list(game.mainline_moves())
+    fen24 = fen_after(game, 24)
+    service.replace_board(GAME, 4, "arbiter:test")
+    spare, old = port(service, 4), port(service, 1)
+    feed(service, time, played("10004", spare, moves[24:26], time.now() + 3, start_fen=fen24))
+    # Board 1 is plugged back in, showing where the game was, and someone plays on it.
+    feed(service, time, played("10001", old, moves[24:28], time.now() + 3, start_fen=fen24, seed=5))
+    assert ucis(service) == [m.uci() for m in moves[:26]]
+    # ... or sets up a new game there: that is the other game's board now, not this one's.
+    feed(service, time, played("10001", old, moves[:4], time.now() + 3, seed=6, connect=False))
+    assert ucis(service) == [m.uci() for m in moves[:26]]
+    assert service.book.get(GAME).board == "10004"
+
+
+def test_two_games_swap_boards_at_once(tmp_path: Path) -> None:
+    first, second = load_games(GAMES, 2, min_plies=40)
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    one, two = port(service, 1), port(service, 2)
+    a, b = list(first.mainline_moves()), list(second.mainline_moves())
+    feed(
+        service,
+        time,
+        played("10001", one, a[:10], time.now() + 5)
+        + played("10002", two, b[:12], time.now() + 5, seed=2),
+    )
+    assert service.book.get(GAME).ply == 10 and service.book.get("masters-r1-b2").ply == 12
+    done = service.replace_board(GAME, 2, "arbiter:test")
+    assert [(d.game, d.old_board, d.new_board) for d in done] == [
+        (GAME, 1, 2),
+        ("masters-r1-b2", 2, 1),
+    ]
+    assert not service.book.get(GAME).in_sync and not service.book.get("masters-r1-b2").in_sync
+    # Each board is set up with the other game's position, and both games go on.
+    fa, fb = fen_after(first, 10), fen_after(second, 12)
+    feed(
+        service,
+        time,
+        played("10002", two, a[10:14], time.now() + 3, start_fen=fa, connect=False, seed=3)
+        + played("10001", one, b[12:16], time.now() + 3, start_fen=fb, connect=False, seed=4),
+    )
+    assert ucis(service) == [m.uci() for m in a[:14]]
+    assert ucis(service, "masters-r1-b2") == [m.uci() for m in b[:16]]
+    assert service.book.get(GAME).board == "10002"
+
+
+def test_what_cannot_be_replaced_is_refused_with_a_reason(tmp_path: Path) -> None:
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    with pytest.raises(ActionError, match="already"):
+        service.replace_board(GAME, 1, "arbiter:test")
+    with pytest.raises(ActionError, match="no hall board 9"):
+        service.replace_board(GAME, 9, "arbiter:test")
+    with pytest.raises(ActionError, match="no game"):
+        service.replace_board("masters-r1-b9", 2, "arbiter:test")
+    with pytest.raises(ActionError, match="on no hall board"):
+        service.replace_board("masters-r2-b1", 2, "arbiter:test")
+    service.set_result(GAME, "1-0", "arbiter:test")
+    with pytest.raises(ActionError, match="finished"):
+        service.replace_board(GAME, 2, "arbiter:test")
+    assert not any(isinstance(e.event, BoardReplaced) for e in service.journal.read())

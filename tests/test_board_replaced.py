@@ -16,6 +16,9 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from service_feed import PAMPLONA, load_games
 
 from boards.events import (
     BoardConnected,
@@ -26,16 +29,18 @@ from boards.events import (
     PositionSeen,
 )
 from boards.position import BoardPosition
+from boards.reconstruction import Reconstructor
 from boardsim.humans import Habits, board_scans, clock_readings, perform
 from broadcast.config.loader import load_event
 from broadcast.export.pgn import round_pgn
 from broadcast.games.events import BoardReplaced, GameMove
+from broadcast.games.from_board import BoardToGame
 from broadcast.games.squares import differing_squares
 from broadcast.journal.store import Journal
 from broadcast.service.committer import ActionError
 from broadcast.service.event_service import EventService
+from clocks.timecontrol import parse_time_control
 from clocks.timesource import ManualTime
-from service_feed import PAMPLONA, load_games
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
@@ -406,3 +411,32 @@ def test_what_cannot_be_replaced_is_refused_with_a_reason(tmp_path: Path) -> Non
     with pytest.raises(ActionError, match="finished"):
         service.replace_board(GAME, 2, "arbiter:test")
     assert not any(isinstance(e.event, BoardReplaced) for e in service.journal.read())
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=90) | st.sampled_from(["", "8/8/8/8/8/8/8/8", "x" * 64]))
+def test_the_squares_that_differ_never_raise_on_anything_shown(text: str) -> None:
+    squares = differing_squares(chess.STARTING_FEN, text)
+    assert all(square in chess.SQUARE_NAMES for square in squares)
+    if text == "8/8/8/8/8/8/8/8":  # an empty board differs on every occupied square
+        assert len(squares) == 32
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    codes=st.lists(st.lists(st.integers(0, 255), min_size=64, max_size=64), max_size=6),
+    times=st.none() | st.tuples(st.floats(0, 10_000), st.floats(0, 10_000)),
+)
+def test_a_follower_waiting_for_its_spare_takes_any_position_without_raising(
+    codes: list[list[int]], times: tuple[float, float] | None
+) -> None:
+    reconstructor = Reconstructor(time_control=parse_time_control("7200+30"))
+    reconstructor.resume(["e2e4", "e7e5"])
+    follower = BoardToGame("10004", GAME, reconstructor, awaiting=True, entered_times=times)
+    t = T0
+    for shown in [*codes, list(BoardPosition.from_fen(reconstructor.board.fen()).codes)]:
+        t += 1.0
+        games, _ = follower.handle(PositionSeen(t, "10004", BoardPosition(tuple(shown))))
+        assert all(getattr(g, "game", GAME) == GAME for g in games)
+        assert not any(isinstance(g, GameMove) for g in games)
+    assert not follower.awaiting  # the game's own position ends the wait

@@ -11,9 +11,10 @@ __all__ = ["differing_squares", "placement_of"]
 def placement_of(fen: str | None) -> str | None:
     """The piece placement (the FEN's first field) of a FEN or a placement; None for none
     or for text that is not a placement."""
-    if not fen:
+    fields = fen.split() if fen else []
+    if not fields:
         return None
-    placement = fen.split()[0]
+    placement = fields[0]
     try:
         chess.BaseBoard(placement)
     except ValueError:

@@ -149,10 +149,11 @@ class Desk:
         white_seconds: float | None = None,
         black_seconds: float | None = None,
     ) -> list[BoardReplaced]:
-        """Play the game whose White is `white` on hall board `board`. With a hall (the
-        event's [[board]] list) the game itself moves there, moves and all: a spare takes
-        over (`replace_board`). Without one, only the table number changes (nothing follows
-        a board): refused once either game has begun, whose moves would change players."""
+        """Play the game whose White is `white` on hall board `board`. A game on a hall
+        board now (the live round) moves there itself, moves and all: a spare takes over
+        (`replace_board`). Otherwise (a round not being played, an event without a hall)
+        the pairing's board number changes: refused once either game has begun, as its
+        moves would change players."""
         name = self._section(section)
         hall = [b for b in self.service.hall.values() if b.config.section == name]
         if hall and board not in {b.number for b in hall}:
@@ -161,14 +162,13 @@ class Desk:
                 f"board {board} is not a board of {name} in the hall "
                 f"(boards {numbers[0]}-{numbers[-1]})"
             )
-        if hall:
-            game = self._game_of(name, round_number, white)
+        if not hall and not 1 <= board <= MAX_BOARD:
+            raise ActionError(f"board must be between 1 and {MAX_BOARD}, not {board}")
+        game = self._game_of(name, round_number, white)
+        if any(b.game == game for b in self.service.hall.values()):
             return self.replace_board(
                 game, board, by, white_seconds=white_seconds, black_seconds=black_seconds
             )
-        if not 1 <= board <= MAX_BOARD:
-            raise ActionError(f"board must be between 1 and {MAX_BOARD}, not {board}")
-        game = self._game_of(name, round_number, white)
         there = GameKey(name, round_number, board).id
         for begun in (self.service.book.games.get(game), self.service.book.games.get(there)):
             if begun is not None and (begun.moves or begun.finished):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import io
+from base64 import b64encode
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,11 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_feed import PAMPLONA, load_games
+from web_support import CREDENTIALS
 
 from boards.events import (
     BoardConnected,
@@ -41,12 +44,14 @@ from broadcast.service.committer import ActionError
 from broadcast.service.event_service import EventService
 from clocks.timecontrol import parse_time_control
 from clocks.timesource import ManualTime
+from web.app import build_app
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 T0 = 1_800_000_000.0
 TICK = 0.5
 GAME = "masters-r1-b1"
+BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
 
 
 def start(tmp: Path, time: ManualTime, name: str = "j.sqlite") -> EventService:
@@ -440,3 +445,47 @@ def test_a_follower_waiting_for_its_spare_takes_any_position_without_raising(
         assert all(getattr(g, "game", GAME) == GAME for g in games)
         assert not any(isinstance(g, GameMove) for g in games)
     assert not follower.awaiting  # the game's own position ends the wait
+
+
+@pytest.fixture
+def board_one_died(tmp_path: Path, game: chess.pgn.Game) -> EventService:
+    """Board 1 died after 24 plies (fed outside the test's event loop, as in the others)."""
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    board_one_dies(service, time, game)
+    return service
+
+
+async def test_the_api_moves_the_game_and_says_what_the_spare_must_show(
+    board_one_died: EventService, game: chess.pgn.Game
+) -> None:
+    service = board_one_died
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        white = service.book.get(GAME).white
+        assert white is not None
+        body = {"section": "Masters", "round": 1, "white": white.start, "board": 4}
+        response = await client.post("/api/v1/arbiter/boards/assign", json=body, headers=BASIC)
+        assert response.status == 200, await response.text()
+        answer = await response.json()
+        assert answer["assigned"] == body
+        first = answer["moved"][0]
+        assert (first["game"], first["from"], first["to"], first["ply"]) == (GAME, 1, 4, 24)
+        assert first["must_show"] == fen_after(game, 24) and not first["in_sync"]
+        # A spare named by a serial no hall port has seen is refused, with those seen.
+        response = await client.post(
+            f"/api/v1/arbiter/games/{GAME}/replace-board", json={"serial": "99999"}, headers=BASIC
+        )
+        assert response.status == 422
+        assert "no DGT board '99999' is connected" in (await response.json())["error"]
+        response = await client.post(
+            f"/api/v1/arbiter/games/{GAME}/replace-board", json={"board": 2}, headers=BASIC
+        )
+        assert response.status == 200
+        shown = await response.json()  # the game, as the other game actions answer
+        assert shown["hall_board"] == 2 and shown["awaiting_board"] and shown["ply"] == 24
+        assert shown["must_show"] == fen_after(game, 24)
+        assert service.hall[4].game == "masters-r1-b2"  # board 2's game took board 4
+    finally:
+        await client.close()

@@ -607,7 +607,7 @@ def document() -> dict[str, Any]:
                 {"board": {"type": "integer"}, "serial": {"type": "string"}, **_SPARE_TIMES},
                 [],
             ),
-            _json(_obj({"moved": _MOVED})),
+            game,
             [_GAME],
         ),
         "/api/v1/arbiter/sections/{section}/rounds/{round}/pairings": _arbiter_post(

@@ -228,10 +228,11 @@ def assign_route(call: Call) -> dict[str, Any]:
 
 
 @action("/api/v1/arbiter/games/{game}/replace-board", game=True)
-def replace_board_route(call: Call) -> dict[str, Any]:
+def replace_board_route(call: Call) -> None:
     """The game moves to a spare: hall board `board`, or the hall board where the DGT
-    board `serial` is connected."""
-    moves = call.desk.replace_board(
+    board `serial` is connected. The answer is the game (`hall_board`, `must_show`,
+    `differs`), as for the other game actions."""
+    call.desk.replace_board(
         call.game,
         call.optional_int("board"),
         call.by,
@@ -239,7 +240,6 @@ def replace_board_route(call: Call) -> dict[str, Any]:
         white_seconds=_seconds(call, "white_seconds"),
         black_seconds=_seconds(call, "black_seconds"),
     )
-    return {"moved": _replaced(call, moves)}
 
 
 # -- regulations: byes, withdrawals, absences, play-off ----------------------------------------

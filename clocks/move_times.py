@@ -232,6 +232,16 @@ class SoftwareClock:
         if self._turn_start is None:
             self._turn_start = t
 
+    def resume(
+        self, white: float, black: float, white_moves: int, black_moves: int, t: float
+    ) -> None:
+        """Take over a game under way at `t`: each side's time left and moves made (for the
+        periods of a multi-period control); the side to move's time runs from `t`."""
+        self._remaining = {"white": float(white), "black": float(black)}
+        self._moves_made = {"white": white_moves, "black": black_moves}
+        self._turn_start = t
+        self._flagged = False
+
     def remaining(self, colour: Colour, t: float | None = None) -> float:
         """Time left for `colour` at `t` (the running side's time keeps falling)."""
         left = self._remaining[colour]

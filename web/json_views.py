@@ -16,6 +16,7 @@ from broadcast.export.pgn import RESULT_TAG
 from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import GameKey, slug
+from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
@@ -140,6 +141,11 @@ def arbiter_game_json(game: GameState) -> dict[str, Any]:
     out = game_json(game)
     out["proposal"] = proposal_json(game)
     out["result_code"] = game.result
+    out["hall_board"] = game.hall_board
+    out["awaiting_board"] = game.awaiting_board
+    # What the board must show before the game goes on there, and where it differs now.
+    out["must_show"] = game.fen
+    out["differs"] = list(differing_squares(game.fen, game.board_fen))
     return out
 
 

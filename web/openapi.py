@@ -88,6 +88,28 @@ def _get(summary: str, ok: dict[str, Any], params: list[dict[str, Any]] | None =
     }
 
 
+_SPARE_TIMES: dict[str, Any] = {
+    # A spare without a clock: the times each player has left, in seconds.
+    "white_seconds": {"type": "integer", "minimum": 0},
+    "black_seconds": {"type": "integer", "minimum": 0},
+}
+_MOVED: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "game": {"type": "string"},
+            "from": {"type": "integer"},
+            "to": {"type": "integer"},
+            "ply": {"type": "integer"},
+            "in_sync": {"type": "boolean"},
+            "must_show": {"type": "string", "description": "the FEN the new board must show"},
+            "differs": {"type": "array", "items": {"type": "string"}},
+        },
+    },
+}
+
+
 def _arbiter_post(
     summary: str, body: dict[str, Any] | None, ok: dict[str, Any], params: list[dict[str, Any]]
 ) -> Any:
@@ -622,18 +644,28 @@ def document() -> dict[str, Any]:
             [],
         ),
         "/api/v1/arbiter/boards/assign": _arbiter_post(
-            "Move a game (by its White) to another board",
+            "Move a game (by its White) to another hall board, moves and all (a spare)",
             _obj(
                 {
                     "section": {"type": "string"},
                     "round": {"type": "integer"},
                     "white": {"type": "integer"},
                     "board": {"type": "integer"},
+                    **_SPARE_TIMES,
                 },
                 ["section", "round", "white", "board"],
             ),
-            _json(_obj({"assigned": {"type": "object"}})),
+            _json(_obj({"assigned": {"type": "object"}, "moved": _MOVED})),
             [],
+        ),
+        "/api/v1/arbiter/games/{game}/replace-board": _arbiter_post(
+            "Move the game to a spare: a hall board, or the board with a DGT serial",
+            _obj(
+                {"board": {"type": "integer"}, "serial": {"type": "string"}, **_SPARE_TIMES},
+                [],
+            ),
+            game,
+            [_GAME],
         ),
         "/api/v1/arbiter/sections/{section}/rounds/{round}/pairings": _arbiter_post(
             "Pair a round: import the pairing program's TRF, FIDE Dutch, or pairs by hand",

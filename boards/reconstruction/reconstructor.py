@@ -34,9 +34,16 @@ from boards.reconstruction.log_feed import flush_recovered, read_log
 from boards.reconstruction.press import press_made
 from boards.reconstruction.record import announce
 from boards.reconstruction.state import Candidate, Ply, State
-from clocks.move_times import ClockStarted, ClockTimes, FlagFell, LeverPressed, MoveTime
+from clocks.move_times import (
+    ClockStarted,
+    ClockTimes,
+    FlagFell,
+    LeverPressed,
+    MoveTime,
+    SoftwareClock,
+)
 from clocks.reading import ClockReading, NoClock, Side
-from clocks.timecontrol import TimeControl
+from clocks.timecontrol import Colour, TimeControl
 
 __all__ = ["Reconstructor"]
 
@@ -118,6 +125,24 @@ class Reconstructor:
     def set_white_side(self, side: Side) -> None:
         """The arbiter says White's time is on `side` of the clock."""
         self._s.clock.set_white_side(side)
+
+    def set_orientation(self, orientation: Orientation) -> None:
+        """The board is known to stand this way round (it was seen showing the game)."""
+        self._s.orientation = orientation
+
+    def start_software_clock(self, t: float, white: float, black: float) -> None:
+        """Keep the time in software from `t` on, from the times each side has left (a
+        board without a clock taking over a game under way: the arbiter says the times).
+        Needs the reconstruction's time control; without one this does nothing."""
+        if self._s.time_control is None or self._s.time_control.untimed:
+            return
+        to_move: Colour = "white" if self._s.board.turn == chess.WHITE else "black"
+        soft = SoftwareClock(self._s.time_control, to_move)
+        made = {"white": 0, "black": 0}
+        for ply in self._s.plies:
+            made["white" if ply.white else "black"] += 1
+        soft.resume(white, black, made["white"], made["black"], t)
+        self._s.soft = soft
 
     def resume(
         self,

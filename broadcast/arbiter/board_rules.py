@@ -23,7 +23,8 @@ from boards.events import (
 from broadcast.arbiter.presence import pressed_by
 from broadcast.arbiter.trouble import battery_severity, move_label, polls_missed, too_long
 from broadcast.arbiter.watch import BoardWatch
-from broadcast.games.events import BoardAttached, Colour, GameClock, GameSync
+from broadcast.games.events import BoardAttached, BoardReplaced, Colour, GameClock, GameSync
+from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameState
 from clocks.reading import ClockReading, NoClock
 
@@ -52,6 +53,8 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             return _board_event(ctx, event, ctx.named_game)
         case BoardAttached(board=board):
             ctx.boards.setdefault(board, BoardWatch()).game = event.game
+        case BoardReplaced():
+            return _replaced(ctx, event)
         case GameSync(in_sync=True):
             watch = ctx.watches.get(event.game)
             if watch is not None:
@@ -77,6 +80,39 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
                 watch.press_out = (event.t, pressed, watch.out_episode)
                 ctx.wake(event.t + ctx.config.trouble.illegal_move_after)
     return []
+
+
+def _replaced(ctx: RulesContext, event: BoardReplaced) -> list[Observable]:
+    """The game left its board: that board's troubles are no longer the game's (its
+    alerts close, and what it says later names no game), and the game is out of sync
+    until the new board shows its position (a new episode: its alert comes at once)."""
+    for watch in ctx.boards.values():
+        if watch.game == event.game:
+            watch.game = None
+    if ctx.watched(event.game) is not None:
+        ctx.rescan()
+        if ctx.before.get(event.game).in_sync:
+            ctx.watches[event.game].out_episode += 1
+    return ctx.resolve(
+        ctx.open_about("game", event.game),
+        lambda a: a.kind in _BOARD_TROUBLE,
+        event.t,
+        f"the game moved from board {event.old_board} to board {event.new_board}",
+    )
+
+
+_BOARD_TROUBLE = frozenset(
+    {
+        "board-not-responding",
+        "driver-fault",
+        "board-missing",
+        "battery-low",
+        "clock-not-connected",
+        "bus-polls-missed",
+        "out-of-sync",
+        "illegal-move-stood",
+    }
+)
 
 
 def tick(now: float, ctx: RulesContext) -> list[Observable]:
@@ -135,17 +171,32 @@ def _illegal_stood(
 
 
 def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observable]:
-    limit = ctx.config.trouble.out_of_sync_after
+    # A board that just took the game over is out of sync until it is set up: say so at
+    # once, the arbiter is at the board.
+    limit = 0.0 if game.awaiting_board else ctx.config.trouble.out_of_sync_after
     if game.in_sync or not too_long(game.out_since, now, limit):
         return []
     watch = ctx.watches[game.id]
     since = game.out_since or now
+    squares = differing_squares(game.fen, game.board_fen)
+    where = f"squares that differ: {' '.join(squares)}" if squares else "check the pieces"
+    if game.awaiting_board:
+        change = game.board_changes[-1]
+        return ctx.alert(
+            f"out-of-sync:{game.id}:{watch.out_episode}",
+            "out-of-sync",
+            now,
+            f"the game moved to board {change.new_board}: set up the game's position "
+            f"after ply {game.ply} there ({game.fen.split()[0]}); "
+            + (where if game.board_fen else "the board has shown nothing yet"),
+            game=game,
+        )
     return ctx.alert(
         f"out-of-sync:{game.id}:{watch.out_episode}",
         "out-of-sync",
         now,
         f"the board has not matched the game for {int(now - since)} s (after ply "
-        f"{game.ply}); it shows {game.board_fen or '?'}: check the pieces",
+        f"{game.ply}); it shows {game.board_fen or '?'}: {where}",
         game=game,
     )
 

@@ -35,7 +35,7 @@ enough to rebuild on every change.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import chess
@@ -239,7 +239,19 @@ def _clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-def _comment(move: MoveRecord, previous: MoveRecord | None) -> str:
+def _board_notes(game: GameState) -> dict[int, list[str]]:
+    """By ply: where the game moved to another hall board after that ply (a spare took
+    over), as the PGN says it: "board 1 replaced by board 4"."""
+    notes: dict[int, list[str]] = {}
+    for change in game.board_changes:
+        ply = min(change.ply, len(game.moves))  # a later correction may have shortened it
+        notes.setdefault(ply, []).append(
+            f"board {change.old_board} replaced by board {change.new_board}"
+        )
+    return notes
+
+
+def _comment(move: MoveRecord, previous: MoveRecord | None, notes: Sequence[str] = ()) -> str:
     parts: list[str] = []
     if move.remaining is not None:
         parts.append(f"[%clk {_clock(move.remaining)}]")
@@ -249,6 +261,7 @@ def _comment(move: MoveRecord, previous: MoveRecord | None) -> str:
         spent = max(0.0, move.t - previous.t)
     if spent is not None:
         parts.append(f"[%emt {_clock(spent)}]")
+    parts += notes
     return "{" + " ".join(parts) + "}" if parts else ""
 
 
@@ -259,13 +272,16 @@ def _movetext_tokens(game: GameState) -> list[str]:
     tokens: list[str] = []
     need_number = True  # black's move shows "n..." at the start and after a comment
     previous: MoveRecord | None = None
-    for move in game.moves:
+    notes = _board_notes(game)
+    if 0 in notes:
+        tokens.append("{" + " ".join(notes[0]) + "}")
+    for ply, move in enumerate(game.moves, 1):
         if white_to_move:
             tokens.append(f"{number}.")
         elif need_number:
             tokens.append(f"{number}...")
         tokens.append(move.san)
-        comment = _comment(move, previous)
+        comment = _comment(move, previous, notes.get(ply, ()))
         if comment:
             tokens.append(comment)
         need_number = bool(comment)

@@ -58,6 +58,24 @@ class BoardAttached:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardReplaced:
+    """The arbiter moved `game` from hall board `old_board` to hall board `new_board` (a
+    spare, after the old one failed) when it had `ply` plies. The game waits for the new
+    board to show its position, then goes on there; the old board no longer touches it.
+    `white_seconds`/`black_seconds`: the times the arbiter entered for a spare without a
+    clock (a software clock runs from them once the board matches)."""
+
+    game: str
+    old_board: int
+    new_board: int
+    ply: int
+    t: float
+    by: str = "arbiter"
+    white_seconds: float | None = None
+    black_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameMove:
     """A move of the game (ply 1 = White's first). A move at a ply that already exists
     replaces it and everything after it."""
@@ -181,6 +199,7 @@ class StartPositionSet:
 
 GameEvent = (
     BoardAttached
+    | BoardReplaced
     | GameMove
     | GameMoveClocked
     | GameTakeback
@@ -198,6 +217,7 @@ __all__ = [
     "REASON_TEXT",
     "RESULTS",
     "BoardAttached",
+    "BoardReplaced",
     "Colour",
     "GameClock",
     "GameEvent",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import chess
 
 from boards.events import ClockSeen, ClockStamped, DriverEvent, LogRecovered, PositionSeen
-from boards.position import BoardPosition
+from boards.position import BoardPosition, Orientation
 from boards.reconstruction import (
     BackInSync,
     MoveClocked,
@@ -51,9 +51,15 @@ class BoardToGame:
     game: str
     follower: BoardFollower = field(init=False)
     reconstructor: Reconstructor = field(default_factory=Reconstructor)
+    # A board that took the game over (a spare): nothing it shows is read as play until it
+    # shows the game's position (`awaiting`), and then the times the arbiter entered for
+    # a board without a clock start to run (`entered_times`: white, black seconds).
+    awaiting: bool = False
+    entered_times: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         self.follower = BoardFollower(self.board, self.reconstructor)
+        self._placement: str | None = None  # what the board shows, as a FEN placement
         self._stamps: dict[Colour, deque[tuple[float, float]]] = {
             "white": deque(),
             "black": deque(),
@@ -65,6 +71,10 @@ class BoardToGame:
         """Game events, and the raw events the arbiter rules also want (health, flags,
         new-game and sync details). `game` is the game as it stands, so that a clock time
         logged at a lever press can go to a move already recorded."""
+        if self.awaiting:
+            waiting = self._await(event)
+            if waiting is not None:
+                return waiting
         games: list[GameEvent] = []
         passed: list[Passed] = [event]
         if isinstance(event, PositionSeen | LogRecovered):
@@ -93,7 +103,35 @@ class BoardToGame:
             ]
         return self._stamped(games), passed
 
+    def _await(self, event: DriverEvent) -> tuple[list[GameEvent], list[Passed]] | None:
+        """While the board has not shown the game's position: what it shows makes the game
+        out of sync (once per new position), its clock is not the game's yet, and nothing
+        reaches the reconstruction. None once it matches (the event is then read as usual)."""
+        if isinstance(event, PositionSeen) and not event.recovered:
+            shown = event.position
+        elif isinstance(event, LogRecovered):
+            shown = event.final
+        else:
+            return [], [event]
+        expected = self.reconstructor.board.board_fen()
+        orientations: tuple[Orientation, ...] = ("normal", "rotated")
+        for orientation in orientations:
+            if shown.board_fen(orientation) == expected:
+                self.awaiting = False
+                self.reconstructor.set_orientation(orientation)
+                if self.entered_times is not None:
+                    self.reconstructor.start_software_clock(event.t, *self.entered_times)
+                games, passed = self.handle(event)
+                return [GameSync(self.game, True, event.t), *games], passed
+        placement = shown.board_fen("normal")
+        if placement == self._placement:
+            return [], [event]
+        self._placement = placement
+        return [GameSync(self.game, False, event.t, fen=placement)], [event]
+
     def tick(self, t: float) -> tuple[list[GameEvent], list[Passed]]:
+        if self.awaiting:
+            return [], []
         games: list[GameEvent] = []
         passed: list[Passed] = []
         for out in self.follower.tick(t):

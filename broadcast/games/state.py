@@ -8,6 +8,7 @@ import chess
 
 from broadcast.games.events import (
     BoardAttached,
+    BoardReplaced,
     Colour,
     GameClock,
     GameEvent,
@@ -77,6 +78,9 @@ class GameState:
     flag: Colour | None = None  # whose flag fell first
     first_activity: float | None = None
     last_update: float | None = None
+    hall_board: int | None = None  # the hall board the arbiter moved the game to
+    awaiting_board: bool = False  # moved, and the new board has not shown its position yet
+    board_changes: tuple[BoardReplaced, ...] = ()  # every move to another board, in order
 
     @property
     def id(self) -> str:
@@ -107,6 +111,17 @@ class GameState:
         match event:
             case BoardAttached(board=board):
                 return _evolve(state, board=board)
+            case BoardReplaced():
+                # Out of sync until the new board shows the game's position (GameSync).
+                return _evolve(
+                    state,
+                    hall_board=event.new_board,
+                    awaiting_board=True,
+                    board_changes=(*self.board_changes, event),
+                    in_sync=False,
+                    out_since=self.out_since if not self.in_sync else event.t,
+                    board_fen=None,
+                )
             case GameMove() | GameTakeback() if self.result is not None:
                 # A game with a result takes no moves: whatever a board reports after the
                 # end (a reset, the pieces set up again) is not this game. Only the
@@ -166,6 +181,7 @@ class GameState:
                 return _evolve(
                     state,
                     in_sync=in_sync,
+                    awaiting_board=self.awaiting_board and not in_sync,
                     out_since=None
                     if in_sync
                     else (self.out_since if not self.in_sync else event.t),

@@ -29,7 +29,7 @@ from array import array
 from typing import TYPE_CHECKING
 
 from boards.events import ClockSeen
-from broadcast.games.events import BoardAttached, GameClock, ResultConfirmed
+from broadcast.games.events import BoardAttached, BoardReplaced, GameClock, ResultConfirmed
 from clocks.reading import ClockReading
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KINDS = ("ClockSeen", "GameClock", "BoardAttached", "ResultConfirmed")
+KINDS = ("ClockSeen", "GameClock", "BoardAttached", "BoardReplaced", "ResultConfirmed")
 # Rows deleted behind one snapshot at most (a few seconds of the worker thread), so the
 # next snapshot is not held up for long: a round's end frees over a million rows at once,
 # which go within about a tenth of the next round, far faster than a hall writes new ones.
@@ -94,6 +94,11 @@ class ClockRows:
                 self._reading(seq, event, game, event.board)
         elif isinstance(event, BoardAttached):
             self._board_game[event.board] = event.game
+        elif isinstance(event, BoardReplaced):
+            # The board the game left is no longer its clock (the spare's BoardAttached
+            # follows).
+            for board in [b for b, g in self._board_game.items() if g == event.game]:
+                del self._board_game[board]
         elif isinstance(event, ResultConfirmed):
             self._finish(event.game)
 

@@ -12,6 +12,7 @@ applied).
   on), `propose`;
 - the moves of a game: `correct_line`, `set_start_fen` (both `_correct`: the board's
   reconstruction starts again from the corrected game);
+- the board a game is played on: `replace_board` (a spare takes the game over);
 - pairings: `dutch_pairings`, `imported_pairings` (a pairing program's TRF),
   `publish_pairings`, `round_robin_pairings`, `unpaired_rounds`, `pair_unpaired`;
 - the regulations' tournament actions: `request_bye`, `cancel_bye`, `withdraw`,
@@ -23,7 +24,7 @@ applied).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -41,6 +42,7 @@ from broadcast.fide.trf import TrfError, read_trf
 from broadcast.games.book import GameBook
 from broadcast.games.events import (
     RESULTS,
+    BoardReplaced,
     LineCorrected,
     ProposalWithdrawn,
     ResultConfirmed,
@@ -52,7 +54,7 @@ from broadcast.games.state import GameError, GameState
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import Entry
 from broadcast.service.committer import TOURNAMENT_RESULT, ActionError
-from broadcast.service.hall import utc
+from broadcast.service.hall import HallBoard, utc
 from broadcast.service.health import SYSTEM_PREFIX, Health
 from broadcast.tournament.bye_policy import check_bye_cancel
 from broadcast.tournament.events import (
@@ -105,6 +107,8 @@ class ActionHost(Protocol):
     def action(self) -> AbstractContextManager[None]: ...
     def attach_boards(self) -> None: ...
     def refollow(self, game_id: str) -> None: ...
+    @property
+    def hall(self) -> Mapping[int, HallBoard]: ...
 
 
 def _now(service: ActionHost) -> dt.datetime:
@@ -230,6 +234,55 @@ def _correct(service: ActionHost, event: LineCorrected | StartPositionSet) -> No
     with service.action():
         service.commit([event])
         service.refollow(event.game)
+
+
+def replace_board(
+    service: ActionHost,
+    game_id: str,
+    board: int,
+    by: str,
+    *,
+    white_seconds: float | None = None,
+    black_seconds: float | None = None,
+) -> list[BoardReplaced]:
+    """The game moves to hall board `board` (a spare, after its own board failed), with its
+    moves, clocks, result proposal and alerts: the new board is followed from the game's
+    position once it shows it, and the board it leaves no longer touches it. A game not
+    finished that `board` carried moves to the left board in exchange. The times are for
+    a spare without a clock (both or neither). Returns the moves made."""
+    game = game_state(service, game_id)
+    hall = service.hall
+    if game.finished:
+        raise ActionError(
+            f"{game.id} is finished ({game.result}): a finished game stays where it was played"
+        )
+    if board not in hall:
+        numbers = ", ".join(str(n) for n in sorted(hall)) or "none"
+        raise ActionError(f"there is no hall board {board} (the hall's boards: {numbers})")
+    current = next((n for n, b in hall.items() if b.game == game.id), None)
+    if current is None:
+        raise ActionError(
+            f"{game.id} is on no hall board now (its round is not the one being played)"
+        )
+    if current == board:
+        raise ActionError(f"{game.id} is on board {board} already")
+    if (white_seconds is None) != (black_seconds is None):
+        raise ActionError("enter both players' times for a spare without a clock, or neither")
+    for seconds in (white_seconds, black_seconds):
+        if seconds is not None and not 0 <= seconds <= 86_400:
+            raise ActionError(f"a player's time must be 0 to 86400 seconds, not {seconds:g}")
+    now = service.time.now()
+    moves = [
+        BoardReplaced(game.id, current, board, game.ply, now, by, white_seconds, black_seconds)
+    ]
+    occupant = hall[board].game
+    other = service.book.games.get(occupant) if occupant is not None else None
+    if other is not None and not other.finished:
+        moves.append(BoardReplaced(other.id, board, current, other.ply, now, by))
+    with service.action():
+        service.commit(moves)
+        service.attach_boards()
+    return moves
 
 
 # -- pairings --------------------------------------------------------------------------------
@@ -780,6 +833,7 @@ __all__ = [
     "propose",
     "publish_pairings",
     "reject_proposal",
+    "replace_board",
     "request_bye",
     "restore_prize",
     "round_robin_pairings",

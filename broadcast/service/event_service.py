@@ -40,7 +40,7 @@ from broadcast.arbiter.engine import ArbiterRules
 from broadcast.config.model import EventConfig
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import ResultProposed
+from broadcast.games.events import BoardReplaced, ResultProposed
 from broadcast.journal.kinds import JournalEvent, register_all
 from broadcast.journal.store import Entry, Journal
 from broadcast.service import actions
@@ -334,6 +334,20 @@ class EventService:
 
     def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
         actions.set_start_fen(self, game_id, fen, by)
+
+    def replace_board(
+        self,
+        game_id: str,
+        board: int,
+        by: str,
+        *,
+        white_seconds: float | None = None,
+        black_seconds: float | None = None,
+    ) -> list[BoardReplaced]:
+        """The game moves to another hall board (see `actions.replace_board`)."""
+        return actions.replace_board(
+            self, game_id, board, by, white_seconds=white_seconds, black_seconds=black_seconds
+        )
 
     def refollow(self, game_id: str) -> None:
         """After a correction of `game_id`: its board follows the corrected game."""

@@ -216,27 +216,47 @@ class Hall:
             for s in self.config.sections
         }
 
-    def attach_boards(self) -> None:
-        """Point every hall board at the game its section's live round puts on it."""
-        attached: list[BoardAttached] = []
+    def placement(self) -> dict[int, str]:
+        """Hall board -> the game it carries in the live rounds. The k-th hall board of a
+        section carries pairing board k, unless the arbiter moved a game to another board
+        (`BoardReplaced`): that board carries it, and the board it left carries nothing
+        (or the game that moved there in exchange). A game is its pairing, wherever it is
+        played."""
         live = self.live_rounds()  # once, not once per section: every tick comes here
         book = self.committer.book
+        out: dict[int, str] = {}
+        moved: dict[int, str] = {}
         for section in self.config.sections:
             number = live[section.name]
+            if number is None:
+                continue
             for k, board_config in enumerate(section_boards(self.config, section.name), 1):
-                board = self.boards[board_config.number]
-                game_id = GameKey(section.name, number, k).id if number is not None else None
-                if game_id is not None and game_id not in book.games:
-                    game_id = None  # no game on this board this round (fewer pairings than boards)
-                if game_id == board.game:
-                    continue
-                board.game = game_id
-                board.follower = (
-                    None if game_id is None else self._follower(board, book.get(game_id))
-                )
-                name = board.name
-                if game_id is not None and name is not None:
-                    attached.append(BoardAttached(game_id, name, self.time.now()))
+                game_id = GameKey(section.name, number, k).id
+                game = book.games.get(game_id)
+                if game is not None and game.hall_board is None:
+                    out[board_config.number] = game_id
+            for game in book.round_games(section.name, number):
+                if game.hall_board is not None and game.hall_board in self.boards:
+                    moved[game.hall_board] = game.id
+        out.update(moved)  # a moved game displaces a finished one left on its new board
+        return out
+
+    def attach_boards(self) -> None:
+        """Point every hall board at the game the live rounds put on it (`placement`)."""
+        attached: list[BoardAttached] = []
+        placement = self.placement()
+        book = self.committer.book
+        for board in self.boards.values():
+            game_id = placement.get(board.number)
+            if game_id == board.game:
+                continue
+            board.game = game_id
+            board.follower = None if game_id is None else self._follower(board, book.get(game_id))
+            if board.follower is None:
+                self.due.pop(board.number, None)
+            name = board.name
+            if game_id is not None and name is not None:
+                attached.append(BoardAttached(game_id, name, self.time.now()))
         if not attached:
             return
         self.committer.commit(attached)
@@ -290,8 +310,14 @@ class Hall:
             )
         name = board.name
         follower = BoardToGame(name or f"board-{board.number}", game.id, reconstructor)
+        if game.awaiting_board and game.hall_board == board.number:
+            # A spare taking the game over: it must show the game's position first.
+            follower.awaiting = True
+            change = game.board_changes[-1]
+            if change.white_seconds is not None and change.black_seconds is not None:
+                follower.entered_times = (change.white_seconds, change.black_seconds)
         memory = state.memory.get(name) if name is not None else None
-        if memory is not None:
+        if memory is not None and not follower.awaiting:
             follower.seen(memory.position)
         return follower
 

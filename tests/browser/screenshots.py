@@ -63,6 +63,14 @@ async def shoot(out: Path) -> list[Path]:
                     await page.locator(f"#g-{scene.GAME_FLAG} summary").click()
                     saved.append(out / f"arbiter-desk-{size}.png")
                     await page.screenshot(path=str(saved[-1]), full_page=True)
+                    # the live game moved to a spare (board 4, its game finished): the
+                    # desk shows the position to set up there
+                    if not service.book.get(scene.GAME_ON).awaiting_board:
+                        service.replace_board(scene.GAME_ON, 4, "arbiter:screenshots")
+                    await page.reload()
+                    await page.wait_for_selector("#spares .spare")
+                    saved.append(out / f"arbiter-desk-spare-{size}.png")
+                    await page.screenshot(path=str(saved[-1]), full_page=True)
                     # the viewer stepped back to move 10
                     await page.goto(url + f"/game/{scene.GAME_ON}")
                     await page.wait_for_selector("#live-status[data-state=live]")

@@ -15,9 +15,12 @@ from aiohttp import web
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.fide.pairing import Pairing
+from broadcast.games.events import BoardReplaced
+from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
 from broadcast.service import actions as regs
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.hall import HallBoard
 from broadcast.service.health import Health
 from broadcast.tournament.events import (
     BoardAssigned,
@@ -148,8 +151,21 @@ class Desk:
         )
 
     def assign_board(
-        self, section: str, round_number: int, white: int, board: int, by: str
-    ) -> None:
+        self,
+        section: str,
+        round_number: int,
+        white: int,
+        board: int,
+        by: str,
+        *,
+        white_seconds: float | None = None,
+        black_seconds: float | None = None,
+    ) -> list[BoardReplaced]:
+        """Play the game whose White is `white` on hall board `board`. A game on a hall
+        board now (the live round) moves there itself, moves and all: a spare takes over
+        (`replace_board`). Otherwise (a round not being played, an event without a hall)
+        the pairing's board number changes: refused once either game has begun, as its
+        moves would change players."""
         name = self._section(section)
         hall = [b for b in self.service.hall.values() if b.config.section == name]
         if hall and board not in {b.number for b in hall}:
@@ -160,7 +176,61 @@ class Desk:
             )
         if not hall and not 1 <= board <= MAX_BOARD:
             raise ActionError(f"board must be between 1 and {MAX_BOARD}, not {board}")
+        game = self._game_of(name, round_number, white)
+        if any(b.game == game for b in self.service.hall.values()):
+            return self.replace_board(
+                game, board, by, white_seconds=white_seconds, black_seconds=black_seconds
+            )
+        there = GameKey(name, round_number, board).id
+        for begun in (self.service.book.games.get(game), self.service.book.games.get(there)):
+            if begun is not None and (begun.moves or begun.finished):
+                raise ActionError(f"{begun.id} has begun: its table number cannot change any more")
         self.service.tournament_event(BoardAssigned(name, round_number, white, board, by=by))
+        return []
+
+    def replace_board(
+        self,
+        game_id: str,
+        board: int | None,
+        by: str,
+        *,
+        serial: str | None = None,
+        white_seconds: float | None = None,
+        black_seconds: float | None = None,
+    ) -> list[BoardReplaced]:
+        """The game moves to hall board `board`, or to the hall board where DGT board
+        `serial` is connected (a spare plugged into a free port)."""
+        if (board is None) == (serial is None):
+            raise ActionError("name the spare: a hall board number, or a DGT board's serial")
+        if serial is not None:
+            found = next((b for b in self.service.hall.values() if b.name == serial.strip()), None)
+            if found is None:
+                seen = sorted(b.name for b in self.service.hall.values() if b.name)
+                raise ActionError(
+                    f"no DGT board {serial!r} is connected on a hall port "
+                    f"(seen: {', '.join(seen) or 'none'})"
+                )
+            board = found.number
+        assert board is not None
+        return self.service.replace_board(
+            game_id, board, by, white_seconds=white_seconds, black_seconds=black_seconds
+        )
+
+    def spares(self) -> list[HallBoard]:
+        """The hall boards a game can move to, free ones (no unfinished game) first."""
+
+        def busy(board: HallBoard) -> bool:
+            game = self.service.book.games.get(board.game or "")
+            return game is not None and not game.finished
+
+        return sorted(self.service.hall.values(), key=lambda b: (busy(b), b.number))
+
+    def _game_of(self, section: str, round_number: int, white: int) -> str:
+        """The id of the game of `round_number` whose White is `white`."""
+        for game in self.service.book.round_games(section, round_number):
+            if game.white is not None and game.white.start == white:
+                return game.id
+        raise ActionError(f"{section} round {round_number}: no game with White {white}")
 
     def _section(self, wanted: str) -> str:
         section = section_by_name(self.service.config, wanted)

@@ -16,7 +16,9 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import GameKey
+from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameError
 from broadcast.service.event_service import ActionError, EventService
 from web import json_views
@@ -186,12 +188,63 @@ def bye_route(call: Call) -> dict[str, Any]:
     return {"granted": {"section": section, "round": rnd, "player": player}}
 
 
+def _seconds(call: Call, name: str) -> float | None:
+    value = call.optional_int(name)
+    return None if value is None else float(value)
+
+
+def _replaced(call: Call, moves: list[BoardReplaced]) -> list[dict[str, Any]]:
+    """Each game moved, and what its new board must show before the game goes on."""
+    out: list[dict[str, Any]] = []
+    for move in moves:
+        game = call.desk.service.book.get(move.game)
+        out.append(
+            {
+                "game": move.game,
+                "from": move.old_board,
+                "to": move.new_board,
+                "ply": move.ply,
+                "in_sync": game.in_sync,
+                "must_show": game.fen,
+                "differs": list(differing_squares(game.fen, game.board_fen)),
+            }
+        )
+    return out
+
+
 @action("/api/v1/arbiter/boards/assign")
 def assign_route(call: Call) -> dict[str, Any]:
+    """The game whose White is `white` plays on hall board `board` from now on: with its
+    moves, clocks and alerts (a spare takes over; the game the board held moves to the
+    left board). `white_seconds`/`black_seconds`: times for a spare without a clock."""
     section, rnd = call.field("section", str), call.field("round", int)
     white, board = call.field("white", int), call.field("board", int)
-    call.desk.assign_board(section, rnd, white, board, call.by)
-    return {"assigned": {"section": section, "round": rnd, "white": white, "board": board}}
+    moves = call.desk.assign_board(
+        section,
+        rnd,
+        white,
+        board,
+        call.by,
+        white_seconds=_seconds(call, "white_seconds"),
+        black_seconds=_seconds(call, "black_seconds"),
+    )
+    done = {"section": section, "round": rnd, "white": white, "board": board}
+    return {"assigned": done, "moved": _replaced(call, moves)}
+
+
+@action("/api/v1/arbiter/games/{game}/replace-board", game=True)
+def replace_board_route(call: Call) -> None:
+    """The game moves to a spare: hall board `board`, or the hall board where the DGT
+    board `serial` is connected. The answer is the game (`hall_board`, `must_show`,
+    `differs`), as for the other game actions."""
+    call.desk.replace_board(
+        call.game,
+        call.optional_int("board"),
+        call.by,
+        serial=call.optional("serial", str),
+        white_seconds=_seconds(call, "white_seconds"),
+        black_seconds=_seconds(call, "black_seconds"),
+    )
 
 
 # -- regulations: byes, withdrawals, absences, play-off ----------------------------------------

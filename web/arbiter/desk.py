@@ -13,8 +13,9 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from broadcast.games.events import RESULTS
+from broadcast.games.events import RESULTS, BoardReplaced
 from broadcast.games.ids import slug
+from broadcast.games.state import GameState
 from broadcast.service import actions as regs
 from broadcast.service.actions import DESK_REASONS
 from broadcast.service.event_service import ActionError, EventService
@@ -24,7 +25,7 @@ from web.arbiter.guard import FORM, SESSION, acting, desk_html
 from web.arbiter.history import closed_alerts
 from web.arbiter.moves import split_moves
 from web.auth import same_origin
-from web.board_svg import piece_defs
+from web.board_svg import board_svg, piece_defs
 from web.http_json import error, json_response
 from web.keys import ARBITER, HUB, PAIRER, service_of
 from web.pages import ENV
@@ -42,10 +43,12 @@ async def desk_page(request: web.Request) -> web.Response:
     session = request[SESSION]
     live = service.live_rounds()
     rounds = []
+    live_games: list[GameState] = []
     for section in service.config.sections:
         number = live.get(section.name)
         if number is None:
             continue
+        live_games += service.book.round_games(section.name, number)
         games = [
             json_views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)
         ]
@@ -64,7 +67,29 @@ async def desk_page(request: web.Request) -> web.Response:
         json_views.desk_board_json(b, service.book)
         for b in sorted(service.hall.values(), key=lambda b: b.number)
     ]
+    spares = [
+        {
+            "number": b.number,
+            "serial": b.name or "",
+            "game": b.game or "",
+            "free": b.game is None
+            or b.game not in service.book.games
+            or service.book.games[b.game].finished,
+        }
+        for b in desk.spares()
+    ]
+    waiting = [
+        {
+            "game": json_views.arbiter_game_json(g),
+            "picture": board_svg(g.fen),
+            "board": g.hall_board,
+        }
+        for g in live_games
+        if g.awaiting_board
+    ]
     text = ENV.get_template("arbiter.html").render(
+        spares=spares,
+        waiting=waiting,
         event=service.config,
         defs=piece_defs(),
         user=request[ARBITER],
@@ -218,8 +243,44 @@ async def _pair(f: Form) -> str:
 
 
 def _board(f: Form) -> str:
-    f.desk.assign_board(f["section"], f.number("round"), f.number("white"), f.number("board"), f.by)
-    return "board reassigned"
+    moved = f.desk.assign_board(
+        f["section"], f.number("round"), f.number("white"), f.number("board"), f.by
+    )
+    return _moved(moved) if moved else "board reassigned"
+
+
+def _seconds(text: str, label: str) -> float | None:
+    """A time typed at the desk: h:mm:ss, m:ss or seconds; None when left empty."""
+    if not text:
+        return None
+    parts = text.split(":")
+    if len(parts) > 3 or not all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts):
+        raise ActionError(f"{label} must be a time like 1:25:00 or 85:00")
+    seconds = 0
+    for part in parts:
+        seconds = seconds * 60 + int(part)
+    return float(seconds)
+
+
+def _moved(moved: list[BoardReplaced]) -> str:
+    text = "; ".join(
+        f"{m.game} moved from board {m.old_board} to board {m.new_board}" for m in moved
+    )
+    return text + ": set up the position shown under Spare boards"
+
+
+def _replace(f: Form) -> str:
+    spare = f["spare"]
+    board, serial = (int(spare), None) if spare.isascii() and spare.isdigit() else (None, spare)
+    moved = f.desk.replace_board(
+        f["game"],
+        board,
+        f.by,
+        serial=serial or None,
+        white_seconds=_seconds(f["white_time"], "White's time"),
+        black_seconds=_seconds(f["black_time"], "Black's time"),
+    )
+    return _moved(moved)
 
 
 _ACTIONS: dict[str, FormAction] = {
@@ -232,6 +293,7 @@ _ACTIONS: dict[str, FormAction] = {
     "ack": _ack,
     "pair": _pair,
     "board": _board,
+    "replace": _replace,
 }
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "EarlyDrawRule",
     "EventConfig",
     "FirstRoundNoShow",
+    "LateEntryRules",
     "NoShowRules",
     "OnNoShowLimit",
     "PairingKind",
@@ -142,6 +143,15 @@ class WithdrawalRules:
     pairings: nobody scores). In a Swiss a withdrawn player is simply not paired."""
 
     remaining_games: RemainingGames = "forfeit"
+
+
+@dataclass(frozen=True, slots=True)
+class LateEntryRules:
+    """What a player who joins a Swiss after the start gets for each round they missed
+    (FIDE C.04, general handling rules: no points, or half a point per missed round
+    where the organiser announces it). The missed rounds are unplayed for tie-breaks."""
+
+    missed_round_points: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +297,7 @@ class SectionConfig:
     withdrawal: WithdrawalRules = WithdrawalRules()
     playoff: PlayoffRules | None = None
     prizes: PrizeRules | None = None
+    late_entries: LateEntryRules = LateEntryRules()
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:

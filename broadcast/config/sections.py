@@ -28,6 +28,7 @@ from broadcast.config.players import section_players
 from broadcast.config.reader import TomlReader
 from broadcast.config.regulations import (
     REGULATION_SECTION_KEYS,
+    late_entry_rules,
     no_show_rules,
     playoff_rules,
     prize_rules,
@@ -115,6 +116,7 @@ def section_config(
     withdrawal = withdrawal_rules(reader, raw, at)
     playoff = playoff_rules(reader, raw, at, system)
     prizes = prize_rules(reader, raw, at)
+    late_entries = late_entry_rules(reader, raw, at, system)
 
     if system in ("round-robin", "double-round-robin") and rounds is not None and players:
         n = len(players)
@@ -152,6 +154,7 @@ def section_config(
         withdrawal=withdrawal,
         playoff=playoff,
         prizes=prizes,
+        late_entries=late_entries,
     )
 
 

@@ -322,7 +322,7 @@ def _late_entry(f: Form) -> str:
     points = event.missed_points * (event.from_round - 1)
     return (
         f"late entry: player {event.player.number} {event.player.name}, paired from round "
-        f"{event.from_round}, starts with {points:g} points"
+        f"{event.from_round}, starts with {points:g} point{'' if points == 1 else 's'}"
     )
 
 

@@ -373,3 +373,41 @@ def test_the_fold_takes_any_entry_or_replacement_or_refuses_it(
     for rnd in after.rounds.values():
         assert all(p in after.players for pairing in rnd.pairings for p in pairing.players())
     after.to_crosstable()  # the TRF and the standings can be made of it
+
+
+# -- the config's setting ----------------------------------------------------------------------
+
+
+def _with_late_entries(text: str, table: str) -> str:
+    return text.replace("[section.byes]", table + "\n\n[section.byes]", 1)
+
+
+def test_the_points_of_a_missed_round_are_read_from_the_config() -> None:
+    from test_config import GOOD
+
+    from broadcast.cli.check import describe
+    from broadcast.config import ConfigError, load_event_text
+
+    assert load_event_text(GOOD, "/tmp/e.toml").sections[0].late_entries == LateEntryRules(0.0)
+    half = "[section.late_entries]\nmissed_round_points = 0.5"
+    config = load_event_text(_with_late_entries(GOOD, half), "/tmp/e.toml")
+    assert config.sections[0].late_entries == LateEntryRules(0.5)
+    line = next(t for t in describe(config) if t.startswith("  late entries:"))
+    assert line.startswith("  late entries: 0.5 points per missed round (half-point byes, H)")
+    assert "desk 'Late entry'" in line
+    for table, message in (
+        ("[section.late_entries]\nmissed_round_points = 1", "FIDE gives a late entry 0 or 0.5"),
+        ("[section.late_entries]\nmissed_round_points = true", "FIDE gives a late entry 0 or 0.5"),
+        ("[section.late_entries]\nmissed_points = 0.5", "unknown key"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            load_event_text(_with_late_entries(GOOD, table), "/tmp/e.toml")
+        assert any(message in issue.message for issue in info.value.issues), info.value.issues
+    root = Path(__file__).resolve().parent.parent / "examples"
+    robin = (root / "pamplona-masters.toml").read_text(encoding="utf-8")
+    robin += "\n[section.late_entries]\nmissed_round_points = 0\n"
+    with pytest.raises(ConfigError) as info:
+        load_event_text(robin, str(root / "pamplona-masters.toml"))
+    (issue,) = info.value.issues
+    assert "late entries are a Swiss rule" in issue.message
+    assert issue.line == robin.splitlines().index("[section.late_entries]") + 1

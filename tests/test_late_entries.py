@@ -19,9 +19,11 @@ from broadcast.config.model import LateEntryRules, PlayerEntry
 from broadcast.export.pgn import game_pgn
 from broadcast.export.trf import section_trf
 from broadcast.games.ids import GameKey
+from broadcast.journal.store import Journal
 from broadcast.service import actions as acts
 from broadcast.service import entries
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.snapshot import Capture
 from broadcast.tournament.events import PlayerEntered, PlayerReplaced
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS, NewcomerError, newcomer_entry
 from broadcast.tournament.state import SectionState, StateError
@@ -103,10 +105,10 @@ def test_a_late_entry_is_paired_from_the_round_they_join_and_survives_a_restart(
     assert _round_field(line, 1) == "0000 - Z"
     opponent = game.white if game.black == late else game.black
     assert _round_field(line, 2).split()[0] == str(opponent)
-    assert service.book.get(GameKey(OPEN, 2, game.board).id).white.name in (
-        "Etxeberria, Lara",
-        service.tournament.section(OPEN).players[game.white].name,
-    )
+    played = service.book.get(GameKey(OPEN, 2, game.board).id)
+    assert "Etxeberria, Lara" in (played.white.name, played.black.name)
+    pgn = game_pgn(played, service.config, tournament=service.tournament)
+    assert '"Etxeberria, Lara"' in pgn and "1880" in pgn
 
     # A restart replays the journal into the same state; the config does not list her,
     # which the service says (and keeps her).
@@ -411,3 +413,37 @@ def test_the_points_of_a_missed_round_are_read_from_the_config() -> None:
     (issue,) = info.value.issues
     assert "late entries are a Swiss rule" in issue.message
     assert issue.line == robin.splitlines().index("[section.late_entries]") + 1
+
+
+def test_a_restart_from_a_snapshot_keeps_late_entries_and_replacements(tmp_path: Path) -> None:
+    """The snapshot stores the fold's new parts (who joined when, what missed rounds are
+    worth, who replaced whom): a restart from it ends where a full replay ends."""
+    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    _round_one(service, time, forfeit_board=2)
+    entries.enter_late(service, OPEN, LARA, ARBITER, missed_points=0.5)
+    absent = service.tournament.section(OPEN).rounds[1].pairings[1].black
+    assert absent is not None
+    entries.replace_player(service, OPEN, absent, {"name": "Ordezko, Ane"}, ARBITER)
+    capture = Capture(service.state, service.rules.memory(), service.public_state(), time.now())
+    assert service.snapshots._take(capture)
+    entries.enter_late(service, OPEN, {"name": "Bilbao, Jon"}, ARBITER)  # the tail
+    service.journal.close()
+
+    def restart(snapshots: bool) -> EventService:
+        again = EventService(
+            service.config,
+            Journal(tmp_path / "j.sqlite"),
+            time=time,
+            delay=0,
+            snapshots=snapshots,
+        )
+        again.load()
+        return again
+
+    fast, slow = restart(True), restart(False)
+    assert fast.replayed == 1 and slow.replayed > 1
+    assert fast.state == slow.state
+    section = fast.tournament.section(OPEN)
+    assert section.joined == {25: 2, 26: 2, 27: 2}
+    assert section.missed_points == {25: 0.5, 26: 0.0, 27: 0.0}
+    assert [r.newcomer.name for r in section.replacements] == ["Ordezko, Ane"]

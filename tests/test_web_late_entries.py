@@ -10,11 +10,13 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from aiohttp.test_utils import TestClient
+from test_regulations import at
 from test_web_regulations import _client, _login
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
 from broadcast.service import actions as acts
+from clocks.timesource import ManualTime
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
 LATE = "/api/v1/arbiter/late-entries"
@@ -76,11 +78,28 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
         game = next(g for g in games if g["board"] == board)
         assert "Ordezko, Miren" in (game["white"]["name"], game["black"]["name"])
 
-        # Player 1 plays round 1; replacing them needs a withdrawal and the override.
-        first = next(p for p in pairings if 1 in p.players())
-        acts.set_result(
-            service, GameKey("Open", 1, first.board).id, "1-0", "arbiter:ana", "resignation"
+        # Round 1 is played; round 2, paired over the API by FIDE Dutch, pairs the late
+        # entry, and the public pairings name her.
+        assert isinstance(service.time, ManualTime)
+        service.time.set(at("2025-09-12T21:00:00"))
+        for p in pairings:
+            if p.black is not None:
+                game_id = GameKey("Open", 1, p.board).id
+                acts.set_result(service, game_id, "1-0", "arbiter:ana", "resignation")
+        answer = await client.post(
+            "/api/v1/arbiter/sections/open/rounds/2/pairings",
+            json={"engine": "dutch"},
+            headers=BASIC,
         )
+        assert answer.status == 200, await answer.text()
+        assert any(25 in (p["white"], p["black"]) for p in (await answer.json())["pairings"])
+        published = await (await client.get("/api/v1/pairings")).json()
+        second = next(r for r in published if r["round"] == 2)["pairings"]
+        names = {side["name"] for row in second for side in (row["white"], row["black"]) if side}
+        assert "Etxeberria, Lara" in names
+
+        # Player 1 has played; replacing them needs a withdrawal and the override. The
+        # newcomer takes their round-2 game, not yet played.
         jon = {**sub, "player": 1, "name": "Ordezko, Jon"}
         refused = await client.post(REPLACE, json=jon, headers=BASIC)
         assert refused.status == 422
@@ -96,6 +115,8 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
         done = (await answer.json())["replaced"]
         assert done["newcomer"] == {"player": 26, "name": "Ordezko, Jon"}
         assert done["override"] == "chief arbiter" and done["from_round"] == 2
+        games = (await (await client.get("/api/v1/rounds/2")).json())["games"]
+        assert any("Ordezko, Jon" in (g["white"]["name"], g["black"]["name"]) for g in games)
         missing = await client.post(REPLACE, json={**jon, "player": 99}, headers=BASIC)
         assert missing.status == 422 and "no player 99" in (await missing.json())["error"]
     finally:

@@ -54,7 +54,7 @@ def _missed_points(state: SectionState, given: float | None) -> float:
     points = state.config.late_entries.missed_round_points if given is None else given
     if points not in (0, 0.5):
         raise ActionError(
-            f"{points:g} points per missed round: FIDE gives a late entry 0 or 0.5 "
+            f"{points!r} points per missed round: FIDE gives a late entry 0 or 0.5 "
             "(half-point byes) per missed round"
         )
     return float(points)

@@ -450,7 +450,7 @@ class SectionState:
             raise StateError(f"round {from_round} is outside 1..{self.config.rounds}")
         if missed not in (0.0, 0.5):
             raise StateError(
-                f"{missed:g} points per missed round: FIDE allows 0 or 0.5 for a late entry"
+                f"{missed!r} points per missed round: FIDE allows 0 or 0.5 for a late entry"
             )
 
     def _entered(self, event: PlayerEntered) -> SectionState:

@@ -447,3 +447,15 @@ def test_a_restart_from_a_snapshot_keeps_late_entries_and_replacements(tmp_path:
     assert section.joined == {25: 2, 26: 2, 27: 2}
     assert section.missed_points == {25: 0.5, 26: 0.0, 27: 0.0}
     assert [r.newcomer.name for r in section.replacements] == ["Ordezko, Ane"]
+
+
+def test_a_granted_bye_of_a_round_that_is_over_stays_with_the_player(tmp_path: Path) -> None:
+    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    acts.request_bye(service, OPEN, 1, 7, ARBITER)
+    _round_one(service, time)
+    done = entries.replace_player(service, OPEN, 7, {"name": "Ordezko, Ane"}, ARBITER)
+    # Round 1 is over: the half-point bye is player 7's result, so the newcomer gets a
+    # new number from round 2 and player 7 keeps their H.
+    assert (done.newcomer.number, done.from_round) == (25, 2)
+    assert _round_field(_trf_line(service, 7), 1) == "0000 - H"
+    assert _round_field(_trf_line(service, 25), 1) == "0000 - Z"

@@ -407,9 +407,9 @@ class SectionState:
 
     def recorded_rounds(self, player: int) -> tuple[int, ...]:
         """The paired rounds in which the player has a result of any kind: a game with
-        a result (forfeits too), a bye code entered (H, F, Z), or the pairing bye of a
-        round that is over (before that it is a pairing, like a game not yet played: a
-        round robin pairs every round's bye at the start)."""
+        a result (forfeits too), a bye code entered (H, F, Z), or the pairing bye or a
+        granted bye of a round that is over (before that it is a pairing or a request,
+        like a game not yet played: a round robin pairs every round's bye at the start)."""
         out = []
         for number in sorted(self.rounds):
             rnd = self.rounds[number]
@@ -419,6 +419,8 @@ class SectionState:
                 recorded = game.white in rnd.results
             elif code == "U" and game is not None:
                 recorded = rnd.complete
+            elif code is None and number in self.granted_byes.get(player, frozenset()):
+                recorded = rnd.complete  # a granted bye scores once its round is over
             else:
                 recorded = code is not None
             if recorded:

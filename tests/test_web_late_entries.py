@@ -185,6 +185,10 @@ async def test_the_desk_forms_enter_and_replace(tmp_path: Path) -> None:
         assert await _form(client, csrf, late, section="open", config_player="30") == (
             "Not done: the config lists no player 30 in Open"
         )
+        assert await _form(client, csrf, late, section="open", config_player="26", name="X") == (
+            "Not done: give either the newcomer's particulars or their number in the config, "
+            "not both"
+        )
         replace = "/arbiter/regs/replace"
         assert await _form(
             client, csrf, replace, section="open", player="5", name="Ordezko, Ane"

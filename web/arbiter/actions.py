@@ -157,6 +157,10 @@ class Desk:
         `config_player` (a player added to the config after the start)."""
         name = self._section(section)
         if config_player is not None:
+            if fields:
+                raise ActionError(
+                    "give either the newcomer's particulars or their number in the config, not both"
+                )
             return entries.enter_from_config(
                 self.service,
                 name,

@@ -307,6 +307,11 @@ def test_a_player_without_a_fide_rating_counts_as_zero() -> None:
     assert junior.admits(1, 1500, "M", 2009, "ESP") and not junior.admits(1, 1500, "M", None, "")
     woman = PrizeCategory("Woman", (50.0,), sex="F")
     assert woman.admits(1, 0, "f", None, "") and not woman.admits(1, 0, "m", None, "")
+    # The TRF's player lines write "w" for a woman (Sestao's entries do).
+    assert woman.admits(1, 0, "w", None, "") and woman.admits(1, 0, "F", None, "")
+    sestao = load_event(ROOT / "examples" / "sestao-2025-swiss.toml").sections[0]
+    women = [p for p in sestao.players if p.sex.lower() == "w"]
+    assert women and all(woman.admits(p.number, 0, p.sex, None, "") for p in women)
 
 
 def test_sestao_example_declares_its_rating_bands() -> None:

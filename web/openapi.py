@@ -423,7 +423,8 @@ SCHEMAS: dict[str, Any] = {
 
 
 def _regulation_paths() -> dict[str, Any]:
-    """Byes through the policy, withdrawals, absences, play-off games, prizes."""
+    """Byes through the policy, withdrawals, absences, late entries and replacements,
+    play-off games, prizes."""
     bye = {
         "section": {"type": "string"},
         "round": {"type": "integer"},
@@ -435,6 +436,21 @@ def _regulation_paths() -> dict[str, Any]:
     }
     done = {"type": "object"}
     override = {"type": "string", "description": "the refusal overridden, or empty"}
+    newcomer = {
+        "name": {"type": "string", "description": "the newcomer's name, Surname, Given"},
+        "rating": {"type": "integer", "description": "FIDE rating, 0 when unrated"},
+        "fide_id": {"type": "string"},
+        "federation": {"type": "string", "description": "three letters, e.g. ESP"},
+        "title": {"type": "string"},
+        "sex": {"type": "string", "description": "M or F"},
+        "birth": {"type": "string", "description": "year of birth, e.g. 1998"},
+    }
+    missed = {
+        "type": "number",
+        "enum": [0, 0.5, None],
+        "nullable": True,
+        "description": "points per missed round (default: the section's setting)",
+    }
     return {
         "/api/v1/prizes": _get(
             "The prize list from the standings (first section, or ?section=)",
@@ -502,6 +518,50 @@ def _regulation_paths() -> dict[str, Any]:
                 {k: bye[k] for k in ("section", "round", "player")}, ["section", "round", "player"]
             ),
             _json(_obj({"continues": done})),
+            [],
+        ),
+        "/api/v1/arbiter/late-entries": _arbiter_post(
+            "A late entry in a Swiss: the next free starting number, paired from the round "
+            "they join; refused (422) in a round robin",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    **newcomer,
+                    "config_player": {
+                        "type": "integer",
+                        "nullable": True,
+                        "description": "instead of the particulars: the config's player (added "
+                        "to the config after the start)",
+                    },
+                    "from_round": {
+                        "type": "integer",
+                        "nullable": True,
+                        "description": "the round they join (default: the next not paired)",
+                    },
+                    "missed_round_points": missed,
+                },
+                ["section"],
+            ),
+            _json(_obj({"entered": done})),
+            [],
+        ),
+        "/api/v1/arbiter/replacements": _arbiter_post(
+            "Another participant takes a player's place in the pairings not yet played",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "player": {"type": "integer", "description": "the player replaced"},
+                    **newcomer,
+                    "override": {
+                        "type": "string",
+                        "description": "the arbiter's reason, to replace a withdrawn player "
+                        "who has played",
+                    },
+                    "missed_round_points": missed,
+                },
+                ["section", "player", "name"],
+            ),
+            _json(_obj({"replaced": done})),
             [],
         ),
         "/api/v1/arbiter/playoff-games": _arbiter_post(

@@ -1,14 +1,19 @@
 """`boardwire check EVENT.toml`: validate an event config and show what it means:
 each section's schedule in the event's timezone and its round-1 pairings.
 
+With `--db JOURNAL` (the journal of an event that has started): also what the config
+says differently about the players than the journal, each line with what `serve` does
+about it and how to apply it (a late entry, a replacement), as `serve` logs it.
+
 Exit status 0 when the config is valid, 1 with every problem listed (file:line:
-message, hint) when it is not.
+message, hint) when it is not, or when the journal cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from broadcast.config import ConfigError, EventConfig, SectionConfig, load_event
@@ -28,6 +33,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "config", metavar="EVENT.toml", nargs="+", help="the event config(s) to check"
+    )
+    parser.add_argument(
+        "--db",
+        metavar="JOURNAL",
+        help="the event's journal (serve --db): also report how the config's players differ "
+        "from the ones the event registered (one config only)",
     )
     parser.set_defaults(handler=run)
     return parser
@@ -121,15 +132,19 @@ def describe(event: EventConfig) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Handler for `boardwire check`; returns the exit code (1 if any config is wrong)."""
     paths = args.config if isinstance(args.config, list) else [args.config]
+    db = getattr(args, "db", None)
+    if db is not None and len(paths) > 1:
+        print("check: --db reads one event's journal: give one EVENT.toml with it", file=sys.stderr)
+        return 2
     code = 0
     for i, path in enumerate(paths):
         if len(paths) > 1:
             print(("\n" if i else "") + f"== {path}")
-        code = max(code, _check_one(path))
+        code = max(code, _check_one(path, db))
     return code
 
 
-def _check_one(path: str) -> int:
+def _check_one(path: str, db: str | None = None) -> int:
     try:
         event = load_event(path)
     except ConfigError as exc:
@@ -150,6 +165,40 @@ def _check_one(path: str) -> int:
             else "."
         )
     )
+    return 0 if db is None else _journal_changes(event, Path(db))
+
+
+def _journal_changes(event: EventConfig, db: Path) -> int:
+    """The config's players against the ones the journal registered (as serve says it)."""
+    from broadcast.journal.kinds import register_all
+    from broadcast.journal.store import Journal, JournalError
+    from broadcast.service.journal_reader import fold_journal
+    from broadcast.tournament.registration import registration_changes
+
+    if not db.exists():
+        print(f"check: no journal at {db} (the --db that serve writes)", file=sys.stderr)
+        return 1
+    try:
+        register_all()
+        journal = Journal(db, readonly=True)
+        try:
+            tournament = fold_journal(journal, event).tournament
+        finally:
+            journal.close()
+    except JournalError as exc:
+        print(f"check: cannot read the journal {db}: {exc}", file=sys.stderr)
+        return 1
+    lines = [
+        line
+        for section in event.sections
+        for line in registration_changes(section, tournament.section(section.name))
+    ]
+    if not lines:
+        print(f"Journal {db}: the config's players are the ones the event registered.")
+        return 0
+    print(f"\nJournal {db}: the config changed after the start ({len(lines)}):")
+    for line in lines:
+        print(f"  - {line}")
     return 0
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "EarlyDrawRule",
     "EventConfig",
     "FirstRoundNoShow",
+    "LateEntryRules",
     "NoShowRules",
     "OnNoShowLimit",
     "PairingKind",
@@ -149,6 +150,15 @@ class WithdrawalRules:
 
 
 @dataclass(frozen=True, slots=True)
+class LateEntryRules:
+    """What a player who joins a Swiss after the start gets for each round they missed
+    (FIDE C.04, general handling rules: no points, or half a point per missed round
+    where the organiser announces it). The missed rounds are unplayed for tie-breaks."""
+
+    missed_round_points: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class PlayoffRules:
     """A play-off over the board for first place when players tie on points (Donostia
     art. 10): `games` games at `time_control` between two players (more than two: blitz
@@ -187,6 +197,10 @@ class TaxRetention:
         return self.rate
 
 
+# A player's sex as written in the player list: the TRF's "m"/"w", or "M"/"F".
+_SEX = {"m": "M", "w": "F", "f": "F"}
+
+
 @dataclass(frozen=True, slots=True)
 class PrizeCategory:
     """Prizes for the best players of a category, `places[0]` for its best. A player
@@ -211,7 +225,7 @@ class PrizeCategory:
             return False
         if self.rating_below is not None and rating >= self.rating_below:
             return False
-        if self.sex and sex.upper() != self.sex:
+        if self.sex and _SEX.get(sex.strip().lower(), "") != self.sex:
             return False
         if self.born_from is not None and (birth_year is None or birth_year < self.born_from):
             return False
@@ -300,6 +314,7 @@ class SectionConfig:
     # and who has no FIDE id is a warning of `check`.
     home_federation: str = ""
     foreign_players_need_fide_id: bool = False
+    late_entries: LateEntryRules = LateEntryRules()
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:

@@ -1,6 +1,6 @@
 """Config tables for the rules a regulation adds beyond pairings and schedules:
-`[section.no_shows]`, `[section.withdrawal]`, `[section.playoff]`, `[section.prizes]`
-(with `[[section.prizes.pool]]`). Read through a `TomlReader`, which collects the issues.
+`[section.no_shows]`, `[section.withdrawal]`, `[section.late_entries]`,
+`[section.playoff]`, `[section.prizes]` (with `[[section.prizes.pool]]`). Read through a `TomlReader`, which collects the issues.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from broadcast.config.model import (
     SINGLE_ABSENCE,
     WITHHELD_PRIZES,
     FirstRoundNoShow,
+    LateEntryRules,
     NoShowRules,
     OnNoShowLimit,
     PlayoffRules,
@@ -38,6 +39,7 @@ from clocks.timecontrol import TimeControl, parse_time_control, spell_time_contr
 
 __all__ = [
     "CATEGORY_KEYS",
+    "LATE_ENTRY_KEYS",
     "NO_SHOW_KEYS",
     "PLAYOFF_KEYS",
     "POOL_KEYS",
@@ -46,6 +48,7 @@ __all__ = [
     "RETENTION_KEYS",
     "WITHDRAWAL_KEYS",
     "describe_rules",
+    "late_entry_rules",
     "no_show_rules",
     "playoff_rules",
     "prize_rules",
@@ -54,6 +57,7 @@ __all__ = [
 
 NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
 WITHDRAWAL_KEYS = ("remaining_games",)
+LATE_ENTRY_KEYS = ("missed_round_points",)
 PLAYOFF_KEYS = ("time_control", "games", "armageddon_time_control", "armageddon_draw_winner")
 PRIZE_KEYS = (
     "places",
@@ -81,7 +85,7 @@ CATEGORY_KEYS = (
 )
 RETENTION_KEYS = ("above", "rate", "foreign_rate", "federation")
 POOL_KEYS = ("amount", "split")
-REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes")
+REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes", "late_entries")
 
 
 def no_show_rules(
@@ -128,6 +132,34 @@ def _time_control(check: TomlReader, table: dict[str, Any], key: str, at: KeyPat
     except ValueError as exc:
         check.error((*at, key), str(exc), "e.g. 300 (5 minutes) or w:300,b:240 (Armageddon)")
         return parse_time_control("300")
+
+
+def late_entry_rules(
+    check: TomlReader, raw: dict[str, Any], at: KeyPath, system: System | None
+) -> LateEntryRules:
+    """`[section.late_entries]`: the points of each round a late entry missed (a Swiss
+    rule: a round robin's Berger tables take no late entry)."""
+    table = check.get_table(raw, "late_entries", at)
+    if table is None:
+        return LateEntryRules()
+    here: KeyPath = (*at, "late_entries")
+    check.unknown_keys(table, LATE_ENTRY_KEYS, here)
+    if system in ("round-robin", "double-round-robin"):
+        check.error(
+            here,
+            "late entries are a Swiss rule; a round robin's Berger tables are fixed",
+            "remove the [section.late_entries] table (a player who has not played yet can "
+            "still be replaced at the desk)",
+        )
+    points = table.get("missed_round_points", 0)
+    if isinstance(points, bool) or points not in (0, 0.5):
+        check.error(
+            (*here, "missed_round_points"),
+            f"missed_round_points = {points!r}: FIDE gives a late entry 0 or 0.5 per missed round",
+            "use 0 (no points, the default) or 0.5 (half-point byes for missed rounds)",
+        )
+        points = 0
+    return LateEntryRules(float(points))
 
 
 def playoff_rules(
@@ -255,8 +287,9 @@ def _categories(check: TomlReader, table: dict[str, Any], at: KeyPath) -> list[P
             else:
                 players = frozenset(listed)
         sex = check.get_str(raw, "sex", where, example="F").upper()
+        sex = "F" if sex == "W" else sex  # the TRF writes "w" for women
         if sex not in ("", "F", "M"):
-            check.error((*where, "sex"), f"sex = {sex!r}: use the TRF's letters", 'sex = "F"')
+            check.error((*where, "sex"), f"sex = {sex!r}: use F (women) or M (men)", 'sex = "F"')
         out.append(
             PrizeCategory(
                 name,
@@ -340,6 +373,13 @@ def describe_rules(section: SectionConfig) -> list[str]:
         )
     if section.no_show_limit is not None and rules.on_limit == "withdraw":
         lines.append("  reaching the no-show limit withdraws the player at once")
+    if section.system == "swiss":
+        points = section.late_entries.missed_round_points
+        lines.append(
+            f"  late entries: {points:g} points per missed round "
+            + ("(half-point byes, H)" if points else "(Z)")
+            + ", paired from the round they join; desk 'Late entry'"
+        )
     if section.system != "swiss":
         games = {
             "forfeit": "forfeits won by the opponents (shown on every page and in PGN/TRF)",

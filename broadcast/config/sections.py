@@ -28,6 +28,7 @@ from broadcast.config.players import section_players
 from broadcast.config.reader import TomlReader
 from broadcast.config.regulations import (
     REGULATION_SECTION_KEYS,
+    late_entry_rules,
     no_show_rules,
     playoff_rules,
     prize_rules,
@@ -131,6 +132,7 @@ def section_config(
             "foreign_players_need_fide_id needs the home federation to tell who is foreign",
             'add home_federation = "ESP" (the FIDE code of the host federation)',
         )
+    late_entries = late_entry_rules(reader, raw, at, system)
 
     if system in ("round-robin", "double-round-robin") and rounds is not None and players:
         n = len(players)
@@ -170,6 +172,7 @@ def section_config(
         prizes=prizes,
         home_federation=home.upper(),
         foreign_players_need_fide_id=bool(need_fide_id),
+        late_entries=late_entries,
     )
 
 

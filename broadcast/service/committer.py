@@ -62,6 +62,8 @@ from broadcast.service.state import EventState, PublicState
 from broadcast.tournament.events import (
     BoardAssigned,
     PairingEdited,
+    PlayerEntered,
+    PlayerReplaced,
     PlayersRegistered,
     PlayerWithdrawn,
     PlayoffGamePaired,
@@ -187,6 +189,19 @@ def log_line(event: object) -> str | None:
         case ResultRecorded() if event.reason == "bye":
             return (
                 f"{event.section} round {event.round}: bye {event.result} for player {event.player}"
+            )
+        case PlayerEntered():
+            return (
+                f"{event.section}: late entry {event.player.number} {event.player.name}, "
+                f"paired from round {event.from_round} ({event.missed_points:g} per missed "
+                f"round), by {event.by}"
+            )
+        case PlayerReplaced():
+            override = f", override: {event.override}" if event.override else ""
+            return (
+                f"{event.section}: player {event.player} {event.original.name} replaced by "
+                f"{event.newcomer.number} {event.newcomer.name} from round {event.from_round}, "
+                f"by {event.by}{override}"
             )
     name = type(event).__name__
     if name in _TOURNAMENT_LOGGED:

@@ -121,7 +121,6 @@ class EventService:
         self.committer.handle = self._hall.on_driver_event
         self.committer.on_result = self._hall.unfollow
         self._live_round_request = live_round
-        self._config_changes: tuple[str, ...] = ()
         self.imported_byes: actions.ImportedByes = {}  # see actions.imported_pairings
         self.committer.undo_parts += [self._hall.undo_part, self._undo_part]
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
@@ -268,19 +267,20 @@ class EventService:
         if self.last_seq == 0 or not any(s.players for s in self.tournament.sections.values()):
             self.commit(list(registration_events(self.config)))
             self.commit(actions.round_robin_pairings(self))
-        self._config_changes = tuple(
-            line
-            for s in self.config.sections
-            for line in registration_changes(s, self.tournament.section(s.name).players)
-        )
-        for line in self._config_changes:
+        for line in self.config_changes():
             log.warning("config changed after the start: %s", line)
         self.attach_boards()
 
     def config_changes(self) -> tuple[str, ...]:
         """What the config says differently from the players the event registered (each
-        line says what the service does about it); empty when they agree."""
-        return self._config_changes
+        line says what the service does about it, and how to apply what can be applied);
+        empty when they agree. Read from the state each time: a late entry made at the
+        desk ends the notice that asked for it."""
+        return tuple(
+            line
+            for s in self.config.sections
+            for line in registration_changes(s, self.tournament.section(s.name))
+        )
 
     # -- the hall (hall.py) -------------------------------------------------------------------
 

@@ -199,6 +199,44 @@ class PrizeRestored:
     by: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerEntered:
+    """A late entry: `player` joins the section after the start with the next free
+    starting number (nobody is renumbered) and is paired from `from_round`. Each round
+    before it is a missed round worth `missed_points` (0, or 0.5: FIDE C.04 lets the
+    organiser announce half-points for missed rounds), unplayed for tie-breaks (Z or H
+    in the TRF). A round robin refuses it: its Berger tables are fixed."""
+
+    section: str
+    player: PlayerEntry
+    from_round: int
+    missed_points: float = 0.0
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReplaced:
+    """Another participant takes the place of `original` (starting number `player`)
+    in the pairings not yet played, from `from_round` (Sestao art. 6).
+
+    `newcomer.number == player`: the original has no result of any kind, so the
+    newcomer takes the starting number itself. Otherwise the original keeps the number
+    and the results they have (the games stay with whoever played them), is out from
+    `from_round`, and the newcomer, with the next free number, takes their place in
+    the pairings of `from_round` on; the rounds before it are the newcomer's missed
+    rounds, worth `missed_points` each as for a late entry. `override` is the arbiter's
+    word for replacing a player who has played games (journaled)."""
+
+    section: str
+    player: int
+    original: PlayerEntry
+    newcomer: PlayerEntry
+    from_round: int
+    missed_points: float = 0.0
+    override: str = ""
+    by: str = ""
+
+
 TournamentEvent = (
     PlayersRegistered
     | RoundPaired
@@ -215,6 +253,8 @@ TournamentEvent = (
     | PlayoffGamePaired
     | PrizeWithheld
     | PrizeRestored
+    | PlayerEntered
+    | PlayerReplaced
 )
 
 __all__ = [
@@ -228,6 +268,8 @@ __all__ = [
     "ContinuationRequested",
     "NoShowCounted",
     "PairingEdited",
+    "PlayerEntered",
+    "PlayerReplaced",
     "PlayerWithdrawn",
     "PlayersRegistered",
     "PlayoffGamePaired",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from broadcast.config.model import EventConfig, PlayerEntry, SectionConfig
 from broadcast.fide.crosstable import (
@@ -38,6 +39,8 @@ from broadcast.tournament.events import (
     ContinuationRequested,
     NoShowCounted,
     PairingEdited,
+    PlayerEntered,
+    PlayerReplaced,
     PlayersRegistered,
     PlayerWithdrawn,
     PlayoffGamePaired,
@@ -116,6 +119,12 @@ class SectionState:
     # Prizes the arbiter withheld (player -> reason) and gave back (player -> reason).
     prizes_withheld: Mapping[int, str] = field(default_factory=dict)
     prizes_restored: Mapping[int, str] = field(default_factory=dict)
+    # Late entries and replacement newcomers: the first round they may be paired in, and
+    # what each round before it (a missed round) is worth; the two logs for the desk.
+    joined: Mapping[int, int] = field(default_factory=dict)
+    missed_points: Mapping[int, float] = field(default_factory=dict)
+    late_entries: tuple[PlayerEntered, ...] = ()
+    replacements: tuple[PlayerReplaced, ...] = ()
 
     # -- questions ---------------------------------------------------------------------
     @property
@@ -134,6 +143,9 @@ class SectionState:
     def out_reason(self, player: int, round_number: int) -> str:
         """Why `player` may not be paired in `round_number`, as the regulation says it
         ("" = they may): for a refused bye or pairing, and the desk."""
+        joins = self.joined.get(player, 1)
+        if round_number < joins:
+            return f"the player joined late: they are paired from round {joins}"
         start = self.withdrawn.get(player)
         if start is not None and round_number >= start:
             why = self.withdraw_reasons.get(player, "")
@@ -419,6 +431,10 @@ class SectionState:
                     prizes_withheld=kept,
                     prizes_restored={**self.prizes_restored, event.player: event.reason},
                 )
+            case PlayerEntered():
+                return self._entered(event)
+            case PlayerReplaced():
+                return self._replaced(event)
             case NoShowCounted():
                 self._player(event.player)
                 self._check_round_number(event.round)
@@ -446,6 +462,197 @@ class SectionState:
             return self.rounds[round_number]
         except KeyError:
             raise StateError(f"round {round_number} is not paired yet") from None
+
+    def recorded_rounds(self, player: int) -> tuple[int, ...]:
+        """The paired rounds in which the player has a result of any kind: a game with
+        a result (forfeits too), a bye code entered (H, F, Z), or the pairing bye or a
+        granted bye of a round that is over (before that it is a pairing or a request,
+        like a game not yet played: a round robin pairs every round's bye at the start)."""
+        out = []
+        for number in sorted(self.rounds):
+            rnd = self.rounds[number]
+            game = rnd.game_of(player)
+            code = rnd.bye_codes.get(player)
+            if game is not None and game.black is not None:
+                recorded = game.white in rnd.results
+            elif code == "U" and game is not None:
+                recorded = rnd.complete
+            elif code is None and number in self.granted_byes.get(player, frozenset()):
+                recorded = rnd.complete  # a granted bye scores once its round is over
+            else:
+                recorded = code is not None
+            if recorded:
+                out.append(number)
+        return tuple(out)
+
+    def played_rounds(self, player: int) -> tuple[int, ...]:
+        """The rounds in which the player played a game over the board (not a forfeit)."""
+        out = []
+        for number in self.recorded_rounds(player):
+            rnd = self.rounds[number]
+            game = rnd.game_of(player)
+            if game is None or game.black is None or game.white not in rnd.results:
+                continue
+            if rnd.results[game.white].result in ("1-0", "1/2-1/2", "0-1"):
+                out.append(number)
+        return tuple(out)
+
+    @property
+    def next_number(self) -> int:
+        """The starting number a newcomer gets: the next free one (nobody is renumbered
+        in the middle of an event, as FIDE pairing programs do)."""
+        return max(self.players, default=0) + 1
+
+    def _check_newcomer(self, entry: PlayerEntry, from_round: int, missed: float) -> None:
+        if not entry.name.strip():
+            raise StateError("a newcomer needs a name")
+        if not 1 <= from_round <= self.config.rounds:
+            raise StateError(f"round {from_round} is outside 1..{self.config.rounds}")
+        if missed not in (0.0, 0.5):
+            raise StateError(
+                f"{missed!r} points per missed round: FIDE allows 0 or 0.5 for a late entry"
+            )
+
+    def _entered(self, event: PlayerEntered) -> SectionState:
+        if self.config.system != "swiss":
+            raise StateError(
+                f"section {self.name!r} is a round robin: its Berger tables are fixed, so "
+                "nobody can join it late (a player who has not played yet can be replaced)"
+            )
+        entry = event.player
+        last = self.last_paired_round
+        if last >= self.config.rounds:
+            raise StateError(f"every round of {self.name!r} is paired: it is too late to enter")
+        self._check_newcomer(entry, event.from_round, event.missed_points)
+        if entry.number != self.next_number:
+            raise StateError(
+                f"a late entry gets the next free starting number, {self.next_number}, "
+                f"not {entry.number}"
+            )
+        if event.from_round <= last:
+            raise StateError(
+                f"round {event.from_round} is already paired: a late entry joins a round not "
+                f"paired yet (the next is {last + 1})"
+            )
+        return replace(
+            self,
+            players={**self.players, entry.number: entry},
+            joined={**self.joined, entry.number: event.from_round},
+            missed_points={**self.missed_points, entry.number: event.missed_points},
+            late_entries=(*self.late_entries, event),
+        )
+
+    def _replaced(self, event: PlayerReplaced) -> SectionState:
+        original = self._player(event.player)
+        if original != event.original:
+            raise StateError(f"player {event.player} is {original.name}, not {event.original.name}")
+        new = event.newcomer
+        self._check_newcomer(new, event.from_round, event.missed_points)
+        recorded = self.recorded_rounds(event.player)
+        if new.number == event.player:
+            return self._takes_number(event, recorded)
+        if self.config.system != "swiss":
+            raise StateError(
+                f"section {self.name!r} is a round robin: its Berger tables are fixed, so a "
+                f"player can be replaced only before their first result (player "
+                f"{event.player} has one in round {recorded[0] if recorded else '?'})"
+            )
+        if not recorded:
+            raise StateError(
+                f"player {event.player} has no result yet: the newcomer takes starting "
+                f"number {event.player} itself"
+            )
+        if new.number != self.next_number:
+            raise StateError(
+                f"the newcomer gets the next free starting number, {self.next_number}, "
+                f"not {new.number}"
+            )
+        if event.from_round <= recorded[-1]:
+            raise StateError(
+                f"player {event.player} has a result in round {recorded[-1]}: the newcomer "
+                f"takes their place from round {recorded[-1] + 1}"
+            )
+        played = self.played_rounds(event.player)
+        if played and not event.override.strip():
+            listed = ", ".join(str(r) for r in played)
+            raise StateError(
+                f"player {event.player} has played (rounds {listed}): only the arbiter's "
+                "override replaces a player who has played, once they have withdrawn"
+            )
+        if played and not self.out_reason(event.player, event.from_round):
+            raise StateError(
+                f"player {event.player} has played and is still in the event in round "
+                f"{event.from_round}: withdraw them first, then replace them"
+            )
+        rounds = dict(self.rounds)
+        for number, rnd in self.rounds.items():
+            if number >= event.from_round and rnd.game_of(event.player) is not None:
+                pairings = tuple(_substitute(p, event.player, new.number) for p in rnd.pairings)
+                codes = dict(rnd.bye_codes)
+                if codes.pop(event.player, None) == "U":  # the pairing bye goes with the place
+                    codes[new.number] = "U"
+                rounds[number] = replace(rnd, pairings=pairings, bye_codes=codes)
+        start = self.withdrawn.get(event.player)
+        withdrawn, reasons = dict(self.withdrawn), dict(self.withdraw_reasons)
+        if start is None or start > event.from_round:
+            withdrawn[event.player] = event.from_round
+            reasons[event.player] = f"replaced by {new.number} {new.name}"
+        return replace(
+            self,
+            players={**self.players, new.number: new},
+            rounds=rounds,
+            withdrawn=withdrawn,
+            withdraw_reasons=reasons,
+            joined={**self.joined, new.number: event.from_round},
+            missed_points={**self.missed_points, new.number: event.missed_points},
+            replacements=(*self.replacements, event),
+        )
+
+    def _takes_number(self, event: PlayerReplaced, recorded: tuple[int, ...]) -> SectionState:
+        """The newcomer takes the starting number of a player without any result: the
+        original's requests (byes), absences and decisions go with them."""
+        number = event.player
+        if recorded:
+            raise StateError(
+                f"player {number} has a result in round {recorded[0]}: the games stay with "
+                f"whoever played them, so the newcomer gets the next free number, "
+                f"{self.next_number}"
+            )
+        if self.no_shows.get(number):
+            raise StateError(f"player {number} has a no-show counted: they have a result")
+        paired = [r for r, rnd in self.rounds.items() if rnd.game_of(number) is not None]
+        if paired and min(paired) < event.from_round:
+            raise StateError(
+                f"player {number} is paired in round {min(paired)}: the newcomer takes "
+                f"their place from that round"
+            )
+        if self.config.system != "swiss" and event.from_round != 1:
+            raise StateError(
+                "a round robin's newcomer plays every game of the starting number: from round 1"
+            )
+
+        def without(mapping: Mapping[int, Any]) -> dict[int, Any]:
+            return {k: v for k, v in mapping.items() if k != number}
+
+        joined = without(self.joined)
+        missed = without(self.missed_points)
+        if event.from_round > 1:
+            joined[number] = event.from_round
+            missed[number] = event.missed_points
+        return replace(
+            self,
+            players={**self.players, number: event.newcomer},
+            granted_byes=without(self.granted_byes),
+            withdrawn=without(self.withdrawn),
+            withdraw_reasons=without(self.withdraw_reasons),
+            no_shows=without(self.no_shows),
+            continuations=without(self.continuations),
+            prizes_withheld=without(self.prizes_withheld),
+            prizes_restored=without(self.prizes_restored),
+            joined=joined,
+            missed_points=missed,
+            replacements=(*self.replacements, event),
+        )
 
     def _check_round_number(self, round_number: int) -> None:
         if not 1 <= round_number <= self.config.rounds:
@@ -627,6 +834,10 @@ class SectionState:
                 if player in placed:
                     continue
                 code = rnd.bye_codes.get(player)
+                if code is None and number < self.joined.get(player, 1):
+                    # A round before a late entry joined: unplayed, worth what the
+                    # section gives a missed round (Z, or H for half a point).
+                    code = _BYE_CODE_FOR_POINTS.get(self.missed_points.get(player, 0.0), "Z")
                 if code is None:
                     # A bye granted before the player withdrew (or was disqualified)
                     # scores nothing once they are out: they are no longer in the event.
@@ -657,6 +868,15 @@ class TournamentState:
     def apply(self, event: TournamentEvent) -> TournamentState:
         updated = self.section(event.section).apply(event)
         return replace(self, sections={**self.sections, event.section: updated})
+
+
+def _substitute(pairing: Pairing, old: int, new: int) -> Pairing:
+    """The pairing with starting number `old` replaced by `new`."""
+    if pairing.white == old:
+        return replace(pairing, white=new)
+    if pairing.black == old:
+        return replace(pairing, black=new)
+    return pairing
 
 
 def registration_events(event: EventConfig) -> list[PlayersRegistered]:

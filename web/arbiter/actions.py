@@ -8,7 +8,7 @@ form and the API pair a round.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -19,6 +19,7 @@ from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
 from broadcast.service import actions as regs
+from broadcast.service import entries
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.hall import HallBoard
 from broadcast.service.health import Health
@@ -27,6 +28,8 @@ from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
     ContinuationRequested,
+    PlayerEntered,
+    PlayerReplaced,
     PlayerWithdrawn,
     PlayoffGamePaired,
     PrizeRestored,
@@ -142,6 +145,56 @@ class Desk:
 
     def restore_prize(self, section: str, player: int, by: str, reason: str = "") -> PrizeRestored:
         return regs.restore_prize(self.service, self._section(section), player, by, reason)
+
+    def enter_late(
+        self,
+        section: str,
+        fields: Mapping[str, object],
+        by: str,
+        *,
+        config_player: int | None = None,
+        from_round: int | None = None,
+        missed_points: float | None = None,
+    ) -> PlayerEntered:
+        """A late entry: with the particulars in `fields`, or the config's player
+        `config_player` (a player added to the config after the start)."""
+        name = self._section(section)
+        if config_player is not None:
+            if fields:
+                raise ActionError(
+                    "give either the newcomer's particulars or their number in the config, not both"
+                )
+            return entries.enter_from_config(
+                self.service,
+                name,
+                config_player,
+                by,
+                from_round=from_round,
+                missed_points=missed_points,
+            )
+        return entries.enter_late(
+            self.service, name, fields, by, from_round=from_round, missed_points=missed_points
+        )
+
+    def replace_player(
+        self,
+        section: str,
+        player: int,
+        fields: Mapping[str, object],
+        by: str,
+        *,
+        override: str = "",
+        missed_points: float | None = None,
+    ) -> PlayerReplaced:
+        return entries.replace_player(
+            self.service,
+            self._section(section),
+            player,
+            fields,
+            by,
+            override=override,
+            missed_points=missed_points,
+        )
 
     def pair_playoff_game(
         self, section: str, white: int, black: int, by: str, *, board: int = 1

@@ -21,6 +21,7 @@ from broadcast.games.ids import GameKey
 from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameError
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
 from web.arbiter.actions import DESK, ByHand, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import acting
@@ -313,6 +314,80 @@ def restore_prize_route(call: Call) -> dict[str, Any]:
     reason = call.optional("reason", str) or ""
     event = call.desk.restore_prize(section, player, call.by, reason)
     return {"restored": {"section": event.section, "player": player, "reason": event.reason}}
+
+
+# -- who plays: late entries and replacements ------------------------------------------------
+
+
+def _newcomer_fields(call: Call) -> dict[str, object]:
+    """The newcomer's particulars as sent, typed as the API describes them (400
+    otherwise); the action checks their values (422 with what is wrong)."""
+    return {
+        k: call.field(k, int if k == "rating" else str) for k in NEWCOMER_FIELDS if k in call.data
+    }
+
+
+def _missed_points(call: Call) -> float | None:
+    value = call.data.get("missed_round_points")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value not in (0, 0.5):
+        raise http_error(
+            web.HTTPBadRequest,
+            "missed_round_points must be 0 or 0.5 (points for each round a late entry missed)",
+        )
+    return float(value)
+
+
+@action("/api/v1/arbiter/late-entries")
+def late_entry_route(call: Call) -> dict[str, Any]:
+    """A late entry in a Swiss: the next free starting number, paired from `from_round`
+    (default: the next round not paired); the particulars, or `config_player` (a player
+    added to the config after the start). A round robin refuses (422)."""
+    section = call.field("section", str)
+    event = call.desk.enter_late(
+        section,
+        _newcomer_fields(call),
+        call.by,
+        config_player=call.optional_int("config_player"),
+        from_round=call.optional_int("from_round"),
+        missed_points=_missed_points(call),
+    )
+    return {
+        "entered": {
+            "section": event.section,
+            "player": event.player.number,
+            "name": event.player.name,
+            "from_round": event.from_round,
+            "missed_round_points": event.missed_points,
+            "start_points": event.missed_points * (event.from_round - 1),
+        }
+    }
+
+
+@action("/api/v1/arbiter/replacements")
+def replacement_route(call: Call) -> dict[str, Any]:
+    """Another participant takes player `player`'s place in the pairings not yet played
+    (Sestao art. 6); `override` (the arbiter's reason) for a withdrawn player who played."""
+    section, player = call.field("section", str), call.field("player", int)
+    event = call.desk.replace_player(
+        section,
+        player,
+        _newcomer_fields(call),
+        call.by,
+        override=call.optional("override", str) or "",
+        missed_points=_missed_points(call),
+    )
+    return {
+        "replaced": {
+            "section": event.section,
+            "player": event.player,
+            "name": event.original.name,
+            "newcomer": {"player": event.newcomer.number, "name": event.newcomer.name},
+            "from_round": event.from_round,
+            "override": event.override,
+        }
+    }
 
 
 @action("/api/v1/arbiter/playoff-games")

@@ -1,7 +1,7 @@
 """The desk: its page (/arbiter), its websocket and its forms.
 
 Each form posts to /arbiter/act/<action> or /arbiter/regs/<action> (regulations: byes,
-withdrawals, absences, the play-off) and is answered Post/Redirect/Get, with what was
+withdrawals, absences, late entries and replacements, the play-off) and is answered Post/Redirect/Get, with what was
 done (or "Not done: " and why) as the page's message. The guard has checked the session
 and the CSRF token, and read the form (`FORM`).
 """
@@ -19,6 +19,7 @@ from broadcast.games.state import GameState
 from broadcast.service import actions as regs
 from broadcast.service.actions import DESK_REASONS
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
 from web.arbiter.actions import DESK, Desk, Dutch, FromTrf, PairingSource, pair_round
 from web.arbiter.guard import FORM, SESSION, acting, desk_html
@@ -359,7 +360,55 @@ def _restore_prize(f: Form) -> str:
     return f"prize of player {player} restored"
 
 
+def _newcomer(f: Form) -> dict[str, object]:
+    return {k: f[k] for k in NEWCOMER_FIELDS if f[k]}
+
+
+def _missed(f: Form) -> float | None:
+    """The form's points per missed round: "" for the section's setting, 0 or 0.5."""
+    choice = f["missed_round_points"]
+    if not choice:
+        return None
+    if choice not in ("0", "0.5"):
+        raise ActionError("points per missed round must be 0 or 0.5")
+    return float(choice)
+
+
+def _late_entry(f: Form) -> str:
+    config_player = f.number("config_player", "config player") if f["config_player"] else None
+    start = f.number("from_round", "from round") if f["from_round"] else None
+    event = f.desk.enter_late(
+        f["section"],
+        _newcomer(f),
+        f.by,
+        config_player=config_player,
+        from_round=start,
+        missed_points=_missed(f),
+    )
+    points = event.missed_points * (event.from_round - 1)
+    return (
+        f"late entry: player {event.player.number} {event.player.name}, paired from round "
+        f"{event.from_round}, starts with {points:g} point{'' if points == 1 else 's'}"
+    )
+
+
+def _replace(f: Form) -> str:
+    player = f.number("player")
+    event = f.desk.replace_player(
+        f["section"], player, _newcomer(f), f.by, override=f["override"], missed_points=_missed(f)
+    )
+    done = (
+        f"player {player} {event.original.name} replaced by {event.newcomer.name} from round "
+        f"{event.from_round}"
+    )
+    if event.newcomer.number != player:
+        done += f" (starting number {event.newcomer.number}; the games played stay with {player})"
+    return done
+
+
 _REGULATION_ACTIONS: dict[str, FormAction] = {
+    "late-entry": _late_entry,
+    "replace": _replace,
     "bye-request": _bye_request,
     "bye-cancel": _bye_cancel,
     "withdraw": _withdraw,

@@ -270,7 +270,7 @@ def _moved(moved: list[BoardReplaced]) -> str:
     return text + ": set up the position shown under Spare boards"
 
 
-def _replace(f: Form) -> str:
+def _replace_board(f: Form) -> str:
     spare = f["spare"]
     board, serial = (int(spare), None) if spare.isascii() and spare.isdigit() else (None, spare)
     moved = f.desk.replace_board(
@@ -294,7 +294,7 @@ _ACTIONS: dict[str, FormAction] = {
     "ack": _ack,
     "pair": _pair,
     "board": _board,
-    "replace": _replace,
+    "replace": _replace_board,
 }
 
 
@@ -392,7 +392,7 @@ def _late_entry(f: Form) -> str:
     )
 
 
-def _replace(f: Form) -> str:
+def _replace_player(f: Form) -> str:
     player = f.number("player")
     event = f.desk.replace_player(
         f["section"], player, _newcomer(f), f.by, override=f["override"], missed_points=_missed(f)
@@ -408,7 +408,7 @@ def _replace(f: Form) -> str:
 
 _REGULATION_ACTIONS: dict[str, FormAction] = {
     "late-entry": _late_entry,
-    "replace": _replace,
+    "replace": _replace_player,
     "bye-request": _bye_request,
     "bye-cancel": _bye_cancel,
     "withdraw": _withdraw,

@@ -127,6 +127,14 @@ def test_the_clocks_stop_with_the_result() -> None:
         .apply(GameClock(KEY.id, 2980, 2900, "white", 13.0))
     )
     assert (going.white_clock, going.running) == (2980, "white")
+    # A game whose clock was first read after its end shows that reading, stopped.
+    late = (
+        GameState(KEY, None, None)
+        .apply(ResultProposed(KEY.id, "1-0", "checkmate", 2.0))
+        .apply(GameClock(KEY.id, 2980, 2900, "black", 3.0))
+        .apply(GameClock(KEY.id, 2980, 2890, "black", 13.0))
+    )
+    assert (late.white_clock, late.black_clock, late.running) == (2980, 2900, None)
 
 
 def test_corrected_line_replaces_everything_and_keeps_clocks_of_unchanged_moves() -> None:

@@ -160,8 +160,13 @@ class GameState:
                     # The game ended on the board (kings signal, flag, mate, a default
                     # time): a clock left running would count down to 0:00:00 on every
                     # page while the arbiter decides. Keep the times it showed when the
-                    # result happened; a rejected proposal lets the next reading in.
-                    return state
+                    # result happened; a rejected proposal lets the next reading in. A
+                    # game with no reading before its end takes the first, stopped.
+                    if self.white_clock is not None:
+                        return state
+                    return _evolve(
+                        state, white_clock=event.white, black_clock=event.black, running=None
+                    )
                 first = self.first_activity
                 if (
                     first is None

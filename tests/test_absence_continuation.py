@@ -5,6 +5,7 @@ no-show the desk shows one state (eliminated), across a restart too."""
 
 from __future__ import annotations
 
+import dataclasses
 from base64 import b64encode
 from pathlib import Path
 
@@ -142,3 +143,32 @@ def test_a_withdrawal_closes_an_absence_alert_still_waiting(tmp_path: Path) -> N
         if isinstance(e.event, AlertResolved) and e.event.alert.startswith("absence-disqualifies")
     ]
     assert why == ["the player is out: withdrawn from round 3 (left the venue)"]
+
+
+def test_the_arbiters_withdrawal_closes_the_alert_that_asked_for_it(tmp_path: Path) -> None:
+    """Pamplona with on_limit = "alert": two no-shows ask the arbiter to withdraw the
+    player; withdrawing them at the desk closes that alert, across a restart too."""
+    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    masters = service.config.sections[0]
+    rules = dataclasses.replace(masters.no_shows, on_limit="alert")
+    config = dataclasses.replace(
+        service.config, sections=(dataclasses.replace(masters, no_shows=rules),)
+    )
+    service = EventService(config, service.journal, time=time, delay=0)
+    service.load()
+    section = service.tournament.section("Masters")
+    absent = 5
+    for number in (1, 2):
+        time.set(at(f"2025-12-{21 + number}T21:00:00"))
+        for pairing in section.rounds[number].pairings:
+            if absent in pairing.players():
+                result = "-/+" if pairing.white == absent else "+/-"
+                game = GameKey("Masters", number, pairing.board).id
+                acts.set_result(service, game, result, ARBITER, "forfeit")
+    name = service.tournament.section("Masters").players[absent].name
+    assert _open_kinds_for(service, name) == ["withdraw-from-pairing"]
+    acts.withdraw(service, "Masters", absent, ARBITER, reason="two missed games")
+    assert _open_kinds_for(service, name) == []
+    again = EventService(config, service.journal, time=time, delay=0)
+    again.load()
+    assert _open_kinds_for(again, name) == []

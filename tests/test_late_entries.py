@@ -219,9 +219,13 @@ def test_a_replacement_after_a_no_show_leaves_the_forfeit_with_the_absent_player
     _round_one(service, time, forfeit_board=2)
     absent = service.tournament.section(OPEN).rounds[1].pairings[1].black
     assert absent is not None
+    name = service.tournament.section(OPEN).players[absent].name
+    asking = [a.kind for a in service.alerts() if name in a.players]
+    assert asking == ["withdraw-from-pairing"]  # excluded: what becomes of the place?
     done = entries.replace_player(service, OPEN, absent, {"name": "Ordezko, Ane"}, ARBITER)
     newcomer = done.newcomer.number
     assert newcomer == 25 and done.from_round == 2 and done.override == ""
+    assert [a.kind for a in service.alerts() if name in a.players] == []  # answered
 
     section = service.tournament.section(OPEN)
     assert section.players[absent] == done.original  # the forfeit stays with them
@@ -233,7 +237,9 @@ def test_a_replacement_after_a_no_show_leaves_the_forfeit_with_the_absent_player
     assert newcomer in paired and absent not in paired
     rows = {r.start: r for r in acts.standings(service.tournament, OPEN).rows}
     assert rows[absent].points == 0 and rows[newcomer].points == 0
-    assert _restarted(service, time).tournament == service.tournament
+    again = _restarted(service, time)
+    assert again.tournament == service.tournament
+    assert [a.kind for a in again.alerts() if name in a.players] == []
 
 
 def test_replacing_a_player_who_has_played_needs_a_withdrawal_and_the_override(

@@ -24,6 +24,7 @@ from broadcast.tournament.events import (
     ContinuationRequested,
     NoShowCounted,
     PairingEdited,
+    PlayerReplaced,
     PlayerWithdrawn,
     ResultRecorded,
     TournamentEvent,
@@ -93,6 +94,8 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             return _withdrawn(ctx, event)
         case ContinuationRequested():
             return _continued(ctx, event)
+        case PlayerReplaced():
+            return _replaced(ctx, event)
         case NoShowCounted():
             return _no_show_limit(ctx, event.section, event.player, event.round)
         case ResultConfirmed():
@@ -145,8 +148,21 @@ def _withdrawn(ctx: RulesContext, event: PlayerWithdrawn) -> list[Observable]:
     )
     closed = _close_absences(ctx, event.section, event.player, why)
     if event.by == "rules":
-        return closed  # ours: the consequences went out with it
+        return closed  # ours: its alert tells the arbiter; the consequences went with it
+    # The arbiter's withdrawal answers the alert that asked for it.
+    closed += _tournament_resolutions(ctx, event)
     return closed + ctx.emit(_withdrawal_consequences(ctx, event, fold_first=False))
+
+
+def _replaced(ctx: RulesContext, event: PlayerReplaced) -> list[Observable]:
+    """Another participant takes the player's place: the alerts that asked what becomes
+    of the player (an absence, the no-show limit) are answered."""
+    why = f"{event.original.name} replaced by {event.newcomer.name} from round {event.from_round}"
+    closed = _close_absences(ctx, event.section, event.player, why)
+    wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
+    among = [ctx.alerts[wanted]] if ctx.is_open(wanted) else []
+    t = ctx.now if math.isfinite(ctx.now) else 0.0
+    return closed + ctx.resolve(among, lambda a: True, t, why)
 
 
 def _continued(ctx: RulesContext, event: ContinuationRequested) -> list[Observable]:

@@ -206,7 +206,7 @@ def _start_fen(f: Form) -> str:
 
 def _present(f: Form) -> str:
     f.desk.mark_present(f["game"], f["colour"], f.by)
-    colour = f._("White") if f["colour"] == "white" else f._("Black")
+    colour = f._("white") if f["colour"] == "white" else f._("black")
     return f._("%(game)s: %(colour)s marked present") % {"game": f["game"], "colour": colour}
 
 

@@ -46,6 +46,7 @@ REASON_WORDS = (
 # Other English words of the domain that the pages show: systems, play-off kinds.
 DOMAIN_WORDS = (
     N_("round-robin"),
+    N_("double-round-robin"),
     N_("swiss"),
     N_("blitz"),
     N_("armageddon"),

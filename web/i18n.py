@@ -124,7 +124,7 @@ def _babel_locale(lang: str) -> Locale:
 
 
 def datetime_text(when: dt.datetime, lang: str, zone: dt.tzinfo) -> str:
-    """A date and time in the event's zone, as `lang` writes them ("lun, 22 dic 2025, 17:00")."""
+    """A date and time in the event's zone, as `lang` writes them ("lun, 22 dic, 17:00")."""
     locale = _babel_locale(lang)
     return (
         f"{date_text(when, lang, zone)}, {format_time(when, 'short', tzinfo=zone, locale=locale)}"
@@ -132,9 +132,10 @@ def datetime_text(when: dt.datetime, lang: str, zone: dt.tzinfo) -> str:
 
 
 def date_text(when: dt.datetime, lang: str, zone: dt.tzinfo) -> str:
-    """A date in the event's zone, with its weekday, as `lang` writes it."""
+    """A date in the event's zone, with its weekday and without the year (an event's
+    schedule is a few days), as `lang` writes it."""
     local = when.astimezone(zone)
-    pattern = _babel_locale(lang).datetime_skeletons.get("yMMMEd")
+    pattern = _babel_locale(lang).datetime_skeletons.get("MMMEd")
     if pattern is None:
         return format_date(local.date(), "medium", locale=_babel_locale(lang))
     return format_datetime(local, pattern.pattern, tzinfo=zone, locale=_babel_locale(lang))

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint demo bench clean
+.PHONY: test lint demo bench clean catalogs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# The pages' messages, extracted from web/ (babel.cfg) and merged into every catalog in
+# web/locale/ (docs/web.md: adding a language); new messages come untranslated, and the
+# catalog test (tests/test_web_i18n.py) fails until each has its translation.
+catalogs: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --sort-output --omit-header -o $(VENV)/messages.pot .
+	$(BIN)/pybabel update -i $(VENV)/messages.pot -d web/locale -w 100 --no-fuzzy-matching --ignore-obsolete
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -78,6 +78,7 @@ WEB_FLOORS = [
         "web.pairing_job",
     ],
     ["web.alert_titles", "web.public_source"],
+    ["web.words", "web.i18n"],
 ]
 
 # The pure core (DESIGN, "Principles"): no I/O, no asyncio, no wall clock, no logging.

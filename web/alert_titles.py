@@ -13,6 +13,7 @@ from dataclasses import replace
 from broadcast.arbiter.alerts import Alert, AlertKind
 from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
+from web.words import N_
 
 __all__ = ["URGENCY", "alert_title", "by_urgency"]
 
@@ -20,73 +21,92 @@ DASH = "\u2013"  # between the players' names, as on the pairings
 
 URGENCY = {"critical": 0, "warning": 1, "info": 2}
 
+Gettext = Callable[[str], str]
+
+
+def _same(message: str) -> str:
+    return message
+
 
 def by_urgency(alerts: tuple[Alert, ...] | list[Alert]) -> list[Alert]:
     """Critical first, then warnings, then information; oldest first within each."""
     return sorted(alerts, key=lambda a: (URGENCY.get(a.severity, 3), a.t, a.id))
 
 
-def _names(alert: Alert) -> str:
-    return " and ".join(alert.players) or "a player"
+def _names(alert: Alert, _: Gettext) -> str:
+    return _(" and ").join(alert.players) or _("a player")
 
 
-def _proposal(alert: Alert, flagged: str | None) -> str:
+def _proposal(alert: Alert, flagged: str | None, _: Gettext) -> str:
     if alert.reason == "flag-fall":
         who = flagged or {"0-1": "white", "1-0": "black"}.get(alert.result)
-        if who:
-            return f"{who.capitalize()}'s flag fell; propose {alert.result}"
-    words = REASON_TEXT.get(alert.reason, alert.reason.replace("-", " ")) or "a result"
-    return f"{words[:1].upper()}{words[1:]}; propose {alert.result}"
+        if who == "white":
+            return _("White's flag fell; propose %(result)s") % {"result": alert.result}
+        if who == "black":
+            return _("Black's flag fell; propose %(result)s") % {"result": alert.result}
+    english = REASON_TEXT.get(alert.reason, alert.reason.replace("-", " "))
+    words = _(english) if english else _("a result")
+    return _("%(what)s; propose %(result)s") % {
+        "what": f"{words[:1].upper()}{words[1:]}",
+        "result": alert.result,
+    }
 
 
-_WHAT: dict[AlertKind, Callable[[Alert], str]] = {
-    "late": lambda a: f"{_names(a)} not at the board; default time approaching",
-    "check-presence": lambda a: f"no sign of {_names(a)}; check presence",
-    "withdraw-from-pairing": lambda a: f"{_names(a)} reached the no-show limit; withdraw?",
-    "early-draw": lambda a: "draw agreed early; check it",
-    "board-not-responding": lambda a: "board not responding",
-    "driver-fault": lambda a: "board driver stopped on an error; restarting",
-    "moves-to-check": lambda a: "moves may be missing; check the game",
-    "bus-polls-missed": lambda a: "bus polls unanswered; check the cable",
-    "battery-low": lambda a: "battery low; plug in the charger",
-    "clock-not-connected": lambda a: "no clock connected",
-    "out-of-sync": lambda a: "the board does not match the game",
-    "illegal-move-stood": lambda a: "an illegal move may stand",
-    "bye-refused": lambda a: f"bye refused for {_names(a)}",
-    "both-flags": lambda a: "both flags fell; decide the result",
-    "result-proposed": lambda a: _proposal(a, None),
-    "absence-disqualifies": lambda a: f"{_names(a)} out after an absence unless they continue",
-    "arbiter-override": lambda a: f"regulation overridden for {_names(a)}",
-    "journal-not-writable": lambda a: "the journal cannot be written; events held in memory",
-    "export-failing": lambda a: "the export folder cannot be written; retrying",
-    "publish-behind": lambda a: "the public stream to the mirrors is down or behind",
-    "task-failed": lambda a: "a task stopped on an error; restarted",
-    "service-overloaded": lambda a: "the service is behind the boards",
+# What happened, by kind; `%(names)s` is the players the alert names.
+_WHAT: dict[AlertKind, str] = {  # marked for the catalogs with N_
+    "late": N_("%(names)s not at the board; default time approaching"),
+    "check-presence": N_("no sign of %(names)s; check presence"),
+    "withdraw-from-pairing": N_("%(names)s reached the no-show limit; withdraw?"),
+    "early-draw": N_("draw agreed early; check it"),
+    "board-not-responding": N_("board not responding"),
+    "driver-fault": N_("board driver stopped on an error; restarting"),
+    "moves-to-check": N_("moves may be missing; check the game"),
+    "bus-polls-missed": N_("bus polls unanswered; check the cable"),
+    "battery-low": N_("battery low; plug in the charger"),
+    "clock-not-connected": N_("no clock connected"),
+    "out-of-sync": N_("the board does not match the game"),
+    "illegal-move-stood": N_("an illegal move may stand"),
+    "bye-refused": N_("bye refused for %(names)s"),
+    "both-flags": N_("both flags fell; decide the result"),
+    "absence-disqualifies": N_("%(names)s out after an absence unless they continue"),
+    "arbiter-override": N_("regulation overridden for %(names)s"),
+    "journal-not-writable": N_("the journal cannot be written; events held in memory"),
+    "export-failing": N_("the export folder cannot be written; retrying"),
+    "publish-behind": N_("the public stream to the mirrors is down or behind"),
+    "task-failed": N_("a task stopped on an error; restarted"),
+    "service-overloaded": N_("the service is behind the boards"),
 }
 
 
-def alert_title(alert: Alert, book: GameBook | None = None) -> str:
-    """Where, then what: the board and both players when the alert is about a game."""
+def alert_title(alert: Alert, book: GameBook | None = None, _: Gettext = _same) -> str:
+    """Where, then what: the board and both players when the alert is about a game; in
+    the language of `_` (a gettext; English by default)."""
     game = book.games.get(alert.game) if book is not None and alert.game else None
     if game is not None:
         names = [p.name if p is not None else "?" for p in (game.white, game.black)]
-        where = f"Board {alert.board} · {names[0]} {DASH} {names[1]}"
+        where = _("Board %(number)s") % {"number": alert.board} + f" · {names[0]} {DASH} {names[1]}"
         # The names are said once, in `where`: after it the players are White and Black.
-        colours = dict(zip(names, ("White", "Black"), strict=True))
+        colours = dict(zip(names, (_("White"), _("Black")), strict=True))
         alert = replace(alert, players=tuple(colours.get(p, p) for p in alert.players))
     elif alert.game:
-        where = f"Board {alert.board}" + (
+        where = _("Board %(number)s") % {"number": alert.board} + (
             f" · {f' {DASH} '.join(alert.players)}" if alert.players else ""
         )
     elif alert.hall_board:
-        where = f"Board {alert.hall_board}"
+        where = _("Board %(number)s") % {"number": alert.hall_board}
     elif alert.section:
-        where = alert.section + (f" · round {alert.round}" if alert.round else "")
+        where = alert.section + (
+            " · " + _("round %(number)s") % {"number": alert.round} if alert.round else ""
+        )
     else:
-        where = "Event"
+        where = _("Event")
     if alert.kind == "result-proposed":
-        what = _proposal(alert, game.flag if game is not None else None)
+        what = _proposal(alert, game.flag if game is not None else None, _)
     else:
         words = _WHAT.get(alert.kind)
-        what = words(alert) if words is not None else alert.kind.replace("-", " ")
+        what = (
+            _(words) % {"names": _names(alert, _)}
+            if words is not None
+            else alert.kind.replace("-", " ")
+        )
     return f"{where}: {what}"

@@ -19,7 +19,7 @@ from aiohttp import hdrs, web
 from broadcast.service.event_service import EventService, NotDurable
 from broadcast.service.health import SYSTEM_PREFIX, Health
 from web import http_server as server
-from web import openapi, routes_public
+from web import i18n, openapi, routes_public
 from web.answers import Answers
 from web.arbiter import api, desk, login
 from web.arbiter.actions import DESK, Desk
@@ -28,7 +28,7 @@ from web.auth import Auth
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, HUB, PAIRER, PUBLIC, SERVICE
+from web.keys import ANSWERS, AUTH, HUB, LANG, PAIRER, PUBLIC, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
@@ -143,6 +143,22 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
     return response
 
 
+@web.middleware
+async def language(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The language of the answer (`web.i18n.choose`: the switcher's `?lang=`, its cookie,
+    the browser's `Accept-Language`, English). A `?lang=` is remembered in a cookie, so the
+    reader's next pages follow it."""
+    asked = request.query.get("lang")
+    remembered = request.cookies.get(i18n.COOKIE)
+    request[LANG] = lang = i18n.choose(asked, remembered, request.headers.get("Accept-Language"))
+    response = await handler(request)
+    if asked == lang and remembered != lang and not response.prepared:
+        response.set_cookie(
+            i18n.COOKIE, lang, max_age=365 * 24 * 3600, path="/", samesite="Lax", httponly=True
+        )
+    return response
+
+
 BUDGET = web.AppKey("budget", LoopBudget)
 LIMITS = web.AppKey("limits", WebLimits)
 
@@ -196,7 +212,7 @@ def build_app(
     default the service's own; `limits` what clients may ask (see `web.limits`)."""
     limits = limits or WebLimits()
     app = web.Application(
-        middlewares=[forwarded, safety, gate, arbiter_guard, durable],
+        middlewares=[forwarded, language, safety, gate, arbiter_guard, durable],
         client_max_size=1024 * 1024,
     )
     app[PROXY] = proxy or ProxySettings()
@@ -238,7 +254,9 @@ def build_mirror_app(
     pages, JSON API, PGN feeds and websocket, from `source` (the venue's public stream);
     no desk, no arbiter API. Its hub relays the venue's deltas (`Hub.relay_delta`)."""
     limits = limits or WebLimits()
-    app = web.Application(middlewares=[forwarded, safety, gate], client_max_size=1024 * 1024)
+    app = web.Application(
+        middlewares=[forwarded, language, safety, gate], client_max_size=1024 * 1024
+    )
     app[PROXY] = proxy or ProxySettings()
     app[PUBLIC] = source
     app[LIMITS] = limits
@@ -321,6 +339,7 @@ __all__ = [
     "build_mirror_app",
     "durable",
     "gate",
+    "language",
     "openapi_route",
     "safety",
     "start_mirror_web",

@@ -22,6 +22,7 @@ from broadcast.service.event_service import HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.state import TournamentState
 from web.alert_titles import alert_title, by_urgency
+from web.i18n import DEFAULT, gettext_of, languages
 from web.public_source import PublicSource
 
 __all__ = [
@@ -352,10 +353,16 @@ def _scores(result: str) -> tuple[str, str]:
 
 def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
     """An alert: its codes for programs, `title` in words for the arbiter (board, players,
-    what happened; the players come from `book` when given)."""
+    what happened; the players come from `book` when given), in English, and `titles` the
+    same in the desk's other languages (by code), so one message serves every desk."""
     return {
         "id": alert.id,
         "title": alert_title(alert, book),
+        "titles": {
+            lang: alert_title(alert, book, gettext_of(lang))
+            for lang in languages()
+            if lang != DEFAULT
+        },
         "kind": alert.kind,
         "severity": alert.severity,
         "section": alert.section,

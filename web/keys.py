@@ -13,6 +13,7 @@ from broadcast.service.event_service import EventService
 from web.answers import Answers
 from web.auth import Auth
 from web.hub import Hub
+from web.i18n import DEFAULT
 from web.pairing_worker import PairingWorker
 from web.public_source import PublicSource
 
@@ -21,9 +22,11 @@ __all__ = [
     "ARBITER",
     "AUTH",
     "HUB",
+    "LANG",
     "PAIRER",
     "PUBLIC",
     "SERVICE",
+    "lang_of",
     "public_of",
     "service_of",
 ]
@@ -36,11 +39,18 @@ AUTH = web.AppKey("auth", Auth)
 ANSWERS = web.AppKey("answers", Answers)
 PAIRER = web.AppKey("pairer", PairingWorker)
 ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
+LANG = web.RequestKey("lang", str)  # the reader's language (web.app's `language` middleware)
 
 
 def service_of(request: web.Request) -> EventService:
     """The event's service, which every route reads (public routes: its delayed state)."""
     return request.app[SERVICE]
+
+
+def lang_of(request: web.Request) -> str:
+    """The language the request is answered in (`web.i18n.choose`; English by default)."""
+    lang = request.get(LANG)
+    return lang if isinstance(lang, str) else DEFAULT
 
 
 def public_of(request: web.Request) -> PublicSource:

@@ -377,6 +377,15 @@ SCHEMAS: dict[str, Any] = {
     "Alert": _obj(
         {
             "id": {"type": "string"},
+            "title": {
+                "type": "string",
+                "description": "in words: the board, both players, what happened (English)",
+            },
+            "titles": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "the title in each of the desk's other languages, by code",
+            },
             "kind": {"type": "string"},
             "severity": {"type": "string", "enum": ["info", "warning", "critical"]},
             "section": {"type": "string"},

@@ -6,10 +6,12 @@ keeps them the same for any snapshot. Autoescaping is on for every template.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from jinja2.runtime import Context
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import game_pgn
@@ -21,7 +23,9 @@ from broadcast.tournament.state import TournamentState
 from web import json_views
 from web.board_svg import board_svg, piece_defs
 from web.flags import is_code
+from web.i18n import DEFAULT, Gettext, datetime_text, gettext_of, languages, name_of, translations
 from web.sections import section_by_name
+from web.words import script_texts, word
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -30,9 +34,34 @@ ENV = Environment(
     autoescape=select_autoescape(["html"], default=True),
     trim_blocks=True,
     lstrip_blocks=True,
+    extensions=["jinja2.ext.i18n"],
 )
 
-# How a result's reason reads on the pages (live.js has the same table).
+
+def _lang(context: Context) -> str:
+    lang = context.get("lang")
+    return lang if isinstance(lang, str) else DEFAULT
+
+
+# `_()` and `ngettext()` in the templates translate into the language of the page being
+# rendered (its `lang`), read from the render's context: one environment serves every
+# language, from the answers' worker thread and the loop at once.
+@pass_context
+def _context_gettext(context: Context, message: str) -> str:
+    return translations(_lang(context)).gettext(message)
+
+
+@pass_context
+def _context_ngettext(context: Context, singular: str, plural: str, n: int) -> str:
+    return translations(_lang(context)).ngettext(singular, plural, n)
+
+
+ENV.install_gettext_callables(  # type: ignore[attr-defined]
+    _context_gettext, _context_ngettext, newstyle=True
+)
+
+# How a result's reason reads on the pages, by its code (the JSON carries the English
+# words of `broadcast.games.events.REASON_TEXT`; the `reason` filter translates either).
 REASON_TEXT = {
     "checkmate": "checkmate",
     "stalemate": "stalemate",
@@ -48,14 +77,37 @@ REASON_TEXT = {
 }
 
 
-def reason_text(reason: str | None) -> str:
-    """A result reason as words (unknown reasons as they are, hyphens as spaces)."""
+def reason_text(reason: str | None, lang: str = DEFAULT) -> str:
+    """A result reason as words in `lang` (a code or the JSON's English words; unknown
+    reasons as they are, hyphens as spaces)."""
     if not reason:
         return ""
-    return REASON_TEXT.get(reason, reason.replace("-", " "))
+    return word(REASON_TEXT.get(reason, reason.replace("-", " ")), gettext_of(lang))
 
 
-ENV.filters["reason"] = reason_text
+@pass_context
+def _reason_filter(context: Context, reason: str | None) -> str:
+    return reason_text(reason, _lang(context))
+
+
+@pass_context
+def _word_filter(context: Context, text: str | None) -> str:
+    """A word the domain writes in English (a system, a play-off kind), in the page's language."""
+    return word(text or "", gettext_of(_lang(context)))
+
+
+@pass_context
+def _when_filter(context: Context, iso: str) -> str:
+    """A start time (ISO 8601) in the event's time zone, as the page's language writes it."""
+    event = context.get("event")
+    zone = event.zone if isinstance(event, EventConfig) else dt.UTC
+    return datetime_text(dt.datetime.fromisoformat(iso), _lang(context), zone)
+
+
+ENV.filters["reason"] = _reason_filter
+ENV.filters["system"] = _word_filter
+ENV.filters["playoff_kind"] = _word_filter
+ENV.filters["when"] = _when_filter
 
 
 def used_text(seconds: float | None) -> str:
@@ -75,21 +127,40 @@ ENV.filters["slugify"] = slug
 ENV.tests["fedcode"] = is_code
 
 
-def delay_text(seconds: float) -> str:
+def delay_text(seconds: float, lang: str = DEFAULT) -> str:
+    """A broadcast delay, short: "15 min", "30 s" (the units as `lang` writes them)."""
+    _ = gettext_of(lang)
     s = round(seconds)
     if s >= 60 and s % 60 == 0:
-        return f"{s // 60} min"
-    return f"{s} s"
+        return _("%(minutes)d min") % {"minutes": s // 60}
+    return _("%(seconds)d s") % {"seconds": s}
 
 
-def _common(config: EventConfig, delay: float, speed: float = 1.0) -> dict[str, Any]:
+def chrome(lang: str, here: str) -> dict[str, Any]:
+    """What every page's frame needs for its language: `lang` (the `<html lang>` and the
+    language `_()` translates into), the switcher's languages and the page's own address
+    (`here`, which the switcher's links repeat with `lang=`), and the texts the scripts
+    build in the browser."""
     return {
+        "lang": lang,
+        "here": here,
+        "languages": [{"code": code, "name": name_of(code)} for code in languages()],
+        "texts": script_texts(gettext_of(lang)),
+    }
+
+
+def _common(
+    config: EventConfig, delay: float, speed: float = 1.0, lang: str = DEFAULT, here: str = "/"
+) -> dict[str, Any]:
+    _ = gettext_of(lang)
+    return {
+        **chrome(lang, here),
         "event": config,
         "defs": piece_defs(),
         "delay": delay,
-        "delay_text": delay_text(delay),
+        "delay_text": delay_text(delay, lang),
         # A rehearsal or the demo runs event time faster: say so, clocks and times are sped up.
-        "speed_text": None if speed == 1 else f"demo at {speed:g}x",
+        "speed_text": None if speed == 1 else _("demo at %(speed)sx") % {"speed": f"{speed:g}"},
     }
 
 
@@ -122,6 +193,7 @@ def home_page(
     *,
     speed: float = 1.0,
     unpaired: dict[str, int] | None = None,
+    lang: str = DEFAULT,
 ) -> str:
     event = json_views.event_json(config, public.tournament, live, delay=delay)
     lives = [
@@ -134,7 +206,7 @@ def home_page(
         for r in json_views.live_json(public.book, config, live)
     ]
     return ENV.get_template("home.html").render(
-        **_common(config, delay, speed),
+        **_common(config, delay, speed, lang, "/"),
         sections=event["sections"],
         lives=lives,
         unpaired=[{"section": s, "round": n} for s, n in (unpaired or {}).items()],
@@ -149,13 +221,14 @@ def round_page(
     delay: float,
     *,
     speed: float = 1.0,
+    lang: str = DEFAULT,
 ) -> str:
     games = [
         _with_svg(g, public.book)
         for g in json_views.round_json(public.book, section.name, number)["games"]
     ]
     return ENV.get_template("round.html").render(
-        **_common(config, delay, speed),
+        **_common(config, delay, speed, lang, f"/round/{number}?section={slug(section.name)}"),
         section=section,
         section_slug=slug(section.name),
         number=number,
@@ -174,6 +247,7 @@ def game_page(
     pairings: TournamentState | None = None,
     origin: str = "",
     public: PublicState | None = None,
+    lang: str = DEFAULT,
 ) -> str:
     """The game viewer. `origin` (the configured public URL, or "") starts the link
     preview's absolute URLs; `public` gives the round selector its rounds."""
@@ -186,8 +260,9 @@ def game_page(
         "white": tc.initial_seconds("white") if tc is not None and timed else "",
         "black": tc.initial_seconds("black") if tc is not None and timed else "",
     }
+    here = f"/game/{data['id']}" + ("?flip=1" if flipped else "")
     return ENV.get_template("game.html").render(
-        **_common(config, delay, speed),
+        **_common(config, delay, speed, lang, here),
         g=data,
         svg=board_svg(game.fen, last, flipped=flipped),
         flipped=flipped,
@@ -196,19 +271,22 @@ def game_page(
         # Results from the game only; `pairings` (delayed) gives a play-off's time control.
         pgn=game_pgn(game, config, pairings=pairings),
         rounds=_rounds(public, section) if public is not None and section is not None else [],
-        og=_preview(config, data, origin),
+        og=_preview(config, data, origin, gettext_of(lang)),
     )
 
 
-def _preview(config: EventConfig, data: dict[str, Any], origin: str) -> dict[str, str]:
+def _preview(config: EventConfig, data: dict[str, Any], origin: str, _: Gettext) -> dict[str, str]:
     """What a chat or social site shows for a shared link (OpenGraph): the players and the
     result, the event and round, and a picture of the position."""
     result = data["result"] if data["result"] and data["result"] != "*" else ""
     title = _title_of(data) + (f", {result}" if result else "")
-    moves = f", {(data['ply'] + 1) // 2} moves" if data["ply"] else ""
-    description = (
-        f"{config.name} · {data['section']} round {data['round']}, board {data['board']}{moves}"
-    )
+    where = _("%(section)s round %(round)s, board %(board)s") % {
+        "section": data["section"],
+        "round": data["round"],
+        "board": data["board"],
+    }
+    moves = ", " + _("%(moves)s moves") % {"moves": (data["ply"] + 1) // 2} if data["ply"] else ""
+    description = f"{config.name} · {where}{moves}"
     return {
         "title": title,
         "description": description,
@@ -218,12 +296,20 @@ def _preview(config: EventConfig, data: dict[str, Any], origin: str) -> dict[str
 
 
 def embed_game_page(
-    config: EventConfig, public: PublicState, game_id: str, delay: float, *, speed: float = 1.0
+    config: EventConfig,
+    public: PublicState,
+    game_id: str,
+    delay: float,
+    *,
+    speed: float = 1.0,
+    lang: str = DEFAULT,
 ) -> str:
     """One game, compact and live, for a frame on another site."""
     summary = json_views.game_summary(public.book.get(game_id))
     return ENV.get_template("embed_game.html").render(
-        **_common(config, delay, speed), g=_with_svg(summary, public.book), title=_title_of(summary)
+        **_common(config, delay, speed, lang, f"/embed/game/{game_id}"),
+        g=_with_svg(summary, public.book),
+        title=_title_of(summary),
     )
 
 
@@ -235,14 +321,16 @@ def embed_round_page(
     delay: float,
     *,
     speed: float = 1.0,
+    lang: str = DEFAULT,
 ) -> str:
     """A round's boards, compact and live, for a frame on another site."""
     games = [
         _with_svg(g, public.book)
         for g in json_views.round_json(public.book, section.name, number)["games"]
     ]
+    here = f"/embed/round/{number}?section={slug(section.name)}"
     return ENV.get_template("embed_round.html").render(
-        **_common(config, delay, speed),
+        **_common(config, delay, speed, lang, here),
         section=section,
         number=number,
         games=games,
@@ -256,11 +344,12 @@ def standings_page(
     delay: float,
     *,
     speed: float = 1.0,
+    lang: str = DEFAULT,
 ) -> str:
     rows = json_views.standings_json(config, public.tournament, section)
     tiebreaks = list(rows[0]["tiebreaks"]) if rows else []  # type: ignore[call-overload]
     return ENV.get_template("standings.html").render(
-        **_common(config, delay, speed),
+        **_common(config, delay, speed, lang, f"/standings?section={slug(section.name)}"),
         section=section,
         section_slug=slug(section.name),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in config.sections],
@@ -274,9 +363,11 @@ def standings_page(
     )
 
 
-def error_page(config: EventConfig, status: int, message: str) -> str:
+def error_page(
+    config: EventConfig, status: int, message: str, *, lang: str = DEFAULT, here: str = "/"
+) -> str:
     return ENV.get_template("error.html").render(
-        **_common(config, 0.0), status=status, message=message
+        **_common(config, 0.0, lang=lang, here=here), status=status, message=message
     )
 
 
@@ -284,6 +375,7 @@ __all__ = [
     "ENV",
     "REASON_TEXT",
     "TEMPLATES",
+    "chrome",
     "delay_text",
     "embed_game_page",
     "embed_round_page",

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from broadcast.config.model import EventConfig
+from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.state import GameError
 from broadcast.service.state import PublicState
 from web import json_views, pages
@@ -20,10 +20,11 @@ from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.board_svg import board_image
 from web.flags import flag_svg
 from web.http_json import error, json_response, round_of, section_of
-from web.keys import ANSWERS, HUB, public_of
+from web.i18n import gettext_of
+from web.keys import ANSWERS, HUB, lang_of, public_of
 from web.proxy import PROXY
 
-__all__ = ["PGN_TYPE", "SVG_TYPE", "not_found_page", "routes"]
+__all__ = ["PGN_TYPE", "SVG_TYPE", "VARY", "not_found_page", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -218,15 +219,19 @@ def _html(text: str, status: int = 200) -> web.Response:
     return web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
 
 
+# A page is in the reader's language: from the browser's preference or the switcher's cookie.
+VARY = "Accept-Language, Cookie"
+
+
 def _send_page(request: web.Request, answer: Answer) -> web.Response:
     wanted = request.headers.get("If-None-Match", "")
     if answer.etag in (tag.strip() for tag in wanted.split(",")):
-        return web.Response(status=304, headers={"ETag": answer.etag})
+        return web.Response(status=304, headers={"ETag": answer.etag, "Vary": VARY})
     return web.Response(
         body=answer.body,
         content_type="text/html",
         charset="utf-8",
-        headers={"ETag": answer.etag, "Cache-Control": "no-cache"},
+        headers={"ETag": answer.etag, "Cache-Control": "no-cache", "Vary": VARY},
     )
 
 
@@ -235,19 +240,45 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
         message = str(json.loads(message)["error"])
     except (ValueError, KeyError, TypeError):
         pass
-    return _html(pages.error_page(public_of(request).config, status, message), status)
+    page = pages.error_page(
+        public_of(request).config, status, message, lang=lang_of(request), here=request.path
+    )
+    response = _html(page, status)
+    response.headers["Vary"] = VARY
+    return response
+
+
+def _no_game(request: web.Request, game_id: str) -> web.Response:
+    _ = gettext_of(lang_of(request))
+    return _page_error(
+        request, 404, _("There is no game %(game)s in this event.") % {"game": repr(game_id)}
+    )
+
+
+def _no_round(request: web.Request, section: SectionConfig, number: int) -> web.Response:
+    _ = gettext_of(lang_of(request))
+    return _page_error(
+        request,
+        404,
+        _("%(section)s has %(rounds)s rounds: there is no round %(number)s.")
+        % {"section": section.name, "rounds": section.rounds, "number": number},
+    )
 
 
 def not_found_page(request: web.Request) -> web.Response:
     """The branded 404 for a URL no route knows (the app's `safety` middleware calls it for
     every page path, so no spectator meets aiohttp's bare "404: Not Found")."""
-    return _page_error(request, 404, f"There is no page {request.path!r} in this event.")
+    _ = gettext_of(lang_of(request))
+    return _page_error(
+        request, 404, _("There is no page %(path)s in this event.") % {"path": repr(request.path)}
+    )
 
 
 HTML = "text/html"
 
-# A page from the event's configuration, the public state, the delay and the clock rate.
-PageMaker = Callable[[EventConfig, PublicState, float, float], str]
+# A page from the event's configuration, the public state, the delay, the clock rate and
+# the reader's language.
+PageMaker = Callable[[EventConfig, PublicState, float, float, str], str]
 PageHandler = Callable[[web.Request], Awaitable[web.Response]]
 
 
@@ -271,13 +302,14 @@ def _page_route(path: str) -> Callable[[PageHandler], PageHandler]:
 
 
 async def _page(request: web.Request, name: str, make: PageMaker, on: Key = whole) -> web.Response:
-    """The page `name`, made by `make` once per public state (and delay and clock rate,
-    which are part of its name) and shared, with an ETag."""
+    """The page `name`, made by `make` once per public state (and delay, clock rate and
+    language, which are part of its name) and shared, with an ETag."""
     service = public_of(request)
     speed = json_views.speed_of(service)
+    lang = lang_of(request)
     answer = await _answers(request).text(
-        f"page:{name}:{service.delay}:{speed}",
-        lambda public: make(service.config, public, service.delay, speed),
+        f"page:{name}:{service.delay}:{speed}:{lang}",
+        lambda public: make(service.config, public, service.delay, speed, lang),
         HTML,
         on,
     )
@@ -291,8 +323,8 @@ async def home_page(request: web.Request) -> web.Response:
     return await _page(
         request,
         f"home:{sorted(live.items())}:{sorted(unpaired.items())}",
-        lambda config, public, delay, speed: pages.home_page(
-            config, public, live, delay, speed=speed, unpaired=unpaired
+        lambda config, public, delay, speed, lang: pages.home_page(
+            config, public, live, delay, speed=speed, unpaired=unpaired, lang=lang
         ),
     )
 
@@ -301,14 +333,12 @@ async def home_page(request: web.Request) -> web.Response:
 async def round_page(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     if number > section.rounds:
-        return _page_error(
-            request, 404, f"{section.name} has {section.rounds} rounds: there is no round {number}."
-        )
+        return _no_round(request, section, number)
     return await _page(
         request,
         f"round:{section.name}:{number}",
-        lambda config, public, delay, speed: pages.round_page(
-            config, public, section, number, delay, speed=speed
+        lambda config, public, delay, speed, lang: pages.round_page(
+            config, public, section, number, delay, speed=speed, lang=lang
         ),
     )
 
@@ -317,7 +347,7 @@ async def round_page(request: web.Request) -> web.Response:
 async def game_page(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     if game_id not in public_of(request).public_state().book.games:
-        return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
+        return _no_game(request, game_id)
     flipped = request.query.get("flip") == "1"
     # Link previews need absolute URLs: the configured public URL, never the Host header
     # (the client's to choose, and the page is shared by every client).
@@ -326,7 +356,7 @@ async def game_page(request: web.Request) -> web.Response:
     return await _page(
         request,
         f"game:{game_id}:{flipped}",
-        lambda config, public, delay, speed: pages.game_page(
+        lambda config, public, delay, speed, lang: pages.game_page(
             config,
             public.book.get(game_id),
             delay,
@@ -335,6 +365,7 @@ async def game_page(request: web.Request) -> web.Response:
             pairings=public.tournament,
             origin=origin,
             public=public,
+            lang=lang,
         ),
         on=lambda public: (public.book.games.get(game_id), public.tournament),
     )
@@ -347,12 +378,12 @@ async def game_page(request: web.Request) -> web.Response:
 async def embed_game_page(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     if game_id not in public_of(request).public_state().book.games:
-        return _page_error(request, 404, f"There is no game {game_id!r} in this event.")
+        return _no_game(request, game_id)
     return await _page(
         request,
         f"embed-game:{game_id}",
-        lambda config, public, delay, speed: pages.embed_game_page(
-            config, public, game_id, delay, speed=speed
+        lambda config, public, delay, speed, lang: pages.embed_game_page(
+            config, public, game_id, delay, speed=speed, lang=lang
         ),
         on=lambda public: (public.book.games.get(game_id),),
     )
@@ -362,14 +393,12 @@ async def embed_game_page(request: web.Request) -> web.Response:
 async def embed_round_page(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     if number > section.rounds:
-        return _page_error(
-            request, 404, f"{section.name} has {section.rounds} rounds: there is no round {number}."
-        )
+        return _no_round(request, section, number)
     return await _page(
         request,
         f"embed-round:{section.name}:{number}",
-        lambda config, public, delay, speed: pages.embed_round_page(
-            config, public, section, number, delay, speed=speed
+        lambda config, public, delay, speed, lang: pages.embed_round_page(
+            config, public, section, number, delay, speed=speed, lang=lang
         ),
     )
 
@@ -380,8 +409,8 @@ async def standings_page(request: web.Request) -> web.Response:
     return await _page(
         request,
         f"standings:{section.name}",
-        lambda config, public, delay, speed: pages.standings_page(
-            config, public, section, delay, speed=speed
+        lambda config, public, delay, speed, lang: pages.standings_page(
+            config, public, section, delay, speed=speed, lang=lang
         ),
         tournament_only,
     )

@@ -67,6 +67,15 @@ PAGES = {
     "not-found": "/game/no-such-game",
 }
 
+# The spectators' other languages, and the pages seen in each (web/locale/).
+LANGUAGES = ("es", "eu")
+TRANSLATED = ("home", "round", "game-live", "game-flag", "standings", "embed-round")
+
+
+def with_lang(path: str, lang: str) -> str:
+    """`path` with the switcher's `lang=` added."""
+    return f"{path}{'&' if '?' in path else '?'}lang={lang}"
+
 
 def long_names_event(tmp: Path) -> Path:
     """The example event with long names, written to `tmp`."""

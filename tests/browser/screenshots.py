@@ -1,5 +1,6 @@
-"""The screenshot set: every page at phone (390x844) and desktop (1366x768) width, and
-the pages of `scene.DARK` again in dark mode (named PAGE-dark-SIZE.png).
+"""The screenshot set: every page at phone (390x844) and desktop (1366x768) width, the
+pages of `scene.DARK` again in dark mode (named PAGE-dark-SIZE.png), and those of
+`scene.TRANSLATED` in each of `scene.LANGUAGES` (PAGE-LANG-SIZE.png).
 
     .venv/bin/python tests/browser/screenshots.py [OUT_DIR]   (default /tmp/boardwire-shots)
 
@@ -78,6 +79,16 @@ async def shoot(out: Path) -> list[Path]:
                     saved.append(out / f"game-viewer-move10-{size}.png")
                     await page.screenshot(path=str(saved[-1]), full_page=True)
                     await context.close()
+                    # the pages in the spectators' other languages (PAGE-LANG-SIZE.png)
+                    for lang in scene.LANGUAGES:
+                        context = await browser.new_context(viewport={"width": w, "height": h})
+                        page = await context.new_page()
+                        for name in scene.TRANSLATED:
+                            await page.goto(f"{url}{scene.with_lang(scene.PAGES[name], lang)}")
+                            await page.wait_for_load_state("networkidle")
+                            saved.append(out / f"{name}-{lang}-{size}.png")
+                            await page.screenshot(path=str(saved[-1]), full_page=True)
+                        await context.close()
                     context = await browser.new_context(
                         viewport={"width": w, "height": h}, color_scheme="dark"
                     )

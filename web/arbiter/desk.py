@@ -28,8 +28,9 @@ from web.arbiter.moves import split_moves
 from web.auth import same_origin
 from web.board_svg import board_svg, piece_defs
 from web.http_json import error, json_response
-from web.keys import ARBITER, HUB, PAIRER, service_of
-from web.pages import ENV
+from web.i18n import Gettext, gettext_of
+from web.keys import ARBITER, HUB, PAIRER, lang_of, service_of
+from web.pages import ENV, chrome
 from web.sections import section_by_name
 
 __all__ = ["desk_page", "desk_ws", "routes"]
@@ -42,6 +43,8 @@ async def desk_page(request: web.Request) -> web.Response:
     service = service_of(request)
     desk = request.app[DESK]
     session = request[SESSION]
+    lang = lang_of(request)
+    _ = gettext_of(lang)
     live = service.live_rounds()
     rounds = []
     live_games: list[GameState] = []
@@ -61,7 +64,10 @@ async def desk_page(request: web.Request) -> web.Response:
                 "round": number,
                 "games": games,
                 # A round after the last one is a play-off game: say which.
-                "playoff": f"play-off game {playoff.number} ({playoff.kind})" if playoff else "",
+                "playoff": _("play-off game %(number)s (%(kind)s)")
+                % {"number": playoff.number, "kind": _(playoff.kind)}
+                if playoff
+                else "",
             }
         )
     boards = [
@@ -91,6 +97,7 @@ async def desk_page(request: web.Request) -> web.Response:
     text = ENV.get_template("arbiter.html").render(
         spares=spares,
         waiting=waiting,
+        **chrome(lang, "/arbiter"),
         event=service.config,
         defs=piece_defs(),
         user=request[ARBITER],
@@ -109,12 +116,12 @@ async def desk_page(request: web.Request) -> web.Response:
             {"section": s, "slug": slug(s), "round": n}
             for s, n in service.unpaired_rounds().items()
         ],
-        playoffs=_playoffs(service),
+        playoffs=_playoffs(service, _),
     )
     return desk_html(text)
 
 
-def _playoffs(service: EventService) -> list[dict[str, str]]:
+def _playoffs(service: EventService, _: Gettext) -> list[dict[str, str]]:
     """Each section's play-off for first, as the desk's "Pair play-off game" needs it:
     who is still in and what the next game is."""
     out: list[dict[str, str]] = []
@@ -125,12 +132,15 @@ def _playoffs(service: EventService) -> list[dict[str, str]]:
         players = service.tournament.section(section.name).players
         names = {p: f"{p} {entry.name}" for p, entry in players.items()}
         if status.winner is not None:
-            state = f"decided: {names[status.winner]} is first"
+            state = _("decided: %(player)s is first") % {"player": names[status.winner]}
         elif status.next_kind is None:
-            state = "a play-off game is being played: record its result"
+            state = _("a play-off game is being played: record its result")
         else:
             between = ", ".join(names[p] for p in status.remaining)
-            state = f"next game: {status.next_kind}, between {between}"
+            state = _("next game: %(kind)s, between %(players)s") % {
+                "kind": _(status.next_kind),
+                "players": between,
+            }
         tied = ", ".join(names[p] for p in status.tied)
         out.append({"section": section.name, "tied": tied, "state": state})
     return out
@@ -153,6 +163,7 @@ class Form:
         self.request = request
         self.desk: Desk = request.app[DESK]
         self.by = acting(request)
+        self._: Gettext = gettext_of(lang_of(request))  # what was done, in the arbiter's words
 
     def __getitem__(self, name: str) -> str:
         """A field, stripped; "" when missing."""
@@ -187,43 +198,47 @@ async def _answer(request: web.Request, actions: dict[str, FormAction]) -> web.S
         if not isinstance(done, str):
             done = await done
     except ActionError as exc:
-        done = f"Not done: {exc}"
+        done = Form(request)._("Not done: %(why)s") % {"why": exc}
     raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
 
 
 def _result(f: Form) -> str:
     raised = f.desk.set_result(f["game"], f["result"], f.by, f["reason"] or None)
-    return f"{f['game']}: result {f['result']}" + "".join(f" (alert: {a.message})" for a in raised)
+    done = f._("%(game)s: result %(result)s") % {"game": f["game"], "result": f["result"]}
+    return done + "".join(
+        f" ({f._('alert: %(message)s') % {'message': a.message}})" for a in raised
+    )
 
 
 def _confirm(f: Form) -> str:
     f.desk.confirm(f["game"], f.by)
-    return f"{f['game']}: result confirmed"
+    return f._("%(game)s: result confirmed") % {"game": f["game"]}
 
 
 def _reject(f: Form) -> str:
     f.desk.reject(f["game"], f.by)
-    return f"{f['game']}: proposed result rejected, the game goes on"
+    return f._("%(game)s: proposed result rejected, the game goes on") % {"game": f["game"]}
 
 
 def _line(f: Form) -> str:
     f.desk.correct_line(f["game"], split_moves(f["moves"]), f.by)
-    return f"{f['game']}: line corrected"
+    return f._("%(game)s: line corrected") % {"game": f["game"]}
 
 
 def _start_fen(f: Form) -> str:
     f.desk.set_start_fen(f["game"], f["fen"], f.by)
-    return f"{f['game']}: start position set"
+    return f._("%(game)s: start position set") % {"game": f["game"]}
 
 
 def _present(f: Form) -> str:
     f.desk.mark_present(f["game"], f["colour"], f.by)
-    return f"{f['game']}: {f['colour']} marked present"
+    colour = f._("white") if f["colour"] == "white" else f._("black")
+    return f._("%(game)s: %(colour)s marked present") % {"game": f["game"], "colour": colour}
 
 
 def _ack(f: Form) -> str:
     f.desk.acknowledge(f["alert"], f.by)
-    return "alert acknowledged"
+    return f._("alert acknowledged")
 
 
 async def _pair(f: Form) -> str:
@@ -240,14 +255,19 @@ async def _pair(f: Form) -> str:
     )
     pairings = await pair_round(service, section.name, number, source, f.by)
     games = sum(1 for p in pairings if p.black is not None)
-    return f"{section.name} round {number} paired ({source.kind}, {games} games)"
+    return f._("%(section)s round %(number)s paired (%(source)s, %(games)s games)") % {
+        "section": section.name,
+        "number": number,
+        "source": source.kind,
+        "games": games,
+    }
 
 
 def _board(f: Form) -> str:
     moved = f.desk.assign_board(
         f["section"], f.number("round"), f.number("white"), f.number("board"), f.by
     )
-    return _moved(moved) if moved else "board reassigned"
+    return _moved(moved) if moved else f._("board reassigned")
 
 
 def _seconds(text: str, label: str) -> float | None:
@@ -316,48 +336,65 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
 def _bye_request(f: Form) -> str:
     rnd, player = f.round_player()
     granted = f.desk.request_bye(f["section"], rnd, player, f.by, override=f.checked("override"))
-    done = f"bye for round {rnd} granted to player {player}"
+    done = f._("bye for round %(round)s granted to player %(player)s") % {
+        "round": rnd,
+        "player": player,
+    }
     if granted.override:
-        done += f" against the regulations ({granted.override}): flagged"
+        done += f._(" against the regulations (%(why)s): flagged") % {"why": granted.override}
     return done
 
 
 def _bye_cancel(f: Form) -> str:
     rnd, player = f.round_player()
     f.desk.cancel_bye(f["section"], rnd, player, f.by, override=f.checked("override"))
-    return f"bye for round {rnd} of player {player} cancelled"
+    return f._("bye for round %(round)s of player %(player)s cancelled") % {
+        "round": rnd,
+        "player": player,
+    }
 
 
 def _withdraw(f: Form) -> str:
     player = f.number("player")
     start = f.number("from_round", "from round") if f["from_round"] else None
     event = f.desk.withdraw(f["section"], player, f.by, from_round=start, reason=f["reason"])
-    return f"player {player} withdrawn from round {event.from_round}"
+    return f._("player %(player)s withdrawn from round %(round)s") % {
+        "player": player,
+        "round": event.from_round,
+    }
 
 
 def _continue(f: Form) -> str:
     rnd, player = f.round_player()
     f.desk.continue_after_absence(f["section"], rnd, player, f.by)
-    return f"player {player} continues after the absence in round {rnd}"
+    return f._("player %(player)s continues after the absence in round %(round)s") % {
+        "player": player,
+        "round": rnd,
+    }
 
 
 def _playoff(f: Form) -> str:
     white, black = f.number("white"), f.number("black")
     board = f.number("board") if f["board"] else 1
     paired = f.desk.pair_playoff_game(f["section"], white, black, f.by, board=board)
-    return f"play-off game {paired.number} ({paired.kind}) paired"
+    return f._("play-off game %(number)s (%(kind)s) paired") % {
+        "number": paired.number,
+        "kind": f._(paired.kind),
+    }
 
 
 def _withhold_prize(f: Form) -> str:
     player = f.number("player")
     f.desk.withhold_prize(f["section"], player, f.by, f["reason"])
-    return f"prize of player {player} withheld: it passes to the next eligible player"
+    return f._("prize of player %(player)s withheld: it passes to the next eligible player") % {
+        "player": player
+    }
 
 
 def _restore_prize(f: Form) -> str:
     player = f.number("player")
     f.desk.restore_prize(f["section"], player, f.by, f["reason"])
-    return f"prize of player {player} restored"
+    return f._("prize of player %(player)s restored") % {"player": player}
 
 
 def _newcomer(f: Form) -> dict[str, object]:

@@ -15,7 +15,7 @@ from multidict import MultiDictProxy
 
 from web.auth import Session, csrf_ok, same_origin
 from web.http_json import error
-from web.keys import ARBITER, AUTH, service_of
+from web.keys import ARBITER, AUTH, lang_of, service_of
 from web.pages import ENV
 
 __all__ = ["FORM", "SESSION", "acting", "arbiter_guard", "desk_html"]
@@ -91,7 +91,9 @@ async def _guard_desk(request: web.Request, handler: Handler) -> web.StreamRespo
     auth = request.app[AUTH]
     if not auth.enabled:
         return desk_html(
-            ENV.get_template("arbiter_off.html").render(event=service_of(request).config),
+            ENV.get_template("arbiter_off.html").render(
+                event=service_of(request).config, lang=lang_of(request)
+            ),
             status=403,
         )
     session = auth.session(request)

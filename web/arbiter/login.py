@@ -9,24 +9,40 @@ from aiohttp import web
 
 from web.arbiter.guard import desk_html
 from web.auth import AUTH_FAILED_MESSAGE, LOGIN_COOKIE, SESSION_COOKIE, same_origin, set_cookie
-from web.keys import AUTH, service_of
-from web.pages import ENV
+from web.i18n import gettext_of
+from web.keys import AUTH, lang_of, service_of
+from web.pages import ENV, chrome
+from web.words import N_
 
-__all__ = ["login", "login_form", "logout", "routes"]
+__all__ = ["EXPIRED", "WRONG", "login", "login_form", "logout", "routes"]
 
 routes = web.RouteTableDef()
+
+EXPIRED = N_("The form expired: try again.")
+# web.auth's AUTH_FAILED_MESSAGE, marked here for the catalogs (the extraction needs the
+# literal; tests/test_web_i18n.py checks that the two agree).
+WRONG = N_("Wrong user or password.")
+
+
+def _message(text: str, lang: str) -> str:
+    """A redirect's `?m=` in the reader's language when it is one of ours (gettext of ""
+    would be the catalog's header: nothing is nothing)."""
+    return gettext_of(lang)(text) if text else ""
 
 
 @routes.get("/arbiter/login")
 async def login_form(request: web.Request) -> web.Response:
     auth = request.app[AUTH]
     token = secrets.token_urlsafe(24)
+    lang = lang_of(request)
     response = desk_html(
         ENV.get_template("arbiter_login.html").render(
+            **chrome(lang, "/arbiter/login"),
             event=service_of(request).config,
             login_token=token,
             enabled=auth.enabled,
-            message=request.query.get("m", ""),
+            # The message is ours (a redirect's ?m=): its translation, or the text as it came.
+            message=_message(request.query.get("m", ""), lang),
         )
     )
     set_cookie(response, request, LOGIN_COOKIE, token)
@@ -53,7 +69,7 @@ async def login(request: web.Request) -> web.StreamResponse:
         or not secrets.compare_digest(token, supplied)
         or not same_origin(request)
     ):
-        raise web.HTTPSeeOther("/arbiter/login?m=" + quote("The form expired: try again."))
+        raise web.HTTPSeeOther("/arbiter/login?m=" + quote(EXPIRED))
     user, password = form.get("user"), form.get("password")
     if not isinstance(user, str) or not isinstance(password, str):
         user, password = "", ""  # counted as a failed guess like any other

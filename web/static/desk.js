@@ -7,6 +7,21 @@
   const loadedAt = performance.now();
   let serverNow = Number(body.getAttribute("data-now"));
   let sound = false;
+  // Words in the desk's language (live.js reads them from the page's JSON block).
+  const LANG = document.documentElement.lang || "en";
+  const ENGLISH = {
+    yes: "yes", no: "NO", no_since: "NO since ", never: "never", ago: " ago", acknowledge: "Acknowledge",
+    confirm: "Confirm %(result)s", set_instead: "Set instead", another_result: "another result", choose: "choose…",
+    reject: "Reject: the game goes on", the_game: "the game", no_alerts: "No open alerts.",
+    no_closed: "No closed alerts yet.", closed_how: "%(how)s at %(at)s by %(by)s: %(why)s",
+    sound_on: "sound on", sound_off: "sound off",
+  };
+  function t(key, vars) {
+    const text = (BW.texts && BW.texts[key]) || ENGLISH[key] || key;
+    return text.replace(/%\((\w+)\)s/g, (all, name) => (vars && name in vars ? String(vars[name]) : all));
+  }
+  // An alert's title in the desk's language (the server sends each language's).
+  function titleOf(a) { return (a.titles && a.titles[LANG]) || a.title; }
 
   function nowEstimate() {
     return serverNow + ((performance.now() - loadedAt) / 1000) * (BW.clockRate || 1);
@@ -26,13 +41,13 @@
       const tr = document.createElement("tr");
       tr.setAttribute("data-board", String(b.number));
       tr.className = b.connected ? "ok" : "bad";
-      tr.append(cell(String(b.number)), cell(b.serial || "–"), cell(b.connected ? "yes" : "NO"),
+      tr.append(cell(String(b.number)), cell(b.serial || "–"), cell(b.connected ? t("yes") : t("no")),
         cell(b.battery === null ? "–" : b.battery + "%"),
-        cell(b.clock_present === null ? "?" : b.clock_present ? "yes" : "NO"));
-      const sync = cell(b.in_sync === null ? "–" : b.in_sync ? "yes" : "NO since ");
+        cell(b.clock_present === null ? "?" : b.clock_present ? t("yes") : t("no")));
+      const sync = cell(b.in_sync === null ? "–" : b.in_sync ? t("yes") : t("no_since"));
       if (b.in_sync === false && b.out_since !== null) sync.appendChild(age(b.out_since));
-      const seen = cell(b.last_seen === null ? "never" : "");
-      if (b.last_seen !== null) { seen.appendChild(age(b.last_seen)); seen.appendChild(document.createTextNode(" ago")); }
+      const seen = cell(b.last_seen === null ? t("never") : "");
+      if (b.last_seen !== null) { seen.appendChild(age(b.last_seen)); seen.appendChild(document.createTextNode(t("ago"))); }
       tr.append(sync, seen, cell(b.game || ""));
       return tr;
     }));
@@ -51,16 +66,16 @@
     form.appendChild(button);
     return form;
   }
-  function ackForm(id) { return deskForm("ack", [["alert", id]], "Acknowledge"); }
+  function ackForm(id) { return deskForm("ack", [["alert", id]], t("acknowledge")); }
   // A proposed result: confirm it in one click, choose another one, or reject it.
   function proposalForms(a) {
-    const confirm = deskForm("confirm", [["game", a.game]], "Confirm " + a.result, "confirm");
-    const override = deskForm("result", [["game", a.game]], "Set instead", "override");
+    const confirm = deskForm("confirm", [["game", a.game]], t("confirm", { result: a.result }), "confirm");
+    const override = deskForm("result", [["game", a.game]], t("set_instead"), "override");
     const select = document.createElement("select");
-    select.name = "result"; select.required = true; select.setAttribute("aria-label", "another result");
+    select.name = "result"; select.required = true; select.setAttribute("aria-label", t("another_result"));
     // A neutral first entry: nothing is recorded until the arbiter picks a result.
     const neutral = document.createElement("option");
-    neutral.value = ""; neutral.textContent = "choose…"; select.appendChild(neutral);
+    neutral.value = ""; neutral.textContent = t("choose"); select.appendChild(neutral);
     for (const r of results) {
       if (r === a.result) continue;
       const option = document.createElement("option"); option.textContent = r; select.appendChild(option);
@@ -68,7 +83,7 @@
     if (chosen.has(a.id)) select.value = chosen.get(a.id);
     select.addEventListener("change", function () { chosen.set(a.id, select.value); });
     override.insertBefore(select, override.querySelector("button"));
-    const reject = deskForm("reject", [["game", a.game]], "Reject: the game goes on", "reject");
+    const reject = deskForm("reject", [["game", a.game]], t("reject"), "reject");
     return [confirm, override, reject];
   }
   // The arbiter's pick in each "Set instead" and the focused control survive every rebuild
@@ -107,24 +122,24 @@
       li.className = "alert " + a.severity + (a.result ? " proposal" : "") + (fresh.includes(a.id) ? " new" : "");
       li.setAttribute("data-alert", a.id); li.setAttribute("data-kind", a.kind);
       const title = document.createElement("strong");  // in words, from the server
-      title.className = "title"; title.textContent = a.title;
+      title.className = "title"; title.textContent = titleOf(a);
       li.append(title, document.createTextNode(" "));
       if (a.result) {
         const proposed = document.createElement("span");
-        proposed.className = "proposed"; proposed.textContent = a.result + " · " + (a.reason_text || a.reason);
+        proposed.className = "proposed"; proposed.textContent = a.result + " · " + ((BW.texts && BW.texts.reasons && BW.texts.reasons[a.reason_text]) || a.reason_text || a.reason);
         li.append(proposed, document.createTextNode(" "));
       }
       const message = document.createElement("span");
       message.className = "message"; message.textContent = a.message;
       li.append(message, document.createTextNode(" "));
-      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = "the game"; li.append(link, document.createTextNode(" ")); }
+      if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = t("the_game"); li.append(link, document.createTextNode(" ")); }
       // A proposal is confirmed, replaced or rejected; acknowledging it would leave the
       // result pending for ever, so it has no "Acknowledge".
       if (a.result && a.game) li.append(...proposalForms(a));
       else li.appendChild(ackForm(a.id));
       return li;
     });
-    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No open alerts."; items.push(li); }
+    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = t("no_alerts"); items.push(li); }
     list.replaceChildren(...items);
     refocus(list, where);
     const count = document.getElementById("alert-count");
@@ -143,14 +158,14 @@
       li.className = "alert closed " + a.severity;
       li.setAttribute("data-alert", a.id); li.setAttribute("data-kind", a.kind);
       const title = document.createElement("strong");
-      title.className = "title"; title.textContent = a.title;
+      title.className = "title"; title.textContent = titleOf(a);
       const how = document.createElement("span");
       how.className = "closed-how";
-      how.textContent = a.closed.how + " at " + a.closed.at + " by " + a.closed.by + ": " + a.closed.why;
+      how.textContent = t("closed_how", { how: a.closed.how, at: a.closed.at, by: a.closed.by, why: a.closed.why });
       li.append(title, document.createTextNode(" "), how);
       return li;
     });
-    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = "No closed alerts yet."; items.push(li); }
+    if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = t("no_closed"); items.push(li); }
     list.replaceChildren(...items);
     const count = document.getElementById("closed-count");
     if (count) count.textContent = String(closed.length);
@@ -175,7 +190,7 @@
   const toggle = document.getElementById("sound-toggle");
   if (toggle) toggle.addEventListener("click", function () {
     sound = !sound;  // browsers allow audio only after a gesture: this click is it
-    toggle.querySelector(".label").textContent = sound ? "sound on" : "sound off";  // the icon is inline SVG: no emoji font needed
+    toggle.querySelector(".label").textContent = sound ? t("sound_on") : t("sound_off");  // the icon is inline SVG: no emoji font needed
     toggle.setAttribute("aria-pressed", String(sound));
     if (sound) beep();
   });

@@ -6,6 +6,26 @@
   const body = document.body;
   const BW = (window.BW = { hooks: [], seq: 0, epoch: null, clockRate: 1, snapshot: null });
 
+  // -- words: the page's language, from its JSON block (web/words.py); English without it --
+  const TEXTS = (function () {
+    const el = document.getElementById("i18n");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  })();
+  const ENGLISH = {
+    live: "live", live_delayed: "live (delayed %(seconds)s s)", reconnecting: "reconnecting…",
+    removed: "this game was removed from the pairings", flag_fell: "flag fell",
+    flag_white: "white's flag fell", flag_black: "black's flag fell", pending: "result pending: %(result)s",
+    awaiting: ", awaiting the arbiter", not_started: "not started", start: "start", live_tail: " · live",
+    time_used: "time used", time_used_last: "time used for the last move", playoff_tie: "tie for first: a play-off decides",
+  };
+  // A text by key, its %(name)s filled from `vars`.
+  function t(key, vars) {
+    const text = TEXTS[key] || ENGLISH[key] || key;
+    return text.replace(/%\((\w+)\)s/g, (all, name) => (vars && name in vars ? String(vars[name]) : all));
+  }
+  BW.t = t;
+  BW.texts = TEXTS;
+
   // -- boards (same markup as web/board_svg.py) ------------------------------------------
   const NS = "http://www.w3.org/2000/svg";
   function squareXY(file, rank, flip) {
@@ -114,7 +134,7 @@
     for (const el of root.querySelectorAll(".clock[data-side]")) {
       const fallen = flag === el.getAttribute("data-side");
       el.classList.toggle("flagged", fallen);
-      if (fallen) el.setAttribute("title", "flag fell"); else el.removeAttribute("title");
+      if (fallen) el.setAttribute("title", t("flag_fell")); else el.removeAttribute("title");
     }
   }
 
@@ -126,7 +146,12 @@
     "flag-fall": "time forfeit", "default-time": "default time", "agreement": "agreement",
     "resignation": "resignation", "arbiter": "arbiter's decision",
   };
-  function reasonText(r) { return r ? (REASONS[r] || String(r).replace(/-/g, " ")) : ""; }
+  // The words (English in the JSON) in the page's language.
+  function reasonText(r) {
+    if (!r) return "";
+    const words = REASONS[r] || String(r).replace(/-/g, " ");
+    return (TEXTS.reasons && TEXTS.reasons[words]) || words;
+  }
   // The result badge (same markup as result_text in _macros.html): the result and its
   // reason, or the proposal waiting for the arbiter, and whose flag fell.
   function span(className, text) { const el = document.createElement("span"); el.className = className; el.textContent = text; return el; }
@@ -143,10 +168,10 @@
       if (reason) badge.append(" ", span("why", reasonText(reason)));
       parts.push(badge);
     } else if (pending && pending.result) {
-      parts.push(span("pending", "result pending: " + pending.result + (pending.reason ? " (" + reasonText(pending.reason) + ")" : "")
-        + (el.id === "result" ? ", awaiting the arbiter" : "")));
+      parts.push(span("pending", t("pending", { result: pending.result }) + (pending.reason ? " (" + reasonText(pending.reason) + ")" : "")
+        + (el.id === "result" ? t("awaiting") : "")));
     }
-    if (flag) parts.push(" ", span("flagbadge", "⚑ " + flag + "'s flag fell"));
+    if (flag) parts.push(" ", span("flagbadge", "⚑ " + t(flag === "white" ? "flag_white" : "flag_black")));
     el.replaceChildren(...parts);
     el.classList.toggle("final", final);
     el.classList.toggle("pending", !final && Boolean(pending));
@@ -172,7 +197,7 @@
       return out;
     }
     function label(n) {
-      if (n === 0) return "start";
+      if (n === 0) return t("start");
       const li = items()[n - 1];
       const san = li ? li.querySelector(".san").textContent : "";
       return Math.floor((n + 1) / 2) + (n % 2 ? ". " : "… ") + san;
@@ -188,7 +213,7 @@
       for (const el of game.querySelectorAll(".used[data-used]")) {
         const t = used(out[el.getAttribute("data-used")]);
         el.textContent = t;
-        el.title = t ? "time used for the last move" : "";
+        el.title = t ? BW.t("time_used_last") : "";
       }
     }
     // The viewer's place in the address (?ply=N), so a shared link opens at that move.
@@ -209,8 +234,8 @@
       const pos = document.getElementById("viewer-pos");
       if (pos) {
         const over = game.querySelector(".result.final");  // a finished game is not "live"
-        const tail = over ? "" : " · live";
-        pos.textContent = ply === null ? (n ? label(n) + tail : over ? "start" : "live") : label(n);
+        const tail = over ? "" : t("live_tail");
+        pos.textContent = ply === null ? (n ? label(n) + tail : over ? t("start") : t("live")) : label(n);
         pos.classList.toggle("past", ply !== null);
       }
       if (ply === null) return;
@@ -346,7 +371,7 @@
     if (m.clock !== null && m.clock !== undefined) times.appendChild(span("clk", fmt(Math.round(m.clock))));
     if (m.emt !== null && m.emt !== undefined) {
       const emt = span("emt", used(m.emt));
-      emt.title = "time used";
+      emt.title = t("time_used");
       times.appendChild(emt);
     }
     li.appendChild(times);
@@ -368,7 +393,7 @@
       }
       if (g.clock) setClocks(root, g.clock.white, g.clock.black, g.clock.running);
       const lastSan = g.last_move ? g.last_move.san : null;
-      setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : "not started");
+      setText(root, ".last", lastSan ? moveText(g.ply, lastSan) : t("not_started"));
       showResult(root, g.result, g.result_reason, g.pending_result, g.flag);
       if (!viewer.past()) setFlag(root, shownFlag(root));
       setText(root, ".ply", String(g.ply));
@@ -429,7 +454,7 @@
       if (r.undecided) tr.className = "undecided"; else if (r.note) tr.className = "noted";
       const td = (text, cls) => { const el = document.createElement("td"); el.textContent = String(text); if (cls) el.className = cls; tr.appendChild(el); return el; };
       const rank = td(r.rank);
-      if (r.undecided) { const q = document.createElement("abbr"); q.title = "tie for first: a play-off decides"; q.textContent = "?"; rank.appendChild(q); }
+      if (r.undecided) { const q = document.createElement("abbr"); q.title = t("playoff_tie"); q.textContent = "?"; rank.appendChild(q); }
       const who = td("");
       if (r.title) { const t = document.createElement("abbr"); t.className = "title"; t.textContent = r.title; who.append(t, " "); }
       const sub = document.createElement("span");
@@ -468,7 +493,7 @@
       case "game": showGame(msg.game); break;
       case "removed":  // its pairing was taken away (a withdrawal): drop its card
         for (const root of gameRoots(msg.game)) {
-          if (root === body) status("this game was removed from the pairings", "off");
+          if (root === body) status(t("removed"), "off");
           else root.remove();
         }
         break;
@@ -508,8 +533,7 @@
       if (msg.type === "snapshot") {
         backoff = 500;  // served: a later drop reconnects quickly again
         BW.seq = msg.seq; BW.epoch = msg.epoch; BW.clockRate = msg.clock_rate || 1; BW.snapshot = msg;
-        const delay = msg.delay ? " (delayed " + Math.round(msg.delay) + " s)" : "";
-        status("live" + delay, "live");
+        status(msg.delay ? t("live_delayed", { seconds: Math.round(msg.delay) }) : t("live"), "live");
         applySnapshot(msg);
       } else if (msg.type === "resync" || msg.type === "pong" || msg.type === "error") {
         if (msg.type === "error") status(msg.message, "error");
@@ -519,13 +543,13 @@
           if (msg.seq <= BW.seq) return;  // already in the snapshot
           BW.seq = msg.seq;
         }
-        if (body.getAttribute("data-state") !== "live") status(BW.snapshot && BW.snapshot.delay ? "live (delayed " + Math.round(BW.snapshot.delay) + " s)" : "live", "live");
+        if (body.getAttribute("data-state") !== "live") status(BW.snapshot && BW.snapshot.delay ? t("live_delayed", { seconds: Math.round(BW.snapshot.delay) }) : t("live"), "live");
         apply(msg);
       }
       for (const hook of BW.hooks) hook(msg);
     };
     ws.onclose = function (ev) {
-      status("reconnecting…", "off");
+      status(t("reconnecting"), "off");
       // 1013: the server is busy (or this client kept falling behind); 1008: too many
       // requests. Either way, come back later rather than sooner.
       if (ev.code === 1013 || ev.code === 1008) backoff = Math.max(backoff, 5000);

@@ -23,7 +23,15 @@ from boards.events import (
 from broadcast.arbiter.presence import pressed_by
 from broadcast.arbiter.trouble import battery_severity, move_label, polls_missed, too_long
 from broadcast.arbiter.watch import BoardWatch
-from broadcast.games.events import BoardAttached, BoardReplaced, Colour, GameClock, GameSync
+from broadcast.games.events import (
+    BoardAttached,
+    BoardReplaced,
+    Colour,
+    GameClock,
+    GameSync,
+    LineCorrected,
+    StartPositionSet,
+)
 from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameState
 from clocks.reading import ClockReading, NoClock
@@ -55,6 +63,8 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             ctx.boards.setdefault(board, BoardWatch()).game = event.game
         case BoardReplaced():
             return _replaced(ctx, event)
+        case LineCorrected() | StartPositionSet() if event.board is not None:
+            return _corrected(ctx, event)
         case GameSync(in_sync=True):
             watch = ctx.watches.get(event.game)
             if watch is not None:
@@ -98,6 +108,24 @@ def _replaced(ctx: RulesContext, event: BoardReplaced) -> list[Observable]:
         lambda a: a.kind in _BOARD_TROUBLE,
         event.t,
         f"the game moved from board {event.old_board} to board {event.new_board}",
+    )
+
+
+def _corrected(ctx: RulesContext, event: LineCorrected | StartPositionSet) -> list[Observable]:
+    """The arbiter corrected the game on its board: what the board showed was about the
+    old line, so its out-of-sync and illegal-move alerts close, and a new wait begins (a
+    new episode: its alert, naming the squares to put right, comes at once)."""
+    if ctx.watched(event.game) is None:
+        return []
+    ctx.rescan()
+    watch = ctx.watches[event.game]
+    watch.out_episode += 1
+    watch.press_out = None
+    return ctx.resolve(
+        ctx.open_about("game", event.game),
+        lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
+        event.t,
+        "the arbiter corrected the game: the board must show the corrected position",
     )
 
 
@@ -180,6 +208,16 @@ def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observab
     since = game.out_since or now
     squares = differing_squares(game.fen, game.board_fen)
     where = f"squares that differ: {' '.join(squares)}" if squares else "check the pieces"
+    if game.awaiting_correction:
+        return ctx.alert(
+            f"out-of-sync:{game.id}:{watch.out_episode}",
+            "out-of-sync",
+            now,
+            f"the arbiter corrected the game: set up its position after ply {game.ply} on "
+            f"the board ({game.fen.split()[0]}); nothing the board shows is taken as a move "
+            "until it does; " + (where if game.board_fen else "the board has shown nothing since"),
+            game=game,
+        )
     if game.awaiting_board:
         change = game.board_changes[-1]
         return ctx.alert(

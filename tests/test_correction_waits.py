@@ -7,7 +7,9 @@ the arbiter corrects, a corrected line the board is past, and a restart while wa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -28,6 +30,7 @@ from broadcast.games.squares import differing_squares
 from broadcast.service.event_service import EventService
 from clocks.reading import ClockReading
 from clocks.timesource import ManualTime
+from web.hub.server import Hub
 from web.json_views import arbiter_game_json
 
 GAME = "masters-r1-b1"
@@ -277,3 +280,56 @@ def test_a_finished_game_corrected_waits_for_no_board(tmp_path: Path, game: ches
     service.correct_line(GAME, [m.uci() for m in moves[:9]], "arbiter:test")
     state = service.book.get(GAME)
     assert state.ply == 9 and not state.awaiting_board and state.in_sync
+
+
+def desk_messages(hub: Hub, since: int, kind: str) -> list[dict[str, Any]]:
+    """The arbiter channel's messages of type `kind` after sequence number `since`."""
+    assert hub.arbiter is not None
+    out = [json.loads(text) for seq, _, text in hub.arbiter.buffer if seq > since]
+    return [m for m in out if m["type"] == kind]
+
+
+def test_the_desk_socket_follows_the_board_as_it_is_set_up(
+    tmp_path: Path, game: chess.pgn.Game
+) -> None:
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    moves = ten_plies(service, time, game)
+    where = port(service, 1)
+    hub = Hub(service, service.alerts)
+    try:
+        assert hub.arbiter is not None
+        seq = hub.arbiter.seq
+        feed(service, time, [shows(SERIAL, where, knocked(fen_after(game, 10)), time.now() + 1)])
+        service.correct_line(GAME, [m.uci() for m in moves[:10]], "arbiter:test")
+        hub.pump()
+        [first] = desk_messages(hub, seq, "waiting")
+        [entry] = first["waiting"]
+        assert (entry["game"], entry["board"], entry["why"], entry["ply"]) == (
+            GAME,
+            1,
+            "corrected",
+            10,
+        )
+        assert entry["must_show"] == fen_after(game, 10) and len(entry["differs"]) == 2
+        # One square put right: the list says which one still differs.
+        seq = hub.arbiter.seq
+        board = chess.Board(fen_after(game, 10))
+        half = chess.Board(knocked(fen_after(game, 10)))
+        wrong_square, right_square = (chess.parse_square(s) for s in entry["differs"])
+        if half.piece_at(wrong_square) is None:
+            wrong_square, right_square = right_square, wrong_square
+        half.remove_piece_at(wrong_square)  # the knocked piece is lifted: one square left
+        feed(service, time, [shows(SERIAL, where, half.fen(), time.now() + 1)])
+        hub.pump()
+        [second] = desk_messages(hub, seq, "waiting")
+        assert second["waiting"][0]["differs"] == [chess.square_name(right_square)]
+        # Put back: the game is in sync (a sync delta), and the list is empty after it.
+        seq = hub.arbiter.seq
+        feed(service, time, [shows(SERIAL, where, board.fen(), time.now() + 1)])
+        hub.pump()
+        assert [m["in_sync"] for m in desk_messages(hub, seq, "sync")] == [True]
+        assert [m["waiting"] for m in desk_messages(hub, seq, "waiting")] == [[]]
+        assert not any('"waiting"' in text for _, _, text in hub.public.buffer)
+    finally:
+        hub.executor.shutdown()

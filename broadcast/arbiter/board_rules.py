@@ -154,7 +154,7 @@ def tick(now: float, ctx: RulesContext) -> list[Observable]:
         if watch is not None and watch.press_out is not None:
             ctx.wake(watch.press_out[0] + trouble.illegal_move_after)
         if not game.in_sync and game.out_since is not None:
-            ctx.wake(game.out_since + trouble.out_of_sync_after)
+            ctx.wake(game.out_since + _sync_limit(ctx, game))
     for name, board in ctx.boards.items():
         out += _silence_rule(ctx, name, board, now)
         if board.has_clock and board.last_seen is not None and not board.silent:
@@ -198,10 +198,23 @@ def _illegal_stood(
     )
 
 
+# A board that must show the game's position and has shown nothing since the wait began:
+# what it shows now comes a moment later (the service reads it right after the action),
+# and the alert should name the squares, not say that nothing was shown.
+_SHOWN_GRACE_SECONDS = 2.0
+
+
+def _sync_limit(ctx: RulesContext, game: GameState) -> float:
+    """How long the game may be out of sync before the alert. A board that must show the
+    game's position (a spare that took it over, a board after a correction) is out of
+    sync until it is set up: say so at once, the arbiter is at the board."""
+    if not game.awaiting_board:
+        return ctx.config.trouble.out_of_sync_after
+    return 0.0 if game.board_fen is not None else _SHOWN_GRACE_SECONDS
+
+
 def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observable]:
-    # A board that just took the game over is out of sync until it is set up: say so at
-    # once, the arbiter is at the board.
-    limit = 0.0 if game.awaiting_board else ctx.config.trouble.out_of_sync_after
+    limit = _sync_limit(ctx, game)
     if game.in_sync or not too_long(game.out_since, now, limit):
         return []
     watch = ctx.watches[game.id]

@@ -13,7 +13,10 @@ from typing import Any
 
 import chess
 import chess.pgn
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from test_board_replaced import (
+    BASIC,
     T0,
     feed,
     fen_after,
@@ -24,12 +27,14 @@ from test_board_replaced import (
     ucis,
 )
 from test_board_replaced import game as game  # the fixture: a sample game of 40+ plies
+from web_support import CREDENTIALS
 
 from boards.events import ClockSeen
 from broadcast.games.squares import differing_squares
 from broadcast.service.event_service import EventService
 from clocks.reading import ClockReading
 from clocks.timesource import ManualTime
+from web.app import build_app
 from web.hub.server import Hub
 from web.json_views import arbiter_game_json
 
@@ -333,3 +338,37 @@ def test_the_desk_socket_follows_the_board_as_it_is_set_up(
         assert not any('"waiting"' in text for _, _, text in hub.public.buffer)
     finally:
         hub.executor.shutdown()
+
+
+@pytest.fixture
+def knocked_over(tmp_path: Path, game: chess.pgn.Game) -> EventService:
+    """Ten plies on board 1, then a piece knocked over (fed outside the test's loop)."""
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    ten_plies(service, time, game)
+    feed(
+        service,
+        time,
+        [shows(SERIAL, port(service, 1), knocked(fen_after(game, 10)), time.now() + 1)],
+    )
+    return service
+
+
+async def test_the_api_says_what_the_corrected_board_must_show(
+    knocked_over: EventService, game: chess.pgn.Game
+) -> None:
+    service = knocked_over
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        line = [m.uci for m in service.book.get(GAME).moves]
+        response = await client.post(
+            f"/api/v1/arbiter/games/{GAME}/line", json={"moves": line}, headers=BASIC
+        )
+        assert response.status == 200, await response.text()
+        answer = await response.json()
+        assert answer["awaiting_board"] and answer["awaiting_correction"]
+        assert not answer["in_sync"] and answer["ply"] == 10
+        assert answer["must_show"] == fen_after(game, 10) and len(answer["differs"]) == 2
+    finally:
+        await client.close()

@@ -6,10 +6,12 @@ import asyncio
 import io
 from pathlib import Path
 
+import chess
 import chess.pgn
 import pytest
 from service_support import running_service
 
+from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli.simboards import start_simulated_boards
 from broadcast.config import load_event
 from broadcast.journal.store import Journal
@@ -101,9 +103,24 @@ async def test_a_correction_replaces_the_line_and_the_board_follows_from_it(tmp_
             line = [m.uci for m in service.book.get(board2).moves]
             service.correct_line(board2, line[:4], "arbiter:ana")
             assert [m.uci for m in service.book.get(board2).moves] == line[:4]
-            # The board still shows ply 6: the follower resumed from the corrected line
-            # and finds the two moves again.
-            await wait_for(lambda: [m.uci for m in service.book.get(board2).moves] == line)
+            # The board still shows ply 6: the game waits for it to show the corrected
+            # position, and the two moves on it are not caught up again.
+            corrected = service.book.get(board2)
+            assert corrected.awaiting_correction and not corrected.in_sync
+            await wait_for(lambda: service.book.get(board2).board_fen is not None)
+            await asyncio.sleep(2.0)
+            assert [m.uci for m in service.book.get(board2).moves] == line[:4]
+            # The arbiter puts the pieces back, one square at a time: the game goes on.
+            host, index = hall.where[2]
+            want = chess.Board(corrected.fen)
+            shown = chess.BaseBoard(service.book.get(board2).board_fen or "")
+            for square in chess.SQUARES:
+                piece = want.piece_at(square)
+                if piece != shown.piece_at(square):
+                    code = SYMBOL_TO_CODE[piece.symbol()] if piece else 0
+                    host.set_square(square_to_index(square), code, board=index)
+            await wait_for(lambda: service.book.get(board2).in_sync)
+            assert [m.uci for m in service.book.get(board2).moves] == line[:4]
     finally:
         await hall.stop()
 

@@ -8,6 +8,7 @@ server draw identical boards and a page is complete with JavaScript off.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import chess
 import chess.svg
@@ -41,8 +42,15 @@ def piece_defs() -> Markup:
     )
 
 
-def board_svg(fen: str, last_uci: str | None = None, *, flipped: bool = False) -> Markup:
-    """The position of `fen` (with the last move's squares highlighted)."""
+def board_svg(
+    fen: str,
+    last_uci: str | None = None,
+    *,
+    flipped: bool = False,
+    differ: Collection[str] = (),
+) -> Markup:
+    """The position of `fen` (with the last move's squares highlighted, and the squares
+    named in `differ` marked: where a board being set up still shows something else)."""
     try:
         board = chess.Board(fen)
     except ValueError:
@@ -62,6 +70,7 @@ def board_svg(fen: str, last_uci: str | None = None, *, flipped: bool = False) -
         shade = "l" if (file + rank) % 2 else "d"
         mark = " hl" if square in marked else ""
         mark += " check" if square == checked else ""
+        mark += " differ" if chess.square_name(square) in differ else ""
         parts.append(f'<rect x="{x}" y="{y}" width="1" height="1" class="{shade}{mark}"/>')
     for square, piece in board.piece_map().items():
         file, rank = chess.square_file(square), chess.square_rank(square)

@@ -8,6 +8,7 @@ functions do not know which, so the same shape serves both.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from broadcast.arbiter.alerts import Alert
@@ -49,6 +50,7 @@ __all__ = [
     "section_json",
     "speed_of",
     "standings_json",
+    "waiting_json",
 ]
 
 
@@ -144,6 +146,7 @@ def arbiter_game_json(game: GameState) -> dict[str, Any]:
     out["result_code"] = game.result
     out["hall_board"] = game.hall_board
     out["awaiting_board"] = game.awaiting_board
+    out["awaiting_correction"] = game.awaiting_correction  # the wait is for a correction
     # What the board must show before the game goes on there, and where it differs now.
     out["must_show"] = game.fen
     out["differs"] = list(differing_squares(game.fen, game.board_fen))
@@ -407,6 +410,36 @@ def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
         if game is None
         else [p.name if p is not None else "?" for p in (game.white, game.black)]
     )
+    return out
+
+
+def waiting_json(boards: Iterable[HallBoard], book: GameBook) -> list[dict[str, Any]]:
+    """The games whose hall board must show their position before play goes on there (a
+    spare that took a game over, or a board after the arbiter's correction), by hall
+    board: the desk's "Spare boards" section, on the page and live on its socket. Each:
+    the game and its players, the hall board, why it waits (`why`: "replaced", with the
+    board it left, or "corrected"), the FEN to set up (`must_show`), the squares where the
+    board shows something else (`differs`) and whether it has shown anything (`shown`)."""
+    out: list[dict[str, Any]] = []
+    for board in sorted(boards, key=lambda b: b.number):
+        game = book.games.get(board.game) if board.game else None
+        if game is None or not game.awaiting_board or game.finished:
+            continue
+        replaced = not game.awaiting_correction and bool(game.board_changes)
+        out.append(
+            {
+                "game": game.id,
+                "board": board.number,
+                "white": game.white.name if game.white else "?",
+                "black": game.black.name if game.black else "?",
+                "ply": game.ply,
+                "why": "replaced" if replaced else "corrected",
+                "from_board": game.board_changes[-1].old_board if replaced else None,
+                "must_show": game.fen,
+                "differs": list(differing_squares(game.fen, game.board_fen)),
+                "shown": game.board_fen is not None,
+            }
+        )
     return out
 
 

@@ -23,7 +23,15 @@ from boards.events import (
 from broadcast.arbiter.presence import pressed_by
 from broadcast.arbiter.trouble import battery_severity, move_label, polls_missed, too_long
 from broadcast.arbiter.watch import BoardWatch
-from broadcast.games.events import BoardAttached, BoardReplaced, Colour, GameClock, GameSync
+from broadcast.games.events import (
+    BoardAttached,
+    BoardReplaced,
+    Colour,
+    GameClock,
+    GameSync,
+    LineCorrected,
+    StartPositionSet,
+)
 from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameState
 from clocks.reading import ClockReading, NoClock
@@ -55,6 +63,8 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             ctx.boards.setdefault(board, BoardWatch()).game = event.game
         case BoardReplaced():
             return _replaced(ctx, event)
+        case LineCorrected() | StartPositionSet() if event.board is not None:
+            return _corrected(ctx, event)
         case GameSync(in_sync=True):
             watch = ctx.watches.get(event.game)
             if watch is not None:
@@ -101,6 +111,24 @@ def _replaced(ctx: RulesContext, event: BoardReplaced) -> list[Observable]:
     )
 
 
+def _corrected(ctx: RulesContext, event: LineCorrected | StartPositionSet) -> list[Observable]:
+    """The arbiter corrected the game on its board: what the board showed was about the
+    old line, so its out-of-sync and illegal-move alerts close, and a new wait begins (a
+    new episode: its alert, naming the squares to put right, comes at once)."""
+    if ctx.watched(event.game) is None:
+        return []
+    ctx.rescan()
+    watch = ctx.watches[event.game]
+    watch.out_episode += 1
+    watch.press_out = None
+    return ctx.resolve(
+        ctx.open_about("game", event.game),
+        lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
+        event.t,
+        "the arbiter corrected the game: the board must show the corrected position",
+    )
+
+
 _BOARD_TROUBLE = frozenset(
     {
         "board-not-responding",
@@ -126,7 +154,7 @@ def tick(now: float, ctx: RulesContext) -> list[Observable]:
         if watch is not None and watch.press_out is not None:
             ctx.wake(watch.press_out[0] + trouble.illegal_move_after)
         if not game.in_sync and game.out_since is not None:
-            ctx.wake(game.out_since + trouble.out_of_sync_after)
+            ctx.wake(game.out_since + _sync_limit(ctx, game))
     for name, board in ctx.boards.items():
         out += _silence_rule(ctx, name, board, now)
         if board.has_clock and board.last_seen is not None and not board.silent:
@@ -170,16 +198,39 @@ def _illegal_stood(
     )
 
 
+# A board that must show the game's position and has shown nothing since the wait began:
+# what it shows now comes a moment later (the service reads it right after the action),
+# and the alert should name the squares, not say that nothing was shown.
+_SHOWN_GRACE_SECONDS = 2.0
+
+
+def _sync_limit(ctx: RulesContext, game: GameState) -> float:
+    """How long the game may be out of sync before the alert. A board that must show the
+    game's position (a spare that took it over, a board after a correction) is out of
+    sync until it is set up: say so at once, the arbiter is at the board."""
+    if not game.awaiting_board:
+        return ctx.config.trouble.out_of_sync_after
+    return 0.0 if game.board_fen is not None else _SHOWN_GRACE_SECONDS
+
+
 def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observable]:
-    # A board that just took the game over is out of sync until it is set up: say so at
-    # once, the arbiter is at the board.
-    limit = 0.0 if game.awaiting_board else ctx.config.trouble.out_of_sync_after
+    limit = _sync_limit(ctx, game)
     if game.in_sync or not too_long(game.out_since, now, limit):
         return []
     watch = ctx.watches[game.id]
     since = game.out_since or now
     squares = differing_squares(game.fen, game.board_fen)
     where = f"squares that differ: {' '.join(squares)}" if squares else "check the pieces"
+    if game.awaiting_correction:
+        return ctx.alert(
+            f"out-of-sync:{game.id}:{watch.out_episode}",
+            "out-of-sync",
+            now,
+            f"the arbiter corrected the game: set up its position after ply {game.ply} on "
+            f"the board ({game.fen.split()[0]}); nothing the board shows is taken as a move "
+            "until it does; " + (where if game.board_fen else "the board has shown nothing since"),
+            game=game,
+        )
     if game.awaiting_board:
         change = game.board_changes[-1]
         return ctx.alert(

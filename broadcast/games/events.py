@@ -179,22 +179,28 @@ class ProposalWithdrawn:
 
 @dataclass(frozen=True, slots=True)
 class LineCorrected:
-    """The arbiter replaces the game's moves (UCI from `start_fen`) everywhere."""
+    """The arbiter replaces the game's moves (UCI from `start_fen`) everywhere. `board`:
+    the hall board that follows the game; it must show the corrected position before
+    anything it shows is read as play again (None: no board follows the game, or a
+    journal written before corrections waited for the board)."""
 
     game: str
     ucis: tuple[str, ...]
     t: float
     by: str = "arbiter"
+    board: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class StartPositionSet:
-    """The game starts from `fen` instead of the standard position."""
+    """The game starts from `fen` instead of the standard position. `board`: as for
+    `LineCorrected`, the hall board that must show the position before play goes on."""
 
     game: str
     fen: str
     t: float
     by: str = "arbiter"
+    board: int | None = None
 
 
 GameEvent = (

@@ -51,11 +51,14 @@ class BoardToGame:
     game: str
     follower: BoardFollower = field(init=False)
     reconstructor: Reconstructor = field(default_factory=Reconstructor)
-    # A board that took the game over (a spare): nothing it shows is read as play until it
-    # shows the game's position (`awaiting`), and then the times the arbiter entered for
-    # a board without a clock start to run (`entered_times`: white, black seconds).
+    # A board that took the game over (a spare), or the game's board after the arbiter's
+    # correction: nothing it shows is read as play until it shows the game's position
+    # (`awaiting`), and then the times the arbiter entered for a board without a clock
+    # start to run (`entered_times`: white, black seconds). The board of a corrected game
+    # is still the game's board: its clock readings stay the game's (`keeps_clock`).
     awaiting: bool = False
     entered_times: tuple[float, float] | None = None
+    keeps_clock: bool = False
 
     def __post_init__(self) -> None:
         self.follower = BoardFollower(self.board, self.reconstructor)
@@ -111,6 +114,12 @@ class BoardToGame:
             shown = event.position
         elif isinstance(event, LogRecovered):
             shown = event.final
+        elif (
+            self.keeps_clock
+            and isinstance(event, ClockSeen)
+            and isinstance(event.reading, ClockReading)
+        ):
+            return [self.clock_event(event.t, event.reading)], [event]
         else:
             return [], [event]
         expected = self.reconstructor.board.board_fen()

@@ -79,7 +79,11 @@ class GameState:
     first_activity: float | None = None
     last_update: float | None = None
     hall_board: int | None = None  # the hall board the arbiter moved the game to
-    awaiting_board: bool = False  # moved, and the new board has not shown its position yet
+    # The game waits for its board to show its position (nothing the board shows is play
+    # until it does): moved to a spare that is not set up yet, or corrected by the arbiter
+    # (`awaiting_correction`: on the board it was on, whose clock stays the game's).
+    awaiting_board: bool = False
+    awaiting_correction: bool = False
     board_changes: tuple[BoardReplaced, ...] = ()  # every move to another board, in order
 
     @property
@@ -117,6 +121,7 @@ class GameState:
                     state,
                     hall_board=event.new_board,
                     awaiting_board=True,
+                    awaiting_correction=False,
                     board_changes=(*self.board_changes, event),
                     in_sync=False,
                     out_since=self.out_since if not self.in_sync else event.t,
@@ -187,6 +192,7 @@ class GameState:
                     state,
                     in_sync=in_sync,
                     awaiting_board=self.awaiting_board and not in_sync,
+                    awaiting_correction=self.awaiting_correction and not in_sync,
                     out_since=None
                     if in_sync
                     else (self.out_since if not self.in_sync else event.t),
@@ -215,14 +221,33 @@ class GameState:
                     running=None,
                 )
             case LineCorrected(ucis=ucis):
-                return _evolve(state, moves=_line(self.start_fen, ucis, self.moves, self.id))
+                line = _line(self.start_fen, ucis, self.moves, self.id)
+                return _await_setup(_evolve(state, moves=line), event)
             case StartPositionSet(fen=fen):
                 try:
                     chess.Board(fen)
                 except ValueError as exc:
                     raise GameError(f"{self.id}: not a FEN: {fen!r} ({exc})") from None
-                return _evolve(state, start_fen=fen, moves=())
+                return _await_setup(_evolve(state, start_fen=fen, moves=()), event)
         raise GameError(f"not a game event: {event!r}")
+
+
+def _await_setup(state: GameState, event: LineCorrected | StartPositionSet) -> GameState:
+    """After the arbiter's correction, a game its board follows waits for that board to
+    show the corrected position (what it showed belonged to the old line): out of sync
+    from now, as a spare that takes a game over. A game with a result is followed by no
+    board, and a spare still waiting to be set up stays a spare (its clock is not the
+    game's yet)."""
+    if event.board is None or state.result is not None:
+        return state
+    return _evolve(
+        state,
+        awaiting_board=True,
+        awaiting_correction=state.awaiting_correction or not state.awaiting_board,
+        in_sync=False,
+        out_since=event.t,
+        board_fen=None,
+    )
 
 
 def _evolve(state: GameState, **changes: object) -> GameState:

@@ -11,7 +11,7 @@ applied).
   reason the regulations accept), `confirm_proposal`, `reject_proposal` (the game goes
   on), `propose`;
 - the moves of a game: `correct_line`, `set_start_fen` (both `_correct`: the board's
-  reconstruction starts again from the corrected game);
+  reconstruction starts again from the corrected game once the board shows it);
 - the board a game is played on: `replace_board` (a spare takes the game over);
 - pairings: `dutch_pairings`, `imported_pairings` (a pairing program's TRF),
   `publish_pairings`, `round_robin_pairings`, `unpaired_rounds`, `pair_unpaired`;
@@ -214,18 +214,31 @@ def propose(service: ActionHost, proposal: ResultProposed) -> None:
 
 
 def correct_line(service: ActionHost, game_id: str, ucis: Sequence[str], by: str) -> None:
-    """The game's moves are these (the arbiter's correction of what the board gave)."""
-    _correct(service, LineCorrected(game_id, tuple(ucis), service.time.now(), by=by))
+    """The game's moves are these (the arbiter's correction of what the board gave; the
+    same moves again after a knocked-over piece: the board must show them again)."""
+    board = following(service, game_id)
+    _correct(service, LineCorrected(game_id, tuple(ucis), service.time.now(), by, board))
 
 
 def set_start_fen(service: ActionHost, game_id: str, fen: str, by: str) -> None:
     """The game started from this position (a Chess960 setup, an adjourned game)."""
-    _correct(service, StartPositionSet(game_id, fen, service.time.now(), by=by))
+    board = following(service, game_id)
+    _correct(service, StartPositionSet(game_id, fen, service.time.now(), by, board))
+
+
+def following(service: ActionHost, game_id: str) -> int | None:
+    """The hall board whose reconstruction follows the game now (None: none does, e.g. a
+    finished game or a round not being played)."""
+    return next(
+        (n for n, b in service.hall.items() if b.game == game_id and b.follower is not None),
+        None,
+    )
 
 
 def _correct(service: ActionHost, event: LineCorrected | StartPositionSet) -> None:
     """A correction of a game: checked against the game first, then journaled, and the
-    board's reconstruction starts again from the corrected game."""
+    board's reconstruction starts again from the corrected game, waiting for the board to
+    show it (nothing it shows before is a move or a takeback)."""
     game = game_state(service, event.game)
     try:
         game.apply(event)
@@ -820,6 +833,7 @@ __all__ = [
     "correct_line",
     "default_reason",
     "dutch_pairings",
+    "following",
     "game_state",
     "how_to_pair",
     "imported_byes",

@@ -183,9 +183,11 @@ def log_line(event: object) -> str | None:
         case PlayerMarkedPresent():
             return f"{event.game}: {event.colour} marked present by {event.by}"
         case LineCorrected():
-            return f"{event.game}: moves corrected by {event.by} ({len(event.ucis)} plies)"
+            wait = f"; board {event.board} must show them" if event.board is not None else ""
+            return f"{event.game}: moves corrected by {event.by} ({len(event.ucis)} plies){wait}"
         case StartPositionSet():
-            return f"{event.game}: start position set by {event.by}: {event.fen}"
+            wait = f"; board {event.board} must show it" if event.board is not None else ""
+            return f"{event.game}: start position set by {event.by}: {event.fen}{wait}"
         case ResultRecorded() if event.reason == "bye":
             return (
                 f"{event.section} round {event.round}: bye {event.result} for player {event.player}"

@@ -276,7 +276,8 @@ class Hall:
 
     def refollow(self, game_id: str) -> None:
         """After a correction, the board's reconstruction starts again from the new line,
-        and looks at what the board shows now (it may already be past the corrected ply)."""
+        waiting for the board to show it, and looks at what the board shows now (it may
+        show the corrected position already: the arbiter set it up first)."""
         for board in self.boards.values():
             if board.game == game_id:
                 board.follower = self._follower(board, self.committer.book.get(game_id))
@@ -310,11 +311,18 @@ class Hall:
             )
         name = board.name
         follower = BoardToGame(name or f"board-{board.number}", game.id, reconstructor)
-        if game.awaiting_board and game.hall_board == board.number:
-            # A spare taking the game over: it must show the game's position first.
+        if game.awaiting_board:
+            # A spare taking the game over, or the board after the arbiter's correction: it
+            # must show the game's position first. The game's own board keeps its clock.
             follower.awaiting = True
-            change = game.board_changes[-1]
-            if change.white_seconds is not None and change.black_seconds is not None:
+            follower.keeps_clock = game.awaiting_correction
+            change = game.board_changes[-1] if game.board_changes else None
+            if (
+                not game.awaiting_correction
+                and change is not None
+                and change.white_seconds is not None
+                and change.black_seconds is not None
+            ):
                 follower.entered_times = (change.white_seconds, change.black_seconds)
         memory = state.memory.get(name) if name is not None else None
         if memory is not None and not follower.awaiting:

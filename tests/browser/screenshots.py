@@ -16,6 +16,7 @@ import socket
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -31,6 +32,44 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _serial(board: int) -> str:
+    return f"{10000 + board:05d}"
+
+
+def _shows(service: Any, clock: Any, board: int, fen: str) -> None:
+    """Hall board `board` (connected as DGT 1000N) shows the position of `fen`."""
+    from boards.events import BoardConnected, BoardInfo, PositionSeen
+    from boards.position import BoardPosition
+
+    where = service.hall[board].config.port
+    if not service.hall[board].connected:
+        info = BoardInfo(where, _serial(board), (1, 7), "single", clock_present=True)
+        service.on_driver_event(where, BoardConnected(clock.now(), _serial(board), info))
+    position = BoardPosition.from_fen(fen)
+    service.on_driver_event(where, PositionSeen(clock.now(), _serial(board), position))
+
+
+def spare_set_up_wrong(service: Any, clock: Any) -> int:
+    """The live game moves to a spare (board 4, or back to board 1 the second time) whose
+    pieces are wrong on two squares: a rook stands on an empty square. Returns the spare."""
+    import chess
+
+    current = next(n for n, b in service.hall.items() if b.game == scene.GAME_ON)
+    spare = 4 if current != 4 else 1
+    board = chess.Board(service.book.get(scene.GAME_ON).fen)
+    rook = next(s for s in chess.SQUARES if board.piece_type_at(s) == chess.ROOK)
+    empty = next(s for s in chess.SQUARES if board.piece_at(s) is None)
+    board.set_piece_at(empty, board.remove_piece_at(rook))
+    _shows(service, clock, spare, board.fen())
+    service.replace_board(scene.GAME_ON, spare, "arbiter:screenshots")
+    return spare
+
+
+def spare_put_right(service: Any, clock: Any, spare: int) -> None:
+    clock.advance(5)
+    _shows(service, clock, spare, service.book.get(scene.GAME_ON).fen)
+
+
 async def shoot(out: Path) -> list[Path]:
     from playwright.async_api import async_playwright
 
@@ -39,7 +78,7 @@ async def shoot(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     with tempfile.TemporaryDirectory() as tmp:
-        service, _ = scene.build(Path(tmp))
+        service, clock = scene.build(Path(tmp))
         port = _free_port()
         runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
         url = f"http://127.0.0.1:{port}"
@@ -64,13 +103,17 @@ async def shoot(out: Path) -> list[Path]:
                     await page.locator(f"#g-{scene.GAME_FLAG} summary").click()
                     saved.append(out / f"arbiter-desk-{size}.png")
                     await page.screenshot(path=str(saved[-1]), full_page=True)
-                    # the live game moved to a spare (board 4, its game finished): the
-                    # desk shows the position to set up there
-                    if not service.book.get(scene.GAME_ON).awaiting_board:
-                        service.replace_board(scene.GAME_ON, 4, "arbiter:screenshots")
+                    # the live game moved to a spare set up wrong on two squares: the
+                    # desk shows the position to set up there, the wrong squares marked
+                    spare = spare_set_up_wrong(service, clock)
                     await page.reload()
-                    await page.wait_for_selector("#spares .spare")
+                    await page.wait_for_selector("#spares .spare .differs strong")
                     saved.append(out / f"arbiter-desk-spare-{size}.png")
+                    await page.screenshot(path=str(saved[-1]), full_page=True)
+                    # the pieces put right: the entry says so, live (no reload)
+                    spare_put_right(service, clock, spare)
+                    await page.wait_for_selector("#spares .spare.matched")
+                    saved.append(out / f"arbiter-desk-spare-matched-{size}.png")
                     await page.screenshot(path=str(saved[-1]), full_page=True)
                     # the viewer stepped back to move 10
                     await page.goto(url + f"/game/{scene.GAME_ON}")

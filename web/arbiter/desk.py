@@ -15,7 +15,6 @@ from aiohttp import web
 
 from broadcast.games.events import RESULTS, BoardReplaced
 from broadcast.games.ids import slug
-from broadcast.games.state import GameState
 from broadcast.service import actions as regs
 from broadcast.service.actions import DESK_REASONS
 from broadcast.service.event_service import ActionError, EventService
@@ -47,12 +46,10 @@ async def desk_page(request: web.Request) -> web.Response:
     _ = gettext_of(lang)
     live = service.live_rounds()
     rounds = []
-    live_games: list[GameState] = []
     for section in service.config.sections:
         number = live.get(section.name)
         if number is None:
             continue
-        live_games += service.book.round_games(section.name, number)
         games = [
             json_views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)
         ]
@@ -85,14 +82,10 @@ async def desk_page(request: web.Request) -> web.Response:
         }
         for b in desk.spares()
     ]
+    # The boards to set up: the same entries the desk's socket sends as they change.
     waiting = [
-        {
-            "game": json_views.arbiter_game_json(g),
-            "picture": board_svg(g.fen),
-            "board": g.hall_board,
-        }
-        for g in live_games
-        if g.awaiting_board
+        {**w, "picture": board_svg(w["must_show"], differ=w["differs"])}
+        for w in json_views.waiting_json(service.hall.values(), service.book)
     ]
     text = ENV.get_template("arbiter.html").render(
         spares=spares,

@@ -140,6 +140,7 @@ class Channel:
             and frame.book is old.book
             and frame.boards == old.boards
             and frame.alerts == old.alerts
+            and frame.waiting == old.waiting
         ):
             return 0  # identity, not deep equality: frames share their unchanged parts
         deltas = diff(self.config, self.frame, frame, sections=False)

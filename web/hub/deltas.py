@@ -48,6 +48,8 @@ class Frame:
     book: GameBook
     boards: tuple[dict[str, Any], ...] = ()
     alerts: tuple[Alert, ...] = ()
+    # The arbiter's: the boards still to be set up (`json_views.waiting_json`).
+    waiting: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +175,10 @@ def diff(config: EventConfig, old: Frame, new: Frame, *, sections: bool = True) 
                 },
             )
         )
+    if new.waiting != old.waiting:
+        # Every change of a board being set up (a square put right), so the desk follows
+        # the pieces as they go up, and the entry leaves once the board matches.
+        out.append(Delta(frozenset({"event"}), {"type": "waiting", "waiting": list(new.waiting)}))
     return out
 
 
@@ -266,4 +272,5 @@ def snapshot_data(
     if arbiter and scope == "event":
         data["boards"] = list(frame.boards)
         data["alerts"] = json_views.alerts_json(frame.alerts, frame.book)
+        data["waiting"] = list(frame.waiting)
     return data

@@ -6,7 +6,8 @@
 - public: frames come from `service.public_state()` only, so a delta can never carry
   what the broadcast delay still hides (DESIGN: "Spectators never see what the delay
   hides");
-- arbiter: frames come from the live state, plus the hall boards and the open alerts.
+- arbiter: frames come from the live state, plus the hall boards, the open alerts and
+  the boards still to be set up (a spare, or a board after a correction).
 
 Protocol (JSON text messages; see docs/web.md):
 
@@ -14,7 +15,7 @@ Protocol (JSON text messages; see docs/web.md):
                "section": slug?, "round": N?, "game": id?, "since": seq?, "epoch": str?}
     server -> {"type": "snapshot", "seq": N, "epoch": E, "scope": ..., "data": {...}}
     server -> {"type": "move" | "clock" | "result" | "game" | "removed" | "sync"
-               | "standings" | "pairings" | "boards" | "alerts", "seq": N, ...}
+               | "standings" | "pairings" | "boards" | "alerts" | "waiting", "seq": N, ...}
     server -> {"type": "resync"}  (followed by a snapshot)
     server -> {"type": "error", "message": ...}
 
@@ -115,7 +116,8 @@ class Hub:
             json_views.desk_board_json(b, service.book)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
         )
-        return Frame(service.tournament, service.book, boards, tuple(self.alerts()))
+        waiting = tuple(json_views.waiting_json(service.hall.values(), service.book))
+        return Frame(service.tournament, service.book, boards, tuple(self.alerts()), waiting)
 
     def pump(self) -> None:
         """Bring both channels up to date (cheap when nothing changed)."""

@@ -1,4 +1,5 @@
-// The arbiter desk: boards' health and alerts, live; a sound and a count for new alerts.
+// The arbiter desk: boards' health, alerts and the boards to set up, live; a sound and a
+// count for new alerts.
 "use strict";
 (function () {
   const BW = window.BW;
@@ -176,6 +177,83 @@
       .then((closed) => { if (closed) showClosed(closed); })
       .catch(() => { /* the next change of the alerts tries again */ });
   }
+  // -- boards to set up: a spare that took a game over, or a board after a correction ------
+  // Same markup as the "Spare boards" section of arbiter.html; follows the pieces as they
+  // go up (the socket's "waiting" list), and says so when a board matches.
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const matched = new Map();  // game -> hall board: matched since the page was loaded
+  function para(className, text) {
+    const p = document.createElement("p");
+    p.className = className; p.textContent = text;
+    return p;
+  }
+  function markSquares(svg, squares) {
+    const flip = svg.getAttribute("data-flip") === "1";
+    for (const name of squares) {
+      const file = "abcdefgh".indexOf(name[0]), rank = Number(name[1]) - 1;
+      if (file < 0 || !(rank >= 0 && rank < 8)) continue;
+      const x = flip ? 7 - file : file, y = flip ? rank : 7 - rank;
+      const rect = svg.querySelector('rect[x="' + x + '"][y="' + y + '"]');
+      if (rect) rect.classList.add("differ");
+    }
+  }
+  function waitingItem(w) {
+    const div = document.createElement("div");
+    div.className = "spare";
+    div.setAttribute("data-waiting", w.game); div.setAttribute("data-board", String(w.board));
+    const h3 = document.createElement("h3");
+    h3.textContent = "Board " + w.board + ": " + w.white + " – " + w.black + " (" + w.game + ", after ply " + w.ply + ")";
+    const why = para("why", w.why === "replaced" ? "Moved here from board " + w.from_board + "." : "Corrected by the arbiter: set up the corrected position.");
+    const picture = document.createElement("div");
+    picture.className = "spare-board";
+    const svg = document.createElementNS(SVG_NS, "svg");
+    svg.setAttribute("class", "board"); svg.setAttribute("viewBox", "0 0 8 8"); svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "position " + (w.must_show || "").split(" ")[0]); svg.setAttribute("data-flip", "0");
+    BW.renderBoard(svg, w.must_show, "", false);
+    markSquares(svg, w.differs || []);
+    picture.appendChild(svg);
+    const must = para("must-show", "Must show: ");
+    const code = document.createElement("code"); code.textContent = w.must_show;
+    must.appendChild(code);
+    const differs = para("differs", "");
+    if (w.differs && w.differs.length) {
+      const strong = document.createElement("strong"); strong.textContent = w.differs.join(" ");
+      differs.append("Squares that still differ: ", strong);
+    } else {
+      differs.textContent = w.shown ? "The board matches." : "Board " + w.board + " has shown no position yet.";
+    }
+    div.append(h3, why, picture, must, differs);
+    return div;
+  }
+  // A board that matched: its entry stays as one line until the page is loaded again.
+  function matchedItem(game, board, old) {
+    const div = document.createElement("div");
+    div.className = "spare matched";
+    div.setAttribute("data-waiting", game); div.setAttribute("data-board", String(board));
+    const h3 = old ? old.querySelector("h3") : null;
+    if (h3) div.appendChild(h3.cloneNode(true));
+    div.appendChild(para("differs", "Matches: the game goes on on board " + board + "."));
+    return div;
+  }
+  function showWaiting(waiting) {
+    const box = document.getElementById("waiting");
+    const section = document.getElementById("spares");
+    if (!box || !section) return;
+    const old = new Map(Array.from(box.querySelectorAll("[data-waiting]"), (el) => [el.getAttribute("data-waiting"), el]));
+    const items = waiting.map((w) => { matched.delete(w.game); return waitingItem(w); });
+    for (const [game, board] of matched) items.push(matchedItem(game, board, old.get(game)));
+    box.replaceChildren(...items);
+    section.hidden = items.length === 0;
+  }
+  // The sync delta comes before the waiting list that no longer has the game.
+  function boardMatched(game) {
+    const box = document.getElementById("waiting");
+    const el = box ? box.querySelector('[data-waiting="' + CSS.escape(game) + '"]:not(.matched)') : null;
+    if (!el) return;
+    const board = Number(el.getAttribute("data-board"));
+    matched.set(game, board);
+    el.replaceWith(matchedItem(game, board, el));
+  }
   function beep() {
     if (!sound) return;
     try {
@@ -204,6 +282,11 @@
       if (msg.now) serverNow = msg.now - ((performance.now() - loadedAt) / 1000) * (msg.clock_rate || 1);
       if (msg.data.boards) showBoards(msg.data.boards);
       if (msg.data.alerts) { showAlerts(msg.data.alerts, []); refreshClosed(); }
+      if (msg.data.waiting) showWaiting(msg.data.waiting);
+    } else if (msg.type === "waiting") {
+      showWaiting(msg.waiting);
+    } else if (msg.type === "sync") {
+      if (msg.in_sync) boardMatched(msg.game);
     } else if (msg.type === "boards") {
       showBoards(msg.boards);
     } else if (msg.type === "alerts") {

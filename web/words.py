@@ -94,6 +94,15 @@ SCRIPT_TEXTS = {
     "closed_how": N_("%(how)s at %(at)s by %(by)s: %(why)s"),
     "sound_on": N_("sound on"),
     "sound_off": N_("sound off"),
+    # the desk's "Spare boards": the boards to set up, as arbiter.html writes them
+    "spare_title": N_("Board %(board)s: %(white)s \u2013 %(black)s (%(game)s, after ply %(ply)s)"),
+    "moved_here": N_("Moved here from board %(board)s."),
+    "corrected_here": N_("Corrected by the arbiter: set up the corrected position."),
+    "must_show": N_("Must show:"),
+    "still_differ": N_("Squares that still differ:"),
+    "board_matches": N_("The board matches."),
+    "no_position": N_("Board %(board)s has shown no position yet."),
+    "matched": N_("Matches: the game goes on on board %(board)s."),
 }
 
 

@@ -16,6 +16,10 @@
     reject: "Reject: the game goes on", the_game: "the game", no_alerts: "No open alerts.",
     no_closed: "No closed alerts yet.", closed_how: "%(how)s at %(at)s by %(by)s: %(why)s",
     sound_on: "sound on", sound_off: "sound off",
+    spare_title: "Board %(board)s: %(white)s – %(black)s (%(game)s, after ply %(ply)s)",
+    moved_here: "Moved here from board %(board)s.", corrected_here: "Corrected by the arbiter: set up the corrected position.",
+    must_show: "Must show:", still_differ: "Squares that still differ:", board_matches: "The board matches.",
+    no_position: "Board %(board)s has shown no position yet.", matched: "Matches: the game goes on on board %(board)s.",
   };
   function t(key, vars) {
     const text = (BW.texts && BW.texts[key]) || ENGLISH[key] || key;
@@ -202,8 +206,8 @@
     div.className = "spare";
     div.setAttribute("data-waiting", w.game); div.setAttribute("data-board", String(w.board));
     const h3 = document.createElement("h3");
-    h3.textContent = "Board " + w.board + ": " + w.white + " – " + w.black + " (" + w.game + ", after ply " + w.ply + ")";
-    const why = para("why", w.why === "replaced" ? "Moved here from board " + w.from_board + "." : "Corrected by the arbiter: set up the corrected position.");
+    h3.textContent = t("spare_title", { board: w.board, white: w.white, black: w.black, game: w.game, ply: w.ply });
+    const why = para("why", w.why === "replaced" ? t("moved_here", { board: w.from_board }) : t("corrected_here"));
     const picture = document.createElement("div");
     picture.className = "spare-board";
     const svg = document.createElementNS(SVG_NS, "svg");
@@ -212,15 +216,15 @@
     BW.renderBoard(svg, w.must_show, "", false);
     markSquares(svg, w.differs || []);
     picture.appendChild(svg);
-    const must = para("must-show", "Must show: ");
+    const must = para("must-show", t("must_show") + " ");
     const code = document.createElement("code"); code.textContent = w.must_show;
     must.appendChild(code);
     const differs = para("differs", "");
     if (w.differs && w.differs.length) {
       const strong = document.createElement("strong"); strong.textContent = w.differs.join(" ");
-      differs.append("Squares that still differ: ", strong);
+      differs.append(t("still_differ") + " ", strong);
     } else {
-      differs.textContent = w.shown ? "The board matches." : "Board " + w.board + " has shown no position yet.";
+      differs.textContent = w.shown ? t("board_matches") : t("no_position", { board: w.board });
     }
     div.append(h3, why, picture, must, differs);
     return div;
@@ -232,7 +236,7 @@
     div.setAttribute("data-waiting", game); div.setAttribute("data-board", String(board));
     const h3 = old ? old.querySelector("h3") : null;
     if (h3) div.appendChild(h3.cloneNode(true));
-    div.appendChild(para("differs", "Matches: the game goes on on board " + board + "."));
+    div.appendChild(para("differs", t("matched", { board: board })));
     return div;
   }
   function showWaiting(waiting) {

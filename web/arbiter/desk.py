@@ -27,7 +27,7 @@ from web.arbiter.moves import split_moves
 from web.auth import same_origin
 from web.board_svg import board_svg, piece_defs
 from web.http_json import error, json_response
-from web.i18n import Gettext, gettext_of
+from web.i18n import Gettext, gettext_of, translations
 from web.keys import ARBITER, HUB, PAIRER, lang_of, service_of
 from web.pages import ENV, chrome
 from web.sections import section_by_name
@@ -156,7 +156,9 @@ class Form:
         self.request = request
         self.desk: Desk = request.app[DESK]
         self.by = acting(request)
-        self._: Gettext = gettext_of(lang_of(request))  # what was done, in the arbiter's words
+        lang = lang_of(request)
+        self._: Gettext = gettext_of(lang)  # what was done, in the arbiter's words
+        self.ngettext = translations(lang).ngettext
 
     def __getitem__(self, name: str) -> str:
         """A field, stripped; "" when missing."""
@@ -260,7 +262,7 @@ def _board(f: Form) -> str:
     moved = f.desk.assign_board(
         f["section"], f.number("round"), f.number("white"), f.number("board"), f.by
     )
-    return _moved(moved) if moved else f._("board reassigned")
+    return _moved(f, moved) if moved else f._("board reassigned")
 
 
 def _seconds(text: str, label: str) -> float | None:
@@ -276,11 +278,13 @@ def _seconds(text: str, label: str) -> float | None:
     return float(seconds)
 
 
-def _moved(moved: list[BoardReplaced]) -> str:
+def _moved(f: Form, moved: list[BoardReplaced]) -> str:
     text = "; ".join(
-        f"{m.game} moved from board {m.old_board} to board {m.new_board}" for m in moved
+        f._("%(game)s moved from board %(old)s to board %(new)s")
+        % {"game": m.game, "old": m.old_board, "new": m.new_board}
+        for m in moved
     )
-    return text + ": set up the position shown under Spare boards"
+    return text + f._(": set up the position shown under Spare boards")
 
 
 def _replace_board(f: Form) -> str:
@@ -294,7 +298,7 @@ def _replace_board(f: Form) -> str:
         white_seconds=_seconds(f["white_time"], "White's time"),
         black_seconds=_seconds(f["black_time"], "Black's time"),
     )
-    return _moved(moved)
+    return _moved(f, moved)
 
 
 _ACTIONS: dict[str, FormAction] = {
@@ -416,10 +420,20 @@ def _late_entry(f: Form) -> str:
         missed_points=_missed(f),
     )
     points = event.missed_points * (event.from_round - 1)
-    return (
-        f"late entry: player {event.player.number} {event.player.name}, paired from round "
-        f"{event.from_round}, starts with {points:g} point{'' if points == 1 else 's'}"
-    )
+    # The plural of a whole number of points is its own; half points take the "other" form.
+    count = int(points) if points == int(points) else 2
+    return f.ngettext(
+        "late entry: player %(player)s %(name)s, paired from round %(round)s, starts with "
+        "%(points)s point",
+        "late entry: player %(player)s %(name)s, paired from round %(round)s, starts with "
+        "%(points)s points",
+        count,
+    ) % {
+        "player": event.player.number,
+        "name": event.player.name,
+        "round": event.from_round,
+        "points": f"{points:g}",
+    }
 
 
 def _replace_player(f: Form) -> str:
@@ -427,12 +441,17 @@ def _replace_player(f: Form) -> str:
     event = f.desk.replace_player(
         f["section"], player, _newcomer(f), f.by, override=f["override"], missed_points=_missed(f)
     )
-    done = (
-        f"player {player} {event.original.name} replaced by {event.newcomer.name} from round "
-        f"{event.from_round}"
-    )
+    done = f._("player %(player)s %(name)s replaced by %(newcomer)s from round %(round)s") % {
+        "player": player,
+        "name": event.original.name,
+        "newcomer": event.newcomer.name,
+        "round": event.from_round,
+    }
     if event.newcomer.number != player:
-        done += f" (starting number {event.newcomer.number}; the games played stay with {player})"
+        done += f._(" (starting number %(number)s; the games played stay with %(player)s)") % {
+            "number": event.newcomer.number,
+            "player": player,
+        }
     return done
 
 

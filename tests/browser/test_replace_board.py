@@ -9,6 +9,8 @@
 - "Correct the line": the arbiter takes back a move the board recorded; the game waits
   for its board to show the corrected position, the same section follows the board, and
   play goes on from the corrected position.
+- In Spanish: the desk's words for the section, and the entry desk.js rebuilds from the
+  socket, come from the page's word table, not English.
 """
 
 from __future__ import annotations
@@ -161,4 +163,50 @@ async def test_a_corrected_line_waits_for_the_board_on_the_desk(
     put(hall, 1, "d4", "P")
     await until(lambda: service.book.get(GAME).ply == 1)
     assert service.book.get(GAME).moves[0].san == "d4"
+    assert await same_page(desk), "the desk was reloaded"
+
+
+async def test_the_spare_entry_is_in_the_desk_language(hall: Live, browser: Any) -> None:
+    service = hall.service
+    await until(lambda: service.hall[4].connected)
+    host, _ = emulated(hall, 1)
+    host.unplug()
+    put(hall, 4, "e2", None)  # the spare shows White's pawn on e4, not e2
+    put(hall, 4, "e4", "P")
+    desk = await login(browser, hall.url, DESKTOP)
+    await desk.goto(f"{hall.url}/arbiter?lang=es")  # the switcher: remembered in the cookie
+    await desk.wait_for_selector("#live-status[data-state=live]", timeout=10000)
+    assert await desk.get_attribute("html", "lang") == "es"
+    game = desk.locator(f"#g-{GAME}")
+    await game.locator("summary").click()
+    form = game.locator("form.replace")
+    await form.locator("select[name=spare]").select_option("4")
+    await form.locator("button[type=submit]").click()
+    await desk.wait_for_selector(
+        ".flash:has-text('trasladada del tablero 1 al tablero 4')", timeout=10000
+    )
+    await desk.wait_for_selector("#live-status[data-state=live]", timeout=10000)
+    await mark_the_page(desk)
+    assert "Tableros de reserva" in await desk.locator("#spares h2").inner_text()
+    entry = desk.locator(f"#spares .spare[data-waiting={GAME}]")
+    await entry.wait_for(timeout=5000)
+    await differs(entry, "e2 e4")
+
+    put(hall, 4, "e4", None)  # one square put right: desk.js rebuilds the entry, live
+    await differs(entry, "e2")
+    text = await entry.inner_text()
+    for words in (
+        f"Tablero 4: {service.book.get(GAME).white.name}",
+        "tras la media jugada 0",
+        "Trasladada aquí desde el tablero 1.",
+        "Debe mostrar:",
+        "Casillas que aún difieren: e2",
+    ):
+        assert words in text, f"{words!r} not in {text!r}"
+    assert "differ" not in text and "Must show" not in text
+
+    put(hall, 4, "e2", "P")
+    matched = desk.locator(f"#spares .spare.matched[data-waiting={GAME}]")
+    await matched.wait_for(timeout=10000)
+    assert "Coincide: la partida sigue en el tablero 4." in await matched.inner_text()
     assert await same_page(desk), "the desk was reloaded"

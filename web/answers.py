@@ -25,12 +25,13 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from broadcast.config.model import EventConfig
 from broadcast.export.pgn import event_games, game_pgn
+from broadcast.games.evaluation import Evaluation, position_key
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
 from broadcast.service.state import PublicState
@@ -223,6 +224,28 @@ class Answers:
         games = state.book.round_games(section, number)
         await self.texts.write_missing(games, state.tournament)
         return await self._joined(games, state, content_type)
+
+    async def annotated_pgn(
+        self,
+        games: list[GameState],
+        state: PublicState,
+        evals: Mapping[str, Evaluation],
+        content_type: str,
+    ) -> Answer:
+        """`games` as PGN with each position's evaluation (`[%eval]`, the feeds' `?eval=1`),
+        written in the worker from `evals` (a copy by position key, taken on the loop).
+        Not kept per game: the texts change as the engine works, and the plain feeds'
+        kept texts stay as they are."""
+        config = self.service.config
+
+        def make() -> Answer:
+            def lookup(fen: str) -> Evaluation | None:
+                return evals.get(position_key(fen))
+
+            texts = [game_pgn(g, config, pairings=state.tournament, evals=lookup) for g in games]
+            return Answer.of("\n".join(texts), content_type)
+
+        return await self._in_worker(make)
 
     async def _joined(
         self, games: list[GameState], state: PublicState, content_type: str

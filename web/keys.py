@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from broadcast.analysis.evaluator import Evaluator
 from broadcast.service.event_service import EventService
 from web.answers import Answers
 from web.auth import Auth
@@ -20,10 +21,12 @@ __all__ = [
     "ANSWERS",
     "ARBITER",
     "AUTH",
+    "EVALS",
     "HUB",
     "PAIRER",
     "PUBLIC",
     "SERVICE",
+    "evals_of",
     "public_of",
     "service_of",
 ]
@@ -35,6 +38,8 @@ HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 ANSWERS = web.AppKey("answers", Answers)
 PAIRER = web.AppKey("pairer", PairingWorker)
+# The engine's evaluations of public positions (`--eval`); absent when evaluation is off.
+EVALS = web.AppKey("evals", Evaluator)
 ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
 
 
@@ -46,3 +51,8 @@ def service_of(request: web.Request) -> EventService:
 def public_of(request: web.Request) -> PublicSource:
     """The delayed public view every public route reads (the venue's or a mirror's)."""
     return request.app[PUBLIC]
+
+
+def evals_of(request: web.Request) -> Evaluator | None:
+    """The evaluator of the public positions, or None when this process does not evaluate."""
+    return request.app.get(EVALS)

@@ -174,9 +174,12 @@ def game_page(
     pairings: TournamentState | None = None,
     origin: str = "",
     public: PublicState | None = None,
+    evaluating: bool = False,
 ) -> str:
     """The game viewer. `origin` (the configured public URL, or "") starts the link
-    preview's absolute URLs; `public` gives the round selector its rounds."""
+    preview's absolute URLs; `public` gives the round selector its rounds; `evaluating`
+    (this server runs an engine, `--eval`) adds the evaluation bar and line, hidden until
+    live.js has an evaluation to show."""
     data = json_views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
     section = section_by_name(config, game.key.section)
@@ -197,6 +200,7 @@ def game_page(
         pgn=game_pgn(game, config, pairings=pairings),
         rounds=_rounds(public, section) if public is not None and section is not None else [],
         og=_preview(config, data, origin),
+        evaluating=evaluating,
     )
 
 

@@ -13,14 +13,16 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from broadcast.config.model import EventConfig
-from broadcast.games.state import GameError
+from broadcast.export.pgn import event_games, game_pgn
+from broadcast.games.evaluation import eval_json
+from broadcast.games.state import GameError, GameState
 from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.board_svg import board_image
 from web.flags import flag_svg
 from web.http_json import error, json_response, round_of, section_of
-from web.keys import ANSWERS, HUB, public_of
+from web.keys import ANSWERS, HUB, evals_of, public_of
 from web.proxy import PROXY
 
 __all__ = ["PGN_TYPE", "SVG_TYPE", "not_found_page", "routes"]
@@ -83,7 +85,11 @@ async def game_route(request: web.Request) -> web.Response:
         game = public_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
-    return json_response(json_views.game_json(game))
+    # The engine's evaluation of the game's (public) position, when this server evaluates
+    # (`--eval`) and has reached it; null otherwise.
+    evals = evals_of(request)
+    ev = evals.current(game) if evals is not None else None
+    return json_response({**json_views.game_json(game), "eval": eval_json(ev) if ev else None})
 
 
 async def standings_route(request: web.Request) -> web.Response:
@@ -124,11 +130,40 @@ async def pairings_route(request: web.Request) -> web.Response:
 # -- PGN feeds (delayed book; the delayed tournament only for play-off time controls) -------------
 
 
+def _with_evals(request: web.Request) -> bool:
+    """`?eval=1`: the feed carries the engine's `[%eval]` where this server evaluates."""
+    return request.query.get("eval", "") in ("1", "true") and evals_of(request) is not None
+
+
+async def _annotated(
+    request: web.Request, name: str, games_of: Callable[[PublicState], list[GameState]]
+) -> web.Response:
+    """A PGN feed with `[%eval]` comments: built once per public state and evaluation
+    generation, from a copy of the evaluations taken here on the loop."""
+    evals = evals_of(request)
+    assert evals is not None
+    answers = _answers(request)
+
+    async def build(state: PublicState) -> Answer:
+        return await answers.annotated_pgn(games_of(state), state, evals.cache.snapshot(), PGN_TYPE)
+
+    answer = await answers.get(
+        name, build, on=lambda state: (state.tournament, state.book, evals.generation)
+    )
+    return _send(request, answer, pgn=True)
+
+
 async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = public_of(request).public_state()
     if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
+    if _with_evals(request):
+        return await _annotated(
+            request,
+            f"round.pgn+eval:{section.name}:{number}",
+            lambda state: state.book.round_games(section.name, number),
+        )
     answers = _answers(request)
 
     async def build(state: PublicState) -> Answer:
@@ -145,6 +180,11 @@ async def game_pgn_route(request: web.Request) -> web.Response:
         game = public.book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
+    evals = evals_of(request)
+    if evals is not None and _with_evals(request):  # one game: written now, never kept
+        config = public_of(request).config
+        text = game_pgn(game, config, pairings=public.tournament, evals=evals.lookup)
+        return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
     text = _answers(request).texts.text(game, public.tournament)
     return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
 
@@ -153,6 +193,13 @@ async def game_pgn_route(request: web.Request) -> web.Response:
 async def event_pgn_route(request: web.Request) -> web.Response:
     answers = _answers(request)
     live = public_of(request).live_rounds()  # a round that starts brings its games
+    if _with_evals(request):
+        config = public_of(request).config
+        return await _annotated(
+            request,
+            f"event.pgn+eval:{sorted(live.items())}",
+            lambda state: event_games(state.book, config, live=live),
+        )
 
     async def build(state: PublicState) -> Answer:
         return await answers.event_pgn(state, PGN_TYPE, live)
@@ -321,6 +368,7 @@ async def game_page(request: web.Request) -> web.Response:
     # (the client's to choose, and the page is shared by every client).
     settings = request.app.get(PROXY)
     origin = (settings.public_origin if settings else None) or ""
+    evaluating = evals_of(request) is not None
     return await _page(
         request,
         f"game:{game_id}:{flipped}",
@@ -333,6 +381,7 @@ async def game_page(request: web.Request) -> web.Response:
             pairings=public.tournament,
             origin=origin,
             public=public,
+            evaluating=evaluating,
         ),
         on=lambda public: (public.book.games.get(game_id), public.tournament),
     )

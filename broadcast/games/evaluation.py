@@ -83,6 +83,8 @@ def pv_san(fen: str, moves: Iterable[str], plies: int = PV_PLIES) -> tuple[str, 
         board = chess.Board(fen)
     except ValueError:
         return ()
+    if not board.is_valid():  # no kings, pawns on the back rank: SAN means nothing there
+        return ()
     out: list[str] = []
     for uci in moves:
         if len(out) >= plies:

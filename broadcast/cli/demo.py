@@ -229,6 +229,10 @@ async def _start_players(
 
 
 async def _demo(args: argparse.Namespace) -> int:
+    evaluation = eval_settings(args)
+    if isinstance(evaluation, str):  # refused before anything is made
+        print(f"boardwire demo: {evaluation}", file=sys.stderr)
+        return 2
     habits = getattr(args, "habits", DEFAULT_HABITS)
     speed = float(args.speed)  # both checked by the parser (broadcast.cli.args)
     delay = float(getattr(args, "delay", DEFAULT_DELAY))
@@ -244,10 +248,6 @@ async def _demo(args: argparse.Namespace) -> int:
         credentials = ("arbiter", secrets.token_urlsafe(12))
     host = getattr(args, "host", "127.0.0.1")
     seconds = getattr(args, "seconds", None)
-    evaluation = eval_settings(args)
-    if isinstance(evaluation, str):
-        print(f"boardwire demo: {evaluation}", file=sys.stderr)
-        return 2
     plan = EventPlan(
         config,
         db,

@@ -71,3 +71,19 @@ def test_without_stockfish_the_event_is_served_without_evaluation(
     with caplog.at_level(logging.WARNING):
         assert eval_settings(_args(eval=True)) is None
     assert "no Stockfish found" in caplog.text and "apt-get install stockfish" in caplog.text
+
+
+@pytest.mark.parametrize("table", ["eval = true\n", "[event.eval]\ndepth = 18\n"])
+def test_an_eval_key_in_the_event_file_says_where_evaluation_is_chosen(table: str) -> None:
+    from broadcast.config import load_event_text
+    from broadcast.config.errors import ConfigError
+
+    text = EVENT.read_text(encoding="utf-8")
+    if table.startswith("["):
+        text = text.replace("[[section]]", table + "\n[[section]]", 1)
+    else:
+        text = text.replace("[event]\n", "[event]\n" + table, 1)
+    with pytest.raises(ConfigError) as caught:
+        load_event_text(text, EVENT)
+    message = str(caught.value)
+    assert "unknown key 'event.eval'" in message and "--eval" in message

@@ -159,6 +159,8 @@ async def test_without_an_engine_nothing_is_said_of_evaluation(plain: Env) -> No
     assert data["eval"] is None
     text = await (await client.get(f"/api/v1/games/{GAME}.pgn", params={"eval": "1"})).text()
     assert "[%eval" not in text and "1. e4" in text
+    bad = await client.get("/api/v1/rounds/1.pgn", params={"eval": "yes"})
+    assert bad.status == 400 and "eval must be 0 or 1" in (await bad.json())["error"]
     page = await (await client.get(f"/game/{GAME}")).text()
     assert "evalbar" not in page and "evalline" not in page
     ws = await client.ws_connect("/ws")

@@ -131,8 +131,12 @@ async def pairings_route(request: web.Request) -> web.Response:
 
 
 def _with_evals(request: web.Request) -> bool:
-    """`?eval=1`: the feed carries the engine's `[%eval]` where this server evaluates."""
-    return request.query.get("eval", "") in ("1", "true") and evals_of(request) is not None
+    """`?eval=1`: the feed carries the engine's `[%eval]` where this server evaluates
+    (`?eval=0` or none: the plain feed; anything else is a 400, as OpenAPI says)."""
+    asked = request.query.get("eval", "0")
+    if asked not in ("0", "1"):
+        raise web.HTTPBadRequest(reason="eval must be 0 or 1")
+    return asked == "1" and evals_of(request) is not None
 
 
 async def _annotated(
@@ -181,7 +185,7 @@ async def game_pgn_route(request: web.Request) -> web.Response:
     except GameError:
         return error(404, f"no game {game_id!r}")
     evals = evals_of(request)
-    if evals is not None and _with_evals(request):  # one game: written now, never kept
+    if _with_evals(request) and evals is not None:  # one game: written now, never kept
         config = public_of(request).config
         text = game_pgn(game, config, pairings=public.tournament, evals=evals.lookup)
         return _send(request, Answer.of(text, PGN_TYPE), pgn=True)

@@ -25,6 +25,7 @@ from broadcast.analysis.engine import EngineSettings
 from broadcast.analysis.evaluator import Evaluator
 from broadcast.games.evaluation import position_key
 from broadcast.service.event_service import EventService
+from web import routes_public
 from web.app import build_app
 from web.openapi import document
 
@@ -121,7 +122,9 @@ async def test_spectators_get_evaluations_live_and_after_a_snapshot(evaluating: 
         await ws.close()
 
 
-async def test_the_game_json_and_the_pgn_feeds_carry_the_evaluation(evaluating: Env) -> None:
+async def test_the_game_json_and_the_pgn_feeds_carry_the_evaluation(
+    evaluating: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client, service, evals = evaluating.client, evaluating.service, evaluating.evals
     assert evals is not None
     play_moves(service, GAME, ["d4", "d5", "c4"])
@@ -142,10 +145,14 @@ async def test_the_game_json_and_the_pgn_feeds_carry_the_evaluation(evaluating: 
         assert "[%eval" not in plain, path  # only when asked for
         annotated = await (await client.get(path, params={"eval": "1"})).text()
         assert re.search(r"2\. c4\s+\{\[%eval -?\d+\.\d\d\]", annotated), (path, annotated)
-    # A new evaluation gives a new text (the feed is not stuck on its first build).
+    # A feed with evaluations is written again at most every ROUND_EVAL_SECONDS (each
+    # evaluation changes it); after that, a new evaluation gives a new text.
     play_moves(service, GAME, ["e6"])
     after = service.book.get(GAME).fen
     await until(lambda: evals.lookup(after) is not None, "the next evaluation")
+    text = await (await client.get("/api/v1/rounds/1.pgn", params={"eval": "1"})).text()
+    assert "e6" not in text.split("\n\n")[1]  # the one written a moment ago
+    monkeypatch.setattr(routes_public, "ROUND_EVAL_SECONDS", 0.0)
     text = await (await client.get("/api/v1/rounds/1.pgn", params={"eval": "1"})).text()
     assert re.search(r"2\.\.\. e6\s+\{\[%eval ", text), text
     page = await (await client.get(f"/game/{GAME}")).text()

@@ -134,6 +134,7 @@ class Answers:
         self._kept: OrderedDict[str, tuple[tuple[object, ...], Answer]] = OrderedDict()
         self._building: dict[str, tuple[tuple[object, ...], asyncio.Future[Answer]]] = {}
         self._worker: ThreadPoolExecutor | None = None
+        self._built_at: dict[str, float] = {}  # when answers with `fresh_for` were built
         self.builds = 0  # answers built (for tests and the bench)
 
     @staticmethod
@@ -142,12 +143,20 @@ class Answers:
         # changed is a new object. (The kept key holds the old parts: their ids stay unique.)
         return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
-    async def get(self, name: str, build: Build, on: Key = whole) -> Answer:
-        """The answer `name` for the current public state (built now if needed)."""
+    async def get(
+        self, name: str, build: Build, on: Key = whole, *, fresh_for: float = 0.0
+    ) -> Answer:
+        """The answer `name` for the current public state (built now if needed).
+        `fresh_for`: a heavy answer whose parts change all the time (a feed with the
+        engine's evaluations) is built at most once in that many seconds; meanwhile the
+        last one is served (older, so never beyond the delay)."""
         state = self.service.public_state()
         key = on(state)
         kept = self._kept.get(name)
-        if kept is not None and self._same(kept[0], key):
+        young = (
+            fresh_for > 0 and time.monotonic() - self._built_at.get(name, -fresh_for) < fresh_for
+        )
+        if kept is not None and (young or self._same(kept[0], key)):
             self._kept.move_to_end(name)
             return kept[1]
         building = self._building.get(name)
@@ -169,6 +178,8 @@ class Answers:
                 del self._building[name]
         future.set_result(answer)
         self.builds += 1
+        if fresh_for > 0:
+            self._built_at[name] = time.monotonic()
         self._kept[name] = (key, answer)
         self._kept.move_to_end(name)
         while len(self._kept) > MAX_ANSWERS:

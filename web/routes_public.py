@@ -25,7 +25,14 @@ from web.http_json import error, json_response, round_of, section_of
 from web.keys import ANSWERS, HUB, evals_of, public_of
 from web.proxy import PROXY
 
-__all__ = ["PGN_TYPE", "SVG_TYPE", "not_found_page", "routes"]
+__all__ = [
+    "EVENT_EVAL_SECONDS",
+    "PGN_TYPE",
+    "ROUND_EVAL_SECONDS",
+    "SVG_TYPE",
+    "not_found_page",
+    "routes",
+]
 
 routes = web.RouteTableDef()
 
@@ -139,11 +146,22 @@ def _with_evals(request: web.Request) -> bool:
     return asked == "1" and evals_of(request) is not None
 
 
+# How often a feed with evaluations is written again at most: each evaluation changes it,
+# and rewriting a round (or, worse, the event) after every one would keep the web's
+# worker busy for spectators' downloads. Relays poll a round every few seconds.
+ROUND_EVAL_SECONDS = 2.0
+EVENT_EVAL_SECONDS = 30.0
+
+
 async def _annotated(
-    request: web.Request, name: str, games_of: Callable[[PublicState], list[GameState]]
+    request: web.Request,
+    name: str,
+    games_of: Callable[[PublicState], list[GameState]],
+    fresh_for: float,
 ) -> web.Response:
-    """A PGN feed with `[%eval]` comments: built once per public state and evaluation
-    generation, from a copy of the evaluations taken here on the loop."""
+    """A PGN feed with `[%eval]` comments: built from a copy of the evaluations taken here
+    on the loop, once per public state and evaluation generation, at most every
+    `fresh_for` seconds."""
     evals = evals_of(request)
     assert evals is not None
     answers = _answers(request)
@@ -152,7 +170,10 @@ async def _annotated(
         return await answers.annotated_pgn(games_of(state), state, evals.cache.snapshot(), PGN_TYPE)
 
     answer = await answers.get(
-        name, build, on=lambda state: (state.tournament, state.book, evals.generation)
+        name,
+        build,
+        on=lambda state: (state.tournament, state.book, evals.generation),
+        fresh_for=fresh_for,
     )
     return _send(request, answer, pgn=True)
 
@@ -167,6 +188,7 @@ async def round_pgn_route(request: web.Request) -> web.Response:
             request,
             f"round.pgn+eval:{section.name}:{number}",
             lambda state: state.book.round_games(section.name, number),
+            ROUND_EVAL_SECONDS,
         )
     answers = _answers(request)
 
@@ -203,6 +225,7 @@ async def event_pgn_route(request: web.Request) -> web.Response:
             request,
             f"event.pgn+eval:{sorted(live.items())}",
             lambda state: event_games(state.book, config, live=live),
+            EVENT_EVAL_SECONDS,
         )
 
     async def build(state: PublicState) -> Answer:

@@ -127,13 +127,17 @@ class Engine:
         return Evaluation(fen, depth, cp=score.score(), pv=pv_san(fen, moves))
 
     async def close(self) -> None:
+        """Ask the engine to quit, and kill it if it does not (or if this is cancelled
+        meanwhile): no engine process outlives its `Engine`."""
         protocol, transport = self._protocol, self._transport
         self._protocol = self._transport = None
-        if protocol is not None:
-            with contextlib.suppress(Exception):  # it may be dead already: then nothing to ask
-                await asyncio.wait_for(protocol.quit(), CLOSE_SECONDS)
-        if transport is not None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                if transport.get_returncode() is None:
-                    transport.kill()
-            transport.close()
+        try:
+            if protocol is not None:
+                with contextlib.suppress(Exception):  # it may be dead already: nothing to ask
+                    await asyncio.wait_for(protocol.quit(), CLOSE_SECONDS)
+        finally:
+            if transport is not None:
+                with contextlib.suppress(ProcessLookupError, OSError):
+                    if transport.get_returncode() is None:
+                        transport.kill()
+                transport.close()

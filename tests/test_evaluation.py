@@ -18,20 +18,19 @@ from pathlib import Path
 
 import chess
 import pytest
-from big_event import paired, played, swiss_config
+from big_event import T0, swiss_config
 from web_support import make_service, play_moves
 
 from broadcast.analysis.cache import EvalCache
 from broadcast.analysis.engine import NICE, Engine, EngineSettings, find_engine
 from broadcast.analysis.evaluator import Evaluator
 from broadcast.analysis.queue import PositionQueue
-from broadcast.games.book import GameBook
 from broadcast.games.evaluation import Evaluation, position_key
-from broadcast.games.state import GameState
-from broadcast.service.health import Health
-from broadcast.service.state import PublicState
-from broadcast.service.supervisor import Backoff, Supervisor, task_key
-from broadcast.tournament.state import TournamentState
+from broadcast.games.events import GameMove
+from broadcast.journal.store import Journal
+from broadcast.service.event_service import EventService
+from broadcast.service.supervisor import Backoff, task_key
+from clocks.timesource import ManualTime
 
 GAME = "masters-r1-b1"
 OTHER = "masters-r1-b2"
@@ -197,53 +196,66 @@ async def test_the_cache_spares_the_engine_a_position_it_has_seen(
         await task.stop()
 
 
-def _sixty_four_games() -> tuple[TournamentState, GameBook]:
-    config = swiss_config(128)
-    tournament = paired(config, 1)
-    book = played(tournament, plies=10)
-    assert len(book.games) == 64
-    return tournament, book
+def _sixty_four_boards(tmp: Path) -> EventService:
+    """A service on a round of 64 games (the 128-player Sestao Swiss, FIDE Dutch)."""
+    service = EventService(
+        swiss_config(128),
+        Journal(tmp / "big.sqlite"),
+        time=ManualTime(T0),
+        live_round=1,
+        delay=0.0,
+    )
+    service.load()
+    service.pair_unpaired(by="test")
+    assert len(service.book.games) == 64
+    return service
 
 
-def _one_more_ply(book: GameBook) -> GameBook:
-    from broadcast.games.events import GameMove
-
-    games: dict[str, GameState] = {}
-    for gid, game in book.games.items():
+def _all_move_at_once(service: EventService, pick: Callable[[int, int], int]) -> None:
+    """Every game makes one move, all in one board batch (`pick(game, ply)`: which legal
+    move, by index, so that the games' positions differ)."""
+    events = []
+    for i, gid in enumerate(sorted(service.book.games)):
+        game = service.book.get(gid)
         board = game.board_now()
-        move = next(iter(board.legal_moves))
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        move = moves[pick(i, game.ply) % len(moves)]
         san = board.san(move)
         board.push(move)
-        ply = game.ply + 1
-        games[gid] = game.apply(GameMove(gid, ply, san, move.uci(), board.fen(), 1.0, 60.0))
-    return GameBook(games)
+        events.append(
+            GameMove(gid, game.ply + 1, san, move.uci(), board.fen(), service.time.now(), 5400.0)
+        )
+    with service.batch(in_place=True):
+        service.commit(events)
 
 
-async def test_the_queue_bound_holds_when_sixty_four_games_move_at_once(stockfish: str) -> None:
-    tournament, book = _sixty_four_games()
-    shown = {"state": PublicState(tournament, book)}
+async def test_the_queue_bound_holds_when_sixty_four_games_move_at_once(
+    tmp_path: Path, stockfish: str
+) -> None:
+    service = _sixty_four_boards(tmp_path)
     evaluator = Evaluator(
-        lambda: shown["state"], EngineSettings(stockfish, depth=4), queue_limit=16, poll=0.02
+        service.public_state, EngineSettings(stockfish, depth=4), queue_limit=16, poll=0.02
     )
-    evaluator.scan()  # all 64 moved at once
+    _all_move_at_once(service, lambda game, ply: game % 20)
+    evaluator.scan()  # 64 games moved at once
     assert len(evaluator.queue) == 16
-    moved = _one_more_ply(book)  # and all 64 again, before the engine started
-    shown["state"] = PublicState(tournament, moved)
+    first = {gid: g.fen for gid, g in service.public_state().book.games.items()}
+    _all_move_at_once(service, lambda game, ply: game // 20 + game)  # all again, engine idle
     evaluator.scan()
     assert len(evaluator.queue) == 16  # the waiting ones replaced by their newer position
     assert evaluator.queue.replaced == 16
-    supervisor = Supervisor(Health(), backoff=FAST)
-    task = supervisor.start("the engine evaluation", evaluator.run)
+    task = service.supervisor.start("the engine evaluation", evaluator.run)
     try:
-        fens = [g.fen for g in moved.games.values()]
+        fens = [g.fen for g in service.public_state().book.games.values()]
+        assert len({position_key(f) for f in fens}) == 64
         await until(
             lambda: all(evaluator.lookup(f) is not None for f in fens), "all 64", timeout=60
         )
         assert evaluator.queue.longest <= 16
         # Only the newest position of each game went to the engine.
-        old = {position_key(g.fen) for g in book.games.values()}
-        assert not old & {position_key(f) for f in evaluator.asked}
-        assert evaluator.evaluated <= 64
+        asked = {position_key(f) for f in evaluator.asked}
+        assert not asked & {position_key(f) for f in first.values()}
+        assert evaluator.evaluated == 64
     finally:
         await task.stop()
 

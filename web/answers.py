@@ -25,12 +25,13 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from broadcast.config.model import EventConfig
 from broadcast.export.pgn import event_games, game_pgn
+from broadcast.games.evaluation import Evaluation, position_key
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState
 from broadcast.service.state import PublicState
@@ -133,6 +134,7 @@ class Answers:
         self._kept: OrderedDict[str, tuple[tuple[object, ...], Answer]] = OrderedDict()
         self._building: dict[str, tuple[tuple[object, ...], asyncio.Future[Answer]]] = {}
         self._worker: ThreadPoolExecutor | None = None
+        self._built_at: dict[str, float] = {}  # when answers with `fresh_for` were built
         self.builds = 0  # answers built (for tests and the bench)
 
     @staticmethod
@@ -141,12 +143,20 @@ class Answers:
         # changed is a new object. (The kept key holds the old parts: their ids stay unique.)
         return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
-    async def get(self, name: str, build: Build, on: Key = whole) -> Answer:
-        """The answer `name` for the current public state (built now if needed)."""
+    async def get(
+        self, name: str, build: Build, on: Key = whole, *, fresh_for: float = 0.0
+    ) -> Answer:
+        """The answer `name` for the current public state (built now if needed).
+        `fresh_for`: a heavy answer whose parts change all the time (a feed with the
+        engine's evaluations) is built at most once in that many seconds; meanwhile the
+        last one is served (older, so never beyond the delay)."""
         state = self.service.public_state()
         key = on(state)
         kept = self._kept.get(name)
-        if kept is not None and self._same(kept[0], key):
+        young = (
+            fresh_for > 0 and time.monotonic() - self._built_at.get(name, -fresh_for) < fresh_for
+        )
+        if kept is not None and (young or self._same(kept[0], key)):
             self._kept.move_to_end(name)
             return kept[1]
         building = self._building.get(name)
@@ -168,6 +178,8 @@ class Answers:
                 del self._building[name]
         future.set_result(answer)
         self.builds += 1
+        if fresh_for > 0:
+            self._built_at[name] = time.monotonic()
         self._kept[name] = (key, answer)
         self._kept.move_to_end(name)
         while len(self._kept) > MAX_ANSWERS:
@@ -223,6 +235,28 @@ class Answers:
         games = state.book.round_games(section, number)
         await self.texts.write_missing(games, state.tournament)
         return await self._joined(games, state, content_type)
+
+    async def annotated_pgn(
+        self,
+        games: list[GameState],
+        state: PublicState,
+        evals: Mapping[str, Evaluation],
+        content_type: str,
+    ) -> Answer:
+        """`games` as PGN with each position's evaluation (`[%eval]`, the feeds' `?eval=1`),
+        written in the worker from `evals` (a copy by position key, taken on the loop).
+        Not kept per game: the texts change as the engine works, and the plain feeds'
+        kept texts stay as they are."""
+        config = self.service.config
+
+        def make() -> Answer:
+            def lookup(fen: str) -> Evaluation | None:
+                return evals.get(position_key(fen))
+
+            texts = [game_pgn(g, config, pairings=state.tournament, evals=lookup) for g in games]
+            return Answer.of("\n".join(texts), content_type)
+
+        return await self._in_worker(make)
 
     async def _joined(
         self, games: list[GameState], state: PublicState, content_type: str

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from aiohttp import hdrs, web
 
+from broadcast.analysis.evaluator import Evaluator
 from broadcast.service.event_service import EventService, NotDurable
 from broadcast.service.health import SYSTEM_PREFIX, Health
 from web import http_server as server
@@ -28,7 +29,7 @@ from web.auth import Auth
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, HUB, LANG, PAIRER, PUBLIC, SERVICE
+from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PAIRER, PUBLIC, SERVICE
 from web.limits import Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
@@ -205,11 +206,13 @@ def build_app(
     proxy: ProxySettings | None = None,
     health: Health | None = None,
     limits: WebLimits | None = None,
+    evals: Evaluator | None = None,
 ) -> web.Application:
     """The application for `service`; `credentials` (user, password) enable the desk;
     `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`);
     `health` carries system alerts (the journal, the export folder, a failed task); by
-    default the service's own; `limits` what clients may ask (see `web.limits`)."""
+    default the service's own; `limits` what clients may ask (see `web.limits`);
+    `evals` the engine's evaluations of public positions (`--eval`), if any."""
     limits = limits or WebLimits()
     app = web.Application(
         middlewares=[forwarded, language, safety, gate, arbiter_guard, durable],
@@ -222,7 +225,11 @@ def build_app(
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
     app[AUTH] = Auth(credentials)
     app[DESK] = arbiter_desk = Desk(service, health)
-    app[HUB] = Hub(service, alerts=arbiter_desk.alerts, limits=limits.hub, budget=budget)
+    if evals is not None:
+        app[EVALS] = evals
+    app[HUB] = Hub(
+        service, alerts=arbiter_desk.alerts, limits=limits.hub, budget=budget, evals=evals
+    )
     app[ANSWERS] = Answers(service)
     app[PAIRER] = PairingWorker()
     app.on_response_prepare.append(_no_server_header)
@@ -249,10 +256,12 @@ def build_mirror_app(
     source: PublicSource,
     proxy: ProxySettings | None = None,
     limits: WebLimits | None = None,
+    evals: Evaluator | None = None,
 ) -> web.Application:
     """The public half of `build_app` for a mirror (`boardwire mirror`): the same public
     pages, JSON API, PGN feeds and websocket, from `source` (the venue's public stream);
-    no desk, no arbiter API. Its hub relays the venue's deltas (`Hub.relay_delta`)."""
+    no desk, no arbiter API. Its hub relays the venue's deltas (`Hub.relay_delta`), and
+    adds the evaluations of this mirror's own engine (`evals`, `mirror --eval`)."""
     limits = limits or WebLimits()
     app = web.Application(
         middlewares=[forwarded, language, safety, gate], client_max_size=1024 * 1024
@@ -261,7 +270,9 @@ def build_mirror_app(
     app[PUBLIC] = source
     app[LIMITS] = limits
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
-    app[HUB] = Hub(source, limits=limits.hub, budget=budget, relay=True)
+    if evals is not None:
+        app[EVALS] = evals
+    app[HUB] = Hub(source, limits=limits.hub, budget=budget, relay=True, evals=evals)
     app[ANSWERS] = Answers(source)
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
@@ -283,12 +294,13 @@ async def start_mirror_web(
     port: int,
     proxy: ProxySettings | None = None,
     limits: WebLimits | None = None,
+    evals: Evaluator | None = None,
 ) -> web.AppRunner:
     """Serve a mirror's public routes on host:port (see `build_mirror_app`)."""
     limits = limits or WebLimits()
     proxy = proxy or ProxySettings()
     runner = GuardedRunner(
-        build_mirror_app(source, proxy, limits),
+        build_mirror_app(source, proxy, limits, evals),
         limits=limits,
         proxy=proxy,
         csp=_csp(proxy.public_origin),
@@ -309,6 +321,7 @@ async def start_web(
     health: Health | None = None,
     limits: WebLimits | None = None,
     tune_gc: bool = False,
+    evals: Evaluator | None = None,
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up (through
     `web.http_server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
@@ -316,7 +329,7 @@ async def start_web(
     limits = limits or WebLimits()
     proxy = proxy or ProxySettings()
     runner = GuardedRunner(
-        build_app(service, credentials, proxy, health, limits),
+        build_app(service, credentials, proxy, health, limits, evals),
         limits=limits,
         proxy=proxy,
         csp=_csp(proxy.public_origin),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from broadcast.analysis.evaluator import Evaluator
 from broadcast.service.event_service import EventService
 from web.answers import Answers
 from web.auth import Auth
@@ -21,11 +22,13 @@ __all__ = [
     "ANSWERS",
     "ARBITER",
     "AUTH",
+    "EVALS",
     "HUB",
     "LANG",
     "PAIRER",
     "PUBLIC",
     "SERVICE",
+    "evals_of",
     "lang_of",
     "public_of",
     "service_of",
@@ -38,6 +41,8 @@ HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 ANSWERS = web.AppKey("answers", Answers)
 PAIRER = web.AppKey("pairer", PairingWorker)
+# The engine's evaluations of public positions (`--eval`); absent when evaluation is off.
+EVALS = web.AppKey("evals", Evaluator)
 ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name
 LANG = web.RequestKey("lang", str)  # the reader's language (web.app's `language` middleware)
 
@@ -56,3 +61,8 @@ def lang_of(request: web.Request) -> str:
 def public_of(request: web.Request) -> PublicSource:
     """The delayed public view every public route reads (the venue's or a mirror's)."""
     return request.app[PUBLIC]
+
+
+def evals_of(request: web.Request) -> Evaluator | None:
+    """The evaluator of the public positions, or None when this process does not evaluate."""
+    return request.app.get(EVALS)

@@ -72,6 +72,14 @@ _SECTION_QUERY = {
     "description": "section name or slug (default: the first section)",
     "schema": {"type": "string"},
 }
+_EVAL_QUERY = {
+    "name": "eval",
+    "in": "query",
+    "required": False,
+    "description": "1: add the engine's [%eval] after each move it has evaluated (a server "
+    "started with --eval; otherwise the plain feed)",
+    "schema": {"type": "string", "enum": ["0", "1"]},
+}
 _PGN = {
     "description": "PGN text (the delayed state)",
     "content": {"application/x-chess-pgn": {"schema": {"type": "string"}}},
@@ -233,9 +241,36 @@ SCHEMAS: dict[str, Any] = {
                             }
                         ),
                     },
+                    "eval": _ref("Evaluation"),
                 }
             ),
         ]
+    },
+    "Evaluation": {
+        **_obj(
+            {
+                "fen": {"type": "string", "description": "the position evaluated"},
+                "depth": {"type": "integer", "minimum": 0},
+                "cp": {
+                    "type": "integer",
+                    "description": "centipawns from White's side (absent when `mate`)",
+                },
+                "mate": {
+                    "type": "integer",
+                    "description": "mate in N moves: > 0 White mates, < 0 Black mates "
+                    "(absent when `cp`)",
+                },
+                "pv": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "the engine's best line in SAN, a few plies",
+                },
+            },
+            ["fen", "depth", "pv"],
+        ),
+        "nullable": True,
+        "description": "Stockfish's evaluation of the game's (public) position, when the "
+        "server evaluates (`--eval`) and has reached it; null otherwise",
     },
     "Round": _obj(
         {
@@ -627,14 +662,16 @@ def document() -> dict[str, Any]:
             "Pairings and results of every paired round", _json(_ref("Pairings")), [_SECTION]
         ),
         "/api/v1/rounds/{round}.pgn": _get(
-            "A round as PGN (Lichess relay polling format)", _PGN, [_ROUND, _SECTION_QUERY]
+            "A round as PGN (Lichess relay polling format)",
+            _PGN,
+            [_ROUND, _SECTION_QUERY, _EVAL_QUERY],
         ),
         "/api/v1/sections/{section}/rounds/{round}.pgn": _get(
-            "A round as PGN", _PGN, [_SECTION, _ROUND]
+            "A round as PGN", _PGN, [_SECTION, _ROUND, _EVAL_QUERY]
         ),
-        "/api/v1/games/{game}.pgn": _get("One game as PGN", _PGN, [_GAME]),
+        "/api/v1/games/{game}.pgn": _get("One game as PGN", _PGN, [_GAME, _EVAL_QUERY]),
         "/api/v1/games/{game}.svg": _get("One game's position as a picture", _SVG, [_GAME]),
-        "/api/v1/event.pgn": _get("Every game of the event as PGN", _PGN),
+        "/api/v1/event.pgn": _get("Every game of the event as PGN", _PGN, [_EVAL_QUERY]),
         "/api/v1/arbiter/boards": _arbiter_get(
             "Every hall board's health (live)", _json({"type": "array", "items": _ref("Board")}), []
         ),

@@ -248,9 +248,12 @@ def game_page(
     origin: str = "",
     public: PublicState | None = None,
     lang: str = DEFAULT,
+    evaluating: bool = False,
 ) -> str:
     """The game viewer. `origin` (the configured public URL, or "") starts the link
-    preview's absolute URLs; `public` gives the round selector its rounds."""
+    preview's absolute URLs; `public` gives the round selector its rounds; `evaluating`
+    (this server runs an engine, `--eval`) adds the evaluation bar and line, hidden until
+    live.js has an evaluation to show."""
     data = json_views.game_json(game)
     last = game.moves[-1].uci if game.moves else None
     section = section_by_name(config, game.key.section)
@@ -272,6 +275,7 @@ def game_page(
         pgn=game_pgn(game, config, pairings=pairings),
         rounds=_rounds(public, section) if public is not None and section is not None else [],
         og=_preview(config, data, origin, gettext_of(lang)),
+        evaluating=evaluating,
     )
 
 

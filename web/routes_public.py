@@ -13,7 +13,9 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from broadcast.config.model import EventConfig, SectionConfig
-from broadcast.games.state import GameError
+from broadcast.export.pgn import event_games, game_pgn
+from broadcast.games.evaluation import eval_json
+from broadcast.games.state import GameError, GameState
 from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
@@ -21,10 +23,18 @@ from web.board_svg import board_image
 from web.flags import flag_svg
 from web.http_json import error, json_response, round_of, section_of
 from web.i18n import gettext_of
-from web.keys import ANSWERS, HUB, lang_of, public_of
+from web.keys import ANSWERS, HUB, evals_of, lang_of, public_of
 from web.proxy import PROXY
 
-__all__ = ["PGN_TYPE", "SVG_TYPE", "VARY", "not_found_page", "routes"]
+__all__ = [
+    "EVENT_EVAL_SECONDS",
+    "PGN_TYPE",
+    "ROUND_EVAL_SECONDS",
+    "SVG_TYPE",
+    "VARY",
+    "not_found_page",
+    "routes",
+]
 
 routes = web.RouteTableDef()
 
@@ -86,7 +96,11 @@ async def game_route(request: web.Request) -> web.Response:
         game = public_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
-    return json_response(json_views.game_json(game))
+    # The engine's evaluation of the game's (public) position, when this server evaluates
+    # (`--eval`) and has reached it; null otherwise.
+    evals = evals_of(request)
+    ev = evals.current(game) if evals is not None else None
+    return json_response({**json_views.game_json(game), "eval": eval_json(ev) if ev else None})
 
 
 async def standings_route(request: web.Request) -> web.Response:
@@ -127,11 +141,59 @@ async def pairings_route(request: web.Request) -> web.Response:
 # -- PGN feeds (delayed book; the delayed tournament only for play-off time controls) -------------
 
 
+def _with_evals(request: web.Request) -> bool:
+    """`?eval=1`: the feed carries the engine's `[%eval]` where this server evaluates
+    (`?eval=0` or none: the plain feed; anything else is a 400, as OpenAPI says)."""
+    asked = request.query.get("eval", "0")
+    if asked not in ("0", "1"):
+        raise web.HTTPBadRequest(reason="eval must be 0 or 1")
+    return asked == "1" and evals_of(request) is not None
+
+
+# How often a feed with evaluations is written again at most: each evaluation changes it,
+# and rewriting a round (or, worse, the event) after every one would keep the web's
+# worker busy for spectators' downloads. Relays poll a round every few seconds.
+ROUND_EVAL_SECONDS = 2.0
+EVENT_EVAL_SECONDS = 30.0
+
+
+async def _annotated(
+    request: web.Request,
+    name: str,
+    games_of: Callable[[PublicState], list[GameState]],
+    fresh_for: float,
+) -> web.Response:
+    """A PGN feed with `[%eval]` comments: built from a copy of the evaluations taken here
+    on the loop, once per public state and evaluation generation, at most every
+    `fresh_for` seconds."""
+    evals = evals_of(request)
+    assert evals is not None
+    answers = _answers(request)
+
+    async def build(state: PublicState) -> Answer:
+        return await answers.annotated_pgn(games_of(state), state, evals.cache.snapshot(), PGN_TYPE)
+
+    answer = await answers.get(
+        name,
+        build,
+        on=lambda state: (state.tournament, state.book, evals.generation),
+        fresh_for=fresh_for,
+    )
+    return _send(request, answer, pgn=True)
+
+
 async def round_pgn_route(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     public = public_of(request).public_state()
     if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
+    if _with_evals(request):
+        return await _annotated(
+            request,
+            f"round.pgn+eval:{section.name}:{number}",
+            lambda state: state.book.round_games(section.name, number),
+            ROUND_EVAL_SECONDS,
+        )
     answers = _answers(request)
 
     async def build(state: PublicState) -> Answer:
@@ -148,6 +210,11 @@ async def game_pgn_route(request: web.Request) -> web.Response:
         game = public.book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
+    evals = evals_of(request)
+    if _with_evals(request) and evals is not None:  # one game: written now, never kept
+        config = public_of(request).config
+        text = game_pgn(game, config, pairings=public.tournament, evals=evals.lookup)
+        return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
     text = _answers(request).texts.text(game, public.tournament)
     return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
 
@@ -156,6 +223,14 @@ async def game_pgn_route(request: web.Request) -> web.Response:
 async def event_pgn_route(request: web.Request) -> web.Response:
     answers = _answers(request)
     live = public_of(request).live_rounds()  # a round that starts brings its games
+    if _with_evals(request):
+        config = public_of(request).config
+        return await _annotated(
+            request,
+            f"event.pgn+eval:{sorted(live.items())}",
+            lambda state: event_games(state.book, config, live=live),
+            EVENT_EVAL_SECONDS,
+        )
 
     async def build(state: PublicState) -> Answer:
         return await answers.event_pgn(state, PGN_TYPE, live)
@@ -353,6 +428,7 @@ async def game_page(request: web.Request) -> web.Response:
     # (the client's to choose, and the page is shared by every client).
     settings = request.app.get(PROXY)
     origin = (settings.public_origin if settings else None) or ""
+    evaluating = evals_of(request) is not None
     return await _page(
         request,
         f"game:{game_id}:{flipped}",
@@ -366,6 +442,7 @@ async def game_page(request: web.Request) -> web.Response:
             origin=origin,
             public=public,
             lang=lang,
+            evaluating=evaluating,
         ),
         on=lambda public: (public.book.games.get(game_id), public.tournament),
     )

@@ -28,6 +28,7 @@ import chess.pgn
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli.args import exposure, listen_host, non_negative_float
+from broadcast.cli.evaluation import add_eval_arguments, eval_settings
 from broadcast.cli.run_event import EventPlan, Running, run_event
 from broadcast.cli.serve import arbiter_credentials
 from broadcast.config import load_event
@@ -110,6 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db", type=Path, help="journal file (default: a fresh one in a temporary directory)"
     )
+    add_eval_arguments(parser)
 
 
 def _cut(game: chess.pgn.Game, plies: int | None) -> chess.pgn.Game:
@@ -227,6 +229,10 @@ async def _start_players(
 
 
 async def _demo(args: argparse.Namespace) -> int:
+    evaluation = eval_settings(args)
+    if isinstance(evaluation, str):  # refused before anything is made
+        print(f"boardwire demo: {evaluation}", file=sys.stderr)
+        return 2
     habits = getattr(args, "habits", DEFAULT_HABITS)
     speed = float(args.speed)  # both checked by the parser (broadcast.cli.args)
     delay = float(getattr(args, "delay", DEFAULT_DELAY))
@@ -255,6 +261,7 @@ async def _demo(args: argparse.Namespace) -> int:
         tune_gc=True,
         stop_after=None if seconds is None else float(seconds),
         prog="boardwire demo",
+        evaluation=evaluation,
     )
 
     async def up(running: Running) -> list[SupervisedTask]:
@@ -280,7 +287,12 @@ async def _demo(args: argparse.Namespace) -> int:
             f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
             + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
             + f"  journal: {db}\n  listening on {exposure(running.web.addresses)}\n"
-            "Ctrl-C to stop.",
+            + (
+                f"  engine evaluation: {evaluation.describe()} a position\n"
+                if running.evals is not None and evaluation is not None
+                else ""
+            )
+            + "Ctrl-C to stop.",
             flush=True,
         )
         return []  # the players run on the service's supervisor, stopped with it

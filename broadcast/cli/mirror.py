@@ -16,7 +16,9 @@ import signal
 import sys
 from typing import Any
 
+from broadcast.analysis.evaluator import Evaluator
 from broadcast.cli.args import exposure, listen_host, port_number
+from broadcast.cli.evaluation import add_eval_arguments, eval_settings, start_evaluator
 from broadcast.cli.run_event import listen_problem
 from broadcast.publish.mirror_feed import MirrorFeed
 from broadcast.publish.redis_publisher import PublishUrlError, check_redis_url
@@ -55,6 +57,7 @@ def add_parser(sub: Any) -> None:
         metavar="URL",
         help="the origin spectators use (e.g. https://live.example.org)",
     )
+    add_eval_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -76,6 +79,10 @@ async def mirror(
         proxy = make_settings(args.trusted_proxy, args.public_url)
     except ValueError as exc:
         print(f"boardwire mirror: {exc}", file=sys.stderr)
+        return 2
+    evaluation = eval_settings(args)
+    if isinstance(evaluation, str):
+        print(f"boardwire mirror: {evaluation}", file=sys.stderr)
         return 2
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -100,11 +107,17 @@ async def mirror(
             return 0
         state = feed.state
         assert state is not None
+        # `mirror --eval`: this mirror evaluates what it serves (the venue's evaluations,
+        # if any, are not in the stream).
+        evals = Evaluator(state.public_state, evaluation) if evaluation is not None else None
         try:
-            runner = await start_mirror_web(state, host=args.host, port=args.port, proxy=proxy)
+            runner = await start_mirror_web(
+                state, host=args.host, port=args.port, proxy=proxy, evals=evals
+            )
         except (OSError, UnicodeError) as exc:
             print(f"boardwire mirror: {listen_problem(args.host, args.port, exc)}", file=sys.stderr)
             return 2
+        evaluating = start_evaluator(evals, supervisor) if evals is not None else None
         try:
             hub = runner.app[HUB]
             hub.relay_state(state.epoch, state.seq, _frame(Frame, state.public_state()))
@@ -119,6 +132,8 @@ async def mirror(
                 ready(feed, runner)
             await stop.wait()
         finally:
+            if evaluating is not None:
+                await evaluating.stop()
             await runner.cleanup()
     finally:
         await task.stop()

@@ -25,6 +25,9 @@ from pathlib import Path
 from time import time as wall_clock
 from typing import TYPE_CHECKING
 
+from broadcast.analysis.engine import EngineSettings
+from broadcast.analysis.evaluator import Evaluator
+from broadcast.cli.evaluation import start_evaluator
 from broadcast.config.model import EventConfig
 from broadcast.journal.store import Journal, JournalError
 from broadcast.service.committer import ActionError
@@ -58,6 +61,7 @@ class Running:
     sim: SimulatedHall | None = None
     ports: dict[int, str] = field(default_factory=dict)  # the emulated boards' ports
     web: web.AppRunner | None = None
+    evals: Evaluator | None = None  # `--eval`: the engine's evaluations of public positions
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ class EventPlan:
     tune_gc: bool = False
     stop_after: float | None = None  # real seconds (demo --seconds)
     prog: str = "boardwire"  # how refusals start (demo: "boardwire demo")
+    evaluation: EngineSettings | None = None  # `--eval` with an engine found
 
 
 # The command's parts: called once the service is loaded (before the web starts), and once
@@ -211,6 +216,8 @@ async def _start(
     running = Running(config, plan.db, journal, time, service, sim, ports)
     if loaded is not None:
         loaded(running)
+    if plan.evaluation is not None:  # what spectators see, never the live state
+        running.evals = Evaluator(service.public_state, plan.evaluation)
     from web.app import start_web  # web imports broadcast, never the other way round
 
     try:
@@ -221,11 +228,15 @@ async def _start(
             credentials=plan.credentials,
             proxy=plan.proxy,
             tune_gc=plan.tune_gc,
+            evals=running.evals,
         )
     except (OSError, UnicodeError) as exc:
         raise StartRefused(listen_problem(plan.host, plan.port, exc)) from None
     stack.push_async_callback(runner.cleanup)
     running.web = runner
+    if running.evals is not None:
+        task = start_evaluator(running.evals, service.supervisor)
+        stack.push_async_callback(task.stop)  # stopped before the web it feeds
     return running
 
 

@@ -20,6 +20,7 @@ from broadcast.cli.args import (
     positive_float,
     positive_int,
 )
+from broadcast.cli.evaluation import add_eval_arguments, eval_settings
 from broadcast.cli.run_event import EventPlan, Running, run_event
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
@@ -123,6 +124,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="which section goes to Lichess (default: the first)",
     )
+    add_eval_arguments(parser)
 
 
 def add_parser(sub: Any) -> None:
@@ -235,6 +237,10 @@ async def serve(
     if isinstance(publish, str):
         print(f"boardwire: {publish}", file=sys.stderr)
         return 2
+    evaluation = eval_settings(args)
+    if isinstance(evaluation, str):
+        print(f"boardwire: {evaluation}", file=sys.stderr)
+        return 2
     db = args.db or args.event.with_suffix(".sqlite")
     plan = EventPlan(
         config,
@@ -250,6 +256,7 @@ async def serve(
         delay=args.delay,
         proxy=proxy,
         tune_gc=tune_gc,
+        evaluation=evaluation,
     )
 
     def loaded(running: Running) -> None:

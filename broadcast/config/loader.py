@@ -43,6 +43,9 @@ EVENT_KEYS = (
     "publish",
     "embed_origins",
 )
+# Engine evaluation is chosen by the process serving spectators (`serve --eval`, and a
+# mirror, which has no config file), not by the event: a key for it says where it goes.
+EVAL_KEYS = ("eval", "evaluation", "engine")
 BOARD_KEYS = ("number", "port", "address", "section")
 TOP_KEYS = ("event", "section", "board")
 
@@ -58,7 +61,15 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
         reader.error((), "the [event] table is missing", "start the file with [event] and its name")
         raw_event = {}
     at: KeyPath = ("event",)
-    reader.unknown_keys(raw_event, EVENT_KEYS, at)
+    reader.unknown_keys({k: v for k, v in raw_event.items() if k not in EVAL_KEYS}, EVENT_KEYS, at)
+    for key in (k for k in EVAL_KEYS if k in raw_event):
+        reader.error(
+            (*at, key),
+            f"unknown key 'event.{key}'",
+            "engine evaluation is chosen when serving, not in the event's file: "
+            "`boardwire serve EVENT.toml --eval [--eval-depth N | --eval-time SECONDS]` "
+            "(docs/cli.md)",
+        )
     name = reader.get_str(raw_event, "name", at, required=True, example="Sestao Open 2025")
     site = reader.get_str(raw_event, "site", at)
     timezone = reader.get_str(

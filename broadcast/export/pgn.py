@@ -6,7 +6,9 @@ Pure functions: a `GameBook` (live or delayed, the exporter does not care), the
 Every game gets the Seven Tag Roster first (Event, Site, Date, Round, White, Black,
 Result), then Board, GameId, SetUp/FEN for a non-standard start, ratings, FIDE ids,
 titles, federations, TimeControl, UTCDate/UTCTime and Termination. Each move carries
-``{[%clk h:mm:ss] [%emt h:mm:ss]}`` when the times are known.
+``{[%clk h:mm:ss] [%emt h:mm:ss]}`` when the times are known, and ``[%eval 0.35]`` /
+``[%eval #3]`` (the engine's score of the position after the move, from White's side)
+when the caller hands `game_pgn` the evaluations (the feeds' ``?eval=1``).
 
 Results (see docs/exports.md for the reasons):
 
@@ -42,6 +44,7 @@ import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
+from broadcast.games.evaluation import EvalLookup, pgn_eval
 from broadcast.games.events import REASON_TEXT, GameResultText, ResultReason
 from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.tournament.playoff import time_control_for
@@ -251,8 +254,15 @@ def _board_notes(game: GameState) -> dict[int, list[str]]:
     return notes
 
 
-def _comment(move: MoveRecord, previous: MoveRecord | None, notes: Sequence[str] = ()) -> str:
+def _comment(
+    move: MoveRecord,
+    previous: MoveRecord | None,
+    evals: EvalLookup | None,
+    notes: Sequence[str] = (),
+) -> str:
     parts: list[str] = []
+    if evals is not None and (ev := evals(move.fen_after)) is not None:
+        parts.append(pgn_eval(ev))
     if move.remaining is not None:
         parts.append(f"[%clk {_clock(move.remaining)}]")
     spent = move.spent
@@ -265,7 +275,7 @@ def _comment(move: MoveRecord, previous: MoveRecord | None, notes: Sequence[str]
     return "{" + " ".join(parts) + "}" if parts else ""
 
 
-def _movetext_tokens(game: GameState) -> list[str]:
+def _movetext_tokens(game: GameState, evals: EvalLookup | None = None) -> list[str]:
     fields = game.start_fen.split()
     white_to_move = fields[1] == "w" if len(fields) > 1 else True
     number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
@@ -281,7 +291,7 @@ def _movetext_tokens(game: GameState) -> list[str]:
         elif need_number:
             tokens.append(f"{number}...")
         tokens.append(move.san)
-        comment = _comment(move, previous, notes.get(ply, ()))
+        comment = _comment(move, previous, evals, notes.get(ply, ()))
         if comment:
             tokens.append(comment)
         need_number = bool(comment)
@@ -361,10 +371,12 @@ def game_pgn(
     *,
     tournament: TournamentState | None = None,
     pairings: TournamentState | None = None,
+    evals: EvalLookup | None = None,
 ) -> str:
     """One game as PGN text ending in a newline. `pairings` (default: `tournament`) is
     read for a play-off game's time control only, never for results, so a public feed
-    may pass its delayed tournament state."""
+    may pass its delayed tournament state. `evals`: each position's evaluation where
+    known, written as `[%eval ...]` after its move."""
     outcome = game_outcome(game, tournament)
     section = event.section(game.key.section)
     playoff = _playoff(section, pairings if pairings is not None else tournament, game.key.round)
@@ -380,7 +392,7 @@ def game_pgn(
     notes = [playoff.comment] if playoff else []
     notes += _forfeit_note(outcome)
     tokens = [f"{{{note}}}" for note in notes]
-    tokens += _movetext_tokens(game)
+    tokens += _movetext_tokens(game, evals)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
     tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())
     return f"{headers}\n{_wrap(tokens)}\n"

@@ -16,6 +16,8 @@ from typing import Any
 import chess
 import chess.pgn
 
+from broadcast.analysis.engine import EngineSettings, find_engine
+from broadcast.analysis.evaluator import Evaluator
 from broadcast.arbiter.alerts import Alert
 from broadcast.config import load_event
 from broadcast.games import events as game_events
@@ -178,3 +180,13 @@ def long_alert(t: float) -> Alert:
         "/and-nothing-else-matches-the-game-since-move-21",
         t,
     )
+
+
+def evaluator(service: EventService) -> Evaluator:
+    """Stockfish evaluating the scene's public positions (start it on the service's
+    supervisor: `service.supervisor.start("the engine evaluation", evaluator.run)`).
+    Stockfish is installed by .ci/run: missing, it is an error, not a reason to skip."""
+    command = find_engine()
+    if command is None:
+        raise RuntimeError("Stockfish is missing: apt-get install stockfish (.ci/run does)")
+    return Evaluator(service.public_state, EngineSettings(command, depth=12), poll=0.05)

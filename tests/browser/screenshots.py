@@ -70,6 +70,20 @@ def spare_put_right(service: Any, clock: Any, spare: int) -> None:
     _shows(service, clock, spare, service.book.get(scene.GAME_ON).fen)
 
 
+async def _evaluation_drawn(page: object, name: str) -> None:
+    """The live game's evaluation drawn (its bar on the game page, its mini-board bar)."""
+    selector = {
+        "game-live": "#evalbar:not([hidden])",
+        "game-flipped": "#evalbar:not([hidden])",
+        "home": ".minibar",
+        "round": ".minibar",
+        "embed-round": ".minibar",
+        "embed-game": ".minibar",
+    }.get(name)
+    if selector is not None:
+        await page.wait_for_selector(selector, timeout=15000)  # type: ignore[attr-defined]
+
+
 async def shoot(out: Path) -> list[Path]:
     from playwright.async_api import async_playwright
 
@@ -80,7 +94,18 @@ async def shoot(out: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         service, clock = scene.build(Path(tmp))
         port = _free_port()
-        runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
+        # The pages as `serve --eval` shows them: the engine's bar and line on the game
+        # page, a small bar on each mini-board whose game is still on.
+        evals = scene.evaluator(service)
+        runner = await start_web(
+            service, host="127.0.0.1", port=port, credentials=CREDENTIALS, evals=evals
+        )
+        evaluating = service.supervisor.start("the engine evaluation", evals.run)
+        live = service.book.get(scene.GAME_ON)
+        for _ in range(600):  # the live game's position evaluated before the first shot
+            if evals.current(live) is not None:
+                break
+            await asyncio.sleep(0.05)
         url = f"http://127.0.0.1:{port}"
         try:
             async with async_playwright() as p:
@@ -93,6 +118,7 @@ async def shoot(out: Path) -> list[Path]:
                     for name, path in scene.PAGES.items():
                         await page.goto(url + path)
                         await page.wait_for_load_state("networkidle")
+                        await _evaluation_drawn(page, name)
                         saved.append(out / f"{name}-{size}.png")
                         await page.screenshot(path=str(saved[-1]), full_page=True)
                     await page.goto(url + "/arbiter/login")
@@ -139,11 +165,13 @@ async def shoot(out: Path) -> list[Path]:
                     for name in scene.DARK:
                         await page.goto(url + scene.PAGES[name])
                         await page.wait_for_load_state("networkidle")
+                        await _evaluation_drawn(page, name)
                         saved.append(out / f"{name}-dark-{size}.png")
                         await page.screenshot(path=str(saved[-1]), full_page=True)
                     await context.close()
                 await browser.close()
         finally:
+            await evaluating.stop()
             await runner.cleanup()
     return saved
 

@@ -223,6 +223,16 @@ class Channel:
         for tap in self.taps:
             tap(seq, delta.keys, text, self.frame)
 
+    def push(self, delta: Delta) -> None:
+        """A message outside the numbered sequence (an engine evaluation): to the current
+        subscribers of its keys only; not kept for resumes, not told to the taps (a
+        mirror that evaluates does it for itself, see docs/deployment.md)."""
+        text = encode(delta.message)
+        for key in delta.keys:
+            for client in self.subscribers.get(key, ()):
+                client.push(text)
+                self.sent += 1
+
     def relay(self, seq: int, keys: frozenset[str], text: str) -> None:
         """Number `text` `seq`, keep it for resumes and push it to the subscribers of
         `keys` (a mirror calls this with the venue's numbers and text)."""

@@ -16,6 +16,7 @@ from typing import Any
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
+from broadcast.games.evaluation import Evaluation, eval_json
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
 from broadcast.tournament.state import TournamentState
@@ -27,6 +28,7 @@ __all__ = [
     "SectionView",
     "diff",
     "encode",
+    "eval_delta",
     "game_deltas",
     "scope_key",
     "section_news",
@@ -76,6 +78,13 @@ def _game_keys(game: GameState) -> frozenset[str]:
             scope_key("game", game=game.id),
         }
     )
+
+
+def eval_delta(game: GameState, ev: Evaluation) -> Delta:
+    """The engine's evaluation of a position of `game` (not necessarily its newest: the
+    client shows it for the position its FEN names). Sent outside the numbered sequence:
+    an evaluation is derived data, and the next one supersedes it."""
+    return Delta(_game_keys(game), {"type": "eval", "game": game.id, **eval_json(ev)})
 
 
 def _move_json(ply: int, game: GameState) -> dict[str, Any]:

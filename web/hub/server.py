@@ -16,6 +16,9 @@ Protocol (JSON text messages; see docs/web.md):
     server -> {"type": "snapshot", "seq": N, "epoch": E, "scope": ..., "data": {...}}
     server -> {"type": "move" | "clock" | "result" | "game" | "removed" | "sync"
                | "standings" | "pairings" | "boards" | "alerts" | "waiting", "seq": N, ...}
+    server -> {"type": "eval", "game": id, "fen": ..., "cp" | "mate": ..., "depth": N,
+               "pv": [SAN...]}  (no seq: outside the sequence; after each snapshot and
+               resume the current evaluations of the scope's games follow)
     server -> {"type": "resync"}  (followed by a snapshot)
     server -> {"type": "error", "message": ...}
 
@@ -38,14 +41,17 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from broadcast.analysis.evaluator import Evaluator
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import SectionConfig
+from broadcast.games.evaluation import Evaluation
+from broadcast.games.state import GameState
 from broadcast.journal.store import Entry
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
 from web import json_views
 from web.hub.channel import Channel, Client
-from web.hub.deltas import Frame, encode, scope_key, snapshot_data
+from web.hub.deltas import Frame, encode, eval_delta, scope_key, snapshot_data
 from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
 from web.public_source import PublicSource
 from web.sections import section_by_name
@@ -74,8 +80,14 @@ class Hub:
         budget: LoopBudget | None = None,
         now: Callable[[], float] = time.monotonic,
         relay: bool = False,
+        evals: Evaluator | None = None,
     ) -> None:
         self.service = service
+        # The engine's evaluations of public positions (`--eval`), sent to spectators
+        # outside the numbered sequence (so a mirror can add its own to the venue's).
+        self.evals = evals
+        if evals is not None:
+            evals.listeners.append(self.on_eval)
         # The venue's service has a live side (the arbiter channel); a mirror's state has not.
         self.live = service if isinstance(service, EventService) else None
         # A mirror relays the venue's numbered deltas (`relay_delta`) instead of diffing:
@@ -159,6 +171,39 @@ class Hub:
         channel.frame = frame
         channel.relay(seq, keys, text)
 
+    # -- engine evaluations (`--eval`) --------------------------------------------------------
+
+    def on_eval(self, game_id: str, ev: Evaluation) -> None:
+        """Evaluator listener: a new evaluation goes to the public subscribers of its game."""
+        game = self.public.frame.book.games.get(game_id)
+        if game is not None:
+            self.public.push(eval_delta(game, ev))
+
+    def eval_texts(
+        self, scope: str, section: SectionConfig | None, rnd: int, game: str
+    ) -> list[str]:
+        """The known evaluations of the games a public scope shows (after its snapshot)."""
+        evals = self.evals
+        if evals is None:
+            return []
+        book = self.public.frame.book
+        games: list[GameState] = []
+        if scope == "game":
+            one = book.games.get(game)
+            games = [one] if one is not None else []
+        elif scope == "round" and section is not None:
+            games = book.round_games(section.name, rnd)
+        elif scope == "event":
+            for name, number in self.service.live_rounds().items():
+                if number is not None:
+                    games += book.round_games(name, number)
+        out = []
+        for g in games:
+            ev = evals.current(g)
+            if ev is not None:
+                out.append(encode(eval_delta(g, ev).message))
+        return out
+
     def on_commit(self, entries: Sequence[Entry]) -> None:
         """Service listener: coalesce a burst of commits into one pump."""
         if self._scheduled:
@@ -188,6 +233,9 @@ class Hub:
         )
 
     async def close(self) -> None:
+        if self.evals is not None:
+            with contextlib.suppress(ValueError):
+                self.evals.listeners.remove(self.on_eval)
         if self.live is not None:
             with contextlib.suppress(ValueError):
                 self.live.listeners.remove(self.on_commit)
@@ -367,8 +415,12 @@ class Hub:
         key = scope_key(scope, section.name if section else "", rnd, game)
         channel.subscribe(client, key)
 
+        def evals() -> list[str]:
+            return self.eval_texts(scope, section, rnd, game) if channel is self.public else []
+
         def resync() -> list[str]:
-            return [_RESYNC, self.snapshot_text(channel, scope, section, rnd, game) or ""]
+            snap = self.snapshot_text(channel, scope, section, rnd, game) or ""
+            return [_RESYNC, snap, *evals()]
 
         client.resync_to = resync
         since = msg.get("since")
@@ -379,9 +431,9 @@ class Hub:
         ):
             missed = channel.since(since, key)
             if missed is not None:
-                return missed
+                return [*missed, *evals()]
         snap = self.snapshot_text(channel, scope, section, rnd, game)
-        return [snap] if snap is not None else [_error(f"no game {game[:80]!r}")]
+        return [snap, *evals()] if snap is not None else [_error(f"no game {game[:80]!r}")]
 
     async def _writer(self, client: Client) -> None:
         try:

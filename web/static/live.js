@@ -82,8 +82,96 @@
     svg.innerHTML = parts.join("");  // built from a FEN checked character by character
     svg.setAttribute("data-fen", fen);
     svg.setAttribute("data-last", last || "");
+    if (evals.size) {
+      const root = svg.closest(".game, .mini");
+      if (root) drawEval(root);
+    }
   }
   BW.renderBoard = renderBoard;
+
+  // -- engine evaluation (a server started with --eval sends "eval" messages) ------------
+  // Kept by position (placement, side, castling, en passant: web's position_key), so the
+  // viewer shows the evaluation of an earlier move it saw evaluated. Nothing is drawn
+  // until an evaluation arrives: without an engine the pages say nothing about one.
+  const evals = new Map();
+  BW.evals = evals;
+  function posKey(fen) { return (fen || "").split(" ").slice(0, 4).join(" "); }
+  // The score from White's side (broadcast/games/evaluation.py's score_text): +0.35, #-2.
+  function scoreText(e) {
+    if (e.mate !== undefined && e.mate !== null) return "#" + e.mate;
+    const cp = e.cp || 0;
+    return cp === 0 ? "0.00" : (cp > 0 ? "+" : "") + (cp / 100).toFixed(2);
+  }
+  // White's share of the bar (white_share): a logistic curve of the centipawns.
+  function whiteShare(e) {
+    if (e.mate !== undefined && e.mate !== null) return e.mate > 0 ? 1 : e.mate < 0 ? 0 : 0.5;
+    const cp = Math.max(-10000, Math.min(10000, e.cp || 0));
+    return 1 / (1 + Math.exp(-0.00368208 * cp));
+  }
+  // The best line with move numbers (pv_line): "21. Nf5 Qd7 22. Re3", "21... Qd7 22. Re3".
+  function pvLine(e) {
+    const f = (e.fen || "").split(" ");
+    let white = f[1] !== "b";
+    let n = Math.max(1, parseInt(f[5], 10) || 1);
+    const out = [];
+    (e.pv || []).forEach(function (san, i) {
+      if (white) out.push(n + ". " + san);
+      else out.push(i === 0 ? n + "... " + san : san);
+      if (!white) n++;
+      white = !white;
+    });
+    return out.join(" ");
+  }
+  function fillOf(bar) {
+    let fill = bar.querySelector(".evalfill");
+    if (!fill) { fill = document.createElement("div"); fill.className = "evalfill"; bar.appendChild(fill); }
+    return fill;
+  }
+  // Draw the evaluation of the position `root` (a game page's .game, or a .mini) shows.
+  function drawEval(root) {
+    const svg = root.querySelector("svg.board");
+    if (!svg) return;
+    const e = evals.get(posKey(svg.getAttribute("data-fen")));
+    if (root.classList.contains("mini")) {
+      let bar = root.querySelector(".minibar");
+      if (!e) { if (bar) bar.classList.add("stale"); return; }
+      if (!bar) { bar = document.createElement("div"); bar.className = "minibar"; svg.after(bar); }
+      bar.classList.remove("stale");
+      fillOf(bar).style.width = (whiteShare(e) * 100).toFixed(1) + "%";
+      bar.title = "engine: " + scoreText(e) + " (depth " + e.depth + ")";
+      bar.setAttribute("data-score", scoreText(e));
+      return;
+    }
+    const bar = document.getElementById("evalbar"), line = document.getElementById("evalline");
+    if (!bar || !line) return;
+    if (!e) {  // a position the engine has not reached: the bar waits, greyed
+      if (bar.hidden) return;
+      bar.classList.add("stale"); line.classList.add("stale");
+      line.querySelector(".evalscore").textContent = "…";
+      line.querySelector(".evalpv").textContent = "";
+      line.querySelector(".evaldepth").textContent = "";
+      return;
+    }
+    bar.hidden = false; line.hidden = false;
+    bar.parentElement.classList.add("evaluated");
+    bar.classList.remove("stale"); line.classList.remove("stale");
+    bar.classList.toggle("flip", svg.getAttribute("data-flip") === "1");
+    fillOf(bar).style.height = (whiteShare(e) * 100).toFixed(1) + "%";
+    bar.title = "engine: " + scoreText(e);
+    line.querySelector(".evalscore").textContent = scoreText(e);
+    const pv = line.querySelector(".evalpv");
+    pv.textContent = pvLine(e);
+    pv.title = pv.textContent;
+    line.querySelector(".evaldepth").textContent = "depth " + e.depth;
+  }
+  function applyEval(msg) {
+    if (!msg.fen) return;
+    evals.set(posKey(msg.fen), msg);
+    if (evals.size > 4096) evals.delete(evals.keys().next().value);  // bounded: the oldest go
+    for (const root of gameRoots(msg.game)) {
+      if (root.classList && (root.classList.contains("game") || root.classList.contains("mini"))) drawEval(root);
+    }
+  }
 
   // -- clocks --------------------------------------------------------------------------
   function fmt(s) {
@@ -491,6 +579,7 @@
         break;
       }
       case "game": showGame(msg.game); break;
+      case "eval": applyEval(msg); break;
       case "removed":  // its pairing was taken away (a withdrawal): drop its card
         for (const root of gameRoots(msg.game)) {
           if (root === body) status(t("removed"), "off");

@@ -304,7 +304,12 @@ class Hub:
             except Busy:
                 return _busy()
         ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=limits.max_message_bytes)
-        await ws.prepare(request)
+        try:
+            await ws.prepare(request)
+        except ConnectionResetError:
+            # The client left during the handshake (a page closed as it loaded): nothing
+            # to serve and nothing wrong here.
+            return ws
         client = Client(ws, limits=limits, now=self.now, arbiter=arbiter)
         writer = asyncio.ensure_future(self._writer(client))
         try:

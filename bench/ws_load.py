@@ -13,8 +13,11 @@ It talks to the benchmark over its stdin/stdout, one JSON object a line:
 
     -> {"ready": n}                  every socket open (and its snapshot in, if subscribed)
     -> {"done": ..., "count": total, "last": t, "samples": [[seq, t], ...]}
-                                     each socket has `expect` messages, or `deadline`
+                                     each socket has `expect` messages (or each sampled
+                                     one has read sequence number `until`), or `deadline`
                                      seconds passed since the first one arrived
+    <- {"expect": n} or {"until": seq}   another round (or, during one, its new goal);
+                                         {} ends
 
     python bench/ws_load.py --ports 8080[,8081] --count 5000 --expect 200 [--subscribe]
 """
@@ -39,10 +42,10 @@ __all__ = ["LoadProcess", "main"]
 SUBSCRIBE = json.dumps({"type": "subscribe", "scope": "event"}).encode()
 
 
-def _masked(payload: bytes) -> bytes:
+def _masked(payload: bytes, first: int = 0x81) -> bytes:
     mask = os.urandom(4)
     body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    return struct.pack("!BB", 0x81, 0x80 | len(payload)) + mask + body
+    return struct.pack("!BB", first, 0x80 | len(payload)) + mask + body
 
 
 class Spectator:
@@ -56,6 +59,7 @@ class Spectator:
         self.buf = bytearray()
         self.stage = 0  # 0: handshake, 1: waiting for the snapshot, 2: counting
         self.count = 0
+        self.seen = 0  # the highest sequence number read (sampled sockets only)
         self.dead = False
 
     def feed(self, data: bytes, run: Run) -> None:
@@ -91,14 +95,19 @@ class Spectator:
                 at += 8
             if at + length > n:
                 break
-            if first & 0x0F == 0x1:
+            op = first & 0x0F
+            if op == 0x1:
                 if self.stage == 1:
                     self.stage = 2
                 else:
                     texts += 1
                     if self.sample:
                         seq = json.loads(bytes(buf[at : at + length])).get("seq")
-                        run.samples.append((seq, time.monotonic()))
+                        if isinstance(seq, int):
+                            run.samples.append((seq, time.monotonic()))
+                            self.seen = max(self.seen, seq)
+            elif op == 0x9:  # a ping: the server closes a client that does not answer
+                self.sock.send(_masked(bytes(buf[at : at + length]), 0x8A))
             i = at + length
         if i:
             del buf[:i]
@@ -133,6 +142,7 @@ def _serve(args: argparse.Namespace) -> None:
     run = Run(args.expect)
     sel = selectors.DefaultSelector()
     spectators: list[Spectator] = []
+    begun = time.monotonic()
     for i in range(args.count):
         port = ports[i % len(ports)]
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
@@ -148,7 +158,11 @@ def _serve(args: argparse.Namespace) -> None:
         spectator = Spectator(sock, args.subscribe, i < args.sample)
         spectators.append(spectator)
         sel.register(sock, selectors.EVENT_READ, spectator)
-        if i % 100 == 99:
+        if args.rate:  # the server admits so many subscribes a second from everybody
+            due = begun + (i + 1) / args.rate
+            while time.monotonic() < due:
+                _pump(sel, run, max(0.0, min(0.01, due - time.monotonic())))
+        elif i % 100 == 99:
             _pump(sel, run, 0.0)  # answers read as they come: the server's buffers stay small
 
     def ready() -> int:
@@ -161,31 +175,68 @@ def _serve(args: argparse.Namespace) -> None:
         _pump(sel, run, 0.05)
     joined = ready()
     _say({"ready": joined, "failed": args.count - joined})
-    # Lazy reading (`--every`): frames pile up in the kernel's buffers and are read many
-    # to a read, so a spectator costs this process less than it costs the server.
-    while run.complete < joined:
-        if run.first and time.monotonic() - run.first > args.deadline:
+    expect = args.expect
+    until = 0
+    # A command line on stdin during a round changes its goal ({"expect": n}, {"until":
+    # seq}); {} ends the round. Between rounds the next command starts one; {} ends all.
+    sel.register(sys.stdin, selectors.EVENT_READ, None)
+    while True:
+        run = Run(expect)
+        for s in spectators:
+            s.count = 0
+        sampled = [s for s in spectators if s.sample and not s.dead]
+        started = time.monotonic()
+        ended = False
+        while True:
+            if until:
+                if all(s.seen >= until for s in sampled):
+                    break
+            elif run.complete >= joined:
+                break
+            if time.monotonic() - (run.first or started) > args.deadline:
+                break
+            command = _pump(sel, run, 0.1)
+            if command is not None:
+                if "expect" in command:
+                    expect, until = int(command["expect"]), 0
+                    run.expect = expect
+                elif "until" in command:
+                    until = int(command["until"])
+                else:
+                    ended = True
+                    break
+            if args.every:
+                time.sleep(args.every)
+        _say(
+            {
+                "done": all(s.seen >= until for s in sampled) if until else run.complete >= joined,
+                "count": run.total,
+                "complete": run.complete,
+                "first": run.first,
+                "last": run.last,
+                "samples": run.samples,
+                "alive": sum(not s.dead for s in spectators),
+            }
+        )
+        if ended:
             break
-        _pump(sel, run, 0.1)
-        if args.every:
-            time.sleep(args.every)
-    _say(
-        {
-            "done": run.complete >= joined,
-            "count": run.total,
-            "complete": run.complete,
-            "first": run.first,
-            "last": run.last,
-            "samples": run.samples,
-        }
-    )
-    sys.stdin.readline()  # until told to go
+        command = json.loads(sys.stdin.readline() or "{}")
+        if "expect" in command:
+            expect, until = int(command["expect"]), 0
+        elif "until" in command:
+            expect, until = 1 << 60, int(command["until"])
+        else:
+            break
     for s in spectators:
         s.sock.close()
 
 
-def _pump(sel: selectors.BaseSelector, run: Run, timeout: float) -> None:
+def _pump(sel: selectors.BaseSelector, run: Run, timeout: float) -> dict[str, Any] | None:
+    command = None
     for key, _ in sel.select(timeout):
+        if key.data is None:  # a command on stdin
+            command = json.loads(sys.stdin.readline() or "{}")
+            continue
         spectator: Spectator = key.data
         try:
             data = spectator.sock.recv(1 << 18)
@@ -198,6 +249,7 @@ def _pump(sel: selectors.BaseSelector, run: Run, timeout: float) -> None:
             sel.unregister(spectator.sock)
             continue
         spectator.feed(data, run)
+    return command
 
 
 def _say(message: dict[str, Any]) -> None:
@@ -222,6 +274,7 @@ class LoadProcess:
         sample: int = 0,
         deadline: float = 60.0,
         every: float = 0.005,
+        rate: float = 0.0,
     ) -> LoadProcess:
         args = [
             sys.executable,
@@ -238,6 +291,8 @@ class LoadProcess:
             str(deadline),
             "--every",
             str(every),
+            "--rate",
+            str(rate),
         ]
         if subscribe:
             args.append("--subscribe")
@@ -254,11 +309,17 @@ class LoadProcess:
         message: dict[str, Any] = json.loads(raw)
         return message
 
+    async def again(self, **command: int) -> None:
+        """Start the next round: {"expect": n} or {"until": seq}."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(command).encode() + b"\n")
+        await self.proc.stdin.drain()
+
     async def stop(self) -> None:
         if self.proc.returncode is None:
             assert self.proc.stdin is not None
             try:
-                self.proc.stdin.write(b"go\n")
+                self.proc.stdin.write(b"{}\n")
                 await asyncio.wait_for(self.proc.wait(), 10)
             except (TimeoutError, ConnectionError):
                 self.proc.kill()
@@ -274,6 +335,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=0)
     parser.add_argument("--deadline", type=float, default=60.0)
     parser.add_argument("--every", type=float, default=0.005, help="seconds between reads")
+    parser.add_argument("--rate", type=float, default=0.0, help="connections a second (0: all)")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.count + 256)), hard))

@@ -8,8 +8,10 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestServer
 from raw_ws import RawSocket, connect
 from web_support import make_service
@@ -157,3 +159,41 @@ def test_a_wire_is_the_text_framed() -> None:
     wire = Wire.of('{"type":"pong","é":1}')
     ((first, payload),) = frames_in(wire.frame)
     assert first == 0x81 and payload.decode() == wire.text
+
+
+class BrokenTransport:
+    """A socket whose writes raise something nobody expected."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def write(self, data: bytes) -> None:
+        raise ValueError("broken on purpose")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+@pytest.mark.expected_log("fan-out to a websocket client failed")
+async def test_a_client_whose_socket_fails_is_closed_and_the_others_go_on(
+    server: tuple[TestServer, EventService],
+) -> None:
+    srv, _ = server
+    hub = _hub(srv)
+    good, bad = await _subscribed(srv, 2)
+    clients = sorted(hub.public.subscribers["event"], key=id)
+    victim = clients[0]
+    victim.transport = BrokenTransport(victim.transport)  # type: ignore[assignment]
+    hub.public.publish(Delta(frozenset({"event"}), {"type": "clock", "n": 1}))
+    await hub.public.fan_out_done()
+    assert victim.closing == WSCloseCode.INTERNAL_ERROR
+    # Whichever socket was the victim, the other one got the delta.
+    texts = []
+    for ws in (good, bad):
+        try:
+            texts.append(json.loads(await ws.text(timeout=5))["n"])
+        except ConnectionError:
+            texts.append("closed")
+    assert sorted(map(str, texts)) == ["1", "closed"]
+    good.close()
+    bad.close()

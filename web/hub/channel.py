@@ -143,6 +143,12 @@ class Client:
         self.wake.set()
         return len(items)
 
+    def fail(self) -> None:
+        """Something unexpected broke this client: its writer closes it (1011)."""
+        self.queue.clear()
+        self.closing = WSCloseCode.INTERNAL_ERROR
+        self.wake.set()
+
     def _enqueue(self, message: Wire) -> None:
         if len(self.queue) >= QUEUE_LIMIT:
             # Stalled: drop the backlog (bounded memory), start again from a snapshot; a
@@ -390,7 +396,13 @@ class Channel:
                 deadline = started + FANOUT_SLICE
                 sent = 0
                 for n, (client, batch) in enumerate(work, 1):
-                    sent += client.deliver(batch)
+                    try:  # free in 3.11 when nothing raises
+                        sent += client.deliver(batch)
+                    except Exception:
+                        # One socket's failure is that client's end, not the others':
+                        # one line with the traceback, and its writer closes it (1011).
+                        log.exception("fan-out to a websocket client failed; closing it")
+                        client.fail()
                     if not n & 63 and clock() > deadline:
                         break
                 else:

@@ -327,7 +327,7 @@ class Hub:
             await self._close(client, WSCloseCode.POLICY_VIOLATION, b"too many requests")
             return False
         if client.closing is not None:
-            await self._close(client, client.closing, b"try again later")
+            await self._close(client, client.closing, _why(client.closing))
             return False
         return True
 
@@ -441,9 +441,15 @@ class Hub:
                 if budget is not None:
                     budget.charge(time.perf_counter() - started)
                 await asyncio.sleep(0)
-            if client.closing is not None:  # resynced too often: come back later
-                await client.ws.close(code=client.closing, message=b"too slow: reconnect later")
+            if client.closing is not None:  # resynced too often, or its fan-out failed
+                await client.ws.close(code=client.closing, message=_why(client.closing))
                 return
+
+
+def _why(code: int) -> bytes:
+    if code == WSCloseCode.INTERNAL_ERROR:
+        return b"server error"
+    return b"too slow: reconnect later"
 
 
 def _str(value: object) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -75,3 +76,41 @@ def test_a_damaged_delta_is_a_stream_format_error(broken: str) -> None:
     fields[broken] = "[1, {"
     with pytest.raises(StreamFormatError):
         decode_entry(fields, CONFIG, PUBLIC)
+
+
+def test_a_fresh_mirror_process_reads_a_game_with_a_proposed_result(tmp_path: Path) -> None:
+    # A mirror never builds an EventService, which registers the journal's event classes
+    # with the codec: a game's pending proposal (a `ResultProposed`) made every entry
+    # after a flag fall or a mate unreadable there, and the mirror reloaded the snapshot
+    # forever. Decoded here in a process that imports the stream format only.
+    import base64
+    import pickle
+    import subprocess
+    import sys
+
+    from web_support import make_service
+
+    from broadcast.games.events import ResultProposed
+
+    service, _ = make_service(tmp_path, delay=0.0)
+    public = service.public_state()
+    game_id = next(iter(public.book.games))
+    game = public.book.games[game_id]
+    proposed = dataclasses.replace(game, proposal=ResultProposed(game_id, "1-0", "checkmate", 5.0))
+    book = dataclasses.replace(public.book, games={**public.book.games, game_id: proposed})
+    fields = snapshot_fields(CONFIG, "e", 3, PublicState(public.tournament, book, 3), VENUE)
+    code = (
+        "import base64, pickle, sys\n"
+        "from broadcast.publish.stream_format import decode_snapshot\n"
+        "entry = decode_snapshot(pickle.loads(base64.b64decode(sys.stdin.read())))\n"
+        f"print(entry.state.book.games[{game_id!r}].proposal.result)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=base64.b64encode(pickle.dumps(fields)).decode(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "1-0"

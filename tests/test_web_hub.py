@@ -17,7 +17,7 @@ from broadcast.games.events import GameFlag, LineCorrected, ResultConfirmed, Res
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
-from web.hub import Client, Frame, diff, game_deltas
+from web.hub import Client, Frame, Wire, diff, game_deltas
 from web.hub import channel as hub_channel
 from web.keys import HUB
 
@@ -134,12 +134,13 @@ class StalledSocket:
 
 def test_a_stalled_client_is_bounded_and_resynced() -> None:
     client = Client(StalledSocket())  # type: ignore[arg-type]
-    client.resync_to = lambda: ['{"type":"resync"}', '{"type":"snapshot"}']
+    client.resync_to = lambda: [Wire.of('{"type":"resync"}'), Wire.of('{"type":"snapshot"}')]
     for i in range(hub_channel.QUEUE_LIMIT * 3):
-        client.push(f'{{"seq":{i}}}')
+        client.push(Wire.of(f'{{"seq":{i}}}'))
     assert len(client.queue) <= hub_channel.QUEUE_LIMIT
     assert client.resyncs == 3  # every time the queue fills up again
-    assert client.queue[0] == '{"type":"resync"}' and client.queue[1] == '{"type":"snapshot"}'
+    assert client.queue[0].text == '{"type":"resync"}'
+    assert client.queue[1].text == '{"type":"snapshot"}'
 
 
 async def test_each_delta_is_encoded_once_for_all_subscribers(

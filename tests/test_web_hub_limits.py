@@ -17,9 +17,10 @@ from web_support import CREDENTIALS, make_service, play_moves
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
-from web.hub import Channel, Client, Delta, Frame, Hub
+from web.hub import Channel, Client, Delta, Frame, Hub, Wire
 from web.hub import channel as hub_channel
 from web.hub import server as hub_server
+from web.hub.wire import frames_in
 from web.keys import HUB
 from web.limits import HubLimits, WebLimits
 
@@ -104,7 +105,7 @@ def test_replays_are_found_without_a_scan(tmp_path: Path) -> None:
     assert len(channel.buffer) == hub_channel.REPLAY_LIMIT
     top = channel.seq
     assert channel.since(top, "event") == []
-    assert [json.loads(t)["n"] for t in channel.since(top - 3, "event") or []] == [
+    assert [json.loads(w.text)["n"] for w in channel.since(top - 3, "event") or []] == [
         top - 3,
         top - 2,
         top - 1,
@@ -230,9 +231,9 @@ class StalledSocket:
 
 def test_a_client_that_stalls_again_and_again_is_told_to_come_back_later() -> None:
     client = Client(StalledSocket(), limits=HubLimits(resync_burst=2))  # type: ignore[arg-type]
-    client.resync_to = lambda: ['{"type":"resync"}', '{"type":"snapshot"}']
+    client.resync_to = lambda: [Wire.of('{"type":"resync"}'), Wire.of('{"type":"snapshot"}')]
     for i in range(hub_channel.QUEUE_LIMIT * 4):
-        client.push(f'{{"seq":{i}}}')
+        client.push(Wire.of(f'{{"seq":{i}}}'))
     assert client.closing == WSCloseCode.TRY_AGAIN_LATER
     assert len(client.queue) <= hub_channel.QUEUE_LIMIT
 
@@ -297,18 +298,31 @@ async def test_standings_follow_a_result_computed_off_the_loop(
 
 
 class RecordingSocket:
-    """A websocket that notes the loop turn of every send."""
-
-    def __init__(self, turns: list[int]) -> None:
-        self.turns = turns
-        self.sent: list[int] = []
-        self.closed = False
-
-    async def send_str(self, text: str) -> None:
-        self.sent.append(self.turns[0])
+    closed = False
 
     async def close(self, **kwargs: Any) -> None:
         self.closed = True
+
+
+class RecordingTransport(asyncio.WriteTransport):
+    """A socket that notes the loop turn of every message written to it."""
+
+    def __init__(self, turns: list[int]) -> None:
+        super().__init__()
+        self.turns = turns
+        self.sent: list[int] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.sent += [self.turns[0]] * len(list(frames_in(bytes(data))))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_write_buffer_limits(self) -> tuple[int, int]:
+        return (16384, 65536)
+
+    def is_closing(self) -> bool:
+        return False
 
 
 async def test_a_writer_sends_a_few_messages_a_loop_turn(tmp_path: Path) -> None:
@@ -324,19 +338,20 @@ async def test_a_writer_sends_a_few_messages_a_loop_turn(tmp_path: Path) -> None
         if running:
             asyncio.get_running_loop().call_soon(probe)
 
-    ws = RecordingSocket(turns)
-    client = Client(ws)  # type: ignore[arg-type]
+    ws = RecordingSocket()
+    transport = RecordingTransport(turns)
+    client = Client(ws, transport=transport)  # type: ignore[arg-type]
     probe()
-    for i in range(40):
-        client.push(f'{{"seq":{i}}}')
+    client.queue.extend(Wire.of(f'{{"seq":{i}}}') for i in range(40))  # a backlog
+    client.wake.set()
     writer = asyncio.ensure_future(hub._writer(client))
-    while len(ws.sent) < 40:
+    while len(transport.sent) < 40:
         await asyncio.sleep(0)
     running = False
     ws.closed = True
     client.wake.set()
     await writer
-    per_turn = [ws.sent.count(t) for t in set(ws.sent)]
+    per_turn = [transport.sent.count(t) for t in set(transport.sent)]
     assert max(per_turn) <= hub_server.WRITE_BATCH < 40
     hub.executor.shutdown()
 

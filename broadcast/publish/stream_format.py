@@ -273,9 +273,13 @@ def snapshot_fields(
 
 def _register() -> None:
     # Every dataclass a public state or a config holds, registered by name, so a mirror
-    # (which never loaded a config file nor a journal) can decode them.
+    # (which never loaded a config file nor a journal) can decode them. A game holds
+    # events too (its pending `ResultProposed`): the journal's kinds, as a venue has them.
     from broadcast.config import model
+    from broadcast.journal.kinds import register_all
     from clocks import timecontrol
+
+    register_all()
 
     classes = [
         obj

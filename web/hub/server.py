@@ -52,15 +52,17 @@ from broadcast.service.supervisor import SupervisedTask
 from web import json_views
 from web.hub.channel import Channel, Client
 from web.hub.deltas import Frame, encode, eval_delta, scope_key, snapshot_data
+from web.hub.wire import Wire
 from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
 from web.public_source import PublicSource
 from web.sections import section_by_name
 
-__all__ = ["PUMP_SECONDS", "WRITE_BATCH", "AlertSource", "Hub"]
+__all__ = ["DRAIN_POLL", "PUMP_SECONDS", "WRITE_BATCH", "AlertSource", "Hub"]
 
 log = logging.getLogger(__name__)
 
 WRITE_BATCH = 8  # messages one client's writer sends before the loop is served again
+DRAIN_POLL = 0.05  # a congested socket whose transport did not pause: look again after this
 PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
 BAD_MESSAGE_LOG_SECONDS = 60.0  # at most one log line per this many seconds for bad messages
 
@@ -105,6 +107,7 @@ class Hub:
         self.closed_for_policy = 0  # sockets closed for breaking the limits (the bench)
         self.epoch = secrets.token_hex(6)
         self.public = Channel("public", self.config, self.public_frame(), self.epoch)
+        self.public.budget = self.budget  # the fan-out to spectators is web work too
         self.arbiter: Channel | None = None
         # One thread for both channels' standings: a big Swiss's take a tenth of a second.
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="hub-standings")
@@ -159,8 +162,8 @@ class Hub:
             for client in list(subs):
                 client.queue.clear()
                 if client.resync_to is not None:
-                    for text in client.resync_to():
-                        client.push(text)
+                    for wire in client.resync_to():
+                        client.push(wire)
 
     def relay_delta(self, seq: int, keys: frozenset[str], text: str, frame: Frame) -> None:
         """One venue delta (its number, scope keys and wire text) and the state after it."""
@@ -181,7 +184,7 @@ class Hub:
 
     def eval_texts(
         self, scope: str, section: SectionConfig | None, rnd: int, game: str
-    ) -> list[str]:
+    ) -> list[Wire]:
         """The known evaluations of the games a public scope shows (after its snapshot)."""
         evals = self.evals
         if evals is None:
@@ -201,7 +204,7 @@ class Hub:
         for g in games:
             ev = evals.current(g)
             if ev is not None:
-                out.append(encode(eval_delta(g, ev).message))
+                out.append(Wire.of(encode(eval_delta(g, ev).message)))
         return out
 
     def on_commit(self, entries: Sequence[Entry]) -> None:
@@ -258,7 +261,7 @@ class Hub:
 
     def snapshot_text(
         self, channel: Channel, scope: str, section: SectionConfig | None, rnd: int, game: str
-    ) -> str | None:
+    ) -> Wire | None:
         key = scope_key(scope, section.name if section else "", rnd, game)
 
         def build() -> str:
@@ -303,14 +306,30 @@ class Hub:
                 await self.budget.turn()  # the handshake is web work like any other
             except Busy:
                 return _busy()
-        ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=limits.max_message_bytes)
+        # No per-message compression: a server's frame is then the same bytes for every
+        # client, encoded once and written as is (`web.hub.wire`); compressing per client
+        # cost CPU per send and a compressor's memory per socket, for messages of a few
+        # hundred bytes (docs/web.md).
+        ws = web.WebSocketResponse(
+            heartbeat=30.0, max_msg_size=limits.max_message_bytes, compress=False
+        )
         try:
-            await ws.prepare(request)
+            payload = await ws.prepare(request)
         except ConnectionResetError:
             # The client left during the handshake (a page closed as it loaded): nothing
             # to serve and nothing wrong here.
             return ws
-        client = Client(ws, limits=limits, now=self.now, arbiter=arbiter)
+        transport = request.transport
+        if transport is None:  # gone during the handshake
+            return ws
+        client = Client(
+            ws,
+            limits=limits,
+            now=self.now,
+            arbiter=arbiter,
+            transport=transport,
+            drain=payload.drain,
+        )
         writer = asyncio.ensure_future(self._writer(client))
         try:
             async for msg in ws:
@@ -335,7 +354,7 @@ class Hub:
         if not client.messages.take():
             return await self._strike(client, "too many messages")
         if msg.type != WSMsgType.TEXT:
-            client.push(encode({"type": "error", "message": "messages must be JSON text"}))
+            client.push(_error("messages must be JSON text"))
             return await self._strike(client, "binary message")
         self.handled += 1
         try:
@@ -358,13 +377,13 @@ class Hub:
             )
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"message failed")
             return False
-        for text in reply:
-            client.push(text)
+        for wire in reply:
+            client.push(wire)
         if client.strikes >= self.limits.strikes:
             await self._close(client, WSCloseCode.POLICY_VIOLATION, b"too many requests")
             return False
         if client.closing is not None:
-            await self._close(client, client.closing, b"try again later")
+            await self._close(client, client.closing, _why(client.closing))
             return False
         return True
 
@@ -379,7 +398,7 @@ class Hub:
         self.closed_for_policy += 1
         await client.ws.close(code=code, message=message)
 
-    async def _handle(self, channel: Channel, client: Client, text: str) -> list[str]:
+    async def _handle(self, channel: Channel, client: Client, text: str) -> list[Wire]:
         try:
             msg = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -420,12 +439,13 @@ class Hub:
         key = scope_key(scope, section.name if section else "", rnd, game)
         channel.subscribe(client, key)
 
-        def evals() -> list[str]:
+        def evals() -> list[Wire]:
             return self.eval_texts(scope, section, rnd, game) if channel is self.public else []
 
-        def resync() -> list[str]:
-            snap = self.snapshot_text(channel, scope, section, rnd, game) or ""
-            return [_RESYNC, snap, *evals()]
+        def resync() -> list[Wire]:
+            client.floor = channel.seq  # the snapshot covers everything numbered so far
+            snap = self.snapshot_text(channel, scope, section, rnd, game)
+            return [_RESYNC, *evals()] if snap is None else [_RESYNC, snap, *evals()]
 
         client.resync_to = resync
         since = msg.get("since")
@@ -450,9 +470,10 @@ class Hub:
             await client.ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"writer failed")
 
     async def _write(self, client: Client) -> None:
-        # No per-send timeout: a send only waits when the socket's buffer is full, and then
-        # only this client's writer waits while its bounded queue absorbs (and resyncs) the
-        # backlog; the heartbeat closes a connection that stays dead.
+        # What the socket could not take at once waits in the client's bounded queue; this
+        # writer sends it once the socket has room (the transport's own flow control),
+        # while only this client waits and its queue absorbs (and resyncs) the backlog; the
+        # heartbeat closes a connection that stays dead.
         # A spectator's sends are web work like any other: a few a turn, within the web's
         # share of the loop (a delta to 1,000 clients is 1,000 sends: all in one loop turn
         # they held the boards up for a quarter of a second).
@@ -461,38 +482,45 @@ class Hub:
             await client.wake.wait()
             client.wake.clear()
             while client.queue:
+                if client.congested():
+                    await client.drain()
+                    if client.congested():
+                        t = client.transport
+                        if t is None or t.is_closing():
+                            await client.ws.close()
+                            return
+                        await asyncio.sleep(DRAIN_POLL)
+                    continue
                 if budget is not None:
                     await budget.turn(refuse=False)
                 started = time.perf_counter()
-                for _ in range(WRITE_BATCH):
-                    if not client.queue:
-                        break
-                    text = client.queue.popleft()
-                    if not text:
-                        continue
-                    try:
-                        await client.ws.send_str(text)
-                    except (ConnectionError, RuntimeError):
-                        await client.ws.close()
-                        return
+                if not client.flush(WRITE_BATCH):
+                    await client.ws.close()
+                    return
                 if budget is not None:
                     budget.charge(time.perf_counter() - started)
                 await asyncio.sleep(0)
-            if client.closing is not None:  # resynced too often: come back later
-                await client.ws.close(code=client.closing, message=b"too slow: reconnect later")
+            if client.closing is not None:  # resynced too often, or its fan-out failed
+                await client.ws.close(code=client.closing, message=_why(client.closing))
                 return
+
+
+def _why(code: int) -> bytes:
+    if code == WSCloseCode.INTERNAL_ERROR:
+        return b"server error"
+    return b"too slow: reconnect later"
 
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _error(message: str) -> str:
-    return encode({"type": "error", "message": message})
+def _error(message: str) -> Wire:
+    return Wire.of(encode({"type": "error", "message": message}))
 
 
-_PONG = encode({"type": "pong"})
-_RESYNC = encode({"type": "resync"})
+_PONG = Wire.of(encode({"type": "pong"}))
+_RESYNC = Wire.of(encode({"type": "resync"}))
 
 
 def _busy() -> web.Response:

@@ -30,7 +30,7 @@ from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
 from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PAIRER, PUBLIC, SERVICE
-from web.limits import Busy, LoopBudget, WebLimits
+from web.limits import MIRROR_LOOP_SHARE, Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
 from web.public_source import PublicSource
@@ -296,8 +296,9 @@ async def start_mirror_web(
     limits: WebLimits | None = None,
     evals: Evaluator | None = None,
 ) -> web.AppRunner:
-    """Serve a mirror's public routes on host:port (see `build_mirror_app`)."""
-    limits = limits or WebLimits()
+    """Serve a mirror's public routes on host:port (see `build_mirror_app`). Its web has
+    most of the loop (`MIRROR_LOOP_SHARE`): a mirror has no boards to keep up with."""
+    limits = limits or WebLimits(loop_share=MIRROR_LOOP_SHARE)
     proxy = proxy or ProxySettings()
     runner = GuardedRunner(
         build_mirror_app(source, proxy, limits, evals),

@@ -150,6 +150,11 @@ class WebLimits:
     log_every: float = 60.0  # one line per kind of trouble per this many seconds
 
 
+MIRROR_LOOP_SHARE = 0.9
+"""A mirror's web share of its loop: it has no boards to protect, only the stream to read
+(`serve` keeps half for the boards, the journal and the rules)."""
+
+
 class Busy(BoardwireError):
     """The web has used its share of the loop and too much work is already waiting."""
 
@@ -287,6 +292,7 @@ async def _coroutine(work: Awaitable[T]) -> T:
 
 
 __all__ = [
+    "MIRROR_LOOP_SHARE",
     "Busy",
     "Clock",
     "HubLimits",

@@ -213,6 +213,14 @@ def home_page(
     )
 
 
+def _round_games(public: PublicState, section: SectionConfig, number: int) -> list[dict[str, Any]]:
+    """A round's games as its pages show them: each with its mini-board picture."""
+    return [
+        _with_svg(g, public.book)
+        for g in json_views.round_json(public.book, section.name, number)["games"]
+    ]
+
+
 def round_page(
     config: EventConfig,
     public: PublicState,
@@ -223,10 +231,7 @@ def round_page(
     speed: float = 1.0,
     lang: str = DEFAULT,
 ) -> str:
-    games = [
-        _with_svg(g, public.book)
-        for g in json_views.round_json(public.book, section.name, number)["games"]
-    ]
+    games = _round_games(public, section, number)
     return ENV.get_template("round.html").render(
         **_common(config, delay, speed, lang, f"/round/{number}?section={slug(section.name)}"),
         section=section,
@@ -328,10 +333,7 @@ def embed_round_page(
     lang: str = DEFAULT,
 ) -> str:
     """A round's boards, compact and live, for a frame on another site."""
-    games = [
-        _with_svg(g, public.book)
-        for g in json_views.round_json(public.book, section.name, number)["games"]
-    ]
+    games = _round_games(public, section, number)
     here = f"/embed/round/{number}?section={slug(section.name)}"
     return ENV.get_template("embed_round.html").render(
         **_common(config, delay, speed, lang, here),

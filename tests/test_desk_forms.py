@@ -110,3 +110,23 @@ async def test_each_desk_form_says_what_it_did(
         response = await client.post(path, data={"csrf": csrf}, allow_redirects=False)
         assert response.status == 404
         assert (await response.json()) == {"error": "no action 'nothing'"}
+
+
+async def test_the_desk_shows_the_links_it_watches_and_their_state(
+    desk: tuple[TestClient, EventService, str],
+) -> None:
+    """Without --publish no link line; a watched link (the stream to the mirrors) is on the
+    page under the boards and in /arbiter/links.json, in its state of the moment."""
+    client, service, _ = desk
+    assert 'id="links" hidden' in await (await client.get("/arbiter")).text()
+    state = ["up (Redis at 127.0.0.1:6379): 3 update(s) written, 0 update(s) waiting"]
+    service.health.watch_link("Public stream to the mirrors", lambda: state[0])
+    page = await (await client.get("/arbiter")).text()
+    assert 'id="links" hidden' not in page
+    assert "<strong>Public stream to the mirrors</strong>: " in page and state[0] in page
+    state[0] = "DOWN since 18:02:11 UTC (Redis at 127.0.0.1:6379): 40 update(s) waiting"
+    assert await (await client.get("/arbiter/links.json")).json() == [
+        {"name": "Public stream to the mirrors", "state": state[0]}
+    ]
+    spanish = await (await client.get("/arbiter?lang=es")).text()
+    assert "Emisión pública a los servidores espejo" in spanish

@@ -259,9 +259,15 @@ async def test_redis_killed_and_restarted_mid_round_loses_nothing(
                 assert any(a.kind == "publish-behind" for a in alerts)
                 waiting = len(v.publisher.outbox)
                 assert waiting > 0
+                # The desk reads the link's state in words, whatever the alerts say.
+                [(name, down)] = v.service.health.links()
+                assert name == "Public stream to the mirrors"
+                assert down.startswith("DOWN since ") and "update(s) waiting" in down, down
                 server.start()  # same port, same folder
                 await until(lambda: v.publisher.state == "up", "the link to be back", 30)
                 await settled(v, m)
+                [(_, up)] = v.service.health.links()
+                assert up.startswith("up (Redis at ") and "0 update(s) waiting" in up, up
                 assert not [
                     a
                     for a in v.service.health.alerts(None, v.clock.now())

@@ -107,6 +107,7 @@ def _when_filter(context: Context, iso: str) -> str:
 ENV.filters["reason"] = _reason_filter
 ENV.filters["system"] = _word_filter
 ENV.filters["playoff_kind"] = _word_filter
+ENV.filters["word"] = _word_filter
 ENV.filters["when"] = _when_filter
 
 

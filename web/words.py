@@ -50,6 +50,7 @@ DOMAIN_WORDS = (
     N_("swiss"),
     N_("blitz"),
     N_("armageddon"),
+    N_("Public stream to the mirrors"),  # a link the desk watches (broadcast.publish)
 )
 
 

@@ -13,13 +13,15 @@ kept. The outbox is bounded (`OUTBOX_LIMIT` entries: about an hour of a big hall
 deltas): past it, the backlog is replaced by one snapshot entry, from which mirrors start
 over (nothing of the state is lost; spectators of a mirror resync once).
 
-The desk sees the link: a warning while Redis cannot be reached, a critical alert when
-the oldest entry not yet acknowledged is more than `BEHIND_ALERT_SECONDS` old.
+The desk sees the link: its state in words at all times (`status`, through
+`Health.watch_link`), a warning while Redis cannot be reached, a critical alert when the
+oldest entry not yet acknowledged is more than `BEHIND_ALERT_SECONDS` old.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import time as wall_time
 from collections import deque
@@ -46,6 +48,7 @@ from clocks.timesource import EpochTimeSource
 __all__ = [
     "BEHIND_ALERT_SECONDS",
     "LINK_ALERT",
+    "LINK_NAME",
     "OUTBOX_LIMIT",
     "Outgoing",
     "PublishUrlError",
@@ -63,6 +66,7 @@ RETRY_FIRST = 0.5
 RETRY_MAX = 10.0
 BEHIND_ALERT_SECONDS = 60.0
 LINK_ALERT = "publish"
+LINK_NAME = "Public stream to the mirrors"
 
 
 class PublishUrlError(BoardwireError, ValueError):
@@ -140,6 +144,7 @@ class RedisPublisher:
         self._last_snapshot = float("-inf")
         self._down_since: float | None = None
         self._wake = asyncio.Event()
+        health.watch_link(LINK_NAME, self.status)
 
     # -- the hub's side: never blocks, never fails --------------------------------------------
 
@@ -283,6 +288,22 @@ class RedisPublisher:
         self._last_snapshot = asyncio.get_running_loop().time()
 
     # -- the desk -----------------------------------------------------------------------------
+
+    def status(self) -> str:
+        """The link in words, for the desk: up or down, since when, what waits."""
+        where = _where(self.url)
+        waiting = f"{len(self.outbox)} update(s) waiting"
+        if self.state == "down" and self._down_since is not None:
+            since = dt.datetime.fromtimestamp(self._down_since, dt.UTC).strftime("%H:%M:%S")
+            return (
+                f"DOWN since {since} UTC (Redis at {where}): {waiting}, sent in order once "
+                "it is back"
+            )
+        if self.state == "up":
+            behind = self.behind()
+            late = f", the oldest {behind:.0f} s old" if self.outbox else ""
+            return f"up (Redis at {where}): {self.written} update(s) written, {waiting}{late}"
+        return f"connecting to Redis at {where}: {waiting}"
 
     def _link_up(self) -> None:
         if self.state != "up" and self._down_since is not None:

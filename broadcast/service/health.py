@@ -5,11 +5,14 @@ live in memory while their cause lasts and end by themselves (or with the proces
 
 `Health` holds the current conditions by key; `alerts(journal)` turns them, and the
 journal's problems (`Journal.failure`, `Journal.gone`), into `Alert`s the desk shows like
-any other.
+any other. It also keeps the links the venue depends on (the public stream to the
+mirrors): each registers a function that says its state in words, read when the desk
+asks (`links()`), whether or not anything is wrong.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from broadcast.arbiter.alerts import Alert, AlertKind, Severity
@@ -36,6 +39,15 @@ class Health:
         self.acknowledged: set[str] = set()
         self._journal_t: float | None = None  # event time the journal failure was first seen
         self._gone_t: float | None = None  # event time the journal's file was seen gone
+        self._links: dict[str, Callable[[], str]] = {}
+
+    def watch_link(self, name: str, state: Callable[[], str]) -> None:
+        """Show link `name` on the desk, its state in the words `state()` gives."""
+        self._links[name] = state
+
+    def links(self) -> list[tuple[str, str]]:
+        """Every watched link and its state now, in the order they were registered."""
+        return [(name, state()) for name, state in self._links.items()]
 
     def report(self, key: str, kind: AlertKind, severity: Severity, message: str, t: float) -> bool:
         """Set a condition; True if it is new (the caller may log it once)."""

@@ -98,6 +98,7 @@ async def desk_page(request: web.Request) -> web.Response:
         boards=boards,
         alerts=json_views.alerts_json(desk.alerts(), service.book),
         closed=closed_alerts(service),
+        links=desk.health.links(),
         rounds=rounds,
         results=RESULTS,
         reasons=DESK_REASONS,
@@ -313,6 +314,14 @@ _ACTIONS: dict[str, FormAction] = {
     "board": _board,
     "replace": _replace_board,
 }
+
+
+@routes.get("/arbiter/links.json")
+async def links_json(request: web.Request) -> web.Response:
+    """The links the venue depends on and their state (the desk refreshes it)."""
+    return json_response(
+        [{"name": name, "state": state} for name, state in request.app[DESK].health.links()]
+    )
 
 
 @routes.get("/arbiter/closed.json")

@@ -175,6 +175,23 @@
     const count = document.getElementById("closed-count");
     if (count) count.textContent = String(closed.length);
   }
+  // The links the venue depends on (the stream to the mirrors): their state, refreshed.
+  function refreshLinks() {
+    const list = document.getElementById("links");
+    if (!list) return;
+    fetch("/arbiter/links.json", { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((links) => {
+        if (!links) return;
+        for (const link of links) {
+          const li = [...list.querySelectorAll("li[data-link]")].find((el) => el.getAttribute("data-link") === link.name);
+          const state = li && li.querySelector(".state");
+          if (state) state.textContent = link.state;
+        }
+      })
+      .catch(() => { /* tried again at the next turn */ });
+  }
+  if (document.getElementById("links") && !document.getElementById("links").hidden) setInterval(refreshLinks, 5000);
   function refreshClosed() {
     fetch("/arbiter/closed.json", { credentials: "same-origin" })
       .then((r) => (r.ok ? r.json() : null))
@@ -296,6 +313,7 @@
     } else if (msg.type === "alerts") {
       showAlerts(msg.alerts, msg.new || []);
       refreshClosed();
+      refreshLinks();  // a link going down or coming back comes with an alert
     }
   });
 })();

@@ -12,6 +12,7 @@ from broadcast.fide.berger import berger_round
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import (
     BoardAttached,
+    BoardReplaced,
     GameClock,
     GameFlag,
     GameMove,
@@ -194,3 +195,12 @@ def test_a_move_without_clock_gets_the_display_once_the_opponent_runs() -> None:
     assert [(e.ply, e.remaining) for e in clocked] == [(1, 5410.0)]  # White on the left: 1:30:10
     out, _ = follower.handle(ClockSeen(51.0, "10001", ClockReading(5410, 5399, True, False)), game)
     assert not [e for e in out if isinstance(e, GameMoveClocked)]  # White's own time runs: not yet
+
+
+def test_a_game_that_ends_while_its_spare_is_set_up_waits_for_no_board() -> None:
+    """A result (a resignation while the arbiter brings the spare) ends the wait: the
+    arbiter's JSON and the desk no longer ask for the position to be set up."""
+    moved = GameState(KEY, None, None).apply(BoardReplaced(KEY.id, 1, 4, 0, 1.0))
+    assert moved.awaiting_board
+    ended = moved.apply(ResultConfirmed(KEY.id, "0-1", "resignation", 2.0))
+    assert (ended.awaiting_board, ended.awaiting_correction) == (False, False)

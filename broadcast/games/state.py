@@ -213,12 +213,15 @@ class GameState:
                 return state if self.proposal is None else _evolve(state, proposal=None)
             case ResultConfirmed():
                 # The clocks stop with the result (see GameClock): none runs on the pages.
+                # A finished game waits for no board to be set up.
                 return _evolve(
                     state,
                     result=event.result,
                     result_reason=event.reason,
                     proposal=None,
                     running=None,
+                    awaiting_board=False,
+                    awaiting_correction=False,
                 )
             case LineCorrected(ucis=ucis):
                 line = _line(self.start_fen, ucis, self.moves, self.id)

@@ -73,6 +73,7 @@ WEB_FLOORS = [
         "web.proxy",
         "web.json_views",
         "web.board_svg",
+        "web.board_png",
         "web.flags",
         "web.sections",
         "web.pairing_job",

@@ -5,6 +5,7 @@ and who may frame them (the event's `embed_origins`), and that nothing else is f
 from __future__ import annotations
 
 import re
+import struct
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -154,8 +155,17 @@ async def test_a_shared_game_link_previews_players_result_and_board(client: Test
     og = dict(re.findall(r'<meta property="og:(\w+)" content="([^"]*)"', text))
     # "White \u2013 Black", each name "Last, First"
     assert "\u2013" in og["title"] and og["title"].count(",") >= 2
-    assert og["image"] == f"https://live.example.org/api/v1/games/{GAME}.svg"
+    # A PNG (chat apps show no SVG previews): .ci/run installs the cairo library.
+    assert og["image"] == f"https://live.example.org/api/v1/games/{GAME}.png"
+    assert '<meta property="og:image:type" content="image/png">' in text
     assert og["url"] == f"https://live.example.org/game/{GAME}"
+    png = await client.get(f"/api/v1/games/{GAME}.png")
+    assert png.status == 200 and png.content_type == "image/png"
+    data = await png.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
+    assert (width, height) == (480, 480)
+    assert (await client.get("/api/v1/games/nope.png")).status == 404
     assert "round 1, board 1, 2 moves" in og["description"]
     image = await client.get(f"/api/v1/games/{GAME}.svg")
     assert image.status == 200 and image.content_type == "image/svg+xml"

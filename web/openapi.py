@@ -84,6 +84,10 @@ _PGN = {
     "description": "PGN text (the delayed state)",
     "content": {"application/x-chess-pgn": {"schema": {"type": "string"}}},
 }
+_PNG = {
+    "description": "the position as a 480x480 PNG (the delayed state; ?flip=1 from Black's side)",
+    "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+}
 _SVG = {
     "description": "the position as an SVG picture (the delayed state; ?flip=1 from Black's side)",
     "content": {"image/svg+xml": {"schema": {"type": "string"}}},
@@ -671,6 +675,12 @@ def document() -> dict[str, Any]:
         ),
         "/api/v1/games/{game}.pgn": _get("One game as PGN", _PGN, [_GAME, _EVAL_QUERY]),
         "/api/v1/games/{game}.svg": _get("One game's position as a picture", _SVG, [_GAME]),
+        "/api/v1/games/{game}.png": _get(
+            "One game's position as a PNG picture (the link preview's image; 404 where "
+            "the cairo library is missing)",
+            _PNG,
+            [_GAME],
+        ),
         "/api/v1/event.pgn": _get("Every game of the event as PGN", _PGN, [_EVAL_QUERY]),
         "/api/v1/arbiter/boards": _arbiter_get(
             "Every hall board's health (live)", _json({"type": "array", "items": _ref("Board")}), []

@@ -21,6 +21,7 @@ from broadcast.games.state import GameState
 from broadcast.service.state import PublicState
 from broadcast.tournament.state import TournamentState
 from web import json_views
+from web.board_png import PNG_TYPE, png_available
 from web.board_svg import board_svg, piece_defs
 from web.flags import is_code
 from web.i18n import DEFAULT, Gettext, datetime_text, gettext_of, languages, name_of, translations
@@ -300,7 +301,9 @@ def _preview(config: EventConfig, data: dict[str, Any], origin: str, _: Gettext)
     return {
         "title": title,
         "description": description,
-        "image": f"{origin}/api/v1/games/{data['id']}.svg",
+        # Chat apps show a PNG preview, many no SVG: the PNG where cairo is installed.
+        "image": f"{origin}/api/v1/games/{data['id']}.{'png' if png_available() else 'svg'}",
+        "image_type": PNG_TYPE if png_available() else "image/svg+xml",
         "url": f"{origin}/game/{data['id']}",
     }
 

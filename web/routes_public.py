@@ -7,6 +7,7 @@ configuration, which the delay does not hide.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 
@@ -19,6 +20,7 @@ from broadcast.games.state import GameError, GameState
 from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
+from web.board_png import PNG_TYPE, png_available, png_of
 from web.board_svg import board_image
 from web.flags import flag_svg
 from web.http_json import error, json_response, round_of, section_of
@@ -242,19 +244,39 @@ async def event_pgn_route(request: web.Request) -> web.Response:
 SVG_TYPE = "image/svg+xml"
 
 
-async def game_svg_route(request: web.Request) -> web.Response:
-    """The game's (delayed) position as an SVG picture: the link preview's image.
-    `?flip=1` shows it from Black's side."""
+def _game_picture(request: web.Request) -> str | web.Response:
+    """The game's (delayed) position as our SVG, or the 404 to answer."""
     game_id = request.match_info["game"]
     try:
         game = public_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
     last = game.moves[-1].uci if game.moves else None
-    image = board_image(game.fen, last, flipped=request.query.get("flip") == "1")
+    return board_image(game.fen, last, flipped=request.query.get("flip") == "1")
+
+
+async def game_svg_route(request: web.Request) -> web.Response:
+    """The game's (delayed) position as an SVG picture. `?flip=1` shows it from Black's
+    side."""
+    image = _game_picture(request)
+    if isinstance(image, web.Response):
+        return image
     return web.Response(
         text=image, content_type=SVG_TYPE, charset="utf-8", headers={"Cache-Control": "no-cache"}
     )
+
+
+async def game_png_route(request: web.Request) -> web.Response:
+    """The same picture as PNG, the link preview's image (chat apps show PNG, not SVG);
+    404 where the cairo library is missing (the previews then point at the SVG)."""
+    image = _game_picture(request)
+    if isinstance(image, web.Response):
+        return image
+    if not png_available():
+        return error(404, "PNG pictures need the cairo library here; the SVG is at .svg")
+    png = await asyncio.to_thread(png_of, image)  # tens of ms: off the loop
+    assert png is not None
+    return web.Response(body=png, content_type=PNG_TYPE, headers={"Cache-Control": "no-cache"})
 
 
 @routes.get("/flags/{code}.svg")
@@ -273,6 +295,7 @@ async def flag_route(request: web.Request) -> web.Response:
 
 # The .pgn routes are registered before their JSON twins: `{round}` would match "1.pgn".
 routes.get(r"/api/v1/games/{game:[^/]+}.svg")(game_svg_route)
+routes.get(r"/api/v1/games/{game:[^/]+}.png")(game_png_route)
 routes.get(r"/api/v1/games/{game:[^/]+}.pgn")(game_pgn_route)
 routes.get("/api/v1/games/{game}")(game_route)
 routes.get(r"/api/v1/rounds/{round:[^/]+}.pgn")(round_pgn_route)

@@ -128,6 +128,7 @@ class MirrorFeed:
         self.applied = 0  # deltas applied (tests, the bench)
         self.resets = 0
         self._waiting_said = False
+        self._troubled = False  # reloading after an unreadable entry: say it once
 
     async def run(self) -> None:
         """Follow the stream until cancelled; Redis away is retried inside."""
@@ -148,12 +149,21 @@ class MirrorFeed:
                     if self.link != "up":
                         log.info("mirror: following %s on %s", self.keys.stream, _where(self.url))
                     self.link = "up"
-                    wait = RETRY_FIRST
                     for _stream, entries in answer or ():
                         for entry_id, fields in entries:
                             self._take(_text(entry_id), fields)
                             if self.after is None:
                                 break  # start over from the snapshot key
+                    if self.after is None:
+                        # An entry that cannot be read or placed: the snapshot again, after
+                        # a back-off (the venue writes a newer one every 30 s while deltas
+                        # flow), never a tight loop of reloads and warnings.
+                        self._troubled = True
+                        await asyncio.sleep(wait)
+                        wait = min(wait * 2, RETRY_MAX)
+                    else:
+                        self._troubled = False
+                        wait = RETRY_FIRST
                 except (RedisError, OSError) as exc:
                     if self.link != "down":
                         log.warning("mirror: Redis cannot be read (%s); retrying", exc)
@@ -192,9 +202,10 @@ class MirrorFeed:
         try:
             entry = decode_entry(fields, state.config, state.public_state())
         except StreamFormatError as exc:
-            log.warning(
-                "mirror: stream entry %s skipped: %s; reloading the snapshot", entry_id, exc
-            )
+            if not self._troubled:
+                log.warning(
+                    "mirror: stream entry %s skipped: %s; reloading the snapshot", entry_id, exc
+                )
             self.after = None
             return
         if entry.kind == "snapshot":
@@ -206,7 +217,8 @@ class MirrorFeed:
         elif entry.epoch == state.epoch and entry.seq <= state.seq:
             pass  # already applied (the snapshot we started from holds it)
         else:
-            log.warning(
+            log.log(
+                logging.DEBUG if self._troubled else logging.WARNING,
                 "mirror: stream entry %s is %s:%d after %s:%d; reloading the snapshot",
                 entry_id,
                 entry.epoch,

@@ -299,6 +299,57 @@ def test_a_spare_without_a_clock_runs_the_times_the_arbiter_entered(
     assert 3100 - 15 + 30 <= (black.remaining or 0) <= 3100 + 30
 
 
+def test_a_clockless_spare_keeps_its_software_clock_across_a_restart(
+    tmp_path: Path, game: chess.pgn.Game
+) -> None:
+    """The spare without a clock took the game over and 6 plies were played on it; `serve`
+    restarts; the moves after it still get their times from the software clock, going on
+    from what each side had left (not from the times entered at the takeover)."""
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    board_one_dies(service, time, game)
+    moves = list(game.mainline_moves())
+    spare = port(service, 4)
+    service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
+    feed(
+        service,
+        time,
+        played(
+            "10004", spare, moves[24:30], time.now() + 3, start_fen=fen_after(game, 24), clock=False
+        ),
+    )
+    before = service.book.get(GAME).moves
+    assert len(before) == 30 and all(m.software_clock for m in before[24:])
+    service.journal.close()
+    again = start(tmp_path, time)
+    feed(
+        again,
+        time,
+        played(
+            "10004",
+            spare,
+            moves[30:34],
+            time.now() + 3,
+            start_fen=fen_after(game, 30),
+            clock=False,
+            connect=False,
+        ),
+    )
+    after = again.book.get(GAME).moves
+    assert [m.uci for m in after] == [m.uci() for m in moves[:34]]
+    new = after[30:]
+    assert all(m.software_clock and m.remaining is not None for m in new), new
+    # Each side goes on from its own last time on the spare: a move costs its think time
+    # (about 6 s here, with the restart's pause on the first) and brings back 30.
+    for mine, last, entered in ((new[0], before[28], 3000), (new[1], before[29], 3100)):
+        assert last.remaining is not None and mine.remaining is not None
+        assert last.remaining - 60 <= mine.remaining <= last.remaining + 30
+        # Not started again from the times entered at the takeover (which would give
+        # about entered - 40 + 30 here): the increments earned on the spare are kept.
+        assert mine.remaining >= entered + 30
+    again.journal.close()
+
+
 def test_a_board_replacement_survives_a_restart_of_the_service(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:

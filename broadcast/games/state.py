@@ -235,6 +235,28 @@ class GameState:
         raise GameError(f"not a game event: {event!r}")
 
 
+def software_times(game: GameState) -> tuple[float, float, float] | None:
+    """Where the software clock of a clockless spare stands, from the game as journaled
+    (to go on after a restart): the time of the last move made on the spare, and the time
+    each side had left then (its last move's clock there, else what the arbiter entered).
+    None when the game is not on such a spare, or nothing was played there yet."""
+    if game.finished or game.awaiting_board or not game.board_changes:
+        return None
+    change = game.board_changes[-1]
+    if change.white_seconds is None or change.black_seconds is None:
+        return None
+    since = game.moves[change.ply :]
+    if not since:
+        return None
+    left = {"white": change.white_seconds, "black": change.black_seconds}
+    for move in since:
+        if move.remaining is not None:
+            # The side to move after it is the other one: the mover is the one before.
+            mover = "black" if move.fen_after.split()[1] == "w" else "white"
+            left[mover] = move.remaining
+    return since[-1].t, left["white"], left["black"]
+
+
 def _await_setup(state: GameState, event: LineCorrected | StartPositionSet) -> GameState:
     """After the arbiter's correction, a game its board follows waits for that board to
     show the corrected position (what it showed belonged to the old line): out of sync
@@ -292,4 +314,4 @@ def _line(
     return tuple(out)
 
 
-__all__ = ["GameError", "GameState", "MoveRecord", "PlayerRef"]
+__all__ = ["GameError", "GameState", "MoveRecord", "PlayerRef", "software_times"]

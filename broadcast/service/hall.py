@@ -30,7 +30,7 @@ from broadcast.games.book import section_boards
 from broadcast.games.events import BoardAttached, GameFlag
 from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState
+from broadcast.games.state import GameState, software_times
 from broadcast.journal.kinds import JournalEvent
 from broadcast.service.committer import ActionError, Committer
 from broadcast.service.state import BoardStatus, EventState
@@ -324,6 +324,12 @@ class Hall:
                 and change.black_seconds is not None
             ):
                 follower.entered_times = (change.white_seconds, change.black_seconds)
+        else:
+            soft = software_times(game)
+            if soft is not None:
+                # A clockless spare that had taken the game over before a restart: its
+                # software clock goes on from the times the journal holds.
+                reconstructor.start_software_clock(*soft)
         memory = state.memory.get(name) if name is not None else None
         if memory is not None and not follower.awaiting:
             follower.seen(memory.position)

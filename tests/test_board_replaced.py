@@ -274,20 +274,31 @@ def test_a_spare_set_up_wrong_keeps_the_game_out_of_sync_and_names_the_squares(
     assert ucis(service) == [m.uci() for m in moves[:28]]
 
 
+def six_plies_on_a_clockless_spare(
+    service: EventService, time: ManualTime, game: chess.pgn.Game
+) -> list[chess.Move]:
+    """Board 1 died: the game moves to board 4, which has no clock (White 3000 s, Black
+    3100 s entered), and plies 25-30 are played there. Returns the game's moves."""
+    moves = list(game.mainline_moves())
+    service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
+    spare, fen24 = port(service, 4), fen_after(game, 24)
+    feed(
+        service,
+        time,
+        played("10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, clock=False),
+    )
+    return moves
+
+
 def test_a_spare_without_a_clock_runs_the_times_the_arbiter_entered(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
     time = ManualTime(T0)
     service = start(tmp_path, time)
     board_one_dies(service, time, game)
-    moves = list(game.mainline_moves())
-    fen24 = fen_after(game, 24)
-    spare = port(service, 4)
     with pytest.raises(ActionError, match="both"):
         service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000)
-    service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
-    events = played("10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, clock=False)
-    feed(service, time, events)
+    moves = six_plies_on_a_clockless_spare(service, time, game)
     recorded = service.book.get(GAME).moves
     assert [m.uci for m in recorded] == [m.uci() for m in moves[:30]]
     spare_moves = recorded[24:]
@@ -308,16 +319,8 @@ def test_a_clockless_spare_keeps_its_software_clock_across_a_restart(
     time = ManualTime(T0)
     service = start(tmp_path, time)
     board_one_dies(service, time, game)
-    moves = list(game.mainline_moves())
+    moves = six_plies_on_a_clockless_spare(service, time, game)
     spare = port(service, 4)
-    service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
-    feed(
-        service,
-        time,
-        played(
-            "10004", spare, moves[24:30], time.now() + 3, start_fen=fen_after(game, 24), clock=False
-        ),
-    )
     before = service.book.get(GAME).moves
     assert len(before) == 30 and all(m.software_clock for m in before[24:])
     service.journal.close()

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from scene import SIZES
 
 CHROMIUM = os.environ.get("BOARDWIRE_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -52,3 +54,23 @@ async def browser() -> AsyncIterator[object]:
         b = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         await b.close()
+
+
+THEMES = ("light", "dark")
+
+
+@pytest.fixture(
+    params=[(size, theme) for size in SIZES for theme in THEMES], ids=lambda p: "-".join(p)
+)
+async def themed_page(request: pytest.FixtureRequest, browser: Any) -> AsyncIterator[Any]:
+    """A page at each of the scene's sizes (390 and 1366 px), in light and dark mode (the
+    browser's prefers-color-scheme); `page.theme` says which."""
+    size, theme = request.param
+    width, height = SIZES[size]
+    context = await browser.new_context(
+        viewport={"width": width, "height": height}, color_scheme=theme
+    )
+    page = await context.new_page()
+    page.theme = theme
+    yield page
+    await context.close()

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 import scene
 from test_layout import Site, open_live, problems
-from test_spectator_viewer import THEMES
 from web_support import CREDENTIALS, free_port
 
 from web.app import start_web
@@ -39,17 +38,10 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
         await runner.cleanup()
 
 
-@pytest.fixture(params=[(s, t) for s in scene.SIZES for t in THEMES], ids=lambda p: "-".join(p))
-async def page(request: pytest.FixtureRequest, browser: Any) -> AsyncIterator[Any]:
-    size, theme = request.param
-    width, height = scene.SIZES[size]
-    context = await browser.new_context(
-        viewport={"width": width, "height": height}, color_scheme=theme
-    )
-    page = await context.new_page()
-    page.theme = theme
-    yield page
-    await context.close()
+@pytest.fixture
+def page(themed_page: Any) -> Any:
+    """Each test at 390 and 1366 px, light and dark (tests/browser/conftest.py)."""
+    return themed_page
 
 
 async def test_the_game_page_shows_the_bar_the_score_and_the_line(site: Site, page: Any) -> None:

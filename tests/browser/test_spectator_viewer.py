@@ -22,8 +22,6 @@ from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web
 
-THEMES = ("light", "dark")
-
 
 @pytest.fixture
 async def site(tmp_path: Path) -> AsyncIterator[Site]:
@@ -36,17 +34,10 @@ async def site(tmp_path: Path) -> AsyncIterator[Site]:
         await runner.cleanup()
 
 
-@pytest.fixture(params=[(s, t) for s in scene.SIZES for t in THEMES], ids=lambda p: "-".join(p))
-async def page(request: pytest.FixtureRequest, browser: Any) -> AsyncIterator[Any]:
-    size, theme = request.param
-    width, height = scene.SIZES[size]
-    context = await browser.new_context(
-        viewport={"width": width, "height": height}, color_scheme=theme
-    )
-    page = await context.new_page()
-    page.theme = theme
-    yield page
-    await context.close()
+@pytest.fixture
+def page(themed_page: Any) -> Any:
+    """Each test at 390 and 1366 px, light and dark (tests/browser/conftest.py)."""
+    return themed_page
 
 
 async def test_moves_two_plies_a_line_with_time_used(site: Site, page: Any) -> None:

@@ -129,6 +129,7 @@ async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
     from big_event import swiss_config
     from web_support import free_port
 
+    from broadcast.actions.pairings import pair_unpaired
     from broadcast.analysis.engine import EngineSettings, find_engine
     from broadcast.analysis.evaluator import Evaluator
     from broadcast.games.events import GameClock, GameMove
@@ -147,7 +148,7 @@ async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
             delay=0.0,
         )
         service.load()
-        service.pair_unpaired(by="bench")
+        pair_unpaired(service, "bench")
         games = sorted(g.id for g in service.book.games.values() if g.key.round == 1)
         assert len(games) == BOARDS, len(games)
         evals = None

@@ -116,6 +116,7 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
     import heapq
 
     from boards.events import BoardConnected, BoardInfo
+    from broadcast.actions import ConfirmProposal, PublishPairings, SetResult, act
     from broadcast.fide.pairing import Pairing
     from broadcast.journal.store import Journal
     from broadcast.service.event_service import EventService
@@ -148,7 +149,7 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
         pairings = tuple(
             Pairing(b, numbers[2 * b - 2], numbers[2 * b - 1]) for b in range(1, boards + 1)
         )
-        service.publish_pairings(section.name, r, pairings, "arbiter", "arbiter:bench")
+        act(service, PublishPairings(section.name, r, pairings, "arbiter"), "arbiter:bench")
         queue: list[tuple[float, int, str, Any]] = []
         n = 0
         for k, board in enumerate(config.boards):
@@ -174,11 +175,11 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
             if game.result is not None:
                 continue
             if game.proposal is not None:
-                service.confirm_proposal(game.id, "arbiter:bench")
+                act(service, ConfirmProposal(game.id), "arbiter:bench")
             else:
                 pgn = games[(r * 7 + game.key.board - 1) % len(games)].headers.get("Result", "*")
                 if pgn in ("1-0", "0-1", "1/2-1/2"):
-                    service.set_result(game.id, pgn, "arbiter:bench", "arbiter")
+                    act(service, SetResult(game.id, pgn, "arbiter"), "arbiter:bench")
         with sizes.open("a") as f:
             size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
             f.write(f"{r} {service.last_seq} {size} {len(service.snapshots.taken)}\n")
@@ -208,6 +209,7 @@ def alerts_journal(path: Path, events: int) -> None:
     battery low): open alerts pile up with the journal, as in the attack run that made a
     restart quadratic."""
     from boards.events import ClockSeen
+    from broadcast.actions import PublishPairings, act
     from broadcast.arbiter.alerts import Alert
     from broadcast.fide.pairing import Pairing
     from broadcast.games.events import BoardAttached, GameClock
@@ -225,7 +227,7 @@ def alerts_journal(path: Path, events: int) -> None:
     service = EventService(config, journal, time=clock, delay=0.0)
     service.load()
     pairings = tuple(Pairing(b, 2 * b - 1, 2 * b) for b in range(1, 65))
-    service.publish_pairings(section.name, 1, pairings, "arbiter", "arbiter:bench")
+    act(service, PublishPairings(section.name, 1, pairings, "arbiter"), "arbiter:bench")
     games = [g.id for g in service.book.round_games(section.name, 1)]
     names = [f"{b.address:05d}" for b in config.boards]
     journal.append([BoardAttached(g, n, start) for g, n in zip(games, names, strict=True)], start)

@@ -9,6 +9,7 @@ import dataclasses
 from base64 import b64encode
 from pathlib import Path
 
+import acting
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from test_regulations import ARBITER, at, service_for
@@ -17,7 +18,6 @@ from web_support import CREDENTIALS
 
 from broadcast.arbiter.alerts import AlertResolved
 from broadcast.games.ids import GameKey
-from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.events import ContinuationRequested
 from clocks.timesource import ManualTime
@@ -33,9 +33,9 @@ def _round_one_played(tmp_path: Path) -> tuple[EventService, ManualTime, int]:
     service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
     round1 = _sestao_round(service, 1)
     time.set(at("2025-09-12T20:00:00"))
-    acts.set_result(service, GameKey(OPEN, 1, 1).id, "+/-", ARBITER, "forfeit")
+    acting.set_result(service, GameKey(OPEN, 1, 1).id, "+/-", ARBITER, "forfeit")
     for board in range(2, 13):
-        acts.set_result(service, GameKey(OPEN, 1, board).id, "1-0", ARBITER, "resignation")
+        acting.set_result(service, GameKey(OPEN, 1, board).id, "1-0", ARBITER, "resignation")
     black = round1[0].black
     assert black is not None
     return service, time, black
@@ -55,7 +55,7 @@ async def test_a_continuation_after_a_round_one_no_show_is_refused_with_the_arti
     service, _, absent = _round_one_played(tmp_path)
     assert service.tournament.section(OPEN).withdrawn[absent] == 2
     with pytest.raises(ActionError, match="beginning of the first round is excluded"):
-        acts.continue_after_absence(service, OPEN, 1, absent, ARBITER)
+        acting.continue_after_absence(service, OPEN, 1, absent, ARBITER)
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
     try:
@@ -86,10 +86,10 @@ def test_a_continuation_closes_the_absence_alert_and_a_second_no_show_eliminates
     time.set(at("2025-09-13T10:40:00"))
     absent = round2[0].white
     name = service.tournament.section(OPEN).players[absent].name
-    acts.set_result(service, GameKey(OPEN, 2, 1).id, "-/+", ARBITER, "forfeit")
+    acting.set_result(service, GameKey(OPEN, 2, 1).id, "-/+", ARBITER, "forfeit")
     assert _open_kinds_for(service, name) == ["absence-disqualifies"]
 
-    acts.continue_after_absence(service, OPEN, 2, absent, ARBITER)
+    acting.continue_after_absence(service, OPEN, 2, absent, ARBITER)
     assert _open_kinds_for(service, name) == []
     closing = [
         e.event
@@ -102,24 +102,24 @@ def test_a_continuation_closes_the_absence_alert_and_a_second_no_show_eliminates
     # Once round 3 is paired, a request about round 2 is late.
     for board in range(2, len(round2) + 1):
         if round2[board - 1].black is not None:
-            acts.set_result(service, GameKey(OPEN, 2, board).id, "1-0", ARBITER, "resignation")
+            acting.set_result(service, GameKey(OPEN, 2, board).id, "1-0", ARBITER, "resignation")
     round3 = _sestao_round(service, 3)
     assert absent in {p for pair in round3 for p in pair.players()}
     with pytest.raises(ActionError, match="round 3 is already paired"):
-        acts.continue_after_absence(service, OPEN, 2, absent, ARBITER)
+        acting.continue_after_absence(service, OPEN, 2, absent, ARBITER)
 
     # Second no-show: the limit of 2 eliminates; the desk shows that alone.
     time.set(at("2025-09-13T18:40:00"))
     board = next(p.board for p in round3 if absent in p.players())
     white = next(p.white for p in round3 if absent in p.players())
     forfeit = "-/+" if white == absent else "+/-"
-    acts.set_result(service, GameKey(OPEN, 3, board).id, forfeit, ARBITER, "forfeit")
+    acting.set_result(service, GameKey(OPEN, 3, board).id, forfeit, ARBITER, "forfeit")
     state = service.tournament.section(OPEN)
     assert state.no_shows[absent] == (2, 3) and state.withdrawn[absent] == 4
     assert _open_kinds_for(service, name) == ["withdraw-from-pairing"]
     assert state.status_of(absent).startswith("withdrawn from round 4")
     with pytest.raises(ActionError, match=r"withdrawn from round 4 \(2 no-shows\)"):
-        acts.continue_after_absence(service, OPEN, 3, absent, ARBITER)
+        acting.continue_after_absence(service, OPEN, 3, absent, ARBITER)
 
     # A restart replays the same: one alert, the continuation kept.
     again = EventService(service.config, service.journal, time=time, delay=0)
@@ -134,8 +134,8 @@ def test_a_withdrawal_closes_an_absence_alert_still_waiting(tmp_path: Path) -> N
     time.set(at("2025-09-13T10:40:00"))
     absent = round2[0].white
     name = service.tournament.section(OPEN).players[absent].name
-    acts.set_result(service, GameKey(OPEN, 2, 1).id, "-/+", ARBITER, "forfeit")
-    acts.withdraw(service, OPEN, absent, ARBITER, reason="left the venue")
+    acting.set_result(service, GameKey(OPEN, 2, 1).id, "-/+", ARBITER, "forfeit")
+    acting.withdraw(service, OPEN, absent, ARBITER, reason="left the venue")
     assert "absence-disqualifies" not in _open_kinds_for(service, name)
     why = [
         e.event.why
@@ -164,10 +164,10 @@ def test_the_arbiters_withdrawal_closes_the_alert_that_asked_for_it(tmp_path: Pa
             if absent in pairing.players():
                 result = "-/+" if pairing.white == absent else "+/-"
                 game = GameKey("Masters", number, pairing.board).id
-                acts.set_result(service, game, result, ARBITER, "forfeit")
+                acting.set_result(service, game, result, ARBITER, "forfeit")
     name = service.tournament.section("Masters").players[absent].name
     assert _open_kinds_for(service, name) == ["withdraw-from-pairing"]
-    acts.withdraw(service, "Masters", absent, ARBITER, reason="two missed games")
+    acting.withdraw(service, "Masters", absent, ARBITER, reason="two missed games")
     assert _open_kinds_for(service, name) == []
     again = EventService(config, service.journal, time=time, delay=0)
     again.load()

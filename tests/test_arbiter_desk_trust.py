@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import acting
 import pytest
 
 from broadcast.arbiter.alerts import AlertResolved
@@ -40,7 +41,9 @@ def sestao(tmp_path: Path, start: str = "2025-09-12T16:00:00") -> tuple[EventSer
 
 def paired_round_1(tmp_path: Path) -> tuple[EventService, ManualTime]:
     service, time = sestao(tmp_path)
-    service.publish_pairings(OPEN, 1, service.dutch_pairings(OPEN, 1), "dutch", ARBITER)
+    acting.publish_pairings(
+        service, OPEN, 1, acting.dutch_pairings(service, OPEN, 1), "dutch", ARBITER
+    )
     return service, time
 
 
@@ -51,9 +54,11 @@ def test_round_2_is_not_paired_while_round_1_has_games_without_a_result(
     round1 = service.tournament.section(OPEN).rounds[1]
     games = [p for p in round1.pairings if p.black is not None]
     for pairing in games[1:]:
-        service.set_result(GameKey(OPEN, 1, pairing.board).id, "1-0", ARBITER, "resignation")
+        acting.set_result(
+            service, GameKey(OPEN, 1, pairing.board).id, "1-0", ARBITER, "resignation"
+        )
     with pytest.raises(ActionError) as refused:
-        service.dutch_pairings(OPEN, 2)
+        acting.dutch_pairings(service, OPEN, 2)
     message = str(refused.value)
     names = {p.number: p.name for p in service.config.sections[0].players}
     first = games[0]
@@ -61,12 +66,12 @@ def test_round_2_is_not_paired_while_round_1_has_games_without_a_result(
     assert "1 game" in message and "override" in message
     # The desk and the API publish what the worker paired: refused there too.
     with pytest.raises(ActionError, match="no result yet"):
-        service.publish_pairings(OPEN, 2, round1.pairings, "dutch", ARBITER)
+        acting.publish_pairings(service, OPEN, 2, round1.pairings, "dutch", ARBITER)
     assert 2 not in service.tournament.section(OPEN).rounds
 
     # The arbiter overrides: round 2 is paired.
-    pairings = service.dutch_pairings(OPEN, 2, override=True)
-    service.publish_pairings(OPEN, 2, pairings, "dutch", ARBITER, override=True)
+    pairings = acting.dutch_pairings(service, OPEN, 2, override=True)
+    acting.publish_pairings(service, OPEN, 2, pairings, "dutch", ARBITER, override=True)
     assert service.tournament.section(OPEN).rounds[2].pairings == pairings
 
 
@@ -74,9 +79,11 @@ def test_round_2_pairs_once_round_1_has_every_result(tmp_path: Path) -> None:
     service, _ = paired_round_1(tmp_path)
     for pairing in service.tournament.section(OPEN).rounds[1].pairings:
         if pairing.black is not None:
-            service.set_result(GameKey(OPEN, 1, pairing.board).id, "0-1", ARBITER, "resignation")
-    pairings = service.dutch_pairings(OPEN, 2)
-    service.publish_pairings(OPEN, 2, pairings, "dutch", ARBITER)
+            acting.set_result(
+                service, GameKey(OPEN, 1, pairing.board).id, "0-1", ARBITER, "resignation"
+            )
+    pairings = acting.dutch_pairings(service, OPEN, 2)
+    acting.publish_pairings(service, OPEN, 2, pairings, "dutch", ARBITER)
     assert service.tournament.section(OPEN).rounds[2].pairings == pairings
     assert pairings != service.tournament.section(OPEN).rounds[1].pairings
 
@@ -88,7 +95,7 @@ def proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
     service, time = paired_round_1(tmp_path)
     time.set(at("2025-09-12T17:10:00"))
     game = GameKey(OPEN, 1, 1).id
-    service.propose(ResultProposed(game, "1/2-1/2", "kings-signal", time.now(), "kings on e4/e5"))
+    service.commit([ResultProposed(game, "1/2-1/2", "kings-signal", time.now(), "kings on e4/e5")])
     assert [a.game for a in service.alerts() if a.kind == "result-proposed"] == [game]
     return service, time, game
 
@@ -98,13 +105,13 @@ def test_rejecting_a_proposal_clears_the_pending_result_and_closes_its_alert(
 ) -> None:
     service, _, game = proposed(tmp_path)
     [alert] = [a for a in service.alerts() if a.kind == "result-proposed"]
-    service.reject_proposal(game, ARBITER)
+    acting.reject_proposal(service, game, ARBITER)
     assert service.book.get(game).proposal is None and service.book.get(game).result is None
     assert json_views.game_json(service.public_state().book.get(game))["pending_result"] is None
     assert [a for a in service.alerts() if a.kind == "result-proposed"] == []
     assert alert.id in service.rules.resolved
     with pytest.raises(ActionError, match="no result waiting"):
-        service.reject_proposal(game, ARBITER)
+        acting.reject_proposal(service, game, ARBITER)
     # The journal holds it: a restart reads the game as going on.
     again = EventService(service.config, service.journal, time=service.time, delay=0)
     again.load()
@@ -120,7 +127,7 @@ def test_the_clocks_stop_when_the_result_happens_not_when_the_arbiter_confirms(
     time.set(at("2025-09-12T17:10:00"))
     service.commit([GameClock(game, 5123, 4987, "white", time.now())], game=game)
     time.advance(1)
-    service.propose(ResultProposed(game, "0-1", "kings-signal", time.now(), "kings on e4/e5"))
+    service.commit([ResultProposed(game, "0-1", "kings-signal", time.now(), "kings on e4/e5")])
     # The clock on the table runs on while the arbiter walks over: nobody sees it.
     for _ in range(30):
         time.advance(60)
@@ -131,7 +138,7 @@ def test_the_clocks_stop_when_the_result_happens_not_when_the_arbiter_confirms(
     public = json_views.game_json(service.public_state().book.get(game))
     assert public["clock"] == {"white": 5123, "black": 4987, "running": None}
     # Confirmed: still the times of the signal.
-    service.confirm_proposal(game, ARBITER)
+    acting.confirm_proposal(service, game, ARBITER)
     assert (service.book.get(game).white_clock, service.book.get(game).running) == (5123, None)
 
 
@@ -139,7 +146,7 @@ def test_a_rejected_proposal_lets_the_clocks_run_again(tmp_path: Path) -> None:
     service, time, game = proposed(tmp_path)
     service.commit([GameClock(game, 4000, 3900, "black", time.now() + 5)], game=game)
     assert service.book.get(game).running is None
-    service.reject_proposal(game, ARBITER)
+    acting.reject_proposal(service, game, ARBITER)
     time.advance(10)
     service.commit([GameClock(game, 4000, 3890, "black", time.now())], game=game)
     going = service.book.get(game)
@@ -150,11 +157,11 @@ def test_acknowledge_is_no_answer_to_a_proposal(tmp_path: Path) -> None:
     service, _, game = proposed(tmp_path)
     [alert] = [a for a in service.alerts() if a.kind == "result-proposed"]
     with pytest.raises(ActionError, match="confirm it, set another result, or reject it"):
-        service.acknowledge(alert.id, ARBITER)
+        acting.acknowledge(service, alert.id, ARBITER)
     assert service.book.get(game).proposal is not None
     assert [a.id for a in service.alerts() if a.kind == "result-proposed"] == [alert.id]
     # Once decided, the alert is closed anyway; another result (the second way out).
-    service.set_result(game, "1-0", ARBITER, "resignation")
+    acting.set_result(service, game, "1-0", ARBITER, "resignation")
     assert service.book.get(game).result == "1-0"
     assert [a for a in service.alerts() if a.kind == "result-proposed"] == []
 
@@ -170,9 +177,9 @@ def forfeit_proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
         if pairing.black is None:
             continue
         game = GameKey(OPEN, 1, pairing.board).id
-        service.mark_present(game, "white", ARBITER)
+        acting.mark_present(service, game, "white", ARBITER)
         if pairing.board > 1:
-            service.mark_present(game, "black", ARBITER)
+            acting.mark_present(service, game, "black", ARBITER)
     for minute in ("17:15:01", "17:25:01", "17:29:01", "17:30:01"):
         time.set(at(f"2025-09-12T{minute}"))
         service.tick()
@@ -185,7 +192,7 @@ def forfeit_proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
 def test_marking_the_player_present_withdraws_the_forfeit_proposal(tmp_path: Path) -> None:
     service, time, game = forfeit_proposed(tmp_path)
     time.advance(20)
-    service.mark_present(game, "black", ARBITER)
+    acting.mark_present(service, game, "black", ARBITER)
     assert service.book.get(game).proposal is None and service.book.get(game).result is None
     assert [a for a in service.alerts() if a.game == game] == []
     # Time goes on: the same forfeit is not proposed again.
@@ -197,7 +204,7 @@ def test_marking_the_player_present_withdraws_the_forfeit_proposal(tmp_path: Pat
 
 def test_marking_the_other_player_present_keeps_the_forfeit_proposal(tmp_path: Path) -> None:
     service, _, game = forfeit_proposed(tmp_path)
-    service.mark_present(game, "white", ARBITER)  # already present: nothing to withdraw
+    acting.mark_present(service, game, "white", ARBITER)  # already present: nothing to withdraw
     assert service.book.get(game).proposal is not None
 
 
@@ -210,7 +217,7 @@ def test_each_late_warning_replaces_the_one_before_and_the_forfeit_closes_the_la
     service, time = paired_round_1(tmp_path)
     game = GameKey(OPEN, 1, 1).id
     time.set(at("2025-09-12T17:02:00"))
-    service.mark_present(game, "white", ARBITER)
+    acting.mark_present(service, game, "white", ARBITER)
     open_late: list[list[str]] = []
     for minute in ("17:15:01", "17:25:01", "17:29:01"):
         time.set(at(f"2025-09-12T{minute}"))
@@ -249,9 +256,9 @@ def test_every_alert_result_and_arbiter_action_is_one_line_of_the_log(
     service, time, game = proposed(tmp_path)
     caplog.set_level(logging.INFO, logger="broadcast.service.committer")
     caplog.clear()
-    service.reject_proposal(game, ARBITER)
-    service.mark_present(game, "white", ARBITER)
-    service.set_result(game, "1-0", ARBITER, "resignation")
+    acting.reject_proposal(service, game, ARBITER)
+    acting.mark_present(service, game, "white", ARBITER)
+    acting.set_result(service, game, "1-0", ARBITER, "resignation")
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert (
         f"{game}: proposed result withdrawn by {ARBITER}: rejected by {ARBITER}: the game goes on"

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import acting
 import chess
 import chess.pgn
 import pytest
@@ -21,6 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_feed import PAMPLONA, load_games
+from test_web_regulations import _confirmed
 from web_support import CREDENTIALS
 
 from boards.events import (
@@ -177,7 +179,7 @@ def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
             shows("10004", spare, fen24, time.now() + 2),
         ],
     )
-    done = service.replace_board(GAME, 4, "arbiter:test")
+    done = acting.replace_board(service, GAME, 4, "arbiter:test")
     assert done[0] == BoardReplaced(GAME, 1, 4, 24, time.now(), "arbiter:test")
     moved = service.book.get(GAME)
     assert (moved.white, moved.black) == (before.white, before.black)  # the pairing stays
@@ -246,7 +248,7 @@ def test_a_spare_set_up_wrong_keeps_the_game_out_of_sync_and_names_the_squares(
             shows("10004", spare, bad, time.now() + 2),
         ],
     )
-    service.replace_board(GAME, 4, "arbiter:test")
+    acting.replace_board(service, GAME, 4, "arbiter:test")
     moved = service.book.get(GAME)
     assert not moved.in_sync and moved.awaiting_board
     differ = differing_squares(moved.fen, moved.board_fen)
@@ -280,7 +282,7 @@ def six_plies_on_a_clockless_spare(
     """Board 1 died: the game moves to board 4, which has no clock (White 3000 s, Black
     3100 s entered), and plies 25-30 are played there. Returns the game's moves."""
     moves = list(game.mainline_moves())
-    service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
+    acting.replace_board(service, GAME, 4, "arbiter:test", white_seconds=3000, black_seconds=3100)
     spare, fen24 = port(service, 4), fen_after(game, 24)
     feed(
         service,
@@ -297,7 +299,7 @@ def test_a_spare_without_a_clock_runs_the_times_the_arbiter_entered(
     service = start(tmp_path, time)
     board_one_dies(service, time, game)
     with pytest.raises(ActionError, match="both"):
-        service.replace_board(GAME, 4, "arbiter:test", white_seconds=3000)
+        acting.replace_board(service, GAME, 4, "arbiter:test", white_seconds=3000)
     moves = six_plies_on_a_clockless_spare(service, time, game)
     recorded = service.book.get(GAME).moves
     assert [m.uci for m in recorded] == [m.uci() for m in moves[:30]]
@@ -371,7 +373,7 @@ def test_a_board_replacement_survives_a_restart_of_the_service(
             shows("10004", spare, wrong(fen24), time.now() + 2),
         ],
     )
-    service.replace_board(GAME, 4, "arbiter:test")
+    acting.replace_board(service, GAME, 4, "arbiter:test")
     service.journal.close()
     # `serve` restarted on the same journal: the game is still waiting on board 4.
     again = start(tmp_path, time)
@@ -411,7 +413,7 @@ def test_the_failed_board_lets_go_of_the_game(tmp_path: Path, game: chess.pgn.Ga
     board_one_dies(service, time, game)
     moves = list(game.mainline_moves())
     fen24 = fen_after(game, 24)
-    service.replace_board(GAME, 4, "arbiter:test")
+    acting.replace_board(service, GAME, 4, "arbiter:test")
     spare, old = port(service, 4), port(service, 1)
     feed(service, time, played("10004", spare, moves[24:26], time.now() + 3, start_fen=fen24))
     # Board 1 is plugged back in, showing where the game was, and someone plays on it.
@@ -436,7 +438,7 @@ def test_two_games_swap_boards_at_once(tmp_path: Path) -> None:
         + played("10002", two, b[:12], time.now() + 5, seed=2),
     )
     assert service.book.get(GAME).ply == 10 and service.book.get("masters-r1-b2").ply == 12
-    done = service.replace_board(GAME, 2, "arbiter:test")
+    done = acting.replace_board(service, GAME, 2, "arbiter:test")
     assert [(d.game, d.old_board, d.new_board) for d in done] == [
         (GAME, 1, 2),
         ("masters-r1-b2", 2, 1),
@@ -459,16 +461,16 @@ def test_what_cannot_be_replaced_is_refused_with_a_reason(tmp_path: Path) -> Non
     time = ManualTime(T0)
     service = start(tmp_path, time)
     with pytest.raises(ActionError, match="already"):
-        service.replace_board(GAME, 1, "arbiter:test")
+        acting.replace_board(service, GAME, 1, "arbiter:test")
     with pytest.raises(ActionError, match="no hall board 9"):
-        service.replace_board(GAME, 9, "arbiter:test")
+        acting.replace_board(service, GAME, 9, "arbiter:test")
     with pytest.raises(ActionError, match="no game"):
-        service.replace_board("masters-r1-b9", 2, "arbiter:test")
+        acting.replace_board(service, "masters-r1-b9", 2, "arbiter:test")
     with pytest.raises(ActionError, match="on no hall board"):
-        service.replace_board("masters-r2-b1", 2, "arbiter:test")
-    service.set_result(GAME, "1-0", "arbiter:test")
+        acting.replace_board(service, "masters-r2-b1", 2, "arbiter:test")
+    acting.set_result(service, GAME, "1-0", "arbiter:test")
     with pytest.raises(ActionError, match="finished"):
-        service.replace_board(GAME, 2, "arbiter:test")
+        acting.replace_board(service, GAME, 2, "arbiter:test")
     assert not any(isinstance(e.event, BoardReplaced) for e in service.journal.read())
 
 
@@ -520,7 +522,12 @@ async def test_the_api_moves_the_game_and_says_what_the_spare_must_show(
         white = service.book.get(GAME).white
         assert white is not None
         body = {"section": "Masters", "round": 1, "white": white.start, "board": 4}
+        # Board 4's game is in play: the two games swap boards only on purpose.
         response = await client.post("/api/v1/arbiter/boards/assign", json=body, headers=BASIC)
+        assert response.status == 422
+        assert "a swap moves both games" in (await response.json())["error"]
+        swap = {**body, "swap": True}
+        response = await _confirmed(client, "/api/v1/arbiter/boards/assign", swap)
         assert response.status == 200, await response.text()
         answer = await response.json()
         assert answer["assigned"] == body
@@ -533,8 +540,8 @@ async def test_the_api_moves_the_game_and_says_what_the_spare_must_show(
         )
         assert response.status == 422
         assert "no DGT board '99999' is connected" in (await response.json())["error"]
-        response = await client.post(
-            f"/api/v1/arbiter/games/{GAME}/replace-board", json={"board": 2}, headers=BASIC
+        response = await _confirmed(
+            client, f"/api/v1/arbiter/games/{GAME}/replace-board", {"board": 2, "swap": True}
         )
         assert response.status == 200
         shown = await response.json()  # the game, as the other game actions answer

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import acting
 import chess.pgn
 import pytest
 from web_support import make_service, play_moves
@@ -22,10 +23,10 @@ def test_standings_and_exports_from_the_journal(
 ) -> None:
     service, _clock = make_service(tmp_path)
     play_moves(service, "masters-r1-b1", ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
-    service.set_result("masters-r1-b1", "1-0", "arbiter:ana")
-    service.set_result("masters-r1-b2", "1/2-1/2", "arbiter:ana")
-    service.set_result("masters-r1-b3", "+/-", "arbiter:ana")
-    service.set_result("masters-r1-b4", "0-1", "arbiter:ana")
+    acting.set_result(service, "masters-r1-b1", "1-0", "arbiter:ana", "checkmate")
+    acting.set_result(service, "masters-r1-b2", "1/2-1/2", "arbiter:ana", "arbiter")
+    acting.set_result(service, "masters-r1-b3", "+/-", "arbiter:ana", "forfeit")
+    acting.set_result(service, "masters-r1-b4", "0-1", "arbiter:ana", "resignation")
     service.journal.close()
     db = tmp_path / "journal.sqlite"
 

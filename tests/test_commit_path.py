@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import acting
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
@@ -109,7 +110,7 @@ async def test_a_failing_rules_tick_keeps_the_board_events_of_its_batch(
     assert all(a.severity == "critical" and a.kind == "task-failed" for a in faults)
     assert any("2 time(s)" in a.message for a in faults)
     seq = service.journal.last_seq()
-    service.acknowledge(faults[0].id, "arbiter:ana")  # hidden, and nothing journaled
+    acting.acknowledge(service, faults[0].id, "arbiter:ana")  # hidden, and nothing journaled
     left = [a.id for a in Desk(service).alerts() if a.id.startswith("system-fault:")]
     assert left == [faults[1].id]
     assert service.journal.last_seq() == seq
@@ -156,7 +157,7 @@ def test_an_action_that_fails_half_way_applies_nothing(
     pairings = service.tournament.section("Masters").rounds[2].pairings
     swapped = tuple(replace(p, white=p.black, black=p.white) for p in pairings if p.black)
     with pytest.raises(RuntimeError, match="attaching broke"):
-        service.publish_pairings("Masters", 2, swapped, "arbiter", "ana")
+        acting.publish_pairings(service, "Masters", 2, swapped, "arbiter", "ana")
     assert service.journal.last_seq() == seq
     assert service.tournament == tournament and service.book == book
     assert service.rules.tournament == tournament  # the rules were put back too
@@ -182,7 +183,7 @@ async def test_an_action_never_rides_on_a_board_batch_that_is_not_synced(
     reader = Journal(service.journal.path)  # another connection
     threading.Timer(0.3, gate.set).start()
     try:
-        service.mark_present(GAME, "white", "arbiter:ana")  # returns once durable
+        acting.mark_present(service, GAME, "white", "arbiter:ana")  # returns once durable
         marked = [e.event for e in reader.read() if type(e.event).__name__ == "PlayerMarkedPresent"]
         assert len(marked) == 1, "answered before its rows were synced"
         assert stored(reader, BoardLost) == [lost(n) for n in range(3)]  # those came first
@@ -296,7 +297,7 @@ def test_a_replaced_journal_is_noticed_too(tmp_path: Path) -> None:
     path.write_bytes(b"")  # another file where the journal was
     service.tick()  # (its first look is at once)
     with pytest.raises(Exception, match="replaced"):
-        service.mark_present(GAME, "white", "arbiter:ana")
+        acting.mark_present(service, GAME, "white", "arbiter:ana")
     assert path.read_bytes() == b""  # never written over
     assert service.journal.gone is not None and service.journal.problem is service.journal.gone
     service.journal.gone = None  # (so that closing writes no copy)

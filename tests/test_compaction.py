@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import acting
 from service_feed import PAMPLONA, load_games, run_round
 
 from boards.events import ClockSeen
@@ -66,9 +67,9 @@ def test_a_compacted_journal_folds_to_the_same_games(tmp_path: Path) -> None:
     for game in service.book.round_games("Masters", 1):
         if game.result is None:
             if game.proposal is not None:
-                service.confirm_proposal(game.id, "arbiter:test")
+                acting.confirm_proposal(service, game.id, "arbiter:test")
             else:
-                service.set_result(game.id, "1/2-1/2", "arbiter:test", "agreement")
+                acting.set_result(service, game.id, "1/2-1/2", "arbiter:test", "agreement")
     path = Path(service.journal.path)
     kept = tmp_path / "uncompacted.sqlite"
     service.journal.close()

@@ -10,9 +10,10 @@ import logging
 import re
 from pathlib import Path
 
+import acting
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from test_regulations import service_for
+from test_regulations import service_for, standings_of
 from test_web_regulations import _login
 from web_support import CREDENTIALS
 
@@ -22,8 +23,6 @@ from broadcast.config.model import PlayerEntry
 from broadcast.fide.crosstable import Player, build_crosstable
 from broadcast.fide.trf import write_trf
 from broadcast.journal.store import Journal
-from broadcast.service import actions as acts
-from broadcast.service import entries
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
@@ -37,6 +36,13 @@ def _csrf(desk: str) -> dict[str, str]:
     token = re.search(r'name="csrf" value="([^"]+)"', desk)
     assert token is not None
     return {"X-CSRF-Token": token.group(1)}
+
+
+def _notices(desk: str) -> str:
+    """The desk's notice of the config changed after the start."""
+    notice = re.search(r'<p class="notice config-change"[^>]*>(.*?)</p>', desk, re.S)
+    assert notice is not None and "Config changed after the start" in notice.group(1)
+    return notice.group(1)
 
 
 async def test_a_player_added_to_the_config_after_the_start_is_reported(
@@ -66,14 +72,14 @@ async def test_a_player_added_to_the_config_after_the_start_is_reported(
     assert sum("config changed after the start" in r.message for r in caplog.records) == 2
     # What it does: the journal's players, not the config's.
     assert len(again.tournament.section("Open").players) == started
-    assert len(acts.standings(again.tournament, "Open").rows) == started
+    assert len(standings_of(again.tournament, "Open").rows) == started
 
     client = TestClient(TestServer(build_app(again, CREDENTIALS)))
     await client.start_server()
     try:
         assert await _login(client)
         desk = await (await client.get("/arbiter")).text()
-        assert "Config changed after the start" in desk and "Late, Entry" in desk
+        assert "Late, Entry" in _notices(desk)
         # Doing what the notice says adds them, and the notice ends.
         answer = await client.post(
             "/api/v1/arbiter/late-entries", data=body, headers={**_csrf(desk), **JSON}
@@ -90,7 +96,10 @@ async def test_a_player_added_to_the_config_after_the_start_is_reported(
         assert again.tournament.section("Open").players[25] == late
         assert again.config_changes() == (lines[1],)
         desk = await (await client.get("/arbiter")).text()
-        assert "Late, Entry" not in desk.split("<section>")[0]
+        # The notice is about player 1's details alone now (the desk's player picker
+        # lists her, as it lists every player of the event).
+        assert "Late, Entry" not in _notices(desk) and "player 1" in _notices(desk)
+        assert "25 · Late, Entry" in desk
         again_answer = await client.post(
             "/api/v1/arbiter/late-entries", data=body, headers={**_csrf(desk), **JSON}
         )
@@ -151,7 +160,7 @@ def test_check_with_the_journal_says_what_serve_says(
     # Once the late entry is in the journal, the two agree.
     running = EventService(load_event(event), Journal(tmp_path / "j.sqlite"), time=ManualTime(0))
     running.load()
-    entries.enter_from_config(running, "Open", 25, "arbiter:ana")
+    acting.enter_late(running, "Open", {}, "arbiter:ana", config_player=25)
     running.journal.close()
     code, out, _ = _check([str(event), "--db", db], capsys)
     assert code == 0 and "the config's players are the ones the event registered" in out

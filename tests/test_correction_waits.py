@@ -2,8 +2,9 @@
 start position, the game's board must show the corrected position before anything it
 shows is read as a move or a takeback, as a spare board that takes a game over. Through
 the service on the Pamplona example, with emulated people at emulated boards (the
-helpers of tests/test_board_replaced.py): a knocked-over piece put back, an illegal move
-the arbiter corrects, a corrected line the board is past, and a restart while waiting."""
+helpers of tests/test_board_replaced.py): a knocked-over piece put back (the same line
+again), a ply taken back, an illegal move the arbiter corrects, a corrected line the board
+is past, and a restart while waiting."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import acting
 import chess
 import chess.pgn
 import pytest
@@ -27,6 +29,7 @@ from test_board_replaced import (
     ucis,
 )
 from test_board_replaced import game as game  # the fixture: a sample game of 40+ plies
+from test_web_regulations import _confirmed
 from web_support import CREDENTIALS
 
 from boards.events import ClockSeen
@@ -85,7 +88,7 @@ def test_a_knocked_over_piece_put_back_records_nothing_in_between(
     # A knight is knocked over; the arbiter stops the clock and says the game stands as it
     # is (the same line again): the board must show it before play goes on.
     feed(service, time, [shows(SERIAL, where, knocked(fen10), time.now() + 1)])
-    service.correct_line(GAME, [m.uci() for m in moves[:10]], "arbiter:test")
+    acting.correct_line(service, GAME, [m.uci() for m in moves[:10]], "arbiter:test")
     waiting = service.book.get(GAME)
     assert waiting.awaiting_board and waiting.awaiting_correction and not waiting.in_sync
     assert waiting.moves == before  # the line and its clock times are untouched
@@ -123,6 +126,58 @@ def test_a_knocked_over_piece_put_back_records_nothing_in_between(
         played(SERIAL, where, moves[10:14], time.now() + 3, start_fen=fen10, connect=False),
     )
     assert ucis(service) == [m.uci() for m in moves[:14]]
+
+
+def test_a_ply_taken_back_records_nothing_while_the_board_is_set_up(
+    tmp_path: Path, game: chess.pgn.Game
+) -> None:
+    """The arbiter takes back ply 10 (the board read a move that was not played): the
+    board must show the position after ply 9 before play goes on."""
+    time = ManualTime(T0)
+    service = start(tmp_path, time)
+    moves = ten_plies(service, time, game)
+    where = port(service, 1)
+    fen9, fen8 = fen_after(game, 9), fen_after(game, 8)
+    before = service.book.get(GAME).moves[:9]
+    acting.correct_line(service, GAME, [m.uci() for m in moves[:9]], "arbiter:test")
+    waiting = service.book.get(GAME)
+    assert waiting.awaiting_board and waiting.awaiting_correction and not waiting.in_sync
+    assert waiting.moves == before  # the line kept and its clock times untouched
+    differ = differing_squares(waiting.fen, waiting.board_fen)
+    assert len(differ) == 2
+    assert arbiter_game_json(waiting)["differs"] == list(differ)
+    feed(service, time, [])  # the rules look at it on the next tick: at once
+    [message] = sync_alerts(service)
+    assert all(square in message for square in differ) and "corrected" in message
+    # Putting the pieces back, the board passes through a position one legal move ahead
+    # of the corrected one (another move) and one ply back: neither is a move nor a
+    # takeback.
+    other = next(m for m in chess.Board(fen9).legal_moves if m != moves[9])
+    clock = ClockReading(5000, 5100, running=False, right_lever_high=True)
+    feed(
+        service,
+        time,
+        [
+            shows(SERIAL, where, after(fen9, other), time.now() + 1),
+            (where, ClockSeen(time.now() + 2, SERIAL, clock)),
+            shows(SERIAL, where, fen8, time.now() + 3),
+        ],
+    )
+    still = service.book.get(GAME)
+    assert still.moves == before and not still.in_sync
+    # The board's clock is still the game's while it waits (the arbiter stopped it).
+    assert (still.white_clock, still.black_clock) == (5000, 5100)
+    # The pieces are right: in sync, the alert closes, and play goes on from there.
+    feed(service, time, [shows(SERIAL, where, fen9, time.now() + 1)])
+    assert service.book.get(GAME).in_sync and not service.book.get(GAME).awaiting_board
+    assert not sync_alerts(service)
+    assert service.book.get(GAME).moves == before
+    feed(
+        service,
+        time,
+        played(SERIAL, where, moves[9:13], time.now() + 3, start_fen=fen9, connect=False),
+    )
+    assert ucis(service) == [m.uci() for m in moves[:13]]
 
 
 def illegal(fen: str) -> str:
@@ -165,7 +220,7 @@ def test_an_illegal_move_the_arbiter_corrects_goes_on_from_the_corrected_positio
     assert old_alerts  # the board has not matched for a while: the usual alert
     # The arbiter restores the position before the irregularity (Laws 7.5): the line is
     # the ten plies. The board is past it: nothing is caught up, the game waits.
-    service.correct_line(GAME, [m.uci() for m in moves[:10]], "arbiter:test")
+    acting.correct_line(service, GAME, [m.uci() for m in moves[:10]], "arbiter:test")
     assert ucis(service) == [m.uci() for m in moves[:10]]
     feed(service, time, [])
     state = service.book.get(GAME)
@@ -203,7 +258,7 @@ def test_a_correction_the_board_shows_already_goes_on_at_once(
     where = port(service, 1)
     # The arbiter set the board up first (two plies back), then corrects the line.
     feed(service, time, [shows(SERIAL, where, fen_after(game, 8), time.now() + 1)])
-    service.correct_line(GAME, [m.uci() for m in moves[:8]], "arbiter:test")
+    acting.correct_line(service, GAME, [m.uci() for m in moves[:8]], "arbiter:test")
     state = service.book.get(GAME)
     assert state.in_sync and not state.awaiting_board and state.ply == 8
     feed(service, time, [])
@@ -228,7 +283,7 @@ def test_a_start_position_set_waits_for_the_board_to_show_it(
     feed(service, time, played(SERIAL, where, [], time.now() + 5.0))
     # An adjourned game goes on from its sealed position.
     fen = fen_after(game, 20)
-    service.set_start_fen(GAME, fen, "arbiter:test")
+    acting.set_start_fen(service, GAME, fen, "arbiter:test")
     assert service.book.get(GAME).awaiting_correction
     # The pieces go up one by one: the start position, then a legal move of it, is no move.
     feed(service, time, [shows(SERIAL, where, after(chess.STARTING_FEN, moves[0]), time.now() + 1)])
@@ -252,7 +307,7 @@ def test_a_correction_waiting_for_its_board_survives_a_restart(
     moves = ten_plies(service, time, game)
     where = port(service, 1)
     fen8 = fen_after(game, 8)
-    service.correct_line(GAME, [m.uci() for m in moves[:8]], "arbiter:test")
+    acting.correct_line(service, GAME, [m.uci() for m in moves[:8]], "arbiter:test")
     assert not service.book.get(GAME).in_sync  # the board still shows ply 10
     service.journal.close()
     # `serve` restarted on the same journal: the game still waits for its board.
@@ -281,8 +336,8 @@ def test_a_finished_game_corrected_waits_for_no_board(tmp_path: Path, game: ches
     time = ManualTime(T0)
     service = start(tmp_path, time)
     moves = ten_plies(service, time, game)
-    service.set_result(GAME, "1-0", "arbiter:test")
-    service.correct_line(GAME, [m.uci() for m in moves[:9]], "arbiter:test")
+    acting.set_result(service, GAME, "1-0", "arbiter:test")
+    acting.correct_line(service, GAME, [m.uci() for m in moves[:9]], "arbiter:test")
     state = service.book.get(GAME)
     assert state.ply == 9 and not state.awaiting_board and state.in_sync
 
@@ -305,8 +360,8 @@ def test_the_desk_socket_follows_the_board_as_it_is_set_up(
     try:
         assert hub.arbiter is not None
         seq = hub.arbiter.seq
-        feed(service, time, [shows(SERIAL, where, knocked(fen_after(game, 10)), time.now() + 1)])
-        service.correct_line(GAME, [m.uci() for m in moves[:10]], "arbiter:test")
+        # Ply 10 taken back: the board (still showing it) must show the position before.
+        acting.correct_line(service, GAME, [m.uci() for m in moves[:9]], "arbiter:test")
         hub.pump()
         [first] = desk_messages(hub, seq, "waiting")
         [entry] = first["waiting"]
@@ -314,17 +369,19 @@ def test_the_desk_socket_follows_the_board_as_it_is_set_up(
             GAME,
             1,
             "corrected",
-            10,
+            9,
         )
-        assert entry["must_show"] == fen_after(game, 10) and len(entry["differs"]) == 2
+        taken = moves[9]  # a quiet move: two squares differ, where it left and where it went
+        assert entry["must_show"] == fen_after(game, 9)
+        assert sorted(entry["differs"]) == sorted(
+            chess.square_name(s) for s in (taken.from_square, taken.to_square)
+        )
         # One square put right: the list says which one still differs.
         seq = hub.arbiter.seq
-        board = chess.Board(fen_after(game, 10))
-        half = chess.Board(knocked(fen_after(game, 10)))
-        wrong_square, right_square = (chess.parse_square(s) for s in entry["differs"])
-        if half.piece_at(wrong_square) is None:
-            wrong_square, right_square = right_square, wrong_square
-        half.remove_piece_at(wrong_square)  # the knocked piece is lifted: one square left
+        board = chess.Board(fen_after(game, 9))
+        half = chess.Board(fen_after(game, 10))
+        half.remove_piece_at(taken.to_square)  # the piece is lifted: one square left
+        right_square = taken.from_square
         feed(service, time, [shows(SERIAL, where, half.fen(), time.now() + 1)])
         hub.pump()
         [second] = desk_messages(hub, seq, "waiting")
@@ -362,13 +419,26 @@ async def test_the_api_says_what_the_corrected_board_must_show(
     await client.start_server()
     try:
         line = [m.uci for m in service.book.get(GAME).moves]
-        response = await client.post(
-            f"/api/v1/arbiter/games/{GAME}/line", json={"moves": line}, headers=BASIC
-        )
+        url = f"/api/v1/arbiter/games/{GAME}/line"
+        # The same line again: the board must show it before play is read (nothing is
+        # removed, so it asks nothing).
+        response = await client.post(url, json={"moves": line}, headers=BASIC)
         assert response.status == 200, await response.text()
         answer = await response.json()
         assert answer["awaiting_board"] and answer["awaiting_correction"]
         assert not answer["in_sync"] and answer["ply"] == 10
         assert answer["must_show"] == fen_after(game, 10) and len(answer["differs"]) == 2
+        assert answer["action"]["summary"].endswith("must show the game's position again (ply 10)")
+        # Ply 10 taken back: it removes a ply, so it is done once confirmed.
+        response = await _confirmed(client, url, {"moves": line[:9]})
+        assert response.status == 200, await response.text()
+        answer = await response.json()
+        assert answer["awaiting_board"] and answer["awaiting_correction"]
+        assert not answer["in_sync"] and answer["ply"] == 9
+        must_show = fen_after(game, 9)
+        assert answer["must_show"] == must_show
+        shown = knocked(fen_after(game, 10))  # what the board shows: a piece knocked over
+        assert answer["differs"] == list(differing_squares(must_show, shown))
+        assert len(answer["differs"]) == 4
     finally:
         await client.close()

@@ -46,12 +46,27 @@ async def desk(tmp_path: Path) -> AsyncIterator[tuple[TestClient, EventService, 
 
 
 async def _form(client: TestClient, csrf: str, path: str, **fields: str) -> str:
-    """The desk's message after posting the form (what the redirect carries)."""
+    """The desk's message after posting the form (what the redirect carries): what was
+    done (`?m=`), or "Not done: " and why (`?e=`)."""
     response = await client.post(path, data={**fields, "csrf": csrf}, allow_redirects=False)
     assert response.status == 303, await response.text()
     location = response.headers["Location"]
-    assert location.startswith("/arbiter?m=")
-    return unquote(location.removeprefix("/arbiter?m="))
+    assert location.startswith(("/arbiter?m=", "/arbiter?e="))
+    done = unquote(location[len("/arbiter?m=") :])
+    assert location.startswith("/arbiter?e=") == done.startswith("Not done: ")
+    return done
+
+
+async def _confirmed(client: TestClient, csrf: str, path: str, **fields: str) -> tuple[str, str]:
+    """An action that asks first: the confirmation page's words, then the message once
+    the same form is posted again with the page's token."""
+    asked = await client.post(path, data={**fields, "csrf": csrf}, allow_redirects=False)
+    assert asked.status == 200, await asked.text()
+    page = await asked.text()
+    token = re.search(r'name="confirm" value="([^"]+)"', page)
+    summary = re.search(r'<p id="confirm-summary" class="summary">([^<]*)</p>', page)
+    assert token is not None and summary is not None, page[:400]
+    return summary.group(1), await _form(client, csrf, path, **fields, confirm=token.group(1))
 
 
 async def test_each_desk_form_says_what_it_did(
@@ -71,26 +86,40 @@ async def test_each_desk_form_says_what_it_did(
     assert done == f"{section.name} round 1 paired (dutch, {games} games)"
     assert 1 in service.tournament.section(section.name).rounds
 
-    # The API edits the round the desk paired (the same pairing path under both).
+    # The API edits the round the desk paired (the same pairing path under both): it
+    # shows the difference first, and replaces the pairings once confirmed.
     pairings = service.tournament.section(section.name).rounds[1].pairings
     pairs = [[p.white, p.black or 0] for p in pairings]
     pairs[0], pairs[1] = [pairs[0][0], pairs[1][1]], [pairs[1][0], pairs[0][1]]
     url = "/api/v1/arbiter/sections/open/rounds/1/pairings"
-    edited = await client.post(url, json={"pairs": pairs}, headers={"X-CSRF-Token": csrf})
+    headers = {"X-CSRF-Token": csrf}
+    asked = await client.post(url, json={"pairs": pairs}, headers=headers)
+    assert asked.status == 409
+    notes = (await asked.json())["confirm"]["notes"]
+    assert len([n for n in notes if n.startswith("board 1: ")]) == 2  # one goes, one comes
+    assert service.tournament.section(section.name).rounds[1].pairings == pairings
+    token = (await asked.json())["confirm"]["token"]
+    edited = await client.post(url, json={"pairs": pairs, "confirm": token}, headers=headers)
     assert edited.status == 200 and (await edited.json())["source"] == "arbiter"
     assert service.tournament.section(section.name).rounds[1].pairings[0].black == pairs[0][1]
 
-    game = service.book.round_games(section.name, 1)[0].id
+    game = service.book.round_games(section.name, 1)[0]
+    where = f"round 1 board 1 ({game.white.name} – {game.black.name})"  # type: ignore[union-attr]
     act = "/arbiter/act/"
-    assert await _form(client, csrf, act + "present", game=game, colour="white") == (
-        f"{game}: white marked present"
+    assert await _form(client, csrf, act + "present", game=game.id, colour="white") == (
+        f"{where}: {game.white.name} (white) marked present"  # type: ignore[union-attr]
     )
     fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
-    assert await _form(client, csrf, act + "start-fen", game=game, fen=fen) == (
-        f"{game}: start position set"
+    assert await _form(client, csrf, act + "start-fen", game=game.id, fen=fen) == (
+        f"{where}: starts from {fen}"
     )
-    assert service.book.get(game).start_fen == fen
-    assert await _form(client, csrf, act + "confirm", game=game) == f"{game}: result confirmed"
+    assert service.book.get(game.id).start_fen == fen
+    forfeit = await _form(client, csrf, act + "result", game=game.id, result="-/-")
+    # What the rules did because of it comes with it (Sestao art. 6: excluded).
+    assert forfeit.startswith(f"{where}: -/- (forfeit) (alert: {game.white.name} did not show up")  # type: ignore[union-attr]
+    assert await _form(client, csrf, act + "confirm", game=game.id) == (
+        f"Not done: {game.id} has no result waiting for confirmation"
+    )
     assert (await _form(client, csrf, act + "ack", alert="no-such-alert")).startswith("Not done: ")
     regs = "/arbiter/regs/"
     # Sestao art. 6: a round-1 absence excludes; no request to continue brings them back.
@@ -99,12 +128,21 @@ async def test_each_desk_form_says_what_it_did(
         "Not done: request to continue refused: the player who does not show up at the "
         "beginning of the first round is excluded from the tournament"
     )
-    assert await _form(client, csrf, regs + "withdraw", section="open", player="x") == (
-        "Not done: player must be a number"
+    assert await _form(client, csrf, regs + "withdraw", section="open", player="qq") == (
+        "Not done: no player of Open is called 'qq'"
     )
+    several = await _form(client, csrf, regs + "withdraw", section="open", player="Goikoetxea")
+    assert several.startswith("Not done: 'Goikoetxea' names several players (Goikoetxea, Ander")
     assert await _form(
         client, csrf, regs + "withdraw", section="open", player="3", from_round="y"
     ) == ("Not done: from round must be a number")
+    # A player by name: the confirmation names them and what happens to their game.
+    third = service.tournament.section(section.name).players[3]
+    summary, done = await _confirmed(
+        client, csrf, regs + "withdraw", section="open", player=f"3 · {third.name}"
+    )
+    assert summary.startswith(f"{third.name} (3) withdrawn from round 1")
+    assert done == summary and 3 in service.tournament.section(section.name).withdrawn
 
     for path in (act + "nothing", regs + "nothing"):
         response = await client.post(path, data={"csrf": csrf}, allow_redirects=False)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import acting
 import chess.pgn
 from test_regulations import ARBITER, ROOT, at, vega_round1
 from web_support import play_moves
@@ -42,8 +43,7 @@ def _applying_service(tmp_path: Path) -> tuple[EventService, ManualTime]:
     time = ManualTime(at("2025-09-12T12:00:00"))
     service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
     service.load()
-    pairings = service.imported_pairings(OPEN, 1, vega_round1(config))
-    service.publish_pairings(OPEN, 1, pairings, "import", ARBITER)
+    acting.publish_imported(service, OPEN, 1, vega_round1(config), ARBITER)
     return service, time
 
 
@@ -52,7 +52,7 @@ def test_an_early_kings_signal_draw_stays_a_proposal_when_results_apply(tmp_path
     early, late = GameKey(OPEN, 1, 1).id, GameKey(OPEN, 1, 2).id
     time.set(at("2025-09-12T17:40:00"))
     play_moves(service, early, _sample_line(24))
-    service.propose(ResultProposed(early, "1/2-1/2", "kings-signal", time.now(), "kings"))
+    service.commit([ResultProposed(early, "1/2-1/2", "kings-signal", time.now(), "kings")])
     game = service.book.get(early)
     assert game.result is None and game.proposal is not None
     kinds = {a.kind for a in service.alerts() if a.game == early}
@@ -62,7 +62,7 @@ def test_an_early_kings_signal_draw_stays_a_proposal_when_results_apply(tmp_path
     # After move 30 and an hour of play the same signal stands at once.
     time.set(at("2025-09-12T18:30:00"))
     play_moves(service, late, _sample_line(60))
-    service.propose(ResultProposed(late, "1/2-1/2", "kings-signal", time.now(), "kings"))
+    service.commit([ResultProposed(late, "1/2-1/2", "kings-signal", time.now(), "kings")])
     assert service.book.get(late).result == "1/2-1/2"
     assert not [a for a in service.alerts() if a.game == late]
 
@@ -72,5 +72,5 @@ def test_an_early_kings_signal_draw_stays_a_proposal_when_results_apply(tmp_path
     assert {a.kind for a in again.alerts() if a.game == early} == kinds
     assert again.book.get(late).result == "1/2-1/2"
     # The arbiter's word decides: confirmed, it stands.
-    again.confirm_proposal(early, ARBITER)
+    acting.confirm_proposal(again, early, ARBITER)
     assert again.book.get(early).result == "1/2-1/2"

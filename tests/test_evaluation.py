@@ -21,6 +21,7 @@ import pytest
 from big_event import T0, swiss_config
 from web_support import make_service, play_moves
 
+from broadcast.actions.pairings import pair_unpaired
 from broadcast.analysis.cache import EvalCache
 from broadcast.analysis.engine import NICE, Engine, EngineSettings, find_engine
 from broadcast.analysis.evaluator import Evaluator
@@ -206,7 +207,7 @@ def _sixty_four_boards(tmp: Path) -> EventService:
         delay=0.0,
     )
     service.load()
-    service.pair_unpaired(by="test")
+    pair_unpaired(service, "test")
     assert len(service.book.games) == 64
     return service
 

@@ -22,7 +22,12 @@ from broadcast.export.pgn import (
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import LineCorrected, ResultConfirmed, StartPositionSet
+from broadcast.games.events import (
+    BoardAttached,
+    LineCorrected,
+    ResultConfirmed,
+    StartPositionSet,
+)
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState, PlayerRef
 from broadcast.tournament.events import PlayersRegistered, ResultRecorded, RoundPaired
@@ -98,19 +103,35 @@ def test_double_forfeit_is_tagged_0_0_but_movetext_ends_with_star() -> None:
     assert text.rstrip().endswith("*")  # "0-0" in movetext reads as castling
 
 
-def test_fewer_than_two_plies_is_unplayed_whatever_the_result() -> None:
+def test_fewer_than_two_plies_on_an_e_board_is_unplayed_whatever_the_result() -> None:
     cfg = event()
     book, _ = masters_round1()
     b1 = ids()[0]
-    one = play(book, b1, ["e2e4"])
+    followed = book.apply(BoardAttached(b1, "10001", T0))
+    one = play(followed, b1, ["e2e4"])
     one = one.apply(ResultConfirmed(b1, "1-0", "flag-fall", T0 + 4000))
     (game,) = read_all(game_pgn(one.get(b1), cfg))
     assert game.headers["Termination"] == UNPLAYED
     # (A game with a result takes no more moves: the two-ply game is played first.)
-    two = play(book, b1, ["e2e4", "e7e5"])
+    two = play(followed, b1, ["e2e4", "e7e5"])
     two = two.apply(ResultConfirmed(b1, "1-0", "flag-fall", T0 + 4000))
     (game,) = read_all(game_pgn(two.get(b1), cfg))
     assert game.headers["Termination"] == "time forfeit"
+
+
+def test_without_an_e_board_a_result_is_a_played_game_whatever_the_plies() -> None:
+    """No e-board followed the game: its moves are on the scoresheet only, so a result
+    entered at the desk is a played game, with no moves or one; a forfeit stays unplayed."""
+    cfg = event()
+    book, _ = masters_round1()
+    b1, b2 = ids()[:2]
+    for line in ([], ["e2e4"]):
+        done = play(book, b1, line).apply(ResultConfirmed(b1, "1-0", "flag-fall", T0 + 4000))
+        (game,) = read_all(game_pgn(done.get(b1), cfg))
+        assert (game.headers["Result"], game.headers["Termination"]) == ("1-0", "time forfeit")
+    forfeit = book.apply(ResultConfirmed(b2, "+/-", "forfeit", T0 + 1800))
+    (game,) = read_all(game_pgn(forfeit.get(b2), cfg))
+    assert (game.headers["Result"], game.headers["Termination"]) == ("1-0", UNPLAYED)
 
 
 def test_forfeit_entered_only_as_a_tournament_result() -> None:

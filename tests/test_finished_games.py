@@ -14,6 +14,7 @@ import asyncio
 import io
 from pathlib import Path
 
+import acting
 import chess
 import chess.pgn
 from service_support import running_service
@@ -100,7 +101,7 @@ async def test_a_finished_game_takes_no_moves_when_its_board_is_set_up_again(
             await hall.play(1, opening(6), time, speed=SPEED, delay=1.0)
             await wait_for(lambda: service.book.get(GAME).ply == 6)
             line = [m.uci for m in service.book.get(GAME).moves]
-            service.set_result(GAME, "1-0", "arbiter:ana")
+            acting.set_result(service, GAME, "1-0", "arbiter:ana")
             assert service.hall[1].follower is None and service.hall[1].game == GAME
             await play_next_game_beside_a_witness(service, hall, time, witness=2)
             game = service.book.get(GAME)
@@ -118,7 +119,7 @@ async def test_a_finished_game_takes_no_moves_after_a_restart(tmp_path: Path) ->
             await hall.play(1, opening(6), time, speed=SPEED, delay=1.0)
             await wait_for(lambda: service.book.get(GAME).ply == 6)
             line = [m.uci for m in service.book.get(GAME).moves]
-            service.set_result(GAME, "0-1", "arbiter:ana")
+            acting.set_result(service, GAME, "0-1", "arbiter:ana")
         # The boards outlive the server; the restarted one reads the same journal.
         async with running_service(
             EVENT, tmp_path, time, ports, journal=Journal(tmp_path / "j.sqlite")
@@ -158,7 +159,7 @@ def test_a_journal_with_moves_after_a_result_replays_to_the_game_as_it_ended(
     """What the old code journaled (ResultConfirmed, then GameMove ply 1) heals on load."""
     service, _ = make_service(tmp_path, delay=0.0)
     play_moves(service, GAME, ["e4", "c5", "Nf3", "d6"])
-    service.set_result(GAME, "1-0", "arbiter:ana")
+    acting.set_result(service, GAME, "1-0", "arbiter:ana")
     reset = chess.Board()
     reset.push_uci("d2d4")
     service.commit([GameMove(GAME, 1, "d4", "d2d4", reset.fen(), service.time.now())])
@@ -171,7 +172,7 @@ def test_a_journal_with_moves_after_a_result_replays_to_the_game_as_it_ended(
 
 async def test_the_next_game_the_pairings_give_a_board_is_followed(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
-    service.set_result(GAME, "1-0", "arbiter:ana")
+    acting.set_result(service, GAME, "1-0", "arbiter:ana")
     assert service.hall[1].game == GAME and service.hall[1].follower is None
     # Round 2 becomes live: board 1 carries its game, followed.
     from broadcast.service.hall import utc

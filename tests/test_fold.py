@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import acting
 from service_feed import load_games, run_round
 
 from broadcast.games.book import GameBook
@@ -19,8 +20,9 @@ def test_the_fold_syncs_the_games_exactly_when_they_can_change(tmp_path: Path) -
     service, _ = run_round(tmp_path, load_games(GAMES, 4), seed=7)
     for game in service.book.round_games("Masters", 1):
         if game.result is None:
-            service.set_result(game.id, "1/2-1/2", "arbiter:test", "agreement")
-    service.publish_pairings(
+            acting.set_result(service, game.id, "1/2-1/2", "arbiter:test", "agreement")
+    acting.publish_pairings(
+        service,
         "Masters",
         3,
         tuple(reversed(service.tournament.section("Masters").rounds[3].pairings)),

@@ -10,13 +10,13 @@ from base64 import b64encode
 from pathlib import Path
 from typing import Any
 
+import acting
 from aiohttp.test_utils import TestClient, TestServer
 from test_regulations import ARBITER, at, service_for
 from web_support import CREDENTIALS
 
 from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
 from broadcast.fide.trf import write_trf
-from broadcast.service import actions as acts
 from broadcast.service.event_service import EventService
 from broadcast.tournament.events import ByeGranted
 from web.app import build_app
@@ -50,7 +50,7 @@ async def test_byes_in_the_pairing_programs_file_go_through_the_policy(tmp_path:
     name23, name7 = state.players[23].name, state.players[7].name
     # Player 23 asked the chief arbiter in time for byes in rounds 2 and 3.
     for number in (2, 3):
-        acts.request_bye(service, OPEN, number, 23, ARBITER)
+        acting.request_bye(service, OPEN, number, 23, ARBITER)
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
 

@@ -8,13 +8,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import acting
 from aiohttp.test_utils import TestClient, TestServer
 from test_regulations import ARBITER, at, service_for, vega_round1
 from test_regulations_everywhere import _sestao_round
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
-from broadcast.service import actions as acts
 from broadcast.service.event_service import EventService
 from web.app import build_app
 
@@ -39,12 +39,11 @@ async def _get(service: EventService, path: str) -> tuple[Any, str]:
 
 async def test_every_bye_is_listed_once(tmp_path: Path) -> None:
     service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    acts.request_bye(service, OPEN, 2, 5, ARBITER)  # a half-point bye asked at the desk
-    pairings = service.imported_pairings(OPEN, 1, vega_round1(service.config))
-    service.publish_pairings(OPEN, 1, pairings, "import", ARBITER)
+    acting.request_bye(service, OPEN, 2, 5, ARBITER)  # a half-point bye asked at the desk
+    acting.publish_imported(service, OPEN, 1, vega_round1(service.config), ARBITER)
     time.set(at("2025-09-12T20:00:00"))
     for board in range(1, 12):
-        acts.set_result(service, GameKey(OPEN, 1, board).id, "1-0", ARBITER, "resignation")
+        acting.set_result(service, GameKey(OPEN, 1, board).id, "1-0", ARBITER, "resignation")
     round2 = _sestao_round(service, 2)  # 23 players: one pairing bye
     alone = next(p.white for p in round2 if p.black is None)
 

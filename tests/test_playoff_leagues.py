@@ -8,6 +8,7 @@ from __future__ import annotations
 from base64 import b64encode
 from pathlib import Path
 
+import acting
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from test_playoff_prizes import AT, RULES, games
@@ -15,8 +16,8 @@ from test_regulations import ARBITER, service_for
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
-from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.events import PlayoffGamePaired
 from broadcast.tournament.playoff import playoff_status
 from broadcast.tournament.state import PlayoffGame
 from web.app import build_app
@@ -47,18 +48,20 @@ def _tie_three(service: EventService) -> None:
             result = "1/2-1/2"
             if len(top) == 1:
                 result = "1-0" if pairing.white in top else "0-1"
-            acts.set_result(service, GameKey(NAME, number, pairing.board).id, result, ARBITER)
+            acting.set_result(service, GameKey(NAME, number, pairing.board).id, result, ARBITER)
 
 
 async def test_a_repeated_pairing_in_a_league_is_refused(tmp_path: Path) -> None:
     service, _ = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
     _tie_three(service)
-    first = acts.pair_playoff_game(service, NAME, 1, 2, ARBITER)
+    first = acting.journaled(
+        acting.pair_playoff_game(service, NAME, 1, 2, ARBITER), PlayoffGamePaired
+    )
     rounds = service.config.section(NAME).rounds
     game = GameKey(NAME, first.number + rounds, first.board).id
-    acts.set_result(service, game, "1-0", ARBITER)
+    acting.set_result(service, game, "1-0", ARBITER)
     with pytest.raises(ActionError, match="already met in this play-off league") as refused:
-        acts.pair_playoff_game(service, NAME, 2, 1, ARBITER)
+        acting.pair_playoff_game(service, NAME, 2, 1, ARBITER)
     assert "still to play: 1-3, 2-3" in str(refused.value)
 
     again = EventService(service.config, service.journal, time=service.time, delay=0)

@@ -7,11 +7,12 @@ import dataclasses
 import re
 from pathlib import Path
 
+import acting
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_regulations import ARBITER, at, service_for
-from test_web_regulations import BASIC, _client, _login
+from test_regulations import ARBITER, at, prizes_of, service_for
+from test_web_regulations import BASIC, _client, _desk_confirmed, _login
 
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
@@ -19,7 +20,6 @@ from broadcast.config.model import PrizeCategory, PrizePool, PrizeRules
 from broadcast.fide.crosstable import Game, Player, build_crosstable
 from broadcast.fide.standings import compute_standings
 from broadcast.games.ids import GameKey
-from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.prizes import PrizeList, compute_prizes
 from clocks.timesource import ManualTime
@@ -40,15 +40,15 @@ def play_pamplona(service: EventService, time: ManualTime) -> None:
                 continue
             five_white = pairing.white == 5
             if 5 in pairing.players() and number <= 2:
-                acts.set_result(
+                acting.set_result(
                     service, game.id, "1-0" if five_white else "0-1", ARBITER, "resignation"
                 )
             elif 5 in pairing.players():
-                acts.set_result(
+                acting.set_result(
                     service, game.id, "-/+" if five_white else "+/-", ARBITER, "forfeit"
                 )
             else:
-                acts.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
+                acting.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
 
 
 def lines(prizes: PrizeList | None) -> dict[int, tuple[float, float, float]]:
@@ -61,7 +61,7 @@ def test_an_eliminated_player_loses_the_prize_and_it_passes_on(tmp_path: Path) -
     play_pamplona(service, time)
     state = service.tournament.section(MASTERS)
     assert state.withdrawn[5] == 5 and state.finished
-    prizes = acts.prizes(service.tournament, MASTERS)
+    prizes = prizes_of(service.tournament, MASTERS)
     assert prizes is not None and not prizes.provisional
     # 5 won two games (the only wins over the board) yet gets nothing (art. 8 + 9)...
     assert 5 not in lines(prizes)
@@ -75,19 +75,19 @@ def test_an_eliminated_player_loses_the_prize_and_it_passes_on(tmp_path: Path) -
     assert sum(place for place, _, _ in lines(prizes).values()) == pytest.approx(3500.0)
 
     # The arbiter gives the prize back (a justification proved): 5 shares the pool again.
-    acts.restore_prize(service, MASTERS, 5, ARBITER, "medical certificate for rounds 3-4")
-    back = acts.prizes(service.tournament, MASTERS)
+    acting.restore_prize(service, MASTERS, 5, ARBITER, "medical certificate for rounds 3-4")
+    back = prizes_of(service.tournament, MASTERS)
     assert back is not None and not back.withheld
     assert lines(back)[5][1] == pytest.approx(1000.0)
 
     # ...and withholds another player's (art. 9): it passes to the next eligible player.
     first = back.lines[0]
     with pytest.raises(ActionError, match="give the reason"):
-        acts.withhold_prize(service, MASTERS, first.start, ARBITER, "  ")
-    acts.withhold_prize(service, MASTERS, first.start, ARBITER, "art. 9: round 6 not justified")
+        acting.withhold_prize(service, MASTERS, first.start, ARBITER, "  ")
+    acting.withhold_prize(service, MASTERS, first.start, ARBITER, "art. 9: round 6 not justified")
     with pytest.raises(ActionError, match="already withheld"):
-        acts.withhold_prize(service, MASTERS, first.start, ARBITER, "again")
-    after = acts.prizes(service.tournament, MASTERS)
+        acting.withhold_prize(service, MASTERS, first.start, ARBITER, "again")
+    after = prizes_of(service.tournament, MASTERS)
     assert after is not None and first.start not in lines(after)
     assert [w.reason for w in after.withheld] == ["art. 9: round 6 not justified"]
     assert sum(p.place for p in after.lines) == pytest.approx(3500.0)
@@ -95,7 +95,7 @@ def test_an_eliminated_player_loses_the_prize_and_it_passes_on(tmp_path: Path) -
     # A restart folds the journal to the same list.
     again = EventService(service.config, service.journal, time=time, delay=0)
     again.load()
-    assert acts.prizes(again.tournament, MASTERS) == after
+    assert prizes_of(again.tournament, MASTERS) == after
 
 
 def test_a_withheld_first_prize_goes_to_the_second(tmp_path: Path) -> None:
@@ -108,11 +108,11 @@ def test_a_withheld_first_prize_goes_to_the_second(tmp_path: Path) -> None:
             # The lower number wins every game: 1 > 2 > 3 ... with no ties.
             lower_white = pairing.white < (pairing.black or 0)
             result = "1-0" if lower_white else "0-1"
-            acts.set_result(service, game.id, result, ARBITER, "resignation")
-    before = lines(acts.prizes(service.tournament, MASTERS))
+            acting.set_result(service, game.id, result, ARBITER, "resignation")
+    before = lines(prizes_of(service.tournament, MASTERS))
     assert [before[s][0] for s in (1, 2, 3)] == [2000.0, 1000.0, 500.0]
-    acts.withhold_prize(service, MASTERS, 1, ARBITER, "art. 9")
-    after = lines(acts.prizes(service.tournament, MASTERS))
+    acting.withhold_prize(service, MASTERS, 1, ARBITER, "art. 9")
+    after = lines(prizes_of(service.tournament, MASTERS))
     assert 1 not in after
     assert [after[s][0] for s in (2, 3, 4)] == [2000.0, 1000.0, 500.0]
     # 28 wins in all, 1's seven are out: 21 share 3500 (2 has 6 of them: 1000).
@@ -140,12 +140,12 @@ def test_a_prize_not_awarded_moves_nobody_up(tmp_path: Path) -> None:
         for pairing in service.tournament.section(MASTERS).rounds[number].pairings:
             game = service.book.get(GameKey(MASTERS, number, pairing.board).id)
             result = "1-0" if pairing.white < (pairing.black or 0) else "0-1"
-            acts.set_result(service, game.id, result, ARBITER, "resignation")
-    before = lines(acts.prizes(service.tournament, MASTERS))
-    acts.withhold_prize(service, MASTERS, 1, ARBITER, "absent from the ceremony")
+            acting.set_result(service, game.id, result, ARBITER, "resignation")
+    before = lines(prizes_of(service.tournament, MASTERS))
+    acting.withhold_prize(service, MASTERS, 1, ARBITER, "absent from the ceremony")
     again = EventService(config, service.journal, time=time, delay=0)
     again.load()
-    prizes = acts.prizes(again.tournament, MASTERS)
+    prizes = prizes_of(again.tournament, MASTERS)
     after = lines(prizes)
     assert 1 not in after
     assert {s: v for s, v in before.items() if s != 1} == after
@@ -170,7 +170,7 @@ def test_forfeit_wins_out_of_the_pool_when_the_config_says_so(tmp_path: Path) ->
     service = EventService(config, service.journal, time=time, delay=0)
     service.load()
     play_pamplona(service, time)
-    pools = {s: pool for s, (_, pool, _) in lines(acts.prizes(service.tournament, MASTERS)).items()}
+    pools = {s: pool for s, (_, pool, _) in lines(prizes_of(service.tournament, MASTERS)).items()}
     # Only 5's two wins over the board count: 5 takes the whole pool.
     assert pools[5] == pytest.approx(3500.0)
     assert sum(pools.values()) == pytest.approx(3500.0)
@@ -229,9 +229,7 @@ async def test_prizes_withheld_over_the_api_and_at_the_desk(tmp_path: Path) -> N
         csrf = re.search(r'name="csrf" value="([^"]+)"', desk)
         assert csrf is not None
         form = {"section": "masters", "player": "5", "reason": "art. 9", "csrf": csrf.group(1)}
-        response = await client.post(
-            "/arbiter/regs/withhold-prize", data=form, allow_redirects=False
-        )
+        response = await _desk_confirmed(client, "/arbiter/regs/withhold-prize", form)
         assert "withheld" in response.headers["Location"], response.headers["Location"]
         assert service.tournament.section(MASTERS).prizes_withheld == {5: "art. 9"}
         page = await (await client.get("/standings")).text()
@@ -258,7 +256,7 @@ def _lower_number_wins(service: EventService) -> None:
         for pairing in service.tournament.section(MASTERS).rounds[number].pairings:
             game = service.book.get(GameKey(MASTERS, number, pairing.board).id)
             result = "1-0" if pairing.white < (pairing.black or 0) else "0-1"
-            acts.set_result(service, game.id, result, ARBITER, "resignation")
+            acting.set_result(service, game.id, result, ARBITER, "resignation")
 
 
 def test_category_prizes_one_per_player_the_larger_one(tmp_path: Path) -> None:
@@ -268,7 +266,7 @@ def test_category_prizes_one_per_player_the_larger_one(tmp_path: Path) -> None:
     service = _with_prizes(service, time, categories=(under,), pools=(), retention=None)
 
     def paid(s: EventService) -> dict[int, tuple[float, float, str]]:
-        prizes = acts.prizes(s.tournament, MASTERS)
+        prizes = prizes_of(s.tournament, MASTERS)
         assert prizes is not None
         return {p.start: (p.place, p.category, p.category_name) for p in prizes.lines}
 
@@ -295,7 +293,7 @@ def test_category_prizes_one_per_player_the_larger_one(tmp_path: Path) -> None:
     assert paid(category_first)[2] == (0.0, 1000.0, "Under 2500")
     assert paid(category_first)[3] == (1000.0, 0.0, "")
     # A withheld prize passes on inside the category too.
-    acts.withhold_prize(category_first, MASTERS, 2, ARBITER, "art. 9")
+    acting.withhold_prize(category_first, MASTERS, 2, ARBITER, "art. 9")
     assert paid(category_first)[4] == (0.0, 1000.0, "Under 2500")
 
 

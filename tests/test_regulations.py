@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import acting
 import pytest
 
 from broadcast.config import load_event
@@ -18,12 +19,21 @@ from broadcast.export.pgn import game_pgn
 from broadcast.export.trf import section_trf
 from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
 from broadcast.fide.pairing import Pairing
+from broadcast.fide.standings import Standings
 from broadcast.fide.trf import write_trf
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
-from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.tournament.playoff import time_control_for
+from broadcast.tournament.events import (
+    ByeGranted,
+    ByeRequested,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+)
+from broadcast.tournament.final_standings import playoff_now, section_prizes, section_standings
+from broadcast.tournament.playoff import PlayoffStatus, time_control_for
+from broadcast.tournament.prizes import PrizeList
+from broadcast.tournament.state import TournamentState
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,12 +54,27 @@ def service_for(tmp_path: Path, name: str, start: str) -> tuple[EventService, Ma
     return service, time
 
 
+def standings_of(tournament: TournamentState, section: str) -> Standings:
+    """The section's standings as its regulations rank them."""
+    return section_standings(tournament.section(section), tournament.event.tiebreak_edition)
+
+
+def prizes_of(tournament: TournamentState, section: str) -> PrizeList | None:
+    """The section's prize list (None without [section.prizes])."""
+    return section_prizes(tournament.section(section), tournament.event.tiebreak_edition)
+
+
+def playoff_of(tournament: TournamentState, section: str) -> PlayoffStatus | None:
+    """Where the section's play-off for first stands (None without a tie)."""
+    return playoff_now(tournament.section(section), tournament.event.tiebreak_edition)
+
+
 def alert_kinds(service: EventService) -> list[str]:
     return [a.kind for a in service.alerts()]
 
 
 def row_of(service: EventService, section: str, start: int) -> dict[str, object]:
-    rows = acts.standings(service.tournament, section).as_json()
+    rows = standings_of(service.tournament, section).as_json()
     return next(r for r in rows if r["start"] == start)
 
 
@@ -72,26 +97,28 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
 
     # Art. 5: byes through the policy. Up to 3, before the previous round's start.
     for rnd in (3, 4, 5):
-        acts.request_bye(service, open_, rnd, 5, ARBITER)
+        acting.request_bye(service, open_, rnd, 5, ARBITER)
     with pytest.raises(ActionError, match="already has 3 of the 3"):
-        acts.request_bye(service, open_, 6, 5, ARBITER)
+        acting.request_bye(service, open_, 6, 5, ARBITER)
     with pytest.raises(ActionError, match="no byes in round 8"):
-        acts.request_bye(service, open_, 8, 6, ARBITER)
+        acting.request_bye(service, open_, 8, 6, ARBITER)
     with pytest.raises(ActionError, match="no byes in round 9"):
-        acts.request_bye(service, open_, 9, 6, ARBITER)
-    assert "bye-refused" in alert_kinds(service)
+        acting.request_bye(service, open_, 9, 6, ARBITER)
+    # A request refused at the desk is answered there: nothing journaled, no alert.
+    assert "bye-refused" not in alert_kinds(service)
+    requests = [e.event for e in service.journal.read() if isinstance(e.event, ByeRequested)]
+    assert [r.round for r in requests] == [3, 4, 5]
     # The chief arbiter may still decide otherwise: journaled and flagged.
-    granted = acts.request_bye(service, open_, 6, 5, ARBITER, override=True)
-    assert granted.override.startswith("the player already has 3")
+    done = acting.request_bye(service, open_, 6, 5, ARBITER, override=True)
+    assert acting.journaled(done, ByeGranted).override.startswith("the player already has 3")
     assert "arbiter-override" in alert_kinds(service)
     assert service.tournament.section(open_).byes_of(5) == {3, 4, 5, 6}
     # A cancellation before the deadline frees the round.
-    acts.cancel_bye(service, open_, 6, 5, ARBITER)
+    acting.cancel_bye(service, open_, 6, 5, ARBITER)
     assert 6 not in service.tournament.section(open_).byes_of(5)
 
     # Round 1 as Vega paired it: the H bye scores half a point.
-    pairings = service.imported_pairings(open_, 1, vega_round1(service.config))
-    service.publish_pairings(open_, 1, pairings, "import", ARBITER)
+    acting.publish_imported(service, open_, 1, vega_round1(service.config), ARBITER)
     assert service.tournament.section(open_).rounds[1].bye_codes[23] == "H"
     # ...and counts towards the maximum of 3.
     assert 1 in service.tournament.section(open_).byes_of(23)
@@ -99,30 +126,33 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
     # Round 1 is played. A late bye request (round 2 closes at round 1's start) is refused.
     time.set(at("2025-09-12T17:00:00"))
     with pytest.raises(ActionError, match="too late"):
-        acts.request_bye(service, open_, 2, 7, ARBITER)
+        acting.request_bye(service, open_, 2, 7, ARBITER)
 
     # An early draw entered at the desk is checked like one from the board.
-    early = acts.set_result(service, GameKey(open_, 1, 1).id, "1/2-1/2", ARBITER)
-    assert [a.kind for a in early] == ["early-draw"]
+    early = acting.set_result(service, GameKey(open_, 1, 1).id, "1/2-1/2", ARBITER)
+    assert [a.kind for a in early.raised] == ["early-draw"]
     # A draw the arbiter gives for another reason (a claim) is not an agreement.
-    assert acts.set_result(service, GameKey(open_, 1, 2).id, "1/2-1/2", ARBITER, "arbiter") == []
+    claim = acting.set_result(service, GameKey(open_, 1, 2).id, "1/2-1/2", ARBITER, "arbiter")
+    assert claim.raised == ()
     with pytest.raises(ActionError, match="needs the reason forfeit"):
-        acts.set_result(service, GameKey(open_, 1, 3).id, "+/-", ARBITER, "arbiter")
+        acting.set_result(service, GameKey(open_, 1, 3).id, "+/-", ARBITER, "arbiter")
 
     # Art. 6: absent at the start of round 1 (Black of board 3 is player 6): excluded.
-    acts.set_result(service, GameKey(open_, 1, 3).id, "+/-", ARBITER)
+    acting.set_result(service, GameKey(open_, 1, 3).id, "+/-", ARBITER)
     section = service.tournament.section(open_)
     assert section.no_shows[6] == (1,) and section.withdrawn[6] == 2
     assert "withdraw-from-pairing" in alert_kinds(service)
     assert 6 not in {
-        p for pair in service.dutch_pairings(open_, 2, override=True) for p in pair.players()
+        p
+        for pair in acting.dutch_pairings(service, open_, 2, override=True)
+        for p in pair.players()
     }
 
     # The rest of round 1: board results from the board's own signal and the desk.
     time.advance(3 * 3600)
     for board in range(4, 12):
-        acts.set_result(service, GameKey(open_, 1, board).id, "1-0", ARBITER, "resignation")
-    rows = acts.standings(service.tournament, open_).as_json()
+        acting.set_result(service, GameKey(open_, 1, board).id, "1-0", ARBITER, "resignation")
+    rows = standings_of(service.tournament, open_).as_json()
     assert next(r for r in rows if r["start"] == 23)["points"] == 0.5
     assert (
         next(r for r in rows if r["start"] == 6)["note"]
@@ -136,28 +166,28 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
         for i, (w, b) in enumerate(zip(players[::2], players[1::2], strict=True), 1)
     ]
     with pytest.raises(ActionError, match="cannot be paired"):
-        service.publish_pairings(open_, 2, [Pairing(1, 6, 1)], "arbiter", ARBITER)
-    service.publish_pairings(open_, 2, pairs, "arbiter", ARBITER)
+        acting.publish_pairings(service, open_, 2, [Pairing(1, 6, 1)], "arbiter", ARBITER)
+    acting.publish_pairings(service, open_, 2, pairs, "arbiter", ARBITER)
     time.set(at("2025-09-13T10:00:00"))
     # Round 3's byes closed at round 2's start: cancelling one is too late now.
     with pytest.raises(ActionError, match="too late to cancel"):
-        acts.cancel_bye(service, open_, 3, 5, ARBITER)
+        acting.cancel_bye(service, open_, 3, 5, ARBITER)
     absent_white = pairs[0].white
-    acts.set_result(service, GameKey(open_, 2, 1).id, "-/+", ARBITER, "forfeit")
+    acting.set_result(service, GameKey(open_, 2, 1).id, "-/+", ARBITER, "forfeit")
     assert "absence-disqualifies" in alert_kinds(service)
     assert absent_white in service.tournament.section(open_).absent_for(3)
-    acts.continue_after_absence(service, open_, 2, absent_white, ARBITER)
+    acting.continue_after_absence(service, open_, 2, absent_white, ARBITER)
     assert absent_white not in service.tournament.section(open_).absent_for(3)
     # Player 2 also forfeits in round 2 and does not ask in time.
     other = pairs[1]
-    acts.set_result(service, GameKey(open_, 2, 2).id, "+/-", ARBITER, "forfeit")
+    acting.set_result(service, GameKey(open_, 2, 2).id, "+/-", ARBITER, "forfeit")
     for board in range(3, len(pairs) + 1):
-        acts.set_result(service, GameKey(open_, 2, board).id, "0-1", ARBITER, "resignation")
-    round3 = service.dutch_pairings(open_, 3)
+        acting.set_result(service, GameKey(open_, 2, board).id, "0-1", ARBITER, "resignation")
+    round3 = acting.dutch_pairings(service, open_, 3)
     assert other.black not in {p for pair in round3 for p in pair.players()}
-    service.publish_pairings(open_, 3, round3, "dutch", ARBITER)
+    acting.publish_pairings(service, open_, 3, round3, "dutch", ARBITER)
     with pytest.raises(ActionError, match="already paired"):
-        acts.continue_after_absence(service, open_, 2, other.black, ARBITER)
+        acting.continue_after_absence(service, open_, 2, other.black, ARBITER)
     assert row_of(service, open_, other.black)["note"] == "disqualified: absent in round 2"
 
     # Exports: the TRF carries the H bye, the forfeits and who is out.
@@ -186,14 +216,14 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
     time.set(at("2025-12-22T17:06:00"))
     service.tick()
     assert "check-presence" in alert_kinds(service)
-    acts.set_result(service, GameKey(masters, 1, 4).id, "+/-", ARBITER)
+    acting.set_result(service, GameKey(masters, 1, 4).id, "+/-", ARBITER)
     assert service.tournament.section(masters).no_shows == {5: (1,)}
     for board, result in ((1, "1-0"), (2, "0-1"), (3, "1-0")):
-        acts.set_result(service, GameKey(masters, 1, board).id, result, ARBITER, "resignation")
+        acting.set_result(service, GameKey(masters, 1, board).id, result, ARBITER, "resignation")
 
     # Round 2 (8-5 on board 1): a second missed game eliminates player 5 (art. 8).
     time.set(at("2025-12-23T16:10:00"))
-    acts.set_result(service, GameKey(masters, 2, 1).id, "+/-", ARBITER, "forfeit")
+    acting.set_result(service, GameKey(masters, 2, 1).id, "+/-", ARBITER, "forfeit")
     section = service.tournament.section(masters)
     assert section.no_shows[5] == (1, 2)
     assert section.withdrawn[5] == 3
@@ -226,12 +256,12 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
                 continue
             if 1 in pairing.players():
                 result = "1-0" if pairing.white == 1 else "0-1"
-                acts.set_result(service, game.id, result, ARBITER, "resignation")
+                acting.set_result(service, game.id, result, ARBITER, "resignation")
             else:
-                acts.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
-    standings = acts.standings(service.tournament, masters)
+                acting.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
+    standings = standings_of(service.tournament, masters)
     assert standings.rows[0].start == 1 and standings.rows[0].points == 7.0
-    prizes = acts.prizes(service.tournament, masters)
+    prizes = prizes_of(service.tournament, masters)
     assert prizes is not None and not prizes.provisional
     by_player = {p.start: p for p in prizes.lines}
     assert by_player[1].place == 2000.0
@@ -256,11 +286,11 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
 
 def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -> None:
     service, _ = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
-    acts.set_result(service, GameKey("Masters", 1, 1).id, "1-0", ARBITER, "resignation")
-    event = acts.withdraw(service, "Masters", 1, ARBITER, reason="illness (art. 7)")
-    assert event.from_round == 2
+    acting.set_result(service, GameKey("Masters", 1, 1).id, "1-0", ARBITER, "resignation")
+    done = acting.withdraw(service, "Masters", 1, ARBITER, reason="illness (art. 7)")
+    assert acting.journaled(done, PlayerWithdrawn).from_round == 2
     with pytest.raises(ActionError, match="already withdrawn"):
-        acts.withdraw(service, "Masters", 1, ARBITER)
+        acting.withdraw(service, "Masters", 1, ARBITER)
     section = service.tournament.section("Masters")
     assert section.rounds[1].results[1].result == "1-0"  # played games stand
     for number in range(2, 8):
@@ -283,7 +313,7 @@ def tie_one_and_two(service: EventService, name: str) -> None:
             result = "1/2-1/2"
             if len(top) == 1:
                 result = "1-0" if pairing.white in top else "0-1"
-            acts.set_result(service, GameKey(name, number, pairing.board).id, result, ARBITER)
+            acting.set_result(service, GameKey(name, number, pairing.board).id, result, ARBITER)
 
 
 def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) -> None:
@@ -297,13 +327,13 @@ def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) 
             if len(top) == 1:  # 1 and 2 beat everybody else, draw each other
                 winner = top.pop()
                 result = "1-0" if pairing.white == winner else "0-1"
-                acts.set_result(service, game_id, result, ARBITER, "resignation")
+                acting.set_result(service, game_id, result, ARBITER, "resignation")
             else:
-                acts.set_result(service, game_id, "1/2-1/2", ARBITER, "agreement")
+                acting.set_result(service, game_id, "1/2-1/2", ARBITER, "agreement")
         if number == 8:  # 1 and 2 lead together, but a round is left: no play-off yet
-            live = acts.standings(service.tournament, name).rows
+            live = standings_of(service.tournament, name).rows
             assert live[0].points == live[1].points and not live[0].undecided
-    rows = acts.standings(service.tournament, name).rows
+    rows = standings_of(service.tournament, name).rows
     assert [(r.start, r.rank, r.undecided) for r in rows[:3]] == [
         (rows[0].start, 1, True),
         (rows[1].start, 1, True),
@@ -314,39 +344,39 @@ def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) 
 
     # Two blitz games on the section's first board, broadcast like any game.
     with pytest.raises(ActionError, match="only players still in the play-off"):
-        acts.pair_playoff_game(service, name, 1, 3, ARBITER)
-    first = acts.pair_playoff_game(service, name, 1, 2, ARBITER)
-    assert first.kind == "blitz"
-    game1 = acts.playoff_result_game(service, name, 1)
+        acting.pair_playoff_game(service, name, 1, 3, ARBITER)
+    first = acting.pair_playoff_game(service, name, 1, 2, ARBITER)
+    assert acting.journaled(first, PlayoffGamePaired).kind == "blitz"
+    game1 = acting.playoff_game(service, name, 1)
     assert game1 == "diputacion-foral-r10-b1"
     assert service.live_rounds()[name] == 10
     assert service.hall[1].game == game1
     assert service.public_state().book.get(game1).white is not None
     with pytest.raises(ActionError, match="still being played"):
-        acts.pair_playoff_game(service, name, 2, 1, ARBITER)
-    acts.set_result(service, game1, "1-0", ARBITER, "resignation")
+        acting.pair_playoff_game(service, name, 2, 1, ARBITER)
+    acting.set_result(service, game1, "1-0", ARBITER, "resignation")
     time.advance(900)
-    acts.pair_playoff_game(service, name, 2, 1, ARBITER)
-    game2 = acts.playoff_result_game(service, name, 2)
+    acting.pair_playoff_game(service, name, 2, 1, ARBITER)
+    game2 = acting.playoff_game(service, name, 2)
     assert service.hall[1].game == game2
-    acts.set_result(service, game2, "1-0", ARBITER, "flag-fall")
+    acting.set_result(service, game2, "1-0", ARBITER, "flag-fall")
     # Still level: the Armageddon (5 minutes for White, 4 for Black) on the same board.
     time.advance(900)
-    armageddon = acts.pair_playoff_game(service, name, 1, 2, ARBITER)
-    assert armageddon.kind == "armageddon"
-    game3 = acts.playoff_result_game(service, name, 3)
+    armageddon = acting.pair_playoff_game(service, name, 1, 2, ARBITER)
+    assert acting.journaled(armageddon, PlayoffGamePaired).kind == "armageddon"
+    game3 = acting.playoff_game(service, name, 3)
     state = service.tournament.section(name)
     tc = time_control_for(state.config, state, state.playoff_round(3))
     assert (tc.initial_seconds("white"), tc.initial_seconds("black")) == (300, 240)
     assert service.hall[1].game == game3
-    assert acts.standings(service.tournament, name).rows[0].undecided  # not played yet
+    assert standings_of(service.tournament, name).rows[0].undecided  # not played yet
     # A draw: Black (player 2) wins the play-off and first place.
-    acts.set_result(service, game3, "1/2-1/2", ARBITER, "agreement")
-    rows = acts.standings(service.tournament, name).rows
+    acting.set_result(service, game3, "1/2-1/2", ARBITER, "agreement")
+    rows = standings_of(service.tournament, name).rows
     assert [(r.start, r.rank, r.undecided) for r in rows[:2]] == [(2, 1, False), (1, 2, False)]
     assert rows[0].note == "1st by play-off"
     with pytest.raises(ActionError, match="decided"):
-        acts.pair_playoff_game(service, name, 1, 2, ARBITER)
+        acting.pair_playoff_game(service, name, 1, 2, ARBITER)
     # The play-off games are in the PGN like any game, with their own time control.
     pgn = game_pgn(service.book.get(game1), service.config, tournament=service.tournament)
     assert '[TimeControl "300"]' in pgn and '[Result "1-0"]' in pgn
@@ -363,9 +393,9 @@ def test_standings_cli_shows_the_status_and_the_prizes(
     from broadcast.cli import main
 
     service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
-    acts.set_result(service, GameKey("Masters", 1, 4).id, "+/-", ARBITER)
+    acting.set_result(service, GameKey("Masters", 1, 4).id, "+/-", ARBITER)
     time.set(at("2025-12-23T20:00:00"))
-    acts.set_result(service, GameKey("Masters", 2, 1).id, "+/-", ARBITER)
+    acting.set_result(service, GameKey("Masters", 2, 1).id, "+/-", ARBITER)
     service.journal.close()
     event, db = ROOT / "examples" / "pamplona-masters.toml", tmp_path / "j.sqlite"
     assert main(["standings", "--event", str(event), "--db", str(db), "--prizes"]) == 0
@@ -388,7 +418,7 @@ def test_a_withdrawal_can_remove_the_remaining_games_instead(tmp_path: Path) -> 
     time = ManualTime(at("2025-12-22T20:00:00"))
     service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
     service.load()
-    acts.withdraw(service, "Masters", 8, ARBITER, from_round=3)
+    acting.withdraw(service, "Masters", 8, ARBITER, from_round=3)
     section = service.tournament.section("Masters")
     assert section.rounds[2].game_of(8) is not None  # before the withdrawal: kept
     for number in range(3, 8):
@@ -422,8 +452,8 @@ async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path)
     )
     service.load()
     tie_one_and_two(service, name)
-    acts.pair_playoff_game(service, name, 1, 2, ARBITER)
-    game_id = acts.playoff_result_game(service, name, 1)
+    acting.pair_playoff_game(service, name, 1, 2, ARBITER)
+    game_id = acting.playoff_game(service, name, 1)
     mate = chess.pgn.Game()
     node: chess.pgn.GameNode = mate
     for san in ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]:
@@ -440,14 +470,18 @@ async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path)
         game = service.book.get(game_id)
         assert game.proposal is not None and game.proposal.reason == "checkmate"
         assert [m.san for m in game.moves][-1] == "Qxf7#"
-        assert service.public_state().book.get(game_id).ply == 7  # broadcast (no delay)
-        service.confirm_proposal(game_id, ARBITER)
+        # Broadcast (no delay) once the batch with the mate is durable: the live state may
+        # be a moment ahead of it while its fsync runs.
+        while service.public_state().book.get(game_id).ply != 7:
+            assert loop.time() < deadline, "the mate never reached the public view"
+            await asyncio.sleep(0.05)
+        acting.confirm_proposal(service, game_id, ARBITER)
         playoff = service.tournament.section(name).playoff[1]
         assert playoff.result == "1-0"
         # One game of two: still undecided, the next one is blitz.
-        status = acts.playoff(service.tournament, name)
+        status = playoff_of(service.tournament, name)
         assert status is not None and status.next_kind == "blitz" and not status.decided
-        assert acts.standings(service.tournament, name).rows[0].undecided
+        assert standings_of(service.tournament, name).rows[0].undecided
     finally:
         service.stop()
         await runner

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+import acting
 import chess.pgn
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -21,6 +22,7 @@ from test_regulations import (
     alert_kinds,
     at,
     service_for,
+    standings_of,
     tie_one_and_two,
     vega_round1,
 )
@@ -35,9 +37,8 @@ from broadcast.games.events import GameMove, GameSync
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.publish.folder import export_round_folder
-from broadcast.service import actions as acts
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.tournament.events import PairingEdited
+from broadcast.tournament.events import ByeGranted, ByeRequested
 from clocks.timesource import ManualTime
 from web.app import build_app
 from web.hub import Frame, diff
@@ -77,9 +78,9 @@ async def test_removed_games_leave_every_list_page_and_feed(tmp_path: Path) -> N
     name = service.tournament.section(MASTERS).players[8].name
     before = _games_of(service, 8)
     assert len(before) == 7
-    acts.set_result(service, GameKey(MASTERS, 1, 1).id, "1-0", ARBITER, "resignation")
+    acting.set_result(service, GameKey(MASTERS, 1, 1).id, "1-0", ARBITER, "resignation")
     old = Frame(service.public_state().tournament, service.public_state().book)
-    acts.withdraw(service, MASTERS, 8, ARBITER, reason="illness (art. 7)")
+    acting.withdraw(service, MASTERS, 8, ARBITER, reason="illness (art. 7)")
     gone = before - _games_of(service, 8)
     assert len(gone) == 6  # rounds 2-7; round 1 was played and stands
     section = service.tournament.section(MASTERS)
@@ -137,10 +138,10 @@ def test_a_game_paired_again_comes_back_with_its_moves(tmp_path: Path) -> None:
     game_id = GameKey(MASTERS, 1, 4).id
     service.commit([_e4(game_id, service.time.now())])
     round1 = service.tournament.section(MASTERS).rounds[1].pairings
-    service.tournament_event(PairingEdited(MASTERS, 1, round1[:3], by=ARBITER))
+    acting.publish_pairings(service, MASTERS, 1, round1[:3], "arbiter", ARBITER)
     assert game_id not in service.book.games
     assert len(service.public_state().book.round_games(MASTERS, 1)) == 3
-    service.tournament_event(PairingEdited(MASTERS, 1, round1, by=ARBITER))
+    acting.publish_pairings(service, MASTERS, 1, round1, "arbiter", ARBITER)
     assert [m.uci for m in service.book.get(game_id).moves] == ["e2e4"]
 
 
@@ -155,10 +156,10 @@ def _play_to_armageddon(service: EventService) -> list[str]:
     tie_one_and_two(service, KUTXA)
     ids: list[str] = []
     for white, black in ((1, 2), (2, 1), (1, 2)):
-        acts.pair_playoff_game(service, KUTXA, white, black, ARBITER)
-        ids.append(acts.playoff_result_game(service, KUTXA, len(ids) + 1))
+        acting.pair_playoff_game(service, KUTXA, white, black, ARBITER)
+        ids.append(acting.playoff_game(service, KUTXA, len(ids) + 1))
         if len(ids) < 3:
-            acts.set_result(service, ids[-1], "1-0", ARBITER, "resignation")
+            acting.set_result(service, ids[-1], "1-0", ARBITER, "resignation")
     return ids
 
 
@@ -172,7 +173,7 @@ def _read(text: str) -> list[chess.pgn.Game]:
 async def test_playoff_games_carry_their_time_control_in_every_pgn(tmp_path: Path) -> None:
     service, _ = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
     blitz, _, armageddon = _play_to_armageddon(service)
-    acts.set_result(service, armageddon, "1/2-1/2", ARBITER, "agreement")
+    acting.set_result(service, armageddon, "1/2-1/2", ARBITER, "agreement")
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
     try:
@@ -214,7 +215,7 @@ async def test_playoff_games_carry_their_time_control_in_every_pgn(tmp_path: Pat
     plain = round_pgn(public.book, service.config, KUTXA, 12, pairings=public.tournament)
     assert plain == texts["round 12"]
     # Black won the play-off with the draw.
-    rows = acts.standings(service.tournament, KUTXA).rows
+    rows = standings_of(service.tournament, KUTXA).rows
     assert (rows[0].start, rows[0].note) == (2, "1st by play-off")
 
 
@@ -222,7 +223,7 @@ def test_standings_reach_the_playoff_rounds_page(tmp_path: Path) -> None:
     service, _ = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
     _, _, armageddon = _play_to_armageddon(service)
     old = Frame(service.tournament, service.book)
-    acts.set_result(service, armageddon, "1-0", ARBITER, "resignation")  # White wins it
+    acting.set_result(service, armageddon, "1-0", ARBITER, "resignation")  # White wins it
     deltas = diff(service.config, old, Frame(service.tournament, service.book))
     standings = [d for d in deltas if d.message["type"] == "standings"]
     assert len(standings) == 1
@@ -258,7 +259,7 @@ def _sestao_round(service: EventService, number: int) -> list[Pairing]:
     ]
     if alone is not None:
         pairs.append(Pairing(0, alone, None))
-    service.publish_pairings("Open", number, pairs, "arbiter", ARBITER)
+    acting.publish_pairings(service, "Open", number, pairs, "arbiter", ARBITER)
     return pairs
 
 
@@ -267,25 +268,29 @@ def test_a_bye_for_a_player_who_must_ask_to_continue_says_so(tmp_path: Path) -> 
     _sestao_round(service, 1)
     time.set(at("2025-09-12T20:00:00"))
     for board in range(1, 13):
-        acts.set_result(service, GameKey("Open", 1, board).id, "1-0", ARBITER, "resignation")
+        acting.set_result(service, GameKey("Open", 1, board).id, "1-0", ARBITER, "resignation")
     round2 = _sestao_round(service, 2)
     time.set(at("2025-09-13T10:40:00"))
     absent = round2[0].white
-    acts.set_result(service, GameKey("Open", 2, 1).id, "-/+", ARBITER, "forfeit")
+    acting.set_result(service, GameKey("Open", 2, 1).id, "-/+", ARBITER, "forfeit")
     # Art. 6: out unless they ask to continue; a bye for round 4 is refused for that.
     with pytest.raises(ActionError) as refused:
-        acts.request_bye(service, "Open", 4, absent, ARBITER)
+        acting.request_bye(service, "Open", 4, absent, ARBITER)
     text = str(refused.value)
     assert "withdrawn" not in text
     assert "absent in round 2" in text and "ask in writing to continue" in text
-    alert = next(a for a in service.alerts() if a.kind == "bye-refused")
-    assert "absent in round 2" in alert.message
+    # Refused at the desk, it is answered there: no alert, nothing journaled.
+    assert "bye-refused" not in alert_kinds(service)
+    assert not any(isinstance(e.event, ByeRequested) for e in service.journal.read())
     # Pairing them meanwhile is refused with the same reason.
     with pytest.raises(ActionError, match="cannot be paired: the player was absent in round 2"):
-        service.publish_pairings("Open", 3, [Pairing(1, absent, 24)], "arbiter", ARBITER)
+        acting.publish_pairings(service, "Open", 3, [Pairing(1, absent, 24)], "arbiter", ARBITER)
     # Once the request to continue is recorded, the bye goes through the policy.
-    acts.continue_after_absence(service, "Open", 2, absent, ARBITER)
-    assert acts.request_bye(service, "Open", 4, absent, ARBITER).round == 4
+    acting.continue_after_absence(service, "Open", 2, absent, ARBITER)
+    acting.request_bye(service, "Open", 4, absent, ARBITER)
+    answer = service.tournament.section("Open").bye_log[-1]
+    assert isinstance(answer, ByeGranted) and (answer.round, answer.player) == (4, absent)
+    assert 4 in service.tournament.section("Open").byes_of(absent)
 
 
 def test_a_round_one_no_show_at_the_default_time_excludes_the_player(tmp_path: Path) -> None:
@@ -294,23 +299,21 @@ def test_a_round_one_no_show_at_the_default_time_excludes_the_player(tmp_path: P
     says it was a forfeit."""
     service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
     vega = vega_round1(service.config)
-    service.publish_pairings(
-        "Open", 1, service.imported_pairings("Open", 1, vega), "import", ARBITER
-    )
+    acting.publish_imported(service, "Open", 1, vega, ARBITER)
     game = GameKey("Open", 1, 1).id
     black = service.book.get(game).black
     assert black is not None
     time.set(at("2025-09-12T17:02:00"))
     for board in range(1, 12):
-        service.mark_present(GameKey("Open", 1, board).id, "white", ARBITER)
+        acting.mark_present(service, GameKey("Open", 1, board).id, "white", ARBITER)
         if board > 1:
-            service.mark_present(GameKey("Open", 1, board).id, "black", ARBITER)
+            acting.mark_present(service, GameKey("Open", 1, board).id, "black", ARBITER)
     time.set(at("2025-09-12T17:30:01"))
     service.tick()
     proposal = service.book.get(game).proposal
     assert proposal is not None and (proposal.result, proposal.reason) == ("+/-", "default-time")
     assert [a.game for a in service.alerts() if a.kind == "result-proposed"] == [game]
-    service.confirm_proposal(game, ARBITER)
+    acting.confirm_proposal(service, game, ARBITER)
     state = service.tournament.section("Open")
     assert state.withdrawn[black.start] == 2 and state.no_shows[black.start] == (1,)
     assert "withdraw-from-pairing" in alert_kinds(service)
@@ -323,7 +326,7 @@ def test_a_round_one_no_show_at_the_default_time_excludes_the_player(tmp_path: P
 
 def test_withdrawal_forfeits_say_so_in_the_pgn(tmp_path: Path) -> None:
     service, _ = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
-    acts.withdraw(service, MASTERS, 8, ARBITER, reason="illness (art. 7)")
+    acting.withdraw(service, MASTERS, 8, ARBITER, reason="illness (art. 7)")
     games = _read(round_pgn(service.book, service.config, MASTERS, 1))
     forfeit = next(g for g in games if g.headers["GameId"] == GameKey(MASTERS, 1, 1).id)
     assert forfeit.headers["Result"] == "1-0"
@@ -404,7 +407,7 @@ async def test_the_desk_says_where_the_playoff_stands(tmp_path: Path) -> None:
         assert f"Kutxa: tie for first between {first}, {second}" in desk
         assert "a play-off game is being played: record its result" in desk
         assert "Kutxa · round 12 · play-off game 3 (armageddon) (live)" in desk
-        acts.set_result(service, armageddon, "1/2-1/2", ARBITER, "agreement")
+        acting.set_result(service, armageddon, "1/2-1/2", ARBITER, "agreement")
         desk = _text(await (await client.get("/arbiter")).text())
         assert f"decided: {second} is first" in desk
     finally:
@@ -416,19 +419,19 @@ def test_byes_granted_before_a_withdrawal_score_nothing_after_it(tmp_path: Path)
     rounds paired without them are zero, not half points."""
     service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     for rnd in (3, 4, 5):
-        acts.request_bye(service, "Open", rnd, 5, ARBITER)
+        acting.request_bye(service, "Open", rnd, 5, ARBITER)
     _sestao_round(service, 1)
     time.set(at("2025-09-12T20:00:00"))
     for board in range(1, 13):
-        acts.set_result(service, GameKey("Open", 1, board).id, "1/2-1/2", ARBITER, "arbiter")
-    acts.withdraw(service, "Open", 5, ARBITER, reason="left the event")
+        acting.set_result(service, GameKey("Open", 1, board).id, "1/2-1/2", ARBITER, "arbiter")
+    acting.withdraw(service, "Open", 5, ARBITER, reason="left the event")
     for number in (2, 3):
         _sestao_round(service, number)
         state = service.tournament.section("Open")
         for pairing in state.rounds[number].pairings:
             if pairing.black is not None:
                 game = GameKey("Open", number, pairing.board).id
-                acts.set_result(service, game, "1-0", ARBITER, "resignation")
-    row = next(r for r in acts.standings(service.tournament, "Open").rows if r.start == 5)
+                acting.set_result(service, game, "1-0", ARBITER, "resignation")
+    row = next(r for r in standings_of(service.tournament, "Open").rows if r.start == 5)
     assert row.points == 0.5  # round 1's draw only; round 3's bye came after the withdrawal
     assert row.note == "withdrawn from round 2 (left the event)"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import acting
 from service_feed import run_round
 
 from boardsim.humans import Habits
@@ -48,7 +49,7 @@ def test_flag_and_kings_signal_reach_desk_public_json_and_pgn(tmp_path: Path) ->
         "reason": "time forfeit",
     }
 
-    service.confirm_proposal(flagged.id, "arbiter:test")
+    acting.confirm_proposal(service, flagged.id, "arbiter:test")
     assert service.book.get(flagged.id).result == flagged.proposal.result
     assert flagged.id not in {a.game for a in service.alerts() if a.kind == "result-proposed"}
     pgn = round_pgn(service.book, service.config, "Masters", 1)
@@ -73,7 +74,7 @@ def test_confirmed_kings_signal_closes_its_alert_and_reads_as_agreement(tmp_path
         for g in service.book.round_games("Masters", 1)
         if g.proposal is not None and g.proposal.reason == "kings-signal"
     )
-    service.set_result(game.id, game.proposal.result, "arbiter:test", "kings-signal")  # type: ignore[union-attr]
+    acting.set_result(service, game.id, game.proposal.result, "arbiter:test", "kings-signal")  # type: ignore[union-attr]
     time.advance(DELAY + 1)
     public = json_views.game_json(service.public_state().book.get(game.id))
     assert public["result_reason"] == "kings signal"

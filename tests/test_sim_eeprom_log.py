@@ -8,13 +8,22 @@ the simulator wrote, including a ring that wrapped mid-record.
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from boards.dgt.bus import BusRequest
 from boards.dgt.codes import BusCommand, Command
 from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder, SingleCommand
-from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent, decode_events
+from boards.dgt.eeprom import (
+    ClockTime,
+    EepromEvent,
+    PieceChange,
+    Tag,
+    TagEvent,
+    decode_events,
+    decode_ring,
+)
 from boards.dgt.messages import EEMoves, FieldUpdate
 from boards.position import BoardPosition
 from boardsim.board import EEPROM_SIZE, START_POSITION, EmulatedBoard
@@ -122,8 +131,8 @@ def test_the_ring_wraps_and_the_download_can_start_mid_record() -> None:
 
 
 def test_a_clock_record_cut_by_the_wrap_can_read_as_a_piece_change() -> None:
-    """The protocol's one real ambiguity: BCD minutes 40-59 look like a piece change head.
-    Nothing in the bytes tells them apart; a decoder can only resync after them."""
+    """The protocol's one real ambiguity: BCD minutes (or seconds) 40-59 look like a piece
+    change head. Nothing in the bytes tells them apart; a decoder can only resync after."""
     ring = EepromRing(16)
     ring.append(ClockRecord(left=True, seconds=3600 + 45 * 60 + 30))  # 71 45 30
     for square in range(7):
@@ -189,18 +198,56 @@ def as_product(record: Record) -> EepromEvent | None:
     raise TypeError(record)
 
 
-def expected_events(ring: EepromRing) -> list[EepromEvent]:
-    """The records wholly in the ring, plus the one thing no decoder can avoid: when the
-    ring starts with the minutes and seconds bytes of a clock record whose minutes are
-    40-59 and seconds under 40, those two bytes read exactly like a piece change."""
+def read_cut(ring: EepromRing) -> tuple[list[EepromEvent], int]:
+    """What reading the ring from its first byte makes of the cut: the events it reads
+    there and the bytes that make no sense.
+
+    The cut: once the ring has wrapped, its first bytes can be the tail of a record the
+    wrap cut, the bytes before the first record wholly in the ring. That is the square of
+    a piece change (1 byte, 00-3F), a clock time's BCD seconds (1 byte) or its BCD minutes
+    and seconds (2 bytes, each 00-59). It holds no record, but it is not always
+    recognisable as a tail, because BCD 40-59 are also piece change heads (40 | fast 10 |
+    piece 0-9) and every byte below 40 is also a square. So the ambiguity rule, the one
+    thing no decoder can tell from the bytes alone:
+
+    - a cut byte 40-59 followed by a byte below 40 is also a whole piece change. That
+      following byte is either the next byte of the cut (minutes 40-59, seconds under 40:
+      `45 30`) or, for the cut's last byte, the first byte of the first whole record, when
+      that record is a NOP 00 (seconds 40-59 then padding: `59 00`, which is also "black
+      knight, fast, on a8"; no other record starts below 40);
+    - reading from the first byte, each such pair reads as that piece change (a NOP used
+      up as its square gave no event anyway), and the reading goes on after it;
+    - every other cut byte is nothing: 00 reads as a NOP, anything else makes no sense.
+    """
     positioned = ring.positioned_records()
     first = positioned[0][0] if positioned else ring.written
-    prefix = ring.since(ring.oldest)[: first - ring.oldest] if ring.oldest else b""
-    out: list[EepromEvent] = []
-    if len(prefix) == 2 and 0x40 <= prefix[0] <= 0x59 and prefix[1] < 0x40:
-        out.append(PieceChange(prefix[1], prefix[0] & 0x0F, bool(prefix[0] & 0x10)))
-    out += [e for _, r in positioned if (e := as_product(r)) is not None]
-    return out
+    cut = ring.since(ring.oldest)[: first - ring.oldest] if ring.oldest else b""
+    after = ring.since(first)[:1]  # the first byte of the first whole record, if any
+    events: list[EepromEvent] = []
+    senseless = 0
+    i = 0
+    while i < len(cut):
+        head = cut[i]
+        following = cut[i + 1 : i + 2] or after
+        if 0x40 <= head <= 0x59 and following and following[0] < 0x40:
+            events.append(PieceChange(following[0], head & 0x0F, bool(head & 0x10)))
+            i += 2
+            continue
+        senseless += head != 0x00
+        i += 1
+    return events, senseless
+
+
+def whole_records(ring: EepromRing) -> list[tuple[int, EepromEvent]]:
+    """The events of the records wholly in the ring, with their positions (NOPs left out)."""
+    return [(p, e) for p, r in ring.positioned_records() if (e := as_product(r)) is not None]
+
+
+def expected_events(ring: EepromRing) -> list[EepromEvent]:
+    """What a decoder reading the dump from its first byte must give: what it reads in the
+    cut (`read_cut`: nothing, or a piece change the bytes cannot tell from the tail of a
+    clock time), then every record wholly in the ring, exactly."""
+    return read_cut(ring)[0] + [e for _, e in whole_records(ring)]
 
 
 squares = st.integers(0, 63)
@@ -238,16 +285,98 @@ def run(board: EmulatedBoard, steps: list[tuple[str, object, int, float]]) -> No
                 board.handle(SingleCommand(Command.SEND_EE_MOVES), t)
 
 
+# Found by hypothesis: a 16-byte ring whose oldest byte is the seconds (59) of the right
+# clock's 1:29:59, followed by a NOP 00. `59 00` is also a whole piece change.
+SECONDS_THEN_NOP = (
+    [
+        ("press", "right", 0, 1.0),
+        ("set", 0, 0, 0.05),
+        ("press", "left", 0, 1.0),
+        ("press", "right", 0, 1.0),
+        ("press", "left", 0, 1.0),
+        ("press", "right", 0, 1.0),
+    ],
+    16,
+    "nop-padding",
+)
+
+
+def test_a_cut_clock_seconds_byte_and_a_nop_read_as_a_piece_change() -> None:
+    board = EmulatedBoard("10001", eeprom_size=16, firmware="nop-padding")
+    run(board, SECONDS_THEN_NOP[0])
+    ring = board.eeprom
+    assert ring.dump() == h("59 00 61 29 59 7F 00 71 29 58 00 00 7F 61 29 58")
+    # The wrap cut the right clock's 1:29:59 (61 29 59) after its minutes.
+    truth = [ClockTime(False, 5399), ClockTime(True, 5398), ClockTime(False, 5398)]
+    assert read_cut(ring) == ([PieceChange(0, 9, True)], 0)
+    assert expected_events(ring) == [PieceChange(0, 9, True), *truth]
+    assert decode_events(ring.dump()) == ([PieceChange(0, 9, True), *truth], 0)
+    # The ring decoder sees both readings (cut 1: seconds then NOP; cut 0: a knight on
+    # a8) and keeps only what they agree on.
+    assert decode_ring(ring.dump()) == (truth, 1)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "cut", "reads", "senseless"),
+    [
+        # 71 45 30, cut to `45 30`: minutes 45 and seconds 30 are a white king on a2.
+        (3600 + 45 * 60 + 30, "45 30", [PieceChange(0x30, 5)], 0),
+        # 71 45 50, cut to `45 50`, then the NOP: 45 makes no sense, `50 00` is a change.
+        (3600 + 45 * 60 + 50, "45 50", [PieceChange(0, 0, True)], 1),
+        # 71 30 45, cut to `30 45`, then the NOP: 30 makes no sense, `45 00` is a change.
+        (3600 + 30 * 60 + 45, "30 45", [PieceChange(0, 5)], 1),
+        # 71 29 59, cut to `59`, then the NOP: `59 00` is a black knight on a8, fast.
+        (3600 + 29 * 60 + 59, "59", [PieceChange(0, 9, True)], 0),
+        # 71 30 25, cut to `25`, then the NOP: nothing to read, one byte of no sense.
+        (3600 + 30 * 60 + 25, "25", [], 1),
+        # 71 00 45, cut to `00 45`, then the NOP: 00 reads as a NOP, `45 00` as a change.
+        (3600 + 45, "00 45", [PieceChange(0, 5)], 0),
+    ],
+)
+def test_every_shape_of_a_cut_clock_time(
+    seconds: int, cut: str, reads: list[EepromEvent], senseless: int
+) -> None:
+    ring = EepromRing(16)
+    ring.append(ClockRecord(left=True, seconds=seconds))
+    ring.append(Marker(LogTag.NOP2))
+    squares = range(6 if len(h(cut)) == 2 else 7)
+    for square in squares:
+        ring.append(Change(square, 0x01))
+    if len(h(cut)) == 2:
+        ring.append(Marker(LogTag.BEGINPOS))
+    truth: list[EepromEvent] = [PieceChange(s, 1) for s in squares]
+    truth += [TagEvent(Tag.BEGINPOS)] if len(h(cut)) == 2 else []
+    assert ring.dump().startswith(h(cut) + b"\x00")
+    assert read_cut(ring) == (reads, senseless)
+    assert decode_events(ring.dump()) == (reads + truth, senseless)
+    assert decode_ring(ring.dump())[0] == truth  # the doubtful reading is dropped
+
+
 @settings(max_examples=300, deadline=None)
 @given(actions, st.integers(16, 400), st.sampled_from(FIRMWARE_NAMES))
+@example(*SECONDS_THEN_NOP)
 def test_product_decoder_reads_the_simulators_ring(
     steps: list[tuple[str, object, int, float]], capacity: int, firmware: str
 ) -> None:
     # Every firmware variant: NOP padding, DOWNLOADED and WATCHDOG records included.
     board = EmulatedBoard("10001", eeprom_size=capacity, firmware=firmware)
     run(board, steps)
-    events, _ = decode_events(board.eeprom.dump())
-    assert events == expected_events(board.eeprom)
+    ring = board.eeprom
+    dump = ring.dump()
+    assert decode_events(dump) == (expected_events(ring), read_cut(ring)[1])
+
+    # The ring decoder (what the single-board driver uses on a download) never reports a
+    # doubtful reading of the cut: it gives the whole records, less at most some piece
+    # changes lying before the dump's first byte 60-7F (from there on no byte can be a
+    # record's tail, so all readings agree).
+    events, _ = decode_ring(dump)
+    truth = whole_records(ring)
+    dropped = len(truth) - len(events)
+    assert dropped >= 0 and events == [e for _, e in truth[dropped:]]
+    sure = next((i for i, b in enumerate(dump) if b >= 0x60), len(dump))
+    start = ring.written - len(dump)  # where the dump begins (before 0: unwritten NOPs)
+    for pos, event in truth[:dropped]:
+        assert isinstance(event, PieceChange) and pos - start + 2 <= sure
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,9 +15,10 @@ from pathlib import Path
 from support import assert_no_errors
 from web_support import free_port
 
+from broadcast.actions.pairings import how_to_pair, pair_unpaired
 from broadcast.config import load_event
 from broadcast.journal.store import Journal
-from broadcast.service.event_service import EventService, how_to_pair
+from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web import json_views, pages
 
@@ -63,14 +64,14 @@ def test_the_notice_names_the_round_that_can_be_paired_next(tmp_path: Path) -> N
     )
     service.load()
     assert service.unpaired_rounds() == {"Open": 1}
-    said = service.pair_unpaired(by="serve --sim")
+    said = pair_unpaired(service, "serve --sim")
     assert len(said) == 1 and "Open round 1 was not paired" in said[0], said
     assert service.unpaired_rounds() == {"Open": 2}  # round 2 is due too, and next
 
 
 def test_rehearsal_pairs_the_round_with_dutch(tmp_path: Path) -> None:
     service = _service(tmp_path)
-    said = service.pair_unpaired(by="serve --sim")
+    said = pair_unpaired(service, "serve --sim")
     assert len(said) == 1 and "FIDE Dutch" in said[0] and "Open round 1" in said[0]
     games = service.book.round_games("Open", 1)
     assert len(games) == len(load_event(SESTAO).section("Open").players) // 2
@@ -78,7 +79,7 @@ def test_rehearsal_pairs_the_round_with_dutch(tmp_path: Path) -> None:
     assert sum(1 for b in service.hall.values() if b.game is not None) == min(
         len(games), len(service.hall)
     )
-    assert service.pair_unpaired(by="again") == []  # nothing left to pair
+    assert pair_unpaired(service, "again") == []  # nothing left to pair
 
 
 def test_round_robin_rounds_are_paired_from_the_start(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.arbiter.alerts import Alert
+from broadcast.arbiter.decisions import ActionTaken
 from broadcast.games.events import ResultProposed
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
@@ -242,8 +243,19 @@ async def test_arbiter_actions_are_journaled_with_who(
 ) -> None:
     client, service, _ = env
     play_moves(service, GAME, ["e4", "e5"])
+    line = {"moves": ["d4", "d5", "c4"]}
+    asked = await client.post(f"/api/v1/arbiter/games/{GAME}/line", json=line, headers=BASIC)
+    # It removes the two plies played: 409 says so, and nothing changed yet.
+    assert asked.status == 409, await asked.text()
+    words = (await asked.json())["confirm"]
+    assert words["removes"] == [
+        "plies 1-2 (1.e4 to the end) of round 1 board 1 (Errazkin, Mikel – Sarasola, Iñigo)"
+    ]
+    assert [m.san for m in service.book.get(GAME).moves] == ["e4", "e5"]
     response = await client.post(
-        f"/api/v1/arbiter/games/{GAME}/line", json={"moves": ["d4", "d5", "c4"]}, headers=BASIC
+        f"/api/v1/arbiter/games/{GAME}/line",
+        json={**line, "confirm": words["token"]},
+        headers=BASIC,
     )
     assert response.status == 200, await response.text()
     assert [m["san"] for m in (await response.json())["moves"]] == ["d4", "d5", "c4"]
@@ -252,7 +264,12 @@ async def test_arbiter_actions_are_journaled_with_who(
     )
     assert (await response.json())["result"] == "1-0"
     bys = [getattr(e.event, "by", None) for e in service.journal.read()]
-    assert bys.count("arbiter:arbiter") == 2
+    assert bys.count("arbiter:arbiter") == 4  # each action's event, and its record
+    records = [e.event for e in service.journal.read() if isinstance(e.event, ActionTaken)]
+    assert [(r.kind, r.by) for r in records] == [
+        ("line", "arbiter:arbiter"),
+        ("result", "arbiter:arbiter"),
+    ]
     response = await client.post(
         f"/api/v1/arbiter/games/{GAME}/result", json={"result": "2-0"}, headers=BASIC
     )
@@ -293,8 +310,12 @@ async def test_arbiter_api_rejects_a_proposal_and_the_game_goes_on(
 ) -> None:
     client, service, clock = env
     play_moves(service, GAME, ["e4", "e5"])
-    service.propose(ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings on e4/e5"))
-    response = await client.post(f"/api/v1/arbiter/games/{GAME}/reject", headers=BASIC)
+    service.commit([ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings on e4/e5")])
+    asked = await client.post(f"/api/v1/arbiter/games/{GAME}/reject", headers=BASIC)
+    assert asked.status == 409  # a rejected proposal may be a right result lost: it asks
+    token = (await asked.json())["confirm"]["token"]
+    url = f"/api/v1/arbiter/games/{GAME}/reject?confirm={token}"
+    response = await client.post(url, headers=BASIC)
     assert response.status == 200, await response.text()
     live = await response.json()
     assert (live["result"], live["proposal"], live["pending_result"]) == ("*", None, None)
@@ -310,7 +331,7 @@ async def test_arbiter_api_shows_the_proposal_and_its_alert_and_confirm_closes_i
 ) -> None:
     client, service, clock = env
     play_moves(service, GAME, ["e4", "e5"])
-    service.propose(ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings on e4/e5"))
+    service.commit([ResultProposed(GAME, "1/2-1/2", "kings-signal", clock.now(), "kings on e4/e5")])
     live = await (await client.get(f"/api/v1/arbiter/games/{GAME}", headers=BASIC)).json()
     assert live["result"] == "*" and live["result_code"] is None
     assert live["proposal"]["result"] == "1/2-1/2" and live["proposal"]["reason"] == "kings-signal"
@@ -393,18 +414,25 @@ async def test_desk_login_csrf_and_actions(
     response = await client.post(f"/api/v1/arbiter/games/{GAME}/confirm", json={})
     assert response.status == 403
     white = service.tournament.section("Masters").rounds[2].pairings[0].white
+    fields = {
+        "section": "masters",
+        "round": "2",
+        "white": str(white),
+        "board": "4",
+        "csrf": csrf.group(1),
+    }
+    # A game's table taken away: the desk shows what changes and asks first.
+    asked = await client.post("/arbiter/act/board", data=fields, allow_redirects=False)
+    assert asked.status == 200
+    page = await asked.text()
+    assert "Confirm this action" in page and "moves to table 4" in page
+    assert service.tournament.section("Masters").rounds[2].game_of(white).board == 1
+    token = re.search(r'name="confirm" value="([^"]+)"', page)
+    assert token is not None
     response = await client.post(
-        "/arbiter/act/board",
-        data={
-            "section": "masters",
-            "round": "2",
-            "white": str(white),
-            "board": "4",
-            "csrf": csrf.group(1),
-        },
-        allow_redirects=False,
+        "/arbiter/act/board", data={**fields, "confirm": token.group(1)}, allow_redirects=False
     )
-    assert "board%20reassigned" in response.headers["Location"]
+    assert "moves%20to%20table%204" in response.headers["Location"]
     moved = service.tournament.section("Masters").rounds[2].game_of(white)
     assert moved is not None and moved.board == 4
     cookie = response.cookies  # nothing new set on actions

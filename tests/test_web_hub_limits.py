@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import acting
 import pytest
 from aiohttp import ClientWebSocketResponse, WSCloseCode, WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
@@ -289,7 +290,7 @@ async def test_standings_follow_a_result_computed_off_the_loop(
         assert (await recv(ws))["type"] == "snapshot"
         threads.clear()
         play_moves(service, GAME, ["e4", "e5"])
-        service.set_result(GAME, "1-0", "arbiter:test")
+        acting.set_result(service, GAME, "1-0", "arbiter:test")
         _hub(client).pump()
         kinds = []
         while "standings" not in kinds:

@@ -9,13 +9,14 @@ from base64 import b64encode
 from pathlib import Path
 from urllib.parse import unquote
 
+import acting
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 from test_regulations import at
-from test_web_regulations import _client, _login
+from test_web_regulations import _client, _confirmed, _desk_confirmed, _login
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
-from broadcast.service import actions as acts
 from clocks.timesource import ManualTime
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
@@ -26,8 +27,8 @@ REPLACE = "/api/v1/arbiter/replacements"
 async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> None:
     client, service = await _client(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     try:
-        pairings = service.dutch_pairings("Open", 1)
-        service.publish_pairings("Open", 1, pairings, "dutch", "arbiter:ana")
+        pairings = acting.dutch_pairings(service, "Open", 1)
+        acting.publish_pairings(service, "Open", 1, pairings, "dutch", "arbiter:ana")
         body = {
             "section": "open",
             "name": "Etxeberria, Lara",
@@ -68,7 +69,7 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
 
         # Player 3 has not played: the newcomer takes number 3 and its round-1 game.
         sub = {"section": "open", "player": 3, "name": "Ordezko, Miren", "rating": 1990}
-        answer = await client.post(REPLACE, json=sub, headers=BASIC)
+        answer = await _confirmed(client, REPLACE, sub)
         assert answer.status == 200, await answer.text()
         done = (await answer.json())["replaced"]
         assert done["newcomer"] == {"player": 3, "name": "Ordezko, Miren"}
@@ -85,7 +86,7 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
         for p in pairings:
             if p.black is not None:
                 game_id = GameKey("Open", 1, p.board).id
-                acts.set_result(service, game_id, "1-0", "arbiter:ana", "resignation")
+                acting.set_result(service, game_id, "1-0", "arbiter:ana", "resignation")
         answer = await client.post(
             "/api/v1/arbiter/sections/open/rounds/2/pairings",
             json={"engine": "dutch"},
@@ -98,25 +99,26 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
         names = {side["name"] for row in second for side in (row["white"], row["black"]) if side}
         assert "Etxeberria, Lara" in names
 
-        # Player 1 has played; replacing them needs a withdrawal and the override. The
-        # newcomer takes their round-2 game, not yet played.
+        # Player 1 has played; replacing them needs a withdrawal and the override. Their
+        # round-2 game, paired and not begun, is then a forfeit (a Swiss withdrawal): the
+        # newcomer plays from round 3.
         jon = {**sub, "player": 1, "name": "Ordezko, Jon"}
         refused = await client.post(REPLACE, json=jon, headers=BASIC)
         assert refused.status == 422
         assert "only the arbiter's override" in (await refused.json())["error"]
-        await client.post(
-            "/api/v1/arbiter/withdrawals",
-            json={"section": "open", "player": 1, "from_round": 2},
-            headers=BASIC,
-        )
+        withdrawal = {"section": "open", "player": 1, "from_round": 2}
+        withdrawn = await _confirmed(client, "/api/v1/arbiter/withdrawals", withdrawal)
+        assert withdrawn.status == 200, await withdrawn.text()
         forced = {**jon, "override": "chief arbiter"}
-        answer = await client.post(REPLACE, json=forced, headers=BASIC)
+        answer = await _confirmed(client, REPLACE, forced)
         assert answer.status == 200, await answer.text()
         done = (await answer.json())["replaced"]
         assert done["newcomer"] == {"player": 26, "name": "Ordezko, Jon"}
-        assert done["override"] == "chief arbiter" and done["from_round"] == 2
+        assert done["override"] == "chief arbiter" and done["from_round"] == 3
         games = (await (await client.get("/api/v1/rounds/2")).json())["games"]
-        assert any("Ordezko, Jon" in (g["white"]["name"], g["black"]["name"]) for g in games)
+        ones = [g for g in games if 1 in (g["white"]["start"], g["black"]["start"])]
+        assert [g["result_reason"] for g in ones] == ["withdrawal"]
+        assert all("Ordezko, Jon" not in (g["white"]["name"], g["black"]["name"]) for g in games)
         missing = await client.post(REPLACE, json={**jon, "player": 99}, headers=BASIC)
         assert missing.status == 422 and "no player 99" in (await missing.json())["error"]
     finally:
@@ -131,16 +133,33 @@ async def test_a_round_robin_refuses_a_late_entry_over_the_api(tmp_path: Path) -
         assert answer.status == 422
         assert "Berger tables are fixed" in (await answer.json())["error"]
         body = {"section": "masters", "player": 4, "name": "Ordezko, Unai"}
-        answer = await client.post(REPLACE, json=body, headers=BASIC)
+        answer = await _confirmed(client, REPLACE, body)
         assert answer.status == 200 and (await answer.json())["replaced"]["from_round"] == 1
     finally:
         await client.close()
 
 
+def _message(response: ClientResponse) -> str:
+    """The desk's message in its redirect: what was done (`?m=`), or "Not done: " and
+    why (`?e=`)."""
+    location = response.headers["Location"]
+    assert location.startswith(("/arbiter?m=", "/arbiter?e="))
+    done = unquote(location[len("/arbiter?m=") :])
+    assert location.startswith("/arbiter?e=") == done.startswith("Not done: ")
+    return done
+
+
 async def _form(client: TestClient, csrf: str, path: str, **fields: str) -> str:
     response = await client.post(path, data={**fields, "csrf": csrf}, allow_redirects=False)
     assert response.status == 303, await response.text()
-    return unquote(response.headers["Location"].removeprefix("/arbiter?m="))
+    return _message(response)
+
+
+async def _confirmed_form(client: TestClient, csrf: str, path: str, **fields: str) -> str:
+    """A form that asks first (its confirmation box), posted again confirmed."""
+    response = await _desk_confirmed(client, path, {**fields, "csrf": csrf})
+    assert response.status == 303, await response.text()
+    return _message(response)
 
 
 async def test_the_desk_forms_enter_and_replace(tmp_path: Path) -> None:
@@ -154,9 +173,7 @@ async def test_the_desk_forms_enter_and_replace(tmp_path: Path) -> None:
         assert token is not None
         csrf = token.group(1)
         late = "/arbiter/regs/late-entry"
-        service.publish_pairings(
-            "Open", 1, service.dutch_pairings("Open", 1), "dutch", "arbiter:ana"
-        )
+        acting.pair_dutch(service, "Open", 1, "arbiter:ana")
         done = await _form(
             client,
             csrf,
@@ -170,10 +187,7 @@ async def test_the_desk_forms_enter_and_replace(tmp_path: Path) -> None:
             from_round="3",
             missed_round_points="0.5",
         )
-        assert (
-            done
-            == "late entry: player 25 Etxeberria, Lara, paired from round 3, starts with 1 point"
-        )
+        assert done == "late entry: Etxeberria, Lara (25), paired from round 3, starts with 1 point"
         entry = service.tournament.section("Open").players[25]
         assert (entry.rating, entry.sex, entry.birth) == (1880, "w", "2004")
         assert await _form(client, csrf, late, section="open", name="X", rating="high") == (
@@ -190,13 +204,16 @@ async def test_the_desk_forms_enter_and_replace(tmp_path: Path) -> None:
             "not both"
         )
         replace = "/arbiter/regs/replace"
-        assert await _form(
+        assert await _confirmed_form(
             client, csrf, replace, section="open", player="5", name="Ordezko, Ane"
-        ) == ("player 5 Arrieta, Garazi replaced by Ordezko, Ane from round 1")
+        ) == ("Arrieta, Garazi (5) replaced by Ordezko, Ane from round 1")
         assert service.tournament.section("Open").players[5].name == "Ordezko, Ane"
-        assert await _form(client, csrf, replace, section="open", player="x") == (
-            "Not done: player must be a number"
+        # A player by number or by name: a name nobody has, or several have, is refused.
+        assert await _form(client, csrf, replace, section="open", player="Nobody") == (
+            "Not done: no player of Open is called 'Nobody'"
         )
+        several = await _form(client, csrf, replace, section="open", player="Goikoetxea")
+        assert several.startswith("Not done: 'Goikoetxea' names several players")
         # The log of the journal's actions names both (the desk's history reads the journal).
         kinds = [type(e.event).__name__ for e in service.journal.read(0)]
         assert kinds.count("PlayerEntered") == 1 and kinds.count("PlayerReplaced") == 1

@@ -293,6 +293,13 @@ async def test_board_assignment_is_checked_against_the_hall(
     assert "not a board of Masters" in (await response.json())["error"]
     body["board"] = 4
     response = await client.post("/api/v1/arbiter/boards/assign", json=body, headers=BASIC)
+    # Board 4 carries a game in play: a swap only on purpose, and confirmed.
+    assert response.status == 422 and "swap" in (await response.json())["error"]
+    body["swap"] = True
+    response = await client.post("/api/v1/arbiter/boards/assign", json=body, headers=BASIC)
+    assert response.status == 409, await response.text()
+    body["confirm"] = (await response.json())["confirm"]["token"]
+    response = await client.post("/api/v1/arbiter/boards/assign", json=body, headers=BASIC)
     assert response.status == 200, await response.text()
 
 

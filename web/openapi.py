@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from broadcast.service.actions import DESK_REASONS
+from broadcast.actions.results import DESK_REASONS
 
 _NULLABLE_STR = {"type": "string", "nullable": True}
 _NULLABLE_INT = {"type": "integer", "nullable": True}
@@ -122,17 +122,56 @@ _MOVED: dict[str, Any] = {
 }
 
 
+_CONFIRM_FIELD: dict[str, Any] = {
+    "description": "the token from the 409 that said what the action removes (true: "
+    "whatever it removes, for scripts)",
+    "oneOf": [{"type": "string"}, {"type": "boolean"}],
+}
+_CONFIRM_QUERY = {
+    "name": "confirm",
+    "in": "query",
+    "required": False,
+    "description": "a bare POST's confirmation: the token from the 409, or true",
+    "schema": {"type": "string"},
+}
+_NEEDS_CONFIRMATION = _json(
+    _ref("ConfirmationNeeded"),
+    "The action removes something (moves, a result, pairings, a player's participation, a "
+    "game's board, a prize): nothing was done. Send it again with the token as `confirm`",
+)
+_PLAYER_FIELD: dict[str, Any] = {
+    "description": "a starting number, or the player's name (as the desk's picker gives it)",
+    "oneOf": [{"type": "integer"}, {"type": "string"}],
+}
+
+
+def _with_action(ok: dict[str, Any]) -> dict[str, Any]:
+    """An action's answer: what the route says, and the action's record (`action`)."""
+    schema = ok["content"]["application/json"]["schema"]
+    both = {"allOf": [schema, _obj({"action": _ref("Action")})]}
+    return _json(both, ok["description"])
+
+
 def _arbiter_post(
     summary: str, body: dict[str, Any] | None, ok: dict[str, Any], params: list[dict[str, Any]]
 ) -> Any:
+    """An action route: it goes through the door (422 refused, 409 until confirmed), and
+    its answer carries the action's record."""
     op: dict[str, Any] = {
         "summary": summary,
         "security": [{"basic": []}, {"session": []}],
-        "parameters": params,
-        "responses": {"200": ok, **_ERRORS, **_AUTH_ERRORS},
+        "parameters": params if body is not None else [*params, _CONFIRM_QUERY],
+        "responses": {
+            "200": _with_action(ok),
+            "409": _NEEDS_CONFIRMATION,
+            **_ERRORS,
+            **_AUTH_ERRORS,
+        },
     }
     if body is not None:
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+        schema = dict(body)
+        schema["properties"] = {**body.get("properties", {}), "confirm": _CONFIRM_FIELD}
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": schema}}}
     return {"post": op}
 
 
@@ -154,8 +193,49 @@ def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, 
     return out
 
 
+_WORDS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+
 SCHEMAS: dict[str, Any] = {
     "Error": _obj({"error": {"type": "string"}}, ["error"]),
+    "Action": _obj(
+        {
+            "seq": {"type": "integer", "description": "its record's number: what an undo names"},
+            "kind": {"type": "string"},
+            "summary": {"type": "string"},
+            "removes": _WORDS,
+            "notes": _WORDS,
+        },
+        ["seq", "kind", "summary"],
+    ),
+    "ConfirmationNeeded": _obj(
+        {
+            "error": {"type": "string"},
+            "confirm": _obj(
+                {
+                    "kind": {"type": "string"},
+                    "summary": {"type": "string"},
+                    "removes": _WORDS,
+                    "notes": _WORDS,
+                    "token": {"type": "string", "description": "send it back as `confirm`"},
+                },
+                ["summary", "removes", "token"],
+            ),
+        },
+        ["error", "confirm"],
+    ),
+    "LoggedAction": _obj(
+        {
+            "seq": {"type": "integer"},
+            "t": {"type": "number"},
+            "kind": {"type": "string"},
+            "summary": {"type": "string"},
+            "by": {"type": "string"},
+            "removes": _WORDS,
+            "undoes": {"type": "integer", "description": "the action it undid (0: none)"},
+            "undone_by": {"type": "integer", "description": "the undo in force (0: in force)"},
+        },
+        ["seq", "kind", "summary", "by", "undone_by"],
+    ),
     "Player": {
         **_obj(
             {
@@ -476,7 +556,7 @@ def _regulation_paths() -> dict[str, Any]:
     bye = {
         "section": {"type": "string"},
         "round": {"type": "integer"},
-        "player": {"type": "integer"},
+        "player": _PLAYER_FIELD,
         "override": {
             "type": "boolean",
             "description": "grant (cancel) even if the regulations refuse: journaled, flagged",
@@ -521,11 +601,12 @@ def _regulation_paths() -> dict[str, Any]:
             [],
         ),
         "/api/v1/arbiter/withdrawals": _arbiter_post(
-            "Withdraw or eliminate a player (round robin: later games per the config)",
+            "Withdraw or eliminate a player: their games not yet played follow the config "
+            "(a Swiss game paired and not begun: a forfeit won by the opponent). Asks first",
             _obj(
                 {
                     "section": {"type": "string"},
-                    "player": {"type": "integer"},
+                    "player": _PLAYER_FIELD,
                     "from_round": {"type": "integer", "nullable": True},
                     "reason": {"type": "string"},
                 },
@@ -534,12 +615,26 @@ def _regulation_paths() -> dict[str, Any]:
             _json(_obj({"withdrawn": done})),
             [],
         ),
+        "/api/v1/arbiter/reinstatements": _arbiter_post(
+            "Reinstate a withdrawn player: the forfeits their withdrawal entered, not changed "
+            "since, are taken back (asks first when there are any)",
+            _obj(
+                {
+                    "section": {"type": "string"},
+                    "player": _PLAYER_FIELD,
+                    "reason": {"type": "string"},
+                },
+                ["section", "player"],
+            ),
+            _json(_obj({"reinstated": done})),
+            [],
+        ),
         "/api/v1/arbiter/prizes/withheld": _arbiter_post(
             "Withhold a player's prize, with the reason (it passes to the next eligible player)",
             _obj(
                 {
                     "section": {"type": "string"},
-                    "player": {"type": "integer"},
+                    "player": _PLAYER_FIELD,
                     "reason": {"type": "string"},
                 },
                 ["section", "player", "reason"],
@@ -552,7 +647,7 @@ def _regulation_paths() -> dict[str, Any]:
             _obj(
                 {
                     "section": {"type": "string"},
-                    "player": {"type": "integer"},
+                    "player": _PLAYER_FIELD,
                     "reason": {"type": "string"},
                 },
                 ["section", "player"],
@@ -598,7 +693,7 @@ def _regulation_paths() -> dict[str, Any]:
             _obj(
                 {
                     "section": {"type": "string"},
-                    "player": {"type": "integer", "description": "the player replaced"},
+                    "player": {**_PLAYER_FIELD, "description": "the player replaced"},
                     **newcomer,
                     "override": {
                         "type": "string",
@@ -617,8 +712,8 @@ def _regulation_paths() -> dict[str, Any]:
             _obj(
                 {
                     "section": {"type": "string"},
-                    "white": {"type": "integer"},
-                    "black": {"type": "integer"},
+                    "white": _PLAYER_FIELD,
+                    "black": _PLAYER_FIELD,
                     "board": {"type": "integer", "nullable": True},
                 },
                 ["section", "white", "black"],
@@ -717,20 +812,47 @@ def document() -> dict[str, Any]:
             "Confirm the proposed result", None, game, [_GAME]
         ),
         "/api/v1/arbiter/games/{game}/reject": _arbiter_post(
-            "Reject the proposed result: the game goes on (422 when none is waiting)",
+            "Reject the proposed result: the game goes on (422 when none is waiting; asks first)",
             None,
             game,
             [_GAME],
         ),
         "/api/v1/arbiter/games/{game}/line": _arbiter_post(
-            "Replace the game's line (UCI or SAN moves from the start position)",
+            "Replace the game's line (UCI or SAN moves from the start position; an empty "
+            "line on a game with moves is refused; removing plies asks first)",
             _obj({"moves": {"type": "array", "items": {"type": "string"}}}, ["moves"]),
             game,
             [_GAME],
         ),
+        "/api/v1/arbiter/games/{game}/takeback": _arbiter_post(
+            "Take back the last plies (asks first)",
+            _obj({"plies": {"type": "integer", "minimum": 1, "description": "default 1"}}),
+            game,
+            [_GAME],
+        ),
+        "/api/v1/arbiter/games/{game}/move": _arbiter_post(
+            "Replace ply `ply` with a move (SAN or UCI; the ply after the last adds one); "
+            "the later plies stay while legal (removing any asks first)",
+            _obj(
+                {"ply": {"type": "integer", "minimum": 1}, "move": {"type": "string"}},
+                ["ply", "move"],
+            ),
+            game,
+            [_GAME],
+        ),
         "/api/v1/arbiter/games/{game}/start-fen": _arbiter_post(
-            "Set the game's start position",
-            _obj({"fen": {"type": "string"}}, ["fen"]),
+            "Set the game's start position (a game with moves: only `on_purpose`, and it "
+            "asks first)",
+            _obj(
+                {
+                    "fen": {"type": "string"},
+                    "on_purpose": {
+                        "type": "boolean",
+                        "description": "Chess960 or an adjourned game: the moves go",
+                    },
+                },
+                ["fen"],
+            ),
             game,
             [_GAME],
         ),
@@ -752,12 +874,30 @@ def document() -> dict[str, Any]:
                 {
                     "section": {"type": "string"},
                     "round": {"type": "integer"},
-                    "player": {"type": "integer"},
+                    "player": _PLAYER_FIELD,
                 },
                 ["section", "round", "player"],
             ),
             _json(_obj({"granted": {"type": "object"}})),
             [],
+        ),
+        "/api/v1/arbiter/actions": _arbiter_get(
+            "The newest actions first: number, words, who, and what undid each",
+            _json({"type": "array", "items": _ref("LoggedAction")}),
+            [
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
+                }
+            ],
+        ),
+        "/api/v1/arbiter/actions/{seq}/undo": _arbiter_post(
+            "Undo an action (asks first: 409 with what goes and what comes back)",
+            None,
+            _json(_obj({"undone": {"type": "integer"}})),
+            [{"name": "seq", "in": "path", "required": True, "schema": {"type": "integer"}}],
         ),
         "/api/v1/arbiter/boards/assign": _arbiter_post(
             "Move a game (by its White) to another hall board, moves and all (a spare)",
@@ -765,8 +905,12 @@ def document() -> dict[str, Any]:
                 {
                     "section": {"type": "string"},
                     "round": {"type": "integer"},
-                    "white": {"type": "integer"},
+                    "white": _PLAYER_FIELD,
                     "board": {"type": "integer"},
+                    "swap": {
+                        "type": "boolean",
+                        "description": "a board whose game is in play: the games exchange",
+                    },
                     **_SPARE_TIMES,
                 },
                 ["section", "round", "white", "board"],
@@ -777,7 +921,15 @@ def document() -> dict[str, Any]:
         "/api/v1/arbiter/games/{game}/replace-board": _arbiter_post(
             "Move the game to a spare: a hall board, or the board with a DGT serial",
             _obj(
-                {"board": {"type": "integer"}, "serial": {"type": "string"}, **_SPARE_TIMES},
+                {
+                    "board": {"type": "integer"},
+                    "serial": {"type": "string"},
+                    "swap": {
+                        "type": "boolean",
+                        "description": "a board whose game is in play: the games exchange",
+                    },
+                    **_SPARE_TIMES,
+                },
                 [],
             ),
             game,
@@ -789,6 +941,11 @@ def document() -> dict[str, Any]:
                 {
                     "trf": {"type": "string"},
                     "engine": {"type": "string", "enum": ["dutch"]},
+                    "override": {
+                        "type": "boolean",
+                        "description": "TRF: accept its byes as they are; Dutch: pair while "
+                        "results of the rounds before are missing",
+                    },
                     "pairs": {
                         "type": "array",
                         "items": {
@@ -823,8 +980,9 @@ def document() -> dict[str, Any]:
         "comes when the pairings are published; the boards and pages are served meanwhile."
     )
     pairing["responses"]["409"] = _json(
-        _ref("Error"),
-        "That round is being paired already, or the section changed while it was (pair again)",
+        {"oneOf": [_ref("ConfirmationNeeded"), _ref("Error")]},
+        "A round already paired: the difference, and what it drops, to confirm (`confirm`); "
+        "or that round is being paired already, or the section changed while it was",
     )
     return {
         "openapi": "3.0.3",

@@ -21,6 +21,7 @@ import pickle
 import sys
 from typing import Any
 
+from broadcast.actions.pairings import check_results_in
 from broadcast.fide.pairing import Pairing
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.state import StateError
@@ -37,14 +38,16 @@ class PairingWorker:
         self._running: dict[tuple[str, int], asyncio.subprocess.Process | None] = {}
 
     async def dutch(
-        self, service: EventService, section: str, round_number: int
+        self, service: EventService, section: str, round_number: int, *, override: bool = False
     ) -> tuple[Pairing, ...]:
         """FIDE Dutch pairings for a round from the results so far (as
-        `EventService.dutch_pairings`), made in the worker process."""
+        `broadcast.actions.pairings.dutch_pairings`), made in the worker process; refused
+        at once while a round before it has games without a result, unless `override`."""
         try:
             state = service.tournament.section(section)
         except StateError as exc:
             raise ActionError(str(exc)) from None
+        check_results_in(state, round_number, override=override)
         key = (section, round_number)
         if key in self._running:
             raise PairingBusy(f"round {round_number} of {section} is being paired already: wait")

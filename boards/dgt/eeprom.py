@@ -62,7 +62,14 @@ def _to_bcd(n: int) -> int:
 def decode_events(data: bytes) -> tuple[list[EepromEvent], int]:
     """Decode an event stream. Returns the events and the number of bytes that made no sense.
 
-    Padding (00, 7F) is skipped silently; EOF ends the stream.
+    Padding (00, 7F) is skipped silently; EOF ends the stream. The rule is greedy and
+    deterministic: every byte is read as the start of a record when the bytes after it
+    allow one (40-5F then a byte below 40 is a piece change, 60-79 then two BCD bytes
+    under 60 a clock time), and as making no sense otherwise. That is exact for data
+    that begins at a record, as bus replies do. A ring dump (EE_MOVES) can begin inside
+    a record, and there the bytes alone are ambiguous: a cut clock time's BCD minutes or
+    seconds 40-59 followed by a byte below 40 (the seconds, or a NOP 00 after the cut)
+    read here as a piece change. Use `decode_ring` for a dump.
     """
     events: list[EepromEvent] = []
     bad = 0
@@ -123,7 +130,8 @@ def decode_ring(data: bytes) -> tuple[list[EepromEvent], int]:
     BCD digits below 5A), so every reading agrees from the first of them on. Before it,
     the cut can be 0, 1 or 2 bytes long: each cut whose bytes could be a record's tail and
     leaves whole records is a reading; what all readings agree on is kept, the rest (a
-    cut clock time whose minutes look like a piece change) is dropped as doubtful.
+    cut clock time whose minutes or seconds, 40-59, read as the head of a piece change:
+    `45 30`, or `59 00` with the NOP after the cut) is dropped as doubtful.
     Returns the events and the bytes that made no sense or were dropped."""
     sure = next((i for i, b in enumerate(data) if 0x60 <= b <= 0x7F), len(data))
     head, tail = data[:sure], data[sure:]

@@ -123,7 +123,36 @@ class PlayerMarkedPresent:
     by: str = "arbiter"
 
 
-ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent
+@dataclass(frozen=True, slots=True)
+class AlertReopened:
+    """Alert `alert` is open again: the action that closed it (a confirmation, an
+    acknowledgement, a withdrawal) was undone, so what it asked is asked again."""
+
+    alert: str
+    t: float
+    by: str = "arbiter"
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceUnmarked:
+    """The arbiter's word that `colour` of `game` was at the board from `since` is taken
+    back (the mark was undone): they count as present again only from a move or a press."""
+
+    game: str
+    colour: Colour
+    since: float
+    t: float
+    by: str = "arbiter"
+
+
+ArbiterEvent = (
+    Alert
+    | AlertAcknowledged
+    | AlertResolved
+    | AlertReopened
+    | PlayerMarkedPresent
+    | PresenceUnmarked
+)
 
 __all__ = [
     "ALERT_KINDS",
@@ -131,8 +160,10 @@ __all__ = [
     "Alert",
     "AlertAcknowledged",
     "AlertKind",
+    "AlertReopened",
     "AlertResolved",
     "ArbiterEvent",
     "PlayerMarkedPresent",
+    "PresenceUnmarked",
     "Severity",
 ]

@@ -19,10 +19,13 @@ from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
+    AlertReopened,
     AlertResolved,
     PlayerMarkedPresent,
+    PresenceUnmarked,
     Severity,
 )
+from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.presence import DEFAULT_WARNINGS
 from broadcast.arbiter.trouble import TroubleConfig
 from broadcast.arbiter.watch import BoardWatch, Watch
@@ -59,8 +62,12 @@ Observable = (
     | Alert
     | AlertAcknowledged
     | AlertResolved
+    | AlertReopened
     | PlayerMarkedPresent
+    | PresenceUnmarked
     | FlagFell
+    | ActionTaken
+    | ActionUndone
 )
 """What the rules observe and raise: every kind of journal event (the same union as
 `broadcast.journal.kinds.JournalEvent`, which sits above the arbiter and cannot be
@@ -110,6 +117,8 @@ class RulesContext(Protocol):
     def fold(self, event: Observable) -> None: ...
 
     def close(self, game_id: str) -> None: ...
+
+    def reopen(self, game_id: str) -> None: ...
 
     def is_open(self, alert_id: str) -> bool: ...
 

@@ -42,14 +42,16 @@ from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
     AlertKind,
+    AlertReopened,
     AlertResolved,
     Severity,
 )
 from broadcast.arbiter.context import EventView, Observable, RulesConfig, RulesContext
+from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
-from broadcast.games.events import Colour, GameEvent
+from broadcast.games.events import Colour, GameEvent, ResultCleared
 from broadcast.games.state import GameState
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState
@@ -88,8 +90,11 @@ class RulesMemory:
     resolved: frozenset[str]
     watch: Mapping[str, WatchMemory]
     boards: Mapping[str, BoardWatchMemory]
-    closed: frozenset[str]
+    closed: Mapping[str, WatchMemory]  # games whose result stands, with their watch then
     counted: frozenset[tuple[str, int, int]]
+    # The watches of games a pairing edit gave to other players, by "game#white-black":
+    # an edit undone brings the game back, and what was seen of its players with it.
+    replaced: Mapping[str, WatchMemory]
 
 
 class ArbiterRules:
@@ -115,7 +120,10 @@ class ArbiterRules:
         self.resolved: set[str] = set()
         self.watches: dict[str, Watch] = {}
         self.boards: dict[str, BoardWatch] = {}
-        self._closed: set[str] = set()  # games whose result stands: never watched again
+        # Games whose result stands: not watched while it does, their watch kept for a
+        # result that is undone (who was seen at the board, what was proposed).
+        self._closed: dict[str, Watch] = {}
+        self._replaced: dict[str, Watch] = {}
         # no-shows already emitted: (section, round, player)
         self.counted: set[tuple[str, int, int]] = set()
         self._next_due = -math.inf  # earliest moment a time rule may fire; -inf: rescan
@@ -161,6 +169,8 @@ class ArbiterRules:
         until it). `state` is the event's state with `event` folded in (and the events the
         rules raised before, if the caller has not folded them yet). `game` names the game
         of an event that carries none (a `FlagFell` from the board's clock)."""
+        if isinstance(event, ActionTaken):
+            return []  # an action's record: its events were seen one by one
         # `at` of a RoundStartMoved is the new schedule, not when this happened: no time
         # passes for it. Rules due before the event fire first, on the state before it.
         t = None if isinstance(event, RoundStartMoved) else _time_of(event)
@@ -182,8 +192,10 @@ class ArbiterRules:
         for event in raised:
             state = state.apply(event)
         new_games = state.tournament is not self._view.tournament
+        old = self._view.book
         self._view = state
         if new_games:
+            self._forget_replaced_games(old)
             self._watch_new_games()
 
     def _tick(self, now: float) -> list[Observable]:
@@ -238,8 +250,9 @@ class ArbiterRules:
             resolved=frozenset(self.resolved),
             watch={g: w.memory() for g, w in self.watches.items()},
             boards={n: b.memory() for n, b in self.boards.items()},
-            closed=frozenset(self._closed),
+            closed={g: w.memory() for g, w in self._closed.items()},
             counted=frozenset(self.counted),
+            replaced={k: w.memory() for k, w in self._replaced.items()},
         )
 
     def recall(self, memory: RulesMemory, state: EventView) -> None:
@@ -251,7 +264,8 @@ class ArbiterRules:
         self.resolved = set(memory.resolved)
         self.watches = {g: Watch.recalled(w) for g, w in memory.watch.items()}
         self.boards = {n: BoardWatch.recalled(b) for n, b in memory.boards.items()}
-        self._closed = set(memory.closed)
+        self._closed = {g: Watch.recalled(w) for g, w in memory.closed.items()}
+        self._replaced = {k: Watch.recalled(w) for k, w in memory.replaced.items()}
         self.counted = set(memory.counted)
         self._next_due = -math.inf  # rescan the time rules
         self._open, self._open_by = {}, {}
@@ -297,12 +311,23 @@ class ArbiterRules:
                 if event.alert in self.alerts:
                     self._unindex(event.alert)
                 return []
+            case AlertReopened():
+                self.acknowledged.discard(event.alert)
+                self.resolved.discard(event.alert)
+                alert = self.alerts.get(event.alert)
+                if alert is not None and alert.id not in self._open:
+                    self._index(alert)
+                    # Oldest first, as raised: a reopened alert takes its place again.
+                    self._open = {i: None for i in self.alerts if i in self._open}
+                return []
             case RoundStartMoved():
                 # `serve --round R` or a delayed round: presence counts from the new start.
                 self.rescan()
                 return []
         if isinstance(event, GameEvent) and event.game not in self.book.games:
             return []  # not a paired game (yet): nothing to watch
+        if isinstance(event, ActionUndone | ResultCleared):
+            self._follow_results()
         self.named_game = game
         out: list[Observable] = []
         for family in self._families:
@@ -316,15 +341,75 @@ class ArbiterRules:
         self._see(self._view.apply(event), [])
 
     def close(self, game_id: str) -> None:
-        """The game's result stands: never watched again."""
-        self.watches.pop(game_id, None)
-        self._closed.add(game_id)
+        """The game's result stands: not watched while it does."""
+        watch = self.watches.pop(game_id, None)
+        if game_id not in self._closed:
+            self._closed[game_id] = watch if watch is not None else Watch()
+
+    def reopen(self, game_id: str) -> None:
+        """The game's result was taken back (the rules' own doing): watch it again."""
+        watch = self._closed.get(game_id)
+        game = self.book.games.get(game_id)
+        # The game's own result is what the rules took back; its pairing's follows when
+        # the service stores it.
+        if watch is not None and game is not None and not game.finished:
+            del self._closed[game_id]
+            self.watches[game_id] = watch
+            self.rescan()
+
+    def _follow_results(self) -> None:
+        """A game whose result was taken back (an undone confirmation, a withdrawal's
+        forfeit taken back) is watched again, from what its watch knew then; one whose
+        result came back (an undone correction of it) is not watched any more."""
+        for game_id in [g for g in self._closed if g in self.book.games]:
+            if not self._result_stands(self.book.games[game_id]):
+                self.watches[game_id] = self._closed.pop(game_id)
+                self.rescan()
+        for game_id in list(self.watches):
+            game = self.book.games.get(game_id)
+            if game is not None and self._result_stands(game):
+                self.close(game_id)
+
+    def _result_stands(self, game: GameState) -> bool:
+        """The game has a result: its own, or one recorded on its pairing."""
+        if game.finished:
+            return True
+        section = self.tournament.sections.get(game.key.section)
+        rnd = section.rounds.get(game.key.round) if section is not None else None
+        if rnd is None:
+            return False
+        pairing = next((p for p in rnd.pairings if p.board == game.key.board), None)
+        return pairing is not None and pairing.white in rnd.results
+
+    def _forget_replaced_games(self, old: GameBook) -> None:
+        """A board whose game a pairing edit gave to other players has a new game: what
+        was seen of the old one's players says nothing of the new ones. It is kept aside
+        for the old game, which comes back if the edit is undone."""
+        for game_id in [g for g in (*self.watches, *self._closed)]:
+            was, now = old.games.get(game_id), self.book.games.get(game_id)
+            if was is None or now is None or was is now or _starts(was) == _starts(now):
+                continue
+            watch = self.watches.pop(game_id, None) or self._closed.pop(game_id, None)
+            if watch is not None:
+                self._replaced[_pair_key(game_id, was)] = watch
+            back = self._replaced.pop(_pair_key(game_id, now), None)
+            if back is not None:
+                if now.finished:
+                    self._closed[game_id] = back
+                else:
+                    self.watches[game_id] = back
 
     def _watch_new_games(self) -> None:
         for game_id, game in self.book.games.items():
-            if game_id not in self.watches and game_id not in self._closed and not game.finished:
-                self.watches[game_id] = Watch()
-                self.rescan()
+            if game_id in self.watches or game.finished:
+                continue
+            closed = self._closed.get(game_id)
+            if closed is not None:
+                if self._result_stands(game):
+                    continue
+                del self._closed[game_id]
+            self.watches[game_id] = closed if closed is not None else Watch.of(game)
+            self.rescan()
 
     def is_open(self, alert_id: str) -> bool:
         """The alert is up: neither acknowledged nor resolved."""
@@ -443,6 +528,18 @@ class ArbiterRules:
     def player_name(self, section: str, player: int) -> str:
         entry = self.tournament.section(section).players.get(player)
         return entry.name if entry is not None else f"player {player}"
+
+
+def _pair_key(game_id: str, game: GameState) -> str:
+    white, black = _starts(game)
+    return f"{game_id}#{white}-{black}"
+
+
+def _starts(game: GameState) -> tuple[int | None, int | None]:
+    return (
+        game.white.start if game.white is not None else None,
+        game.black.start if game.black is not None else None,
+    )
 
 
 def _time_of(event: Observable) -> float | None:

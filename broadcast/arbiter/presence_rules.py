@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING
 
 from broadcast.arbiter import result_rules
-from broadcast.arbiter.alerts import PlayerMarkedPresent
+from broadcast.arbiter.alerts import PlayerMarkedPresent, PresenceUnmarked
 from broadcast.arbiter.presence import (
     Presence,
     absent_colours,
@@ -37,6 +37,9 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
     match event:
         case PlayerMarkedPresent():
             return _mark_present(ctx, event.game, event.colour, event.t)
+        case PresenceUnmarked():
+            _unmark(ctx, event)
+            return []
         case GameMove() if ctx.watched(event.game):
             colour: Colour = "white" if event.ply % 2 == 1 else "black"
             return _mark_present(ctx, event.game, colour, event.t)
@@ -71,6 +74,31 @@ def _mark_present(ctx: RulesContext, game_id: str, colour: Colour, t: float) -> 
         t,
         "the players are at the board",
     )
+
+
+def _unmark(ctx: RulesContext, event: PresenceUnmarked) -> None:
+    """The arbiter's mark is taken back: the colour counts as not seen, unless the board
+    has seen them since the mark (a move, a press) or before it."""
+    watch = ctx.watches.get(event.game)
+    if watch is None or watch.presence.of(event.colour) != event.since:
+        return
+    game = ctx.book.games.get(event.game)
+    # Seen at the board since the mark (a move of theirs): present from then, as they
+    # would have been without it.
+    parity = 0 if event.colour == "white" else 1
+    moved = next(
+        (
+            m.t
+            for i, m in enumerate(game.moves if game is not None else ())
+            if i % 2 == parity and m.t >= event.since
+        ),
+        None,
+    )
+    p = watch.presence
+    watch.presence = (
+        Presence(moved, p.black) if event.colour == "white" else Presence(p.white, moved)
+    )
+    ctx.rescan()
 
 
 def _presence_due(ctx: RulesContext, game: GameState) -> float:

@@ -13,17 +13,19 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from broadcast.arbiter.decisions import ActionUndone
 from broadcast.arbiter.presence import no_show_colours
-from broadcast.arbiter.withdrawal import withdrawal_events
-from broadcast.games.events import ResultConfirmed
+from broadcast.arbiter.withdrawal import reinstatement_events, withdrawal_consequences
+from broadcast.games.events import ResultCleared, ResultConfirmed
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
     ByeRefused,
     ByeRequested,
     ContinuationRequested,
+    NoShowCancelled,
     NoShowCounted,
-    PairingEdited,
+    PlayerReinstated,
     PlayerReplaced,
     PlayerWithdrawn,
     ResultRecorded,
@@ -92,6 +94,12 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             return _override_alert(ctx, event)
         case PlayerWithdrawn():
             return _withdrawn(ctx, event)
+        case PlayerReinstated():
+            return _reinstated(ctx, event)
+        case NoShowCancelled():
+            return _no_show_cancelled(ctx, event.section, event.player, event.round)
+        case ActionUndone():
+            return _undone(ctx)
         case ContinuationRequested():
             return _continued(ctx, event)
         case PlayerReplaced():
@@ -99,7 +107,7 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
         case NoShowCounted():
             return _no_show_limit(ctx, event.section, event.player, event.round)
         case ResultConfirmed():
-            return _count_no_shows(ctx, event)
+            return _uncount_no_shows(ctx, event) + _count_no_shows(ctx, event)
     if isinstance(event, TournamentEvent):
         return _tournament_resolutions(ctx, event)
     return []
@@ -196,15 +204,108 @@ def _withdrawal_consequences(
     out: list[Observable] = []
     t = withdrawn.t if withdrawn.t is not None else ctx.now
     t = t if math.isfinite(t) else 0.0  # no time known yet: nothing better to stamp
-    for event in withdrawal_events(section, withdrawn, t):
-        if isinstance(event, PairingEdited):
-            ctx.fold(event)
-        elif event.game in ctx.book.games and not ctx.book.get(event.game).finished:
-            ctx.fold(event)
+    for event in withdrawal_consequences(section, ctx.book, withdrawn, t):
+        ctx.fold(event)
+        if isinstance(event, ResultConfirmed):
             ctx.close(event.game)
-        else:
-            continue
         out.append(event)
+    return out
+
+
+def _reinstated(ctx: RulesContext, event: PlayerReinstated) -> list[Observable]:
+    """A reinstatement takes back what the withdrawal did to the games still as it left
+    them (a forfeit without moves, a game taken off the pairings)."""
+    section = ctx.tournament.section(event.section)
+    t = event.t if event.t is not None else ctx.now
+    t = t if math.isfinite(t) else 0.0
+    out: list[Observable] = []
+    for taken_back in reinstatement_events(section, ctx.book, event, t):
+        ctx.fold(taken_back)
+        if isinstance(taken_back, ResultCleared):
+            ctx.reopen(taken_back.game)
+        out.append(taken_back)
+    return ctx.emit(out)
+
+
+def _reinstate_if_cause_gone(
+    ctx: RulesContext, section_name: str, player: int, why: str
+) -> list[Observable]:
+    """The rules withdrew the player for no-shows that no longer put them out (a forfeit
+    corrected, or undone): they are in the event again, with their games."""
+    section = ctx.tournament.section(section_name)
+    if section.excluded_by_rules(player):
+        return []
+    t = ctx.now if math.isfinite(ctx.now) else 0.0
+    out: list[Observable] = []
+    wanted = f"withdraw-from-pairing:{section_name}:{player}"
+    if ctx.is_open(wanted):
+        out += ctx.resolve([ctx.alerts[wanted]], lambda a: True, t, why)
+    if player not in section.withdrawn or section.withdrawn_by.get(player) != "rules":
+        return out
+    reinstated = PlayerReinstated(section_name, player, why, "rules", section.withdrawn[player], t)
+    ctx.fold(reinstated)
+    return out + ctx.emit([reinstated]) + _reinstated(ctx, reinstated)
+
+
+def _no_show_cancelled(
+    ctx: RulesContext, section_name: str, player: int, round_number: int
+) -> list[Observable]:
+    """A no-show that counts nothing any more: what it led to goes with it."""
+    ctx.counted.discard((section_name, round_number, player))
+    why = f"the forfeit of round {round_number} no longer stands"
+    out = _close_absences(ctx, section_name, player, why, round_number=round_number)
+    return out + _reinstate_if_cause_gone(ctx, section_name, player, why)
+
+
+def _undone(ctx: RulesContext) -> list[Observable]:
+    """After an action was undone: the no-shows it counted count nothing, and a player
+    the rules withdrew for no-shows that no longer stand is in the event again."""
+    ctx.counted.intersection_update(
+        {
+            (name, r, p)
+            for name, section in ctx.tournament.sections.items()
+            for p, rounds in section.no_shows.items()
+            for r in rounds
+        }
+    )
+    out: list[Observable] = []
+    for name, section in ctx.tournament.sections.items():
+        for player, by in sorted(section.withdrawn_by.items()):
+            if by == "rules" and not section.excluded_by_rules(player):
+                why = "the no-shows that withdrew them no longer stand (an action was undone)"
+                out += _reinstate_if_cause_gone(ctx, name, player, why)
+    return out
+
+
+def _uncount_no_shows(ctx: RulesContext, event: ResultConfirmed) -> list[Observable]:
+    """A forfeit corrected to another result: the no-shows it counted count nothing."""
+    before = ctx.before.games.get(event.game)
+    if before is None or before.result is None or before.result_reason == "withdrawal":
+        return []
+    missed = set(no_show_colours(before.result))
+    if not missed:
+        return []
+    still = set() if event.reason == "withdrawal" else set(no_show_colours(event.result))
+    game = ctx.book.get(event.game)
+    section = ctx.tournament.section(game.key.section)
+    rnd = section.rounds.get(game.key.round)
+    pairing = next((p for p in rnd.pairings if p.board == game.key.board), None) if rnd else None
+    if pairing is None or pairing.black is None:
+        return []
+    out: list[Observable] = []
+    for colour in sorted(missed - still):
+        player = pairing.white if colour == "white" else pairing.black
+        if game.key.round not in section.no_shows.get(player, ()):
+            continue
+        why = (
+            f"the forfeit {before.result} of round {game.key.round} was corrected to "
+            f"{event.result} by {event.by}"
+        )
+        cancelled = NoShowCancelled(game.key.section, game.key.round, player, why)
+        ctx.fold(cancelled)
+        out += ctx.emit([cancelled])
+        out += _no_show_cancelled(ctx, game.key.section, player, game.key.round)
+        section = ctx.tournament.section(game.key.section)
     return out
 
 

@@ -13,6 +13,7 @@ from typing import cast
 
 from broadcast.arbiter.presence import Presence
 from broadcast.games.events import Colour
+from broadcast.games.state import GameState
 
 __all__ = ["BoardWatch", "BoardWatchMemory", "Watch", "WatchMemory"]
 
@@ -54,6 +55,14 @@ class Watch:
     # reconstruction confirms a legal move only once the position has stayed still, which
     # can be after the press (a piece held long, then put down and the clock pressed).
     press_out: tuple[float, Colour, int] | None = None
+
+    @classmethod
+    def of(cls, game: GameState) -> Watch:
+        """A new watch of `game`: whoever has moved in it is at the board (a game the
+        rules see again, its moves made meanwhile, is no game of absent players)."""
+        white = game.moves[0].t if game.moves else None
+        black = game.moves[1].t if len(game.moves) > 1 else None
+        return cls(Presence(white, black))
 
     def memory(self) -> WatchMemory:
         return WatchMemory(

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
 from boards.drivers.discovery import ProbeResult, list_serial_ports, probe_port, probe_ports
+from broadcast.cli import actions as cli_actions
 from broadcast.cli import check as cli_check
 from broadcast.cli import demo as demo_options
 from broadcast.cli import export as cli_export
@@ -252,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_check.add_parser(sub)
     cli_serve.add_parser(sub)
     cli_export.add_parser(sub)
+    cli_actions.add_parser(sub)
     cli_mirror.add_parser(sub)
 
     demo = sub.add_parser(

@@ -37,6 +37,7 @@ from boards.capture import Capture, CaptureChunk
 from boards.events import BoardConnected, BoardInfo
 from boards.reconstruction.drive import deadlines_until
 from boards.replay import FLUSH_SECONDS, replay_capture
+from broadcast.actions import PublishPairings, act
 from broadcast.arbiter import Alert, ArbiterRules, RulesConfig
 from broadcast.config.model import BoardConfig, EventConfig, SectionConfig
 from broadcast.fide.berger import berger_round
@@ -230,7 +231,8 @@ def _pair(
             continue
         else:
             chosen, why = round_pairings(sec, r)
-        service.publish_pairings(sec.name, r, chosen, "replay", "replay")
+        # The replay's own pairing, on purpose: a round already paired is replaced.
+        act(service, PublishPairings(sec.name, r, chosen, "replay"), "replay", confirm=True)
     return why if pairings is None else ""
 
 

@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from broadcast.actions.pairings import how_to_pair, pair_unpaired
 from broadcast.cli.args import (
     exposure,
     listen_host,
@@ -28,7 +29,7 @@ from broadcast.config.model import EventConfig
 from broadcast.publish.lichess import LichessRelayConfig
 from broadcast.publish.redis_publisher import PublishUrlError, check_redis_url
 from broadcast.publish.tasks import PublishSettings, start_publishers
-from broadcast.service.event_service import EventService, how_to_pair
+from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
 
 log = logging.getLogger(__name__)
@@ -313,7 +314,7 @@ def _pair_or_warn(service: EventService, *, sim: bool) -> None:
     """A live round with no pairings shows nothing: a rehearsal on emulated boards pairs it
     (FIDE Dutch, so that the emulated games have players); a real event is told how."""
     if sim:
-        for line in service.pair_unpaired(by="serve --sim"):
+        for line in pair_unpaired(service, by="serve --sim"):
             log.warning("%s", line)
     for section, number in service.unpaired_rounds().items():
         log.warning("%s", how_to_pair(section, number))

@@ -24,9 +24,11 @@ ongoing    ``*``        (none)                       ``*``
 
 ``0-0`` is the Lichess notation for a double forfeit; it is written only in the tag,
 because in movetext ``0-0`` reads as castling (python-chess and Lichess's parser both
-take it that way), so the movetext ends with ``*``. A game where fewer than two plies
-were made is tagged ``[Termination "Unplayed"]`` whatever its result, which is how
-Lichess marks (and leaves out of rating changes) games that FIDE does not rate.
+take it that way), so the movetext ends with ``*``. A forfeit without moves, and a game
+an e-board followed that ended after fewer than two plies, are tagged ``[Termination
+"Unplayed"]``, which is how Lichess marks (and leaves out of rating changes) games that
+FIDE does not rate. A result entered for a table without an e-board is a played game:
+its moves are on the scoresheet, not here.
 Byes are not games and are not written.
 
 Moves are written from the SAN already stored in the game (the fold computed it with
@@ -119,16 +121,17 @@ class GameOutcome:
     def result_tag(self) -> str:
         return "*" if self.result is None else RESULT_TAG[self.result]
 
-    def termination(self, plies: int) -> str | None:
+    def termination(self, game: GameState) -> str | None:
         """The Termination tag value, or None for a game still being played."""
         if self.result is None:
             return None
-        if plies < 2:
-            # FIDE: a game is played once both sides have moved; Lichess tags the others so.
-            return UNPLAYED
         if self.result in _FORFEITS:
             # A forfeit after moves were made: the arbiter's decision (e.g. a player left).
-            return "rules infraction"
+            return UNPLAYED if game.ply < 2 else "rules infraction"
+        if game.under_one_move:
+            # FIDE: a game is played once both sides have moved; Lichess tags the others
+            # so. Only an e-board tells: a table without one keeps its moves on paper.
+            return UNPLAYED
         return _TERMINATION.get(self.reason, "normal") if self.reason else "normal"
 
 
@@ -231,7 +234,7 @@ def game_headers(
         # Clocks start at the scheduled time (Laws 6.7), so that is when the game began.
         utc = start.astimezone(dt.UTC)
         tags += [("UTCDate", _pgn_date(utc.date())), ("UTCTime", utc.strftime("%H:%M:%S"))]
-    termination = outcome.termination(game.ply)
+    termination = outcome.termination(game)
     if termination is not None:
         tags.append(("Termination", termination))
     return tags

@@ -4,7 +4,9 @@ tournament's pairings, and the mapping from physical boards to games.
 A game whose pairing an edit takes away (a withdrawn player's game under `remaining_games
 = "remove"`, a round re-paired with fewer boards) leaves the game list, so no page, feed
 or export shows it; it is kept aside, so a late event for it folds harmlessly and a later
-edit that pairs it again brings its moves back."""
+edit that pairs it again brings its moves back. A game begun (moves, a result) whose board
+an edit gives to other players is kept aside the same way, and the board starts a new
+game: moves are never credited to players who did not make them."""
 
 from __future__ import annotations
 
@@ -48,10 +50,20 @@ def _place(
         old = removed.pop(key.id, None)
     if old is None:
         games[key.id] = GameState(key, white, black)
-    elif (old.white, old.black) != (white, black):
-        games[key.id] = replace(old, white=white, black=black)
-    else:
+    elif (old.white, old.black) == (white, black):
         games[key.id] = old
+    elif (old.moves or old.finished) and _starts(old.white, old.black) != _starts(white, black):
+        removed[key.id] = old  # another pair's game: theirs stays theirs
+        games[key.id] = GameState(key, white, black)
+    else:
+        games[key.id] = replace(old, white=white, black=black)
+
+
+def _starts(white: PlayerRef | None, black: PlayerRef | None) -> tuple[int | None, int | None]:
+    return (
+        white.start if white is not None else None,
+        black.start if black is not None else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -108,10 +120,12 @@ class GameBook:
         return GameBook(games, removed)
 
     def apply(self, event: GameEvent) -> GameBook:
-        gone = self.removed.get(event.game)
-        if gone is not None:  # e.g. a board still reporting on it: kept aside, not shown
-            return GameBook(self.games, {**self.removed, event.game: gone.apply(event)})
-        game = self.get(event.game)
+        game = self.games.get(event.game)
+        if game is None:
+            gone = self.removed.get(event.game)
+            if gone is not None:  # e.g. a board still reporting on it: kept aside, not shown
+                return GameBook(self.games, {**self.removed, event.game: gone.apply(event)})
+            game = self.get(event.game)
         return GameBook({**self.games, event.game: game.apply(event)}, self.removed)
 
     def apply_all(self, events: Iterable[GameEvent]) -> GameBook:

@@ -166,6 +166,17 @@ class ResultConfirmed:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultCleared:
+    """The game has no result any more and goes on (or waits to be played): a forfeit the
+    rules entered for a withdrawal, taken back when the player is reinstated."""
+
+    game: str
+    t: float
+    by: str = "arbiter"
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ProposalWithdrawn:
     """The result proposed for the game does not stand and the game goes on: the arbiter
     rejected it, or withdrew a default-time forfeit by marking the player present. `why`
@@ -214,6 +225,7 @@ GameEvent = (
     | GameFlag
     | ResultProposed
     | ResultConfirmed
+    | ResultCleared
     | ProposalWithdrawn
     | LineCorrected
     | StartPositionSet
@@ -235,6 +247,7 @@ __all__ = [
     "GameTakeback",
     "LineCorrected",
     "ProposalWithdrawn",
+    "ResultCleared",
     "ResultConfirmed",
     "ResultProposed",
     "ResultReason",

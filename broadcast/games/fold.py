@@ -16,12 +16,12 @@ def fold_tournament(
     players, play-off games): a result does not change them, and syncing every game of
     the event for each result made the last rounds' replay slow."""
     after = tournament.apply(event)
-    if _same_games(tournament, after):
+    if same_games(tournament, after):
         return after, book
     return after, book.synced(after)
 
 
-def _same_games(before: TournamentState, after: TournamentState) -> bool:
+def same_games(before: TournamentState, after: TournamentState) -> bool:
     """Do the two states pair the same games with the same players (what `synced` reads)?"""
     if before.sections.keys() != after.sections.keys():
         return False
@@ -40,4 +40,4 @@ def _same_games(before: TournamentState, after: TournamentState) -> bool:
     return True
 
 
-__all__ = ["fold_tournament"]
+__all__ = ["fold_tournament", "same_games"]

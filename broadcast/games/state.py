@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import chess
 
@@ -20,6 +20,7 @@ from broadcast.games.events import (
     GameTakeback,
     LineCorrected,
     ProposalWithdrawn,
+    ResultCleared,
     ResultConfirmed,
     ResultProposed,
     ResultReason,
@@ -77,7 +78,9 @@ class GameState:
     proposal: ResultProposed | None = None
     flag: Colour | None = None  # whose flag fell first
     first_activity: float | None = None
-    last_update: float | None = None
+    # When anything last happened to it: not part of what the game is (an action and its
+    # undo leave the same game, a little later).
+    last_update: float | None = field(default=None, compare=False)
     hall_board: int | None = None  # the hall board the arbiter moved the game to
     # The game waits for its board to show its position (nothing the board shows is play
     # until it does): moved to a spare that is not set up yet, or corrected by the arbiter
@@ -97,6 +100,13 @@ class GameState:
     @property
     def finished(self) -> bool:
         return self.result is not None
+
+    @property
+    def under_one_move(self) -> bool:
+        """Fewer than two plies were made on an e-board that followed the game: FIDE does
+        not rate it (TRF W/D/L, PGN "Unplayed"). Without an e-board the moves are on the
+        scoresheet only, so a result entered at the desk is a played game."""
+        return self.board is not None and self.ply < 2
 
     @property
     def fen(self) -> str:
@@ -223,6 +233,8 @@ class GameState:
                     awaiting_board=False,
                     awaiting_correction=False,
                 )
+            case ResultCleared():
+                return _evolve(state, result=None, result_reason=None)
             case LineCorrected(ucis=ucis):
                 line = _line(self.start_fen, ucis, self.moves, self.id)
                 return _await_setup(_evolve(state, moves=line), event)

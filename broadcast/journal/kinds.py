@@ -7,18 +7,27 @@ import dataclasses
 from types import ModuleType
 
 from boards.events import DriverEvent
-from broadcast.arbiter.alerts import Alert, AlertAcknowledged, AlertResolved, PlayerMarkedPresent
+from broadcast.arbiter.alerts import ArbiterEvent
+from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.games.events import GameEvent
 from broadcast.journal.codec import register
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
 from clocks.move_times import FlagFell
 
-ArbiterEvent = Alert | AlertAcknowledged | AlertResolved | PlayerMarkedPresent
-
-JournalEvent = DriverEvent | GameEvent | TournamentEvent | RoundStartMoved | ArbiterEvent | FlagFell
+JournalEvent = (
+    DriverEvent
+    | GameEvent
+    | TournamentEvent
+    | RoundStartMoved
+    | ArbiterEvent
+    | FlagFell
+    | ActionTaken
+    | ActionUndone
+)
 """What the journal holds: what the boards reported, the games and the tournament made of
-it, the live-round moves, the arbiter's alerts and actions, and the clocks' flag falls."""
+it, the live-round moves, the arbiter's alerts and actions (each recorded, and undone),
+and the clocks' flag falls."""
 
 
 def _event_classes(module: ModuleType) -> list[type]:
@@ -37,9 +46,14 @@ def register_all() -> None:
     import boards.position
     import broadcast.config.model
     import broadcast.fide.pairing
+    import broadcast.games.changes
     import broadcast.games.events
+    import broadcast.games.ids
+    import broadcast.games.state
+    import broadcast.tournament.changes
     import broadcast.tournament.events
     import broadcast.tournament.live_round
+    import broadcast.tournament.state
     import clocks.move_times
     import clocks.reading
 
@@ -48,6 +62,12 @@ def register_all() -> None:
         boards.position,
         broadcast.config.model,
         broadcast.games.events,
+        # The values an action's record and its undoing carry (parts of the state).
+        broadcast.games.changes,
+        broadcast.games.ids,
+        broadcast.games.state,
+        broadcast.tournament.changes,
+        broadcast.tournament.state,
         broadcast.tournament.events,
         broadcast.fide.pairing,
         broadcast.tournament.live_round,
@@ -55,8 +75,9 @@ def register_all() -> None:
         clocks.reading,
     ]
     import broadcast.arbiter.alerts
+    import broadcast.arbiter.decisions
 
-    modules.append(broadcast.arbiter.alerts)
+    modules += [broadcast.arbiter.alerts, broadcast.arbiter.decisions]
     for module in modules:
         register(*_event_classes(module))
 

@@ -40,13 +40,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from boards.events import DriverEvent
-from broadcast.arbiter.alerts import Alert, AlertAcknowledged, AlertResolved, PlayerMarkedPresent
+from broadcast.arbiter.alerts import (
+    Alert,
+    AlertAcknowledged,
+    AlertReopened,
+    AlertResolved,
+    PlayerMarkedPresent,
+    PresenceUnmarked,
+)
+from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.engine import ArbiterRules, RulesMemory
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
 from broadcast.games.events import (
     LineCorrected,
     ProposalWithdrawn,
+    ResultCleared,
     ResultConfirmed,
     ResultProposed,
     StartPositionSet,
@@ -63,11 +72,13 @@ from broadcast.tournament.events import (
     BoardAssigned,
     PairingEdited,
     PlayerEntered,
+    PlayerReinstated,
     PlayerReplaced,
     PlayersRegistered,
     PlayerWithdrawn,
     PlayoffGamePaired,
     ResultRecorded,
+    ResultRemoved,
     RoundPaired,
 )
 from broadcast.tournament.state import StateError, TournamentState
@@ -83,6 +94,7 @@ PUBLIC_AT_ONCE = (
     PairingEdited,
     BoardAssigned,
     PlayerWithdrawn,
+    PlayerReinstated,
     PlayoffGamePaired,
 )
 
@@ -155,6 +167,8 @@ _TOURNAMENT_LOGGED = (
     "ByeRefused",
     "ByeCancelled",
     "PlayerWithdrawn",
+    "PlayerReinstated",
+    "NoShowCancelled",
     "ContinuationRequested",
     "PlayoffGamePaired",
     "PrizeWithheld",
@@ -173,6 +187,19 @@ def log_line(event: object) -> str | None:
             return f"alert closed: {event.alert}: {event.why or 'its cause ended'}"
         case AlertAcknowledged():
             return f"alert acknowledged by {event.by}: {event.alert}"
+        case AlertReopened():
+            return f"alert reopened by {event.by}: {event.alert}"
+        case PresenceUnmarked():
+            return f"{event.game}: {event.colour} no longer marked present ({event.by})"
+        case ActionTaken():
+            undoes = f" (undoes action {event.undoes})" if event.undoes else ""
+            return f"action by {event.by}: {event.summary}{undoes}"
+        case ActionUndone():
+            return (
+                f"action {event.action} undone by {event.by}: {len(event.parts)} part(s) put back"
+            )
+        case ResultCleared():
+            return f"{event.game}: result cleared by {event.by}: {event.why}"
         case ResultProposed():
             detail = f": {event.detail}" if event.detail else ""
             return f"{event.game}: result {event.result} proposed ({event.reason}){detail}"
@@ -289,6 +316,12 @@ class Committer:
     def open(self) -> bool:
         """A transaction (a batch or an action) is open."""
         return self._open is not None
+
+    def action_entries(self) -> list[Entry]:
+        """What the open action has stored so far (its record lists what it raised)."""
+        if self._open is None or not self._open.action:
+            return []
+        return list(self._open.entries)
 
     def public_state(self) -> PublicState:
         """The state as the broadcast delay allows the public to see it now."""
@@ -407,10 +440,14 @@ class Committer:
         out: list[JournalEvent] = []
         for event in events:
             out.append(event)
+            if isinstance(event, ResultCleared):
+                game = self.book.games.get(event.game)
+                if game is not None and game.white is not None:
+                    out.append(ResultRemoved(game.key.section, game.key.round, game.white.start))
             if isinstance(event, ResultConfirmed):
                 game = self.book.games.get(event.game)
                 if game is not None and game.white is not None:
-                    under_one = game.ply < 2 and event.result in ("1-0", "0-1", "1/2-1/2")
+                    under_one = game.under_one_move and event.result in ("1-0", "0-1", "1/2-1/2")
                     out.append(
                         ResultRecorded(
                             game.key.section,

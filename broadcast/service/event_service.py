@@ -13,21 +13,22 @@ What it is made of, one job each:
   whole when they cannot be); the inbox of driver events.
 - `hall.Hall`: the hall boards, the game the live round puts on each, the reconstruction
   following it, and what a driver event means for its board.
-- `actions`: the arbiter's actions and the pairings (each journaled with who did it).
+- `action_log.ActionLog`: the arbiter's actions so far, and which an undo took back.
 - `runtime.Runtime`: the drivers, the tick loop, the lag, under the `Supervisor`.
 
-The facade keeps the class's API (the commands, `web/` and the tests use it): the read API
-below (`config`, `time`, `state`, `tournament`, `book`, `hall`, `journal`, `rules`,
-`health`, `supervisor`, `delay`, `listeners`, `public_state()`, `alerts()`,
-`live_rounds()`, `unpaired_rounds()`) and the actions as methods. docs/architecture.md
-("The service") explains the choices.
+The facade is the read API (`config`, `time`, `state`, `tournament`, `book`, `hall`,
+`journal`, `rules`, `health`, `supervisor`, `delay`, `listeners`, `action_log`,
+`public_state()`, `alerts()`, `live_rounds()`, `unpaired_rounds()`) and the commit path
+the actions go through: the arbiter's actions are values that come in through one door,
+`broadcast.actions.act(service, command, by)`. docs/architecture.md ("The service", "One
+door for the arbiter's actions") explains the choices.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener, open_serial
@@ -38,13 +39,10 @@ from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.context import RulesConfig
 from broadcast.arbiter.engine import ArbiterRules
 from broadcast.config.model import EventConfig
-from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import BoardReplaced, ResultProposed
 from broadcast.journal.kinds import JournalEvent, register_all
 from broadcast.journal.store import Entry, Journal
-from broadcast.service import actions
-from broadcast.service.actions import how_to_pair
+from broadcast.service.action_log import ActionLog
 from broadcast.service.committer import (
     ActionError,
     Committer,
@@ -59,9 +57,8 @@ from broadcast.service.runtime import Runtime
 from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import EventState, PublicState
 from broadcast.service.supervisor import Backoff, Supervisor
-from broadcast.tournament.events import TournamentEvent
-from broadcast.tournament.live_round import RoundStartMoved, StartOverrides
-from broadcast.tournament.registration import registration_changes
+from broadcast.tournament.live_round import RoundStartMoved, StartOverrides, unpaired_rounds
+from broadcast.tournament.registration import registration_changes, round_robin_pairings
 from broadcast.tournament.state import TournamentState, registration_events
 from clocks.timesource import EpochTimeSource
 
@@ -121,8 +118,9 @@ class EventService:
         self.committer.handle = self._hall.on_driver_event
         self.committer.on_result = self._hall.unfollow
         self._live_round_request = live_round
-        self.imported_byes: actions.ImportedByes = {}  # see actions.imported_pairings
-        self.committer.undo_parts += [self._hall.undo_part, self._undo_part]
+        self.committer.undo_parts.append(self._hall.undo_part)
+        self.action_log = ActionLog()
+        self.committer.listeners.append(self.action_log.on_entries)
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
         self.runtime = Runtime(
             self.committer,
@@ -133,15 +131,6 @@ class EventService:
             tick_seconds=tick_seconds,
             bus_settings=bus_settings,
         )
-
-    def _undo_part(self) -> Callable[[], None]:
-        # An undone action puts the pairing imports' byes back as they were too.
-        byes = dict(self.imported_byes)
-
-        def restore() -> None:
-            self.imported_byes = byes
-
-        return restore
 
     # -- the read API (what web/ and the commands read) ---------------------------------------
 
@@ -234,6 +223,15 @@ class EventService:
         """See `Committer.action`."""
         return self.committer.action()
 
+    def rules_until_now(self) -> None:
+        """The arbiter rules' timers up to now, in the open transaction: an action starts
+        after what time brought (a default time due, a warning), which is not its doing."""
+        self.commit(self.rules.tick(self.time.now(), self.state))
+
+    def action_entries(self) -> list[Entry]:
+        """What the open action has stored so far (see `Committer.action_entries`)."""
+        return self.committer.action_entries()
+
     def batch(self, *, in_place: bool = False) -> contextlib.AbstractContextManager[None]:
         """See `Committer.batch`."""
         return self.committer.batch(in_place=in_place)
@@ -255,6 +253,7 @@ class EventService:
         a new journal gets the registrations and the round-robin pairings; `--round R`
         moves that round's start to now."""
         self.committer.restore()
+        self.action_log.load(self.journal)
         if self._live_round_request is not None:
             # First, so that round R is the round being played when its pairings arrive.
             now = utc(self.time.now())
@@ -266,7 +265,7 @@ class EventService:
             )
         if self.last_seq == 0 or not any(s.players for s in self.tournament.sections.values()):
             self.commit(list(registration_events(self.config)))
-            self.commit(actions.round_robin_pairings(self))
+            self.commit(round_robin_pairings(self.config, self.tournament))
         for line in self.config_changes():
             log.warning("config changed after the start: %s", line)
         self.attach_boards()
@@ -304,87 +303,22 @@ class EventService:
         """A driver's event for the board on `port` (see `Hall.on_driver_event`)."""
         self._hall.on_driver_event(port, event)
 
-    # -- arbiter actions and pairings (actions.py; each one journaled with who did it) -------
+    # -- what the arbiter reads, and what the actions call ------------------------------------
 
     def alerts(self) -> list[Alert]:
         """The rules' alerts the arbiter has not acknowledged yet, oldest first (the
         system's own, `health`, the desk shows before them)."""
         return self.rules.open_alerts()
 
-    def acknowledge(self, alert_id: str, by: str) -> None:
-        actions.acknowledge(self, alert_id, by)
-
-    def mark_present(self, game_id: str, colour: str, by: str) -> None:
-        actions.mark_present(self, game_id, colour, by)
-
-    def set_result(self, game_id: str, result: str, by: str, reason: str = "arbiter") -> None:
-        actions.confirm_result(self, game_id, result, by, reason)
-
-    def confirm_proposal(self, game_id: str, by: str) -> None:
-        actions.confirm_proposal(self, game_id, by)
-
-    def reject_proposal(self, game_id: str, by: str) -> None:
-        actions.reject_proposal(self, game_id, by)
-
-    def propose(self, proposal: ResultProposed) -> None:
-        actions.propose(self, proposal)
-
-    def correct_line(self, game_id: str, ucis: Sequence[str], by: str) -> None:
-        actions.correct_line(self, game_id, ucis, by)
-
-    def set_start_fen(self, game_id: str, fen: str, by: str) -> None:
-        actions.set_start_fen(self, game_id, fen, by)
-
-    def replace_board(
-        self,
-        game_id: str,
-        board: int,
-        by: str,
-        *,
-        white_seconds: float | None = None,
-        black_seconds: float | None = None,
-    ) -> list[BoardReplaced]:
-        """The game moves to another hall board (see `actions.replace_board`)."""
-        return actions.replace_board(
-            self, game_id, board, by, white_seconds=white_seconds, black_seconds=black_seconds
-        )
-
     def refollow(self, game_id: str) -> None:
         """After a correction of `game_id`: its board follows the corrected game."""
         self._hall.refollow(game_id)
 
-    def dutch_pairings(
-        self, section: str, round_number: int, *, override: bool = False
-    ) -> tuple[Pairing, ...]:
-        return actions.dutch_pairings(self, section, round_number, override=override)
-
-    def imported_pairings(
-        self, section: str, round_number: int, trf_text: str
-    ) -> tuple[Pairing, ...]:
-        return actions.imported_pairings(self, section, round_number, trf_text)
-
-    def publish_pairings(
-        self,
-        section: str,
-        round_number: int,
-        pairings: Sequence[Pairing],
-        source: str,
-        by: str,
-        *,
-        override: bool = False,
-    ) -> None:
-        actions.publish_pairings(
-            self, section, round_number, pairings, source, by, override=override
-        )
-
-    def tournament_event(self, event: TournamentEvent) -> None:
-        actions.tournament_event(self, event)
-
     def unpaired_rounds(self) -> dict[str, int]:
-        return actions.unpaired_rounds(self)
-
-    def pair_unpaired(self, by: str) -> list[str]:
-        return actions.pair_unpaired(self, by)
+        """Sections with a round due and not paired, and that round."""
+        return unpaired_rounds(
+            self.config, self.tournament, utc(self.time.now()), self.start_overrides
+        )
 
     # -- running (runtime.py) -----------------------------------------------------------------
 
@@ -406,5 +340,4 @@ __all__ = [
     "HallBoard",
     "NotDurable",
     "PublicState",
-    "how_to_pair",
 ]

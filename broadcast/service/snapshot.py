@@ -88,7 +88,9 @@ class Snapshotted(Protocol):
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = "3"  # 2: the rules fold GameMoveClocked and GameFlag too; 3: they read the state
+# 2: the rules fold GameMoveClocked and GameFlag too; 3: they read the state; 4: actions
+# are undone (ActionUndone), granted byes kept canonical, who withdrew a player kept.
+SNAPSHOT_FORMAT = "4"
 # When to take one: this many events since the last one, and at least this many real
 # seconds apart (a snapshot of a big event costs a few hundred ms of a worker thread).
 EVERY_EVENTS = 10_000
@@ -269,8 +271,9 @@ class Encoder:
             "resolved": sorted(rules.resolved),
             "watch": self._plain(dict(rules.watch)),
             "boards": self._plain(dict(rules.boards)),
-            "closed": sorted(rules.closed),
+            "closed": self._plain(dict(rules.closed)),
             "counted": [list(c) for c in sorted(rules.counted)],
+            "replaced": self._plain(dict(rules.replaced)),
         }
 
 
@@ -346,8 +349,9 @@ class Decoder:
             resolved=frozenset(d["resolved"]),
             watch=self._value(d["watch"]),
             boards=self._value(d["boards"]),
-            closed=frozenset(d["closed"]),
+            closed=self._value(d["closed"]),
             counted=frozenset(tuple(c) for c in d["counted"]),
+            replaced=self._value(d["replaced"]),
         )
 
     def public(self) -> PublicState:

@@ -35,8 +35,10 @@ from boards.events import (
 )
 from boards.position import BoardPosition
 from boards.recovery import RECENT_CHANGES, changes_between
+from broadcast.arbiter.decisions import ActionUndone
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
+from broadcast.games.changes import put_back
 from broadcast.games.events import GameClock, GameEvent
 from broadcast.games.fold import fold_tournament
 from broadcast.journal.kinds import JournalEvent
@@ -83,7 +85,9 @@ class EventState:
     on_bus: Mapping[tuple[str, int], str] = field(default_factory=dict)  # (port, address)
     memory: Mapping[str, BoardMemory] = field(default_factory=dict)  # by board name
     white_sides: Mapping[str, Side] = field(default_factory=dict)  # by game id
-    seq: int = 0
+    # Where the fold is in the journal, not what it says: an action and its undo leave
+    # the same event, a few entries later.
+    seq: int = field(default=0, compare=False)
 
     @classmethod
     def new(cls, config: EventConfig) -> EventState:
@@ -104,6 +108,10 @@ class EventState:
         if isinstance(event, TournamentEvent):
             tournament, book = fold_tournament(self.tournament, self.book, event)
             return self._evolve(tournament=tournament, book=book)
+        if isinstance(event, ActionUndone):
+            # The counter-action: the parts the undone action changed, put back.
+            tournament, book = put_back(self.tournament, self.book, event.parts)
+            return self._evolve(tournament=tournament, book=book)
         if isinstance(event, RoundStartMoved):
             moved = {**self.start_overrides, (event.section, event.round): event.at}
             return self._evolve(start_overrides=moved)
@@ -120,7 +128,9 @@ class EventState:
             return self._board_status(event)
         if isinstance(event, PositionSeen | LogRecovered):
             return self._remember_position(event)
-        return self  # alerts, flag falls, clock stamps: the rules' business, not the state's
+        # Alerts, flag falls, clock stamps, action records: the rules' business and the
+        # journal's, not the state's.
+        return self
 
     def _board_status(
         self, event: BoardConnected | BoardLost | BatterySeen | BoardHealth | ClockSeen

@@ -140,9 +140,44 @@ class PlayerWithdrawn:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerReinstated:
+    """A withdrawn player is in the event again: paired from the next pairing on. The
+    arbiter's decision (a withdrawal recorded by mistake), or the rules' when the cause of
+    their own withdrawal is gone (a forfeit corrected to a played result)."""
+
+    section: str
+    player: int
+    reason: str = ""
+    by: str = ""  # who decided (arbiter:<login>, rules), for the journal
+    from_round: int = 0  # the round the withdrawal taken back started from
+    t: float | None = None  # when (epoch seconds)
+
+
+@dataclass(frozen=True, slots=True)
 class NoShowCounted:
     """The player did not show up in `round` (forfeit). Reaching the section's
     no-show limit excludes the player from later pairings."""
+
+    section: str
+    round: int
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoShowCancelled:
+    """The forfeit that counted the player's no-show in `round` no longer stands (the
+    arbiter corrected it to another result): it counts nothing any more."""
+
+    section: str
+    round: int
+    player: int
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRemoved:
+    """The game of `round` whose White is `player` has no result any more (a result the
+    rules entered for a withdrawal, taken back with the withdrawal)."""
 
     section: str
     round: int
@@ -248,7 +283,10 @@ TournamentEvent = (
     | ByeRefused
     | ByeCancelled
     | PlayerWithdrawn
+    | PlayerReinstated
     | NoShowCounted
+    | NoShowCancelled
+    | ResultRemoved
     | ContinuationRequested
     | PlayoffGamePaired
     | PrizeWithheld
@@ -266,9 +304,11 @@ __all__ = [
     "ByeRefused",
     "ByeRequested",
     "ContinuationRequested",
+    "NoShowCancelled",
     "NoShowCounted",
     "PairingEdited",
     "PlayerEntered",
+    "PlayerReinstated",
     "PlayerReplaced",
     "PlayerWithdrawn",
     "PlayersRegistered",
@@ -276,6 +316,7 @@ __all__ = [
     "PrizeRestored",
     "PrizeWithheld",
     "ResultRecorded",
+    "ResultRemoved",
     "RoundPaired",
     "TournamentEvent",
 ]

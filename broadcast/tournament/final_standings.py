@@ -33,6 +33,12 @@ def section_playoff(state: SectionState, standings: Standings) -> PlayoffStatus 
     return playoff_status(rules, tied, tuple(state.playoff.values()))
 
 
+def playoff_now(state: SectionState, edition: Edition = 2024) -> PlayoffStatus | None:
+    """The section's play-off for first as its points and tie-breaks stand now."""
+    plain = compute_standings(state.to_crosstable(), state.config.tiebreaks, edition=edition)
+    return section_playoff(state, plain)
+
+
 def section_standings(state: SectionState, edition: Edition = 2024) -> Standings:
     """Standings with play-off and withdrawal applied (see the module docstring)."""
     standings = compute_standings(state.to_crosstable(), state.config.tiebreaks, edition=edition)
@@ -81,4 +87,11 @@ def section_prizes(state: SectionState, edition: Edition = 2024) -> PrizeList | 
     )
 
 
-__all__ = ["PENDING", "first_place_tie", "section_playoff", "section_prizes", "section_standings"]
+__all__ = [
+    "PENDING",
+    "first_place_tie",
+    "playoff_now",
+    "section_playoff",
+    "section_prizes",
+    "section_standings",
+]

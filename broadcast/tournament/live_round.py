@@ -87,6 +87,22 @@ def current_rounds(
     return {s.name: current_round(s, tournament, now, overrides) for s in event.sections}
 
 
+def unpaired_rounds(
+    event: EventConfig, tournament: TournamentState, now: dt.datetime, overrides: StartOverrides
+) -> dict[str, int]:
+    """Sections with a round not paired up to the one due now (by the schedule, or a
+    moved start), and the first such round: rounds are paired in order, so that is the
+    one to pair next (round 9 due with nothing paired means pair round 1)."""
+    out: dict[str, int] = {}
+    for section in event.sections:
+        due = min(due_round(section, now, overrides), section.rounds)
+        paired = tournament.section(section.name).rounds
+        missing = next((r for r in range(1, due + 1) if r not in paired), None)
+        if missing is not None:
+            out[section.name] = missing
+    return out
+
+
 __all__ = [
     "SETUP_MINUTES",
     "RoundStartMoved",
@@ -95,4 +111,5 @@ __all__ = [
     "current_rounds",
     "due_round",
     "start_of",
+    "unpaired_rounds",
 ]

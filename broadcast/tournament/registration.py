@@ -8,10 +8,30 @@ from __future__ import annotations
 
 import json
 
-from broadcast.config.model import PlayerEntry, SectionConfig
-from broadcast.tournament.state import SectionState
+from broadcast.config.model import EventConfig, PlayerEntry, SectionConfig
+from broadcast.fide.berger import berger_round
+from broadcast.tournament.events import RoundPaired
+from broadcast.tournament.state import SectionState, TournamentState
 
-__all__ = ["LATE_ENTRY_ROUTE", "REPLACEMENT_ROUTE", "registration_changes"]
+__all__ = ["LATE_ENTRY_ROUTE", "REPLACEMENT_ROUTE", "registration_changes", "round_robin_pairings"]
+
+
+def round_robin_pairings(event: EventConfig, tournament: TournamentState) -> list[RoundPaired]:
+    """The Berger tables of every round-robin section's rounds not paired yet: what a new
+    journal starts with, after the players' registration."""
+    out = []
+    for section in event.sections:
+        if section.system not in ("round-robin", "double-round-robin"):
+            continue
+        n = len(section.players)
+        cycles = 2 if section.system == "double-round-robin" else 1
+        for r in range(1, section.rounds + 1):
+            if r not in tournament.section(section.name).rounds:
+                out.append(
+                    RoundPaired(section.name, r, tuple(berger_round(n, r, cycles)), "berger")
+                )
+    return out
+
 
 LATE_ENTRY_ROUTE = "/api/v1/arbiter/late-entries"
 REPLACEMENT_ROUTE = "/api/v1/arbiter/replacements"

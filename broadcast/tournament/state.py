@@ -37,9 +37,11 @@ from broadcast.tournament.events import (
     ByeRefused,
     ByeRequested,
     ContinuationRequested,
+    NoShowCancelled,
     NoShowCounted,
     PairingEdited,
     PlayerEntered,
+    PlayerReinstated,
     PlayerReplaced,
     PlayersRegistered,
     PlayerWithdrawn,
@@ -47,6 +49,7 @@ from broadcast.tournament.events import (
     PrizeRestored,
     PrizeWithheld,
     ResultRecorded,
+    ResultRemoved,
     RoundPaired,
     TournamentEvent,
 )
@@ -115,6 +118,9 @@ class SectionState:
     no_shows: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     continuations: Mapping[int, frozenset[int]] = field(default_factory=dict)
     withdraw_reasons: Mapping[int, str] = field(default_factory=dict)
+    # Who withdrew each withdrawn player ("rules": the no-show rules, which take their
+    # own withdrawal back when its cause is gone; else the arbiter).
+    withdrawn_by: Mapping[int, str] = field(default_factory=dict)
     playoff: Mapping[int, PlayoffGame] = field(default_factory=dict)
     # Prizes the arbiter withheld (player -> reason) and gave back (player -> reason).
     prizes_withheld: Mapping[int, str] = field(default_factory=dict)
@@ -252,6 +258,19 @@ class SectionState:
             return True
         return self.disqualifying_absence(player, self.config.rounds + 1) is not None
 
+    def excluded_by_rules(self, player: int) -> str:
+        """Why the section's no-show rules put the player out (what the rules' withdrawal
+        says), "" when they do not: an absence in round 1 where that excludes, or the
+        no-show limit where reaching it withdraws."""
+        rules = self.config.no_shows
+        shows = self.no_shows.get(player, ())
+        if 1 in shows and rules.first_round == "exclude":
+            return "absent in round 1"
+        limit = self.config.no_show_limit
+        if limit is not None and len(shows) >= limit and rules.on_limit == "withdraw":
+            return f"{len(shows)} no-shows"
+        return ""
+
     def prize_withheld(self, player: int) -> str:
         """Why the player's prize is withheld ("" = it is not): the arbiter's decision,
         or an elimination when `[section.prizes] eliminated_lose_prizes` says so."""
@@ -380,23 +399,24 @@ class SectionState:
                         f"player {event.player} is paired in round {event.round}; "
                         "edit the pairing before granting a bye"
                     )
-                held = self.byes_of(event.player) | {event.round}
+                held = self.granted_byes.get(event.player, frozenset()) | {event.round}
                 return replace(
                     self,
                     granted_byes={**self.granted_byes, event.player: held},
                     bye_log=(*self.bye_log, event),
                 )
             case ByeCancelled():
-                held = self.byes_of(event.player)
-                if event.round not in held:
+                if event.round not in self.byes_of(event.player):
                     raise StateError(
                         f"player {event.player} has no bye in round {event.round} to cancel"
                     )
-                return replace(
-                    self,
-                    granted_byes={**self.granted_byes, event.player: held - {event.round}},
-                    bye_log=(*self.bye_log, event),
-                )
+                # Kept canonical (no empty entries), so that a grant and its cancellation
+                # leave the state as it was before both.
+                granted = dict(self.granted_byes)
+                left = granted.pop(event.player, frozenset()) - {event.round}
+                if left:
+                    granted[event.player] = left
+                return replace(self, granted_byes=granted, bye_log=(*self.bye_log, event))
             case PlayerWithdrawn():
                 self._player(event.player)
                 if not 1 <= event.from_round <= self.config.rounds + 1:
@@ -408,6 +428,29 @@ class SectionState:
                     self,
                     withdrawn={**self.withdrawn, event.player: event.from_round},
                     withdraw_reasons={**self.withdraw_reasons, event.player: event.reason},
+                    withdrawn_by={**self.withdrawn_by, event.player: event.by},
+                )
+            case PlayerReinstated():
+                return self._reinstated(event)
+            case NoShowCancelled():
+                self._player(event.player)
+                counted = self.no_shows.get(event.player, ())
+                if event.round not in counted:
+                    return self  # nothing counted for that round: nothing to take back
+                no_shows = dict(self.no_shows)
+                still = tuple(r for r in counted if r != event.round)
+                if still:
+                    no_shows[event.player] = still
+                else:
+                    del no_shows[event.player]
+                return replace(self, no_shows=no_shows)
+            case ResultRemoved():
+                rnd = self._round(event.round)
+                if event.player not in rnd.results:
+                    return self
+                results = {w: r for w, r in rnd.results.items() if w != event.player}
+                return replace(
+                    self, rounds={**self.rounds, event.round: replace(rnd, results=results)}
                 )
             case ContinuationRequested():
                 return self._continuation(event)
@@ -449,6 +492,62 @@ class SectionState:
                     },
                 )
         raise StateError(f"not a tournament event: {event!r}")  # pragma: no cover
+
+    def _reinstated(self, event: PlayerReinstated) -> SectionState:
+        self._player(event.player)
+        if event.player not in self.withdrawn:
+            raise StateError(f"player {event.player} is not withdrawn: nothing to reinstate")
+        newcomer = next((r for r in self.replacements if r.player == event.player), None)
+        if newcomer is not None and newcomer.newcomer.number != event.player:
+            raise StateError(
+                f"player {event.player} was replaced by {newcomer.newcomer.number} "
+                f"{newcomer.newcomer.name}: undo the replacement instead"
+            )
+
+        def without(mapping: Mapping[int, Any]) -> dict[int, Any]:
+            return {k: v for k, v in mapping.items() if k != event.player}
+
+        return replace(
+            self,
+            withdrawn=without(self.withdrawn),
+            withdraw_reasons=without(self.withdraw_reasons),
+            withdrawn_by=without(self.withdrawn_by),
+        )
+
+    def inconsistency(self) -> str:
+        """What does not hold together ("" = nothing): a player paired, scored or counted
+        who is not in the section, a result for a game no pairing has, a round paired
+        before the one before it. A fold keeps these true event by event; an action put
+        back out of order (an undo) is checked against them."""
+        for number in sorted(self.rounds):
+            if number > 1 and number - 1 not in self.rounds:
+                return f"round {number} is paired but round {number - 1} is not"
+            rnd = self.rounds[number]
+            whites = {p.white for p in rnd.pairings if p.black is not None}
+            for pairing in rnd.pairings:
+                for player in pairing.players():
+                    if player not in self.players:
+                        return f"round {number} pairs player {player}, who is not in the section"
+            for white in rnd.results:
+                if white not in whites:
+                    return f"round {number} has a result for White {white} without that game"
+            for player in rnd.bye_codes:
+                if player not in self.players:
+                    return f"round {number} gives player {player} a bye, who is not in the section"
+        for name, mapping in (
+            ("withdrawn", self.withdrawn),
+            ("no-shows", self.no_shows),
+            ("byes", self.granted_byes),
+            ("joined", self.joined),
+        ):
+            for player in mapping:
+                if player not in self.players:
+                    return f"player {player} has {name} recorded but is not in the section"
+        for game in self.playoff.values():
+            for player in (game.white, game.black):
+                if player not in self.players:
+                    return f"play-off game {game.number} pairs player {player}, who is not in the section"
+        return ""
 
     # -- helpers ---------------------------------------------------------------------------
     def _player(self, player: int) -> PlayerEntry:
@@ -594,15 +693,18 @@ class SectionState:
                 rounds[number] = replace(rnd, pairings=pairings, bye_codes=codes)
         start = self.withdrawn.get(event.player)
         withdrawn, reasons = dict(self.withdrawn), dict(self.withdraw_reasons)
+        withdrawn_by = dict(self.withdrawn_by)
         if start is None or start > event.from_round:
             withdrawn[event.player] = event.from_round
             reasons[event.player] = f"replaced by {new.number} {new.name}"
+            withdrawn_by[event.player] = event.by
         return replace(
             self,
             players={**self.players, new.number: new},
             rounds=rounds,
             withdrawn=withdrawn,
             withdraw_reasons=reasons,
+            withdrawn_by=withdrawn_by,
             joined={**self.joined, new.number: event.from_round},
             missed_points={**self.missed_points, new.number: event.missed_points},
             replacements=(*self.replacements, event),
@@ -645,6 +747,7 @@ class SectionState:
             granted_byes=without(self.granted_byes),
             withdrawn=without(self.withdrawn),
             withdraw_reasons=without(self.withdraw_reasons),
+            withdrawn_by=without(self.withdrawn_by),
             no_shows=without(self.no_shows),
             continuations=without(self.continuations),
             prizes_withheld=without(self.prizes_withheld),

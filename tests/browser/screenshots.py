@@ -54,6 +54,8 @@ def spare_set_up_wrong(service: Any, clock: Any) -> int:
     pieces are wrong on two squares: a rook stands on an empty square. Returns the spare."""
     import chess
 
+    from broadcast.actions import ReplaceBoard, act
+
     current = next(n for n, b in service.hall.items() if b.game == scene.GAME_ON)
     spare = 4 if current != 4 else 1
     board = chess.Board(service.book.get(scene.GAME_ON).fen)
@@ -61,7 +63,8 @@ def spare_set_up_wrong(service: Any, clock: Any) -> int:
     empty = next(s for s in chess.SQUARES if board.piece_at(s) is None)
     board.set_piece_at(empty, board.remove_piece_at(rook))
     _shows(service, clock, spare, board.fen())
-    service.replace_board(scene.GAME_ON, spare, "arbiter:screenshots")
+    command = ReplaceBoard(scene.GAME_ON, spare, swap=True)
+    act(service, command, "arbiter:screenshots", confirm=True)
     return spare
 
 
@@ -126,7 +129,7 @@ async def shoot(out: Path) -> list[Path]:
                     await page.fill("input[name=password]", CREDENTIALS[1])
                     await page.click("button[type=submit]")
                     await page.wait_for_selector("#live-status[data-state=live]")
-                    await page.locator(f"#g-{scene.GAME_FLAG} summary").click()
+                    await page.locator(f"#g-{scene.GAME_FLAG} > summary").click()
                     saved.append(out / f"arbiter-desk-{size}.png")
                     await page.screenshot(path=str(saved[-1]), full_page=True)
                     # the live game moved to a spare set up wrong on two squares: the

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import acting
 from aiohttp.test_utils import TestServer
 from test_regulations import ARBITER
 from test_regulations_everywhere import _removing_service
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
-from broadcast.service import actions as acts
 from web.app import build_app
 
 
@@ -28,7 +28,7 @@ async def test_a_removed_game_leaves_the_open_round_page(tmp_path: Path, browser
         assert pairing is not None
         removed = GameKey("Masters", 3, pairing.board).id
         assert await page.locator(f'[data-game="{removed}"]').count() == 1
-        acts.withdraw(service, "Masters", 8, ARBITER, reason="illness")
+        acting.withdraw(service, "Masters", 8, ARBITER, reason="illness")
         await page.wait_for_selector(f'[data-game="{removed}"]', state="detached", timeout=20000)
         assert await page.locator("a.mini[data-game]").count() == 3
     finally:

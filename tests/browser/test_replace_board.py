@@ -84,10 +84,15 @@ async def test_the_desk_follows_the_spare_as_it_is_set_up(
     desk = await login(browser, hall.url, viewport)
     assert await desk.locator("#spares").is_hidden()  # nothing to set up yet
     game = desk.locator(f"#g-{GAME}")
-    await game.locator("summary").click()
+    await game.locator(":scope > summary").click()
     form = game.locator("form.replace")
-    await form.locator("select[name=spare]").select_option("4")
+    # Board 4's own game is still in play: a swap, chosen from its own list on purpose.
+    assert "4" not in await form.locator("select[name=spare]").inner_text()
+    await form.locator("select[name=swap_with]").select_option("4")
     await form.locator("button[type=submit]").click()
+    # The game leaves its board: the desk says so and waits for Confirm.
+    await desk.wait_for_selector("#confirm ul.removes li:has-text('board 1 from')", timeout=10000)
+    await desk.click("#confirm button.danger")
     await desk.wait_for_selector(".flash:has-text('moved from board 1 to board 4')", timeout=10000)
     await desk.wait_for_selector("#live-status[data-state=live]", timeout=10000)
     await mark_the_page(desk)
@@ -131,11 +136,21 @@ async def test_a_corrected_line_waits_for_the_board_on_the_desk(
     await until(lambda: service.book.get(GAME).ply == 1)
     desk = await login(browser, hall.url, viewport)
     game = desk.locator(f"#g-{GAME}")
-    await game.locator("summary").click()
-    # The arbiter takes the move back (it was not played: the line is empty).
+    await game.locator(":scope > summary").click()
+    # The arbiter takes the move back (it was not played); an empty line is refused.
     await game.locator("form[action='/arbiter/act/line'] textarea").fill("")
     await game.locator("form[action='/arbiter/act/line'] button[type=submit]").click()
-    await desk.wait_for_selector(".flash:has-text('line corrected')", timeout=10000)
+    await desk.wait_for_selector(
+        ".flash.error:has-text('an empty line would remove')", timeout=10000
+    )
+    assert service.book.get(GAME).ply == 1
+    game = desk.locator(f"#g-{GAME}")
+    await game.locator(":scope > summary").click()
+    await game.locator("form.takeback input[name=plies]").fill("1")
+    await game.locator("form.takeback button[type=submit]").click()
+    await desk.wait_for_selector("#confirm ul.removes li:has-text('ply 1 (1.e4)')", timeout=10000)
+    await desk.click("#confirm button.danger")
+    await desk.wait_for_selector(".flash:has-text('1 ply taken back (0 left)')", timeout=10000)
     await desk.wait_for_selector("#live-status[data-state=live]", timeout=10000)
     await mark_the_page(desk)
     assert service.book.get(GAME).ply == 0 and service.book.get(GAME).awaiting_correction
@@ -178,10 +193,13 @@ async def test_the_spare_entry_is_in_the_desk_language(hall: Live, browser: Any)
     await desk.wait_for_selector("#live-status[data-state=live]", timeout=10000)
     assert await desk.get_attribute("html", "lang") == "es"
     game = desk.locator(f"#g-{GAME}")
-    await game.locator("summary").click()
+    await game.locator(":scope > summary").click()
     form = game.locator("form.replace")
-    await form.locator("select[name=spare]").select_option("4")
+    # Board 4's own game is still in play: a swap, chosen from its own list on purpose.
+    assert "4" not in await form.locator("select[name=spare]").inner_text()
+    await form.locator("select[name=swap_with]").select_option("4")
     await form.locator("button[type=submit]").click()
+    await desk.click("#confirm button.danger")  # the box's buttons are in Spanish too
     await desk.wait_for_selector(
         ".flash:has-text('trasladada del tablero 1 al tablero 4')", timeout=10000
     )

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import acting
 import chess
 import pytest
 from test_live_pages import Live, start_live
@@ -125,7 +126,7 @@ async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
     assert "awaiting the arbiter" in (await spectator.locator("#result").text_content() or "")
 
     await flag_alert.locator("form.confirm button").click()
-    await desk.wait_for_selector(".flash:has-text('result confirmed')", timeout=10000)
+    await desk.wait_for_selector(".flash:has-text('0-1 (time forfeit)')", timeout=10000)
     confirmed_at = wall.monotonic()
     await desk.wait_for_selector("li.alert.proposal", timeout=10000)  # the signal's is left
     assert await proposal(desk, FLAG_GAME).count() == 0
@@ -154,7 +155,7 @@ async def test_override_sets_another_result(hall: Live, browser: Any) -> None:
     await alert.wait_for(timeout=20000)
     await alert.locator("form.override select").select_option("1/2-1/2")
     await alert.locator("form.override button").click()
-    await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
+    await desk.wait_for_selector(".flash:has-text(': 1/2-1/2 (')", timeout=10000)
     assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
     assert await proposal(desk, FLAG_GAME).count() == 0
 
@@ -184,7 +185,7 @@ async def test_set_instead_keeps_the_choice_when_another_alert_arrives(
     assert await fresh.input_value() == ""
 
     await proposal(desk, FLAG_GAME).locator("form.override button").click()
-    await desk.wait_for_selector(".flash:has-text('result 1/2-1/2')", timeout=10000)
+    await desk.wait_for_selector(".flash:has-text(': 1/2-1/2 (')", timeout=10000)
     assert hall.service.book.get(FLAG_GAME).result == "1/2-1/2"
     assert hall.service.book.get(SIGNAL_GAME).result != "1/2-1/2"
 
@@ -196,13 +197,13 @@ async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
     await flag_falls(hall)
     await proposal(desk, FLAG_GAME).wait_for(timeout=20000)
     await proposal(desk, FLAG_GAME).locator("form.confirm button").click()  # resolves it
-    await desk.wait_for_selector(".flash:has-text('result confirmed')", timeout=10000)
+    await desk.wait_for_selector(".flash:has-text('0-1 (time forfeit)')", timeout=10000)
     await flag_falls(hall, board=1)
     signal = proposal(desk, SIGNAL_GAME)
     await signal.wait_for(timeout=20000)
     # Rejected elsewhere (the API, another desk): this desk's Closed section follows live.
     # (A pending proposal cannot be merely acknowledged: it is confirmed, replaced or rejected.)
-    hall.service.reject_proposal(SIGNAL_GAME, "arbiter:api")
+    acting.reject_proposal(hall.service, SIGNAL_GAME, "arbiter:api")
 
     closed = desk.locator("#closed li.alert.closed")
     await closed.nth(1).wait_for(timeout=10000)
@@ -226,6 +227,12 @@ async def test_reject_lets_the_game_go_on(hall: Live, browser: Any) -> None:
     # A proposal has three ways out and no "Acknowledge" (it would leave it pending).
     assert await alert.locator("form[action='/arbiter/act/ack']").count() == 0
     await alert.locator("form.reject button").click()
+    # A rejected flag fall is a right result lost if by mistake: the desk asks first.
+    box = desk.locator("#confirm")
+    await box.wait_for(timeout=10000)
+    assert "the game goes on" in (await box.locator("#confirm-summary").text_content() or "")
+    assert hall.service.book.get(FLAG_GAME).proposal is not None
+    await box.locator("form.confirm-form button").click()
     await desk.wait_for_selector(".flash:has-text('the game goes on')", timeout=10000)
     game = hall.service.book.get(FLAG_GAME)
     assert (game.proposal, game.result) == (None, None)

@@ -1,10 +1,18 @@
 """The arbiter JSON API (/api/v1/arbiter/...): boards, alerts, live games and actions.
 
 Every action route is the same few steps: the game in the path (404 when there is none),
-the JSON body and its typed fields (400), the desk's action (422 with its message when
-refused), and the answer (the game as it is now, or what was done). `action(...)` writes
-those steps once; a route gives only its fields and its answer. The guard has checked the
-session and its `X-CSRF-Token`, or HTTP Basic.
+the JSON body and its typed fields (400), the command they make, the door (422 with the
+refusal's message; 409 with what the action would remove, until it is confirmed), and
+the answer (the game as it is now, or what was done) with the action's record number,
+which `POST /api/v1/arbiter/actions/N/undo` takes back. `action(...)` writes those steps
+once; a route gives only its command and its answer. The guard has checked the session
+and its `X-CSRF-Token`, or HTTP Basic.
+
+An action that removes something (moves, a result, pairings, a player's participation,
+a game's board, a prize) answers 409 `{"error", "confirm": {"summary", "removes",
+"notes", "token"}}`; sent again with `"confirm": "<token>"` (or `?confirm=<token>` on a
+bare POST) it is done, as long as the words still hold; `"confirm": true` confirms
+whatever it removes (for scripts).
 """
 
 from __future__ import annotations
@@ -12,29 +20,66 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from aiohttp import web
 
+from broadcast.actions import (
+    Acknowledge,
+    AssignBoard,
+    CancelBye,
+    Command,
+    ConfirmationNeeded,
+    ConfirmProposal,
+    ContinueAfterAbsence,
+    CorrectLine,
+    Done,
+    LateEntry,
+    MarkPresent,
+    PairPlayoffGame,
+    Reinstate,
+    RejectProposal,
+    ReplaceBoard,
+    ReplaceMove,
+    ReplacePlayer,
+    RequestBye,
+    RestorePrize,
+    SetResult,
+    SetStartPosition,
+    TakeBack,
+    Undo,
+    Withdraw,
+    WithholdPrize,
+)
+from broadcast.actions.entries import particulars
 from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameError
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.events import (
+    ByeCancelled,
+    ByeGranted,
+    PlayerEntered,
+    PlayerReinstated,
+    PlayerReplaced,
+    PlayerWithdrawn,
+    PlayoffGamePaired,
+    PrizeRestored,
+    PrizeWithheld,
+)
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
-from web.arbiter.actions import DESK, ByHand, Desk, Dutch, FromTrf, PairingSource, pair_round
+from web.arbiter.actions import DESK, ByHand, Desk, Dutch, FromTrf, PairingSource, pairing_command
 from web.arbiter.guard import acting
 from web.http_json import error, http_error, json_response, round_of
 from web.keys import PAIRER, service_of
 from web.pairing_worker import PairingBusy
 from web.sections import section_by_name
 
-__all__ = ["Call", "action", "routes"]
+__all__ = ["Call", "action", "action_json", "routes"]
 
 routes = web.RouteTableDef()
-
-T = TypeVar("T")
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
@@ -54,11 +99,11 @@ def _field(data: dict[str, Any], name: str, kind: type) -> Any:
     return value
 
 
-def _live_game(request: web.Request, game_id: str) -> web.Response:
+def _live_game(request: web.Request, game_id: str) -> dict[str, Any] | None:
     try:
-        return json_response(json_views.arbiter_game_json(service_of(request).book.get(game_id)))
+        return json_views.arbiter_game_json(service_of(request).book.get(game_id))
     except GameError:
-        return error(404, f"no game {game_id!r}")
+        return None
 
 
 def _path_game(request: web.Request) -> str:
@@ -70,26 +115,40 @@ def _path_game(request: web.Request) -> str:
     return game_id
 
 
-def _refused(act: Callable[[], T]) -> T:
-    try:
-        return act()
-    except ActionError as exc:
-        raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
+def action_json(done: Done) -> dict[str, Any]:
+    """What an answer says of the action done: its record's number (for an undo) and
+    its words."""
+    return {
+        "seq": done.seq,
+        "kind": done.plan.kind,
+        "summary": done.plan.summary,
+        "removes": list(done.plan.removes),
+        "notes": list(done.plan.notes),
+    }
+
+
+def confirmation_needed(exc: ConfirmationNeeded) -> web.HTTPError:
+    """409 with what the action would do, and the token that confirms it."""
+    body = {"error": str(exc), "confirm": exc.plan.words()}
+    return web.HTTPConflict(
+        text=json.dumps(body, ensure_ascii=False), content_type="application/json"
+    )
 
 
 # -- the action routes ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass
 class Call:
     """One action request: its JSON body (empty for a bare POST), the game in its path
-    ("" when none), the desk and who acts."""
+    ("" when none), the desk and who acts. `done` is the action, once done."""
 
     request: web.Request
     data: dict[str, Any]
     game: str
     desk: Desk
     by: str
+    done: Done | None = None
 
     @property
     def service(self) -> EventService:
@@ -107,6 +166,34 @@ class Call:
         """A number that may be left out or null."""
         return _field(self.data, name, int) if self.data.get(name) is not None else None
 
+    def flag(self, name: str) -> bool:
+        """A true/false field that may be left out (false)."""
+        return bool(self.optional(name, bool))
+
+    def section(self) -> str:
+        """The body's `section`, by name or slug (422 naming it otherwise)."""
+        return self.desk.section(self.field("section", str))
+
+    def player(self, section: str, name: str = "player") -> int:
+        """A player by starting number, or by name (a string)."""
+        value = self.data.get(name)
+        if isinstance(value, str):
+            return self.desk.player(section, value)
+        return int(self.field(name, int))
+
+    def _confirm(self) -> bool | str:
+        value = self.data.get("confirm", self.request.query.get("confirm", False))
+        if value in ("true", "1"):
+            return True
+        if not isinstance(value, bool | str):
+            raise http_error(web.HTTPBadRequest, "confirm must be the token from the 409, or true")
+        return value
+
+    def act(self, command: Command) -> Done:
+        """Do `command` through the door (409 until confirmed when it removes something)."""
+        self.done = self.desk.act(command, self.by, confirm=self._confirm())
+        return self.done
+
 
 Act = Callable[[Call], Any]
 
@@ -115,16 +202,26 @@ def action(
     path: str, *, game: bool = False, body: bool = True
 ) -> Callable[[Act], Callable[[web.Request], Any]]:
     """Register `act` as POST `path`. With `game`, the path names a game and the answer is
-    that game as it is now; else the answer is what `act` returns. Without `body`, a bare
-    POST (the body is not read)."""
+    that game as it is now; else the answer is what `act` returns. Either way it carries
+    `action`: the action's record (number and words). Without `body`, a bare POST may
+    come (no body read unless one is sent)."""
 
     def register(act: Act) -> Callable[[web.Request], Any]:
         async def handler(request: web.Request) -> web.Response:
             game_id = _path_game(request) if game else ""
-            data = await _body(request) if body else {}
+            data = await _body(request) if body or request.body_exists else {}
             call = Call(request, data, game_id, request.app[DESK], acting(request))
-            done = _refused(lambda: act(call))
-            return _live_game(request, game_id) if game else json_response(done)
+            try:
+                answer = act(call)
+            except ConfirmationNeeded as exc:
+                raise confirmation_needed(exc) from None
+            except ActionError as exc:
+                raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
+            if game:
+                answer = _live_game(request, game_id) or {}
+            if isinstance(answer, dict) and call.done is not None:
+                answer = {**answer, "action": action_json(call.done)}
+            return json_response(answer)
 
         handler.__name__ = handler.__qualname__ = act.__name__
         handler.__doc__ = act.__doc__
@@ -138,44 +235,61 @@ def action(
 def result_route(call: Call) -> None:
     result = call.field("result", str)
     reason = call.optional("reason", str)
-    call.desk.set_result(call.game, result, call.by, reason)
+    call.act(SetResult(call.game, result, reason))
 
 
 @action("/api/v1/arbiter/games/{game}/confirm", game=True, body=False)
 def confirm_route(call: Call) -> None:
-    call.desk.confirm(call.game, call.by)
+    call.act(ConfirmProposal(call.game))
 
 
 @action("/api/v1/arbiter/games/{game}/reject", game=True, body=False)
 def reject_route(call: Call) -> None:
-    call.desk.reject(call.game, call.by)
+    """Asks first (409): a rejected flag fall is a right result lost."""
+    call.act(RejectProposal(call.game))
 
 
 @action("/api/v1/arbiter/games/{game}/line", game=True)
 def line_route(call: Call) -> None:
+    """The whole line, as on the scoresheet (an empty one on a game with moves: 422)."""
     moves = call.field("moves", list)
     if not all(isinstance(m, str) for m in moves):
         raise http_error(
             web.HTTPBadRequest,
             'moves must be a list of moves like ["e2e4", "e7e5"] or ["e4", "e5"]',
         )
-    call.desk.correct_line(call.game, moves, call.by)
+    call.act(CorrectLine(call.game, tuple(moves)))
+
+
+@action("/api/v1/arbiter/games/{game}/takeback", game=True)
+def takeback_route(call: Call) -> None:
+    """The last `plies` plies go (default 1)."""
+    plies = call.optional_int("plies")
+    call.act(TakeBack(call.game, 1 if plies is None else plies))
+
+
+@action("/api/v1/arbiter/games/{game}/move", game=True)
+def move_route(call: Call) -> None:
+    """Ply `ply` becomes `move` (SAN or UCI); the later plies stay while legal."""
+    call.act(ReplaceMove(call.game, call.field("ply", int), call.field("move", str)))
 
 
 @action("/api/v1/arbiter/games/{game}/start-fen", game=True)
 def start_fen_route(call: Call) -> None:
-    call.desk.set_start_fen(call.game, call.field("fen", str), call.by)
+    """A game with moves takes a start position only `on_purpose` (Chess960, adjourned)."""
+    call.act(SetStartPosition(call.game, call.field("fen", str), call.flag("on_purpose")))
 
 
 @action("/api/v1/arbiter/games/{game}/present", game=True)
 def present_route(call: Call) -> None:
-    call.desk.mark_present(call.game, call.field("colour", str), call.by)
+    call.act(MarkPresent(call.game, call.field("colour", str)))
 
 
 @action("/api/v1/arbiter/alerts/{alert}/ack", body=False)
 def ack_route(call: Call) -> dict[str, Any]:
     alert_id = call.request.match_info["alert"]
-    call.desk.acknowledge(alert_id, call.by)
+    if not call.desk.health.acknowledge(alert_id):  # a system alert: not journaled
+        call.act(Acknowledge(alert_id))
     return {"acknowledged": alert_id}
 
 
@@ -183,9 +297,9 @@ def ack_route(call: Call) -> dict[str, Any]:
 def bye_route(call: Call) -> dict[str, Any]:
     """The older bye route: a request through the policy without override (as
     /api/v1/arbiter/bye-requests; refused: 422 with the regulation's reason)."""
-    section, rnd = call.field("section", str), call.field("round", int)
-    player = call.field("player", int)
-    call.desk.grant_bye(section, rnd, player, call.by)
+    section, rnd = call.section(), call.field("round", int)
+    player = call.player(section)
+    call.act(RequestBye(section, rnd, player))
     return {"granted": {"section": section, "round": rnd, "player": player}}
 
 
@@ -215,49 +329,64 @@ def _replaced(call: Call, moves: list[BoardReplaced]) -> list[dict[str, Any]]:
 
 @action("/api/v1/arbiter/boards/assign")
 def assign_route(call: Call) -> dict[str, Any]:
-    """The game whose White is `white` plays on hall board `board` from now on: with its
-    moves, clocks and alerts (a spare takes over; the game the board held moves to the
-    left board). `white_seconds`/`black_seconds`: times for a spare without a clock."""
-    section, rnd = call.field("section", str), call.field("round", int)
-    white, board = call.field("white", int), call.field("board", int)
-    moves = call.desk.assign_board(
-        section,
-        rnd,
-        white,
-        board,
-        call.by,
-        white_seconds=_seconds(call, "white_seconds"),
-        black_seconds=_seconds(call, "black_seconds"),
+    """The game whose White is `white` plays on board `board` from now on: with its
+    moves, clocks and alerts (a spare takes over); a board whose game is in play only
+    with `swap` (the two games exchange boards). `white_seconds`/`black_seconds`: times
+    for a spare without a clock."""
+    section, rnd = call.section(), call.field("round", int)
+    white, board = call.player(section, "white"), call.field("board", int)
+    done = call.act(
+        AssignBoard(
+            section,
+            rnd,
+            white,
+            board,
+            swap=call.flag("swap"),
+            white_seconds=_seconds(call, "white_seconds"),
+            black_seconds=_seconds(call, "black_seconds"),
+        )
     )
-    done = {"section": section, "round": rnd, "white": white, "board": board}
-    return {"assigned": done, "moved": _replaced(call, moves)}
+    moves = [e for e in done.plan.events if isinstance(e, BoardReplaced)]
+    assigned = {"section": section, "round": rnd, "white": white, "board": board}
+    return {"assigned": assigned, "moved": _replaced(call, moves)}
 
 
 @action("/api/v1/arbiter/games/{game}/replace-board", game=True)
 def replace_board_route(call: Call) -> None:
     """The game moves to a spare: hall board `board`, or the hall board where the DGT
-    board `serial` is connected. The answer is the game (`hall_board`, `must_show`,
-    `differs`), as for the other game actions."""
-    call.desk.replace_board(
-        call.game,
-        call.optional_int("board"),
-        call.by,
-        serial=call.optional("serial", str),
-        white_seconds=_seconds(call, "white_seconds"),
-        black_seconds=_seconds(call, "black_seconds"),
+    board `serial` is connected; a board whose game is in play only with `swap`. The
+    answer is the game (`hall_board`, `must_show`, `differs`), as for the other game
+    actions."""
+    call.act(
+        ReplaceBoard(
+            call.game,
+            call.optional_int("board"),
+            serial=call.optional("serial", str),
+            swap=call.flag("swap"),
+            white_seconds=_seconds(call, "white_seconds"),
+            black_seconds=_seconds(call, "black_seconds"),
+        )
     )
 
 
 # -- regulations: byes, withdrawals, absences, play-off ----------------------------------------
 
 
+def _event(done: Done, kind: type) -> Any:
+    return next(e for e in done.plan.events if isinstance(e, kind))
+
+
 def _bye(call: Call, *, cancel: bool) -> dict[str, Any]:
-    section, rnd = call.field("section", str), call.field("round", int)
-    player, override = call.field("player", int), call.optional("override", bool) or False
-    act = call.desk.cancel_bye if cancel else call.desk.request_bye
-    event = act(section, rnd, player, call.by, override=override)
-    done = {"section": event.section, "round": rnd, "player": player}
-    return {"cancelled" if cancel else "granted": done, "override": event.override}
+    section, rnd = call.section(), call.field("round", int)
+    player, override = call.player(section), call.flag("override")
+    command = (CancelBye if cancel else RequestBye)(section, rnd, player, override)
+    done = call.act(command)
+    granted = [e for e in done.plan.events if isinstance(e, ByeGranted | ByeCancelled)]
+    flagged = granted[-1].override if granted else ""
+    return {
+        "cancelled" if cancel else "granted": {"section": section, "round": rnd, "player": player},
+        "override": flagged,
+    }
 
 
 @action("/api/v1/arbiter/bye-requests")
@@ -269,17 +398,19 @@ def bye_request_route(call: Call) -> dict[str, Any]:
 
 @action("/api/v1/arbiter/bye-cancellations")
 def bye_cancel_route(call: Call) -> dict[str, Any]:
-    """Cancel a granted bye: until the request deadline, later only with `override`."""
+    """Cancel a granted bye: until the request deadline, later only with `override`.
+    Asks first (409)."""
     return _bye(call, cancel=True)
 
 
 @action("/api/v1/arbiter/withdrawals")
 def withdraw_route(call: Call) -> dict[str, Any]:
-    """Withdraw (eliminate) a player; round robin: their later games follow the config."""
-    section, player = call.field("section", str), call.field("player", int)
+    """Withdraw (eliminate) a player; their games not yet played follow the config.
+    Asks first (409), with what happens to their games."""
+    section, player = call.section(), call.player(call.section())
     start = call.optional_int("from_round")
     reason = call.optional("reason", str) or ""
-    event = call.desk.withdraw(section, player, call.by, from_round=start, reason=reason)
+    event = _event(call.act(Withdraw(section, player, start, reason)), PlayerWithdrawn)
     return {
         "withdrawn": {
             "section": event.section,
@@ -290,29 +421,43 @@ def withdraw_route(call: Call) -> dict[str, Any]:
     }
 
 
+@action("/api/v1/arbiter/reinstatements")
+def reinstate_route(call: Call) -> dict[str, Any]:
+    """A withdrawn player is in again; the forfeits their withdrawal entered (and nobody
+    changed since) are taken back (409 lists them first)."""
+    section, player = call.section(), call.player(call.section())
+    reason = call.optional("reason", str) or ""
+    event = _event(call.act(Reinstate(section, player, reason)), PlayerReinstated)
+    return {"reinstated": {"section": event.section, "player": player, "reason": event.reason}}
+
+
 @action("/api/v1/arbiter/continuations")
 def continuation_route(call: Call) -> dict[str, Any]:
     """The player's written request to go on after an absence (before the next pairing)."""
-    section, rnd = call.field("section", str), call.field("round", int)
-    player = call.field("player", int)
-    call.desk.continue_after_absence(section, rnd, player, call.by)
+    section, rnd = call.section(), call.field("round", int)
+    player = call.player(section)
+    call.act(ContinueAfterAbsence(section, rnd, player))
     return {"continues": {"section": section, "round": rnd, "player": player}}
 
 
 @action("/api/v1/arbiter/prizes/withheld")
 def withhold_prize_route(call: Call) -> dict[str, Any]:
-    """Withhold a player's prize with the reason (it passes to the next eligible player)."""
-    section, player = call.field("section", str), call.field("player", int)
-    event = call.desk.withhold_prize(section, player, call.by, call.field("reason", str))
+    """Withhold a player's prize with the reason (it passes to the next eligible
+    player). Asks first (409)."""
+    section = call.section()
+    player = call.player(section)
+    done = call.act(WithholdPrize(section, player, call.field("reason", str)))
+    event = _event(done, PrizeWithheld)
     return {"withheld": {"section": event.section, "player": player, "reason": event.reason}}
 
 
 @action("/api/v1/arbiter/prizes/restored")
 def restore_prize_route(call: Call) -> dict[str, Any]:
     """Give back a withheld prize (the arbiter's or an elimination's)."""
-    section, player = call.field("section", str), call.field("player", int)
+    section = call.section()
+    player = call.player(section)
     reason = call.optional("reason", str) or ""
-    event = call.desk.restore_prize(section, player, call.by, reason)
+    event = _event(call.act(RestorePrize(section, player, reason)), PrizeRestored)
     return {"restored": {"section": event.section, "player": player, "reason": event.reason}}
 
 
@@ -344,15 +489,17 @@ def late_entry_route(call: Call) -> dict[str, Any]:
     """A late entry in a Swiss: the next free starting number, paired from `from_round`
     (default: the next round not paired); the particulars, or `config_player` (a player
     added to the config after the start). A round robin refuses (422)."""
-    section = call.field("section", str)
-    event = call.desk.enter_late(
-        section,
-        _newcomer_fields(call),
-        call.by,
-        config_player=call.optional_int("config_player"),
-        from_round=call.optional_int("from_round"),
-        missed_points=_missed_points(call),
+    section = call.section()
+    done = call.act(
+        LateEntry(
+            section,
+            particulars(_newcomer_fields(call)),
+            config_player=call.optional_int("config_player"),
+            from_round=call.optional_int("from_round"),
+            missed_points=_missed_points(call),
+        )
     )
+    event = _event(done, PlayerEntered)
     return {
         "entered": {
             "section": event.section,
@@ -368,16 +515,20 @@ def late_entry_route(call: Call) -> dict[str, Any]:
 @action("/api/v1/arbiter/replacements")
 def replacement_route(call: Call) -> dict[str, Any]:
     """Another participant takes player `player`'s place in the pairings not yet played
-    (Sestao art. 6); `override` (the arbiter's reason) for a withdrawn player who played."""
-    section, player = call.field("section", str), call.field("player", int)
-    event = call.desk.replace_player(
-        section,
-        player,
-        _newcomer_fields(call),
-        call.by,
-        override=call.optional("override", str) or "",
-        missed_points=_missed_points(call),
+    (Sestao art. 6); `override` (the arbiter's reason) for a withdrawn player who played.
+    Asks first (409)."""
+    section = call.section()
+    player = call.player(section)
+    done = call.act(
+        ReplacePlayer(
+            section,
+            player,
+            particulars(_newcomer_fields(call)),
+            override=call.optional("override", str) or "",
+            missed_points=_missed_points(call),
+        )
     )
+    event = _event(done, PlayerReplaced)
     return {
         "replaced": {
             "section": event.section,
@@ -393,10 +544,10 @@ def replacement_route(call: Call) -> dict[str, Any]:
 @action("/api/v1/arbiter/playoff-games")
 def playoff_route(call: Call) -> dict[str, Any]:
     """Pair the next play-off game for first place (its kind follows the play-off)."""
-    section = call.field("section", str)
-    white, black = call.field("white", int), call.field("black", int)
+    section = call.section()
+    white, black = call.player(section, "white"), call.player(section, "black")
     board = call.optional_int("board") or 1
-    event = call.desk.pair_playoff_game(section, white, black, call.by, board=board)
+    event = _event(call.act(PairPlayoffGame(section, white, black, board)), PlayoffGamePaired)
     rounds = call.service.config.section(event.section).rounds
     game = GameKey(event.section, event.number + rounds, event.board)
     return {
@@ -406,6 +557,29 @@ def playoff_route(call: Call) -> dict[str, Any]:
         "white": white,
         "black": black,
     }
+
+
+# -- the actions so far, and undo ------------------------------------------------------------
+
+
+@routes.get("/api/v1/arbiter/actions")
+async def actions_route(request: web.Request) -> web.Response:
+    """The newest actions first (`?limit=`, default 50): each with its number, words, who
+    did it and what undid it (`undone_by`, 0: in force)."""
+    text = request.query.get("limit", "50")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 1000:
+        return error(400, "limit must be a number from 1 to 1000")
+    return json_response(request.app[DESK].recent(int(text)))
+
+
+@action("/api/v1/arbiter/actions/{seq}/undo", body=False)
+def undo_route(call: Call) -> dict[str, Any]:
+    """Take back action `seq` (409 with what goes and what comes back, until confirmed)."""
+    text = call.request.match_info["seq"]
+    if not (text.isascii() and text.isdigit() and len(text) <= 12):
+        raise http_error(web.HTTPBadRequest, f"an action is named by its number, not {text[:20]!r}")
+    call.act(Undo(int(text)))
+    return {"undone": int(text)}
 
 
 # -- reading and pairing ---------------------------------------------------------------------
@@ -430,13 +604,16 @@ async def alerts_route(request: web.Request) -> web.Response:
 
 @routes.get("/api/v1/arbiter/games/{game}")
 async def live_game_route(request: web.Request) -> web.Response:
-    return _live_game(request, request.match_info["game"])
+    game = _live_game(request, request.match_info["game"])
+    if game is None:
+        return error(404, f"no game {request.match_info['game'][:80]!r}")
+    return json_response(game)
 
 
 def _pairing_source(request: web.Request, data: dict[str, Any]) -> PairingSource | web.Response:
     """Where the round's pairings come from, or the 400 that says what to send."""
+    override = _field(data, "override", bool) if "override" in data else False
     if "trf" in data:
-        override = _field(data, "override", bool) if "override" in data else False
         return FromTrf(_field(data, "trf", str), override=override)
     if "pairs" in data:
         pairs = _field(data, "pairs", list)
@@ -451,14 +628,17 @@ def _pairing_source(request: web.Request, data: dict[str, Any]) -> PairingSource
             )
         return ByHand(tuple((w, b) for w, b in pairs))
     if data.get("engine") == "dutch":
-        return Dutch(request.app[PAIRER])
+        return Dutch(request.app[PAIRER], override=override)
     return error(400, 'give "trf" (the pairing program\'s file), "pairs", or "engine": "dutch"')
 
 
 @routes.post("/api/v1/arbiter/sections/{section}/rounds/{round}/pairings")
 async def pairings_route(request: web.Request) -> web.Response:
-    """Pair a round: import it from the pairing program's TRF, pair it with FIDE Dutch, or
-    set it by hand (`pairs`: [white, black] with 0 for the bye). A paired round is edited."""
+    """Pair a round: import it from the pairing program's TRF (`override`: accept its byes
+    as they are), pair it with FIDE Dutch (`override`: while results before it are
+    missing), or set it by hand (`pairs`: [white, black] with 0 for the bye). A round
+    already paired is replaced only once confirmed: 409 lists the difference and what it
+    drops (games with moves or results), send it again with `"confirm": "<token>"`."""
     service = service_of(request)
     data = await _body(request)
     wanted = request.match_info["section"]
@@ -469,10 +649,14 @@ async def pairings_route(request: web.Request) -> web.Response:
     source = _pairing_source(request, data)
     if isinstance(source, web.Response):
         return source
+    call = Call(request, data, "", request.app[DESK], acting(request))
     try:
-        pairings = await pair_round(service, section.name, number, source, acting(request))
+        command = await pairing_command(service, section.name, number, source)
+        done = call.act(command)
     except PairingBusy as exc:
         return error(409, str(exc))
+    except ConfirmationNeeded as exc:
+        raise confirmation_needed(exc) from None
     except ActionError as exc:
         return error(422, str(exc))
     return json_response(
@@ -481,7 +665,9 @@ async def pairings_route(request: web.Request) -> web.Response:
             "round": number,
             "source": source.kind,
             "pairings": [
-                {"board": p.board, "white": p.white, "black": p.black or 0} for p in pairings
+                {"board": p.board, "white": p.white, "black": p.black or 0}
+                for p in command.pairings
             ],
+            "action": action_json(done),
         }
     )

@@ -1,29 +1,64 @@
 """The desk: its page (/arbiter), its websocket and its forms.
 
 Each form posts to /arbiter/act/<action> or /arbiter/regs/<action> (regulations: byes,
-withdrawals, absences, late entries and replacements, the play-off) and is answered Post/Redirect/Get, with what was
-done (or "Not done: " and why) as the page's message. The guard has checked the session
-and the CSRF token, and read the form (`FORM`).
+withdrawals, absences, late entries and replacements, the play-off), builds the action's
+command and takes it through the one door. Done, or refused: Post/Redirect/Get with what
+was done (`?m=`) or why not (`?e=`) as the page's message. An action that removes
+something answers with the desk and, on top, what it would do and remove, and a Confirm
+that posts the same form again with the words' token (a stale token asks again). The
+guard has checked the session and the CSRF token, and read the form (`FORM`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
 
+from broadcast.actions import (
+    Acknowledge,
+    AssignBoard,
+    CancelBye,
+    Command,
+    ConfirmationNeeded,
+    ConfirmProposal,
+    ContinueAfterAbsence,
+    CorrectLine,
+    Done,
+    LateEntry,
+    MarkPresent,
+    PairPlayoffGame,
+    Reinstate,
+    RejectProposal,
+    ReplaceBoard,
+    ReplaceMove,
+    ReplacePlayer,
+    RequestBye,
+    RestorePrize,
+    SetResult,
+    SetStartPosition,
+    TakeBack,
+    Undo,
+    Withdraw,
+    WithholdPrize,
+)
+from broadcast.actions.boards import board_choices
+from broadcast.actions.entries import particulars
+from broadcast.actions.moves import split_moves
+from broadcast.actions.results import DESK_REASONS
+from broadcast.actions.words import game_words
 from broadcast.games.events import RESULTS, BoardReplaced
 from broadcast.games.ids import slug
-from broadcast.service import actions as regs
-from broadcast.service.actions import DESK_REASONS
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.final_standings import playoff_now
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
-from web.arbiter.actions import DESK, Desk, Dutch, FromTrf, PairingSource, pair_round
+from web.arbiter.actions import DESK, Desk, Dutch, FromTrf, PairingSource, pairing_command
 from web.arbiter.guard import FORM, SESSION, acting, desk_html
 from web.arbiter.history import closed_alerts
-from web.arbiter.moves import split_moves
 from web.auth import same_origin
 from web.board_svg import board_svg, piece_defs
 from web.http_json import error, json_response
@@ -36,9 +71,35 @@ __all__ = ["desk_page", "desk_ws", "routes"]
 
 routes = web.RouteTableDef()
 
+RECENT = 15  # the newest actions the desk lists with an Undo
+
 
 @routes.get("/arbiter")
 async def desk_page(request: web.Request) -> web.Response:
+    return desk_html(_render(request))
+
+
+def _players(service: EventService) -> list[dict[str, Any]]:
+    """Each section's players as the pickers offer them: "23 · Zubizarreta, Mikel"."""
+    return [
+        {
+            "slug": slug(name),
+            "options": [f"{n} · {p.name}" for n, p in sorted(state.players.items())],
+        }
+        for name, state in service.tournament.sections.items()
+    ]
+
+
+def _recent(desk: Desk, zone: dt.tzinfo) -> list[dict[str, Any]]:
+    out = []
+    for action in desk.recent(RECENT):
+        at = dt.datetime.fromtimestamp(action["t"], zone).strftime("%H:%M:%S")
+        out.append({**action, "at": at})
+    return out
+
+
+def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> str:
+    """The desk page; `pending`: an action waiting for the arbiter's confirmation."""
     service = service_of(request)
     desk = request.app[DESK]
     session = request[SESSION]
@@ -50,9 +111,19 @@ async def desk_page(request: web.Request) -> web.Response:
         number = live.get(section.name)
         if number is None:
             continue
-        games = [
-            json_views.arbiter_game_json(g) for g in service.book.round_games(section.name, number)
-        ]
+        games = []
+        for g in service.book.round_games(section.name, number):
+            free, busy = board_choices(service, g.id)
+            games.append(
+                {
+                    **json_views.arbiter_game_json(g),
+                    "free": [{"number": b.number, "serial": b.name or ""} for b in free],
+                    "busy": [
+                        {"number": b.number, "serial": b.name or "", "game": b.game or ""}
+                        for b in busy
+                    ],
+                }
+            )
         playoff = service.tournament.section(section.name).playoff.get(number - section.rounds)
         rounds.append(
             {
@@ -71,24 +142,12 @@ async def desk_page(request: web.Request) -> web.Response:
         json_views.desk_board_json(b, service.book)
         for b in sorted(service.hall.values(), key=lambda b: b.number)
     ]
-    spares = [
-        {
-            "number": b.number,
-            "serial": b.name or "",
-            "game": b.game or "",
-            "free": b.game is None
-            or b.game not in service.book.games
-            or service.book.games[b.game].finished,
-        }
-        for b in desk.spares()
-    ]
     # The boards to set up: the same entries the desk's socket sends as they change.
     waiting = [
         {**w, "picture": board_svg(w["must_show"], differ=w["differs"])}
         for w in json_views.waiting_json(service.hall.values(), service.book)
     ]
-    text = ENV.get_template("arbiter.html").render(
-        spares=spares,
+    return ENV.get_template("arbiter.html").render(
         waiting=waiting,
         **chrome(lang, "/arbiter"),
         event=service.config,
@@ -103,7 +162,11 @@ async def desk_page(request: web.Request) -> web.Response:
         results=RESULTS,
         reasons=DESK_REASONS,
         now=service.time.now(),
-        message=request.query.get("m", ""),
+        message=request.query.get("m", "") if pending is None else "",
+        failure=request.query.get("e", "") if pending is None else "",
+        pending=pending,
+        recent=_recent(desk, service.config.zone),
+        players=_players(service),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
         config_changes=service.config_changes(),
         unpaired=[
@@ -112,7 +175,6 @@ async def desk_page(request: web.Request) -> web.Response:
         ],
         playoffs=_playoffs(service, _),
     )
-    return desk_html(text)
 
 
 def _playoffs(service: EventService, _: Gettext) -> list[dict[str, str]]:
@@ -120,7 +182,9 @@ def _playoffs(service: EventService, _: Gettext) -> list[dict[str, str]]:
     who is still in and what the next game is."""
     out: list[dict[str, str]] = []
     for section in service.config.sections:
-        status = regs.playoff(service.tournament, section.name)
+        status = playoff_now(
+            service.tournament.section(section.name), service.config.tiebreak_edition
+        )
         if status is None:
             continue
         players = service.tournament.section(section.name).players
@@ -151,7 +215,8 @@ async def desk_ws(request: web.Request) -> web.StreamResponse:
 
 
 class Form:
-    """One posted desk form: its fields, the desk, and who acts."""
+    """One posted desk form: its fields, the desk, who acts, and the confirmation token
+    when the arbiter confirmed what it does."""
 
     def __init__(self, request: web.Request) -> None:
         self.request = request
@@ -176,15 +241,41 @@ class Form:
     def checked(self, name: str) -> bool:
         return self[name] in ("on", "1", "yes", "true")
 
-    def round_player(self) -> tuple[int, int]:
-        return self.number("round"), self.number("player")
+    def section(self) -> str:
+        return self.desk.section(self["section"])
+
+    def player(self, section: str, name: str = "player") -> int:
+        """A player picked by name or number (the desk's picker)."""
+        return self.desk.player(section, self[name])
+
+    def act(self, command: Command) -> Done:
+        """The command through the door, confirmed if the form carries the token."""
+        return self.desk.act(command, self.by, confirm=self["confirm"] or False)
+
+    def done(self, done: Done) -> str:
+        """What the flash says: the action's words, and the alerts it raised."""
+        raised = "".join(
+            f" ({self._('alert: %(message)s') % {'message': a.message}})" for a in done.raised
+        )
+        return done.summary + raised
 
 
 FormAction = Callable[[Form], "str | Awaitable[str]"]
 
 
+def _pending(request: web.Request, exc: ConfirmationNeeded) -> dict[str, Any]:
+    """The confirmation box: what the action does and removes, and the same form again."""
+    fields = [
+        (k, v)
+        for k, v in request[FORM].items()
+        if isinstance(v, str) and k not in ("csrf", "confirm")
+    ]
+    return {"action": request.path, "fields": fields, "plan": exc.plan.words(), "stale": exc.stale}
+
+
 async def _answer(request: web.Request, actions: dict[str, FormAction]) -> web.StreamResponse:
-    """Run the form's action; Post/Redirect/Get with the outcome as the page's message."""
+    """Run the form's action; Post/Redirect/Get with the outcome as the page's message, or
+    the page with the confirmation the action needs."""
     name = request.match_info["action"]
     action = actions.get(name)
     if action is None:
@@ -193,47 +284,57 @@ async def _answer(request: web.Request, actions: dict[str, FormAction]) -> web.S
         done = action(Form(request))
         if not isinstance(done, str):
             done = await done
+    except ConfirmationNeeded as exc:
+        return desk_html(_render(request, pending=_pending(request, exc)))
     except ActionError as exc:
-        done = Form(request)._("Not done: %(why)s") % {"why": exc}
+        why = Form(request)._("Not done: %(why)s") % {"why": exc}
+        raise web.HTTPSeeOther("/arbiter?e=" + quote(why)) from None
     raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
 
 
 def _result(f: Form) -> str:
-    raised = f.desk.set_result(f["game"], f["result"], f.by, f["reason"] or None)
-    done = f._("%(game)s: result %(result)s") % {"game": f["game"], "result": f["result"]}
-    return done + "".join(
-        f" ({f._('alert: %(message)s') % {'message': a.message}})" for a in raised
-    )
+    return f.done(f.act(SetResult(f["game"], f["result"], f["reason"] or None)))
 
 
 def _confirm(f: Form) -> str:
-    f.desk.confirm(f["game"], f.by)
-    return f._("%(game)s: result confirmed") % {"game": f["game"]}
+    return f.done(f.act(ConfirmProposal(f["game"])))
 
 
 def _reject(f: Form) -> str:
-    f.desk.reject(f["game"], f.by)
-    return f._("%(game)s: proposed result rejected, the game goes on") % {"game": f["game"]}
+    return f.done(f.act(RejectProposal(f["game"])))
 
 
 def _line(f: Form) -> str:
-    f.desk.correct_line(f["game"], split_moves(f["moves"]), f.by)
-    return f._("%(game)s: line corrected") % {"game": f["game"]}
+    return f.done(f.act(CorrectLine(f["game"], tuple(split_moves(f["moves"])))))
+
+
+def _takeback(f: Form) -> str:
+    plies = f.number("plies", f._("plies")) if f["plies"] else 1
+    return f.done(f.act(TakeBack(f["game"], plies)))
+
+
+def _move(f: Form) -> str:
+    """A move by its number and colour, as the scoresheet has it (or by ply)."""
+    if f["move_no"]:
+        number = f.number("move_no", f._("move number"))
+        ply = 2 * number - (1 if f["colour"] != "black" else 0)
+    else:
+        ply = f.number("ply", f._("ply"))
+    return f.done(f.act(ReplaceMove(f["game"], ply, f["move"])))
 
 
 def _start_fen(f: Form) -> str:
-    f.desk.set_start_fen(f["game"], f["fen"], f.by)
-    return f._("%(game)s: start position set") % {"game": f["game"]}
+    return f.done(f.act(SetStartPosition(f["game"], f["fen"], f.checked("on_purpose"))))
 
 
 def _present(f: Form) -> str:
-    f.desk.mark_present(f["game"], f["colour"], f.by)
-    colour = f._("white") if f["colour"] == "white" else f._("black")
-    return f._("%(game)s: %(colour)s marked present") % {"game": f["game"], "colour": colour}
+    return f.done(f.act(MarkPresent(f["game"], f["colour"])))
 
 
 def _ack(f: Form) -> str:
-    f.desk.acknowledge(f["alert"], f.by)
+    if f.desk.health.acknowledge(f["alert"]):  # a system alert: not journaled
+        return f._("alert acknowledged")
+    f.act(Acknowledge(f["alert"]))
     return f._("alert acknowledged")
 
 
@@ -243,27 +344,26 @@ async def _pair(f: Form) -> str:
     section = section_by_name(service.config, f["section"])
     if section is None:
         raise ActionError(f"no section {f['section']!r}")
-    number = f.number("round")
+    number = f.number("round", f._("round"))
     source: PairingSource = (
         FromTrf(f["trf"], override=f.checked("override"))
         if f["trf"]
-        else Dutch(f.request.app[PAIRER])
+        else Dutch(f.request.app[PAIRER], override=f.checked("missing_results"))
     )
-    pairings = await pair_round(service, section.name, number, source, f.by)
-    games = sum(1 for p in pairings if p.black is not None)
-    return f._("%(section)s round %(number)s paired (%(source)s, %(games)s games)") % {
-        "section": section.name,
-        "number": number,
-        "source": source.kind,
-        "games": games,
-    }
+    command = await pairing_command(service, section.name, number, source)
+    return f.done(f.act(command))
 
 
 def _board(f: Form) -> str:
-    moved = f.desk.assign_board(
-        f["section"], f.number("round"), f.number("white"), f.number("board"), f.by
+    section = f.section()
+    command = AssignBoard(
+        section,
+        f.number("round", f._("round")),
+        f.player(section, "white"),
+        f.number("board", f._("board")),
+        swap=f.checked("swap"),
     )
-    return _moved(f, moved) if moved else f._("board reassigned")
+    return _moved(f, f.act(command))
 
 
 def _seconds(text: str, label: str) -> float | None:
@@ -279,27 +379,40 @@ def _seconds(text: str, label: str) -> float | None:
     return float(seconds)
 
 
-def _moved(f: Form, moved: list[BoardReplaced]) -> str:
+def _moved(f: Form, done: Done) -> str:
+    """The games moved, each by its board and players, in the desk's language."""
+    moved = [e for e in done.plan.events if isinstance(e, BoardReplaced)]
+    if not moved:
+        return f.done(done)
+    book, tournament = f.desk.service.book, f.desk.service.tournament
     text = "; ".join(
         f._("%(game)s moved from board %(old)s to board %(new)s")
-        % {"game": m.game, "old": m.old_board, "new": m.new_board}
+        % {"game": game_words(tournament, book.get(m.game)), "old": m.old_board, "new": m.new_board}
         for m in moved
     )
     return text + f._(": set up the position shown under Spare boards")
 
 
 def _replace_board(f: Form) -> str:
-    spare = f["spare"]
-    board, serial = (int(spare), None) if spare.isascii() and spare.isdigit() else (None, spare)
-    moved = f.desk.replace_board(
+    """A free board (`spare`: a number, or a DGT serial), or one in play (`swap_with`)."""
+    spare, swap_with = f["spare"], f["swap_with"]
+    if spare and swap_with:
+        raise ActionError("choose a free board or a board to swap with, not both")
+    chosen = spare or swap_with
+    number = int(chosen) if chosen.isascii() and chosen.isdigit() else None
+    command = ReplaceBoard(
         f["game"],
-        board,
-        f.by,
-        serial=serial or None,
+        number,
+        serial=None if number is not None or not chosen else chosen,
+        swap=bool(swap_with),
         white_seconds=_seconds(f["white_time"], "White's time"),
         black_seconds=_seconds(f["black_time"], "Black's time"),
     )
-    return _moved(f, moved)
+    return _moved(f, f.act(command))
+
+
+def _undo(f: Form) -> str:
+    return f.done(f.act(Undo(f.number("action", f._("action")))))
 
 
 _ACTIONS: dict[str, FormAction] = {
@@ -307,12 +420,15 @@ _ACTIONS: dict[str, FormAction] = {
     "confirm": _confirm,
     "reject": _reject,
     "line": _line,
+    "takeback": _takeback,
+    "move": _move,
     "start-fen": _start_fen,
     "present": _present,
     "ack": _ack,
     "pair": _pair,
     "board": _board,
     "replace": _replace_board,
+    "undo": _undo,
 }
 
 
@@ -340,67 +456,55 @@ async def desk_action(request: web.Request) -> web.StreamResponse:
 
 
 def _bye_request(f: Form) -> str:
-    rnd, player = f.round_player()
-    granted = f.desk.request_bye(f["section"], rnd, player, f.by, override=f.checked("override"))
-    done = f._("bye for round %(round)s granted to player %(player)s") % {
-        "round": rnd,
-        "player": player,
-    }
-    if granted.override:
-        done += f._(" against the regulations (%(why)s): flagged") % {"why": granted.override}
-    return done
+    section = f.section()
+    command = RequestBye(
+        section, f.number("round", f._("round")), f.player(section), f.checked("override")
+    )
+    return f.done(f.act(command))
 
 
 def _bye_cancel(f: Form) -> str:
-    rnd, player = f.round_player()
-    f.desk.cancel_bye(f["section"], rnd, player, f.by, override=f.checked("override"))
-    return f._("bye for round %(round)s of player %(player)s cancelled") % {
-        "round": rnd,
-        "player": player,
-    }
+    section = f.section()
+    command = CancelBye(
+        section, f.number("round", f._("round")), f.player(section), f.checked("override")
+    )
+    return f.done(f.act(command))
 
 
 def _withdraw(f: Form) -> str:
-    player = f.number("player")
-    start = f.number("from_round", "from round") if f["from_round"] else None
-    event = f.desk.withdraw(f["section"], player, f.by, from_round=start, reason=f["reason"])
-    return f._("player %(player)s withdrawn from round %(round)s") % {
-        "player": player,
-        "round": event.from_round,
-    }
+    section = f.section()
+    start = f.number("from_round", f._("from round")) if f["from_round"] else None
+    return f.done(f.act(Withdraw(section, f.player(section), start, f["reason"])))
+
+
+def _reinstate(f: Form) -> str:
+    section = f.section()
+    return f.done(f.act(Reinstate(section, f.player(section), f["reason"])))
 
 
 def _continue(f: Form) -> str:
-    rnd, player = f.round_player()
-    f.desk.continue_after_absence(f["section"], rnd, player, f.by)
-    return f._("player %(player)s continues after the absence in round %(round)s") % {
-        "player": player,
-        "round": rnd,
-    }
+    section = f.section()
+    command = ContinueAfterAbsence(section, f.number("round", f._("round")), f.player(section))
+    return f.done(f.act(command))
 
 
 def _playoff(f: Form) -> str:
-    white, black = f.number("white"), f.number("black")
-    board = f.number("board") if f["board"] else 1
-    paired = f.desk.pair_playoff_game(f["section"], white, black, f.by, board=board)
-    return f._("play-off game %(number)s (%(kind)s) paired") % {
-        "number": paired.number,
-        "kind": f._(paired.kind),
-    }
+    section = f.section()
+    board = f.number("board", f._("board")) if f["board"] else 1
+    command = PairPlayoffGame(
+        section, f.player(section, "white"), f.player(section, "black"), board
+    )
+    return f.done(f.act(command))
 
 
 def _withhold_prize(f: Form) -> str:
-    player = f.number("player")
-    f.desk.withhold_prize(f["section"], player, f.by, f["reason"])
-    return f._("prize of player %(player)s withheld: it passes to the next eligible player") % {
-        "player": player
-    }
+    section = f.section()
+    return f.done(f.act(WithholdPrize(section, f.player(section), f["reason"])))
 
 
 def _restore_prize(f: Form) -> str:
-    player = f.number("player")
-    f.desk.restore_prize(f["section"], player, f.by, f["reason"])
-    return f._("prize of player %(player)s restored") % {"player": player}
+    section = f.section()
+    return f.done(f.act(RestorePrize(section, f.player(section), f["reason"])))
 
 
 def _newcomer(f: Form) -> dict[str, object]:
@@ -419,49 +523,27 @@ def _missed(f: Form) -> float | None:
 
 def _late_entry(f: Form) -> str:
     config_player = f.number("config_player", "config player") if f["config_player"] else None
-    start = f.number("from_round", "from round") if f["from_round"] else None
-    event = f.desk.enter_late(
-        f["section"],
-        _newcomer(f),
-        f.by,
+    start = f.number("from_round", f._("from round")) if f["from_round"] else None
+    command = LateEntry(
+        f.section(),
+        particulars(_newcomer(f)),
         config_player=config_player,
         from_round=start,
         missed_points=_missed(f),
     )
-    points = event.missed_points * (event.from_round - 1)
-    # The plural of a whole number of points is its own; half points take the "other" form.
-    count = int(points) if points == int(points) else 2
-    return f.ngettext(
-        "late entry: player %(player)s %(name)s, paired from round %(round)s, starts with "
-        "%(points)s point",
-        "late entry: player %(player)s %(name)s, paired from round %(round)s, starts with "
-        "%(points)s points",
-        count,
-    ) % {
-        "player": event.player.number,
-        "name": event.player.name,
-        "round": event.from_round,
-        "points": f"{points:g}",
-    }
+    return f.done(f.act(command))
 
 
 def _replace_player(f: Form) -> str:
-    player = f.number("player")
-    event = f.desk.replace_player(
-        f["section"], player, _newcomer(f), f.by, override=f["override"], missed_points=_missed(f)
+    section = f.section()
+    command = ReplacePlayer(
+        section,
+        f.player(section),
+        particulars(_newcomer(f)),
+        override=f["override"],
+        missed_points=_missed(f),
     )
-    done = f._("player %(player)s %(name)s replaced by %(newcomer)s from round %(round)s") % {
-        "player": player,
-        "name": event.original.name,
-        "newcomer": event.newcomer.name,
-        "round": event.from_round,
-    }
-    if event.newcomer.number != player:
-        done += f._(" (starting number %(number)s; the games played stay with %(player)s)") % {
-            "number": event.newcomer.number,
-            "player": player,
-        }
-    return done
+    return f.done(f.act(command))
 
 
 _REGULATION_ACTIONS: dict[str, FormAction] = {
@@ -470,6 +552,7 @@ _REGULATION_ACTIONS: dict[str, FormAction] = {
     "bye-request": _bye_request,
     "bye-cancel": _bye_cancel,
     "withdraw": _withdraw,
+    "reinstate": _reinstate,
     "continue": _continue,
     "playoff": _playoff,
     "withhold-prize": _withhold_prize,

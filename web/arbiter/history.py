@@ -10,14 +10,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from broadcast.arbiter.alerts import AlertAcknowledged, AlertResolved
+from broadcast.arbiter.alerts import AlertAcknowledged, AlertReopened, AlertResolved
 from broadcast.service.event_service import EventService
 from web import json_views
 
 __all__ = ["SHOWN", "closed_alerts"]
 
 SHOWN = 50  # the newest closed alerts on the desk
-KINDS = ("AlertResolved", "AlertAcknowledged")  # the journal's kind column: class names
+KINDS = ("AlertResolved", "AlertAcknowledged", "AlertReopened")  # the journal's kind column
 
 
 def closed_alerts(service: EventService, limit: int = SHOWN) -> list[dict[str, Any]]:
@@ -26,7 +26,9 @@ def closed_alerts(service: EventService, limit: int = SHOWN) -> list[dict[str, A
     journal = service.journal
     closings: dict[str, AlertResolved | AlertAcknowledged] = {}
     for _, event in journal.read_kinds(0, journal.last_seq(), KINDS):
-        if isinstance(event, AlertResolved | AlertAcknowledged):
+        if isinstance(event, AlertReopened):
+            closings.pop(event.alert, None)  # an undone action asked it again
+        elif isinstance(event, AlertResolved | AlertAcknowledged):
             closings.setdefault(event.alert, event)  # the first closing is the one
     raised = service.rules.alerts
     zone = service.config.zone

@@ -293,6 +293,21 @@
     toggle.setAttribute("aria-pressed", String(sound));
     if (sound) beep();
   });
+  // A form's player pickers offer the players of the section chosen in that form.
+  for (const select of document.querySelectorAll("select[data-section]")) {
+    const point = function () {
+      const form = select.closest("form");
+      if (!form) return;
+      for (const input of form.querySelectorAll("input[data-players]")) {
+        input.setAttribute("list", "players-" + select.value);
+      }
+    };
+    select.addEventListener("change", point);
+    point();
+  }
+  // The confirmation box is what the arbiter must read first.
+  const pending = document.getElementById("confirm");
+  if (pending) pending.scrollIntoView({ block: "start" });
   setInterval(function () {
     for (const el of document.querySelectorAll(".age[data-t]")) {
       el.textContent = Math.max(0, Math.round(nowEstimate() - Number(el.getAttribute("data-t")))) + " s";

@@ -1,0 +1,60 @@
+"""The arbiter's actions: each a value that says what it will do, goes through one door
+(`door.act`), is journaled with who did it and can be undone (`undo.Undo`).
+
+The commands, by what they act on: `results` (SetResult, ConfirmProposal,
+RejectProposal), `moves` (TakeBack, ReplaceMove, CorrectLine, SetStartPosition), `boards`
+(ReplaceBoard, AssignBoard), `pairings` (PublishPairings), `players` (Withdraw,
+Reinstate, RequestBye, CancelBye, ContinueAfterAbsence), `entries` (LateEntry,
+ReplacePlayer), `prizes` (WithholdPrize, RestorePrize, PairPlayoffGame), `alerts`
+(Acknowledge, MarkPresent), `undo` (Undo). `words` says games, players, plies and parts
+in an arbiter's words.
+"""
+
+from broadcast.actions.alerts import Acknowledge, MarkPresent
+from broadcast.actions.boards import AssignBoard, ReplaceBoard
+from broadcast.actions.door import Command, ConfirmationNeeded, Done, Plan, act, plan_of
+from broadcast.actions.entries import LateEntry, ReplacePlayer
+from broadcast.actions.moves import CorrectLine, ReplaceMove, SetStartPosition, TakeBack
+from broadcast.actions.pairings import PublishPairings
+from broadcast.actions.players import (
+    CancelBye,
+    ContinueAfterAbsence,
+    Reinstate,
+    RequestBye,
+    Withdraw,
+)
+from broadcast.actions.prizes import PairPlayoffGame, RestorePrize, WithholdPrize
+from broadcast.actions.results import ConfirmProposal, RejectProposal, SetResult
+from broadcast.actions.undo import Undo
+
+__all__ = [
+    "Acknowledge",
+    "AssignBoard",
+    "CancelBye",
+    "Command",
+    "ConfirmProposal",
+    "ConfirmationNeeded",
+    "ContinueAfterAbsence",
+    "CorrectLine",
+    "Done",
+    "LateEntry",
+    "MarkPresent",
+    "PairPlayoffGame",
+    "Plan",
+    "PublishPairings",
+    "Reinstate",
+    "RejectProposal",
+    "ReplaceBoard",
+    "ReplaceMove",
+    "ReplacePlayer",
+    "RequestBye",
+    "RestorePrize",
+    "SetResult",
+    "SetStartPosition",
+    "TakeBack",
+    "Undo",
+    "Withdraw",
+    "WithholdPrize",
+    "act",
+    "plan_of",
+]

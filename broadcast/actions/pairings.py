@@ -1,0 +1,292 @@
+"""Pairing a round: FIDE Dutch, the pairing program's TRF, or pairs set by hand, all
+published through `PublishPairings`.
+
+- A new round is paired; a Swiss round from FIDE Dutch is refused while a round before it
+  has games without a result, unless the arbiter overrides (the pairings would be made
+  from results that are not there).
+- A round already published is replaced only after the arbiter has seen the difference
+  (which games change, which byes move) and confirmed it. What it drops (a game with
+  moves, a result) is listed among what it removes: those games start afresh, their old
+  moves and result kept aside in the journal (an undo brings them back).
+- The byes a pairing program's TRF gives (Vega's H, F, Z) go in with its round; a bye a
+  player asked for (H, F) goes through the section's bye policy like a request at the
+  desk, unless the arbiter accepts the file's byes as they are (journaled and flagged).
+
+The pairings themselves come from `dutch_pairings` (pure; the web runs it in a worker
+process for a big Swiss), `imported_round` (a TRF) or the arbiter's pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from broadcast.actions.door import ActionHost, Plan, act, section_state
+from broadcast.actions.words import game_words, player_words
+from broadcast.fide.dutch import PairingError, pair_round
+from broadcast.fide.pairing import Pairing
+from broadcast.fide.pairing_import import PairingImportError, import_round
+from broadcast.fide.trf import TrfError, read_trf
+from broadcast.games.ids import GameKey, slug
+from broadcast.journal.kinds import JournalEvent
+from broadcast.service.committer import ActionError
+from broadcast.service.hall import utc
+from broadcast.tournament.events import (
+    ByeGranted,
+    ByeRequested,
+    PairingEdited,
+    ResultRecorded,
+    RoundPaired,
+)
+from broadcast.tournament.live_round import unpaired_rounds
+from broadcast.tournament.state import SectionState, StateError
+
+__all__ = [
+    "PublishPairings",
+    "check_results_in",
+    "dutch_pairings",
+    "how_to_pair",
+    "imported_round",
+    "pair_unpaired",
+    "unfinished_games",
+]
+
+# The byes a player asks for (TRF H and F); Z (not paired) and U (the pairing bye) are the
+# pairing program's own doing, not a request.
+_REQUESTED_CODES = frozenset({"H", "F"})
+
+
+def how_to_pair(section: str, number: int) -> str:
+    """What to tell a user whose live round has no pairings (the log, the home page)."""
+    return (
+        f"round {number} of {section} is not paired, so no game is followed: pair it on the "
+        f"arbiter desk (FIDE Dutch, or import the pairing program's TRF), or POST "
+        f'{{"engine": "dutch"}} or {{"trf": "..."}} to '
+        f"/api/v1/arbiter/sections/{slug(section)}/rounds/{number}/pairings"
+    )
+
+
+def unfinished_games(state: SectionState, round_number: int) -> list[str]:
+    """The games of the rounds before `round_number` that have no result yet, in words
+    ("round 1 board 3 (Lindqvist - Ferreira)")."""
+    out = []
+    for number in sorted(r for r in state.rounds if r < round_number):
+        rnd = state.rounds[number]
+        for p in rnd.pairings:
+            if p.black is not None and p.white not in rnd.results:
+                white, black = (
+                    state.players[n].name if n in state.players else f"player {n}"
+                    for n in (p.white, p.black)
+                )
+                out.append(f"round {number} board {p.board} ({white} - {black})")
+    return out
+
+
+def check_results_in(state: SectionState, round_number: int, *, override: bool) -> None:
+    """A Swiss round is paired from the results before it: refuse to pair round N+1 while
+    round N has games without a result (the pairings would be round N's again), unless
+    the arbiter overrides."""
+    if override or round_number in state.rounds:
+        return
+    missing = unfinished_games(state, round_number)
+    if not missing:
+        return
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    raise ActionError(
+        f"cannot pair round {round_number} of {state.name}: {len(missing)} game"
+        f"{'s' if len(missing) != 1 else ''} of the rounds before it "
+        f"{'have' if len(missing) != 1 else 'has'} no result yet ({shown}). Enter those "
+        f"results first, or pair anyway with the override (override=true) if the arbiter "
+        f"has decided so"
+    )
+
+
+def dutch_pairings(
+    state: SectionState, round_number: int, *, override: bool = False
+) -> tuple[Pairing, ...]:
+    """FIDE Dutch pairings for a round from the results so far (pure; can take seconds for
+    a large Swiss, so the web runs it in a worker process). Refused while a round before
+    it has games without a result, unless `override`."""
+    check_results_in(state, round_number, override=override)
+    try:
+        return pair_round(
+            state.to_crosstable(),
+            round_number,
+            total_rounds=state.config.rounds,
+            absent=state.absent_for(round_number),
+        )
+    except PairingError as exc:
+        raise ActionError(str(exc)) from None
+
+
+def imported_round(
+    trf_text: str, round_number: int
+) -> tuple[tuple[Pairing, ...], tuple[tuple[int, str], ...]]:
+    """A round as the event's pairing program (Vega, Swiss-Manager) wrote it in a TRF:
+    its pairings, and the byes it gives (player, H/F/Z/U)."""
+    try:
+        imported = import_round(read_trf(trf_text).crosstable, round_number)
+    except (TrfError, PairingImportError) as exc:
+        raise ActionError(f"cannot import round {round_number} from that TRF: {exc}") from None
+    return imported.pairings, tuple(imported.byes)
+
+
+def _games(pairings: Sequence[Pairing]) -> dict[int, tuple[int, int]]:
+    return {p.board: (p.white, p.black) for p in pairings if p.black is not None}
+
+
+def _pair_words(state: SectionState, white: int, black: int) -> str:
+    return f"{player_words(state, white)} – {player_words(state, black)}"
+
+
+@dataclass(frozen=True, slots=True)
+class PublishPairings:
+    """Make `pairings` round `round`'s of `section` (a first pairing, or a replacement of
+    published ones). `source`: dutch, import, arbiter (by hand), or a tool's name.
+    `byes`: the byes the pairing program's file gives, `accept_byes` takes them as they
+    are even where the policy refuses; `override` pairs a Dutch round while results of
+    the rounds before it are missing."""
+
+    section: str
+    round: int
+    pairings: tuple[Pairing, ...]
+    source: str
+    byes: tuple[tuple[int, str], ...] = ()
+    accept_byes: bool = False
+    override: bool = False
+    kind: ClassVar[str] = "pairings"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        if self.source == "dutch":
+            check_results_in(state, self.round, override=self.override)
+        games = sum(1 for p in self.pairings if p.black is not None)
+        event: RoundPaired | PairingEdited
+        removes: list[str] = []
+        notes: list[str] = []
+        if self.round in state.rounds:
+            event = PairingEdited(
+                state.name, self.round, self.pairings, reason=f"{self.source} by {by}", by=by
+            )
+            removes, notes = self._difference(host, state)
+            summary = f"{state.name} round {self.round} paired again ({self.source}, {games} games)"
+        else:
+            event = RoundPaired(state.name, self.round, self.pairings, f"{self.source} ({by})")
+            summary = f"{state.name} round {self.round} paired ({self.source}, {games} games)"
+        try:
+            after = state.apply(event)
+        except StateError as exc:
+            raise ActionError(str(exc)) from None
+        events: list[JournalEvent] = [event]
+        bye_events, bye_notes = self._byes(host, after, by)
+        events += bye_events
+        notes += bye_notes
+        return Plan(
+            self.kind,
+            summary,
+            tuple(events),
+            tuple(removes),
+            tuple(notes),
+            ask=self.round in state.rounds,
+        )
+
+    def _difference(self, host: ActionHost, state: SectionState) -> tuple[list[str], list[str]]:
+        """What replacing the published pairings changes: the games that go (those with
+        moves or a result are dropped, and listed as removed) and those that come."""
+        old = _games(state.rounds[self.round].pairings)
+        new = _games(self.pairings)
+        removes: list[str] = []
+        notes: list[str] = []
+        for board, (white, black) in sorted(old.items()):
+            if new.get(board) == (white, black):
+                continue
+            game = host.book.games.get(GameKey(state.name, self.round, board).id)
+            if game is not None and (game.moves or game.finished):
+                # A game is its board's: one begun and paired otherwise starts afresh.
+                played = f"{game.ply} plies" + (f", {game.result}" if game.result else "")
+                removes.append(f"{game_words(host.tournament, game)} ({played})")
+            else:
+                notes.append(f"board {board}: {_pair_words(state, white, black)} goes")
+        for board, (white, black) in sorted(new.items()):
+            if old.get(board) != (white, black) and (white, black) not in old.values():
+                notes.append(f"board {board}: {_pair_words(state, white, black)} comes")
+        old_bye = {p.white for p in state.rounds[self.round].pairings if p.black is None}
+        new_bye = {p.white for p in self.pairings if p.black is None}
+        for player in sorted(old_bye - new_bye):
+            notes.append(f"the pairing bye of {player_words(state, player)} goes")
+        for player in sorted(new_bye - old_bye):
+            notes.append(f"the pairing bye goes to {player_words(state, player)}")
+        if not removes and not notes:
+            notes.append("the same pairings as published")
+        return removes, notes
+
+    def _byes(
+        self, host: ActionHost, state: SectionState, by: str
+    ) -> tuple[list[JournalEvent], list[str]]:
+        """The file's byes: each a request through the policy where a player asked for it,
+        decided here as the rules will decide it when they see the request."""
+        events: list[JournalEvent] = []
+        notes: list[str] = []
+        now = host.time.now()
+        at = utc(now)
+        recorded: list[ResultRecorded] = []
+        for player, code in self.byes:
+            if player not in state.players:
+                raise ActionError(
+                    f"the pairing program's file gives a bye to player {player}, who is not in "
+                    f"{state.name}: enter them first (a late entry or a replacement)"
+                )
+            rnd = state.rounds.get(self.round)
+            known = self.round in state.granted_byes.get(player, frozenset()) or (
+                rnd is not None and rnd.bye_codes.get(player) == code
+            )
+            if code not in _REQUESTED_CODES or known:
+                recorded.append(ResultRecorded(state.name, self.round, player, code, reason="bye"))
+                continue
+            request = ByeRequested(state.name, self.round, player, at, source="import")
+            decision = state.decide_bye(request)
+            events.append(request)
+            if isinstance(decision, ByeGranted):
+                state = state.apply(request).apply(decision)
+            elif self.accept_byes:
+                granted = ByeGranted(
+                    state.name, self.round, player, at, by=by, override=decision.reason
+                )
+                events.append(granted)
+                state = state.apply(request).apply(decision).apply(granted)
+                notes.append(
+                    f"the file's bye {code} for {player_words(state, player)} is accepted "
+                    f"against the bye policy ({decision.reason}): flagged"
+                )
+            else:
+                notes.append(
+                    f"the file's bye {code} for {player_words(state, player)} is refused by the "
+                    f"bye policy ({decision.reason}): it scores nothing until you decide"
+                )
+                continue
+            recorded.append(ResultRecorded(state.name, self.round, player, code, reason="bye"))
+        return events + list(recorded), notes
+
+
+def pair_unpaired(host: ActionHost, by: str) -> list[str]:
+    """Pair every unpaired due round with the FIDE Dutch engine (a rehearsal's shortcut:
+    at a real event the pairing program's round is imported). Returns what was done or
+    could not be, one line each, for the log."""
+    done: list[str] = []
+    rounds = unpaired_rounds(
+        host.config, host.tournament, utc(host.time.now()), host.state.start_overrides
+    )
+    for section, number in rounds.items():
+        try:
+            pairings = dutch_pairings(host.tournament.section(section), number)
+            act(host, PublishPairings(section, number, pairings, "dutch"), by)
+        except ActionError as exc:
+            done.append(f"{section} round {number} could not be paired: {exc}")
+            continue
+        games = sum(1 for p in pairings if p.black is not None)
+        done.append(
+            f"{section} round {number} was not paired: paired it with the FIDE Dutch "
+            f"engine from the ratings and results ({games} games)"
+        )
+    return done

@@ -1,0 +1,303 @@
+"""Who plays: withdrawals and reinstatements, byes, a request to continue after an
+absence; and players named as the arbiter names them.
+
+- `Withdraw`: a player is out from a round on (default: their first round without a
+  result); their games not yet played follow the section's rules (a round robin's
+  `[section.withdrawal]`; in a Swiss a game already paired and not begun is a forfeit won
+  by the opponent). Asks first: it removes a player's participation.
+- `Reinstate`: a withdrawn player is in again, and the forfeits their withdrawal entered
+  (not played since) are taken back. Asks first when it takes a forfeit back.
+- `RequestBye`: through the section's bye policy; refused with the regulation's reason,
+  unless the arbiter overrides (journaled and flagged). `CancelBye` asks first.
+- `ContinueAfterAbsence`: the player's written request to go on (Sestao art. 6).
+
+`find_player` reads a player as the desk's picker gives one: a starting number, "23 ·
+Zubizarreta, Mikel", or a name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from broadcast.actions.door import ActionHost, Plan, section_state
+from broadcast.actions.words import game_words, player_words, result_words
+from broadcast.arbiter.withdrawal import (
+    first_open_round,
+    reinstatement_events,
+    withdrawal_consequences,
+)
+from broadcast.games.events import ResultCleared, ResultConfirmed
+from broadcast.games.ids import GameKey
+from broadcast.journal.kinds import JournalEvent
+from broadcast.service.committer import ActionError
+from broadcast.service.hall import utc
+from broadcast.tournament.bye_policy import check_bye_cancel
+from broadcast.tournament.events import (
+    ByeCancelled,
+    ByeGranted,
+    ByeRefused,
+    ByeRequested,
+    ContinuationRequested,
+    PairingEdited,
+    PlayerReinstated,
+    PlayerWithdrawn,
+)
+from broadcast.tournament.state import SectionState
+
+__all__ = [
+    "CancelBye",
+    "ContinueAfterAbsence",
+    "Reinstate",
+    "RequestBye",
+    "Withdraw",
+    "find_player",
+    "player_of",
+]
+
+
+def find_player(state: SectionState, text: str) -> int:
+    """The starting number of the player `text` names: a number ("23"), the desk picker's
+    "23 · Zubizarreta, Mikel", or a name (whole, or a part only one player's name has).
+    ActionError listing the candidates otherwise."""
+    words = text.strip()
+    head = words.split(" ", 1)[0].rstrip(".·:")
+    if head.isascii() and head.isdigit():
+        number = int(head)
+        if number not in state.players:
+            raise ActionError(f"{state.name} has no player {number}")
+        return number
+    if not words:
+        raise ActionError("choose a player (by name or starting number)")
+    wanted = words.casefold()
+    exact = [n for n, p in state.players.items() if p.name.casefold() == wanted]
+    if len(exact) == 1:
+        return exact[0]
+    partial = sorted(n for n, p in state.players.items() if wanted in p.name.casefold())
+    if len(partial) == 1:
+        return partial[0]
+    if not partial:
+        raise ActionError(f"no player of {state.name} is called {words!r}")
+    listed = ", ".join(player_words(state, n) for n in partial[:6])
+    raise ActionError(f"{words!r} names several players ({listed}): choose one")
+
+
+def player_of(state: SectionState, player: int) -> str:
+    """The player's words; ActionError for a number the section does not have."""
+    if player not in state.players:
+        raise ActionError(f"section {state.name!r} has no player {player}")
+    return player_words(state, player)
+
+
+def _consequence_words(host: ActionHost, event: object) -> str:
+    if isinstance(event, ResultConfirmed):
+        game = host.book.get(event.game)
+        return f"{game_words(host.tournament, game)}: {result_words(event.result, event.reason)}"
+    if isinstance(event, ResultCleared):
+        game = host.book.get(event.game)
+        old = result_words(game.result, game.result_reason)
+        return f"the forfeit {old} of {game_words(host.tournament, game)}"
+    if isinstance(event, PairingEdited):
+        return f"round {event.round}: their game {'leaves' if 'withdrew' in event.reason else 'is back on'} the pairings"
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """`player` of `section` is out from `from_round` on (None: their first round without
+    a result), for `reason`."""
+
+    section: str
+    player: int
+    from_round: int | None = None
+    reason: str = ""
+    kind: ClassVar[str] = "withdraw"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        who = player_of(state, self.player)
+        if self.player in state.withdrawn:
+            raise ActionError(
+                f"{who} has already withdrawn (from round {state.withdrawn[self.player]})"
+            )
+        start = first_open_round(state, self.player) if self.from_round is None else self.from_round
+        if not 1 <= start <= state.config.rounds + 1:
+            raise ActionError(
+                f"withdrawal from round {start}: give a round from 1 to {state.config.rounds + 1}"
+            )
+        why = self.reason.strip() or "withdrawn by the arbiter"
+        now = host.time.now()
+        event = PlayerWithdrawn(state.name, self.player, start, why, by, now)
+        after = state.apply(event)
+        notes = [
+            _consequence_words(host, e)
+            for e in withdrawal_consequences(after, host.book, event, now)
+        ]
+        for number in sorted(r for r in state.rounds if r >= start):
+            pairing = state.rounds[number].game_of(self.player)
+            if pairing is None or pairing.black is None:
+                continue
+            game = host.book.games.get(GameKey(state.name, number, pairing.board).id)
+            if game is not None and game.moves and not game.finished:
+                notes.append(
+                    f"{game_words(host.tournament, game)} has begun ({game.ply} plies): "
+                    "enter its result"
+                )
+        return Plan(
+            self.kind,
+            f"{who} withdrawn from round {start} ({why})",
+            (event,),
+            removes=(f"{who}'s participation from round {start} on",),
+            notes=tuple(n for n in notes if n),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reinstate:
+    """A withdrawn `player` of `section` is in the event again: paired from the next
+    pairing on; the forfeits their withdrawal entered and nobody changed since are taken
+    back."""
+
+    section: str
+    player: int
+    reason: str = ""
+    kind: ClassVar[str] = "reinstate"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        who = player_of(state, self.player)
+        if self.player not in state.withdrawn:
+            raise ActionError(f"{who} is not withdrawn: there is nothing to reinstate")
+        start = state.withdrawn[self.player]
+        why = self.reason.strip() or "reinstated by the arbiter"
+        now = host.time.now()
+        event = PlayerReinstated(state.name, self.player, why, by, start, now)
+        after = state.apply(event)
+        taken_back = reinstatement_events(after, host.book, event, now)
+        removes = tuple(
+            _consequence_words(host, e) for e in taken_back if isinstance(e, ResultCleared)
+        )
+        notes = [_consequence_words(host, e) for e in taken_back if isinstance(e, PairingEdited)]
+        still = after.excluded_by_rules(self.player) or after.out_reason(
+            self.player, after.last_paired_round + 1
+        )
+        if still:
+            notes.append(f"the regulations still keep them out: {still}")
+        return Plan(
+            self.kind,
+            f"{who} reinstated (was withdrawn from round {start}: "
+            f"{state.withdraw_reasons.get(self.player) or 'no reason given'})",
+            (event,),
+            removes,
+            tuple(notes),
+        )
+
+
+def _answers(event: object, request: ByeRequested) -> bool:
+    return (
+        isinstance(event, ByeGranted | ByeRefused)
+        and event.round == request.round
+        and event.player == request.player
+        and event.at == request.at
+    )
+
+
+def _imported_refusal(state: SectionState, round_number: int, player: int) -> str:
+    """The policy's reason for refusing the bye the pairing program's TRF gave `player`
+    in `round_number`, when that is the latest word on it ("" otherwise)."""
+    log = state.bye_log
+    for i in range(len(log) - 1, -1, -1):
+        event = log[i]
+        if not isinstance(event, ByeRequested) or (event.round, event.player) != (
+            round_number,
+            player,
+        ):
+            continue
+        if event.source != "import":
+            continue
+        answer = next((e for e in log[i + 1 :] if _answers(e, event)), None)
+        return answer.reason if isinstance(answer, ByeRefused) else ""
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestBye:
+    """A bye for `player` in `round`, through the section's policy. Refused: ActionError
+    with the regulation's reason, unless `override`: the arbiter's grant is journaled
+    with the reason it overrides and flagged with an alert."""
+
+    section: str
+    round: int
+    player: int
+    override: bool = False
+    kind: ClassVar[str] = "bye"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        who = player_of(state, self.player)
+        at = utc(host.time.now())
+        request = ByeRequested(state.name, self.round, self.player, at)
+        decision = state.decide_bye(request)
+        events: list[JournalEvent] = [request]
+        summary = f"bye for round {self.round} granted to {who}"
+        notes: tuple[str, ...] = ()
+        if isinstance(decision, ByeRefused):
+            if not self.override:
+                raise ActionError(f"bye refused: {decision.reason}")
+            # Granting a bye the pairing program's file held back: the reason overridden
+            # is the policy's answer to that bye, not "the round is already paired".
+            reason = _imported_refusal(state, self.round, self.player) or decision.reason
+            events.append(
+                ByeGranted(state.name, self.round, self.player, at, by=by, override=reason)
+            )
+            summary += f" against the regulations ({reason}): flagged"
+            notes = ("journaled as the arbiter's override, with an alert",)
+        return Plan(self.kind, summary, tuple(events), notes=notes)
+
+
+@dataclass(frozen=True, slots=True)
+class CancelBye:
+    """Cancel `player`'s bye in `round`: until the request deadline, later only with
+    `override`."""
+
+    section: str
+    round: int
+    player: int
+    override: bool = False
+    kind: ClassVar[str] = "bye-cancel"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        who = player_of(state, self.player)
+        if self.round not in state.byes_of(self.player):
+            raise ActionError(f"{who} has no bye in round {self.round} to cancel")
+        at = utc(host.time.now())
+        decision = check_bye_cancel(state.config, self.round, requested_at=at)
+        if not decision.allowed and not self.override:
+            raise ActionError(f"cancellation refused: {decision.reason}")
+        flagged = "" if decision.allowed else decision.reason
+        event = ByeCancelled(state.name, self.round, self.player, at, by=by, override=flagged)
+        summary = f"bye for round {self.round} of {who} cancelled"
+        if flagged:
+            summary += f" against the regulations ({flagged}): flagged"
+        return Plan(self.kind, summary, (event,), removes=(f"{who}'s bye in round {self.round}",))
+
+
+@dataclass(frozen=True, slots=True)
+class ContinueAfterAbsence:
+    """The player's written request to go on after an absence in `round`. Refused (in the
+    regulation's words) when it cannot succeed."""
+
+    section: str
+    round: int
+    player: int
+    kind: ClassVar[str] = "continue"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        who = player_of(state, self.player)
+        refusal = state.continuation_refusal(self.player, self.round)
+        if refusal:
+            raise ActionError(f"request to continue refused: {refusal}")
+        event = ContinuationRequested(state.name, self.round, self.player, by)
+        return Plan(self.kind, f"{who} continues after the absence in round {self.round}", (event,))

@@ -1,0 +1,126 @@
+"""Prizes and the play-off for first place.
+
+- `WithholdPrize`: the player's prize is withheld, with the reason (Pamplona art. 9: an
+  unjustified missed game); it passes to the next eligible player. Asks first.
+- `RestorePrize`: a prize withheld by the arbiter, or by an elimination (the config's
+  `eliminated_lose_prizes`), is given back.
+- `PairPlayoffGame`: the next play-off game between two players still in it; its kind
+  (blitz or Armageddon) follows the play-off's state.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import ClassVar
+
+from broadcast.actions.door import ActionHost, Plan, section_state
+from broadcast.actions.players import player_of
+from broadcast.service.committer import ActionError
+from broadcast.service.hall import utc
+from broadcast.tournament.events import PlayoffGamePaired, PrizeRestored, PrizeWithheld
+from broadcast.tournament.final_standings import playoff_now
+
+__all__ = ["PairPlayoffGame", "RestorePrize", "WithholdPrize"]
+
+
+@dataclass(frozen=True, slots=True)
+class WithholdPrize:
+    """Withhold `player`'s prize for `reason` (required: it is on the prize list)."""
+
+    section: str
+    player: int
+    reason: str
+    kind: ClassVar[str] = "withhold-prize"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        if state.config.prizes is None:
+            raise ActionError(f"section {state.name!r} has no [section.prizes] in its config")
+        who = player_of(state, self.player)
+        why = self.reason.strip()
+        if not why:
+            raise ActionError(
+                "give the reason the prize is withheld (e.g. 'art. 9: round 3 missed')"
+            )
+        if self.player in state.prizes_withheld:
+            raise ActionError(
+                f"{who}'s prize is already withheld ({state.prizes_withheld[self.player]})"
+            )
+        return Plan(
+            self.kind,
+            f"prize of {who} withheld ({why}): it passes to the next eligible player",
+            (PrizeWithheld(state.name, self.player, why, by),),
+            removes=(f"{who}'s prize",),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RestorePrize:
+    """Give back `player`'s withheld prize."""
+
+    section: str
+    player: int
+    reason: str = ""
+    kind: ClassVar[str] = "restore-prize"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        who = player_of(state, self.player)
+        if not state.prize_withheld(self.player):
+            raise ActionError(f"{who}'s prize is not withheld")
+        return Plan(
+            self.kind,
+            f"prize of {who} restored",
+            (PrizeRestored(state.name, self.player, self.reason.strip(), by),),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PairPlayoffGame:
+    """The next play-off game for first place, `white` against `black`, on the section's
+    pairing board `board`, starting at `at` (default: now)."""
+
+    section: str
+    white: int
+    black: int
+    board: int = 1
+    at: dt.datetime | None = None
+    kind: ClassVar[str] = "playoff"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        status = playoff_now(state, host.tournament.event.tiebreak_edition)
+        if status is None:
+            raise ActionError(f"section {state.name!r} has no tie for first to play off")
+        if status.decided:
+            raise ActionError(f"the play-off is decided: player {status.winner} is first")
+        if status.next_kind is None:
+            raise ActionError("a play-off game is still being played: record its result first")
+        if not {self.white, self.black} <= set(status.remaining):
+            still = ", ".join(str(p) for p in status.remaining)
+            raise ActionError(f"only players still in the play-off ({still}) can be paired")
+        if (min(self.white, self.black), max(self.white, self.black)) in status.met:
+            # Donostia art. 10: a league is everyone against everyone once.
+            left = ", ".join(f"{a}-{b}" for a, b in status.missing)
+            raise ActionError(
+                f"players {self.white} and {self.black} have already met in this play-off "
+                f"league: each pair plays once; still to play: {left}"
+            )
+        number = len(state.playoff) + 1
+        event = PlayoffGamePaired(
+            state.name,
+            number,
+            self.white,
+            self.black,
+            status.next_kind,
+            self.at or utc(host.time.now()),
+            self.board,
+            by,
+        )
+        return Plan(
+            self.kind,
+            f"play-off game {number} ({status.next_kind}): {player_of(state, self.white)} – "
+            f"{player_of(state, self.black)}",
+            (event,),
+        )

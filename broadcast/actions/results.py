@@ -1,0 +1,181 @@
+"""Results: the arbiter's word on a game, one way for the desk, the API and the rules'
+proposals alike.
+
+- `SetResult`: a result with its reason. A forfeit (+/-, -/+, -/-) needs a forfeit's
+  reason (forfeit or default-time count a no-show; withdrawal does not); a game's result
+  cannot carry one. Replacing a result that stands asks first.
+- `ConfirmProposal`: the result the board or the rules proposed stands.
+- `RejectProposal`: the proposed result does not stand, the game goes on (asks first: a
+  flag fall rejected by mistake is a right result lost).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, cast
+
+from broadcast.actions.door import ActionHost, Plan, game_state
+from broadcast.actions.words import game_words, result_words
+from broadcast.arbiter.presence import no_show_colours
+from broadcast.games.events import (
+    REASON_TEXT,
+    RESULTS,
+    GameResultText,
+    ProposalWithdrawn,
+    ResultConfirmed,
+    ResultReason,
+)
+from broadcast.games.state import GameState
+from broadcast.service.committer import ActionError
+
+__all__ = [
+    "DESK_REASONS",
+    "FORFEIT_REASONS",
+    "FORFEIT_RESULTS",
+    "GAME_REASONS",
+    "ConfirmProposal",
+    "RejectProposal",
+    "SetResult",
+    "default_reason",
+]
+
+FORFEIT_RESULTS = ("+/-", "-/+", "-/-")
+FORFEIT_REASONS = ("forfeit", "default-time", "withdrawal")
+GAME_REASONS = (
+    "agreement",
+    "resignation",
+    "checkmate",
+    "stalemate",
+    "dead-position",
+    "repetition",
+    "75-moves",
+    "flag-fall",
+    "arbiter",
+)
+DESK_REASONS = (*GAME_REASONS, *FORFEIT_REASONS)
+"""Reasons the desk offers for a result (the board's own ones come with its proposals)."""
+
+
+def default_reason(result: str) -> str:
+    """What a result entered without a reason most likely is: a forfeit, or a draw by
+    agreement (so the early-draw rule checks it); otherwise the arbiter's word."""
+    if result in FORFEIT_RESULTS:
+        return "forfeit"
+    return "agreement" if result == "1/2-1/2" else "arbiter"
+
+
+def _checked(result: str, reason: str | None) -> tuple[GameResultText, ResultReason]:
+    if result not in RESULTS:
+        raise ActionError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
+    why = reason or default_reason(result)
+    if why not in REASON_TEXT:
+        raise ActionError(f"reason must be one of {', '.join(DESK_REASONS)}, not {why!r}")
+    if result in FORFEIT_RESULTS and why not in FORFEIT_REASONS:
+        raise ActionError(
+            f"a forfeit ({result}) needs the reason forfeit, default-time or withdrawal, "
+            f"not {why!r}"
+        )
+    if result not in FORFEIT_RESULTS and why in FORFEIT_REASONS:
+        raise ActionError(f"{why!r} is a reason for a forfeit (+/-, -/+, -/-), not for {result}")
+    return cast(GameResultText, result), cast(ResultReason, why)
+
+
+def _no_show_notes(game: GameState, result: str, reason: str) -> tuple[str, ...]:
+    if reason == "withdrawal":
+        return ()
+    out = []
+    for colour in no_show_colours(result):
+        player = game.white if colour == "white" else game.black
+        if player is not None:
+            out.append(f"counts a no-show for {player.name} ({player.start})")
+    return tuple(out)
+
+
+def result_plan(
+    host: ActionHost, game: GameState, result: str, reason: str | None, by: str, kind: str
+) -> Plan:
+    """The plan of a result on `game` (shared by SetResult and ConfirmProposal)."""
+    checked, why = _checked(result, reason)
+    where = game_words(host.tournament, game)
+    if game.result == checked and game.result_reason == why:
+        raise ActionError(f"{where} already has the result {result_words(checked, why)}")
+    removes: tuple[str, ...] = ()
+    notes = _no_show_notes(game, checked, why)
+    if game.result is not None:
+        removes = (f"the result {result_words(game.result, game.result_reason)} of {where}",)
+        if game.result in FORFEIT_RESULTS and game.result_reason != "withdrawal":
+            missed = set(no_show_colours(game.result)) - set(
+                () if why == "withdrawal" else no_show_colours(checked)
+            )
+            for colour in sorted(missed):
+                player = game.white if colour == "white" else game.black
+                if player is not None:
+                    notes += (
+                        f"the no-show it counted for {player.name} ({player.start}) goes, "
+                        "with what followed from it",
+                    )
+    elif game.proposal is not None and (game.proposal.result, game.proposal.reason) != (
+        checked,
+        why,
+    ):
+        notes += (
+            f"instead of the proposed {result_words(game.proposal.result, game.proposal.reason)}",
+        )
+    event = ResultConfirmed(game.id, checked, why, host.time.now(), by=by)
+    return Plan(kind, f"{where}: {result_words(checked, why)}", (event,), removes, notes)
+
+
+@dataclass(frozen=True, slots=True)
+class SetResult:
+    """The arbiter's result for `game`, with its reason (None: the likeliest, see
+    `default_reason`)."""
+
+    game: str
+    result: str
+    reason: str | None = None
+    kind: ClassVar[str] = "result"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        return result_plan(
+            host, game_state(host, self.game), self.result, self.reason, by, self.kind
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmProposal:
+    """The result the board or the rules proposed for `game` stands."""
+
+    game: str
+    kind: ClassVar[str] = "confirm"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        game = game_state(host, self.game)
+        proposal = game.proposal if game.result is None else None
+        if proposal is None:
+            raise ActionError(f"{self.game} has no result waiting for confirmation")
+        return result_plan(host, game, proposal.result, proposal.reason, by, self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class RejectProposal:
+    """The proposed result does not stand and the game goes on (a kings signal given by
+    mistake, a flag the arbiter saw otherwise): the pending result is cleared and its
+    alert closes."""
+
+    game: str
+    kind: ClassVar[str] = "reject"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        game = game_state(host, self.game)
+        proposal = game.proposal if game.result is None else None
+        if proposal is None:
+            raise ActionError(f"{self.game} has no result waiting for confirmation to reject")
+        where = game_words(host.tournament, game)
+        proposed = result_words(proposal.result, proposal.reason)
+        why = f"rejected by {by}: the game goes on"
+        return Plan(
+            self.kind,
+            f"{where}: the proposed {proposed} is rejected, the game goes on",
+            (ProposalWithdrawn(game.id, host.time.now(), by=by, why=why),),
+            removes=(f"the proposed result {proposed} of {where}",),
+        )

@@ -1,0 +1,195 @@
+"""Undo: any action taken back by a journaled counter-action.
+
+`Undo(seq)` names the action by its record's journal number (the desk's list, the API's
+`action.seq`). Its plan reads that record (`ActionTaken`: every part the action changed,
+before and after) and puts back each part that still holds what the action left: one
+`ActionUndone` event, folded like any other, so a restart replays it. The alerts the
+action raised are resolved, those it closed reopened, the presence it marked unmarked.
+What the rules did because of the action in the same transaction goes with it (the
+no-show a forfeit counted, the elimination that followed, the forfeits of a withdrawal);
+what they did later because of it is taken back by the rules themselves when the cause
+is gone (a player the rules withdrew for no-shows that no longer stand is reinstated).
+
+A part changed since by another action is not overwritten: the undo is refused, naming
+that action, which can be undone first. The one exception is a line the board went on
+with after a correction: the plies played since are listed among what the undo removes.
+An undo is an action too, recorded the same way: undoing it is a redo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from broadcast.actions.door import ActionHost, Plan
+from broadcast.actions.words import change_words, game_words, plies_words
+from broadcast.arbiter.alerts import (
+    AlertReopened,
+    AlertResolved,
+    PlayerMarkedPresent,
+    PresenceUnmarked,
+)
+from broadcast.arbiter.decisions import ActionTaken, ActionUndone
+from broadcast.games.changes import Change, GamePart, game_holds
+from broadcast.games.state import GameError
+from broadcast.journal.kinds import JournalEvent
+from broadcast.service.committer import ActionError
+from broadcast.service.hall import utc
+from broadcast.tournament.changes import (
+    RoundEntry,
+    RoundPairing,
+    SectionEntry,
+    SectionLog,
+    SectionMember,
+    describe_part,
+    holds,
+)
+from broadcast.tournament.state import StateError
+
+__all__ = ["Undo", "record_of"]
+
+_SHOWN = 12  # parts listed in words; the rest counted
+
+
+def record_of(host: ActionHost, seq: int) -> ActionTaken:
+    """The record of the action numbered `seq`; ActionError when there is none."""
+    found = next(iter(host.journal.read_kinds(seq - 1, seq, ("ActionTaken",))), None)
+    if found is None or not isinstance(found[1], ActionTaken):
+        raise ActionError(f"there is no action {seq} in the journal")
+    return found[1]
+
+
+def _part_key(change: Change) -> tuple[object, ...]:
+    match change:
+        case GamePart():
+            return ("game", change.game, change.slot)
+        case SectionEntry():
+            return ("entry", change.section, change.field, change.key)
+        case SectionMember():
+            return ("member", change.section, change.field, change.key, change.member)
+        case SectionLog():
+            return ("log", change.section, change.field)
+        case RoundPairing():
+            return ("round", change.section, change.round)
+        case RoundEntry():
+            return ("round-entry", change.section, change.round, change.field, change.key)
+    return ("?",)  # pragma: no cover
+
+
+def _changed_by(host: ActionHost, seq: int, change: Change) -> str:
+    """The later action in force that changed the same part, in words ("" if none is
+    found: the board, or the rules on their own)."""
+    key = _part_key(change)
+    found = ""
+    for later, event in host.journal.read_kinds(seq, host.journal.last_seq(), ("ActionTaken",)):
+        if not isinstance(event, ActionTaken) or host.action_log.undone_by(later):
+            continue
+        if any(_part_key(c) == key for c in event.changes):
+            found = f"action {later} ({event.summary}, by {event.by})"
+    return found
+
+
+def _holds(host: ActionHost, change: Change) -> bool:
+    if isinstance(change, GamePart):
+        return game_holds(host.book, change)
+    return holds(host.tournament, change)
+
+
+def _played_since(host: ActionHost, part: GamePart) -> GamePart | None:
+    """A corrected line the board went on with: the part, taken as it is now (the plies
+    played since go with the undo). None when the line changed otherwise."""
+    if part.group != "line" or part.slot != "games" or not part.after:
+        return None
+    game = host.book.games.get(part.game)
+    start, moves = part.after
+    if game is None or game.start_fen != start or len(game.moves) <= len(moves):
+        return None
+    if [m.uci for m in game.moves[: len(moves)]] != [m.uci for m in moves]:
+        return None
+    return replace(part, after=(game.start_fen, game.moves))
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """Take back the action recorded at journal number `action`."""
+
+    action: int
+    kind: ClassVar[str] = "undo"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        logged = host.action_log.get(self.action)
+        if logged is None:
+            raise ActionError(f"there is no action {self.action} to undo")
+        undone = host.action_log.undone_by(self.action)
+        if undone:
+            raise ActionError(
+                f"action {self.action} ({logged.summary}) was undone by action {undone}"
+            )
+        record = record_of(host, self.action)
+        parts: list[Change] = []
+        removes: list[str] = []
+        for change in record.changes:
+            if _holds(host, change):
+                parts.append(change)
+                continue
+            since = _played_since(host, change) if isinstance(change, GamePart) else None
+            if since is not None and isinstance(change, GamePart):
+                game = host.book.get(since.game)
+                first = len(change.after[1]) + 1
+                removes.append(
+                    f"{plies_words(game.moves, first)} of {game_words(host.tournament, game)}, "
+                    "played since"
+                )
+                parts.append(since)
+                continue
+            what = (
+                describe_part(change)
+                if not isinstance(change, GamePart)
+                else (f"game {change.game} ({change.group})")
+            )
+            later = _changed_by(host, self.action, change)
+            then = f": {later} changed it; undo that first" if later else ": it has changed since"
+            raise ActionError(f"cannot undo action {self.action} ({logged.summary}): {what}{then}")
+        now = host.time.now()
+        events: list[JournalEvent] = []
+        if parts:
+            undone_event = ActionUndone(self.action, tuple(parts), now, by)
+            try:
+                host.state.apply(undone_event)
+            except (StateError, GameError) as exc:
+                raise ActionError(
+                    f"cannot undo action {self.action} ({logged.summary}): {exc}"
+                ) from None
+            events.append(undone_event)
+        rules = host.rules
+        why = f"action {self.action} undone by {by}"
+        events += [AlertResolved(a, now, why) for a in record.raised if rules.is_open(a)]
+        events += [
+            AlertReopened(a, now, by)
+            for a in record.closed
+            if a in rules.alerts and not rules.is_open(a) and a not in record.raised
+        ]
+        events += [PresenceUnmarked(g, c, t, now, by) for g, c, t in record.present]  # type: ignore[arg-type]
+        # An undone unmarking: the arbiter's word that they were there, from then.
+        events += [PlayerMarkedPresent(g, c, t, by) for g, c, t in record.unmarked]  # type: ignore[arg-type]
+        tournament = host.tournament
+        went = [w for c in parts if (w := change_words(tournament, c))]
+        back = [w for c in parts if (w := change_words(tournament, c, reverse=True))]
+        removes += [f"{w}" for w in went[:_SHOWN]]
+        if len(went) > _SHOWN:
+            removes.append(f"and {len(went) - _SHOWN} more")
+        notes = [f"back: {w}" for w in back[:_SHOWN]]
+        if record.present:
+            notes.append("the presence it marked is taken back")
+        if record.unmarked:
+            notes.append("the presence it took back is marked again")
+        at = utc(logged.t).strftime("%H:%M:%S UTC")
+        return Plan(
+            self.kind,
+            f"undo action {self.action} ({logged.summary}, by {logged.by} at {at})",
+            tuple(events),
+            tuple(removes),
+            tuple(notes),
+            ask=True,
+            undoes=self.action,
+        )

@@ -23,6 +23,7 @@ from broadcast.games.events import (
     GameResultText,
     ProposalWithdrawn,
     ResultConfirmed,
+    ResultProposed,
     ResultReason,
 )
 from broadcast.games.state import GameState
@@ -141,6 +142,15 @@ class SetResult:
         )
 
 
+def _waiting(host: ActionHost, game_id: str, what: str) -> tuple[GameState, ResultProposed]:
+    """The game and the result proposed for it; ActionError when none is waiting."""
+    game = game_state(host, game_id)
+    proposal = game.proposal if game.result is None else None
+    if proposal is None:
+        raise ActionError(f"{game_id} has no result waiting for confirmation{what}")
+    return game, proposal
+
+
 @dataclass(frozen=True, slots=True)
 class ConfirmProposal:
     """The result the board or the rules proposed for `game` stands."""
@@ -149,10 +159,7 @@ class ConfirmProposal:
     kind: ClassVar[str] = "confirm"
 
     def plan(self, host: ActionHost, by: str) -> Plan:
-        game = game_state(host, self.game)
-        proposal = game.proposal if game.result is None else None
-        if proposal is None:
-            raise ActionError(f"{self.game} has no result waiting for confirmation")
+        game, proposal = _waiting(host, self.game, "")
         return result_plan(host, game, proposal.result, proposal.reason, by, self.kind)
 
 
@@ -166,10 +173,7 @@ class RejectProposal:
     kind: ClassVar[str] = "reject"
 
     def plan(self, host: ActionHost, by: str) -> Plan:
-        game = game_state(host, self.game)
-        proposal = game.proposal if game.result is None else None
-        if proposal is None:
-            raise ActionError(f"{self.game} has no result waiting for confirmation to reject")
+        game, proposal = _waiting(host, self.game, " to reject")
         where = game_words(host.tournament, game)
         proposed = result_words(proposal.result, proposal.reason)
         why = f"rejected by {by}: the game goes on"

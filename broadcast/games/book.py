@@ -10,7 +10,7 @@ game: moves are never credited to players who did not make them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from broadcast.config.model import BoardConfig, EventConfig, PlayerEntry
@@ -89,15 +89,20 @@ class GameBook:
             key=lambda g: g.key.board,
         )
 
-    def synced(self, tournament: TournamentState) -> GameBook:
+    def synced(
+        self, tournament: TournamentState, rounds: Collection[tuple[str, int]] | None = None
+    ) -> GameBook:
         """Games for every pairing of every paired round (and play-off game). A game whose
         pairing changed (an arbiter edit) gets its new players; its moves stay with the
-        board. A game of a paired round that no pairing names any more is removed."""
+        board. A game of a paired round that no pairing names any more is removed.
+        `rounds`: only those (section, round) changed (the others are as they were)."""
         games = dict(self.games)
         removed = dict(self.removed)
         paired: dict[tuple[str, int], set[str]] = {}
         for section in tournament.sections.values():
             for number, round_state in section.rounds.items():
+                if rounds is not None and (section.name, number) not in rounds:
+                    continue
                 wanted = paired.setdefault((section.name, number), set())
                 for pairing in round_state.pairings:
                     if pairing.black is None:
@@ -109,6 +114,8 @@ class GameBook:
                     _place(games, removed, key, white, black)
             for game in section.playoff.values():  # play-off games run on the boards too
                 key = GameKey(section.name, section.playoff_round(game.number), game.board)
+                if rounds is not None and (section.name, key.round) not in rounds:
+                    continue
                 paired.setdefault((section.name, key.round), set()).add(key.id)
                 white = player_ref(section.players.get(game.white), game.white)
                 black = player_ref(section.players.get(game.black), game.black)

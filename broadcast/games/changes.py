@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from broadcast.games.book import GameBook
-from broadcast.games.fold import same_games
+from broadcast.games.fold import synced
 from broadcast.games.state import GameError, GameState
 from broadcast.tournament.changes import (
     TournamentChange,
@@ -198,8 +198,8 @@ def put_back(
     for part in parts:
         _put_game(slots, part)
     new_book = GameBook(slots["games"], slots["removed"])
-    if tourney and not same_games(tournament, restored):
-        new_book = new_book.synced(restored)
+    if tourney:
+        new_book = synced(new_book, tournament, restored)
     return restored, new_book
 
 

@@ -16,28 +16,46 @@ def fold_tournament(
     players, play-off games): a result does not change them, and syncing every game of
     the event for each result made the last rounds' replay slow."""
     after = tournament.apply(event)
-    if same_games(tournament, after):
-        return after, book
-    return after, book.synced(after)
+    return after, synced(book, tournament, after)
 
 
-def same_games(before: TournamentState, after: TournamentState) -> bool:
-    """Do the two states pair the same games with the same players (what `synced` reads)?"""
+def synced(book: GameBook, before: TournamentState, after: TournamentState) -> GameBook:
+    """`book` (in step with `before`) in step with `after`: the rounds whose games changed
+    synced again, the others left as they are."""
+    rounds = changed_rounds(before, after)
+    if rounds is None:
+        return book.synced(after)
+    return book.synced(after, rounds) if rounds else book
+
+
+def changed_rounds(
+    before: TournamentState, after: TournamentState
+) -> frozenset[tuple[str, int]] | None:
+    """The (section, round) whose games the two states pair differently (empty: none);
+    None when a change reaches every round (the players, the play-off, the sections)."""
     if before.sections.keys() != after.sections.keys():
-        return False
+        return None
+    out: set[tuple[str, int]] = set()
     for name, new in after.sections.items():
         old = before.sections[name]
         if new is old:
             continue
-        if new.players is not old.players or new.rounds.keys() != old.rounds.keys():
-            return False
-        if any(new.rounds[r].pairings is not old.rounds[r].pairings for r in new.rounds):
-            return False
+        if new.players is not old.players:
+            return None
         if new.playoff is not old.playoff and [
             (g.number, g.white, g.black, g.board) for g in new.playoff.values()
         ] != [(g.number, g.white, g.black, g.board) for g in old.playoff.values()]:
-            return False
-    return True
+            return None
+        for number in new.rounds.keys() | old.rounds.keys():
+            was, now = old.rounds.get(number), new.rounds.get(number)
+            if was is None or now is None or was.pairings is not now.pairings:
+                out.add((name, number))
+    return frozenset(out)
 
 
-__all__ = ["fold_tournament", "same_games"]
+def same_games(before: TournamentState, after: TournamentState) -> bool:
+    """Do the two states pair the same games with the same players (what `synced` reads)?"""
+    return changed_rounds(before, after) == frozenset()
+
+
+__all__ = ["changed_rounds", "fold_tournament", "same_games", "synced"]

@@ -60,6 +60,7 @@ from broadcast.games.events import (
     ResultProposed,
     StartPositionSet,
 )
+from broadcast.games.fold import synced
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import Entry, Journal, JournalError, JournalUnavailable, Transaction
@@ -366,15 +367,25 @@ class Committer:
         """Record the public snapshot; news that is public at once reaches older snapshots too."""
         immediate = [e.event for e in entries if isinstance(e.event, PUBLIC_AT_ONCE)]
         if immediate:
+            # The snapshots a broadcast delay keeps (thousands: one per batch) share a few
+            # tournament values: each is amended once, and only the rounds whose games the
+            # news changes are synced (a withdrawal: none; a pairing: its round).
+            amended: dict[int, TournamentState | None] = {}
 
             def amend(state: PublicState) -> PublicState:
-                try:
-                    tournament = state.tournament
-                    for event in immediate:
-                        tournament = tournament.apply(event)
-                except StateError:
-                    return state  # does not fit that older moment: it stays as it was
-                return PublicState(tournament, state.book.synced(tournament), state.seq)
+                key = id(state.tournament)
+                if key not in amended:
+                    try:
+                        tournament = state.tournament
+                        for event in immediate:
+                            tournament = tournament.apply(event)
+                        amended[key] = tournament
+                    except StateError:
+                        amended[key] = None  # does not fit that older moment: it stays
+                news = amended[key]
+                if news is None:
+                    return state
+                return PublicState(news, synced(state.book, state.tournament, news), state.seq)
 
             self.public.amend(amend)
         self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))

@@ -45,6 +45,7 @@ __all__ = [
     "TournamentChange",
     "describe_part",
     "holds",
+    "inconsistency",
     "put_back_tournament",
     "tournament_changes",
     "uncovered_fields",
@@ -337,10 +338,48 @@ def put_back_tournament(
         sections[change.section] = _put(section, change)
         touched.add(change.section)
     for name in touched:
-        problem = sections[name].inconsistency()
+        problem = inconsistency(sections[name])
         if problem:
             raise StateError(f"{name}: {problem}")
     return replace(tournament, sections=sections)
+
+
+def inconsistency(section: SectionState) -> str:
+    """What does not hold together ("" = nothing): a player paired, scored or counted
+    who is not in the section, a result for a game no pairing has, a round paired
+    before the one before it. A fold keeps these true event by event; an action put
+    back out of order (an undo) is checked against them."""
+    for number in sorted(section.rounds):
+        if number > 1 and number - 1 not in section.rounds:
+            return f"round {number} is paired but round {number - 1} is not"
+        rnd = section.rounds[number]
+        whites = {p.white for p in rnd.pairings if p.black is not None}
+        for pairing in rnd.pairings:
+            for player in pairing.players():
+                if player not in section.players:
+                    return f"round {number} pairs player {player}, who is not in the section"
+        for white in rnd.results:
+            if white not in whites:
+                return f"round {number} has a result for White {white} without that game"
+        for player in rnd.bye_codes:
+            if player not in section.players:
+                return f"round {number} gives player {player} a bye, who is not in the section"
+    for name, mapping in (
+        ("withdrawn", section.withdrawn),
+        ("no-shows", section.no_shows),
+        ("byes", section.granted_byes),
+        ("joined", section.joined),
+    ):
+        for player in mapping:
+            if player not in section.players:
+                return f"player {player} has {name} recorded but is not in the section"
+    for game in section.playoff.values():
+        for player in (game.white, game.black):
+            if player not in section.players:
+                return (
+                    f"play-off game {game.number} pairs player {player}, who is not in the section"
+                )
+    return ""
 
 
 def describe_part(change: TournamentChange) -> str:

@@ -514,41 +514,6 @@ class SectionState:
             withdrawn_by=without(self.withdrawn_by),
         )
 
-    def inconsistency(self) -> str:
-        """What does not hold together ("" = nothing): a player paired, scored or counted
-        who is not in the section, a result for a game no pairing has, a round paired
-        before the one before it. A fold keeps these true event by event; an action put
-        back out of order (an undo) is checked against them."""
-        for number in sorted(self.rounds):
-            if number > 1 and number - 1 not in self.rounds:
-                return f"round {number} is paired but round {number - 1} is not"
-            rnd = self.rounds[number]
-            whites = {p.white for p in rnd.pairings if p.black is not None}
-            for pairing in rnd.pairings:
-                for player in pairing.players():
-                    if player not in self.players:
-                        return f"round {number} pairs player {player}, who is not in the section"
-            for white in rnd.results:
-                if white not in whites:
-                    return f"round {number} has a result for White {white} without that game"
-            for player in rnd.bye_codes:
-                if player not in self.players:
-                    return f"round {number} gives player {player} a bye, who is not in the section"
-        for name, mapping in (
-            ("withdrawn", self.withdrawn),
-            ("no-shows", self.no_shows),
-            ("byes", self.granted_byes),
-            ("joined", self.joined),
-        ):
-            for player in mapping:
-                if player not in self.players:
-                    return f"player {player} has {name} recorded but is not in the section"
-        for game in self.playoff.values():
-            for player in (game.white, game.black):
-                if player not in self.players:
-                    return f"play-off game {game.number} pairs player {player}, who is not in the section"
-        return ""
-
     # -- helpers ---------------------------------------------------------------------------
     def _player(self, player: int) -> PlayerEntry:
         try:

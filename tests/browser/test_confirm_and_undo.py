@@ -5,39 +5,14 @@ what comes back, and takes it back. Players are picked by name."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 import scene
-from test_layout import LAYOUT_PROBLEMS, Site, log_in
-from web_support import CREDENTIALS, free_port
+from test_layout import LAYOUT_PROBLEMS, Site, log_in, page, site
 
-from web.app import start_web
+__all__ = ["page", "site"]  # the fixtures, shared with the layout tests
 
 CARDS = "#confirm, #actions, .deskgame"
-
-
-@pytest.fixture
-async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    service, clock = scene.build(tmp_path)
-    port = free_port()
-    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
-    try:
-        yield Site(service, clock, f"http://127.0.0.1:{port}")
-    finally:
-        await runner.cleanup()
-
-
-@pytest.fixture(params=list(scene.SIZES))
-async def page(request: pytest.FixtureRequest, browser: Any) -> AsyncIterator[Any]:
-    width, height = scene.SIZES[request.param]
-    context = await browser.new_context(viewport={"width": width, "height": height})
-    page = await context.new_page()
-    page.size = request.param
-    yield page
-    await context.close()
 
 
 async def _fits(page: Any) -> None:
@@ -61,7 +36,6 @@ async def test_a_takeback_asks_first_and_the_desk_undoes_it(page: Any, site: Sit
     assert len(removes) == 1 and removes[0].startswith(f"plies {plies - 1}-{plies} (")
     assert site.service.book.get(scene.GAME_ON).ply == plies
     await _fits(page)
-    await page.screenshot(path=f"/tmp/bw-confirm-takeback-{page.size}.png", full_page=False)
     await box.locator("button.danger").click()
     await page.locator(".flash").wait_for()
     assert "2 plies taken back (39 left)" in await page.locator(".flash").inner_text()
@@ -75,7 +49,6 @@ async def test_a_takeback_asks_first_and_the_desk_undoes_it(page: Any, site: Sit
     back = await box.locator("ul.notes li").all_inner_texts()
     assert any(b.startswith("back: ") and f"{plies} plies" in b for b in back)
     await _fits(page)
-    await page.screenshot(path=f"/tmp/bw-confirm-undo-{page.size}.png", full_page=False)
     await box.locator("button.danger").click()
     await page.locator(".flash").wait_for()
     assert site.service.book.get(scene.GAME_ON).ply == plies

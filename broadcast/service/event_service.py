@@ -226,7 +226,8 @@ class EventService:
     def rules_until_now(self) -> None:
         """The arbiter rules' timers up to now, in the open transaction: an action starts
         after what time brought (a default time due, a warning), which is not its doing."""
-        self.commit(self.rules.tick(self.time.now(), self.state))
+        with self.committer.step("the arbiter rules' timers"):
+            self.commit(self.rules.tick(self.time.now(), self.state))
 
     def action_entries(self) -> list[Entry]:
         """What the open action has stored so far (see `Committer.action_entries`)."""

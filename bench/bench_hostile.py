@@ -17,11 +17,16 @@ limit, as a botnet would), and they, as fast as they can:
 
 Printed: move latency (the last piece set down on the board to the move in the arbiter's
 state) p50/p99/max, the service's own lag watch (worst delay), the worst late wake-up of
-the event loop (a probe sleeping 10 ms), moves lost, boards declared lost, and the honest
-spectators' deltas; then the ratio hostile/quiet. Figures, not a test: the machine is
-shared, read the ratio.
+the event loop (a probe sleeping 10 ms), moves lost, boards declared lost, the honest
+spectators' deltas, peak memory, and the arbiter API's answer time (a script in a process
+of its own asking for the boards every 20 ms with HTTP Basic); then the ratio
+hostile/quiet. Figures, not a test: the machine is shared, so each hostile run is
+compared with a quiet run made just before it, and `--repeat N` makes N such pairs and
+prints each ratio's median and min-max over them.
 
-    python bench/bench_hostile.py [--boards 16] [--seconds 30] [--clients 1000]
+    python bench/bench_hostile.py [--boards 16] [--seconds 30] [--clients 1000] [--repeat 3]
+
+`--behaviours '{"png": 1.0}'` sets another mix of attackers (bench_previews.py uses it).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +64,8 @@ BEHAVIOURS = {  # share of the hostile clients
     "http": 0.20,
     "slowloris": 0.10,
 }
+PROBE_EVERY = 0.02  # seconds between the arbiter API probe's requests
+ARBITER = ("bench", "bench-pw")  # bench_serve's credentials
 
 
 def _raise_fd_limit(want: int) -> None:
@@ -89,9 +97,17 @@ UPGRADE = (
 
 
 class Attack:
-    def __init__(self, port: int, clients: int) -> None:
+    def __init__(
+        self,
+        port: int,
+        clients: int,
+        behaviours: dict[str, float] | None = None,
+        games: list[str] | None = None,
+    ) -> None:
         self.port = port
         self.clients = clients
+        self.behaviours = behaviours or BEHAVIOURS
+        self.games = games or []
         self.url = f"http://127.0.0.1:{port}"
         self.stats: dict[str, int] = {}
         self.stop = asyncio.Event()
@@ -109,7 +125,7 @@ class Attack:
             for a in ADDRESSES
         }
         plan: list[str] = []
-        for name, share in BEHAVIOURS.items():
+        for name, share in self.behaviours.items():
             plan += [name] * round(share * self.clients)
         tasks = []
         for i, name in enumerate(plan[: self.clients]):
@@ -229,6 +245,16 @@ class Attack:
             await response.read()
             self.count(f"http: {response.status}")
 
+    async def png(self, address: str, session: Any) -> None:
+        """A link preview's picture of a live game, either side, over keep-alive."""
+        game = random.choice(self.games)
+        flip = "?flip=1" if random.random() < 0.5 else ""
+        async with session.get(f"{self.url}/api/v1/games/{game}.png{flip}") as response:
+            await response.read()
+            self.count(f"png: {response.status}")
+            if response.status == 503:
+                await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
+
     async def slowloris(self, address: str, session: Any) -> None:
         reader, writer = await asyncio.open_connection(
             "127.0.0.1", self.port, local_addr=(address, 0)
@@ -246,10 +272,10 @@ class Attack:
             writer.close()
 
 
-def attacker_main(port: int, clients: int) -> None:
+def attacker_main(port: int, clients: int, behaviours: dict[str, float], games: list[str]) -> None:
     os.nice(10)
     _raise_fd_limit(4 * clients + 256)
-    attack = Attack(port, clients)
+    attack = Attack(port, clients, behaviours, games)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -260,6 +286,45 @@ def attacker_main(port: int, clients: int) -> None:
 
     asyncio.run(main())
     print(json.dumps(attack.stats), flush=True)
+
+
+# -- the arbiter API probe's process ------------------------------------------------------------
+
+
+def probe_main(port: int) -> None:
+    """Ask for the arbiter's boards every PROBE_EVERY s until stdin closes; print the answer
+    times (seconds) and the statuses as JSON."""
+    import aiohttp
+
+    async def main() -> None:
+        times: list[float] = []
+        statuses: dict[str, int] = {}
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        auth = aiohttp.BasicAuth(*ARBITER)
+        url = f"http://127.0.0.1:{port}/api/v1/arbiter/boards"
+
+        async def ask() -> None:
+            async with aiohttp.ClientSession(auth=auth) as session:
+                while not stop.is_set():
+                    started = time.perf_counter()
+                    try:
+                        async with session.get(url) as response:
+                            await response.read()
+                            status = str(response.status)
+                    except aiohttp.ClientError as exc:
+                        status = type(exc).__name__
+                    times.append(time.perf_counter() - started)
+                    statuses[status] = statuses.get(status, 0) + 1
+                    await asyncio.sleep(PROBE_EVERY)
+
+        asker = asyncio.ensure_future(ask())
+        await loop.run_in_executor(None, sys.stdin.read)  # until the bench closes stdin
+        stop.set()
+        await asker
+        print(json.dumps({"times": times, "statuses": statuses}), flush=True)
+
+    asyncio.run(main())
 
 
 # -- the service's process --------------------------------------------------------------------------
@@ -294,7 +359,9 @@ async def _loop_probe(lags: list[float], stop: asyncio.Event) -> None:
         lags.append(loop.time() - asked - 0.01)
 
 
-async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, Any]:
+async def _phase(
+    phase: Phase, tmp: Path, conn: Any, clients: int, behaviours: dict[str, float]
+) -> dict[str, Any]:
     from boards.events import BoardLost
 
     paths: dict[int, str] = await _recv(conn)
@@ -322,6 +389,7 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
         asyncio.ensure_future(_honest(url, honest, stop)),
         asyncio.ensure_future(_loop_probe(lags, stop)),
     ]
+    games = sorted(b.game for b in run.service.hall.values() if b.game)
     attacker = None
     if clients:
         attacker = await asyncio.create_subprocess_exec(
@@ -330,12 +398,22 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
             "--attacker",
             str(run.port),
             str(clients),
+            json.dumps(behaviours),
+            json.dumps(games),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
         assert attacker.stdout is not None
         await attacker.stdout.readline()  # "attacking"
         await asyncio.sleep(3)  # let them all connect and get going
+    probe = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--probe",
+        str(run.port),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     await asyncio.sleep(bench_serve.PLAYERS_START)
     lost_boards[0] = 0
     lags.clear()
@@ -345,6 +423,10 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
     await asyncio.sleep(bench_serve.SETTLE)
     worst_lag = run.service.lag.worst
     boards_lost = lost_boards[0]  # before the boards' process stops (that loses them all)
+    assert probe.stdin is not None and probe.stdout is not None
+    probe.stdin.close()
+    probed = json.loads(await asyncio.wait_for(probe.stdout.readline(), 60) or b"{}")
+    await probe.wait()
     if os.environ.get("BENCH_OBJECTS"):
         import collections
         import gc
@@ -353,15 +435,24 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
         print("objects", sum(kinds.values()), kinds.most_common(25), file=sys.stderr)
     app = run.runner.app
     guard = run.runner.guard  # type: ignore[attr-defined]
+    from web import keys
     from web.app import BUDGET
-    from web.keys import HUB
 
+    # (`getattr`: the same bench measures a commit from before the previews' worker.)
+    previews = app.get(getattr(keys, "PREVIEWS", "previews"))
     server_side = {
         "budget_waited": app[BUDGET].waited,
         "budget_refused": app[BUDGET].refused,
-        "closed_for_policy": app[HUB].closed_for_policy,
+        "closed_for_policy": app[keys.HUB].closed_for_policy,
         "connections_refused": guard.refused,
-        "half_open_evicted": guard.evicted,
+        "idle_evicted": guard.evicted,  # idle connections closed to make room at the cap
+        # requests refused for their side's share of the cap (where the guard has shares)
+        "requests_refused": {
+            getattr(side, "value", str(side)): n
+            for side, n in getattr(guard, "refused_requests", {}).items()
+        },
+        "previews_drawn": previews.renders if previews is not None else None,
+        "previews_refused": previews.refused if previews is not None else None,
     }
     attack: dict[str, int] = {}
     if attacker is not None:
@@ -400,13 +491,17 @@ async def _phase(phase: Phase, tmp: Path, conn: Any, clients: int) -> dict[str, 
         "loop_max": max(lags, default=None),
         "boards_lost": boards_lost,
         "rss_mb": bench_serve.peak_rss_mb(),
+        "api_p50": _percentile(probed.get("times", []), 50),
+        "api_p99": _percentile(probed.get("times", []), 99),
+        "api_max": max(probed.get("times", []), default=None),
+        "api_statuses": probed.get("statuses", {}),
         "honest": honest,
         "server": server_side,
         "attack": attack,
     }
 
 
-def phase_process(phase: Phase, clients: int) -> dict[str, Any]:
+def phase_process(phase: Phase, clients: int, behaviours: dict[str, float]) -> dict[str, Any]:
     _raise_fd_limit(8192)
     if os.environ.get("BENCH_PROFILE"):  # where the loop's time goes (for the curious)
         import cProfile
@@ -415,30 +510,40 @@ def phase_process(phase: Phase, clients: int) -> dict[str, Any]:
         profile = cProfile.Profile()
         profile.enable()
         try:
-            return _phase_process(phase, clients)
+            return _phase_process(phase, clients, behaviours)
         finally:
             profile.disable()
             pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(40)
-    return _phase_process(phase, clients)
+    return _phase_process(phase, clients, behaviours)
 
 
-def _phase_process(phase: Phase, clients: int) -> dict[str, Any]:
+def _phase_process(phase: Phase, clients: int, behaviours: dict[str, float]) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     ours, theirs = ctx.Pipe()
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
         hall = ctx.Process(target=hall_process, args=(phase, tmp, theirs), daemon=True)
         hall.start()
         try:
-            return asyncio.run(_phase(phase, Path(tmp), ours, clients))
+            return asyncio.run(_phase(phase, Path(tmp), ours, clients, behaviours))
         finally:
             hall.join(10)
             if hall.is_alive():
                 hall.kill()
 
 
-def run_phase(phase: Phase, clients: int) -> dict[str, Any]:
+def run_phase(
+    phase: Phase, clients: int, behaviours: dict[str, float] | None = None
+) -> dict[str, Any]:
+    """One phase (quiet: no clients) in a process of its own; its figures."""
     out = subprocess.run(
-        [sys.executable, __file__, "--phase", json.dumps(phase.__dict__), str(clients)],
+        [
+            sys.executable,
+            __file__,
+            "--phase",
+            json.dumps(phase.__dict__),
+            str(clients),
+            json.dumps(behaviours or BEHAVIOURS),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -452,49 +557,118 @@ def _ms(value: float | None) -> str:
     return "    -" if value is None else f"{value * 1000:6.0f}"
 
 
+def spread(values: list[float]) -> str:
+    """`median [min-max]` of a figure over the repeats."""
+    if not values:
+        return "-"
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return f"{median:.2f} [{ordered[0]:.2f}-{ordered[-1]:.2f}]"
+
+
+HEADER = (
+    "run       moves lost  p50 ms  p99 ms  max ms  lag watch s  loop p99/max ms  boards lost"
+    "  honest deltas  peak MB  API p99/max ms"
+)
+
+
+def row(name: str, r: dict[str, Any]) -> str:
+    return (
+        f"{name:8s} {r['moves']:6d} {r['lost']:4d}  {_ms(r['p50'])}  {_ms(r['p99'])}  {_ms(r['max'])}"
+        f"  {r['worst_lag']:10.2f}  {_ms(r['loop_p99'])}/{_ms(r['loop_max'])}"
+        f"  {r['boards_lost']:11d}  {min(r['honest']):6d}-{max(r['honest']):<6d}"
+        f"  {r['rss_mb']:7.0f}  {_ms(r['api_p99'])}/{_ms(r['api_max'])}"
+    )
+
+
+def ratios(quiet: dict[str, Any], loud: dict[str, Any]) -> dict[str, float]:
+    """loud/quiet for the boards' latency and the arbiter API's answer time."""
+    out = {}
+    for key in ("p50", "p99", "max", "api_p50", "api_p99"):
+        if quiet.get(key) and loud.get(key):
+            out[key] = loud[key] / quiet[key]
+    return out
+
+
+def compare(
+    phase: Phase,
+    clients: int,
+    behaviours: dict[str, float],
+    repeat: int,
+    name: str = "hostile",
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """`repeat` pairs of runs (quiet, then `clients` with `behaviours`), each row printed
+    as it comes, then each ratio's median and min-max over the pairs."""
+    print(HEADER, flush=True)
+    pairs = []
+    for _ in range(repeat):
+        quiet = run_phase(phase, 0, behaviours)
+        print(row("quiet", quiet), flush=True)
+        loud = run_phase(phase, clients, behaviours)
+        print(row(name, loud), flush=True)
+        each = ratios(quiet, loud)
+        print(
+            f"  ratio {name}/quiet: "
+            + "  ".join(f"{k} {v:.2f}" for k, v in each.items())
+            + f"   API statuses {loud['api_statuses']}",
+            flush=True,
+        )
+        pairs.append((quiet, loud))
+    print(f"\nover {repeat} pair(s): median [min-max]")
+    for key, label in (
+        ("p50", "boards p50 ratio"),
+        ("p99", "boards p99 ratio"),
+        ("max", "boards max ratio"),
+        ("api_p99", "arbiter API p99 ratio"),
+    ):
+        print(
+            f"  {label:24s} {spread([ratios(q, h)[key] for q, h in pairs if key in ratios(q, h)])}"
+        )
+    print(f"  {'lag watch s (' + name + ')':24s} {spread([h['worst_lag'] for _, h in pairs])}")
+    print(f"  {'peak MB (' + name + ')':24s} {spread([h['rss_mb'] for _, h in pairs])}")
+    print(f"  {'peak MB (quiet)':24s} {spread([q['rss_mb'] for q, _ in pairs])}")
+    api = [h["api_p99"] * 1000 for _, h in pairs if h["api_p99"]]
+    print(f"  {'arbiter API p99 ms':24s} {spread(api)}")
+    last = pairs[-1][1]
+    print(f"  server (last run): {last['server']}")
+    top = sorted(last["attack"].items(), key=lambda kv: -kv[1])
+    print("  attackers (last run): " + ", ".join(f"{k} {v}" for k, v in top[:24]))
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--boards", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--clients", type=int, default=1000)
-    parser.add_argument("--phase", nargs=2, help=argparse.SUPPRESS)
-    parser.add_argument("--attacker", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help="pairs of runs (quiet, hostile)")
+    parser.add_argument("--behaviours", type=json.loads, help="the attackers' mix, as JSON")
+    parser.add_argument("--phase", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--attacker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--probe", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.attacker:
-        attacker_main(*args.attacker)
+        port, clients, behaviours, games = args.attacker
+        attacker_main(int(port), int(clients), json.loads(behaviours), json.loads(games))
+        return
+    if args.probe:
+        probe_main(args.probe)
         return
     if args.phase:
         phase = Phase(**json.loads(args.phase[0]))
-        print(json.dumps(phase_process(phase, int(args.phase[1]))))
+        print(json.dumps(phase_process(phase, int(args.phase[1]), json.loads(args.phase[2]))))
         return
+    behaviours = args.behaviours or BEHAVIOURS
     phase = Phase("service", args.boards, 16, 1.0, args.seconds)
     print(
         f"{args.boards} emulated boards (bus lines of 16, 9600 baud, real pace), "
         f"{args.seconds:g} s of play, {HONEST} honest spectators; hostile: {args.clients} "
-        f"clients from {len(ADDRESSES)} addresses in a niced process",
+        f"clients from {len(ADDRESSES)} addresses in a niced process ({behaviours}); "
+        f"{args.repeat} pair(s) of runs",
         flush=True,
     )
-    print(
-        "run       moves lost  p50 ms  p99 ms  max ms  lag watch s  loop p99/max ms  boards lost  honest deltas"
-    )
-    rows = {}
-    for name, clients in (("quiet", 0), ("hostile", args.clients)):
-        r = run_phase(phase, clients)
-        rows[name] = r
-        print(
-            f"{name:8s} {r['moves']:6d} {r['lost']:4d}  {_ms(r['p50'])}  {_ms(r['p99'])}  {_ms(r['max'])}"
-            f"  {r['worst_lag']:10.2f}  {_ms(r['loop_p99'])}/{_ms(r['loop_max'])}"
-            f"  {r['boards_lost']:11d}  {min(r['honest']):6d}-{max(r['honest']):<6d}"
-            f"  {r['rss_mb']:7.0f}",
-            flush=True,
-        )
-    quiet, hostile = rows["quiet"], rows["hostile"]
-    for key in ("p50", "p99", "max"):
-        if quiet[key] and hostile[key]:
-            print(f"  ratio hostile/quiet {key}: {hostile[key] / quiet[key]:.2f}")
-    print(f"  server: {hostile['server']}")
-    top = sorted(hostile["attack"].items(), key=lambda kv: -kv[1])
-    print("  attackers: " + ", ".join(f"{k} {v}" for k, v in top[:24]))
+    compare(phase, args.clients, behaviours, args.repeat)
 
 
 if __name__ == "__main__":

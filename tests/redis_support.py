@@ -6,8 +6,10 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from web_support import free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -17,10 +19,11 @@ class RedisProcess:
     """redis-server in `folder` on `port`, persisting every write (appendfsync always), so
     a kill -9 and a restart keep what it acknowledged, as a real deployment would."""
 
-    def __init__(self, folder: Path, *, persist: bool = True) -> None:
+    def __init__(self, folder: Path, *, persist: bool = True, password: str | None = None) -> None:
         self.folder = folder
         self.port = free_port()
         self.persist = persist
+        self.password = password  # requirepass: clients must give it
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -42,13 +45,15 @@ class RedisProcess:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
         else:
             args += ["--appendonly", "no"]
+        if self.password is not None:
+            args += ["--requirepass", self.password]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
                     s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
+                    if s.recv(16).startswith((b"+PONG", b"-NOAUTH")):
                         return
             except OSError:
                 time.sleep(0.02)
@@ -65,3 +70,14 @@ class RedisProcess:
             self.proc.terminate()
             self.proc.wait(timeout=10)
             self.proc = None
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A persisting redis-server for one test (import it into a test module to use it)."""
+    folder = tmp_path / "redis"
+    folder.mkdir()
+    server = RedisProcess(folder)
+    server.start()
+    yield server
+    server.stop()

@@ -199,7 +199,9 @@ def _commits_at_load(service: EventService) -> int:
     return 0
 
 
-def test_a_schema_1_journal_is_migrated_on_opening_and_read_as_it_is(tmp_path: Path) -> None:
+def test_a_schema_1_journal_is_migrated_by_its_first_write_and_read_as_it_is(
+    tmp_path: Path,
+) -> None:
     register_all()
     v1 = tmp_path / "v1.sqlite"
     db = sqlite3.connect(v1)
@@ -225,8 +227,12 @@ def test_a_schema_1_journal_is_migrated_on_opening_and_read_as_it_is(tmp_path: P
     assert hashlib.sha256(read_only.read_bytes()).hexdigest() == digest
 
     journal = Journal(v1)
-    assert journal.meta("schema_version") == "2"
     assert [e.seq for e in journal.read()] == [1]
+    # Migrated by the first write, not before: a journal refused at the start (an event
+    # it cannot read) stays as it was (tests/test_journal_guards.py).
+    assert journal.meta("schema_version") == "1"
+    journal.set_meta("event", "Pamplona Masters")
+    assert journal.meta("schema_version") == "2"
     assert journal.append([], 2.0) == []
     journal.close()
     tables = {

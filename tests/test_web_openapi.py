@@ -45,7 +45,7 @@ async def test_round_numbers_are_one_to_six_digits_as_described(
 ) -> None:
     client, _, _ = env
     rounds = _parameters("round")
-    assert len(rounds) == 5
+    assert len(rounds) == 6
     assert all(p["schema"] == {"type": "integer", "minimum": 1, "maximum": 999_999} for p in rounds)
     assert (await client.get("/api/v1/rounds/999999")).status == 404  # valid, not paired
     assert (await client.get("/api/v1/rounds/1000000")).status == 400
@@ -53,6 +53,8 @@ async def test_round_numbers_are_one_to_six_digits_as_described(
     for bad in ("1000000", "9" * 5000, "²"):
         response = await client.post(path.format(bad), json={"engine": "dutch"}, headers=BASIC)
         assert response.status == 400, bad
+        release = f"/api/v1/arbiter/sections/masters/rounds/{bad}/release"
+        assert (await client.post(release, headers=BASIC)).status == 400, bad
 
 
 async def test_confirm_and_acknowledge_take_no_body(

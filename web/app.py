@@ -24,12 +24,13 @@ from web import i18n, openapi, routes_public
 from web.answers import Answers
 from web.arbiter import api, desk, login
 from web.arbiter.actions import DESK, Desk
-from web.arbiter.guard import arbiter_guard
+from web.arbiter.guard import arbiter_guard, side
 from web.auth import Auth
+from web.board_png import Previews, cache_size
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PAIRER, PUBLIC, SERVICE
+from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PAIRER, PREVIEWS, PUBLIC, SERVICE
 from web.limits import MIRROR_LOOP_SHARE, Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
 from web.proxy import PROXY, ProxySettings, forwarded
@@ -119,6 +120,12 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except web.HTTPException as exc:
+        if exc.status == 404:
+            # The router keeps its 404 in the request's match info, and the traceback's
+            # frames hold the request: a reference cycle per unknown URL, freed only by a
+            # full collection (which the serving process runs rarely). Answered here: the
+            # traceback is not needed.
+            exc.__traceback__ = None
         if (
             request.path.startswith("/api/")
             and exc.status >= 400
@@ -173,14 +180,38 @@ def _spectators(request: web.Request) -> bool:
 
 @web.middleware
 async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Spectators' requests wait their turn for the web's share of the event loop (the
-    boards, the journal and the rules come first); a request body must arrive in time."""
+    """Each request holds its connection within its side's share (`web.http_server`:
+    spectators never take the arbiters' reserve); spectators' requests wait their turn for
+    the web's share of the event loop (the boards, the journal and the rules come first);
+    a request body must arrive in time."""
+    guard = server.guard_of(request)
+    if guard is None:  # not behind a GuardedRunner (aiohttp's test server)
+        return await _gated(request, handler)
+    whose, address = side(request), request.remote or "unknown"
+    refused = guard.enter(whose, address)
+    if refused is not None:
+        server.refused_request(request, refused)
+        response = error(503, "too many connections: try again in a while")
+        response.headers["Retry-After"] = "10"
+        response.force_close()
+        return response
+    try:
+        return await _gated(request, handler)
+    finally:
+        guard.leave(whose, address)
+
+
+async def _gated(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.body_exists and request.method not in ("GET", "HEAD", "OPTIONS"):
         try:
             async with asyncio.timeout(request.app[LIMITS].body_timeout):
                 await request.read()
         except TimeoutError:
             return error(408, "the request body did not arrive in time")
+        except ConnectionResetError:  # the client left half-way: its fault, no traceback
+            response = error(400, "the request body was cut off")
+            response.force_close()
+            return response
     if not _spectators(request):
         return await handler(request)
     try:
@@ -220,17 +251,18 @@ def build_app(
     )
     app[PROXY] = proxy or ProxySettings()
     app[SERVICE] = service
-    app[PUBLIC] = service
+    app[PUBLIC] = service.public_view  # every public route: the delayed view only
     app[LIMITS] = limits
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
-    app[AUTH] = Auth(credentials)
+    app[AUTH] = Auth(credentials, arbiter_networks=app[PROXY].arbiters)
     app[DESK] = arbiter_desk = Desk(service, health)
     if evals is not None:
         app[EVALS] = evals
     app[HUB] = Hub(
         service, alerts=arbiter_desk.alerts, limits=limits.hub, budget=budget, evals=evals
     )
-    app[ANSWERS] = Answers(service)
+    app[ANSWERS] = Answers(service.public_view)
+    app[PREVIEWS] = Previews(cache_size(service.config), charge=budget.charge)
     app[PAIRER] = PairingWorker()
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
@@ -245,6 +277,7 @@ def build_app(
     async def stop_hub(app: web.Application) -> None:
         await app[HUB].close()
         app[ANSWERS].close()
+        app[PREVIEWS].close()
         app[PAIRER].close()
 
     app.on_startup.append(start_hub)
@@ -274,6 +307,7 @@ def build_mirror_app(
         app[EVALS] = evals
     app[HUB] = Hub(source, limits=limits.hub, budget=budget, relay=True, evals=evals)
     app[ANSWERS] = Answers(source)
+    app[PREVIEWS] = Previews(cache_size(source.config), charge=budget.charge)
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
@@ -282,6 +316,7 @@ def build_mirror_app(
     async def stop_hub(app: web.Application) -> None:
         await app[HUB].close()
         app[ANSWERS].close()
+        app[PREVIEWS].close()
 
     app.on_shutdown.append(stop_hub)
     return app
@@ -298,8 +333,10 @@ async def start_mirror_web(
 ) -> web.AppRunner:
     """Serve a mirror's public routes on host:port (see `build_mirror_app`). Its web has
     most of the loop (`MIRROR_LOOP_SHARE`): a mirror has no boards to keep up with."""
-    limits = limits or WebLimits(loop_share=MIRROR_LOOP_SHARE)
+    # No arbiters here: no connections kept for them.
+    limits = limits or WebLimits(loop_share=MIRROR_LOOP_SHARE, arbiter_reserve=0)
     proxy = proxy or ProxySettings()
+    server.raise_open_file_limit()  # the cap of connections is sized from it
     runner = GuardedRunner(
         build_mirror_app(source, proxy, limits, evals),
         limits=limits,
@@ -326,9 +363,12 @@ async def start_web(
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up (through
     `web.http_server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
-    for the process that serves the event (`web.http_server.tune_gc`)."""
+    for the process that serves the event (`web.http_server.tune_gc`; its open-file limit
+    is raised too, and the cap of connections sized from it)."""
     limits = limits or WebLimits()
     proxy = proxy or ProxySettings()
+    if tune_gc:
+        server.raise_open_file_limit()
     runner = GuardedRunner(
         build_app(service, credentials, proxy, health, limits, evals),
         limits=limits,

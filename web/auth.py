@@ -11,41 +11,59 @@
 - HTTP Basic is accepted on the JSON API for scripts; browsers cache Basic credentials,
   so a POST authenticated that way must be `application/json`, which no cross-site form
   can send without a CORS preflight (that we never answer).
-- Password guesses, by the login form and by HTTP Basic alike, are limited per client
-  address and for the whole server: `LOGIN_ATTEMPTS` failures from one client within
-  `LOGIN_WINDOW` seconds lock that client out, and each further lockout doubles (up to
-  `MAX_LOCKOUT`); `GLOBAL_ATTEMPTS` failures from everybody within the window lock out every
-  password check the same way (a spray from many addresses). A correct password, by either
-  way, clears that client's failures and back-off (not the server-wide count). While locked
-  out even the right password gets 429 with Retry-After, so a guess can never be confirmed.
-  Sessions already open are not affected. Behind a proxy the client is the forwarded one (`web.proxy`).
+- Password guesses, by the login form and by HTTP Basic alike, are limited so that
+  guessing stays hopeless and yet no anonymous party can lock the arbiter out:
+  - per client: `LOGIN_ATTEMPTS` failures within `LOGIN_WINDOW` seconds lock that client
+    out, each further lockout twice as long (up to `MAX_LOCKOUT`). The client is the
+    address, or a desk browser that logged in before (its remembered-device cookie,
+    `DEVICE_COOKIE`): nobody else's guesses count against that browser.
+  - a spray from many addresses: `GLOBAL_ATTEMPTS` failures within the window from
+    *unknown* clients lock out unknown clients the same way. Known clients never count
+    towards it and are never held by it: a request with an open session, a remembered
+    desk browser, an address that logged in within `KNOWN_SECONDS`, and the arbiters'
+    own networks (`serve --arbiter-network`).
+  - the arbiters' networks are never locked out at all (their wrong passwords are logged,
+    one line a minute): they are the organizer's declaration that only arbiters use them.
+  A correct password clears that client's failures and back-off (not the spray count).
+  While a client is locked out even the right password gets 429 with Retry-After, so a
+  guess can never be confirmed by the party that is locked out. Sessions already open are
+  not affected. Behind a proxy the client is the forwarded one (`web.proxy`).
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
+import logging
 import secrets
 import time
 from base64 import b64decode
-from collections import deque
-from collections.abc import Callable
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aiohttp import web
 
 from clocks.errors import BoardwireError
-from web.proxy import PROXY
+from web.limits import QuietLog
+from web.proxy import PROXY, Network
+
+log = logging.getLogger(__name__)
 
 SESSION_COOKIE = "bw_session"
 LOGIN_COOKIE = "bw_login"
+DEVICE_COOKIE = "bw_device"
 SESSION_SECONDS = 12 * 3600.0
 LOGIN_ATTEMPTS = 5
 LOGIN_WINDOW = 60.0
 GLOBAL_ATTEMPTS = 50
 MAX_LOCKOUT = 3600.0
-GLOBAL = "*"  # the whole server's key in the limiter
+KNOWN_SECONDS = SESSION_SECONDS  # an address that logged in stays known this long
+DEVICE_SECONDS = 30 * 24 * 3600.0  # a desk browser that logged in is remembered this long
+GLOBAL = "*"  # the spray count's key in the limiter (unknown clients together)
 MAX_SESSIONS = 1000
+MAX_KNOWN = 1000  # known addresses, and remembered devices, kept (the oldest go first)
 AUTH_FAILED_MESSAGE = "Wrong user or password."
 
 
@@ -54,6 +72,22 @@ class Session:
     user: str
     csrf: str
     expires: float
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks for a password check, as the limits see it: the address (behind a trusted
+    proxy, the forwarded client), a remembered desk browser's token (checked: None when
+    the cookie is missing, unknown or expired), and whether an open session came along."""
+
+    address: str
+    device: str | None = None
+    session: bool = False
+
+    @property
+    def key(self) -> str:
+        """Whose failures these are: a remembered browser's own, else the address's."""
+        return f"device:{self.device}" if self.device is not None else self.address
 
 
 class GuessLimit(BoardwireError, web.HTTPTooManyRequests):
@@ -79,18 +113,26 @@ class Strikes:
 
 
 class Auth:
-    """Sessions and checks for one server. `now` is monotonic seconds (injectable)."""
+    """Sessions and checks for one server. `now` is monotonic seconds (injectable);
+    `arbiter_networks`: the arbiters' own networks, never locked out."""
 
     def __init__(
         self,
         credentials: tuple[str, str] | None,
         *,
         now: Callable[[], float] = time.monotonic,
+        arbiter_networks: Sequence[Network] = (),
     ) -> None:
         self.credentials = credentials
         self.now = now
+        self.arbiter_networks = tuple(arbiter_networks)
         self.sessions: dict[str, Session] = {}
         self.strikes: dict[str, Strikes] = {}
+        # Who logged in lately: addresses (form or Basic) and desk browsers (the device
+        # cookie), each with the time it is forgotten; oldest first.
+        self.known: OrderedDict[str, float] = OrderedDict()
+        self.devices: OrderedDict[str, float] = OrderedDict()
+        self.trusted_failures = QuietLog(60.0, now, log)
 
     @property
     def enabled(self) -> bool:
@@ -103,17 +145,83 @@ class Auth:
         ok_password = hmac.compare_digest(password.encode(), self.credentials[1].encode())
         return ok_user and ok_password
 
+    # -- who asks ------------------------------------------------------------------------------
+
+    def caller(self, request: web.Request) -> Caller:
+        """The caller of `request`: its address, its remembered-device cookie if valid, and
+        whether it holds an open session."""
+        token = request.cookies.get(DEVICE_COOKIE)
+        device = token if token and self._remembered(self.devices, token) else None
+        return Caller(request.remote or "unknown", device, self.session(request) is not None)
+
+    def trusted(self, address: str) -> bool:
+        """In one of the arbiters' own networks (`serve --arbiter-network`)."""
+        if not self.arbiter_networks:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.arbiter_networks)
+
+    def is_known(self, who: Caller | str) -> bool:
+        """Held by no spray lock: an open session, a remembered desk browser, an address
+        that logged in lately, the arbiters' networks."""
+        caller = _as_caller(who)
+        return (
+            caller.session
+            or caller.device is not None
+            or self._remembered(self.known, caller.address)
+            or self.trusted(caller.address)
+        )
+
+    def _remembered(self, table: OrderedDict[str, float], key: str) -> bool:
+        until = table.get(key)
+        if until is None:
+            return False
+        if until <= self.now():
+            del table[key]
+            return False
+        return True
+
+    def _remember(self, table: OrderedDict[str, float], key: str, seconds: float) -> None:
+        table[key] = self.now() + seconds
+        table.move_to_end(key)
+        while len(table) > MAX_KNOWN:
+            table.popitem(last=False)
+
+    def remember_device(self, who: Caller | str) -> str:
+        """The remembered-device token for a desk browser that just logged in (its own,
+        renewed, when it had one): the login sets it as `DEVICE_COOKIE`."""
+        caller = _as_caller(who)
+        token = caller.device or secrets.token_urlsafe(32)
+        self._remember(self.devices, token, DEVICE_SECONDS)
+        return token
+
     # -- rate limit ----------------------------------------------------------------------------
 
-    def retry_after(self, who: str) -> float:
+    def retry_after(self, who: Caller | str) -> float:
         """Seconds until `who` may try a password again (0: now)."""
+        caller = _as_caller(who)
+        if self.trusted(caller.address):
+            return 0.0
+        keys = [caller.key] if self.is_known(caller) else [caller.key, GLOBAL]
         now = self.now()
-        waits = [s.locked_until - now for k in (who, GLOBAL) if (s := self.strikes.get(k))]
+        waits = [s.locked_until - now for k in keys if (s := self.strikes.get(k))]
         return max([0.0, *waits])
 
-    def failed(self, who: str) -> None:
-        self._strike(who, LOGIN_ATTEMPTS)
-        self._strike(GLOBAL, GLOBAL_ATTEMPTS)
+    def failed(self, who: Caller | str) -> None:
+        caller = _as_caller(who)
+        if self.trusted(caller.address):
+            # Never locked out, so never counted; but the organizer should hear of it.
+            self.trusted_failures.warning(
+                f"wrong arbiter password from {caller.address}, in the arbiters' network "
+                "(never locked out there)"
+            )
+            return
+        self._strike(caller.key, LOGIN_ATTEMPTS)
+        if not self.is_known(caller):
+            self._strike(GLOBAL, GLOBAL_ATTEMPTS)
         if len(self.strikes) > 10000:  # bounded memory under a spray of addresses
             now = self.now()
             self.strikes = {
@@ -124,8 +232,10 @@ class Auth:
                 or (v.failures and v.failures[-1] > now - LOGIN_WINDOW)
             }
 
-    def succeeded(self, who: str) -> None:
-        self.strikes.pop(who, None)
+    def succeeded(self, who: Caller | str) -> None:
+        caller = _as_caller(who)
+        self.strikes.pop(caller.key, None)
+        self._remember(self.known, caller.address, KNOWN_SECONDS)
 
     def _strike(self, key: str, limit: int) -> None:
         now = self.now()
@@ -144,8 +254,9 @@ class Auth:
             )
             window.clear()
 
-    def check_guess(self, who: str, user: str, password: str) -> bool:
-        """A rate-limited password check; raises `GuessLimit` while `who` is locked out."""
+    def check_guess(self, who: Caller | str, user: str, password: str) -> bool:
+        """A rate-limited password check; raises `GuessLimit` while `who` is locked out.
+        `who`: a `Caller`, or an address (a client without cookies)."""
         wait = self.retry_after(who)
         if wait > 0:
             raise GuessLimit(wait)
@@ -194,23 +305,34 @@ class Auth:
             user, _, password = b64decode(header[6:], validate=True).decode("utf-8").partition(":")
         except (ValueError, UnicodeDecodeError):
             user, password = "", ""  # counted as a failed guess like any other
-        who = request.remote or "unknown"
-        return user if self.check_guess(who, user, password) else None
+        return user if self.check_guess(self.caller(request), user, password) else None
+
+
+def _as_caller(who: Caller | str) -> Caller:
+    return who if isinstance(who, Caller) else Caller(who)
 
 
 def csrf_ok(session: Session, supplied: str | None) -> bool:
     return bool(supplied) and hmac.compare_digest(session.csrf.encode(), (supplied or "").encode())
 
 
-def set_cookie(response: web.StreamResponse, request: web.Request, name: str, value: str) -> None:
+def set_cookie(
+    response: web.StreamResponse,
+    request: web.Request,
+    name: str,
+    value: str,
+    *,
+    path: str = "/",
+    max_age: float = SESSION_SECONDS,
+) -> None:
     response.set_cookie(
         name,
         value,
         httponly=True,
         samesite="Strict",
         secure=request.secure,
-        path="/",
-        max_age=int(SESSION_SECONDS),
+        path=path,
+        max_age=int(max_age),
     )
 
 
@@ -227,16 +349,21 @@ def same_origin(request: web.Request) -> bool:
 
 __all__ = [
     "AUTH_FAILED_MESSAGE",
+    "DEVICE_COOKIE",
+    "DEVICE_SECONDS",
     "GLOBAL",
     "GLOBAL_ATTEMPTS",
+    "KNOWN_SECONDS",
     "LOGIN_ATTEMPTS",
     "LOGIN_COOKIE",
     "LOGIN_WINDOW",
+    "MAX_KNOWN",
     "MAX_LOCKOUT",
     "MAX_SESSIONS",
     "SESSION_COOKIE",
     "SESSION_SECONDS",
     "Auth",
+    "Caller",
     "GuessLimit",
     "Session",
     "Strikes",

@@ -11,8 +11,14 @@ and names its version in a `Server` header. Here, on top of it:
 - connection limits: at most `per_address` open connections, and `new_per_address_rate`
   new ones a second, from one address (trusted proxies exempt: they speak for many
   clients, see `web.proxy`), and at most `max_connections` in all, below the open-file
-  limit; at that cap the oldest connection still waiting for its first request is closed
-  to make room, so half-open connections can never lock everybody out;
+  limit (raised to its hard limit at start: `raise_open_file_limit`); at that cap the
+  oldest idle connection (waiting for a request: half-open, or kept alive between two)
+  is closed to make room, so idle connections can never lock everybody out;
+- the arbiters' share: spectators' requests and websockets may hold at most the cap
+  less `arbiter_reserve` connections at once, and requests to the arbiter's side from
+  nobody known yet (the login form, a 401) at most half the reserve, so whatever the
+  crowd does the desk and the arbiter API find a connection (`ConnectionGuard.enter`,
+  called by the app once it knows who asks: `web.app.gate`);
 - parser errors (bad request line, over-long or duplicate headers, a bad Content-Length,
   an unknown HTTP version) answered with a plain message and the security headers, and
   logged one line a minute with a count;
@@ -35,6 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from enum import Enum
 from http import HTTPStatus
 from typing import Any
 
@@ -90,11 +97,51 @@ def open_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+MAX_OPEN_FILES = 65_536
+"""How far `raise_open_file_limit` goes even when the hard limit allows more: the cap of
+connections follows the open-file limit, and past some 60,000 sockets memory (about
+20 MB per 1,000 clients) is the limit, not files."""
+
+
+def raise_open_file_limit(ceiling: int = MAX_OPEN_FILES) -> int:
+    """The open-file soft limit raised to the hard limit (at most `ceiling`); the new
+    soft limit. The usual soft limit of 1,024 would otherwise cap a venue at 896
+    connections while the system allows far more (`LimitNOFILE=` raises the hard one)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = ceiling if hard == resource.RLIM_INFINITY else min(hard, ceiling)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (ValueError, OSError) as exc:  # a container may refuse: keep the soft one
+            log.warning("could not raise the open-file limit from %d to %d: %s", soft, want, exc)
+            return soft
+        return want
+    return soft
+
+
 def default_max_connections(limit: int | None = None) -> int:
     """All connections together: the open-file limit less a reserve for the journal, the
     boards' serial ports, the workers and the export folder."""
     limit = open_file_limit() if limit is None else limit
     return max(16, limit - max(128, limit // 8))
+
+
+def default_arbiter_reserve(max_connections: int) -> int:
+    """The connections spectators cannot take: a sixteenth of the cap, from 8 to 64 (one
+    to three arbiters, a browser's half-dozen connections and a websocket each, their
+    scripts), never more than half the cap."""
+    return min(max_connections // 2, max(8, min(64, max_connections // 16)))
+
+
+STRANGER_PER_ADDRESS = 2  # strangers' requests in flight from one address
+
+
+class Side(Enum):
+    """Whose request a connection is serving, for the shares of the cap."""
+
+    SPECTATOR = "spectator"  # a public request or websocket
+    ARBITER = "arbiter"  # the arbiter's side, from a session, valid Basic or a trusted network
+    STRANGER = "stranger"  # the arbiter's side from nobody known yet (login form, a 401)
 
 
 @dataclass
@@ -105,18 +152,72 @@ class _Address:
 
 @dataclass
 class ConnectionGuard:
-    """Who may open a connection now. Pure bookkeeping; the clock is passed in."""
+    """Who may open a connection now, and whose requests may hold one. Pure bookkeeping;
+    the clock is passed in."""
 
     limits: WebLimits
     proxy: ProxySettings
     max_connections: int
     now: Callable[[], float] = time.monotonic
+    arbiter_reserve: int | None = None  # None: `default_arbiter_reserve`
     open: int = 0
     refused: int = 0  # connections refused (for tests and the bench)
-    evicted: int = 0  # half-open connections closed to make room
+    evicted: int = 0  # idle connections closed to make room
+    refused_requests: dict[Side, int] = field(default_factory=lambda: dict.fromkeys(Side, 0))
     _addresses: dict[str, _Address] = field(default_factory=dict)
-    # Connections that have not delivered their first request's headers yet, oldest first.
-    _half_open: OrderedDict[GuardedHandler, None] = field(default_factory=OrderedDict)
+    # Connections with no request in flight (before their first, or kept alive between
+    # two), longest idle first: closed first to make room at the cap.
+    _idle: OrderedDict[GuardedHandler, None] = field(default_factory=OrderedDict)
+    # Requests in flight (a websocket's lasts as long as it) by side, and strangers' by
+    # address.
+    _busy: dict[Side, int] = field(default_factory=lambda: dict.fromkeys(Side, 0))
+    _strangers: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.arbiter_reserve is None:
+            self.arbiter_reserve = default_arbiter_reserve(self.max_connections)
+        if not 0 <= self.arbiter_reserve < self.max_connections:
+            raise ValueError(
+                f"the arbiters' reserve ({self.arbiter_reserve}) must be under the cap of "
+                f"connections ({self.max_connections})"
+            )
+
+    def share(self, side: Side) -> int | None:
+        """How many requests of `side` may be in flight at once (None: no limit)."""
+        reserve = self.arbiter_reserve or 0
+        if side is Side.SPECTATOR:
+            return self.max_connections - reserve
+        if side is Side.STRANGER and reserve:
+            return max(1, reserve // 2)
+        return None
+
+    def in_flight(self, side: Side) -> int:
+        return self._busy[side]
+
+    def enter(self, side: Side, address: str = "") -> str | None:
+        """None (a request of `side` from `address` counted in until `leave`) or why it is
+        refused."""
+        limit = self.share(side)
+        if limit is not None and self._busy[side] >= limit:
+            self.refused_requests[side] += 1
+            return f"{self._busy[side]} {side.value}s' requests in flight (limit {limit})"
+        if side is Side.STRANGER:
+            # A login needs one request at a time: one address cannot take the strangers'
+            # share alone.
+            held = self._strangers.get(address, 0)
+            if held >= STRANGER_PER_ADDRESS:
+                self.refused_requests[side] += 1
+                return f"{held} requests to the arbiter's side in flight from {address}"
+            self._strangers[address] = held + 1
+        self._busy[side] += 1
+        return None
+
+    def leave(self, side: Side, address: str = "") -> None:
+        self._busy[side] -= 1
+        if side is Side.STRANGER:
+            held = self._strangers.pop(address, 0) - 1
+            if held > 0:
+                self._strangers[address] = held
 
     def admit(self, address: str) -> str | None:
         """None (counted in) or why the connection is refused."""
@@ -145,7 +246,7 @@ class ConnectionGuard:
         return None
 
     def release(self, address: str, handler: GuardedHandler) -> None:
-        self._half_open.pop(handler, None)
+        self._idle.pop(handler, None)
         self.open -= 1
         entry = self._addresses.get(address)
         if entry is None:
@@ -155,18 +256,36 @@ class ConnectionGuard:
             del self._addresses[address]  # forget it: the table stays as small as the crowd
 
     def waiting(self, handler: GuardedHandler) -> None:
-        self._half_open[handler] = None
+        """`handler`'s connection waits for a request (it may be closed to make room)."""
+        self._idle[handler] = None
+        self._idle.move_to_end(handler)
 
     def started(self, handler: GuardedHandler) -> None:
-        self._half_open.pop(handler, None)
+        self._idle.pop(handler, None)
 
     def _evict_one(self) -> bool:
-        if not self._half_open:
+        if not self._idle:
             return False
-        oldest, _ = self._half_open.popitem(last=False)
+        oldest, _ = self._idle.popitem(last=False)
         self.evicted += 1
-        oldest.drop("closed to make room: no request within the time it had")
+        oldest.drop("closed to make room: idle at the cap of connections")
         return True
+
+
+def guard_of(request: web.BaseRequest) -> ConnectionGuard | None:
+    """The guard of the connection `request` came on (None: not served by a `GuardedRunner`,
+    e.g. aiohttp's test server)."""
+    protocol = request.protocol
+    return protocol.guard if isinstance(protocol, GuardedHandler) else None
+
+
+def refused_request(request: web.BaseRequest, why: str) -> None:
+    """Log (one line a minute, with a count) a request refused for its side's share."""
+    protocol = request.protocol
+    if isinstance(protocol, GuardedHandler):
+        protocol.quiet.connections.warning(
+            f"refused a request from {request.remote or 'unknown'}: {why}"
+        )
 
 
 def refusal(csp: str) -> bytes:
@@ -229,15 +348,24 @@ class GuardedHandler(RequestHandler):
         )
 
     def request_started(self) -> None:
-        """The first request's headers are in: the header timeout no longer applies (idle
-        keep-alive connections are aiohttp's keepalive_timeout's)."""
+        """A request's headers are in: the connection is busy, and the header timeout no
+        longer applies (idle keep-alive connections are aiohttp's keepalive_timeout's)."""
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
-            self.guard.started(self)
+        self.guard.started(self)
+
+    def request_done(self) -> None:
+        """The handler answered: until the next request the connection is idle again.
+        (An answer still being written to a client that does not read counts as idle: at
+        the cap it is closed before anyone is refused.)"""
+        if self._address is not None and not self._force_close:
+            self.guard.waiting(self)
 
     def drop(self, why: str) -> None:
-        self._header_timer = None
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
         self.guard.started(self)
         self.quiet.timeouts.warning(f"closed a connection from {self._address}: {why}")
         self.force_close()
@@ -251,6 +379,11 @@ class GuardedHandler(RequestHandler):
         self.guard.release(self._address, self)
         self._address = None
         super().connection_lost(exc)
+        # A websocket leaves its `_on_data_received` here, and the socket's response holds
+        # its request, which holds this protocol: a cycle that kept every closed websocket
+        # (and the messages still queued on it) alive until a full collection, which the
+        # tuned collector runs rarely (bench_hostile: 300 MB, and pauses of half a second).
+        self._data_received_cb = None
 
     def handle_error(
         self,
@@ -328,7 +461,15 @@ class GuardedServer(web.Server):
             request: web.BaseRequest = request_factory(message, payload, protocol, writer, task)
             return request
 
-        super().__init__(handler, request_factory=factory, **kwargs)
+        async def handle(request: web.BaseRequest) -> web.StreamResponse:
+            try:
+                response: web.StreamResponse = await handler(request)
+                return response
+            finally:
+                if isinstance(request.protocol, GuardedHandler):
+                    request.protocol.request_done()
+
+        super().__init__(handle, request_factory=factory, **kwargs)
 
     def __call__(self) -> RequestHandler:
         return GuardedHandler(self, loop=self._loop, **self._kwargs)
@@ -351,7 +492,10 @@ class GuardedRunner(web.AppRunner):
         self.limits = limits
         self.quiet = Quiet(limits.log_every)
         self.guard = ConnectionGuard(
-            limits, proxy, limits.max_connections or default_max_connections()
+            limits,
+            proxy,
+            limits.max_connections or default_max_connections(),
+            arbiter_reserve=limits.arbiter_reserve,
         )
         self.csp = csp
         self._previous_handler: Any = None
@@ -404,16 +548,23 @@ class GuardedRunner(web.AppRunner):
 __all__ = [
     "ACCEPT_FAILED",
     "GC_THRESHOLDS",
+    "MAX_OPEN_FILES",
     "READ_CHUNK",
     "SECURITY_HEADERS",
+    "STRANGER_PER_ADDRESS",
     "ConnectionGuard",
     "GuardedHandler",
     "GuardedRunner",
     "GuardedServer",
     "Quiet",
+    "Side",
+    "default_arbiter_reserve",
     "default_max_connections",
+    "guard_of",
     "open_file_limit",
+    "raise_open_file_limit",
     "refusal",
+    "refused_request",
     "secure",
     "tune_gc",
 ]

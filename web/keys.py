@@ -13,6 +13,7 @@ from broadcast.analysis.evaluator import Evaluator
 from broadcast.service.event_service import EventService
 from web.answers import Answers
 from web.auth import Auth
+from web.board_png import Previews
 from web.hub import Hub
 from web.i18n import DEFAULT
 from web.pairing_worker import PairingWorker
@@ -26,6 +27,7 @@ __all__ = [
     "HUB",
     "LANG",
     "PAIRER",
+    "PREVIEWS",
     "PUBLIC",
     "SERVICE",
     "evals_of",
@@ -41,6 +43,7 @@ HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 ANSWERS = web.AppKey("answers", Answers)
 PAIRER = web.AppKey("pairer", PairingWorker)
+PREVIEWS = web.AppKey("previews", Previews)  # the PNG link previews (web.board_png)
 # The engine's evaluations of public positions (`--eval`); absent when evaluation is off.
 EVALS = web.AppKey("evals", Evaluator)
 ARBITER = web.RequestKey("arbiter", str)  # the logged-in arbiter's user name

@@ -145,6 +145,9 @@ class WebLimits:
     new_per_address_rate: float = 20.0  # new connections a second from one address ...
     new_per_address_burst: int = 100  # ... after a burst of this many
     max_connections: int | None = None  # all together (None: from the open-file limit)
+    # Of those, kept for the arbiter's side: spectators' requests and websockets never
+    # hold them (None: a sixteenth of the cap, 8 to 64; see web.http_server).
+    arbiter_reserve: int | None = None
     loop_share: float = 0.5  # of the event loop's time, for spectators' requests
     loop_burst: float = 0.025  # the longest the web may hold the loop in one go (about)
     log_every: float = 60.0  # one line per kind of trouble per this many seconds

@@ -893,6 +893,51 @@ def document() -> dict[str, Any]:
                 }
             ],
         ),
+        "/api/v1/arbiter/held": _arbiter_get(
+            "News the public does not see yet: it follows from results the delay still hides",
+            _json(
+                {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "section": {"type": "string"},
+                            "kind": {
+                                "type": "string",
+                                "enum": [
+                                    "pairings",
+                                    "withdrawal",
+                                    "reinstatement",
+                                    "play-off game",
+                                ],
+                            },
+                            "round": {"type": "integer"},
+                            "player": {"type": "integer", "nullable": True},
+                            "hidden_results": {"type": "array", "items": {"type": "object"}},
+                            "public_at": {"type": "number", "nullable": True},
+                        }
+                    ),
+                }
+            ),
+            [],
+        ),
+        "/api/v1/arbiter/sections/{section}/rounds/{round}/release": _arbiter_post(
+            "Show a round's pairings to the public now, before the results they follow "
+            "from are public (asks first: 409 names what it reveals; cannot be undone)",
+            None,
+            _json(
+                _obj(
+                    {
+                        "section": {"type": "string"},
+                        "round": {"type": "integer"},
+                        "released": {"type": "boolean"},
+                    }
+                )
+            ),
+            [
+                {"name": "section", "in": "path", "required": True, "schema": {"type": "string"}},
+                _ROUND,
+            ],
+        ),
         "/api/v1/arbiter/actions/{seq}/undo": _arbiter_post(
             "Undo an action (asks first: 409 with what goes and what comes back)",
             None,

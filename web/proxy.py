@@ -7,6 +7,11 @@ request is then seen by every handler with the client's scheme, address and host
 cookies get `Secure` under https, the login limit counts the real client, and the Origin
 check compares against what the browser saw. A configured public origin
 (`https://live.example.org`) is also accepted as the Origin of desk forms and sockets.
+
+The same settings name the arbiters' own networks (`serve --arbiter-network`): clients
+there are never locked out of the login (`web.auth`). They are the organizer's word that
+only arbiters' machines use them, so a network wider than `ARBITER_NETWORK_WIDEST` (a
+/16 or an IPv6 /48) is refused as a mistake.
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 @dataclass(frozen=True)
 class ProxySettings:
-    """Which peers may speak for the client, and the origin browsers use (None: as seen)."""
+    """Which peers may speak for the client, the origin browsers use (None: as seen), and
+    the arbiters' own networks (never locked out of the login)."""
 
     trusted: tuple[Network, ...] = field(default=())
     public_origin: str | None = None
+    arbiters: tuple[Network, ...] = field(default=())  # the arbiters' own networks
 
     def trusts(self, address: str | None) -> bool:
         if not address:
@@ -52,6 +59,26 @@ def parse_network(text: str) -> Network:
         ) from None
 
 
+# The widest network accepted as the arbiters' own, by IP version: wider is a typo (or
+# "everybody"), and would let anybody there guess the password without a limit.
+ARBITER_NETWORK_WIDEST = {4: 16, 6: 48}
+
+
+def parse_arbiter_network(text: str) -> Network:
+    """`parse_network`, refusing networks too wide to be only the arbiters' machines."""
+    try:
+        net = parse_network(text)
+    except ValueError as exc:
+        raise ValueError(f"--arbiter-network: {exc}") from None
+    widest = ARBITER_NETWORK_WIDEST[net.version]
+    if net.prefixlen < widest:
+        raise ValueError(
+            f"--arbiter-network {text.strip()}: too wide for the arbiters' own machines "
+            f"(at most a /{widest}); name the arbiters' room, their VPN or single addresses"
+        )
+    return net
+
+
 def parse_origin(text: str) -> str:
     """`https://live.example.org[:port]` (no path) as the origin a browser sends."""
     parts = urlsplit(text.strip())
@@ -62,10 +89,13 @@ def parse_origin(text: str) -> str:
     return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
-def make_settings(trusted: Sequence[str], public_url: str | None) -> ProxySettings:
+def make_settings(
+    trusted: Sequence[str], public_url: str | None, arbiters: Sequence[str] = ()
+) -> ProxySettings:
     return ProxySettings(
         tuple(parse_network(t) for t in trusted),
         parse_origin(public_url) if public_url else None,
+        tuple(parse_arbiter_network(a) for a in arbiters),
     )
 
 
@@ -108,6 +138,7 @@ async def forwarded(request: web.Request, handler: Handler) -> web.StreamRespons
 
 
 __all__ = [
+    "ARBITER_NETWORK_WIDEST",
     "PROXY",
     "Handler",
     "Network",
@@ -115,6 +146,7 @@ __all__ = [
     "forwarded",
     "forwarded_client",
     "make_settings",
+    "parse_arbiter_network",
     "parse_network",
     "parse_origin",
 ]

@@ -2,9 +2,11 @@
 
 The spectators' pages, JSON API, PGN feeds and websocket read the event through this
 protocol only. `EventService` (the venue, `serve` and `demo`) satisfies it; so does a
-mirror's state read from Redis (`broadcast.publish.mirror_state.MirrorState`), which is
+mirror's state read from Redis (`broadcast.publish.mirror_feed.MirrorState`), which is
 why `boardwire mirror` serves the same routes from the same code without a journal,
-boards or desk.
+boards or desk. A mirror's state only ever holds what its feed decoded and checked
+(`broadcast.publish.stream_checks`: every value of its declared type, games of the
+event's sections): an entry that is not the venue's never becomes what a page reads.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ configuration, which the delay does not hide.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 
@@ -20,12 +19,12 @@ from broadcast.games.state import GameError, GameState
 from broadcast.service.state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
-from web.board_png import PNG_TYPE, png_available, png_of
+from web.board_png import PNG_TYPE, PreviewsBusy, png_available
 from web.board_svg import board_image
 from web.flags import flag_svg
 from web.http_json import error, json_response, round_of, section_of
 from web.i18n import gettext_of
-from web.keys import ANSWERS, HUB, evals_of, lang_of, public_of
+from web.keys import ANSWERS, HUB, PREVIEWS, evals_of, lang_of, public_of
 from web.proxy import PROXY
 
 __all__ = [
@@ -244,37 +243,52 @@ async def event_pgn_route(request: web.Request) -> web.Response:
 SVG_TYPE = "image/svg+xml"
 
 
-def _game_picture(request: web.Request) -> str | web.Response:
-    """The game's (delayed) position as our SVG, or the 404 to answer."""
+def _game_picture(request: web.Request) -> tuple[str, str | None, bool] | web.Response:
+    """The game's (delayed) position as what its picture is drawn from (FEN, last move,
+    flipped), or the 404 to answer."""
     game_id = request.match_info["game"]
     try:
         game = public_of(request).public_state().book.get(game_id)
     except GameError:
         return error(404, f"no game {game_id!r}")
     last = game.moves[-1].uci if game.moves else None
-    return board_image(game.fen, last, flipped=request.query.get("flip") == "1")
+    return game.fen, last, request.query.get("flip") == "1"
 
 
 async def game_svg_route(request: web.Request) -> web.Response:
     """The game's (delayed) position as an SVG picture. `?flip=1` shows it from Black's
     side."""
-    image = _game_picture(request)
-    if isinstance(image, web.Response):
-        return image
+    picture = _game_picture(request)
+    if isinstance(picture, web.Response):
+        return picture
+    fen, last, flipped = picture
     return web.Response(
-        text=image, content_type=SVG_TYPE, charset="utf-8", headers={"Cache-Control": "no-cache"}
+        text=board_image(fen, last, flipped=flipped),
+        content_type=SVG_TYPE,
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache"},
     )
 
 
 async def game_png_route(request: web.Request) -> web.Response:
     """The same picture as PNG, the link preview's image (chat apps show PNG, not SVG);
-    404 where the cairo library is missing (the previews then point at the SVG)."""
-    image = _game_picture(request)
-    if isinstance(image, web.Response):
-        return image
+    404 where the cairo library is missing (the previews then point at the SVG). Drawn
+    once per position by the previews' own worker (`web.board_png.Previews`); 503 with
+    Retry-After while too many pictures wait to be drawn."""
+    picture = _game_picture(request)
+    if isinstance(picture, web.Response):
+        return picture
     if not png_available():
         return error(404, "PNG pictures need the cairo library here; the SVG is at .svg")
-    png = await asyncio.to_thread(png_of, image)  # tens of ms: off the loop
+    fen, last, flipped = picture
+    try:
+        png = await request.app[PREVIEWS].png(
+            picture, lambda: board_image(fen, last, flipped=flipped)
+        )
+    except PreviewsBusy as exc:
+        busy = error(503, str(exc))
+        busy.headers["Retry-After"] = str(exc.retry_after)
+        return busy
     assert png is not None
     return web.Response(body=png, content_type=PNG_TYPE, headers={"Cache-Control": "no-cache"})
 

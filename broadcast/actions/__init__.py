@@ -3,10 +3,10 @@
 
 The commands, by what they act on: `results` (SetResult, ConfirmProposal,
 RejectProposal), `moves` (TakeBack, ReplaceMove, CorrectLine, SetStartPosition), `boards`
-(ReplaceBoard, AssignBoard), `pairings` (PublishPairings), `players` (Withdraw,
-Reinstate, RequestBye, CancelBye, ContinueAfterAbsence), `entries` (LateEntry,
-ReplacePlayer), `prizes` (WithholdPrize, RestorePrize, PairPlayoffGame), `alerts`
-(Acknowledge, MarkPresent), `undo` (Undo). `words` says games, players, plies and parts
+(ReplaceBoard, AssignBoard), `pairings` (PublishPairings, ReleasePairings), `players`
+(Withdraw, Reinstate, RequestBye, CancelBye, ContinueAfterAbsence), `entries`
+(LateEntry, ReplacePlayer), `prizes` (WithholdPrize, RestorePrize, PairPlayoffGame),
+`alerts` (Acknowledge, MarkPresent), `undo` (Undo). `words` says games, players, plies and parts
 in an arbiter's words.
 """
 
@@ -15,7 +15,7 @@ from broadcast.actions.boards import AssignBoard, ReplaceBoard
 from broadcast.actions.door import Command, ConfirmationNeeded, Done, Plan, act, plan_of
 from broadcast.actions.entries import LateEntry, ReplacePlayer
 from broadcast.actions.moves import CorrectLine, ReplaceMove, SetStartPosition, TakeBack
-from broadcast.actions.pairings import PublishPairings
+from broadcast.actions.pairings import PublishPairings, ReleasePairings
 from broadcast.actions.players import (
     CancelBye,
     ContinueAfterAbsence,
@@ -44,6 +44,7 @@ __all__ = [
     "PublishPairings",
     "Reinstate",
     "RejectProposal",
+    "ReleasePairings",
     "ReplaceBoard",
     "ReplaceMove",
     "ReplacePlayer",

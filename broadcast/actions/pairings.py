@@ -12,6 +12,10 @@ published through `PublishPairings`.
   player asked for (H, F) goes through the section's bye policy like a request at the
   desk, unless the arbiter accepts the file's byes as they are (journaled and flagged).
 
+Under a broadcast delay, a Swiss round's pairings reach the public once the results they
+follow from are public (`broadcast.tournament.news`): the plan says so. `ReleasePairings`
+shows them at once, after saying which hidden results that reveals.
+
 The pairings themselves come from `dutch_pairings` (pure; the web runs it in a worker
 process for a big Swiss), `imported_round` (a TRF) or the arbiter's pairs.
 """
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from broadcast.actions.door import ActionHost, Plan, act, section_state
-from broadcast.actions.words import game_words, player_words
+from broadcast.actions.words import game_words, hidden_words, player_words
 from broadcast.fide.dutch import PairingError, pair_round
 from broadcast.fide.pairing import Pairing
 from broadcast.fide.pairing_import import PairingImportError, import_round
@@ -36,14 +40,17 @@ from broadcast.tournament.events import (
     ByeGranted,
     ByeRequested,
     PairingEdited,
+    PairingsReleased,
     ResultRecorded,
     RoundPaired,
 )
 from broadcast.tournament.live_round import unpaired_rounds
-from broadcast.tournament.state import SectionState, StateError
+from broadcast.tournament.news import hidden_grounds
+from broadcast.tournament.state import SectionState, StateError, TournamentState
 
 __all__ = [
     "PublishPairings",
+    "ReleasePairings",
     "check_results_in",
     "dutch_pairings",
     "how_to_pair",
@@ -182,6 +189,7 @@ class PublishPairings:
         bye_events, bye_notes = self._byes(host, after, by)
         events += bye_events
         notes += bye_notes
+        notes += _held_words(host, event, host.tournament.apply(event))
         return Plan(
             self.kind,
             summary,
@@ -267,6 +275,63 @@ class PublishPairings:
                 continue
             recorded.append(ResultRecorded(state.name, self.round, player, code, reason="bye"))
         return events + list(recorded), notes
+
+
+def _held_words(
+    host: ActionHost, event: RoundPaired | PairingEdited, live: TournamentState
+) -> list[str]:
+    """What the desk must know when pairings will wait for results the delay hides."""
+    hidden = hidden_grounds(event, host.public_state().tournament, live)
+    if not hidden:
+        return []
+    return [
+        f"the public sees these pairings once the results they follow from are public "
+        f'(the broadcast delay hides {hidden_words(live, hidden)}); "Publish now" shows '
+        f"them before, revealing those results through the score groups"
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasePairings:
+    """Show round `round`'s pairings of `section` to the public now, although they follow
+    from results the broadcast delay still hides (a Swiss round's score groups give them
+    away). Asks first, naming those results. A publication cannot be taken back."""
+
+    section: str
+    round: int
+    kind: ClassVar[str] = "release-pairings"
+
+    def plan(self, host: ActionHost, by: str) -> Plan:
+        state = section_state(host, self.section)
+        live = state.rounds.get(self.round)
+        if live is None:
+            raise ActionError(f"round {self.round} of {state.name} is not paired: pair it first")
+        public = host.public_state().tournament
+        shown = public.section(state.name).rounds
+        if shown.get(self.round) is not None and shown[self.round].pairings == live.pairings:
+            raise ActionError(f"round {self.round} of {state.name} is already public as paired")
+        if self.round > 1 and self.round - 1 not in shown:
+            raise ActionError(
+                f"round {self.round - 1} of {state.name} is not public yet: publish it first"
+            )
+        event = PairingsReleased(state.name, self.round, by)
+        hidden = hidden_grounds(event, public, host.tournament)
+        notes = (
+            [
+                f"this reveals, through the score groups, {hidden_words(host.tournament, hidden)}"
+                f", which the broadcast delay still hides"
+            ]
+            if hidden
+            else []
+        )
+        notes.append("the public cannot be made to forget them: this cannot be undone")
+        return Plan(
+            self.kind,
+            f"{state.name} round {self.round} pairings shown to the public now",
+            (event,),
+            notes=tuple(notes),
+            ask=True,
+        )
 
 
 def pair_unpaired(host: ActionHost, by: str) -> list[str]:

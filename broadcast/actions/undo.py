@@ -48,7 +48,8 @@ from broadcast.tournament.state import StateError
 
 __all__ = ["Undo", "record_of"]
 
-_SHOWN = 12  # parts listed in words; the rest counted
+_SHOWN = 12
+RELEASED = "release-pairings"  # ReleasePairings.kind: what the public saw stays seen  # parts listed in words; the rest counted
 
 
 def record_of(host: ActionHost, seq: int) -> ActionTaken:
@@ -124,6 +125,11 @@ class Undo:
         if undone:
             raise ActionError(
                 f"action {self.action} ({logged.summary}) was undone by action {undone}"
+            )
+        if logged.kind == RELEASED:
+            raise ActionError(
+                f"action {self.action} ({logged.summary}) cannot be taken back: the public "
+                f"has seen those pairings"
             )
         record = record_of(host, self.action)
         parts: list[Change] = []

@@ -5,6 +5,7 @@ players by name and number, plies by move number, and each part an action change
     player_words(section, 23)    -> "Zubizarreta, Mikel (23)"
     plies_words(game, 34)        -> "plies 34-70 (17...Rxe4 to the end)"
     change_words(state, change)  -> "round 2 board 3 (...): result 0-1 (resignation)"
+    hidden_words(state, grounds) -> "2 results: round 1 board 1 (Agirre, Jon – ...), ..."
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from broadcast.tournament.changes import (
     SectionLog,
     SectionMember,
 )
+from broadcast.tournament.news import HiddenGround
 from broadcast.tournament.state import SectionState, TournamentState
 
 __all__ = [
     "change_words",
     "game_words",
+    "hidden_words",
     "move_words",
     "player_words",
     "plies_words",
@@ -39,6 +42,34 @@ def player_words(section: SectionState, number: int) -> str:
     """ "Zubizarreta, Mikel (23)"; "player 23" for a number the section does not have."""
     entry = section.players.get(number)
     return f"{entry.name} ({number})" if entry is not None else f"player {number}"
+
+
+def hidden_words(
+    tournament: TournamentState, grounds: Sequence[HiddenGround], shown: int = 5
+) -> str:
+    """Results the broadcast delay still hides, counted and the first `shown` named: "3
+    results: round 1 board 2 (A – B), round 1 board 5 (C – D) and 1 more"."""
+    named = []
+    for ground in grounds[:shown]:
+        section = tournament.sections.get(ground.section)
+        if section is None:
+            continue
+        where = (
+            f"play-off game {ground.playoff}"
+            if ground.playoff
+            else f"round {ground.round}"
+            + (f" board {ground.board}" if ground.black is not None else "")
+        )
+        if len(tournament.sections) > 1:
+            where = f"{ground.section} {where}"
+        if ground.black is None:
+            named.append(f"{where}: the bye of {player_words(section, ground.white)}")
+        else:
+            pair = f"{player_words(section, ground.white)} – {player_words(section, ground.black)}"
+            named.append(f"{where} ({pair})")
+    more = f" and {len(grounds) - len(named)} more" if len(grounds) > len(named) else ""
+    count = f"{len(grounds)} result{'s' if len(grounds) != 1 else ''}"
+    return f"{count}: {', '.join(named)}{more}"
 
 
 def _where(tournament: TournamentState, key: GameKey) -> str:

@@ -6,7 +6,8 @@ says differently about the players than the journal, each line with what `serve`
 about it and how to apply it (a late entry, a replacement), as `serve` logs it.
 
 Exit status 0 when the config is valid, 1 with every problem listed (file:line:
-message, hint) when it is not, or when the journal cannot be read.
+message, hint) when it is not; 2 when the journal cannot be read (damaged, another
+event's: one line, as `serve`, `standings` and `export` say it).
 """
 
 from __future__ import annotations
@@ -180,14 +181,14 @@ def _journal_changes(event: EventConfig, db: Path) -> int:
         return 1
     try:
         register_all()
-        journal = Journal(db, readonly=True)
+        journal = Journal(db, readonly=True, event=event.name)
         try:
             tournament = fold_journal(journal, event).tournament
         finally:
             journal.close()
-    except JournalError as exc:
+    except JournalError as exc:  # one line, as `serve`, `standings` and `export` say it
         print(f"check: cannot read the journal {db}: {exc}", file=sys.stderr)
-        return 1
+        return 2
     lines = [
         line
         for section in event.sections

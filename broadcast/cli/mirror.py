@@ -5,6 +5,10 @@ public pages, JSON API, PGN feeds and websocket as `serve`, from the same web co
 no desk, no arbiter API, no journal and no boards. Any number can run behind a load
 balancer: the websocket's sequence numbers are the venue's, so a spectator's resume
 works against any of them. See docs/deployment.md.
+
+The Redis password is read from `--redis-password-file` or BOARDWIRE_REDIS_PASSWORD, so
+that it is not in the process list; a URL on the command line that holds one is warned
+about (it still works).
 """
 
 from __future__ import annotations
@@ -20,8 +24,16 @@ from broadcast.analysis.evaluator import Evaluator
 from broadcast.cli.args import exposure, listen_host, port_number
 from broadcast.cli.evaluation import add_eval_arguments, eval_settings, start_evaluator
 from broadcast.cli.run_event import listen_problem
+from broadcast.cli.stream_link import add_password_argument
 from broadcast.publish.mirror_feed import MirrorFeed
-from broadcast.publish.redis_publisher import PublishUrlError, check_redis_url
+from broadcast.publish.redis_link import (
+    PublishUrlError,
+    RedisPasswordError,
+    check_redis_url,
+    cli_url_warning,
+    redis_password,
+    where,
+)
 from broadcast.service.health import Health
 from broadcast.service.supervisor import Supervisor
 
@@ -33,8 +45,13 @@ def add_parser(sub: Any) -> None:
         "mirror", help="serve an event's public pages from its Redis stream (no desk, no boards)"
     )
     parser.add_argument(
-        "--redis", required=True, metavar="URL", help="the Redis the venue publishes to"
+        "--redis",
+        required=True,
+        metavar="URL",
+        help="the Redis the venue publishes to, e.g. redis://HOST:6379/0 (its password: "
+        "BOARDWIRE_REDIS_PASSWORD or --redis-password-file, not the URL, which `ps` shows)",
     )
+    add_password_argument(parser)
     parser.add_argument(
         "--event", required=True, metavar="NAME", help="the event's name, as in its [event]"
     )
@@ -67,9 +84,13 @@ async def mirror(
     """Serve until `stop` is set (or a signal); `ready` is told the feed once serving."""
     try:
         url = check_redis_url(args.redis)
-    except PublishUrlError as exc:
+        password = redis_password(getattr(args, "redis_password_file", None))
+    except (PublishUrlError, RedisPasswordError) as exc:
         print(f"boardwire mirror: --redis: {exc}", file=sys.stderr)
         return 2
+    warning = cli_url_warning(url, "--redis")
+    if warning is not None:
+        print(f"boardwire mirror: warning: {warning}", file=sys.stderr)
     from web.app import start_mirror_web  # only the CLI layer imports the web
     from web.hub.deltas import Frame
     from web.keys import HUB
@@ -90,14 +111,14 @@ async def mirror(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     supervisor = Supervisor(Health())
-    feed = MirrorFeed(url, args.event)
+    feed = MirrorFeed(url, args.event, password=password)
     task = supervisor.start(
         "the public stream from Redis",
         feed.run,
         stops="This mirror shows the event as of the last update it read.",
     )
     try:
-        print(f"boardwire mirror: waiting for {args.event!r} on {url.split('@')[-1]}", flush=True)
+        print(f"boardwire mirror: waiting for {args.event!r} on {where(url)}", flush=True)
         waiting = asyncio.ensure_future(stop.wait())
         ready_wait = asyncio.ensure_future(feed.ready.wait())
         await asyncio.wait({waiting, ready_wait}, return_when=asyncio.FIRST_COMPLETED)

@@ -4,7 +4,8 @@ config -> journal -> event time -> (emulated boards) -> `EventService` -> web ->
 command's own tasks (publishers, emulated players) -> signals -> run. Each part that is
 started is pushed on one `AsyncExitStack`, so whatever ends the run (a refusal at start,
 Ctrl-C, a crash) unwinds exactly what was started, in reverse order. A refusal at start
-(a journal that is not this event's, a port in use) is one line on stderr and exit 2.
+(a journal that is not this event's, damaged, or in use by another `serve`; a port in
+use) is one line on stderr and exit 2.
 
 Exit codes: 0 when the event was stopped (a task that failed and was restarted by the
 supervisor is on the desk and in the log, not fatal); 1 when something fatal happened:
@@ -84,6 +85,7 @@ class EventPlan:
     stop_after: float | None = None  # real seconds (demo --seconds)
     prog: str = "boardwire"  # how refusals start (demo: "boardwire demo")
     evaluation: EngineSettings | None = None  # `--eval` with an engine found
+    spill_dir: Path | None = None  # `--spill-dir`: held board events beyond memory
 
 
 # The command's parts: called once the service is loaded (before the web starts), and once
@@ -107,11 +109,14 @@ def claim_journal(journal: Journal, config: EventConfig) -> str | None:
     return None
 
 
-def open_event_journal(db: Path, config: EventConfig) -> Journal | str:
-    """The event's journal at `db`, or why not (not a journal, unreadable, another
-    event's): one line for the user; nothing is left open or changed on a refusal."""
+def open_event_journal(
+    db: Path, config: EventConfig, *, spill_dir: Path | None = None
+) -> Journal | str:
+    """The event's journal at `db`, or why not (not a journal, damaged, another event's,
+    in use by another boardwire): one line for the user; nothing is left open or changed
+    on a refusal. `spill_dir`: where board events held during a disk outage spill."""
     try:
-        journal = Journal(db)
+        journal = Journal(db, event=config.name, spill_dir=spill_dir)
     except JournalError as exc:
         return str(exc)
     problem = claim_journal(journal, config)
@@ -169,9 +174,14 @@ async def run_event(
             return 1
         lost = running.journal.unwritten
         if lost:
+            fix = (
+                "start again once the disk is fixed"
+                if running.journal.gone is None
+                else "start again once the journal's file is sorted out (see the log above)"
+            )
             print(
                 f"{plan.prog}: {lost} event(s) could not be written to the journal "
-                f"{running.db}; the boards' logs hold them: start again once the disk is fixed",
+                f"{running.db}; the boards' logs hold them: {fix}",
                 file=sys.stderr,
             )
             return 1
@@ -182,7 +192,7 @@ async def _start(
     plan: EventPlan, stack: contextlib.AsyncExitStack, loaded: Loaded | None
 ) -> Running:
     config = plan.config
-    journal = open_event_journal(plan.db, config)
+    journal = open_event_journal(plan.db, config, spill_dir=plan.spill_dir)
     if isinstance(journal, str):
         raise StartRefused(journal)
     stack.callback(journal.close)

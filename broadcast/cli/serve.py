@@ -23,11 +23,18 @@ from broadcast.cli.args import (
 )
 from broadcast.cli.evaluation import add_eval_arguments, eval_settings
 from broadcast.cli.run_event import EventPlan, Running, run_event
+from broadcast.cli.stream_link import add_password_argument
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
 from broadcast.publish.lichess import LichessRelayConfig
-from broadcast.publish.redis_publisher import PublishUrlError, check_redis_url
+from broadcast.publish.redis_link import (
+    PublishUrlError,
+    RedisPasswordError,
+    check_redis_url,
+    cli_url_warning,
+    redis_password,
+)
 from broadcast.publish.tasks import PublishSettings, start_publishers
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
@@ -54,6 +61,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "0.0.0.0: every interface)",
     )
     parser.add_argument("--port", type=port_number, default=8080, help="HTTP port (default 8080)")
+    parser.add_argument(
+        "--spill-dir",
+        type=Path,
+        metavar="DIR",
+        help="while the journal's disk cannot be written, board events beyond 256 MB of "
+        "memory go to a file in DIR, best on another disk (default: the temp folder)",
+    )
     parser.add_argument(
         "--board",
         action="append",
@@ -110,6 +124,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "repeatable (see docs/security.md)",
     )
     parser.add_argument(
+        "--arbiter-network",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="the arbiters' own machines (an address or network, at most a /16; e.g. their "
+        "room's LAN or VPN): never locked out of the arbiter login, however many wrong "
+        "passwords others send; repeatable (see docs/security.md)",
+    )
+    parser.add_argument(
         "--public-url",
         metavar="URL",
         help="the origin spectators and arbiters use, e.g. https://live.example.org",
@@ -118,8 +141,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--publish",
         metavar="redis://HOST:PORT/DB",
         help="also write the delayed public stream to this Redis, for `boardwire mirror` "
-        "servers (overrides [event] publish; see docs/deployment.md)",
+        "servers (overrides [event] publish; see docs/deployment.md). Its password: "
+        "BOARDWIRE_REDIS_PASSWORD or --redis-password-file, not the URL, which `ps` shows",
     )
+    add_password_argument(parser)
     parser.add_argument(
         "--lichess-section",
         metavar="NAME",
@@ -166,6 +191,9 @@ def check_arguments(args: argparse.Namespace, config: EventConfig) -> str | None
             firmware_list(firmware)
         except ValueError as exc:
             return f"--firmware: {exc}"
+    spill = getattr(args, "spill_dir", None)
+    if spill is not None and not spill.is_dir():
+        return f"--spill-dir {spill}: no such folder"
     games = getattr(args, "games", None)
     if games is not None:
         if not args.sim:
@@ -223,17 +251,26 @@ async def serve(
     from web.proxy import make_settings
 
     try:
-        proxy = make_settings(getattr(args, "trusted_proxy", []), getattr(args, "public_url", None))
+        proxy = make_settings(
+            getattr(args, "trusted_proxy", []),
+            getattr(args, "public_url", None),
+            getattr(args, "arbiter_network", []),
+        )
     except ValueError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
     stream_url = getattr(args, "publish", None) or config.publish
+    stream_password: str | None = None
     if stream_url is not None:
         try:
             check_redis_url(stream_url)
-        except PublishUrlError as exc:
+            stream_password = redis_password(getattr(args, "redis_password_file", None))
+        except (PublishUrlError, RedisPasswordError) as exc:
             print(f"boardwire: --publish: {exc}", file=sys.stderr)
             return 2
+        warning = cli_url_warning(getattr(args, "publish", None) or "", "--publish")
+        if warning is not None:
+            print(f"boardwire: warning: {warning}", file=sys.stderr)
     publish = _publish_settings(args)
     if isinstance(publish, str):
         print(f"boardwire: {publish}", file=sys.stderr)
@@ -258,6 +295,7 @@ async def serve(
         proxy=proxy,
         tune_gc=tune_gc,
         evaluation=evaluation,
+        spill_dir=getattr(args, "spill_dir", None),
     )
 
     def loaded(running: Running) -> None:
@@ -295,7 +333,7 @@ async def serve(
         if stream_url is not None:
             from broadcast.cli.stream_link import start_stream_publisher
 
-            tasks.append(start_stream_publisher(running, stream_url)[1])
+            tasks.append(start_stream_publisher(running, stream_url, stream_password)[1])
         assert running.web is not None
         url = f"http://{args.host}:{args.port}/"
         print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)

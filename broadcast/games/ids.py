@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
+@lru_cache(maxsize=1024)  # a game's id is asked for often, and events have few sections
 def slug(name: str) -> str:
     """'Open A' -> 'open-a'; used in ids and URLs."""
     text = _SLUG.sub("-", name.lower()).strip("-")

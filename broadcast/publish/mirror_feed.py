@@ -6,6 +6,12 @@ listener of each start-over (`on_reset`: a snapshot entry, a venue restart, a ga
 each delta (`on_delta`), with the state after it. A mirror started mid-round, or
 restarted, catches up by itself: the snapshot, then the entries after it.
 
+What it does with each entry is `mirror_follow`'s judgement: an entry that is not the
+venue's is skipped (said at once, then at most once a minute with a count; counted in
+`rejected`) and the mirror keeps serving its last good state. It loads the snapshot key
+again only when that snapshot is newer than its state, so nothing in the stream can make
+it reload in a loop or turn its pages back. Snapshots are decoded in a worker thread.
+
 `MirrorState` is what the public web reads on a mirror (it satisfies
 `web.public_source.PublicSource`): the public state, the venue's live and unpaired
 rounds, and the venue's event time (`MirrorTime`), as of the newest entry. It has no
@@ -24,13 +30,32 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from broadcast.config.model import EventConfig
-from broadcast.publish.redis_publisher import check_redis_url
+from broadcast.publish.mirror_follow import (
+    Outcome,
+    Position,
+    Reset,
+    Resync,
+    Skip,
+    Take,
+    judge,
+    settle,
+)
+from broadcast.publish.redis_link import (
+    RedisTarget,
+    check_redis_url,
+    is_wrong_type,
+    redis_problem,
+    where,
+    wrong_type,
+)
 from broadcast.publish.stream_format import (
     Entry,
-    StreamFormatError,
+    Header,
+    Rejected,
     StreamKeys,
     decode_entry,
     decode_snapshot,
+    read_header,
 )
 from broadcast.service.state import PublicState
 
@@ -42,6 +67,8 @@ READ_COUNT = 1000  # entries per XREAD
 BLOCK_MS = 1000
 RETRY_FIRST = 0.5
 RETRY_MAX = 10.0
+REPORT_EVERY = 60.0  # seconds between warnings about skipped entries (the first at once)
+SNAPSHOT_CHECK_EVERY = 1.0  # seconds between looks at the snapshot key when one is wanted
 
 
 class MirrorTime:
@@ -67,11 +94,13 @@ class MirrorTime:
 class MirrorState:
     """The public view a mirror serves (a `PublicSource`)."""
 
-    def __init__(self, first: Entry) -> None:
+    def __init__(self, first: Entry, entry_id: str | None = None) -> None:
         assert first.config is not None, "a mirror starts from a snapshot"
         self._config = first.config
         self.epoch = first.epoch
         self.seq = first.seq
+        self.text = ""  # the text of the delta that made `seq` ("" after a snapshot)
+        self.entry_id = entry_id  # the stream entry the state is as of
         self._state = first.state
         self._live = first.venue.live
         self._unpaired = first.venue.unpaired
@@ -99,8 +128,13 @@ class MirrorState:
     def unpaired_rounds(self) -> dict[str, int]:
         return dict(self._unpaired)
 
-    def take(self, entry: Entry) -> None:
+    def position(self) -> Position:
+        return Position(self._config, self.epoch, self.seq, self._state, self.text)
+
+    def take(self, entry: Entry, entry_id: str | None = None) -> None:
         self.epoch, self.seq, self._state = entry.epoch, entry.seq, entry.state
+        self.text = entry.text
+        self.entry_id = entry_id
         self._live, self._unpaired, self._delay = (
             entry.venue.live,
             entry.venue.unpaired,
@@ -115,8 +149,16 @@ Listener = Callable[[Entry], None]
 class MirrorFeed:
     """Follows one event's public stream on Redis (see the module's docstring)."""
 
-    def __init__(self, url: str, event: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        event: str,
+        *,
+        password: str | None = None,
+        mono: Callable[[], float] = _time.monotonic,
+    ) -> None:
         self.url = check_redis_url(url)
+        self.target = RedisTarget(self.url, password)
         self.event = event
         self.keys = StreamKeys.of(event)
         self.state: MirrorState | None = None
@@ -127,125 +169,213 @@ class MirrorFeed:
         self.link = "connecting"  # "connecting" | "up" | "down"
         self.applied = 0  # deltas applied (tests, the bench)
         self.resets = 0
-        self._waiting_said = False
-        self._troubled = False  # reloading after an unreadable entry: say it once
+        self.rejected = 0  # entries skipped: not the venue's, damaged, another format
+        self.old = 0  # entries skipped as already applied
+        self.problem: str | None = None  # why the mirror cannot follow, in words (or None)
+        self._mono = mono
+        self._said: set[str] = set()  # problems already logged (each once)
+        self._reported_at: float | None = None
+        self._unreported = 0
+        self._want_snapshot = False
+        self._next_check = 0.0
+        self._bad_snapshot: tuple[object, ...] | None = None  # the unreadable one seen last
 
     async def run(self) -> None:
         """Follow the stream until cancelled; Redis away is retried inside."""
         wait = RETRY_FIRST
-        client = aioredis.Redis.from_url(self.url, socket_connect_timeout=5)
+        client = self.target.client(socket_connect_timeout=5)
         try:
             while True:
+                _cancelled_meanwhile()
                 try:
-                    if self.after is None:
-                        await self._load(client)
-                        if self.after is None:
-                            await asyncio.sleep(wait)
-                            wait = min(wait * 2, RETRY_MAX)
-                            continue
-                    answer: Any = await client.xread(
-                        {self.keys.stream: self.after}, count=READ_COUNT, block=BLOCK_MS
-                    )
-                    if self.link != "up":
-                        log.info("mirror: following %s on %s", self.keys.stream, _where(self.url))
-                    self.link = "up"
-                    for _stream, entries in answer or ():
-                        for entry_id, fields in entries:
-                            self._take(_text(entry_id), fields)
-                            if self.after is None:
-                                break  # start over from the snapshot key
-                    if self.after is None:
-                        # An entry that cannot be read or placed: the snapshot again, after
-                        # a back-off (the venue writes a newer one every 30 s while deltas
-                        # flow), never a tight loop of reloads and warnings.
-                        self._troubled = True
+                    if (self.state is None or self.after is None) and not await self._load(client):
                         await asyncio.sleep(wait)
                         wait = min(wait * 2, RETRY_MAX)
-                    else:
-                        self._troubled = False
-                        wait = RETRY_FIRST
+                        continue
+                    if self._want_snapshot and self._mono() >= self._next_check:
+                        self._next_check = self._mono() + SNAPSHOT_CHECK_EVERY
+                        await self._load(client)
+                    after = self.after or "0-0"
+                    answer: Any = await client.xread(
+                        {self.keys.stream: after}, count=READ_COUNT, block=BLOCK_MS
+                    )
+                    if self.link != "up":
+                        log.info("mirror: following %s on %s", self.keys.stream, where(self.url))
+                    self.link = "up"
+                    wait = RETRY_FIRST
+                    for _stream, entries in answer or ():
+                        for entry_id, fields in entries:
+                            await self._take(_text(entry_id), fields)
                 except (RedisError, OSError) as exc:
-                    if self.link != "down":
-                        log.warning("mirror: Redis cannot be read (%s); retrying", exc)
-                    self.link = "down"
+                    await self._down(client, exc)
                     await asyncio.sleep(wait)
                     wait = min(wait * 2, RETRY_MAX)
         finally:
             await client.aclose()
 
-    async def _load(self, client: aioredis.Redis) -> None:
-        fields = await client.hgetall(self.keys.snapshot)
-        self.link = "up"
-        if not fields:
-            if not self._waiting_said:
-                log.warning(
-                    "mirror: no public stream for %r on %s yet (is `serve --publish` running "
-                    "for this event?); waiting",
-                    self.event,
-                    _where(self.url),
-                )
-                self._waiting_said = True
-            return
-        try:
-            entry = decode_snapshot(fields)
-        except StreamFormatError as exc:
-            log.warning("mirror: the snapshot cannot be read: %s; waiting for a newer one", exc)
-            return
-        self._reset(entry)
-        self.after = _text(fields.get(b"after")) or "0-0"
+    # -- the snapshot key ---------------------------------------------------------------------
 
-    def _take(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
+    async def _load(self, client: aioredis.Redis) -> bool:
+        """Start over from the snapshot key if it can be read and is newer than the state
+        (any, while there is none); True if it was taken."""
+        names = ("format", "kind", "epoch", "seq", "after")
+        values = await client.hmget(self.keys.snapshot, list(names))
+        self.link = "up"
+        if all(v is None for v in values):
+            self._say(
+                "none",
+                f"no public stream for {self.event!r} on {where(self.url)} yet (is "
+                "`serve --publish` running for this event?); waiting",
+            )
+            return False
+        head = dict(zip(names, values, strict=True))
+        header = read_header(head)
+        after = _text(head["after"]) or "0-0"
+        if isinstance(header, Rejected):
+            self._say(header.reason, f"the snapshot cannot be used: {header.reason}")
+            self.problem = header.reason
+            return False
+        state = self.state
+        if state is not None and not _newer(header, after, state):
+            return False
+        seen = (after, header.epoch, header.seq)
+        if seen == self._bad_snapshot:
+            return False  # the same unreadable snapshot: not decoded again
+        fields = await client.hgetall(self.keys.snapshot)
+        entry = await asyncio.to_thread(decode_snapshot, fields)
+        if isinstance(entry, Rejected):
+            self._bad_snapshot = seen
+            self._say(
+                entry.reason,
+                f"the snapshot cannot be used: {entry.reason}; waiting for a newer one",
+            )
+            self.problem = entry.reason
+            return False
+        self._reset(entry, after)
+        self.after = after
+        return True
+
+    # -- the stream ---------------------------------------------------------------------------
+
+    async def _take(self, entry_id: str, fields: Any) -> None:
         self.after = entry_id
         state = self.state
         if state is None:
             return
-        try:
-            entry = decode_entry(fields, state.config, state.public_state())
-        except StreamFormatError as exc:
-            if not self._troubled:
-                log.warning(
-                    "mirror: stream entry %s skipped: %s; reloading the snapshot", entry_id, exc
-                )
-            self.after = None
-            return
-        if entry.kind == "snapshot":
-            self._reset(entry)
-        elif entry.epoch == state.epoch and entry.seq == state.seq + 1:
-            state.take(entry)
+        at = state.position()
+        header = read_header(fields)
+        verdict: Outcome | None = judge(fields, header, at)
+        if verdict is None:
+            assert isinstance(header, Header)
+            if header.kind == "snapshot":
+                decoded = await asyncio.to_thread(decode_snapshot, fields)
+            else:
+                decoded = decode_entry(fields, at.config, at.state)
+            verdict = settle(decoded, at)
+        if isinstance(verdict, Take):
+            state.take(verdict.entry, entry_id)
             self.applied += 1
-            self.on_delta(entry)
-        elif entry.epoch == state.epoch and entry.seq <= state.seq:
-            pass  # already applied (the snapshot we started from holds it)
+            self._want_snapshot = False  # in step again (a stray entry is behind us)
+            self.on_delta(verdict.entry)
+        elif isinstance(verdict, Reset):
+            self._reset(verdict.entry, entry_id)
+        elif isinstance(verdict, Skip) and verdict.quiet:
+            self.old += 1
+        elif isinstance(verdict, Skip):
+            self.rejected += 1
+            if verdict.why == "format":
+                self._say(verdict.reason, f"stream entry {entry_id} skipped: {verdict.reason}")
+            else:
+                self._report(entry_id, verdict.reason, "this mirror keeps its state and reads on")
         else:
-            log.log(
-                logging.DEBUG if self._troubled else logging.WARNING,
-                "mirror: stream entry %s is %s:%d after %s:%d; reloading the snapshot",
+            assert isinstance(verdict, Resync)
+            self.rejected += 1
+            self._want_snapshot = True
+            self._report(
                 entry_id,
-                entry.epoch,
-                entry.seq,
-                state.epoch,
-                state.seq,
+                verdict.reason,
+                "this mirror keeps its state, reads on, and takes the venue's next snapshot",
             )
-            self.after = None
 
-    def _reset(self, entry: Entry) -> None:
+    def _reset(self, entry: Entry, entry_id: str | None) -> None:
         if self.state is None:
-            self.state = MirrorState(entry)
+            self.state = MirrorState(entry, entry_id)
         else:
-            self.state.take(entry)
+            self.state.take(entry, entry_id)
+        self._want_snapshot = False
+        self.problem = None
         self.resets += 1
         self.on_reset(entry)
         self.ready.set()
+
+    # -- telling ------------------------------------------------------------------------------
+
+    def _say(self, key: str, message: str) -> None:
+        """Log `message` once (per `key`) for this mirror's run."""
+        if key not in self._said:
+            self._said.add(key)
+            log.warning("mirror: %s", message)
+
+    def _report(self, entry_id: str, reason: str, then: str) -> None:
+        """A skipped entry: the first at once, then at most once every REPORT_EVERY
+        seconds with how many more there were (a flood of junk is a few lines)."""
+        self._unreported += 1
+        now = self._mono()
+        if self._reported_at is not None and now - self._reported_at < REPORT_EVERY:
+            return
+        more = self._unreported - 1
+        since = f" ({more} more since the last report)" if more else ""
+        log.warning("mirror: stream entry %s skipped: %s; %s%s", entry_id, reason, then, since)
+        self._reported_at = now
+        self._unreported = 0
+
+    async def _down(self, client: aioredis.Redis, exc: BaseException) -> None:
+        place = where(self.url)
+        problem = redis_problem(exc, place)
+        if problem is None and is_wrong_type(exc):
+            problem = wrong_type(place, self.keys.stream, "value of another type", "stream")
+            try:
+                for key, wanted in ((self.keys.stream, "stream"), (self.keys.snapshot, "hash")):
+                    held = _text(await client.type(key))
+                    if held not in (wanted, "none"):
+                        problem = wrong_type(place, key, held, wanted)
+                        break
+            except (RedisError, OSError):
+                pass
+        if problem is not None:
+            self._say(problem, problem)
+        elif self.link != "down":
+            log.warning("mirror: Redis cannot be read (%s); retrying", exc)
+        self.problem = problem
+        self.link = "down"
+
+
+def _cancelled_meanwhile() -> None:
+    """Raise CancelledError if this task was cancelled and a library swallowed it: redis-py
+    (8.2) can return an XREAD's answer although the task was cancelled as it arrived, and
+    a mirror being stopped would then read on forever."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
+def _id(entry_id: str) -> tuple[int, int]:
+    ms, _, n = entry_id.partition("-")
+    try:
+        return int(ms), int(n or 0)
+    except ValueError:
+        return (-1, -1)
+
+
+def _newer(header: Header, after: str, state: MirrorState) -> bool:
+    """The snapshot key is a later state than the mirror's: written after the entry the
+    mirror is at, and of another venue run or numbered higher."""
+    if state.entry_id is not None and _id(after) <= _id(state.entry_id):
+        return False
+    return header.epoch != state.epoch or header.seq > state.seq
 
 
 def _text(value: object) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return value if isinstance(value, str) else ""
-
-
-def _where(url: str) -> str:
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    return f"{parts.hostname}:{parts.port or 6379}"

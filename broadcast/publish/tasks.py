@@ -60,7 +60,7 @@ class FolderExporter:
         """Export every live round of the public state; True if it all was written."""
         public = self.service.public_state()
         try:
-            for section, number in self.service.live_rounds().items():
+            for section, number in self.service.public_view.live_rounds().items():
                 if number is None:
                     continue
                 update = export_round_folder(
@@ -124,7 +124,7 @@ async def push_forever(
             public = service.public_state()
             if public.seq != last_seq:
                 last_seq = public.seq
-                number = service.live_rounds().get(name)
+                number = service.public_view.live_rounds().get(name)
                 if number is not None:
                     texts = round_game_texts(
                         public.book, service.config, name, number, pairings=public.tournament

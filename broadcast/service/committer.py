@@ -33,11 +33,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import datetime as dt
 import logging
 import time as _real
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 
 from boards.events import DriverEvent
 from broadcast.arbiter.alerts import (
@@ -60,44 +62,35 @@ from broadcast.games.events import (
     ResultProposed,
     StartPositionSet,
 )
-from broadcast.games.fold import synced
+from broadcast.games.fold import SyncedTo
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import JournalEvent
-from broadcast.journal.store import Entry, Journal, JournalError, JournalUnavailable, Transaction
+from broadcast.journal.store import (
+    Entry,
+    Journal,
+    JournalError,
+    JournalTampered,
+    JournalUnavailable,
+    Transaction,
+)
 from broadcast.service.delayed import DelayedView
-from broadcast.service.health import Health
+from broadcast.service.health import JOURNAL_FOUND, JOURNAL_MENDED, Health
 from broadcast.service.overload import LagWatch
+from broadcast.service.rescue import save_state
 from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import EventState, PublicState
 from broadcast.tournament.events import (
-    BoardAssigned,
-    PairingEdited,
     PlayerEntered,
-    PlayerReinstated,
     PlayerReplaced,
-    PlayersRegistered,
-    PlayerWithdrawn,
-    PlayoffGamePaired,
     ResultRecorded,
     ResultRemoved,
-    RoundPaired,
 )
+from broadcast.tournament.news import AT_ONCE, follows_from_hidden, tell
 from broadcast.tournament.state import StateError, TournamentState
 from clocks.errors import BoardwireError
 from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)
-
-# Tournament news that the broadcast delay does not hide: who plays whom, and where.
-PUBLIC_AT_ONCE = (
-    PlayersRegistered,
-    RoundPaired,
-    PairingEdited,
-    BoardAssigned,
-    PlayerWithdrawn,
-    PlayerReinstated,
-    PlayoffGamePaired,
-)
 
 # Broadcast result notation -> the tournament's result codes.
 TOURNAMENT_RESULT = {
@@ -291,6 +284,8 @@ class Committer:
         # too: desk alerts that are not journal events.
         self._faults: dict[str, int] = {}
         self._file_checked = 0.0
+        self._state_saved = False  # an overwritten journal's games written beside it
+        self._mended = 0  # -wal deletions mended (each its own desk alert)
         self.replayed = 0  # journal events replayed by `restore` (after the snapshot)
         self.snapshots = Snapshots(journal, config, rules.config, enabled=snapshots)
 
@@ -342,13 +337,22 @@ class Committer:
             replayed += 1
         self.replayed = replayed
         if restored is not None or replayed:
+            last = self.journal.last_t()
+            when = (
+                f", the last at {dt.datetime.fromtimestamp(last, dt.UTC):%Y-%m-%d %H:%M:%S} UTC"
+                if last is not None
+                else ""
+            )
             log.info(
-                "journal %s: %s, then %d event(s) replayed",
+                "journal %s: events up to %d%s; %s, then %d event(s) replayed",
                 self.journal.path,
+                self.state.seq,
+                when,
                 f"snapshot at event {restored.state.seq}" if restored else "no snapshot",
                 replayed,
             )
         self.snapshots.loaded(self.state.seq, replayed)
+        self.report_found()
 
     def replay(self, entry: Entry) -> None:
         """Fold one journal entry as at start (`restore`)."""
@@ -364,28 +368,33 @@ class Committer:
         self.rules.restore(entry.event, self.state)
 
     def _publish(self, t: float, entries: Sequence[Entry]) -> None:
-        """Record the public snapshot; news that is public at once reaches older snapshots too."""
-        immediate = [e.event for e in entries if isinstance(e.event, PUBLIC_AT_ONCE)]
-        if immediate:
+        """Record the public snapshot; news that is public at once (a pairing, a
+        withdrawal) is told to the older snapshots too, each that already shows what the
+        news follows from (`broadcast.tournament.news`)."""
+        news = [e.event for e in entries if isinstance(e.event, AT_ONCE)]
+        if news:
+            live = self.tournament
             # The snapshots a broadcast delay keeps (thousands: one per batch) share a few
             # tournament values: each is amended once, and only the rounds whose games the
             # news changes are synced (a withdrawal: none; a pairing: its round).
-            amended: dict[int, TournamentState | None] = {}
+            amended: dict[int, tuple[TournamentState, SyncedTo]] = {}
 
             def amend(state: PublicState) -> PublicState:
                 key = id(state.tournament)
                 if key not in amended:
-                    try:
-                        tournament = state.tournament
-                        for event in immediate:
-                            tournament = tournament.apply(event)
-                        amended[key] = tournament
-                    except StateError:
-                        amended[key] = None  # does not fit that older moment: it stays
-                news = amended[key]
-                if news is None:
+                    tournament = state.tournament
+                    for event in news:
+                        if follows_from_hidden(event, tournament, live):
+                            continue  # told with the first snapshot that shows its grounds
+                        try:
+                            tournament = tell(tournament, live, event)
+                        except StateError:
+                            continue  # does not fit that older moment: it stays
+                    amended[key] = (tournament, SyncedTo(tournament))
+                told, sync = amended[key]
+                if told is state.tournament:
                     return state
-                return PublicState(news, synced(state.book, state.tournament, news), state.seq)
+                return PublicState(told, sync(state.book, state.tournament), state.seq)
 
             self.public.amend(amend)
         self.public.record(t, PublicState(self.tournament, self.book, self.last_seq))
@@ -731,26 +740,76 @@ class Committer:
                 pass
 
     def check_journal_file(self) -> None:
-        """About once a second: is the journal's file still there? If not, refuse actions
-        (the journal's `problem`), and write a copy of it (off the loop)."""
+        """About once a second: is the journal's file still the one it writes, as it left
+        it? What the journal finds (deleted, overwritten, its -wal gone) is acted on off
+        the loop (`Journal.attend`); an overwritten journal also gets the games and
+        results as the service holds them written beside it; a mended -wal is a desk
+        alert."""
         real = _real.monotonic()
         if real - self._file_checked < FILE_CHECK_SECONDS:
             return
         self._file_checked = real
-        if self.journal.gone is not None:
+        journal = self.journal
+        was = journal.gone
+        journal.check_file()
+        if journal.attention or (journal.gone is not None and was is None):
+            journal.attention = False
+            self._off_loop(journal.attend)
+        if isinstance(journal.gone, JournalTampered) and not self._state_saved:
+            self._state_saved = True
+            self._off_loop(partial(self._save_state, self.state))
+        while journal.mended:
+            message = journal.mended.pop(0)
+            self._mended += 1
+            self.health.report(
+                f"{JOURNAL_MENDED}-{self._mended}",
+                "journal-not-writable",
+                "warning",
+                message,
+                self.time.now(),
+            )
+
+    def _off_loop(self, work: Callable[[], object]) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            work()
+        else:
+            self._syncer.submit(work)
+
+    def _save_state(self, state: EventState) -> None:
+        """The games and results as the service holds them, beside an overwritten journal
+        (what its alert points the organiser to)."""
+        try:
+            files = save_state(self.journal.path, state, self.config)
+        except Exception as exc:
+            log.critical("journal %s: the games could not be saved (%r)", self.journal.path, exc)
             return
-        if self.journal.check_file() is not None:
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                self.journal.rescue()
-            else:
-                self._syncer.submit(self.journal.rescue)
+        log.critical(
+            "journal %s: the games and results saved to %s", self.journal.path, " and ".join(files)
+        )
+        self.journal.saved_state(files)
+
+    def report_found(self) -> None:
+        """At the start: what the journal was found to be against what boardwire last
+        wrote into it (an older copy put back): one critical line, and a desk alert that
+        stays, start after start, until the arbiter acknowledges it."""
+        found = self.journal.found
+        if found is None:
+            return
+        log.critical("journal %s: %s", self.journal.path, found)
+        self.health.report(
+            JOURNAL_FOUND,
+            "journal-not-writable",
+            "critical",
+            f"At the start ({self.journal.path}): {found}",
+            self.time.now(),
+            on_acknowledge=self.journal.forget_found,
+        )
 
 
 __all__ = [
     "BATCH_SECONDS",
-    "PUBLIC_AT_ONCE",
     "TOURNAMENT_RESULT",
     "ActionError",
     "Committer",

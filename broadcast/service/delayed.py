@@ -47,6 +47,16 @@ class DelayedView(Generic[S]):
             self._snaps.popleft()
         return self._snaps[0].state
 
+    def shown_from(self, now: float, shows: Callable[[S], bool]) -> float | None:
+        """When the public first sees a state for which `shows` holds: `now` if it does
+        already, else the time the first kept snapshot that shows it becomes public;
+        None when no kept snapshot does (news held back until a later one)."""
+        self.at(now)
+        for snap in self._snaps:
+            if shows(snap.state):
+                return max(now, snap.t + self.delay)
+        return None
+
     def snapshot_time(self, now: float) -> float:
         self.at(now)
         return self._snaps[0].t

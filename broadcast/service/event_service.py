@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
+from functools import partial
 
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener, open_serial
@@ -53,16 +54,22 @@ from broadcast.service.delayed import DelayedView
 from broadcast.service.hall import Hall, HallBoard, utc
 from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
+from broadcast.service.public_view import PublicView
 from broadcast.service.runtime import Runtime
 from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import EventState, PublicState
 from broadcast.service.supervisor import Backoff, Supervisor
 from broadcast.tournament.live_round import RoundStartMoved, StartOverrides, unpaired_rounds
+from broadcast.tournament.news import Held, held_news
 from broadcast.tournament.registration import registration_changes, round_robin_pairings
 from broadcast.tournament.state import TournamentState, registration_events
 from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)
+
+
+def _shows(item: Held, live: TournamentState, snapshot: PublicState) -> bool:
+    return item.shown_in(snapshot.tournament, live)
 
 
 class EventService:
@@ -121,6 +128,7 @@ class EventService:
         self.committer.undo_parts.append(self._hall.undo_part)
         self.action_log = ActionLog()
         self.committer.listeners.append(self.action_log.on_entries)
+        self._public_view = PublicView(self)
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
         self.runtime = Runtime(
             self.committer,
@@ -213,6 +221,22 @@ class EventService:
         """The state as the broadcast delay allows the public to see it now."""
         return self.committer.public_state()
 
+    def held_news(self) -> list[tuple[Held, float | None]]:
+        """The news the public does not see yet because it follows from results the
+        delay still hides (a Swiss round's pairings, a withdrawal for no-shows, a play-off
+        game), each with when the public sees it (None: with a snapshot still to come)."""
+        live = self.tournament
+        public = self.public_state().tournament
+        if public is live:
+            return []
+        now = self.time.now()
+        out = []
+        for item in held_news(public, live):
+            if item.grounds:
+                when = self.public.shown_from(now, partial(_shows, item, live))
+                out.append((item, when))
+        return out
+
     # -- the commit path (committer.py) -------------------------------------------------------
 
     def commit(self, events: Sequence[JournalEvent], *, game: str | None = None) -> list[Entry]:
@@ -293,8 +317,14 @@ class EventService:
         return min(self._hall.due.values(), default=None)
 
     def live_rounds(self) -> dict[str, int | None]:
-        """Each section's round being played now (None: none)."""
+        """Each section's round being played now (None: none), as the hall and the desk
+        see it (the public's: `public_view`)."""
         return self._hall.live_rounds()
+
+    @property
+    def public_view(self) -> PublicView:
+        """The event as spectators may see it: every public output reads this."""
+        return self._public_view
 
     def attach_boards(self) -> None:
         """Point every hall board at the game its section's live round puts on it."""

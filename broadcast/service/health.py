@@ -1,7 +1,10 @@
 """The system's own troubles, for the arbiter: the journal cannot be written, its file was
-deleted under the running service, the export folder cannot be written, a part of the
-service failed. They are not journal events (a full disk could not record them); they
-live in memory while their cause lasts and end by themselves (or with the process).
+deleted or overwritten under the running service (or its -wal deleted, and mended), the
+start found the journal older than what boardwire last wrote into it, the export folder
+cannot be written, a part of the service failed. They are not journal events (a full
+disk could not record them); they live in memory while their cause lasts and end by
+themselves (or with the process), or, for news to be seen once (`on_acknowledge`), when
+the arbiter acknowledges them.
 
 `Health` holds the current conditions by key; `alerts(journal)` turns them, and the
 journal's problems (`Journal.failure`, `Journal.gone`), into `Alert`s the desk shows like
@@ -20,7 +23,9 @@ from broadcast.journal.store import Journal
 
 SYSTEM_PREFIX = "system-"  # the ids of system alerts (never an id the rules raise)
 JOURNAL_ALERT = SYSTEM_PREFIX + "journal"
-JOURNAL_FILE_ALERT = SYSTEM_PREFIX + "journal-file"  # the file was deleted or replaced
+JOURNAL_FILE_ALERT = SYSTEM_PREFIX + "journal-file"  # deleted, replaced or overwritten
+JOURNAL_FOUND = "journal-found"  # the start found the journal older than last written
+JOURNAL_MENDED = "journal-mended"  # its -wal or -shm was deleted, and mended
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,7 @@ class Health:
         self._journal_t: float | None = None  # event time the journal failure was first seen
         self._gone_t: float | None = None  # event time the journal's file was seen gone
         self._links: dict[str, Callable[[], str]] = {}
+        self._on_acknowledge: dict[str, Callable[[], None]] = {}
 
     def watch_link(self, name: str, state: Callable[[], str]) -> None:
         """Show link `name` on the desk, its state in the words `state()` gives."""
@@ -49,15 +55,29 @@ class Health:
         """Every watched link and its state now, in the order they were registered."""
         return [(name, state()) for name, state in self._links.items()]
 
-    def report(self, key: str, kind: AlertKind, severity: Severity, message: str, t: float) -> bool:
-        """Set a condition; True if it is new (the caller may log it once)."""
+    def report(
+        self,
+        key: str,
+        kind: AlertKind,
+        severity: Severity,
+        message: str,
+        t: float,
+        *,
+        on_acknowledge: Callable[[], None] | None = None,
+    ) -> bool:
+        """Set a condition; True if it is new (the caller may log it once). With
+        `on_acknowledge`, the condition is news to be seen once: acknowledging it calls
+        that and ends it."""
         old = self.conditions.get(key)
         self.conditions[key] = Condition(kind, severity, message, old.t if old else t)
+        if on_acknowledge is not None:
+            self._on_acknowledge[key] = on_acknowledge
         return old is None
 
     def clear(self, key: str) -> bool:
         """End a condition; True if there was one."""
         self.acknowledged.discard(f"{SYSTEM_PREFIX}{key}")
+        self._on_acknowledge.pop(key, None)
         return self.conditions.pop(key, None) is not None
 
     def alerts(self, journal: Journal | None, now: float) -> list[Alert]:
@@ -103,10 +123,13 @@ class Health:
 
     def acknowledge(self, alert_id: str) -> bool:
         """Hide a system alert until its cause ends and comes back; False if unknown."""
-        if (
-            alert_id in (JOURNAL_ALERT, JOURNAL_FILE_ALERT)
-            or alert_id.removeprefix(SYSTEM_PREFIX) in self.conditions
-        ):
+        key = alert_id.removeprefix(SYSTEM_PREFIX)
+        if key in self._on_acknowledge:
+            seen = self._on_acknowledge[key]
+            self.clear(key)
+            seen()
+            return True
+        if alert_id in (JOURNAL_ALERT, JOURNAL_FILE_ALERT) or key in self.conditions:
             self.acknowledged.add(alert_id)
             return True
         return False
@@ -116,4 +139,12 @@ def _alert(alert_id: str, kind: AlertKind, severity: Severity, message: str, t: 
     return Alert(alert_id, kind, severity, "", 0, 0, "", (), message, t)
 
 
-__all__ = ["JOURNAL_ALERT", "JOURNAL_FILE_ALERT", "SYSTEM_PREFIX", "Condition", "Health"]
+__all__ = [
+    "JOURNAL_ALERT",
+    "JOURNAL_FILE_ALERT",
+    "JOURNAL_FOUND",
+    "JOURNAL_MENDED",
+    "SYSTEM_PREFIX",
+    "Condition",
+    "Health",
+]

@@ -59,7 +59,7 @@ def read_event(event: Path, db: Path | None = None) -> EventRecord:
             f"no journal at {path}: run `boardwire serve {event}` first, or give --db PATH"
         )
     register_all()
-    journal = Journal(path, readonly=True)
+    journal = Journal(path, readonly=True, event=config.name)
     try:
         state = fold_journal(journal, config)
     finally:

@@ -212,6 +212,18 @@ class PlayoffGamePaired:
 
 
 @dataclass(frozen=True, slots=True)
+class PairingsReleased:
+    """The arbiter shows round `round`'s pairings, as they stand, to the public at once,
+    although they follow from results the broadcast delay still hides (a Swiss round's
+    score groups reveal the round before it). Changes nothing in the tournament: it is
+    news for the delayed view (`broadcast.tournament.news`)."""
+
+    section: str
+    round: int
+    by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class PrizeWithheld:
     """The arbiter withholds the player's prize (Pamplona art. 9: a missed game the
     player cannot justify loses any prize); the prize passes to the next eligible
@@ -289,6 +301,7 @@ TournamentEvent = (
     | ResultRemoved
     | ContinuationRequested
     | PlayoffGamePaired
+    | PairingsReleased
     | PrizeWithheld
     | PrizeRestored
     | PlayerEntered
@@ -307,6 +320,7 @@ __all__ = [
     "NoShowCancelled",
     "NoShowCounted",
     "PairingEdited",
+    "PairingsReleased",
     "PlayerEntered",
     "PlayerReinstated",
     "PlayerReplaced",

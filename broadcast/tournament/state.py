@@ -40,6 +40,7 @@ from broadcast.tournament.events import (
     NoShowCancelled,
     NoShowCounted,
     PairingEdited,
+    PairingsReleased,
     PlayerEntered,
     PlayerReinstated,
     PlayerReplaced,
@@ -456,6 +457,9 @@ class SectionState:
                 return self._continuation(event)
             case PlayoffGamePaired():
                 return self._playoff_paired(event)
+            case PairingsReleased():
+                self._round(event.round)
+                return self  # news for the public view only (broadcast.tournament.news)
             case PrizeWithheld():
                 self._player(event.player)
                 restored = {k: v for k, v in self.prizes_restored.items() if k != event.player}

@@ -39,6 +39,7 @@ from broadcast.actions import (
     PairPlayoffGame,
     Reinstate,
     RejectProposal,
+    ReleasePairings,
     ReplaceBoard,
     ReplaceMove,
     ReplacePlayer,
@@ -557,6 +558,45 @@ def playoff_route(call: Call) -> dict[str, Any]:
         "white": white,
         "black": black,
     }
+
+
+@action("/api/v1/arbiter/sections/{section}/rounds/{round}/release", body=False)
+def release_route(call: Call) -> dict[str, Any]:
+    """Show a round's pairings to the public now, before the results they follow from are
+    public (409 names the results it reveals, until confirmed; it cannot be undone)."""
+    section = call.desk.section(call.request.match_info["section"])
+    number = round_of(call.request)
+    call.act(ReleasePairings(section, number))
+    return {"section": section, "round": number, "released": True}
+
+
+@routes.get("/api/v1/arbiter/held")
+async def held_route(request: web.Request) -> web.Response:
+    """The news the public does not see yet because it follows from results the broadcast
+    delay still hides, each with those results and when it becomes public."""
+    service = service_of(request)
+    return json_response(
+        [
+            {
+                "section": item.section,
+                "kind": item.kind,
+                "round": item.round,
+                "player": item.player or None,
+                "hidden_results": [
+                    {
+                        "round": g.round,
+                        "board": g.board,
+                        "white": g.white,
+                        "black": g.black,
+                        "playoff": g.playoff or None,
+                    }
+                    for g in item.grounds
+                ],
+                "public_at": when,
+            }
+            for item, when in service.held_news()
+        ]
+    )
 
 
 # -- the actions so far, and undo ------------------------------------------------------------

@@ -33,6 +33,7 @@ from broadcast.actions import (
     PairPlayoffGame,
     Reinstate,
     RejectProposal,
+    ReleasePairings,
     ReplaceBoard,
     ReplaceMove,
     ReplacePlayer,
@@ -49,10 +50,11 @@ from broadcast.actions.boards import board_choices
 from broadcast.actions.entries import particulars
 from broadcast.actions.moves import split_moves
 from broadcast.actions.results import DESK_REASONS
-from broadcast.actions.words import game_words
+from broadcast.actions.words import game_words, hidden_words, player_words
 from broadcast.games.events import RESULTS, BoardReplaced
 from broadcast.games.ids import slug
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.hall import utc
 from broadcast.tournament.final_standings import playoff_now
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
@@ -62,7 +64,7 @@ from web.arbiter.history import closed_alerts
 from web.auth import same_origin
 from web.board_svg import board_svg, piece_defs
 from web.http_json import error, json_response
-from web.i18n import Gettext, gettext_of, translations
+from web.i18n import Gettext, gettext_of, time_text, translations
 from web.keys import ARBITER, HUB, PAIRER, lang_of, service_of
 from web.pages import ENV, chrome
 from web.sections import section_by_name
@@ -174,7 +176,50 @@ def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> s
             for s, n in service.unpaired_rounds().items()
         ],
         playoffs=_playoffs(service, _),
+        held=_held(service, lang),
     )
+
+
+def _held(service: EventService, lang: str) -> list[dict[str, Any]]:
+    """The news the public does not see yet because it follows from results the delay
+    still hides: what, which results (the arbiter's words), when it is public, and for a
+    round's pairings the release form's fields."""
+    _ = gettext_of(lang)
+    ngettext = translations(lang).ngettext
+    out: list[dict[str, Any]] = []
+    tournament = service.tournament
+    for item, when in service.held_news():
+        section = tournament.section(item.section)
+        who = player_words(section, item.player)
+        what = {
+            "pairings": _("%(section)s: round %(round)s pairings"),
+            "withdrawal": _("%(section)s: withdrawal of %(player)s"),
+            "reinstatement": _("%(section)s: %(player)s reinstated"),
+        }.get(item.kind, _("%(section)s: play-off game %(number)s"))
+        count = len(item.grounds)
+        why = ngettext(
+            "not public yet: it follows from %(num)d result the broadcast delay still hides",
+            "not public yet: it follows from %(num)d results the broadcast delay still hides",
+            count,
+        ) % {"num": count}
+        out.append(
+            {
+                "what": what
+                % {
+                    "section": item.section,
+                    "round": item.round,
+                    "player": who,
+                    "number": item.round,
+                },
+                "why": why,
+                "results": hidden_words(tournament, item.grounds),
+                "when": time_text(utc(when), lang, service.config.zone) if when else "",
+                "release": item.kind == "pairings",
+                "slug": slug(item.section),
+                "round": item.round,
+            }
+        )
+    return out
 
 
 def _playoffs(service: EventService, _: Gettext) -> list[dict[str, str]]:
@@ -411,6 +456,12 @@ def _replace_board(f: Form) -> str:
     return _moved(f, f.act(command))
 
 
+def _release(f: Form) -> str:
+    """Publish a round's pairings before the results they follow from are public."""
+    section = f.section()
+    return f.done(f.act(ReleasePairings(section, f.number("round", f._("round")))))
+
+
 def _undo(f: Form) -> str:
     return f.done(f.act(Undo(f.number("action", f._("action")))))
 
@@ -429,6 +480,7 @@ _ACTIONS: dict[str, FormAction] = {
     "board": _board,
     "replace": _replace_board,
     "undo": _undo,
+    "release": _release,
 }
 
 

@@ -4,24 +4,40 @@ The desk (HTML forms, its websocket) takes a session cookie and, on every POST, 
 session's CSRF token from the same origin; the JSON API takes the session with an
 `X-CSRF-Token` header, or HTTP Basic with a JSON body, which no cross-site form can send,
 or with none (confirm, acknowledge) from no other site's page. The login form is open to everybody; a 405 is answered whoever asks.
+Every answer of the arbiter's side is `Cache-Control: no-store`: it carries the live
+state the broadcast delay still hides, and the desk's CSRF token.
+
+`side` tells the connection guard (`web.http_server`) whose request this is before its
+body is read: the arbiter's (an open session, a remembered desk browser, the arbiters'
+networks, valid Basic credentials) or a stranger's (the login form, a wrong password).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from aiohttp import web
 from multidict import MultiDictProxy
 
 from web.auth import Session, csrf_ok, same_origin
 from web.http_json import error
+from web.http_server import Side
 from web.keys import ARBITER, AUTH, lang_of, service_of
 from web.pages import ENV
 
-__all__ = ["FORM", "SESSION", "acting", "arbiter_guard", "desk_html"]
+__all__ = ["FORM", "SESSION", "acting", "arbiter_guard", "arbiter_path", "desk_html", "side"]
 
 SESSION = web.RequestKey("session", Session)
 FORM = web.RequestKey("form", MultiDictProxy)
+
+
+@dataclass(frozen=True)
+class _Basic:
+    user: str | None  # the user of valid Basic credentials (None: wrong)
+
+
+_BASIC = web.RequestKey("basic_checked", _Basic)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -31,8 +47,54 @@ def acting(request: web.Request) -> str:
     return f"arbiter:{request[ARBITER]}"
 
 
+def arbiter_path(path: str) -> bool:
+    """A path of the arbiter's side (the desk, its login, the arbiter API)."""
+    return path.startswith(("/arbiter", "/api/v1/arbiter"))
+
+
+def side(request: web.Request) -> Side:
+    """Whose request this is, for the shares of the connections (`web.http_server`): read
+    from its headers only, before its body. Valid Basic credentials are checked here, once
+    for the request (a counted password check, as in the guard below)."""
+    if not arbiter_path(request.path):
+        return Side.SPECTATOR
+    auth = request.app.get(AUTH)
+    if auth is None or not auth.enabled:
+        return Side.STRANGER  # a mirror (no arbiter's side), or answered 403 at once
+    caller = auth.caller(request)
+    if caller.session or caller.device is not None or auth.trusted(caller.address):
+        return Side.ARBITER
+    if request.path.startswith("/api/v1/arbiter") and request.headers.get(
+        "Authorization", ""
+    ).startswith("Basic "):
+        return Side.ARBITER if _basic_user(request) is not None else Side.STRANGER
+    return Side.STRANGER
+
+
+def _basic_user(request: web.Request) -> str | None:
+    """`Auth.basic_user`, checked (and counted) once however often it is asked."""
+    checked = request.get(_BASIC)
+    if checked is None:
+        checked = request[_BASIC] = _Basic(request.app[AUTH].basic_user(request))
+    return checked.user
+
+
 @web.middleware
 async def arbiter_guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    path = request.path
+    if not arbiter_path(path):
+        return await handler(request)
+    try:
+        response = await _guarded(request, handler)
+    except web.HTTPException as exc:  # redirects and errors are answers too
+        exc.headers["Cache-Control"] = "no-store"
+        raise
+    if not response.prepared:  # a websocket's upgrade is written already
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def _guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
     path = request.path
     if isinstance(request.match_info.http_exception, web.HTTPMethodNotAllowed):
         return await handler(request)  # 405 with Allow, whoever asks (TRACE, ...)
@@ -58,7 +120,7 @@ async def _guard_api(request: web.Request, handler: Handler) -> web.StreamRespon
             return error(403, "missing or wrong X-CSRF-Token header")
         request[ARBITER] = session.user
         return await handler(request)
-    user = auth.basic_user(request)
+    user = _basic_user(request)
     if user is None:
         response = error(401, "arbiter login required")
         response.headers["WWW-Authenticate"] = 'Basic realm="boardwire arbiter"'

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import secrets
-from urllib.parse import quote
 
 from aiohttp import web
 
 from web.arbiter.guard import desk_html
-from web.auth import AUTH_FAILED_MESSAGE, LOGIN_COOKIE, SESSION_COOKIE, same_origin, set_cookie
+from web.auth import (
+    DEVICE_COOKIE,
+    DEVICE_SECONDS,
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    same_origin,
+    set_cookie,
+)
 from web.i18n import gettext_of
 from web.keys import AUTH, lang_of, service_of
-from web.pages import ENV, chrome
 from web.words import N_
 
-__all__ = ["EXPIRED", "WRONG", "login", "login_form", "logout", "routes"]
+__all__ = ["EXPIRED", "MESSAGES", "WRONG", "login", "login_form", "logout", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -23,15 +28,22 @@ EXPIRED = N_("The form expired: try again.")
 # literal; tests/test_web_i18n.py checks that the two agree).
 WRONG = N_("Wrong user or password.")
 
+# What the login page may say: `?m=` is a key into this table, never the text itself (a
+# link could otherwise make the desk's own page say "the desk moved: log in at ..."). An
+# unknown key says nothing.
+MESSAGES = {"expired": EXPIRED, "wrong": WRONG}
 
-def _message(text: str, lang: str) -> str:
-    """A redirect's `?m=` in the reader's language when it is one of ours (gettext of ""
-    would be the catalog's header: nothing is nothing)."""
+
+def _message(key: str, lang: str) -> str:
+    """The message a redirect's `?m=` names, in the reader's language ("" for none)."""
+    text = MESSAGES.get(key)
     return gettext_of(lang)(text) if text else ""
 
 
 @routes.get("/arbiter/login")
 async def login_form(request: web.Request) -> web.Response:
+    from web.pages import ENV, chrome
+
     auth = request.app[AUTH]
     token = secrets.token_urlsafe(24)
     lang = lang_of(request)
@@ -41,7 +53,6 @@ async def login_form(request: web.Request) -> web.Response:
             event=service_of(request).config,
             login_token=token,
             enabled=auth.enabled,
-            # The message is ours (a redirect's ?m=): its translation, or the text as it came.
             message=_message(request.query.get("m", ""), lang),
         )
     )
@@ -52,7 +63,7 @@ async def login_form(request: web.Request) -> web.Response:
 @routes.post("/arbiter/login")
 async def login(request: web.Request) -> web.StreamResponse:
     auth = request.app[AUTH]
-    who = request.remote or "unknown"
+    who = auth.caller(request)
     wait = auth.retry_after(who)
     if wait > 0:
         response = web.Response(
@@ -69,16 +80,26 @@ async def login(request: web.Request) -> web.StreamResponse:
         or not secrets.compare_digest(token, supplied)
         or not same_origin(request)
     ):
-        raise web.HTTPSeeOther("/arbiter/login?m=" + quote(EXPIRED))
+        raise web.HTTPSeeOther("/arbiter/login?m=expired")
     user, password = form.get("user"), form.get("password")
     if not isinstance(user, str) or not isinstance(password, str):
         user, password = "", ""  # counted as a failed guess like any other
     # The same check as HTTP Basic: a failure counts, a success clears the client's strikes.
     if not auth.check_guess(who, user, password):
-        raise web.HTTPSeeOther("/arbiter/login?m=" + quote(AUTH_FAILED_MESSAGE))
+        raise web.HTTPSeeOther("/arbiter/login?m=wrong")
     session_token, _session = auth.open_session(user)
     response = web.HTTPSeeOther("/arbiter")
     set_cookie(response, request, SESSION_COOKIE, session_token)
+    # This browser is remembered: a spray of wrong passwords from elsewhere never locks it
+    # out of its next login, and only its own typos count against it (web.auth).
+    set_cookie(
+        response,
+        request,
+        DEVICE_COOKIE,
+        auth.remember_device(who),
+        path="/arbiter",
+        max_age=DEVICE_SECONDS,
+    )
     response.del_cookie(LOGIN_COOKIE, path="/")
     raise response
 

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web, web_ws
 
 from broadcast.analysis.evaluator import Evaluator
 from broadcast.arbiter.alerts import Alert
@@ -57,7 +57,16 @@ from web.limits import Busy, HubLimits, LoopBudget, QuietLog, TokenBucket
 from web.public_source import PublicSource
 from web.sections import section_by_name
 
-__all__ = ["DRAIN_POLL", "PUMP_SECONDS", "WRITE_BATCH", "AlertSource", "Hub"]
+__all__ = [
+    "CLOSE_TIMEOUT",
+    "DRAIN_POLL",
+    "PUMP_SECONDS",
+    "READ_QUEUE",
+    "WRITE_BATCH",
+    "AlertSource",
+    "Hub",
+    "bound_read_queues",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +74,26 @@ WRITE_BATCH = 8  # messages one client's writer sends before the loop is served 
 DRAIN_POLL = 0.05  # a congested socket whose transport did not pause: look again after this
 PUMP_SECONDS = 0.25  # how often the public channel looks whether the delay released news
 BAD_MESSAGE_LOG_SECONDS = 60.0  # at most one log line per this many seconds for bad messages
+# Seconds a client has to answer our close frame. Until it does, aiohttp reads (and drops)
+# whatever it sends, outside the web's budget: a flooder that never reads made each
+# socket closed for breaking the limits cost ten seconds of reading its garbage.
+CLOSE_TIMEOUT = 1.0
+# How much a websocket may have read but not yet handed to the hub: aiohttp stops reading
+# a socket whose queue of parsed messages passes twice its `DEFAULT_CHUNK_SIZE`. Since
+# aiohttp 3.11 that is 512 KiB: thousands of message objects per socket for clients whose
+# messages are at most `HubLimits.max_message_bytes`, all parsed ahead of the hub, which
+# takes one a turn within the web's budget. 1,000 hostile clients made that 300 MB and
+# 1.5 x the boards' p99 (bench_hostile.py). 16 KiB: a few dozen messages per socket.
+READ_QUEUE = 16 * 1024
+
+
+def bound_read_queues() -> None:
+    """Bound the read queue of every websocket started from now on (`READ_QUEUE`).
+
+    aiohttp has no parameter for it: its `web_ws` module reads the size from that module's
+    `DEFAULT_CHUNK_SIZE` each time a websocket starts (and for nothing else once imported),
+    so that is where it is set (tests/test_hostile_costs.py checks what a socket gets)."""
+    web_ws.DEFAULT_CHUNK_SIZE = READ_QUEUE  # type: ignore[attr-defined]
 
 
 AlertSource = Callable[[], Sequence[Alert]]
@@ -92,12 +121,16 @@ class Hub:
             evals.listeners.append(self.on_eval)
         # The venue's service has a live side (the arbiter channel); a mirror's state has not.
         self.live = service if isinstance(service, EventService) else None
+        # What spectators read: the venue's public view (its live rounds are the public
+        # tournament's), or the mirror's state.
+        self.seen: PublicSource = self.live.public_view if self.live is not None else service
         # A mirror relays the venue's numbered deltas (`relay_delta`) instead of diffing:
         # the sequence numbers and the epoch are the venue's, so a resume works anywhere.
         self.relay = relay
         self.config = service.config
         self.alerts = alerts or (lambda: ())
         self.bad_messages = QuietLog(BAD_MESSAGE_LOG_SECONDS, logger=log)
+        bound_read_queues()
         self.limits = limits or HubLimits()
         # Spectators' messages share the web's part of the loop; the arbiters' do not.
         self.budget = budget or LoopBudget()
@@ -197,7 +230,7 @@ class Hub:
         elif scope == "round" and section is not None:
             games = book.round_games(section.name, rnd)
         elif scope == "event":
-            for name, number in self.service.live_rounds().items():
+            for name, number in self.seen.live_rounds().items():
                 if number is not None:
                     games += book.round_games(name, number)
         out = []
@@ -268,7 +301,7 @@ class Hub:
             data = snapshot_data(
                 self.config,
                 channel.frame,
-                self.service.live_rounds(),
+                (self.live if channel is self.arbiter and self.live else self.seen).live_rounds(),
                 scope,
                 section,
                 rnd,
@@ -311,7 +344,10 @@ class Hub:
         # cost CPU per send and a compressor's memory per socket, for messages of a few
         # hundred bytes (docs/web.md).
         ws = web.WebSocketResponse(
-            heartbeat=30.0, max_msg_size=limits.max_message_bytes, compress=False
+            heartbeat=30.0,
+            max_msg_size=limits.max_message_bytes,
+            compress=False,
+            timeout=CLOSE_TIMEOUT,
         )
         try:
             payload = await ws.prepare(request)
@@ -342,6 +378,7 @@ class Hub:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
+            _let_go(client)
         return ws
 
     async def _one_message(
@@ -359,9 +396,11 @@ class Hub:
         self.handled += 1
         try:
             if arbiter:
-                reply = await self._handle(channel, client, msg.data)
+                await self._answer(channel, client, msg.data)
             else:
-                reply = await self.budget.run(lambda: self._handle(channel, client, msg.data))
+                # The answer's writes too are web work (a snapshot is kilobytes, written
+                # at once while the socket keeps up): within the budget.
+                await self.budget.run(lambda: self._answer(channel, client, msg.data))
         except Busy:
             await self._close(client, WSCloseCode.TRY_AGAIN_LATER, b"server busy")
             return False
@@ -377,8 +416,6 @@ class Hub:
             )
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"message failed")
             return False
-        for wire in reply:
-            client.push(wire)
         if client.strikes >= self.limits.strikes:
             await self._close(client, WSCloseCode.POLICY_VIOLATION, b"too many requests")
             return False
@@ -397,6 +434,10 @@ class Hub:
     async def _close(self, client: Client, code: int, message: bytes) -> None:
         self.closed_for_policy += 1
         await client.ws.close(code=code, message=message)
+
+    async def _answer(self, channel: Channel, client: Client, text: str) -> None:
+        for wire in await self._handle(channel, client, text):
+            client.push(wire)
 
     async def _handle(self, channel: Channel, client: Client, text: str) -> list[Wire]:
         try:
@@ -503,6 +544,28 @@ class Hub:
             if client.closing is not None:  # resynced too often, or its fan-out failed
                 await client.ws.close(code=client.closing, message=_why(client.closing))
                 return
+
+
+def _let_go(client: Client) -> None:
+    """Let a finished socket go at once. Left alone it lingered: aiohttp re-arms its
+    heartbeat when data comes in during the close handshake, so the loop's timer held the
+    closed socket (and its queue) for up to 45 s, and then reference cycles held it until
+    a full collection: its resync closure holds the client, the heartbeat's timers hold
+    the socket, the exception aiohttp kept (a reset, a timed-out close) holds the frames
+    that hold the socket. Called once the socket is closed (no more data can come in)."""
+    client.resync_to = None
+    ws = client.ws
+    # aiohttp has no public way to stop the heartbeat of a closed socket; without this
+    # method (another aiohttp) the timer only lingers: tests/test_hostile_costs.py says so.
+    stop_heartbeat = getattr(ws, "_cancel_heartbeat", None)
+    if stop_heartbeat is not None:
+        stop_heartbeat()
+    exc = ws.exception()
+    for _ in range(8):  # its __context__ chain: a close that failed while closing for cause
+        if exc is None:
+            break
+        exc.__traceback__ = None
+        exc = exc.__context__ or exc.__cause__
 
 
 def _why(code: int) -> bytes:

@@ -31,7 +31,7 @@ bench: $(STAMP)
 # web/locale/ (docs/web.md: adding a language); new messages come untranslated, and the
 # catalog test (tests/test_web_i18n.py) fails until each has its translation.
 catalogs: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --sort-output --omit-header -o $(VENV)/messages.pot .
+	$(BIN)/pybabel extract -F babel.cfg -k N_ -k say --no-location --sort-output --omit-header -o $(VENV)/messages.pot .
 	$(BIN)/pybabel update -i $(VENV)/messages.pot -d web/locale -w 100 --no-fuzzy-matching --ignore-obsolete
 
 clean:

@@ -44,11 +44,15 @@ class BoardConnected:
 
 @dataclass(frozen=True, slots=True)
 class BoardLost:
-    """The link to a board is gone (port error, or it stopped answering)."""
+    """The link to a board is gone (port error, or it stopped answering). `answering`:
+    the board still answers, but the driver ended the session to read back what the
+    board did while it was not streaming (a reboot, an update lost); that board is not
+    lost, and the reconnect follows at once."""
 
     t: float
     board: str
     reason: str
+    answering: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,19 @@ class ClockSeen:
     t: float
     board: str
     reading: ClockReading | NoClock
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSilent:
+    """A running clock stopped reporting while the board itself still answers: the
+    clock's batteries died or its cable to the board was pulled (or the board cannot
+    read it). Reported once until the clock reports again. `answer` is what the board
+    said when asked for its clock: "none" (no answer), "frozen" (the last reading again,
+    still running) or "no-clock" (the no-clock bit)."""
+
+    t: float
+    board: str
+    answer: Literal["none", "frozen", "no-clock"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +177,13 @@ class LogRecovered:
         positions = self.positions()
         return positions[-1] if positions else self.start
 
+    @property
+    def rebooted(self) -> bool:
+        """The board rebooted after what the host saw live: its log shows a power-up (or
+        watchdog) dump among the steps the host had not seen."""
+        unseen = self.steps[self.seen + 1 :]
+        return any(step.reset for step in unseen)
+
 
 @dataclass(frozen=True, slots=True)
 class BatterySeen:
@@ -187,6 +211,7 @@ DriverEvent = (
     | LogGap
     | PositionSeen
     | ClockSeen
+    | ClockSilent
     | ClockStamped
     | LogRecovered
     | BatterySeen
@@ -203,6 +228,7 @@ __all__ = [
     "BoardInfo",
     "BoardLost",
     "ClockSeen",
+    "ClockSilent",
     "ClockStamped",
     "DriverEvent",
     "DriverFault",

@@ -1,4 +1,4 @@
-"""Alerts in words: every alert's JSON carries a title naming the board and both players
+"""Alerts in words: every alert's JSON carries a title naming the table and both players
 (from the game book) and what happened, never a kind code or a game id."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from broadcast.games.book import GameBook
 from web.json_views import alert_json, alerts_json
 
 GAME = "masters-r1-b2"
-WHERE = "Board 2 · Vallverdú, Clara \u2013 Moreau, Hélène: "
+WHERE = "Table 2 · Vallverdú, Clara \u2013 Moreau, Hélène: "
 
 
 @pytest.fixture(scope="module")

@@ -74,15 +74,21 @@ def test_newer_proposal_supersedes_the_older_alert() -> None:
     assert [a.result for a in rules.open_alerts() if a.kind == "result-proposed"] == ["1-0"]
 
 
-def test_check_presence_closes_once_both_players_have_moved() -> None:
+def test_check_presence_stays_open_when_the_late_players_move() -> None:
+    # Zero default time (finding M8): moves after the check are the forfeit case, not its
+    # end; the alert says when they came and waits for the arbiter.
     rules = engine(PAMPLONA)
     game = gid(PAMPLONA, 1, 1)
     start = start_of(PAMPLONA, 1)
     [alert] = [a for a in _alerts(rules.tick(start + 301), "check-presence") if a.game == game]
     played = moves(game, ["e2e4", "e7e5"], start + 400)
-    assert _resolved(rules.observe(played[0])) == set()  # Black is still missing
-    assert _resolved(rules.observe(played[1])) == {alert.id}
-    assert [a for a in rules.open_alerts() if a.game == game] == []
+    assert _resolved(rules.observe(played[0])) == set()
+    assert _resolved(rules.observe(played[1])) == set()
+    [still] = [a for a in rules.open_alerts() if a.game == game]
+    assert still.id == alert.id and "first seen 6 min after the start" in still.message
+    out = rules.observe(PlayerMarkedPresent(game, "white", start + 500))
+    assert _resolved(out) == set()  # Black is not marked yet
+    assert _resolved(rules.observe(PlayerMarkedPresent(game, "black", start + 510))) == {alert.id}
 
 
 def test_late_warning_closes_when_marked_present() -> None:

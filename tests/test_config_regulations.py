@@ -107,9 +107,10 @@ def test_check_takes_every_example_at_once_and_names_each_regulation_item(
 
     examples = sorted(str(p) for p in (Path(__file__).parent.parent / "examples").glob("*.toml"))
     code, out, _ = _run(["check", *examples], capsys)
-    assert code == 0 and out.count("OK: the config is valid.") == len(examples) == 3
+    assert code == 0 and out.count("OK: the config is valid.") == len(examples) == 4
     reports = dict(zip(examples, out.split("== ")[1:], strict=True))
-    donostia, pamplona, sestao = (reports[e] for e in examples)
+    donostia, pamplona, hall, sestao = (reports[e] for e in examples)
+    assert "desk 'Player asks to continue'" in hall
     assert "tie for first: undecided until played off" in donostia
     assert "desk 'Pair play-off game'" in donostia
     assert "forfeits won by the opponents" in pamplona

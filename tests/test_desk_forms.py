@@ -107,7 +107,7 @@ async def test_each_desk_form_says_what_it_did(
     where = f"round 1 board 1 ({game.white.name} – {game.black.name})"  # type: ignore[union-attr]
     act = "/arbiter/act/"
     assert await _form(client, csrf, act + "present", game=game.id, colour="white") == (
-        f"{where}: {game.white.name} (white) marked present"  # type: ignore[union-attr]
+        f"table 1, round 1: {game.white.name} (white) marked present"  # type: ignore[union-attr]
     )
     fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
     assert await _form(client, csrf, act + "start-fen", game=game.id, fen=fen) == (

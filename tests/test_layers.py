@@ -46,7 +46,7 @@ BROADCAST_FLOORS = [
     ["broadcast.tournament"],
     ["broadcast.config"],
     ["broadcast.fide"],
-    ["broadcast.text"],
+    ["broadcast.text", "broadcast.phrases"],
 ]
 # The floors inside boards/, top first.
 BOARDS_FLOORS = [
@@ -64,10 +64,18 @@ BOARDS_FLOORS = [
 # keys, the parts the keys hold (and the pages), then the pure pieces they are made of.
 WEB_FLOORS = [
     ["web.app"],
-    ["web.arbiter", "web.routes_public"],
-    ["web.http_json"],
+    ["web.arbiter", "web.routes_public", "web.print", "web.checkin.page"],
+    ["web.http_json", "web.checkin.parts"],
     ["web.keys", "web.openapi"],
-    ["web.auth", "web.http_server", "web.pages", "web.hub", "web.answers", "web.pairing_worker"],
+    [
+        "web.auth",
+        "web.http_server",
+        "web.pages",
+        "web.hub",
+        "web.answers",
+        "web.pairing_worker",
+        "web.checkin",  # its codes, limits and QR codes (the page and parts sit above)
+    ],
     [
         "web.limits",
         "web.proxy",

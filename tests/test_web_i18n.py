@@ -43,7 +43,7 @@ def _extracted() -> dict[str | tuple[str, str], set[str]]:
     """Every message of web/ as Babel extracts it (babel.cfg), with where it is found."""
     with (ROOT / "babel.cfg").open(encoding="utf-8") as f:
         method_map, options_map = parse_mapping_cfg(f)
-    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "say": None}
     found: dict[str | tuple[str, str], set[str]] = {}
     for filename, _lineno, message, _comments, _context in extract_from_dir(
         str(ROOT), method_map, options_map, keywords=keywords

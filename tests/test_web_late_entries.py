@@ -4,12 +4,14 @@ for a body of the wrong shape, 422 with the reason when refused) and the desk's 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from base64 import b64encode
 from pathlib import Path
 from urllib.parse import unquote
 
 import acting
+import pytest
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 from test_regulations import at
@@ -17,6 +19,7 @@ from test_web_regulations import _client, _confirmed, _desk_confirmed, _login
 from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
+from broadcast.phrases import say
 from clocks.timesource import ManualTime
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
@@ -49,10 +52,6 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
             "missed_round_points": 0.5,
             "start_points": 0.5,
         }
-        # The public standings list her with the half point of her missed round.
-        rows = await (await client.get("/api/v1/standings")).json()
-        assert next(r for r in rows if r["start"] == 25)["points"] == 0.5
-
         for bad, why in (
             ({**body, "rating": "1880"}, "field 'rating' must be a int"),
             ({**body, "name": 5}, "field 'name' must be a str"),
@@ -87,6 +86,10 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
             if p.black is not None:
                 game_id = GameKey("Open", 1, p.board).id
                 acting.set_result(service, game_id, "1-0", "arbiter:ana", "resignation")
+        # The public standings after round 1 list her with the half point of her missed
+        # round (a round's points count from its first game result on: issue 30, M1).
+        rows = await (await client.get("/api/v1/standings")).json()
+        assert next(r for r in rows if r["start"] == 25)["points"] == 0.5
         answer = await client.post(
             "/api/v1/arbiter/sections/open/rounds/2/pairings",
             json={"engine": "dutch"},
@@ -217,5 +220,53 @@ async def test_the_desk_forms_enter_and_replace(tmp_path: Path) -> None:
         # The log of the journal's actions names both (the desk's history reads the journal).
         kinds = [type(e.event).__name__ for e in service.journal.read(0)]
         assert kinds.count("PlayerEntered") == 1 and kinds.count("PlayerReplaced") == 1
+    finally:
+        await client.close()
+
+
+@pytest.mark.expected_log("the clock tick stopped")
+async def test_a_spanish_desk_reads_system_alerts_and_refusals_in_spanish(tmp_path: Path) -> None:
+    """Issue 30: the service's own alerts and the refusals of a late entry, said by the
+    core as phrases, reach a Spanish desk in Spanish (English stays in the API's
+    `message` and the journal)."""
+    client, service = await _client(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    try:
+
+        async def broken() -> None:
+            raise RuntimeError("boom")
+
+        service.supervisor.start(
+            say("the clock tick"),
+            broken,
+            stops=say("Lichess is not sent new moves until it runs again."),
+            restart=False,
+        )
+        for _ in range(20):  # the task fails on its first turns of the loop
+            await asyncio.sleep(0)
+        alerts = await (await client.get("/api/v1/arbiter/alerts", headers=BASIC)).json()
+        failed = next(a for a in alerts if a["kind"] == "task-failed")
+        assert failed["message"].startswith("the clock tick stopped on a software error")
+        assert failed["messages"]["es"] == (
+            "el pulso del reloj se ha detenido por un error de software (RuntimeError: boom); "
+            "no se reinicia. No se envían jugadas nuevas a Lichess hasta que vuelva a "
+            "funcionar. El registro tiene la traza."
+        )
+        assert failed["messages"]["eu"].startswith("erlojuaren taupada gelditu egin da")
+
+        assert await _login(client)
+        desk = await (await client.get("/arbiter?lang=es")).text()
+        assert "el pulso del reloj se ha detenido por un error de software" in desk
+        token = re.search(r'name="csrf" value="([^"]+)"', desk)
+        assert token is not None
+        late = "/arbiter/regs/late-entry"
+        fields = {"section": "open", "name": "X", "rating": "high", "csrf": token.group(1)}
+        response = await client.post(late, data=fields, allow_redirects=False)
+        assert response.status == 303
+        said_es = unquote(response.headers["Location"])
+        assert said_es.endswith("elo 'high' no es un elo: un número como 1850"), said_es
+        fields = {"section": "open", "config_player": "30", "csrf": token.group(1)}
+        response = await client.post(late, data=fields, allow_redirects=False)
+        said_es = unquote(response.headers["Location"])
+        assert said_es.endswith("la configuración no tiene ningún jugador 30 en Open"), said_es
     finally:
         await client.close()

@@ -1,16 +1,21 @@
-"""Alert titles an arbiter reads in one glance: where (board and players), then what.
+"""Alert titles an arbiter reads in one glance: where (table and players), then what.
 
-"Board 4 · Lindqvist - Ferreira: White's flag fell; propose 0-1" (with an en dash). Built on the server from
+"Table 4 · Lindqvist - Ferreira: White's flag fell; propose 0-1" (with an en dash): the
+hall's table, one number across sections (Kutxa's board 2 is "Table 17" in Donostia); an
+alert about an e-board and no game names the board ("Board 17"). Built on the server from
 the alert and the game book, so the desk's script only shows text; the kind codes and game
 ids stay in the JSON for programs. Pure.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
 from broadcast.arbiter.alerts import Alert, AlertKind
+from broadcast.config.model import EventConfig
+from broadcast.config.tables import table_of
 from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
 from web.words import N_
@@ -28,9 +33,31 @@ def _same(message: str) -> str:
     return message
 
 
-def by_urgency(alerts: tuple[Alert, ...] | list[Alert]) -> list[Alert]:
-    """Critical first, then warnings, then information; oldest first within each."""
-    return sorted(alerts, key=lambda a: (URGENCY.get(a.severity, 3), a.t, a.id))
+def by_urgency(
+    alerts: tuple[Alert, ...] | list[Alert], event: EventConfig | None = None
+) -> list[Alert]:
+    """Critical first, then warnings, then information; within each, by table as a number
+    (the event's own alerts first: they have none), then oldest first. `event` numbers
+    the tables across sections (without it, a game's pairing board)."""
+    return sorted(
+        alerts,
+        key=lambda a: (URGENCY.get(a.severity, 3), _table(a, event), a.t, _natural(a.id)),
+    )
+
+
+def _natural(text: str) -> tuple[str | int, ...]:
+    """An id with its numbers compared as numbers ("board-missing:2" before ":10")."""
+    parts = re.split(r"(\d{1,9})", text)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
+
+
+def _table(alert: Alert, event: EventConfig | None) -> int:
+    """The table an alert is about, as a number for sorting (10 after 9, not after 1):
+    its game's table, else its hall board's number; -1 for the event's own alerts."""
+    if alert.game:
+        return alert.board if event is None else table_of(event, alert.section, alert.board)
+    name = alert.hall_board
+    return int(name) if name.isascii() and name.isdigit() and len(name) < 10 else -1
 
 
 def _names(alert: Alert, _: Gettext) -> str:
@@ -56,6 +83,7 @@ def _proposal(alert: Alert, flagged: str | None, _: Gettext) -> str:
 _WHAT: dict[AlertKind, str] = {  # marked for the catalogs with N_
     "late": N_("%(names)s not at the board; default time approaching"),
     "check-presence": N_("no sign of %(names)s; check presence"),
+    "check-tables": N_("check who is at the tables listed"),
     "withdraw-from-pairing": N_("%(names)s reached the no-show limit; withdraw?"),
     "early-draw": N_("draw agreed early; check it"),
     "board-not-responding": N_("board not responding"),
@@ -78,18 +106,32 @@ _WHAT: dict[AlertKind, str] = {  # marked for the catalogs with N_
 }
 
 
-def alert_title(alert: Alert, book: GameBook | None = None, _: Gettext = _same) -> str:
-    """Where, then what: the board and both players when the alert is about a game; in
-    the language of `_` (a gettext; English by default)."""
+def _at_table(event: EventConfig | None, alert: Alert, _: Gettext) -> str:
+    """ "Table 17": the hall's table of the alert's game (`broadcast.config.tables`), the
+    number the arbiter walks to; without the event, its pairing board."""
+    number = alert.board if event is None else table_of(event, alert.section, alert.board)
+    return _("Table %(number)s") % {"number": number}
+
+
+def alert_title(
+    alert: Alert,
+    book: GameBook | None = None,
+    _: Gettext = _same,
+    *,
+    event: EventConfig | None = None,
+) -> str:
+    """Where, then what: the table and both players when the alert is about a game; in
+    the language of `_` (a gettext; English by default). `event`: the config that numbers
+    the tables (without it, a game's table is its pairing board)."""
     game = book.games.get(alert.game) if book is not None and alert.game else None
     if game is not None:
         names = [p.name if p is not None else "?" for p in (game.white, game.black)]
-        where = _("Board %(number)s") % {"number": alert.board} + f" · {names[0]} {DASH} {names[1]}"
+        where = _at_table(event, alert, _) + f" · {names[0]} {DASH} {names[1]}"
         # The names are said once, in `where`: after it the players are White and Black.
         colours = dict(zip(names, (_("White"), _("Black")), strict=True))
         alert = replace(alert, players=tuple(colours.get(p, p) for p in alert.players))
     elif alert.game:
-        where = _("Board %(number)s") % {"number": alert.board} + (
+        where = _at_table(event, alert, _) + (
             f" · {f' {DASH} '.join(alert.players)}" if alert.players else ""
         )
     elif alert.hall_board:

@@ -22,17 +22,19 @@ from broadcast.service.health import SYSTEM_PREFIX, Health
 from web import http_server as server
 from web import i18n, openapi, routes_public
 from web.answers import Answers
-from web.arbiter import api, desk, login
+from web.arbiter import api, desk, hall, login
 from web.arbiter.actions import DESK, Desk
 from web.arbiter.guard import arbiter_guard, side
 from web.auth import Auth
 from web.board_png import Previews, cache_size
+from web.checkin import page as checkin
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
 from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PAIRER, PREVIEWS, PUBLIC, SERVICE
 from web.limits import MIRROR_LOOP_SHARE, Busy, LoopBudget, WebLimits
 from web.pairing_worker import PairingWorker
+from web.print import routes as print_routes
 from web.proxy import PROXY, ProxySettings, forwarded
 from web.public_source import PublicSource
 
@@ -267,8 +269,11 @@ def build_app(
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
-    for arbiter_routes in (login.routes, desk.routes, api.routes):
+    app.add_routes(print_routes.public_routes)  # the printed sheets (web.print)
+    for arbiter_routes in (login.routes, desk.routes, api.routes, hall.routes):
         app.add_routes(arbiter_routes)
+    app.add_routes(print_routes.arbiter_routes)  # the same sheets, live, at the desk
+    checkin.setup(app)  # the players' table pages /t/N and the round codes (web.checkin)
     app.router.add_static("/static/", STATIC, append_version=False)
 
     async def start_hub(app: web.Application) -> None:
@@ -311,6 +316,7 @@ def build_mirror_app(
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
+    app.add_routes(print_routes.public_routes)  # the printed sheets (web.print)
     app.router.add_static("/static/", STATIC, append_version=False)
 
     async def stop_hub(app: web.Application) -> None:

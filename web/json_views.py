@@ -13,6 +13,7 @@ from typing import Any
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.config.tables import board_table, table_of
 from broadcast.export.pgn import RESULT_TAG
 from broadcast.games.book import GameBook
 from broadcast.games.events import REASON_TEXT
@@ -25,6 +26,7 @@ from broadcast.tournament.state import TournamentState
 from web.alert_titles import alert_title, by_urgency
 from web.i18n import DEFAULT, gettext_of, languages
 from web.public_source import PublicSource
+from web.words import said
 
 __all__ = [
     "RESULT_TEXT",
@@ -37,6 +39,7 @@ __all__ = [
     "event_json",
     "game_json",
     "game_summary",
+    "game_table",
     "live_json",
     "pairings_json",
     "player_json",
@@ -102,13 +105,23 @@ def proposal_json(game: GameState) -> dict[str, Any] | None:
     return {"result": p.result, "reason": p.reason, "detail": p.detail or None, "t": p.t}
 
 
-def game_summary(game: GameState) -> dict[str, Any]:
+def game_table(game: GameState, event: EventConfig | None) -> int:
+    """The hall table of a game (`broadcast.config.tables`); without the event's config,
+    its pairing board (a single section's tables are its boards)."""
+    key = game.key
+    return key.board if event is None else table_of(event, key.section, key.board)
+
+
+def game_summary(game: GameState, event: EventConfig | None = None) -> dict[str, Any]:
+    """A game at a glance: `board` is its pairing board in its section, `table` the hall's
+    table it is played on (one number across sections)."""
     last = game.moves[-1] if game.moves else None
     return {
         "id": game.id,
         "section": game.key.section,
         "round": game.key.round,
         "board": game.key.board,
+        "table": game_table(game, event),
         "white": player_json(game.white),
         "black": player_json(game.black),
         **result_json(game),
@@ -120,8 +133,8 @@ def game_summary(game: GameState) -> dict[str, Any]:
     }
 
 
-def game_json(game: GameState) -> dict[str, Any]:
-    out = game_summary(game)
+def game_json(game: GameState, event: EventConfig | None = None) -> dict[str, Any]:
+    out = game_summary(game, event)
     out["start_fen"] = game.start_fen
     out["moves"] = [
         {
@@ -138,10 +151,10 @@ def game_json(game: GameState) -> dict[str, Any]:
     return out
 
 
-def arbiter_game_json(game: GameState) -> dict[str, Any]:
+def arbiter_game_json(game: GameState, event: EventConfig | None = None) -> dict[str, Any]:
     """The live game for the arbiter: the public shape plus the proposal in the broadcast
     notation (+/- etc.) with its reason code and detail, and the raw result code."""
-    out = game_json(game)
+    out = game_json(game, event)
     out["proposal"] = proposal_json(game)
     out["result_code"] = game.result
     out["hall_board"] = game.hall_board
@@ -230,9 +243,12 @@ def playoff_json(tournament: TournamentState, section: SectionConfig) -> list[di
     return out
 
 
-def board_json(board: HallBoard) -> dict[str, Any]:
+def board_json(board: HallBoard, event: EventConfig | None = None) -> dict[str, Any]:
+    """A hall board: `number` names the e-board, `table` where it stands."""
+    config = board.config
     return {
         "number": board.number,
+        "table": board_table(event, config) if event is not None else config.table or board.number,
         "port": board.config.port,
         "address": board.config.address,
         "section": board.config.section,
@@ -249,11 +265,13 @@ def board_json(board: HallBoard) -> dict[str, Any]:
 # -- additions for pages, the hub and the desk ---------------------------------------------------
 
 
-def round_json(book: GameBook, section: str, number: int) -> dict[str, Any]:
+def round_json(
+    book: GameBook, section: str, number: int, event: EventConfig | None = None
+) -> dict[str, Any]:
     return {
         "section": section,
         "round": number,
-        "games": [game_summary(g) for g in book.round_games(section, number)],
+        "games": [game_summary(g, event) for g in book.round_games(section, number)],
     }
 
 
@@ -265,8 +283,9 @@ RESULT_TEXT = {
 
 
 def pairings_json(tournament: TournamentState, section: SectionConfig) -> list[dict[str, Any]]:
-    """Every paired round of the section: its games with the recorded results, then
-    each bye once (the pairing bye, the pairing program's, those granted here)."""
+    """Every paired round of the section: its games with the recorded results (`board`
+    in the section, `table` in the hall), then each bye once (the pairing bye, the pairing
+    program's, those granted here: no board, no table)."""
     state = tournament.section(section.name)
     out: list[dict[str, Any]] = []
     for number in sorted(state.rounds):
@@ -279,6 +298,7 @@ def pairings_json(tournament: TournamentState, section: SectionConfig) -> list[d
             rows.append(
                 {
                     "board": p.board,
+                    "table": table_of(tournament.event, section.name, p.board),
                     "white": _name(state.players, p.white),
                     "black": _name(state.players, p.black),
                     "result": None if result is None else result.result,
@@ -289,6 +309,7 @@ def pairings_json(tournament: TournamentState, section: SectionConfig) -> list[d
             rows.append(
                 {
                     "board": 0,
+                    "table": None,
                     "white": _name(state.players, player),
                     "black": None,
                     "result": code,
@@ -354,15 +375,17 @@ def _scores(result: str) -> tuple[str, str]:
     }.get(result, ("?", "?"))
 
 
-def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
+def alert_json(
+    alert: Alert, book: GameBook | None = None, event: EventConfig | None = None
+) -> dict[str, Any]:
     """An alert: its codes for programs, `title` in words for the arbiter (board, players,
     what happened; the players come from `book` when given), in English, and `titles` the
     same in the desk's other languages (by code), so one message serves every desk."""
     return {
         "id": alert.id,
-        "title": alert_title(alert, book),
+        "title": alert_title(alert, book, event=event),
         "titles": {
-            lang: alert_title(alert, book, gettext_of(lang))
+            lang: alert_title(alert, book, gettext_of(lang), event=event)
             for lang in languages()
             if lang != DEFAULT
         },
@@ -371,9 +394,16 @@ def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
         "section": alert.section,
         "round": alert.round,
         "board": alert.board,
+        "table": _alert_table(alert, event),
         "game": alert.game or None,
         "players": list(alert.players),
         "message": alert.message,
+        # the message in the desk's other languages, as `titles` (English: `message`)
+        "messages": {
+            lang: said(alert.phrase, gettext_of(lang), alert.message)
+            for lang in languages()
+            if lang != DEFAULT
+        },
         "t": alert.t,
         "hall_board": alert.hall_board or None,
         "result": alert.result or None,
@@ -382,9 +412,18 @@ def alert_json(alert: Alert, book: GameBook | None = None) -> dict[str, Any]:
     }
 
 
-def alerts_json(alerts: tuple[Alert, ...] | list[Alert], book: GameBook) -> list[dict[str, Any]]:
+def _alert_table(alert: Alert, event: EventConfig | None) -> int | None:
+    """The table of the game an alert is about (None: about no game)."""
+    if not alert.game or alert.board < 1:
+        return None
+    return alert.board if event is None else table_of(event, alert.section, alert.board)
+
+
+def alerts_json(
+    alerts: tuple[Alert, ...] | list[Alert], book: GameBook, event: EventConfig | None = None
+) -> list[dict[str, Any]]:
     """Open alerts for the desk, most urgent first (critical, warning, info), then by time."""
-    return [alert_json(a, book) for a in by_urgency(alerts)]
+    return [alert_json(a, book, event) for a in by_urgency(alerts, event)]
 
 
 def live_json(
@@ -395,13 +434,15 @@ def live_json(
     for s in config.sections:
         number = live.get(s.name)
         if number is not None:
-            out.append(round_json(book, s.name, number))
+            out.append(round_json(book, s.name, number, config))
     return out
 
 
-def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
+def desk_board_json(
+    board: HallBoard, book: GameBook, event: EventConfig | None = None
+) -> dict[str, Any]:
     """A hall board for the arbiter desk: its health and its game's sync state."""
-    out = board_json(board)
+    out = board_json(board, event)
     game = book.games.get(board.game) if board.game else None
     out["in_sync"] = None if game is None else game.in_sync
     out["out_since"] = None if game is None else game.out_since
@@ -413,7 +454,9 @@ def desk_board_json(board: HallBoard, book: GameBook) -> dict[str, Any]:
     return out
 
 
-def waiting_json(boards: Iterable[HallBoard], book: GameBook) -> list[dict[str, Any]]:
+def waiting_json(
+    boards: Iterable[HallBoard], book: GameBook, event: EventConfig | None = None
+) -> list[dict[str, Any]]:
     """The games whose hall board must show their position before play goes on there (a
     spare that took a game over, or a board after the arbiter's correction), by hall
     board: the desk's "Spare boards" section, on the page and live on its socket. Each:
@@ -430,6 +473,7 @@ def waiting_json(boards: Iterable[HallBoard], book: GameBook) -> list[dict[str, 
             {
                 "game": game.id,
                 "board": board.number,
+                "table": game_table(game, event),  # the game's table (it may stand elsewhere)
                 "white": game.white.name if game.white else "?",
                 "black": game.black.name if game.black else "?",
                 "ply": game.ply,

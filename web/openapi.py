@@ -262,7 +262,12 @@ SCHEMAS: dict[str, Any] = {
             "id": {"type": "string"},
             "section": {"type": "string"},
             "round": {"type": "integer"},
-            "board": {"type": "integer"},
+            "board": {"type": "integer", "description": "the section's pairing board"},
+            "table": {
+                "type": "integer",
+                "description": "the hall's table, one number across sections (docs/config.md, "
+                "first_table); a single section's tables are its boards",
+            },
             "white": _ref("Player"),
             "black": _ref("Player"),
             "result": {
@@ -301,7 +306,7 @@ SCHEMAS: dict[str, Any] = {
             "in_sync": {"type": "boolean"},
         },
         [
-            *("id", "section", "round", "board", "ply", "fen"),
+            *("id", "section", "round", "board", "table", "ply", "fen"),
             *("result", "result_reason", "flag", "pending_result"),
         ],
     ),
@@ -464,7 +469,8 @@ SCHEMAS: dict[str, Any] = {
                     "type": "array",
                     "items": _obj(
                         {
-                            "board": {"type": "integer"},
+                            "board": {"type": "integer", "description": "0 for a bye"},
+                            "table": {**_NULLABLE_INT, "description": "null for a bye"},
                             "white": _ref("Player"),
                             "black": _ref("Player"),
                             "result": _NULLABLE_STR,
@@ -477,7 +483,8 @@ SCHEMAS: dict[str, Any] = {
     },
     "Board": _obj(
         {
-            "number": {"type": "integer"},
+            "number": {"type": "integer", "description": "the e-board's number in the config"},
+            "table": {"type": "integer", "description": "the hall's table it stands on"},
             "port": {"type": "string"},
             "address": _NULLABLE_INT,
             "section": {"type": "string"},
@@ -493,12 +500,65 @@ SCHEMAS: dict[str, Any] = {
             "players": {"type": "array", "items": {"type": "string"}, "nullable": True},
         }
     ),
+    # The hall view and the results table (web/arbiter/hall.py).
+    "Hall": _obj(
+        {
+            "rounds": {
+                "type": "array",
+                "items": _obj({"section": {"type": "string"}, "round": {"type": "integer"}}),
+            },
+            "counts": {
+                "type": "object",
+                "additionalProperties": {"type": "integer"},
+                "description": "tables, and how many are playing, pending, finished, absent, "
+                "trouble, needs_me",
+            },
+            "results": _WORDS,
+            "tables": {
+                "type": "array",
+                "description": "every table of the live round(s), in table order",
+                "items": _obj(
+                    {
+                        "table": {"type": "integer", "description": "the hall's table number"},
+                        "section": {"type": "string"},
+                        "round": {"type": "integer"},
+                        "board": {"type": "integer", "description": "the section's pairing board"},
+                        "game": {"type": "string"},
+                        "white": {"type": "object", "nullable": True},
+                        "black": {"type": "object", "nullable": True},
+                        "state": {
+                            "type": "string",
+                            "enum": ["playing", "pending", "finished", "absent", "trouble"],
+                        },
+                        "needs_me": {"type": "boolean"},
+                        "result": {**_NULLABLE_STR, "description": "1-0, 1/2-1/2, +/-, ..."},
+                        "result_reason": _NULLABLE_STR,
+                        "proposal": {"type": "object", "nullable": True},
+                        "presence": _obj(
+                            {"white": {"type": "boolean"}, "black": {"type": "boolean"}}
+                        ),
+                        "alerts": {"type": "array", "items": {"type": "object"}},
+                        "wired": {"type": "boolean"},
+                        "hall_board": _NULLABLE_INT,
+                        "connected": {"type": "boolean", "nullable": True},
+                        "ply": {"type": "integer"},
+                        "to_move": {"type": "string", "enum": ["white", "black"]},
+                        "fen": {"type": "string"},
+                        "last_move": {"type": "object", "nullable": True},
+                        "clock": {"type": "object", "nullable": True},
+                        "flag": _NULLABLE_STR,
+                    }
+                ),
+            },
+        },
+        ["rounds", "counts", "tables"],
+    ),
     "Alert": _obj(
         {
             "id": {"type": "string"},
             "title": {
                 "type": "string",
-                "description": "in words: the board, both players, what happened (English)",
+                "description": "in words: the table, both players, what happened (English)",
             },
             "titles": {
                 "type": "object",
@@ -509,10 +569,16 @@ SCHEMAS: dict[str, Any] = {
             "severity": {"type": "string", "enum": ["info", "warning", "critical"]},
             "section": {"type": "string"},
             "round": {"type": "integer"},
-            "board": {"type": "integer"},
+            "board": {"type": "integer", "description": "the game's pairing board (0: none)"},
+            "table": {**_NULLABLE_INT, "description": "the game's hall table (null: no game)"},
             "game": _NULLABLE_STR,
             "players": {"type": "array", "items": {"type": "string"}},
-            "message": {"type": "string"},
+            "message": {"type": "string", "description": "what to do (English)"},
+            "messages": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "the message in each of the desk's other languages, by code",
+            },
             "t": {"type": "number"},
             "hall_board": _NULLABLE_STR,
             "result": {
@@ -783,6 +849,12 @@ def document() -> dict[str, Any]:
         "/api/v1/arbiter/alerts": _arbiter_get(
             "Open alerts (live)", _json({"type": "array", "items": _ref("Alert")}), []
         ),
+        "/api/v1/arbiter/hall": _arbiter_get(
+            "Every table of the live round(s) in table order, its state at a glance, and "
+            "the counts (live)",
+            _json(_ref("Hall")),
+            [],
+        ),
         "/api/v1/arbiter/games/{game}": _arbiter_get(
             "One game, live, with the proposal waiting for a word",
             _json(_ref("ArbiterGame")),
@@ -824,6 +896,14 @@ def document() -> dict[str, Any]:
             game,
             [_GAME],
         ),
+        "/api/v1/arbiter/games/{game}/scoresheet": _arbiter_post(
+            "Enter the moves of the game's scoresheet (PGN movetext or SAN; the game's "
+            "result stays; an illegal move is refused naming its move number; replacing "
+            "moves asks first)",
+            _obj({"text": {"type": "string", "maxLength": 20000}}, ["text"]),
+            game,
+            [_GAME],
+        ),
         "/api/v1/arbiter/games/{game}/takeback": _arbiter_post(
             "Take back the last plies (asks first)",
             _obj({"plies": {"type": "integer", "minimum": 1, "description": "default 1"}}),
@@ -857,8 +937,14 @@ def document() -> dict[str, Any]:
             [_GAME],
         ),
         "/api/v1/arbiter/games/{game}/present": _arbiter_post(
-            "Mark a player present",
-            _obj({"colour": {"type": "string", "enum": ["white", "black"]}}, ["colour"]),
+            "Mark a player present (both: the whole table)",
+            _obj({"colour": {"type": "string", "enum": ["white", "black", "both"]}}, ["colour"]),
+            game,
+            [_GAME],
+        ),
+        "/api/v1/arbiter/games/{game}/absent": _arbiter_post(
+            "Mark a player absent (a hall walk; the forfeit follows at the default time)",
+            _obj({"colour": {"type": "string", "enum": ["white", "black", "both"]}}, ["colour"]),
             game,
             [_GAME],
         ),

@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from jinja2.runtime import Context
 
 from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.config.tables import tables_are_boards
 from broadcast.export.pgn import game_pgn
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
@@ -163,6 +164,9 @@ def _common(
         "delay_text": delay_text(delay, lang),
         # A rehearsal or the demo runs event time faster: say so, clocks and times are sped up.
         "speed_text": None if speed == 1 else _("demo at %(speed)sx") % {"speed": f"{speed:g}"},
+        # Several sections (or a first table past 1): a game's place is its hall table
+        # ("Table 17"), one number across sections; else its board, which is its table.
+        "by_table": not tables_are_boards(config),
     }
 
 
@@ -215,11 +219,13 @@ def home_page(
     )
 
 
-def _round_games(public: PublicState, section: SectionConfig, number: int) -> list[dict[str, Any]]:
+def _round_games(
+    config: EventConfig, public: PublicState, section: SectionConfig, number: int
+) -> list[dict[str, Any]]:
     """A round's games as its pages show them: each with its mini-board picture."""
     return [
         _with_svg(g, public.book)
-        for g in json_views.round_json(public.book, section.name, number)["games"]
+        for g in json_views.round_json(public.book, section.name, number, config)["games"]
     ]
 
 
@@ -233,7 +239,7 @@ def round_page(
     speed: float = 1.0,
     lang: str = DEFAULT,
 ) -> str:
-    games = _round_games(public, section, number)
+    games = _round_games(config, public, section, number)
     return ENV.get_template("round.html").render(
         **_common(config, delay, speed, lang, f"/round/{number}?section={slug(section.name)}"),
         section=section,
@@ -261,7 +267,7 @@ def game_page(
     preview's absolute URLs; `public` gives the round selector its rounds; `evaluating`
     (this server runs an engine, `--eval`) adds the evaluation bar and line, hidden until
     live.js has an evaluation to show."""
-    data = json_views.game_json(game)
+    data = json_views.game_json(game, config)
     last = game.moves[-1].uci if game.moves else None
     section = section_by_name(config, game.key.section)
     tc = section.time_control if section is not None else None
@@ -291,11 +297,18 @@ def _preview(config: EventConfig, data: dict[str, Any], origin: str, _: Gettext)
     result, the event and round, and a picture of the position."""
     result = data["result"] if data["result"] and data["result"] != "*" else ""
     title = _title_of(data) + (f", {result}" if result else "")
-    where = _("%(section)s round %(round)s, board %(board)s") % {
-        "section": data["section"],
-        "round": data["round"],
-        "board": data["board"],
-    }
+    if tables_are_boards(config):
+        where = _("%(section)s round %(round)s, board %(board)s") % {
+            "section": data["section"],
+            "round": data["round"],
+            "board": data["board"],
+        }
+    else:
+        where = _("%(section)s round %(round)s, table %(table)s") % {
+            "section": data["section"],
+            "round": data["round"],
+            "table": data["table"],
+        }
     moves = ", " + _("%(moves)s moves") % {"moves": (data["ply"] + 1) // 2} if data["ply"] else ""
     description = f"{config.name} · {where}{moves}"
     return {
@@ -318,7 +331,7 @@ def embed_game_page(
     lang: str = DEFAULT,
 ) -> str:
     """One game, compact and live, for a frame on another site."""
-    summary = json_views.game_summary(public.book.get(game_id))
+    summary = json_views.game_summary(public.book.get(game_id), config)
     return ENV.get_template("embed_game.html").render(
         **_common(config, delay, speed, lang, f"/embed/game/{game_id}"),
         g=_with_svg(summary, public.book),
@@ -337,7 +350,7 @@ def embed_round_page(
     lang: str = DEFAULT,
 ) -> str:
     """A round's boards, compact and live, for a frame on another site."""
-    games = _round_games(public, section, number)
+    games = _round_games(config, public, section, number)
     here = f"/embed/round/{number}?section={slug(section.name)}"
     return ENV.get_template("embed_round.html").render(
         **_common(config, delay, speed, lang, here),

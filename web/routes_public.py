@@ -86,7 +86,9 @@ async def round_route(request: web.Request) -> web.Response:
         return error(404, f"round {number} of {section.name} is not paired (yet)")
     answer = await _answers(request).json(
         f"round:{section.name}:{number}",
-        lambda public: json_views.round_json(public.book, section.name, number),
+        lambda public: json_views.round_json(
+            public.book, section.name, number, public_of(request).config
+        ),
     )
     return _send(request, answer)
 
@@ -101,7 +103,9 @@ async def game_route(request: web.Request) -> web.Response:
     # (`--eval`) and has reached it; null otherwise.
     evals = evals_of(request)
     ev = evals.current(game) if evals is not None else None
-    return json_response({**json_views.game_json(game), "eval": eval_json(ev) if ev else None})
+    config = public_of(request).config
+    body = json_views.game_json(game, config)
+    return json_response({**body, "eval": eval_json(ev) if ev else None})
 
 
 async def standings_route(request: web.Request) -> web.Response:

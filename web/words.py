@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["DOMAIN_WORDS", "N_", "REASON_WORDS", "SCRIPT_TEXTS", "script_texts", "word"]
+from broadcast.phrases import Phrase
+
+__all__ = [
+    "DOMAIN_WORDS",
+    "N_",
+    "REASON_WORDS",
+    "SCRIPT_TEXTS",
+    "said",
+    "script_texts",
+    "word",
+]
 
 Gettext = Callable[[str], str]
 
@@ -54,6 +64,14 @@ DOMAIN_WORDS = (
 )
 
 
+def said(text: str | Phrase | None, gettext: Gettext, english: str = "") -> str:
+    """A text of the core in the reader's language: a phrase translated (its template is
+    the msgid), else `english` (what a phrase-less alert or refusal says) or the text."""
+    if isinstance(text, Phrase):
+        return text.render(gettext)
+    return text or english
+
+
 def word(text: str, gettext: Gettext) -> str:
     """One of the domain's English words in the reader's language (other text as it is)."""
     return gettext(text) if text else text
@@ -92,9 +110,13 @@ SCRIPT_TEXTS = {
     "the_game": N_("the game"),
     "no_alerts": N_("No open alerts."),
     "no_closed": N_("No closed alerts yet."),
-    "closed_how": N_("%(how)s at %(at)s by %(by)s: %(why)s"),
     "sound_on": N_("sound on"),
     "sound_off": N_("sound off"),
+    "alarm_on": N_("alarm on"),
+    "alarm_off": N_("alarm off"),
+    "mark_white": N_("Mark White present"),
+    "mark_black": N_("Mark Black present"),
+    "not_sent": N_("Not sent: the desk cannot reach the server. Try again."),
     # the desk's "Spare boards": the boards to set up, as arbiter.html writes them
     "spare_title": N_("Board %(board)s: %(white)s \u2013 %(black)s (%(game)s, after ply %(ply)s)"),
     "moved_here": N_("Moved here from board %(board)s."),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -94,12 +95,43 @@ def _port_errors_to_the_driver(loop: asyncio.AbstractEventLoop) -> None:
     loop.set_exception_handler(handler)
 
 
+class _EventLoopSerial(serial.Serial):  # type: ignore[misc]  # pyserial has no types
+    """A serial port read by the event loop: pyserial's `read` waits in `select()`, which
+    cannot take a file descriptor at or above 1024, and `serve` raises its open-file
+    limit for thousands of spectators' connections, so a board reconnecting during the
+    event can get such a descriptor (the loop's callback then failed on every byte).
+    The transport reads only when the loop says the port is readable and with a zero
+    timeout (the port is opened non-blocking), so one plain `os.read` is the same read
+    without `select`. Blocking reads (a timeout set) stay pyserial's."""
+
+    def read(self, size: int = 1) -> bytes:
+        if self.timeout != 0:
+            return bytes(super().read(size))
+        if not self.is_open:
+            raise serial.PortNotOpenError()
+        try:
+            data = os.read(self.fileno(), size)
+        except (BlockingIOError, InterruptedError):
+            return b""
+        except OSError as exc:
+            raise serial.SerialException(f"read failed: {exc}") from exc
+        if not data:
+            # What a disconnected device does on Linux: readable, and nothing to read.
+            raise serial.SerialException(
+                "device reports readiness to read but returned no data "
+                "(device disconnected or multiple access on port?)"
+            )
+        return data
+
+
 async def open_serial(path: str) -> Link:
     """Open `path` at the DGT line settings; LinkError with the reason if it cannot be opened."""
-    _port_errors_to_the_driver(asyncio.get_running_loop())
-    try:
-        reader, writer = await serial_asyncio_fast.open_serial_connection(
-            url=path,
+    loop = asyncio.get_running_loop()
+    _port_errors_to_the_driver(loop)
+
+    def open_port() -> serial.Serial:
+        return _EventLoopSerial(
+            port=path,
             baudrate=BAUDRATE,
             bytesize=serial.EIGHTBITS,
             parity=serial.PARITY_NONE,
@@ -107,8 +139,15 @@ async def open_serial(path: str) -> Link:
             rtscts=False,
             xonxoff=False,
         )
+
+    try:
+        port = await loop.run_in_executor(None, open_port)
     except (OSError, serial.SerialException, ValueError) as exc:
         raise LinkError(f"cannot open {path}: {exc}") from exc
+    reader = asyncio.StreamReader(loop=loop)
+    protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+    transport, _ = await serial_asyncio_fast.connection_for_serial(loop, lambda: protocol, port)
+    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     return SerialLink(reader, writer)
 
 

@@ -7,12 +7,15 @@ the port with backoff, and on reconnect reads the board's EEPROM log so that mov
 while the cable was out are recovered.
 
 A board that rebooted (a power glitch, a watchdog reset) comes back idle: it answers the
-polls but sends no field updates. The driver notices within seconds, by the clock that
-stops reporting although it was running (a board in UPDATE_NICE reports a running clock
-every second), or by a periodic board dump that differs from what the updates said; it
-then ends the session like any loss, and the reconnect puts the board back in update
-mode and reads the moves in between from its log (the reboot's POWERUP and piece dump
-are an anchor there).
+polls but sends no field updates. The driver notices within seconds by what the board
+says, never by silence alone: asked for its clock when a running clock stops reporting
+(a board in UPDATE_NICE reports a running clock every second), it shows the clock running
+on unreported; or a periodic board dump differs from what the updates said. It then ends
+the session (`BoardLost(answering=True)`: the board is not lost), and the reconnect puts
+the board back in update mode and reads the moves in between from its log (the reboot's
+POWERUP and piece dump are an anchor there). A clock that went quiet while the board
+answers (no answer, "no clock", or its last reading again: batteries, cable, a finished
+game's clock) is one `ClockSilent`; the session goes on and the log is not read.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from boards.dgt.clock_commands import ClockCommand, encode_clock_command
 from boards.dgt.codes import DANGEROUS_COMMANDS, Command
@@ -45,6 +48,7 @@ from boards.events import (
     BoardInfo,
     BoardLost,
     ClockSeen,
+    ClockSilent,
     DriverFault,
     Emit,
     LogGap,
@@ -91,7 +95,10 @@ class DriverSettings:
     reply_timeout: float = 2.0  # a handshake answer
     optional_timeout: float = 0.4  # answers only some boards give (long serial, battery)
     poll_interval: float = 2.0  # serial-number poll that proves the board is alive
-    dead_after: float = 6.0  # silence after which the link counts as dead
+    # The link counts as dead when the board has answered nothing this long after a
+    # serial-number poll: not after this long without bytes, since a board with a quiet
+    # clock rightly sends nothing between polls.
+    dead_after: float = 6.0
     backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     recover_log: bool = True
     log_timeout: float = 15.0  # the whole EEPROM log takes ~8 s at 9600 baud
@@ -134,12 +141,17 @@ class SingleBoardDriver(LinkDriver):
         self._decoder = BoardStreamDecoder()
         self._waiters: list[tuple[type, asyncio.Future[BoardMessage]]] = []
         self._last_rx = 0.0
+        self._asked: float | None = None  # (real time) the first poll since the last answer
         self._early: list[BoardMessage] | None = None
         self._lost_at: float | None = None
         self._clock_lock = asyncio.Lock()
         self._clock_rx = (0.0, 0.0)  # (event time, real time) of the last clock report
         self._probing = False  # asking the clock of a board that stopped reporting it
         self._woke: ClockReading | None = None  # the first answer after it stopped
+        self._clock_quiet = False  # a running clock went quiet: reported (`ClockSilent`)
+        self._quiet_asked = 0.0  # (real time) the clock was last asked for
+        self._unanswered: float | None = None  # (real time) since the clock goes unanswered
+        self._unreported: float | None = None  # (event time) a probe first showed it unreported
         self.restarts_seen = 0  # sessions ended because the board stopped streaming
 
     @property
@@ -169,7 +181,9 @@ class SingleBoardDriver(LinkDriver):
         if isinstance(exc, BoardRestarted):
             self.restarts_seen += 1
         if self.connected:
-            self._lose(str(exc))
+            # A board that stopped streaming still answers: the session ends only so that
+            # the reconnect reads what its log holds. It is not lost.
+            self._lose(str(exc), answering=isinstance(exc, BoardRestarted))
             return True
         log.debug("%s: %s", self.port, exc)
         return False
@@ -183,11 +197,11 @@ class SingleBoardDriver(LinkDriver):
         if self.connected:
             self._lose("stopped")
 
-    def _lose(self, reason: str) -> None:
+    def _lose(self, reason: str, *, answering: bool = False) -> None:
         self.connected = False
         self._lost_at = self._time.now()
         log.info("board %s on %s lost: %s", self.name, self.port, reason)
-        self._emit(BoardLost(self._lost_at, self.name, reason))
+        self._emit(BoardLost(self._lost_at, self.name, reason, answering=answering))
 
     def _abandon(self) -> None:
         for _, fut in self._waiters:
@@ -200,6 +214,8 @@ class SingleBoardDriver(LinkDriver):
     def _new_connection(self) -> None:
         self._decoder = BoardStreamDecoder()
         self._last_rx = _monotonic()
+        self._asked = None
+        self._clock_quiet, self._unanswered, self._unreported = False, None, None
 
     async def _work(self) -> None:
         await self._handshake()
@@ -209,6 +225,7 @@ class SingleBoardDriver(LinkDriver):
         while True:
             data = await link.read()
             self._last_rx = _monotonic()
+            self._asked = None
             for message in self._decoder.feed(data):
                 self._dispatch(message)
 
@@ -219,14 +236,18 @@ class SingleBoardDriver(LinkDriver):
         while True:
             await asyncio.sleep(min(s.check_every, s.poll_interval))
             now = _monotonic()
-            silent = now - self._last_rx
-            if silent > s.dead_after:
-                raise LinkError(f"no answer for {silent:.1f} s")
+            asked = self._asked
+            if asked is not None and now - asked > s.dead_after:
+                raise LinkError(f"no answer for {now - asked:.1f} s")
             await self._check_streaming(now)
             if now - last_poll < s.poll_interval:
                 continue
             last_poll = now
             self._send(Command.RETURN_SERIALNR)
+            if self._asked is None:
+                # The question every board answers (a quiet clock may not): the link is
+                # dead when it goes unanswered for `dead_after`.
+                self._asked = now
             if now - last_check >= s.verify_every:
                 # A lost field update, or a board that rebooted and stopped streaming,
                 # would leave our picture wrong for good: compare with the board itself.
@@ -238,23 +259,39 @@ class SingleBoardDriver(LinkDriver):
                 self._send(Command.SEND_BATTERY_STATUS)
 
     async def _check_streaming(self, real: float) -> None:
-        """A clock that was running and stopped reporting: the board is no longer in
-        update mode (a reboot answers polls but streams nothing). Asked directly, a board
-        that answers is back and idle; one that does not is off (or gone: `dead_after`)."""
+        """A clock that was running and stopped reporting. Silence alone proves nothing
+        (its batteries died, its cable was pulled, the game ended with it running): the
+        driver asks the clock itself and goes by what the board says.
+
+        - It shows the clock running on (or back) although the board has reported none
+          of it, and goes on not reporting it for `clock_probe_after` more: the board no
+          longer streams (a reboot puts it back idle), so the session ends and the
+          reconnect reads its log (`BoardRestarted`).
+        - No answer while the board answers its polls, "no clock", or the very reading it
+          reported last: the clock went quiet. One `ClockSilent`, then a question every
+          `poll_interval` only, to see it come back; the board is not lost and its log is
+          not read. A board that reported "no clock" is asked as rarely.
+        - No answer and nothing else from the board either: it has no power yet, or is
+          gone; wait (the link's `dead_after` ends a wait that lasts)."""
         clock = self._stream.clock
-        if not isinstance(clock, ClockReading) or clock.running_side is None:
+        if isinstance(clock, ClockReading):
+            side = clock.running_side
+            if side is None or clock.seconds(side) <= 0:
+                return  # stopped: it reports only on change, silence is normal
+            if clock.left_final_flag or clock.right_final_flag:
+                return  # a fallen flag: the display stands still
+        elif not isinstance(clock, NoClock):
             return
-        if (
-            clock.seconds(clock.running_side) <= 0
-            or clock.left_final_flag
-            or clock.right_final_flag
-        ):
-            return  # a fallen flag: the display stands still
+        expecting = isinstance(clock, ClockReading)  # a running clock reports every second
         s = self.settings
         event_t, real_t = self._clock_rx
         quiet = self._time.now() - event_t
         if quiet <= s.clock_probe_after or real - real_t <= s.clock_probe_real:
             return
+        rare = (self._clock_quiet or not expecting) and self._unreported is None
+        if rare and real - self._quiet_asked < s.poll_interval:
+            return  # nothing expected: asked now and then, to see the clock come back
+        asked = self._quiet_asked = _monotonic()
         self._probing = True
         try:
             answer: BWTime | None = await self._ask(Command.SEND_CLK, BWTime, s.clock_probe_timeout)
@@ -262,18 +299,50 @@ class SingleBoardDriver(LinkDriver):
             answer = None
         finally:
             self._probing = False
+        reading = decode_bwtime(answer.raw) if answer is not None else None
         if answer is None:
-            return  # no power yet, or the cable: wait (the link's silence ends it)
-        reading = decode_bwtime(answer.raw)
-        if self._woke is None and isinstance(reading, ClockReading):
-            self._woke = reading
+            if self._unanswered is None:
+                self._unanswered = asked
+        else:
+            self._unanswered = None
+        now = self._time.now()
+        if isinstance(reading, ClockReading) and reading != clock:
+            # The clock runs on (or is back), and the board has not reported it.
+            if self._woke is None:
+                self._woke = reading  # a rebooted board's first answer: a press in the dark
+            if self._unreported is None:
+                self._unreported = now
+            if now - self._unreported > s.clock_probe_after and (
+                now - self._clock_rx[0] > s.clock_silent_after
+                and _monotonic() - self._clock_rx[1] > s.clock_silent_real
+            ):
+                raise BoardRestarted(
+                    "the board answers and its clock runs, but it has reported nothing for "
+                    f"{now - self._clock_rx[0]:.0f} s: it stopped streaming (rebooted? a "
+                    "power glitch?); reading its log"
+                )
+            return
+        self._unreported = None
+        if not expecting or self._clock_quiet:
+            return
+        if reading is not None and not isinstance(reading, ClockReading | NoClock):
+            return  # an ack
+        if answer is None and self._last_rx <= (self._unanswered or asked):
+            return  # the board says nothing at all: no power yet, or gone
         event_t, real_t = self._clock_rx
-        quiet = self._time.now() - event_t
-        if quiet > s.clock_silent_after and _monotonic() - real_t > s.clock_silent_real:
-            raise BoardRestarted(
-                f"the clock was running but the board has sent nothing for {quiet:.0f} s "
-                "(rebooted? a power glitch?); reading its log"
-            )
+        if now - event_t <= s.clock_silent_after or _monotonic() - real_t <= s.clock_silent_real:
+            return  # too soon to say
+        self._clock_quiet = True
+        what: Literal["none", "frozen", "no-clock"] = (
+            "none" if answer is None else "no-clock" if isinstance(reading, NoClock) else "frozen"
+        )
+        log.info(
+            "board %s on %s: its running clock stopped reporting (asked: %s); battery or cable?",
+            self.name,
+            self.port,
+            what,
+        )
+        self._emit(ClockSilent(now, self.name, what))
 
     def _send(self, command: Command | bytes) -> None:
         data = bytes([command]) if isinstance(command, Command) else command
@@ -448,6 +517,7 @@ class SingleBoardDriver(LinkDriver):
                 return  # asked for: it proves the board is there, not that it streams
             self._clock_rx = (self._time.now(), _monotonic())
             self._woke = None
+            self._clock_quiet, self._unanswered, self._unreported = False, None, None
         if isinstance(message, BoardDump) and message.position == self.position:
             return  # the periodic check found the board as we know it
         if isinstance(message, BoardDump):

@@ -6,11 +6,11 @@ RejectProposal), `moves` (TakeBack, ReplaceMove, CorrectLine, SetStartPosition),
 (ReplaceBoard, AssignBoard), `pairings` (PublishPairings, ReleasePairings), `players`
 (Withdraw, Reinstate, RequestBye, CancelBye, ContinueAfterAbsence), `entries`
 (LateEntry, ReplacePlayer), `prizes` (WithholdPrize, RestorePrize, PairPlayoffGame),
-`alerts` (Acknowledge, MarkPresent), `undo` (Undo). `words` says games, players, plies and parts
+`scoresheet` (EnterScoresheet), `alerts` (Acknowledge, MarkPresent, MarkAbsent), `undo` (Undo). `words` says games, players, plies and parts
 in an arbiter's words.
 """
 
-from broadcast.actions.alerts import Acknowledge, MarkPresent
+from broadcast.actions.alerts import Acknowledge, MarkAbsent, MarkPresent
 from broadcast.actions.boards import AssignBoard, ReplaceBoard
 from broadcast.actions.door import Command, ConfirmationNeeded, Done, Plan, act, plan_of
 from broadcast.actions.entries import LateEntry, ReplacePlayer
@@ -25,6 +25,7 @@ from broadcast.actions.players import (
 )
 from broadcast.actions.prizes import PairPlayoffGame, RestorePrize, WithholdPrize
 from broadcast.actions.results import ConfirmProposal, RejectProposal, SetResult
+from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.actions.undo import Undo
 
 __all__ = [
@@ -37,7 +38,9 @@ __all__ = [
     "ContinueAfterAbsence",
     "CorrectLine",
     "Done",
+    "EnterScoresheet",
     "LateEntry",
+    "MarkAbsent",
     "MarkPresent",
     "PairPlayoffGame",
     "Plan",

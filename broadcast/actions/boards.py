@@ -20,6 +20,7 @@ from broadcast.actions.door import ActionHost, Plan, game_state, section_state
 from broadcast.actions.words import game_words
 from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import GameKey
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import HallBoard
 from broadcast.tournament.events import BoardAssigned
@@ -49,7 +50,12 @@ def board_choices(host: ActionHost, game_id: str) -> tuple[list[HallBoard], list
 
 def _seconds(value: float | None) -> None:
     if value is not None and not 0 <= value <= 86_400:
-        raise ActionError(f"a player's time must be 0 to 86400 seconds, not {value:g}")
+        raise ActionError(
+            say(
+                "a player's time must be 0 to 86400 seconds, not %(value)s",
+                value=format(value, "g"),
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +74,7 @@ class ReplaceBoard:
 
     def _target(self, host: ActionHost) -> int:
         if (self.board is None) == (self.serial is None or not self.serial.strip()):
-            raise ActionError("name the spare: a hall board number, or a DGT board's serial")
+            raise ActionError(say("name the spare: a hall board number, or a DGT board's serial"))
         if self.board is not None:
             if self.board not in host.hall:
                 numbers = ", ".join(str(n) for n in sorted(host.hall)) or "none"
@@ -100,9 +106,13 @@ class ReplaceBoard:
             )
         board = self._target(host)
         if current == board:
-            raise ActionError(f"{where} is on board {board} already")
+            raise ActionError(
+                say("%(where)s is on board %(board)s already", where=where, board=board)
+            )
         if (self.white_seconds is None) != (self.black_seconds is None):
-            raise ActionError("enter both players' times for a spare without a clock, or neither")
+            raise ActionError(
+                say("enter both players' times for a spare without a clock, or neither")
+            )
         _seconds(self.white_seconds)
         _seconds(self.black_seconds)
         now = host.time.now()
@@ -159,7 +169,13 @@ class AssignBoard:
                 f"(boards {numbers[0]}-{numbers[-1]})"
             )
         if not hall and not 1 <= self.board <= MAX_BOARD:
-            raise ActionError(f"board must be between 1 and {MAX_BOARD}, not {self.board}")
+            raise ActionError(
+                say(
+                    "board must be between 1 and %(most)s, not %(board)s",
+                    most=MAX_BOARD,
+                    board=self.board,
+                )
+            )
         game_id = next(
             (
                 g.id
@@ -169,7 +185,14 @@ class AssignBoard:
             None,
         )
         if game_id is None:
-            raise ActionError(f"{state.name} round {self.round}: no game with White {self.white}")
+            raise ActionError(
+                say(
+                    "%(name)s round %(round)s: no game with White %(white)s",
+                    name=state.name,
+                    round=self.round,
+                    white=self.white,
+                )
+            )
         if on_hall_board(host, game_id) is not None:
             replace = ReplaceBoard(
                 game_id,

@@ -34,10 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from broadcast.arbiter.alerts import (
+    AbsenceUnmarked,
     Alert,
     AlertAcknowledged,
     AlertReopened,
     AlertResolved,
+    PlayerMarkedAbsent,
     PlayerMarkedPresent,
     PresenceUnmarked,
 )
@@ -50,6 +52,7 @@ from broadcast.games.changes import GamePart, book_changes, event_changes
 from broadcast.games.state import GameError, GameState
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import Entry, Journal
+from broadcast.phrases import phrase_of
 from broadcast.service.action_log import ActionLog
 from broadcast.service.committer import ActionError
 from broadcast.service.delayed import DelayedView
@@ -191,7 +194,7 @@ def plan_of(host: ActionHost, command: Command, by: str) -> Plan:
     try:
         return command.plan(host, by)
     except (StateError, GameError) as exc:
-        raise ActionError(str(exc)) from None
+        raise ActionError(phrase_of(exc)) from None
 
 
 def _confirmed(plan: Plan, confirm: bool | str) -> bool:
@@ -220,6 +223,7 @@ def act(host: ActionHost, command: Command, by: str, *, confirm: bool | str = Fa
             after = host.state
             entries = host.action_entries()[start:]
             raised, reopened, closed, present, unmarked = _alerts_and_presence(entries, seen)
+            absent, unabsent = _absences(entries, seen)
             record = ActionTaken(
                 plan.kind,
                 plan.summary,
@@ -232,11 +236,13 @@ def act(host: ActionHost, command: Command, by: str, *, confirm: bool | str = Fa
                 present,
                 plan.undoes,
                 unmarked,
+                absent,
+                unabsent,
             )
             stored = host.commit([record])
     except (StateError, GameError) as exc:
         # The plan was checked against the state; the rules' reactions were not.
-        raise ActionError(str(exc)) from None
+        raise ActionError(phrase_of(exc)) from None
     return Done(stored[0].seq, plan, record, tuple(raised))
 
 
@@ -290,7 +296,39 @@ def _alerts_and_presence(
             before = seen.get(event.game)
             if before is not None and before.of(event.colour) == event.since:
                 unmarked.append((event.game, event.colour, event.since))
+        elif isinstance(event, PlayerMarkedAbsent):
+            # An absence replaces a present mark (not what the board saw): taken back.
+            before = seen.get(event.game)
+            was = before.of(event.colour) if before is not None else None
+            if before is not None and was is not None and before.how(event.colour) != "board":
+                unmarked.append((event.game, event.colour, was))
     return raised, reopened, tuple(closed), tuple(present), tuple(unmarked)
+
+
+def _absences(
+    entries: Sequence[Entry], seen: Mapping[str, Presence]
+) -> tuple[tuple[PresenceMark, ...], tuple[PresenceMark, ...]]:
+    """The players the action marked absent, and the absences it took back (by a mark
+    present, or an undo), as they stood before it: what its undoing puts back. A present
+    mark an absence replaced is among the marks it took back (`unmarked`)."""
+    absent: list[PresenceMark] = []
+    unabsent: list[PresenceMark] = []
+    for entry in entries:
+        event = entry.event
+        before = seen.get(getattr(event, "game", ""))
+        if before is None:
+            continue
+        if isinstance(event, PlayerMarkedAbsent):
+            if before.absent_since(event.colour) is None and before.how(event.colour) != "board":
+                absent.append((event.game, event.colour, event.t))
+        elif isinstance(event, AbsenceUnmarked):
+            if before.absent_since(event.colour) == event.since:
+                unabsent.append((event.game, event.colour, event.since))
+        elif isinstance(event, PlayerMarkedPresent):
+            since = before.absent_since(event.colour)
+            if since is not None:
+                unabsent.append((event.game, event.colour, since))
+    return tuple(absent), tuple(unabsent)
 
 
 def section_state(host: ActionHost, section: str) -> SectionState:
@@ -298,7 +336,7 @@ def section_state(host: ActionHost, section: str) -> SectionState:
     try:
         return host.tournament.section(section)
     except StateError as exc:
-        raise ActionError(str(exc)) from None
+        raise ActionError(phrase_of(exc)) from None
 
 
 def game_state(host: ActionHost, game_id: str) -> GameState:
@@ -306,4 +344,4 @@ def game_state(host: ActionHost, game_id: str) -> GameState:
     try:
         return host.book.get(game_id)
     except GameError as exc:
-        raise ActionError(str(exc)) from None
+        raise ActionError(phrase_of(exc)) from None

@@ -26,6 +26,7 @@ from broadcast.actions.door import ActionHost, Plan, section_state
 from broadcast.actions.players import player_of
 from broadcast.config.model import PlayerEntry
 from broadcast.games.ids import GameKey
+from broadcast.phrases import phrase_of, say
 from broadcast.service.committer import ActionError
 from broadcast.tournament.events import PlayerEntered, PlayerReplaced
 from broadcast.tournament.newcomer import NewcomerError, newcomer_entry
@@ -48,16 +49,29 @@ def _newcomer(state: SectionState, number: int, fields: Particulars) -> PlayerEn
     try:
         entry = newcomer_entry(number, dict(fields))
     except NewcomerError as exc:
-        raise ActionError(str(exc)) from None
+        raise ActionError(phrase_of(exc)) from None
     for other in state.players.values():
         if other.number == number:
             continue
         same_id = entry.fide_id and entry.fide_id == other.fide_id
         if same_id or entry.name.casefold() == other.name.casefold():
-            what = f"FIDE id {entry.fide_id}" if same_id else "name"
             raise ActionError(
-                f"{entry.name} has the {what} of player {other.number} ({other.name}), "
-                "who is already in the section"
+                say(
+                    "%(name)s has the FIDE id %(fide_id)s of player %(number)s (%(other)s), "
+                    "who is already in the section",
+                    name=entry.name,
+                    fide_id=str(entry.fide_id),
+                    number=other.number,
+                    other=other.name,
+                )
+                if same_id
+                else say(
+                    "%(name)s has the name of player %(number)s (%(other)s), who is already "
+                    "in the section",
+                    name=entry.name,
+                    number=other.number,
+                    other=other.name,
+                )
             )
     return entry
 
@@ -66,8 +80,11 @@ def _missed_points(state: SectionState, given: float | None) -> float:
     points = state.config.late_entries.missed_round_points if given is None else given
     if points not in (0, 0.5):
         raise ActionError(
-            f"{points!r} points per missed round: FIDE gives a late entry 0 or 0.5 "
-            "(half-point byes) per missed round"
+            say(
+                "%(points)s points per missed round: FIDE gives a late entry 0 or 0.5 "
+                "(half-point byes) per missed round",
+                points=repr(points),
+            )
         )
     return float(points)
 
@@ -76,8 +93,11 @@ def _swiss(host: ActionHost, section: str) -> SectionState:
     state = section_state(host, section)
     if state.config.system != "swiss":
         raise ActionError(
-            f"{state.name} is a round robin: its Berger tables are fixed, so nobody can "
-            "join it late; a player who has not played yet can be replaced instead"
+            say(
+                "%(section)s is a round robin: its Berger tables are fixed, so nobody can "
+                "join it late; a player who has not played yet can be replaced instead",
+                section=state.name,
+            )
         )
     return state
 
@@ -100,7 +120,10 @@ class LateEntry:
         if self.config_player is not None:
             if self.fields:
                 raise ActionError(
-                    "give either the newcomer's particulars or their number in the config, not both"
+                    say(
+                        "give either the newcomer's particulars or their number in the "
+                        "config, not both"
+                    )
                 )
             entry = self._from_config(host, state, self.config_player)
         else:
@@ -120,16 +143,31 @@ class LateEntry:
     def _from_config(self, host: ActionHost, state: SectionState, number: int) -> PlayerEntry:
         entry = {p.number: p for p in host.config.section(state.name).players}.get(number)
         if entry is None:
-            raise ActionError(f"the config lists no player {number} in {state.name}")
+            raise ActionError(
+                say(
+                    "the config lists no player %(number)s in %(section)s",
+                    number=number,
+                    section=state.name,
+                )
+            )
         if number in state.players:
             raise ActionError(
-                f"player {number} of the config is already in the event ({state.players[number].name})"
+                say(
+                    "player %(number)s of the config is already in the event (%(name)s)",
+                    number=number,
+                    name=state.players[number].name,
+                )
             )
         if number != state.next_number:
             raise ActionError(
-                f"the config numbers {entry.name} {number}, but a late entry gets the next free "
-                f"starting number, {state.next_number}: renumber them in the config, or enter "
-                "them with their particulars"
+                say(
+                    "the config numbers %(name)s %(number)s, but a late entry gets the next "
+                    "free starting number, %(next)s: renumber them in the config, or enter "
+                    "them with their particulars",
+                    name=entry.name,
+                    number=number,
+                    next=state.next_number,
+                )
             )
         return entry
 
@@ -169,8 +207,12 @@ class ReplacePlayer:
         start = replacement_round(state, self.player)
         if start > state.config.rounds:
             raise ActionError(
-                f"{who} has a result in every round of {state.name}: there is no "
-                "round left for a newcomer to play"
+                say(
+                    "%(player)s has a result in every round of %(section)s: there is no "
+                    "round left for a newcomer to play",
+                    player=who,
+                    section=state.name,
+                )
             )
         for number_ in sorted(r for r in state.rounds if r >= start):
             pairing = state.rounds[number_].game_of(self.player)
@@ -179,9 +221,15 @@ class ReplacePlayer:
             game = host.book.games.get(GameKey(state.name, number_, pairing.board).id)
             if game is not None and game.moves:
                 raise ActionError(
-                    f"{who}'s game in round {number_} (board {pairing.board}) has "
-                    f"started ({len(game.moves)} plies): a newcomer cannot take over a game in "
-                    "progress; record its result first"
+                    say(
+                        "%(player)s's game in round %(round)s (board %(board)s) has "
+                        "started (%(plies)s plies): a newcomer cannot take over a game in "
+                        "progress; record its result first",
+                        player=who,
+                        round=number_,
+                        board=pairing.board,
+                        plies=len(game.moves),
+                    )
                 )
         entry = _newcomer(state, number, self.fields)
         event = PlayerReplaced(

@@ -28,6 +28,7 @@ from broadcast.actions.door import ActionHost, Plan, game_state
 from broadcast.actions.words import game_words, move_words, plies_words
 from broadcast.games.events import LineCorrected, StartPositionSet
 from broadcast.games.state import GameState
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 
 __all__ = [
@@ -56,7 +57,13 @@ def parse_move(board: chess.Board, text: str, ply: int) -> chess.Move:
         return board.parse_san(token)
     except ValueError:
         where = move_words(ply, token)
-        raise ActionError(f"{where}: {token!r} is neither legal UCI nor legal SAN here") from None
+        raise ActionError(
+            say(
+                "%(where)s: %(token)s is neither legal UCI nor legal SAN here",
+                where=where,
+                token=repr(token),
+            )
+        ) from None
 
 
 def to_ucis(start_fen: str, moves: Sequence[str]) -> list[str]:
@@ -64,7 +71,9 @@ def to_ucis(start_fen: str, moves: Sequence[str]) -> list[str]:
     try:
         board = chess.Board(start_fen)
     except ValueError as exc:
-        raise ActionError(f"the game's start position is not valid: {exc}") from None
+        raise ActionError(
+            say("the game's start position is not valid: %(exc)s", exc=str(exc))
+        ) from None
     out: list[str] = []
     for text in moves:
         if not text.strip():
@@ -113,7 +122,13 @@ def _line_plan(host: ActionHost, game: GameState, ucis: Sequence[str], by: str, 
     board = following(host, game.id)
     if new == old:
         if board is None:
-            raise ActionError(f"that is the line of {where} already ({len(old)} plies)")
+            raise ActionError(
+                say(
+                    "that is the line of %(where)s already (%(plies)s plies)",
+                    where=where,
+                    plies=len(old),
+                )
+            )
         # The same line again: a knocked-over piece, an illegal move put right. Nothing
         # is read as play until the board shows the game's position again.
         event = LineCorrected(game.id, tuple(new), host.time.now(), by, board)
@@ -180,7 +195,9 @@ class TakeBack:
     def plan(self, host: ActionHost, by: str) -> Plan:
         game = game_state(host, self.game)
         if game.ply == 0:
-            raise ActionError(f"{game_words(host.tournament, game)} has no moves to take back")
+            raise ActionError(
+                say("%(game)s has no moves to take back", game=game_words(host.tournament, game))
+            )
         if not 1 <= self.plies <= game.ply:
             raise ActionError(
                 f"take back 1 to {game.ply} plies (the game has {game.ply}), not {self.plies}"
@@ -244,11 +261,19 @@ class SetStartPosition:
         try:
             position = chess.Board(fen, chess960=True)
         except ValueError as exc:
-            raise ActionError(f"not a FEN: {fen!r} ({exc})") from None
+            raise ActionError(
+                say("not a FEN: %(fen)s (%(exc)s)", fen=repr(fen), exc=str(exc))
+            ) from None
         if not position.is_valid():
-            raise ActionError(f"not a legal position: {fen!r} ({position.status()!r})")
+            raise ActionError(
+                say(
+                    "not a legal position: %(fen)s (%(status)s)",
+                    fen=repr(fen),
+                    status=repr(position.status()),
+                )
+            )
         if fen == game.start_fen and not game.moves:
-            raise ActionError(f"{where} starts from that position already")
+            raise ActionError(say("%(where)s starts from that position already", where=where))
         removes: tuple[str, ...] = ()
         if game.moves:
             if not self.on_purpose:

@@ -34,6 +34,7 @@ from broadcast.fide.pairing_import import PairingImportError, import_round
 from broadcast.fide.trf import TrfError, read_trf
 from broadcast.games.ids import GameKey, slug
 from broadcast.journal.kinds import JournalEvent
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.events import (
@@ -135,7 +136,13 @@ def imported_round(
     try:
         imported = import_round(read_trf(trf_text).crosstable, round_number)
     except (TrfError, PairingImportError) as exc:
-        raise ActionError(f"cannot import round {round_number} from that TRF: {exc}") from None
+        raise ActionError(
+            say(
+                "cannot import round %(round_number)s from that TRF: %(exc)s",
+                round_number=round_number,
+                exc=str(exc),
+            )
+        ) from None
     return imported.pairings, tuple(imported.byes)
 
 
@@ -305,11 +312,23 @@ class ReleasePairings:
         state = section_state(host, self.section)
         live = state.rounds.get(self.round)
         if live is None:
-            raise ActionError(f"round {self.round} of {state.name} is not paired: pair it first")
+            raise ActionError(
+                say(
+                    "round %(round)s of %(name)s is not paired: pair it first",
+                    round=self.round,
+                    name=state.name,
+                )
+            )
         public = host.public_state().tournament
         shown = public.section(state.name).rounds
         if shown.get(self.round) is not None and shown[self.round].pairings == live.pairings:
-            raise ActionError(f"round {self.round} of {state.name} is already public as paired")
+            raise ActionError(
+                say(
+                    "round %(round)s of %(name)s is already public as paired",
+                    round=self.round,
+                    name=state.name,
+                )
+            )
         if self.round > 1 and self.round - 1 not in shown:
             raise ActionError(
                 f"round {self.round - 1} of {state.name} is not public yet: publish it first"

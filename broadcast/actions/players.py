@@ -30,6 +30,7 @@ from broadcast.arbiter.withdrawal import (
 from broadcast.games.events import ResultCleared, ResultConfirmed
 from broadcast.games.ids import GameKey
 from broadcast.journal.kinds import JournalEvent
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.bye_policy import check_bye_cancel
@@ -65,10 +66,12 @@ def find_player(state: SectionState, text: str) -> int:
     if head.isascii() and head.isdigit():
         number = int(head)
         if number not in state.players:
-            raise ActionError(f"{state.name} has no player {number}")
+            raise ActionError(
+                say("%(name)s has no player %(number)s", name=state.name, number=number)
+            )
         return number
     if not words:
-        raise ActionError("choose a player (by name or starting number)")
+        raise ActionError(say("choose a player (by name or starting number)"))
     wanted = words.casefold()
     exact = [n for n, p in state.players.items() if p.name.casefold() == wanted]
     if len(exact) == 1:
@@ -77,15 +80,25 @@ def find_player(state: SectionState, text: str) -> int:
     if len(partial) == 1:
         return partial[0]
     if not partial:
-        raise ActionError(f"no player of {state.name} is called {words!r}")
+        raise ActionError(
+            say("no player of %(name)s is called %(words)s", name=state.name, words=repr(words))
+        )
     listed = ", ".join(player_words(state, n) for n in partial[:6])
-    raise ActionError(f"{words!r} names several players ({listed}): choose one")
+    raise ActionError(
+        say(
+            "%(words)s names several players (%(listed)s): choose one",
+            words=repr(words),
+            listed=listed,
+        )
+    )
 
 
 def player_of(state: SectionState, player: int) -> str:
     """The player's words; ActionError for a number the section does not have."""
     if player not in state.players:
-        raise ActionError(f"section {state.name!r} has no player {player}")
+        raise ActionError(
+            say("section %(name)s has no player %(player)s", name=repr(state.name), player=player)
+        )
     return player_words(state, player)
 
 
@@ -167,7 +180,9 @@ class Reinstate:
         state = section_state(host, self.section)
         who = player_of(state, self.player)
         if self.player not in state.withdrawn:
-            raise ActionError(f"{who} is not withdrawn: there is nothing to reinstate")
+            raise ActionError(
+                say("%(who)s is not withdrawn: there is nothing to reinstate", who=who)
+            )
         start = state.withdrawn[self.player]
         why = self.reason.strip() or "reinstated by the arbiter"
         now = host.time.now()
@@ -243,7 +258,8 @@ class RequestBye:
         notes: tuple[str, ...] = ()
         if isinstance(decision, ByeRefused):
             if not self.override:
-                raise ActionError(f"bye refused: {decision.reason}")
+                why = decision.said or decision.reason
+                raise ActionError(say("bye refused: %(reason)s", reason=why))
             # Granting a bye the pairing program's file held back: the reason overridden
             # is the policy's answer to that bye, not "the round is already paired".
             reason = _imported_refusal(state, self.round, self.player) or decision.reason
@@ -270,11 +286,13 @@ class CancelBye:
         state = section_state(host, self.section)
         who = player_of(state, self.player)
         if self.round not in state.byes_of(self.player):
-            raise ActionError(f"{who} has no bye in round {self.round} to cancel")
+            raise ActionError(
+                say("%(who)s has no bye in round %(round)s to cancel", who=who, round=self.round)
+            )
         at = utc(host.time.now())
         decision = check_bye_cancel(state.config, self.round, requested_at=at)
         if not decision.allowed and not self.override:
-            raise ActionError(f"cancellation refused: {decision.reason}")
+            raise ActionError(say("cancellation refused: %(reason)s", reason=decision.why))
         flagged = "" if decision.allowed else decision.reason
         event = ByeCancelled(state.name, self.round, self.player, at, by=by, override=flagged)
         summary = f"bye for round {self.round} of {who} cancelled"
@@ -298,6 +316,6 @@ class ContinueAfterAbsence:
         who = player_of(state, self.player)
         refusal = state.continuation_refusal(self.player, self.round)
         if refusal:
-            raise ActionError(f"request to continue refused: {refusal}")
+            raise ActionError(say("request to continue refused: %(refusal)s", refusal=refusal))
         event = ContinuationRequested(state.name, self.round, self.player, by)
         return Plan(self.kind, f"{who} continues after the absence in round {self.round}", (event,))

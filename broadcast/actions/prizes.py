@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from broadcast.actions.door import ActionHost, Plan, section_state
 from broadcast.actions.players import player_of
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.events import PlayoffGamePaired, PrizeRestored, PrizeWithheld
@@ -36,7 +37,9 @@ class WithholdPrize:
     def plan(self, host: ActionHost, by: str) -> Plan:
         state = section_state(host, self.section)
         if state.config.prizes is None:
-            raise ActionError(f"section {state.name!r} has no [section.prizes] in its config")
+            raise ActionError(
+                say("section %(name)s has no [section.prizes] in its config", name=repr(state.name))
+            )
         who = player_of(state, self.player)
         why = self.reason.strip()
         if not why:
@@ -68,7 +71,7 @@ class RestorePrize:
         state = section_state(host, self.section)
         who = player_of(state, self.player)
         if not state.prize_withheld(self.player):
-            raise ActionError(f"{who}'s prize is not withheld")
+            raise ActionError(say("%(who)s's prize is not withheld", who=who))
         return Plan(
             self.kind,
             f"prize of {who} restored",
@@ -92,14 +95,22 @@ class PairPlayoffGame:
         state = section_state(host, self.section)
         status = playoff_now(state, host.tournament.event.tiebreak_edition)
         if status is None:
-            raise ActionError(f"section {state.name!r} has no tie for first to play off")
+            raise ActionError(
+                say("section %(name)s has no tie for first to play off", name=repr(state.name))
+            )
         if status.decided:
-            raise ActionError(f"the play-off is decided: player {status.winner} is first")
+            raise ActionError(
+                say(
+                    "the play-off is decided: player %(winner)s is first", winner=str(status.winner)
+                )
+            )
         if status.next_kind is None:
-            raise ActionError("a play-off game is still being played: record its result first")
+            raise ActionError(say("a play-off game is still being played: record its result first"))
         if not {self.white, self.black} <= set(status.remaining):
             still = ", ".join(str(p) for p in status.remaining)
-            raise ActionError(f"only players still in the play-off ({still}) can be paired")
+            raise ActionError(
+                say("only players still in the play-off (%(still)s) can be paired", still=still)
+            )
         if (min(self.white, self.black), max(self.white, self.black)) in status.met:
             # Donostia art. 10: a league is everyone against everyone once.
             left = ", ".join(f"{a}-{b}" for a, b in status.missing)

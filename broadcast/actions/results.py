@@ -27,6 +27,7 @@ from broadcast.games.events import (
     ResultReason,
 )
 from broadcast.games.state import GameState
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 
 __all__ = [
@@ -67,17 +68,35 @@ def default_reason(result: str) -> str:
 
 def _checked(result: str, reason: str | None) -> tuple[GameResultText, ResultReason]:
     if result not in RESULTS:
-        raise ActionError(f"result must be one of {', '.join(RESULTS)}, not {result!r}")
+        raise ActionError(
+            say(
+                "result must be one of %(results)s, not %(result)s",
+                results=", ".join(RESULTS),
+                result=repr(result),
+            )
+        )
     why = reason or default_reason(result)
     if why not in REASON_TEXT:
-        raise ActionError(f"reason must be one of {', '.join(DESK_REASONS)}, not {why!r}")
+        raise ActionError(
+            say(
+                "reason must be one of %(reasons)s, not %(why)s",
+                reasons=", ".join(DESK_REASONS),
+                why=repr(why),
+            )
+        )
     if result in FORFEIT_RESULTS and why not in FORFEIT_REASONS:
         raise ActionError(
             f"a forfeit ({result}) needs the reason forfeit, default-time or withdrawal, "
             f"not {why!r}"
         )
     if result not in FORFEIT_RESULTS and why in FORFEIT_REASONS:
-        raise ActionError(f"{why!r} is a reason for a forfeit (+/-, -/+, -/-), not for {result}")
+        raise ActionError(
+            say(
+                "%(why)s is a reason for a forfeit (+/-, -/+, -/-), not for %(result)s",
+                why=repr(why),
+                result=result,
+            )
+        )
     return cast(GameResultText, result), cast(ResultReason, why)
 
 
@@ -99,7 +118,13 @@ def result_plan(
     checked, why = _checked(result, reason)
     where = game_words(host.tournament, game)
     if game.result == checked and game.result_reason == why:
-        raise ActionError(f"{where} already has the result {result_words(checked, why)}")
+        raise ActionError(
+            say(
+                "%(where)s already has the result %(result)s",
+                where=where,
+                result=result_words(checked, why),
+            )
+        )
     removes: tuple[str, ...] = ()
     notes = _no_show_notes(game, checked, why)
     if game.result is not None:
@@ -147,7 +172,13 @@ def _waiting(host: ActionHost, game_id: str, what: str) -> tuple[GameState, Resu
     game = game_state(host, game_id)
     proposal = game.proposal if game.result is None else None
     if proposal is None:
-        raise ActionError(f"{game_id} has no result waiting for confirmation{what}")
+        raise ActionError(
+            say(
+                "%(game_id)s has no result waiting for confirmation%(what)s",
+                game_id=game_id,
+                what=what,
+            )
+        )
     return game, proposal
 
 

@@ -24,8 +24,10 @@ from typing import ClassVar
 from broadcast.actions.door import ActionHost, Plan
 from broadcast.actions.words import change_words, game_words, plies_words
 from broadcast.arbiter.alerts import (
+    AbsenceUnmarked,
     AlertReopened,
     AlertResolved,
+    PlayerMarkedAbsent,
     PlayerMarkedPresent,
     PresenceUnmarked,
 )
@@ -33,6 +35,7 @@ from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.games.changes import Change, GamePart, game_holds
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import JournalEvent
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.changes import (
@@ -56,7 +59,7 @@ def record_of(host: ActionHost, seq: int) -> ActionTaken:
     """The record of the action numbered `seq`; ActionError when there is none."""
     found = next(iter(host.journal.read_kinds(seq - 1, seq, ("ActionTaken",))), None)
     if found is None or not isinstance(found[1], ActionTaken):
-        raise ActionError(f"there is no action {seq} in the journal")
+        raise ActionError(say("there is no action %(seq)s in the journal", seq=seq))
     return found[1]
 
 
@@ -120,7 +123,7 @@ class Undo:
     def plan(self, host: ActionHost, by: str) -> Plan:
         logged = host.action_log.get(self.action)
         if logged is None:
-            raise ActionError(f"there is no action {self.action} to undo")
+            raise ActionError(say("there is no action %(action)s to undo", action=self.action))
         undone = host.action_log.undone_by(self.action)
         if undone:
             raise ActionError(
@@ -155,7 +158,15 @@ class Undo:
             )
             later = _changed_by(host, self.action, change)
             then = f": {later} changed it; undo that first" if later else ": it has changed since"
-            raise ActionError(f"cannot undo action {self.action} ({logged.summary}): {what}{then}")
+            raise ActionError(
+                say(
+                    "cannot undo action %(action)s (%(summary)s): %(what)s%(then)s",
+                    action=self.action,
+                    summary=logged.summary,
+                    what=what,
+                    then=then,
+                )
+            )
         now = host.time.now()
         events: list[JournalEvent] = []
         if parts:
@@ -176,8 +187,10 @@ class Undo:
             if a in rules.alerts and not rules.is_open(a) and a not in record.raised
         ]
         events += [PresenceUnmarked(g, c, t, now, by) for g, c, t in record.present]  # type: ignore[arg-type]
+        events += [AbsenceUnmarked(g, c, t, now, by) for g, c, t in record.absent]  # type: ignore[arg-type]
         # An undone unmarking: the arbiter's word that they were there, from then.
         events += [PlayerMarkedPresent(g, c, t, by) for g, c, t in record.unmarked]  # type: ignore[arg-type]
+        events += [PlayerMarkedAbsent(g, c, t, by) for g, c, t in record.unabsent]  # type: ignore[arg-type]
         tournament = host.tournament
         went = [w for c in parts if (w := change_words(tournament, c))]
         back = [w for c in parts if (w := change_words(tournament, c, reverse=True))]
@@ -189,6 +202,10 @@ class Undo:
             notes.append("the presence it marked is taken back")
         if record.unmarked:
             notes.append("the presence it took back is marked again")
+        if record.absent:
+            notes.append("the absence it marked is taken back")
+        if record.unabsent:
+            notes.append("the absence it took back is marked again")
         at = utc(logged.t).strftime("%H:%M:%S UTC")
         return Plan(
             self.kind,

@@ -1,4 +1,5 @@
-"""Arbiter events: alerts, their acknowledgement, and the arbiter marking a player present.
+"""Arbiter events: alerts, their acknowledgement and updates, and players marked present
+(by the arbiter, or checking in) or absent.
 
 They are journal events like any other (`eventjson.to_json` writes an `Alert` as
 `{"type": "alert", "kind": ...}`), so a restart replays them and the desk's view of what
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from broadcast.games.events import Colour
+from broadcast.phrases import Phrase
 
 Severity = Literal["info", "warning", "critical"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
@@ -18,6 +20,7 @@ SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
 AlertKind = Literal[
     "late",  # a player is not at the board yet; the default time approaches
     "check-presence",  # zero default time: no sign of a player some minutes after the start
+    "check-tables",  # the default time: tables without an e-board nobody has said who is at
     "withdraw-from-pairing",  # the section's no-show limit is reached
     "early-draw",  # a draw by agreement before the section's early-draw limit
     "board-not-responding",  # the driver lost the board, or it went silent
@@ -44,6 +47,7 @@ AlertKind = Literal[
 ALERT_KINDS: tuple[AlertKind, ...] = (
     "late",
     "check-presence",
+    "check-tables",
     "withdraw-from-pairing",
     "early-draw",
     "board-not-responding",
@@ -91,6 +95,8 @@ class Alert:
     hall_board: str = ""
     result: str = ""  # a result-proposed alert: the proposed result and its reason code
     reason: str = ""
+    # `message` as a template and its values, for the desk's languages (None: English only)
+    phrase: Phrase | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +107,7 @@ class AlertResolved:
     alert: str
     t: float
     why: str = ""
+    phrase: Phrase | None = None  # `why` for the desk's languages (None: English only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +120,53 @@ class AlertAcknowledged:
 
 
 @dataclass(frozen=True, slots=True)
+class AlertUpdated:
+    """Alert `alert` says something new (a late player's opponent marked present, a table
+    checked off the list): same alert, new `message` and `players`. It stays open, and
+    the desk does not ring for it again."""
+
+    alert: str
+    t: float
+    message: str
+    players: tuple[str, ...] = ()
+    phrase: Phrase | None = None  # `message` for the desk's languages (None: English only)
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerMarkedPresent:
-    """The arbiter saw `colour` of `game` at the board (a player present before moving,
-    e.g. Black waiting for an absent White). Stops the default-time countdown for them."""
+    """`colour` of `game` is at the board, on the word of `by`: the arbiter who saw them
+    (a player present before moving, e.g. Black waiting for an absent White; a table
+    without an e-board), or the player checking in at the table (`how` "check-in"). Stops
+    the default-time countdown for them; a check-in counts from its time `t`, the
+    arbiter's word whenever it is given."""
 
     game: str
     colour: Colour
+    t: float
+    by: str = "arbiter"
+    how: str = "arbiter"  # "arbiter" | "check-in"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMarkedAbsent:
+    """The arbiter says `colour` of `game` is not at the board (a hall walk at the default
+    time). It replaces an earlier present mark (not what the board saw: a move, a press):
+    at the default time the player loses by forfeit."""
+
+    game: str
+    colour: Colour
+    t: float
+    by: str = "arbiter"
+
+
+@dataclass(frozen=True, slots=True)
+class AbsenceUnmarked:
+    """The arbiter's word that `colour` of `game` was absent (given at `since`) is taken
+    back (the mark was undone)."""
+
+    game: str
+    colour: Colour
+    since: float
     t: float
     by: str = "arbiter"
 
@@ -150,19 +198,25 @@ ArbiterEvent = (
     | AlertAcknowledged
     | AlertResolved
     | AlertReopened
+    | AlertUpdated
     | PlayerMarkedPresent
+    | PlayerMarkedAbsent
     | PresenceUnmarked
+    | AbsenceUnmarked
 )
 
 __all__ = [
     "ALERT_KINDS",
     "SEVERITIES",
+    "AbsenceUnmarked",
     "Alert",
     "AlertAcknowledged",
     "AlertKind",
     "AlertReopened",
     "AlertResolved",
+    "AlertUpdated",
     "ArbiterEvent",
+    "PlayerMarkedAbsent",
     "PlayerMarkedPresent",
     "PresenceUnmarked",
     "Severity",

@@ -17,12 +17,14 @@ from boards.events import (
     BoardHealth,
     BoardLost,
     ClockSeen,
+    ClockSilent,
     DriverFault,
     LogGap,
 )
 from broadcast.arbiter.presence import pressed_by
 from broadcast.arbiter.trouble import battery_severity, move_label, polls_missed, too_long
 from broadcast.arbiter.watch import BoardWatch
+from broadcast.config.tables import table_of
 from broadcast.games.events import (
     BoardAttached,
     BoardReplaced,
@@ -34,6 +36,7 @@ from broadcast.games.events import (
 )
 from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameState
+from broadcast.phrases import Phrase, colour_word, say
 from clocks.reading import ClockReading, NoClock
 
 if TYPE_CHECKING:
@@ -42,7 +45,14 @@ if TYPE_CHECKING:
 __all__ = ["observe", "tick"]
 
 BoardEvent = (
-    BoardConnected | BoardLost | BoardHealth | BatterySeen | ClockSeen | DriverFault | LogGap
+    BoardConnected
+    | BoardLost
+    | BoardHealth
+    | BatterySeen
+    | ClockSeen
+    | ClockSilent
+    | DriverFault
+    | LogGap
 )
 
 
@@ -55,6 +65,7 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             | BoardHealth()
             | BatterySeen()
             | ClockSeen()
+            | ClockSilent()
             | DriverFault()
             | LogGap()
         ):
@@ -73,7 +84,7 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
                 ctx.open_about("game", event.game),
                 lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
                 event.t,
-                "the board matches the game again",
+                say("the board matches the game again"),
             )
         case GameSync(in_sync=False) if ctx.watched(event.game):
             ctx.rescan()
@@ -107,7 +118,11 @@ def _replaced(ctx: RulesContext, event: BoardReplaced) -> list[Observable]:
         ctx.open_about("game", event.game),
         lambda a: a.kind in _BOARD_TROUBLE,
         event.t,
-        f"the game moved from board {event.old_board} to board {event.new_board}",
+        say(
+            "the game moved from board %(old)s to board %(new)s",
+            old=event.old_board,
+            new=event.new_board,
+        ),
     )
 
 
@@ -125,7 +140,7 @@ def _corrected(ctx: RulesContext, event: LineCorrected | StartPositionSet) -> li
         ctx.open_about("game", event.game),
         lambda a: a.kind in ("out-of-sync", "illegal-move-stood"),
         event.t,
-        "the arbiter corrected the game: the board must show the corrected position",
+        say("the arbiter corrected the game: the board must show the corrected position"),
     )
 
 
@@ -190,10 +205,15 @@ def _illegal_stood(
         f"illegal-move-stood:{game.id}:{watch.out_episode}",
         "illegal-move-stood",
         t,
-        f"{pressed} pressed the clock while the board showed a position that is not in the "
-        f"game, and it still does {ctx.config.trouble.illegal_move_after:g} s later "
-        f"({game.board_fen or '?'}, after ply {game.ply}): an illegal move may stand; "
-        "stop the clocks and reconstruct (Laws 7.5)",
+        say(
+            "%(colour)s pressed the clock while the board showed a position that is not in "
+            "the game, and it still does %(seconds)s s later (%(fen)s, after ply %(ply)s): "
+            "an illegal move may stand; stop the clocks and reconstruct (Laws 7.5)",
+            colour=colour_word(pressed),
+            seconds=format(ctx.config.trouble.illegal_move_after, "g"),
+            fen=game.board_fen or "?",
+            ply=game.ply,
+        ),
         game=game,
     )
 
@@ -220,15 +240,24 @@ def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observab
     watch = ctx.watches[game.id]
     since = game.out_since or now
     squares = differing_squares(game.fen, game.board_fen)
-    where = f"squares that differ: {' '.join(squares)}" if squares else "check the pieces"
+    where = (
+        say("squares that differ: %(squares)s", squares=" ".join(squares))
+        if squares
+        else say("check the pieces")
+    )
     if game.awaiting_correction:
         return ctx.alert(
             f"out-of-sync:{game.id}:{watch.out_episode}",
             "out-of-sync",
             now,
-            f"the arbiter corrected the game: set up its position after ply {game.ply} on "
-            f"the board ({game.fen.split()[0]}); nothing the board shows is taken as a move "
-            "until it does; " + (where if game.board_fen else "the board has shown nothing since"),
+            say(
+                "the arbiter corrected the game: set up its position after ply %(ply)s on the "
+                "board (%(fen)s); nothing the board shows is taken as a move until it does; "
+                "%(where)s",
+                ply=game.ply,
+                fen=game.fen.split()[0],
+                where=where if game.board_fen else say("the board has shown nothing since"),
+            ),
             game=game,
         )
     if game.awaiting_board:
@@ -237,17 +266,28 @@ def _sync_rules(ctx: RulesContext, game: GameState, now: float) -> list[Observab
             f"out-of-sync:{game.id}:{watch.out_episode}",
             "out-of-sync",
             now,
-            f"the game moved to board {change.new_board}: set up the game's position "
-            f"after ply {game.ply} there ({game.fen.split()[0]}); "
-            + (where if game.board_fen else "the board has shown nothing yet"),
+            say(
+                "the game moved to board %(board)s: set up the game's position after ply "
+                "%(ply)s there (%(fen)s); %(where)s",
+                board=change.new_board,
+                ply=game.ply,
+                fen=game.fen.split()[0],
+                where=where if game.board_fen else say("the board has shown nothing yet"),
+            ),
             game=game,
         )
     return ctx.alert(
         f"out-of-sync:{game.id}:{watch.out_episode}",
         "out-of-sync",
         now,
-        f"the board has not matched the game for {int(now - since)} s (after ply "
-        f"{game.ply}); it shows {game.board_fen or '?'}: {where}",
+        say(
+            "the board has not matched the game for %(seconds)s s (after ply %(ply)s); it "
+            "shows %(fen)s: %(where)s",
+            seconds=int(now - since),
+            ply=game.ply,
+            fen=game.board_fen or "?",
+            where=where,
+        ),
         game=game,
     )
 
@@ -265,8 +305,12 @@ def _silence_rule(ctx: RulesContext, name: str, board: BoardWatch, now: float) -
         f"board-not-responding:{name}:{last}",
         "board-not-responding",
         now,
-        f"board {name} has sent nothing for {int(now - last)} s while its clock was "
-        "connected: check its cable and power",
+        say(
+            "board %(board)s has sent nothing for %(seconds)s s while its clock was "
+            "connected: check its cable and power",
+            board=name,
+            seconds=int(now - last),
+        ),
         game=game,
         hall_board=name,
     )
@@ -276,8 +320,11 @@ def _board_event(ctx: RulesContext, event: BoardEvent, game_id: str | None) -> l
     board = ctx.boards.setdefault(event.board, BoardWatch())
     if game_id is not None:
         board.game = game_id
-    # The driver speaks for itself in these, not for the board: they prove no life.
-    from_driver = isinstance(event, BoardLost | DriverFault | LogGap)
+    # The driver speaks for itself in these, not for the board: they prove no life (but
+    # a session the driver ended on a board that still answers does).
+    from_driver = isinstance(event, DriverFault | LogGap) or (
+        isinstance(event, BoardLost) and not event.answering
+    )
     out = [] if from_driver else _board_back(ctx, event)
     if not from_driver:
         board.last_seen = event.t
@@ -305,7 +352,7 @@ def _board_back(ctx: RulesContext, event: BoardEvent) -> list[Observable]:
         ctx.open_about("board", event.board) if ended else [],
         lambda a: a.kind in ended,
         event.t,
-        f"board {event.board} is back",
+        say("board %(board)s is back", board=event.board),
     )
 
 
@@ -323,17 +370,26 @@ def _board_trouble(
                 board.back_since = event.t
                 ctx.wake(event.t + cfg.fault_cleared_after)
             return []
+        case BoardLost(answering=True):
+            # The board answers; the driver reads back what it did while it was not
+            # streaming (a reboot: its log says so). Not lost: no alarm.
+            return []
         case BoardLost():
             board.lost_episode += 1
             board.back_since = None
+            board.silent = True  # this alert is about the silence too: no second one
             if game is None or board.fault_alert is not None:
                 return []  # no game to worry about, or the fault alert says it all
             return ctx.alert(
                 f"board-not-responding:{event.board}:lost:{board.lost_episode}",
                 "board-not-responding",
                 event.t,
-                f"board {event.board} lost ({event.reason}); the driver is reconnecting; "
-                "if it does not come back, check the cable and power",
+                say(
+                    "board %(board)s lost (%(reason)s); the driver is reconnecting; if it "
+                    "does not come back, check the cable and power",
+                    board=event.board,
+                    reason=event.reason,
+                ),
                 game=game,
                 hall_board=event.board,
             )
@@ -342,8 +398,13 @@ def _board_trouble(
                 f"bus-polls-missed:{event.board}:{int(event.t)}",
                 "bus-polls-missed",
                 event.t,
-                f"board {event.board} missed {event.missed_polls} bus polls "
-                f"({event.bad_checksums} bad checksums): check the bus cable and its joints",
+                say(
+                    "board %(board)s missed %(polls)s bus polls (%(checksums)s bad "
+                    "checksums): check the bus cable and its joints",
+                    board=event.board,
+                    polls=event.missed_polls,
+                    checksums=event.bad_checksums,
+                ),
                 game=game,
                 hall_board=event.board,
             )
@@ -355,26 +416,30 @@ def _board_trouble(
                 f"battery-low:{event.board}:{severity}",
                 "battery-low",
                 event.t,
-                f"board {event.board} battery at {event.percent}%: plug in its charger",
+                say(
+                    "board %(board)s battery at %(percent)s%%: plug in its charger",
+                    board=event.board,
+                    percent=event.percent,
+                ),
                 game=game,
                 hall_board=event.board,
                 severity=severity,
             )
+        case ClockSilent():
+            return _clock_silent(ctx, event, board, game)
         case ClockSeen(reading=NoClock()):
-            if board.clock_missing:
-                return []
-            board.clock_missing = True
-            board.no_clock_episode += 1
-            if game is None:
-                return []
-            return ctx.alert(
-                f"clock-not-connected:{event.board}:{board.no_clock_episode}",
-                "clock-not-connected",
+            # No clock reports: the board may rightly stay quiet.
+            return _clock_gone(
+                ctx,
+                event.board,
                 event.t,
-                f"board {event.board} reports no clock: check the clock cable "
-                "(times are missing from the broadcast until it is back)",
-                game=game,
-                hall_board=event.board,
+                board,
+                game,
+                say(
+                    "board %(board)s reports no clock: check the clock cable (times are "
+                    "missing from the broadcast until it is back)",
+                    board=event.board,
+                ),
             )
         case ClockSeen():
             # A running DGT clock reports every second; a stopped one only on change.
@@ -383,6 +448,57 @@ def _board_trouble(
             if board.last_seen is not None:
                 ctx.wake(board.last_seen + cfg.silent_after)
     return []
+
+
+def _clock_silent(
+    ctx: RulesContext, event: ClockSilent, board: BoardWatch, game: GameState | None
+) -> list[Observable]:
+    """A running clock stopped reporting while its board answers: its batteries or its
+    cable (or a finished game's clock left running until it died). The board is not
+    lost: its silence from now on is expected."""
+    table = None if game is None else table_of(ctx.event, game.key.section, game.key.board)
+    return _clock_gone(
+        ctx,
+        event.board,
+        event.t,
+        board,
+        game,
+        say(
+            "the clock of table %(table)s stopped reporting: battery or cable? (board "
+            "%(board)s still answers; clock times are missing from the broadcast until the "
+            "clock reports again)",
+            table=table or 0,
+            board=event.board,
+        ),
+    )
+
+
+def _clock_gone(
+    ctx: RulesContext,
+    name: str,
+    t: float,
+    board: BoardWatch,
+    game: GameState | None,
+    what: Phrase,
+) -> list[Observable]:
+    """A board without its clock ("no clock", or a clock gone silent): one warning per
+    episode (the same walk to the table whichever way the board says it), closed when
+    the clock reports again; none for a board without a game."""
+    board.has_clock = False
+    if board.clock_missing:
+        return []
+    board.clock_missing = True
+    board.no_clock_episode += 1
+    if game is None:
+        return []
+    return ctx.alert(
+        f"clock-not-connected:{name}:{board.no_clock_episode}",
+        "clock-not-connected",
+        t,
+        what,
+        game=game,
+        hall_board=name,
+    )
 
 
 def _driver_fault(
@@ -399,9 +515,14 @@ def _driver_fault(
         board.fault_alert,
         "driver-fault",
         event.t,
-        f"the driver of board {event.board} on {event.port} stopped on a software error "
-        f"({event.error}); it is restarting and the board's moves may arrive late. If this "
-        "repeats, keep the server's log for the developers",
+        say(
+            "the driver of board %(board)s on %(port)s stopped on a software error "
+            "(%(error)s); it is restarting and the board's moves may arrive late. If this "
+            "repeats, keep the server's log for the developers",
+            board=event.board,
+            port=event.port,
+            error=event.error,
+        ),
         game=game,
         hall_board=event.board,
     )
@@ -418,7 +539,7 @@ def _fault_cleared(ctx: RulesContext, name: str, board: BoardWatch, now: float) 
         ctx.open_about("board", name),
         lambda a: a.id == alert,
         now,
-        f"board {name} has run without a software error since",
+        say("board %(board)s has run without a software error since", board=name),
     )
 
 
@@ -432,19 +553,26 @@ def _log_gap(
     board.gap_episode += 1
     if game.moves:
         last = game.moves[-1]
-        where = (
-            f"the moves after {move_label(last.fen_after, last.san)} (ply {len(game.moves)}, "
-            "the last one known before the gap)"
+        where = say(
+            "the moves after %(move)s (ply %(ply)s, the last one known before the gap)",
+            move=move_label(last.fen_after, last.san),
+            ply=len(game.moves),
         )
     else:
-        where = "the game from its first move"
+        where = say("the game from its first move")
     return ctx.alert(
         f"moves-to-check:{event.board}:{board.gap_episode}",
         "moves-to-check",
         event.t,
-        f"board {event.board} on {event.port}: {event.reason}; the game goes on from the "
-        f"board as it stands. Moves made meanwhile may be missing or wrong: check {where} "
-        "against the scoresheets",
+        say(
+            "board %(board)s on %(port)s: %(reason)s; the game goes on from the board as it "
+            "stands. Moves made meanwhile may be missing or wrong: check %(where)s against "
+            "the scoresheets",
+            board=event.board,
+            port=event.port,
+            reason=event.reason,
+            where=where,
+        ),
         game=game,
         hall_board=event.board,
     )

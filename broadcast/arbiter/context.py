@@ -16,11 +16,14 @@ from typing import Protocol, Self
 
 from boards.events import DriverEvent
 from broadcast.arbiter.alerts import (
+    AbsenceUnmarked,
     Alert,
     AlertAcknowledged,
     AlertKind,
     AlertReopened,
     AlertResolved,
+    AlertUpdated,
+    PlayerMarkedAbsent,
     PlayerMarkedPresent,
     PresenceUnmarked,
     Severity,
@@ -29,10 +32,11 @@ from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.presence import DEFAULT_WARNINGS
 from broadcast.arbiter.trouble import TroubleConfig
 from broadcast.arbiter.watch import BoardWatch, Watch
-from broadcast.config.model import ResultsMode, SectionConfig
+from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook
 from broadcast.games.events import Colour, GameEvent
 from broadcast.games.state import GameState
+from broadcast.phrases import Phrase
 from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState
@@ -63,8 +67,11 @@ Observable = (
     | AlertAcknowledged
     | AlertResolved
     | AlertReopened
+    | AlertUpdated
     | PlayerMarkedPresent
+    | PlayerMarkedAbsent
     | PresenceUnmarked
+    | AbsenceUnmarked
     | FlagFell
     | ActionTaken
     | ActionUndone
@@ -95,10 +102,12 @@ class EventView(Protocol):
 class RulesContext(Protocol):
     """What the rule families read and call on the engine (`ArbiterRules`)."""
 
+    event: EventConfig
     config: RulesConfig
     mode: ResultsMode
     now: float
     alerts: dict[str, Alert]
+    acknowledged: set[str]
     watches: dict[str, Watch]
     boards: dict[str, BoardWatch]
     counted: set[tuple[str, int, int]]
@@ -125,7 +134,11 @@ class RulesContext(Protocol):
     def watched(self, game_id: str) -> GameState | None: ...
 
     def resolve(
-        self, among: Iterable[Alert], which: Callable[[Alert], bool], t: float, why: str
+        self,
+        among: Iterable[Alert],
+        which: Callable[[Alert], bool],
+        t: float,
+        why: str | Phrase,
     ) -> list[Observable]: ...
 
     def wake(self, t: float) -> None: ...
@@ -137,7 +150,7 @@ class RulesContext(Protocol):
         alert_id: str,
         kind: AlertKind,
         t: float,
-        message: str,
+        message: str | Phrase,
         *,
         game: GameState | None = None,
         section: str = "",
@@ -150,6 +163,8 @@ class RulesContext(Protocol):
     ) -> list[Observable]: ...
 
     def emit(self, events: list[Observable]) -> list[Observable]: ...
+
+    def update_alert(self, update: AlertUpdated) -> list[Observable]: ...
 
     def section(self, name: str) -> SectionConfig: ...
 

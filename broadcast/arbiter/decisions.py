@@ -48,6 +48,10 @@ class ActionTaken:
     present: tuple[PresenceMark, ...] = ()
     undoes: int = 0
     unmarked: tuple[PresenceMark, ...] = ()
+    # The players it marked absent, and the absences it took back (an undo of a mark, a
+    # player marked present who had been marked absent).
+    absent: tuple[PresenceMark, ...] = ()
+    unabsent: tuple[PresenceMark, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
 from broadcast.arbiter.alerts import (
@@ -44,21 +44,25 @@ from broadcast.arbiter.alerts import (
     AlertKind,
     AlertReopened,
     AlertResolved,
+    AlertUpdated,
     Severity,
 )
 from broadcast.arbiter.context import EventView, Observable, RulesConfig, RulesContext
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
+from broadcast.arbiter.presence import Presence
 from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import Colour, GameEvent, ResultCleared
 from broadcast.games.state import GameState
+from broadcast.phrases import Phrase, english
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState
 
 _SEVERITY: dict[AlertKind, Severity] = {
     "late": "warning",
     "check-presence": "warning",
+    "check-tables": "warning",
     "withdraw-from-pairing": "critical",
     "early-draw": "warning",
     "board-not-responding": "critical",
@@ -311,6 +315,9 @@ class ArbiterRules:
                 if event.alert in self.alerts:
                     self._unindex(event.alert)
                 return []
+            case AlertUpdated():
+                self.update_alert(event)
+                return []
             case AlertReopened():
                 self.acknowledged.discard(event.alert)
                 self.resolved.discard(event.alert)
@@ -423,15 +430,21 @@ class ArbiterRules:
         return game
 
     def resolve(
-        self, among: Iterable[Alert], which: Callable[[Alert], bool], t: float, why: str
+        self,
+        among: Iterable[Alert],
+        which: Callable[[Alert], bool],
+        t: float,
+        why: str | Phrase,
     ) -> list[Observable]:
-        """Close the open alerts `among` that `which` selects: their cause has ended."""
+        """Close the open alerts `among` that `which` selects: their cause has ended
+        (`why` in English, or as a phrase the desk translates)."""
         out: list[Observable] = []
+        phrase = why if isinstance(why, Phrase) else None
         for alert in among:
             if which(alert):
                 self.resolved.add(alert.id)
                 self._unindex(alert.id)
-                out.append(AlertResolved(alert.id, t, why))
+                out.append(AlertResolved(alert.id, t, english(why), phrase))
         return self.emit(out)
 
     def wake(self, t: float) -> None:
@@ -448,7 +461,7 @@ class ArbiterRules:
         alert_id: str,
         kind: AlertKind,
         t: float,
-        message: str,
+        message: str | Phrase,
         *,
         game: GameState | None = None,
         section: str = "",
@@ -477,11 +490,12 @@ class ArbiterRules:
             board=game.key.board if game is not None else 0,
             game=game.id if game is not None else "",
             players=players or (),
-            message=message,
+            message=english(message),
             t=t,
             hall_board=hall_board,
             result=result,
             reason=reason,
+            phrase=message if isinstance(message, Phrase) else None,
         )
         self.alerts[alert_id] = alert
         self._index(alert)
@@ -489,6 +503,23 @@ class ArbiterRules:
 
     def emit(self, events: list[Observable]) -> list[Observable]:
         return [] if self._muted else events
+
+    def update_alert(self, update: AlertUpdated) -> list[Observable]:
+        """The alert says `update`'s words from now on (what it is about stays: kind, game,
+        board, so the index of the open alerts holds)."""
+        alert = self.alerts.get(update.alert)
+        if alert is None or (alert.message, alert.players) == (update.message, update.players):
+            return []
+        self.alerts[alert.id] = replace(
+            alert, message=update.message, players=update.players, phrase=update.phrase
+        )
+        return self.emit([update])
+
+    def presence_of(self, game_id: str) -> Presence | None:
+        """What the rules know of who is at the game's board: while it is watched, and
+        after its result (None: a game the rules have never watched)."""
+        watch = self.watches.get(game_id) or self._closed.get(game_id)
+        return watch.presence if watch is not None else None
 
     def section(self, name: str) -> SectionConfig:
         return self.tournament.section(name).config

@@ -1,7 +1,8 @@
 """Presence and default time (Laws 6.7): warnings before the deadline, forfeits at it.
 
-A player counts as present from their first move or clock press, or when the arbiter
-marks them present. The deadline is the round's scheduled start plus the section's
+A player counts as present from their first move or clock press, their check-in at the
+table, or when the arbiter marks them present; the arbiter may mark them absent too (a
+hall walk at tables without an e-board). The deadline is the round's scheduled start plus the section's
 default time (0 when the regulations say nothing: absent at the start loses). The
 boundary is exact: at `deadline - 1` a player is only late; at `deadline` they lose.
 """
@@ -9,7 +10,8 @@ boundary is exact: at `deadline - 1` a player is only late; at `deadline` they l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal, cast
 
 from broadcast.games.events import Colour, GameResultText
 
@@ -17,19 +19,126 @@ DEFAULT_WARNINGS: tuple[int, ...] = (900, 300, 60)
 """Seconds before the deadline at which the arbiter is told who is still missing."""
 
 
+PresenceState = Literal["present", "absent", "unknown"]
+How = Literal["board", "check-in", "arbiter", ""]
+"""How a player's presence is known: a move or clock press on the e-board, the player's
+check-in at the table, the arbiter's mark ("" while unknown)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Presence:
-    """When each colour was first seen at the board (None: not yet)."""
+    """When each colour was first seen at the board (None: not yet), how (`*_how`), and
+    when the arbiter marked them absent (`*_absent`; None: not marked)."""
 
     white: float | None = None
     black: float | None = None
+    white_how: str = ""
+    black_how: str = ""
+    white_absent: float | None = None
+    black_absent: float | None = None
 
     def of(self, colour: Colour) -> float | None:
         return self.white if colour == "white" else self.black
 
+    def how(self, colour: Colour) -> How:
+        how = self.white_how if colour == "white" else self.black_how
+        if self.of(colour) is None:
+            return ""
+        # A presence from before marks were told apart (an old snapshot) is the board's.
+        return cast(How, how or "board")
+
+    def absent_since(self, colour: Colour) -> float | None:
+        return self.white_absent if colour == "white" else self.black_absent
+
     def present_at(self, colour: Colour, t: float) -> bool:
+        """Present at `t`: seen on the board or checked in by then, or on the arbiter's
+        word whenever given (the arbiter answers for the moment asked about)."""
         seen = self.of(colour)
-        return seen is not None and seen <= t
+        if seen is None:
+            return False
+        return seen <= t or self.how(colour) == "arbiter"
+
+    def seen(self, colour: Colour, t: float, how: How) -> Presence:
+        """`colour` present from `t` (`how`); an absent mark is overtaken."""
+        if colour == "white":
+            return replace(self, white=t, white_how=how, white_absent=None)
+        return replace(self, black=t, black_how=how, black_absent=None)
+
+    def unseen(self, colour: Colour) -> Presence:
+        if colour == "white":
+            return replace(self, white=None, white_how="")
+        return replace(self, black=None, black_how="")
+
+    def absent(self, colour: Colour, t: float | None) -> Presence:
+        """`colour` marked absent at `t` (None: the mark taken back). A presence the
+        board saw stays: a move is no mark to overrule."""
+        if t is None:
+            if colour == "white":
+                return replace(self, white_absent=None)
+            return replace(self, black_absent=None)
+        if self.how(colour) == "board":
+            return self
+        if colour == "white":
+            return replace(self, white=None, white_how="", white_absent=t)
+        return replace(self, black=None, black_how="", black_absent=t)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPresence:
+    """One player's presence as the hall shows it: `state`, `how` it is known (board,
+    check-in, arbiter; "" while unknown) and `since` when (None while unknown)."""
+
+    state: PresenceState
+    how: How
+    since: float | None
+
+
+UNKNOWN = PlayerPresence("unknown", "", None)
+
+
+@dataclass(frozen=True, slots=True)
+class GamePresence:
+    """Both players' presence at one game's table, and whether an e-board stands there."""
+
+    white: PlayerPresence
+    black: PlayerPresence
+    wired: bool
+
+    def of(self, colour: Colour) -> PlayerPresence:
+        return self.white if colour == "white" else self.black
+
+
+def player_presence(
+    presence: Presence, colour: Colour, *, now: float, due: float | None, absent_unseen: bool
+) -> PlayerPresence:
+    """`colour`'s presence as known at `now`. `due` is the moment presence is judged at (the
+    default time; None: unknown); `absent_unseen`: a player not seen by then is absent (an
+    e-board's table, or check-in required), otherwise unknown until marked."""
+    marked = presence.absent_since(colour)
+    if marked is not None:
+        return PlayerPresence("absent", "arbiter", marked)
+    seen = presence.of(colour)
+    if seen is not None and (due is None or now < due or presence.present_at(colour, due)):
+        return PlayerPresence("present", presence.how(colour), seen)
+    if due is not None and now >= due and absent_unseen:
+        return PlayerPresence("absent", "board" if seen is None else presence.how(colour), due)
+    if seen is not None:  # checked in (or seen) after the default time: the arbiter says
+        return PlayerPresence("present", presence.how(colour), seen)
+    return UNKNOWN
+
+
+def unknown_colours(presence: Presence, due: float) -> tuple[Colour, ...]:
+    """At a table without an e-board: the colours nobody has said anything of for the
+    default time `due` (no check-in by then, no mark of the arbiter)."""
+    colours: tuple[Colour, ...] = ("white", "black")
+    return tuple(
+        c for c in colours if presence.absent_since(c) is None and not presence.present_at(c, due)
+    )
+
+
+def marked_absent(presence: Presence) -> tuple[Colour, ...]:
+    colours: tuple[Colour, ...] = ("white", "black")
+    return tuple(c for c in colours if presence.absent_since(c) is not None)
 
 
 def deadline(round_start: float, default_time_minutes: int) -> float:
@@ -80,11 +189,19 @@ def pressed_by(before: Colour | None, after: Colour | None) -> Colour | None:
 
 __all__ = [
     "DEFAULT_WARNINGS",
+    "UNKNOWN",
+    "GamePresence",
+    "How",
+    "PlayerPresence",
     "Presence",
+    "PresenceState",
     "absent_colours",
     "deadline",
     "forfeit_result",
+    "marked_absent",
     "no_show_colours",
+    "player_presence",
     "pressed_by",
+    "unknown_colours",
     "warning_marks",
 ]

@@ -27,6 +27,7 @@ from broadcast.games.events import (
     StartPositionSet,
 )
 from broadcast.games.state import GameState
+from broadcast.phrases import Phrase, Value, colour_word, say
 from clocks.move_times import FlagFell
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
                 ctx.open_about("game", event.game),
                 lambda a: a.kind == "result-proposed",
                 event.t,
-                event.why or f"proposal withdrawn by {event.by}",
+                event.why or say("proposal withdrawn by %(by)s", by=event.by),
             )
     game = ctx.watched(getattr(event, "game", ""))
     if game is None:
@@ -97,7 +98,7 @@ def _finish(ctx: RulesContext, game: GameState, confirmed: ResultConfirmed) -> l
         ctx.open_about("game", game.id),
         lambda a: a.kind in ENDS_WITH_THE_GAME,
         confirmed.t,
-        f"result {confirmed.result} ({confirmed.by})",
+        say("result %(result)s (%(by)s)", result=confirmed.result, by=confirmed.by),
     )
 
 
@@ -112,15 +113,24 @@ def _proposal_alert(
         ctx.open_about("game", game.id),
         lambda a: a.kind == "result-proposed" and a.id != alert_id,
         proposal.t,
-        f"superseded by {proposal.result} ({proposal.reason})",
+        say(
+            "superseded by %(result)s (%(reason)s)", result=proposal.result, reason=proposal.reason
+        ),
     )
-    words = REASON_TEXT.get(proposal.reason, proposal.reason)
+    # The reason's words are the pages' (web/words.py REASON_WORDS): translated there.
+    words = Phrase(REASON_TEXT.get(proposal.reason, proposal.reason))
     detail = f": {proposal.detail}" if proposal.detail else ""
     return out + ctx.alert(
         alert_id,
         "result-proposed",
         proposal.t,
-        f"proposed result {proposal.result} by {words}{detail}; confirm it, set another result, or reject it (the game goes on)",
+        say(
+            "proposed result %(result)s by %(reason)s%(detail)s; confirm it, set another "
+            "result, or reject it (the game goes on)",
+            result=proposal.result,
+            reason=words,
+            detail=detail,
+        ),
         game=game,
         result=proposal.result,
         reason=proposal.reason,
@@ -203,7 +213,7 @@ def _began(ctx: RulesContext, game: GameState, t: float) -> float:
     return start if start is not None else (game.first_activity or t)
 
 
-def _early_breach(ctx: RulesContext, game: GameState, t: float) -> str | None:
+def _early_breach(ctx: RulesContext, game: GameState, t: float) -> Value | None:
     """Why a draw by agreement at `t` breaks the section's early-draw rule (None: it
     does not)."""
     config = ctx.section(game.key.section)
@@ -221,8 +231,13 @@ def _early_draw(ctx: RulesContext, game: GameState, t: float) -> list[Observable
         f"early-draw:{game.id}",
         "early-draw",
         t,
-        f"draw by agreement after {game.ply // 2} moves and {minutes} minutes: {why}; "
-        "confirm only if the chief arbiter authorised it",
+        say(
+            "draw by agreement after %(moves)s moves and %(minutes)s minutes: %(why)s; "
+            "confirm only if the chief arbiter authorised it",
+            moves=game.ply // 2,
+            minutes=minutes,
+            why=why,
+        ),
         game=game,
     )
 
@@ -247,8 +262,11 @@ def _flag(ctx: RulesContext, event: FlagFell, game_id: str | None) -> list[Obser
             f"both-flags:{game.id}",
             "both-flags",
             event.t,
-            f"both flags have fallen ({event.colour} second); decide the result "
-            "(Laws 6.9 and III.3.1.1: a draw if it cannot be established who fell first)",
+            say(
+                "both flags have fallen (%(colour)s second); decide the result (Laws 6.9 "
+                "and III.3.1.1: a draw if it cannot be established who fell first)",
+                colour=colour_word(event.colour),
+            ),
             game=game,
         )
     result, detail = flag_fall_result(game.board_now(), event.colour)

@@ -13,6 +13,7 @@ import chess
 from broadcast.arbiter.flag import is_dead_position
 from broadcast.config.model import EarlyDrawRule
 from broadcast.games.events import GameResultText, ResultReason
+from broadcast.phrases import Value
 from broadcast.tournament.bye_policy import check_draw_offer
 
 FIVEFOLD = 5
@@ -70,7 +71,7 @@ def position_result(fen: str, history: Iterable[str] = ()) -> PositionResult | N
 
 def early_draw_breach(
     rule: EarlyDrawRule | None, *, plies: int, elapsed_seconds: float
-) -> str | None:
+) -> Value | None:
     """Why a draw by agreement after `plies` plies and `elapsed_seconds` of play breaks the
     section's early-draw rule, or None. A move counts once both sides have made it
     (30 moves = 60 plies), the usual reading of "no draw before move 30"."""
@@ -79,7 +80,7 @@ def early_draw_breach(
         moves_played=plies // 2,
         elapsed=dt.timedelta(seconds=max(0.0, elapsed_seconds)),
     )
-    return None if decision.allowed else decision.reason
+    return None if decision.allowed else decision.why
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from broadcast.arbiter.decisions import ActionUndone
 from broadcast.arbiter.presence import no_show_colours
 from broadcast.arbiter.withdrawal import reinstatement_events, withdrawal_consequences
 from broadcast.games.events import ResultCleared, ResultConfirmed
+from broadcast.phrases import Phrase, say
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
@@ -56,16 +57,23 @@ def _bye(ctx: RulesContext, request: ByeRequested) -> list[Observable]:
     ctx.fold(decision)
     if isinstance(decision, ByeRefused):
         name = ctx.player_name(request.section, request.player)
-        message = (
-            f"bye for round {request.round} refused for {name}: {decision.reason}; "
-            "grant it by hand if the chief arbiter allows it"
+        why = decision.said or decision.reason
+        message = say(
+            "bye for round %(round)s refused for %(name)s: %(why)s; grant it by hand if "
+            "the chief arbiter allows it",
+            round=request.round,
+            name=name,
+            why=why,
         )
         if request.source == "import":
-            message = (
-                f"the pairing program's TRF gives {name} a bye in round {request.round} "
-                f"against the bye policy: {decision.reason}. It scores nothing until the "
-                "chief arbiter decides: grant it anyway (Request bye with override, or "
-                "import the file again with override) or leave it refused"
+            message = say(
+                "the pairing program's TRF gives %(name)s a bye in round %(round)s against "
+                "the bye policy: %(why)s. It scores nothing until the chief arbiter "
+                "decides: grant it anyway (Request bye with override, or import the file "
+                "again with override) or leave it refused",
+                name=name,
+                round=request.round,
+                why=why,
             )
         out += ctx.alert(
             f"bye-refused:{request.section}:{request.round}:{request.player}:{request.at.timestamp()}",
@@ -117,14 +125,14 @@ def _tournament_resolutions(ctx: RulesContext, event: TournamentEvent) -> list[O
     if isinstance(event, PlayerWithdrawn):
         wanted = f"withdraw-from-pairing:{event.section}:{event.player}"
         among = [ctx.alerts[wanted]] if ctx.is_open(wanted) else []
-        return ctx.resolve(among, lambda a: True, ctx.now, "player withdrawn")
+        return ctx.resolve(among, lambda a: True, ctx.now, say("player withdrawn"))
     if isinstance(event, ByeGranted):
         prefix = f"bye-refused:{event.section}:{event.round}:{event.player}:"
         return ctx.resolve(
             ctx.open_about("kind", "bye-refused"),
             lambda a: a.id.startswith(prefix),
             event.at.timestamp(),
-            "bye granted",
+            say("bye granted"),
         )
     return []
 
@@ -175,13 +183,25 @@ def _replaced(ctx: RulesContext, event: PlayerReplaced) -> list[Observable]:
 
 def _continued(ctx: RulesContext, event: ContinuationRequested) -> list[Observable]:
     """The player's request to continue is the answer the absence alert waited for."""
-    by = f" (recorded by {event.by})" if event.by else ""
-    why = f"the player asked in writing to continue after round {event.round}{by}"
+    why = (
+        say(
+            "the player asked in writing to continue after round %(round)s (recorded by %(by)s)",
+            round=event.round,
+            by=event.by,
+        )
+        if event.by
+        else say("the player asked in writing to continue after round %(round)s", round=event.round)
+    )
     return _close_absences(ctx, event.section, event.player, why, round_number=event.round)
 
 
 def _close_absences(
-    ctx: RulesContext, section: str, player: int, why: str, *, round_number: int | None = None
+    ctx: RulesContext,
+    section: str,
+    player: int,
+    why: str | Phrase,
+    *,
+    round_number: int | None = None,
 ) -> list[Observable]:
     """Resolve the player's open `absence-disqualifies` alerts (of one round, or all)."""
     prefix = f"absence-disqualifies:{section}:{player}:"
@@ -312,12 +332,30 @@ def _uncount_no_shows(ctx: RulesContext, event: ResultConfirmed) -> list[Observa
 def _override_alert(ctx: RulesContext, event: ByeGranted | ByeCancelled) -> list[Observable]:
     name = ctx.player_name(event.section, event.player)
     what = "granted" if isinstance(event, ByeGranted) else "cancelled"
+    text = (
+        say(
+            "bye for round %(round)s granted for %(name)s by %(by)s against the regulations "
+            "(%(override)s)",
+            round=event.round,
+            name=name,
+            by=event.by,
+            override=event.override,
+        )
+        if what == "granted"
+        else say(
+            "bye for round %(round)s cancelled for %(name)s by %(by)s against the "
+            "regulations (%(override)s)",
+            round=event.round,
+            name=name,
+            by=event.by,
+            override=event.override,
+        )
+    )
     return ctx.alert(
         f"arbiter-override:{event.section}:{event.round}:{event.player}:{what}:{event.at.timestamp()}",
         "arbiter-override",
         event.at.timestamp(),
-        f"bye for round {event.round} {what} for {name} by {event.by} against the "
-        f"regulations ({event.override})",
+        text,
         section=event.section,
         round_number=event.round,
         players=(name,),
@@ -336,16 +374,23 @@ def _no_show_limit(
     listed = ", ".join(str(r) for r in rounds)
     eliminate = section.config.no_shows.on_limit == "withdraw"
     what = (
-        "eliminated (regulations); their remaining games follow [section.withdrawal]"
+        say("eliminated (regulations); their remaining games follow [section.withdrawal]")
         if eliminate
-        else "withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise"
+        else say("withdraw them from the pairing (PlayerWithdrawn) unless you decide otherwise")
     )
     out = ctx.alert(
         f"withdraw-from-pairing:{section_name}:{player}",
         "withdraw-from-pairing",
         ctx.now,
-        f"{name} has {len(rounds)} no-shows (rounds {listed}), the section's limit is "
-        f"{limit}: {what}",
+        say(
+            "%(name)s has %(count)s no-shows (rounds %(rounds)s), the section's limit is "
+            "%(limit)s: %(what)s",
+            name=name,
+            count=len(rounds),
+            rounds=listed,
+            limit=limit,
+            what=what,
+        ),
         section=section_name,
         round_number=round_number,
         players=(name,),
@@ -367,8 +412,11 @@ def _after_no_show(
             f"withdraw-from-pairing:{section_name}:{player}",
             "withdraw-from-pairing",
             ctx.now,
-            f"{name} did not show up in round 1: excluded from the event (regulations); "
-            "they are no longer paired",
+            say(
+                "%(name)s did not show up in round 1: excluded from the event (regulations); "
+                "they are no longer paired",
+                name=name,
+            ),
             section=section_name,
             round_number=1,
             players=(name,),
@@ -381,9 +429,14 @@ def _after_no_show(
         f"absence-disqualifies:{section_name}:{player}:{round_number}",
         "absence-disqualifies",
         ctx.now,
-        f"{name} was absent in round {round_number}: disqualified unless they ask in "
-        f"writing to continue before round {round_number + 1} is paired (record it "
-        "with 'continue'); until then they are not paired",
+        say(
+            "%(name)s was absent in round %(round)s: disqualified unless they ask in writing "
+            "to continue before round %(next)s is paired (record it with 'continue'); until "
+            "then they are not paired",
+            name=name,
+            round=round_number,
+            next=round_number + 1,
+        ),
         section=section_name,
         round_number=round_number,
         players=(name,),

@@ -14,8 +14,8 @@ timers. So the replay gives what `serve` would have: the game facts (GameFlag in
 the arbiter's alerts and proposals, and a confirmed result's ResultRecorded.
 `replay_event`/`replay_round` are the core, `run_event_replay` the CLI shell around it.
 
-Board B is the hall board number of the event's `[[board]]` list (its section, and its
-place among the section's boards, give the pairing board). An event without boards
+Board B is the hall board number of the event's `[[board]]` list (its section, and the
+table it stands on, give the pairing board: `broadcast.config.tables`). An event without boards
 takes B as the pairing board number of its only section (or of `--section`).
 Pairings: Berger tables for round robins; a Swiss takes seed order (2B-1 v 2B)
 unless pairings are passed in, since a replay has no pairing program to ask.
@@ -42,7 +42,7 @@ from broadcast.arbiter import Alert, ArbiterRules, RulesConfig
 from broadcast.config.model import BoardConfig, EventConfig, SectionConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
-from broadcast.games.book import section_boards
+from broadcast.games.book import pairing_board_of, section_boards
 from broadcast.games.events import ResultProposed
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Entry, Journal
@@ -86,8 +86,7 @@ def locate(
     if event.boards and section is None:
         for hall in event.boards:
             if hall.number == board:
-                boards = section_boards(event, hall.section)
-                return event.section(hall.section), boards.index(hall) + 1, ""
+                return event.section(hall.section), pairing_board_of(event, hall), ""
         known = ", ".join(str(b.number) for b in event.boards)
         raise ReplayEventError(f"no board {board} in the event's [[board]] list (boards: {known})")
     if section is None:
@@ -209,7 +208,8 @@ def _replay_config(
     """The event as the service is to run it: the section's boards only, pairing board k
     as hall board k, each alone on a port of its own (a replayed one's is its capture);
     `--time-control` as the section's."""
-    last = max([*(k.board for k in keys.values()), len(section_boards(event, sec.name))])
+    wired = (pairing_board_of(event, b) for b in section_boards(event, sec.name))
+    last = max([*(k.board for k in keys.values()), *wired])
     boards = tuple(BoardConfig(k, _port(k), None, sec.name) for k in range(1, last + 1))
     sections = tuple(
         replace(s, time_control=time_control) if s.name == sec.name and time_control else s

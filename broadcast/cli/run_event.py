@@ -86,6 +86,8 @@ class EventPlan:
     prog: str = "boardwire"  # how refusals start (demo: "boardwire demo")
     evaluation: EngineSettings | None = None  # `--eval` with an engine found
     spill_dir: Path | None = None  # `--spill-dir`: held board events beyond memory
+    # `serve --sim`: a rehearsal, its schedule moved to now (broadcast.cli.rehearsal)
+    rehearse: bool = False
 
 
 # The command's parts: called once the service is loaded (before the web starts), and once
@@ -200,6 +202,13 @@ async def _start(
     # a restart must not make event time step backwards.
     last = journal.last_t()
     time = EpochTime(plan.speed, start=max(wall_clock(), last + 0.001 if last is not None else 0.0))
+    if plan.rehearse:
+        from broadcast.cli.rehearsal import rehearse
+
+        try:
+            config = rehearse(config, journal, time.now(), plan.live_round)
+        except JournalError as exc:  # the move could not be kept: a full disk
+            raise StartRefused(str(exc)) from None
     sim = None
     ports: dict[int, str] = {}
     if plan.sim:

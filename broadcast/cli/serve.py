@@ -22,6 +22,7 @@ from broadcast.cli.args import (
     positive_int,
 )
 from broadcast.cli.evaluation import add_eval_arguments, eval_settings
+from broadcast.cli.rehearsal import rehearsal_line
 from broadcast.cli.run_event import EventPlan, Running, run_event
 from broadcast.cli.stream_link import add_password_argument
 from broadcast.config import load_event
@@ -77,7 +78,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="board N is on PORT (devices renumbered at the venue); repeatable",
     )
     parser.add_argument(
-        "--sim", action="store_true", help="run every board of the config on emulated boards"
+        "--sim",
+        action="store_true",
+        help="a rehearsal: every board of the config on emulated boards, and the schedule "
+        "(round starts, default times, bye deadlines) moved so that round 1 (or --round R) "
+        "starts now",
     )
     parser.add_argument(
         "--speed",
@@ -296,6 +301,7 @@ async def serve(
         tune_gc=tune_gc,
         evaluation=evaluation,
         spill_dir=getattr(args, "spill_dir", None),
+        rehearse=args.sim,
     )
 
     def loaded(running: Running) -> None:
@@ -338,6 +344,8 @@ async def serve(
         url = f"http://{args.host}:{args.port}/"
         print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
         print(f"boardwire: listening on {exposure(running.web.addresses)}", flush=True)
+        if running.config.rehearsal is not None:
+            print(f"boardwire: {rehearsal_line(running.config, running.time.now())}", flush=True)
         if credentials is None:
             print(
                 "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",

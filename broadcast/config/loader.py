@@ -5,8 +5,9 @@ one `ConfigError` listing all of them, so an arbiter fixes a file in one pass an
 nothing ever starts from a half-valid config. The only I/O is reading the TOML file
 and the player lists (CSV or TRF) it names.
 
-This module checks the `[event]` and the `[[board]]` entries; each value is read
-through `reader.TomlReader`, each `[[section]]` is checked by `sections` (with its
+This module checks the `[event]`, the `[[board]]` entries and the hall's tables (no two
+boards on one table, sections on tables of their own: `tables.table_problems`); each value
+is read through `reader.TomlReader`, each `[[section]]` is checked by `sections` (with its
 `players` and its `regulations` tables).
 """
 
@@ -23,7 +24,9 @@ from boards.dgt.bus import MAX_ADDRESS as MAX_BUS_ADDRESS
 from broadcast.config.errors import ConfigError, ConfigIssue
 from broadcast.config.locate import KeyPath
 from broadcast.config.model import (
+    CHECK_IN,
     BoardConfig,
+    CheckIn,
     EventConfig,
     ResultsMode,
     SectionConfig,
@@ -32,6 +35,7 @@ from broadcast.config.model import (
 from broadcast.config.players import read_limited
 from broadcast.config.reader import TomlReader, choices_text
 from broadcast.config.sections import section_config
+from broadcast.config.tables import table_problems
 
 EVENT_KEYS = (
     "name",
@@ -42,11 +46,13 @@ EVENT_KEYS = (
     "automatic_results",
     "publish",
     "embed_origins",
+    "player_results",
+    "check_in",
 )
 # Engine evaluation is chosen by the process serving spectators (`serve --eval`, and a
 # mirror, which has no config file), not by the event: a key for it says where it goes.
 EVAL_KEYS = ("eval", "evaluation", "engine")
-BOARD_KEYS = ("number", "port", "address", "section")
+BOARD_KEYS = ("number", "port", "address", "section", "table")
 TOP_KEYS = ("event", "section", "board")
 
 __all__ = ["BOARD_KEYS", "EVENT_KEYS", "TOP_KEYS", "load_event", "load_event_text"]
@@ -121,7 +127,7 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
     boards = _boards(reader, doc, {s.name for s in sections})
     if reader.issues:
         return None
-    return EventConfig(
+    config = EventConfig(
         name=name,
         site=site,
         timezone=timezone,
@@ -133,7 +139,28 @@ def _event(reader: TomlReader, doc: dict[str, Any]) -> EventConfig | None:
         source=reader.path,
         publish=publish or None,
         embed_origins=embed_origins,
+        player_results=bool(reader.get_flag(raw_event, "player_results", at)),
+        check_in=cast(
+            CheckIn,
+            reader.get_choice(raw_event, "check_in", at, CHECK_IN, default="off") or "off",
+        ),
     )
+    _check_tables(reader, doc, config)
+    return None if reader.issues else config
+
+
+def _check_tables(reader: TomlReader, doc: dict[str, Any], config: EventConfig) -> None:
+    """The hall's tables (broadcast.config.tables): no two sections on one table, no two
+    boards on one table, every board on one of its section's tables."""
+    sections = {s.name: i for i, s in enumerate(config.sections)}
+    raw_boards = doc.get("board", [])
+    boards = {raw.get("number"): i for i, raw in enumerate(raw_boards) if isinstance(raw, dict)}
+    for problem in table_problems(config):
+        if problem.section is not None:
+            at: KeyPath = ("section", sections[problem.section], problem.key)
+        else:
+            at = ("board", boards[problem.board], problem.key)
+        reader.error(at, problem.message, problem.hint)
 
 
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$")
@@ -198,6 +225,7 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
         port = reader.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
         address = _bus_address(reader, raw, at)
         section = reader.get_str(raw, "section", at, required=True, example="Open")
+        table = reader.get_int(raw, "table", at, minimum=1, maximum=9999, example=number or 1)
         if section and sections and section not in sections:
             close = difflib.get_close_matches(section, sorted(sections), n=1)
             reader.error(
@@ -218,7 +246,7 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
             continue
         numbers[number] = i
         ports.setdefault(port, []).append((i, address))
-        boards.append(BoardConfig(number, port, address, section))
+        boards.append(BoardConfig(number, port, address, section, table))
     for port, users in ports.items():
         if len(users) < 2:
             continue

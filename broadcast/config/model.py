@@ -16,6 +16,7 @@ from clocks.timecontrol import TimeControl
 
 __all__ = [
     "BYE_DEADLINES",
+    "CHECK_IN",
     "FIRST_ROUND_NO_SHOW",
     "ON_NO_SHOW_LIMIT",
     "PAIRING_KINDS",
@@ -28,6 +29,7 @@ __all__ = [
     "BoardConfig",
     "ByeDeadline",
     "ByePolicy",
+    "CheckIn",
     "EarlyDrawRule",
     "EventConfig",
     "FirstRoundNoShow",
@@ -43,6 +45,7 @@ __all__ = [
     "PrizeRules",
     "PrizeSplit",
     "PrizeTies",
+    "Rehearsal",
     "RemainingGames",
     "ResultsMode",
     "RoundStart",
@@ -58,6 +61,11 @@ __all__ = [
 System = Literal["round-robin", "double-round-robin", "swiss"]
 PairingKind = Literal["berger", "dutch", "import"]
 ResultsMode = Literal["apply", "confirm"]
+# Players check in at their table (web/checkin): "off" (no check-in page), "optional" (a
+# check-in is presence, its absence says nothing), "required" (no check-in and no move at
+# the default time is absence, at tables without an e-board too).
+CheckIn = Literal["off", "optional", "required"]
+CHECK_IN: tuple[CheckIn, ...] = ("off", "optional", "required")
 ByeDeadline = Literal["before-previous-round", "before-round"]
 TiebreakEdition = Literal[2024, 2026]
 
@@ -315,6 +323,14 @@ class SectionConfig:
     home_federation: str = ""
     foreign_players_need_fide_id: bool = False
     late_entries: LateEntryRules = LateEntryRules()
+    # The hall's table of the section's board 1 (broadcast.config.tables); None: the table
+    # after the section before it (table 1 for the first section).
+    first_table: int | None = None
+    # Players enter their game's result on the table page (web/checkin): one proposes, the
+    # other (or the arbiter) confirms. None: as the event says (`EventConfig.player_results`).
+    player_results: bool | None = None
+    # Players check in at their table; None: as the event says (`EventConfig.check_in`).
+    check_in: CheckIn | None = None
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:
@@ -329,12 +345,25 @@ class SectionConfig:
 
 @dataclass(frozen=True, slots=True)
 class BoardConfig:
-    """A physical board: its number in the hall, where it is wired, which section."""
+    """A physical board: its number (the e-board's label), where it is wired, which
+    section, and the table it stands on (`table`; None: the section's next table, see
+    broadcast.config.tables)."""
 
     number: int
     port: str
     address: int | None
     section: str
+    table: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rehearsal:
+    """How a rehearsal moved the event's schedule: every round start `by` later, so that
+    round `round` starts at `at` (broadcast.config.rehearsal)."""
+
+    by: dt.timedelta
+    round: int
+    at: dt.datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,6 +384,18 @@ class EventConfig:
     publish: str | None = None
     # Sites that may show the /embed/ pages in a frame (CSP frame-ancestors), as origins.
     embed_origins: tuple[str, ...] = ()
+    # A rehearsal (`serve --sim`) moved every round start by `rehearsal.by` so that its
+    # round `rehearsal.round` starts at the rehearsal's start (broadcast.config.rehearsal).
+    rehearsal: Rehearsal | None = None
+    # Players enter their game's result on the table page (a section may say otherwise).
+    player_results: bool = False
+    # Players check in at their table (a section may say otherwise): see `CheckIn`.
+    check_in: CheckIn = "off"
+
+    def check_in_of(self, section: str) -> CheckIn:
+        """The check-in of `section`: its own, or the event's."""
+        own = next((s.check_in for s in self.sections if s.name == section), None)
+        return own if own is not None else self.check_in
 
     @property
     def zone(self) -> ZoneInfo:

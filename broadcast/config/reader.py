@@ -153,6 +153,20 @@ class TomlReader:
             return default
         return value
 
+    def get_flag(self, table: Mapping[str, Any], key: str, at: KeyPath) -> bool | None:
+        """true or false; None when the key is absent (or reported as neither)."""
+        value = table.get(key, _MISSING)
+        if value is _MISSING:
+            return None
+        if not isinstance(value, bool):
+            self.error(
+                (*at, key),
+                f"{self.where((*at, key))} must be true or false, got {value!r}",
+                f"write {key} = true (no quotes)",
+            )
+            return None
+        return value
+
     def get_choice(
         self,
         table: Mapping[str, Any],

@@ -13,10 +13,12 @@ from typing import Any, cast
 from broadcast.config.locate import KeyPath
 from broadcast.config.model import (
     BYE_DEADLINES,
+    CHECK_IN,
     PAIRING_KINDS,
     SYSTEMS,
     ByeDeadline,
     ByePolicy,
+    CheckIn,
     EarlyDrawRule,
     PairingKind,
     PairingSource,
@@ -69,6 +71,9 @@ SECTION_KEYS = (
     "early_draw",
     "home_federation",
     "foreign_players_need_fide_id",
+    "first_table",
+    "player_results",
+    "check_in",
     *REGULATION_SECTION_KEYS,
 )
 SCHEDULE_KEYS = ("round", "date", "time", "timezone")
@@ -109,6 +114,7 @@ def section_config(
     )
     tiebreaks = tiebreak_codes(reader, raw, at, system)
     no_show_limit = reader.get_int(raw, "no_show_limit", at, minimum=1, example=2)
+    first_table = reader.get_int(raw, "first_table", at, minimum=1, maximum=9999, example=16)
     players = section_players(reader, raw, at)
     pairing = pairing_source(reader, raw, at, system)
     schedule = round_starts(reader, raw, at, rounds, zone)
@@ -173,6 +179,12 @@ def section_config(
         home_federation=home.upper(),
         foreign_players_need_fide_id=bool(need_fide_id),
         late_entries=late_entries,
+        first_table=first_table,
+        player_results=reader.get_flag(raw, "player_results", at),
+        check_in=cast(
+            CheckIn | None,
+            reader.get_choice(raw, "check_in", at, CHECK_IN) if "check_in" in raw else None,
+        ),
     )
 
 

@@ -4,7 +4,8 @@ Pure functions: a `GameBook` (live or delayed, the exporter does not care), the
 `EventConfig` and optionally the `TournamentState` in, PGN text out. No I/O.
 
 Every game gets the Seven Tag Roster first (Event, Site, Date, Round, White, Black,
-Result), then Board, GameId, SetUp/FEN for a non-standard start, ratings, FIDE ids,
+Result), then Board (and Table, the hall's table, in an event whose tables are not its
+boards: several sections), GameId, SetUp/FEN for a non-standard start, ratings, FIDE ids,
 titles, federations, TimeControl, UTCDate/UTCTime and Termination. Each move carries
 ``{[%clk h:mm:ss] [%emt h:mm:ss]}`` when the times are known, and ``[%eval 0.35]`` /
 ``[%eval #3]`` (the engine's score of the position after the move, from White's side)
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.config.tables import table_of, tables_are_boards
 from broadcast.games.book import GameBook
 from broadcast.games.evaluation import EvalLookup, pgn_eval
 from broadcast.games.events import REASON_TEXT, GameResultText, ResultReason
@@ -200,6 +202,15 @@ def event_title(event: EventConfig, section: str) -> str:
     return event.name if len(event.sections) <= 1 else f"{event.name} - {section}"
 
 
+def _table_tag(event: EventConfig, game: GameState) -> list[tuple[str, str]]:
+    """`Board` stays the pairing board (Lichess matches games by Event, Round and Board,
+    and every section's boards start at 1); `Table` is the hall's table, the number on
+    the scoresheet and the desk. Left out where tables are boards (one section)."""
+    if tables_are_boards(event):
+        return []
+    return [("Table", str(table_of(event, game.key.section, game.key.board)))]
+
+
 def game_headers(
     game: GameState,
     event: EventConfig,
@@ -223,6 +234,7 @@ def game_headers(
         ("Black", game.black.name if game.black else "?"),
         ("Result", outcome.result_tag()),
         ("Board", str(game.key.board)),
+        *_table_tag(event, game),
         ("GameId", game.key.id),
     ]
     if game.start_fen != chess.STARTING_FEN:

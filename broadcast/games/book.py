@@ -1,5 +1,6 @@
 """All games of an event: one `GameState` per paired game, kept in step with the
-tournament's pairings, and the mapping from physical boards to games.
+tournament's pairings, and the mapping from physical boards to games (a hall board
+carries the game played at its table: `broadcast.config.tables`).
 
 A game whose pairing an edit takes away (a withdrawn player's game under `remaining_games
 = "remove"`, a round re-paired with fewer boards) leaves the game list, so no page, feed
@@ -14,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from broadcast.config.model import BoardConfig, EventConfig, PlayerEntry
+from broadcast.config.tables import board_table, first_tables, hall_board_at, table_of
 from broadcast.games.events import GameEvent
 from broadcast.games.ids import GameKey
 from broadcast.games.state import GameError, GameState, PlayerRef
@@ -29,13 +31,23 @@ def player_ref(entry: PlayerEntry | None, number: int) -> PlayerRef:
 
 
 def section_boards(event: EventConfig, section: str) -> list[BoardConfig]:
-    """The hall boards of a section in hall order: the k-th one carries pairing board k."""
-    return sorted((b for b in event.boards if b.section == section), key=lambda b: b.number)
+    """The hall boards of a section in table order (`broadcast.config.tables`): each
+    carries the game of its table, `pairing_board_of` it."""
+    own = (b for b in event.boards if b.section == section)
+    return sorted(own, key=lambda b: (board_table(event, b), b.number))
+
+
+def pairing_board_of(event: EventConfig, board: BoardConfig) -> int:
+    """The pairing board (of its section) whose game a hall board carries: the one played
+    at its table. Below 1 only in a config the loader refuses."""
+    first = first_tables(event).get(board.section, 1)
+    return board_table(event, board) - first + 1
 
 
 def hall_board_for(event: EventConfig, key: GameKey) -> BoardConfig | None:
-    boards = section_boards(event, key.section)
-    return boards[key.board - 1] if 0 < key.board <= len(boards) else None
+    """The hall board on the table of a game, or None (the table has no e-board)."""
+    board = hall_board_at(event, table_of(event, key.section, key.board))
+    return board if board is not None and board.section == key.section else None
 
 
 def _place(
@@ -142,4 +154,4 @@ class GameBook:
         return book
 
 
-__all__ = ["GameBook", "hall_board_for", "player_ref", "section_boards"]
+__all__ = ["GameBook", "hall_board_for", "pairing_board_of", "player_ref", "section_boards"]

@@ -50,6 +50,7 @@ def register_all() -> None:
     import broadcast.games.events
     import broadcast.games.ids
     import broadcast.games.state
+    import broadcast.phrases
     import broadcast.tournament.changes
     import broadcast.tournament.events
     import broadcast.tournament.live_round
@@ -66,6 +67,7 @@ def register_all() -> None:
         broadcast.games.changes,
         broadcast.games.ids,
         broadcast.games.state,
+        broadcast.phrases,  # the alerts' texts for the desk's languages
         broadcast.tournament.changes,
         broadcast.tournament.state,
         broadcast.tournament.events,

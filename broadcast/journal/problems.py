@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from broadcast.phrases import Phrase, say
+
 
 @dataclass(frozen=True, slots=True)
 class WriteFailure:
@@ -55,6 +57,60 @@ class WriteFailure:
         return (
             f"the journal cannot be written ({self.reason}): {self.disk}. Free space there; "
             f"{held}, none dropped, and written as soon as it works{lasts}"
+        )
+
+    @property
+    def phrase(self) -> Phrase:
+        """`message` for the desk's languages (the error, the disk and how long memory
+        lasts stay as the system says them)."""
+        held = say(
+            "%(held)s event(s) are held (%(memory)s MB in memory)",
+            held=self.held,
+            memory=f"{self.memory / 1e6:.1f}",
+        )
+        if self.spilled:
+            held = say(
+                "%(held)s event(s) are held (%(memory)s MB in memory, %(spilled)s MB in a "
+                "spill file in %(spill)s)",
+                held=self.held,
+                memory=f"{self.memory / 1e6:.1f}",
+                spilled=f"{self.spilled / 1e6:.1f}",
+                spill=self.spill,
+            )
+        if self.catching_up:
+            return say(
+                "the journal %(disk)s takes writes again and is writing the events held "
+                "meanwhile: %(held)s, about %(left)s more (at 250,000 a second); arbiter "
+                "actions wait until it is done",
+                disk=self.disk,
+                held=held,
+                left=duration(max(self.held / 250_000, 1)),
+            )
+        if self.stopped:
+            return say(
+                "the journal cannot be written (%(reason)s): %(disk)s. %(held)s, none "
+                "dropped: boardwire writes nothing into a file another program overwrote, "
+                "and the boards' logs give these events back at the next start (the other "
+                "alert says what to do)",
+                reason=self.reason,
+                disk=self.disk,
+                held=held,
+            )
+        if self.lasts:
+            return say(
+                "the journal cannot be written (%(reason)s): %(disk)s. Free space there; "
+                "%(held)s, none dropped, and written as soon as it works; %(lasts)s",
+                reason=self.reason,
+                disk=self.disk,
+                held=held,
+                lasts=self.lasts,
+            )
+        return say(
+            "the journal cannot be written (%(reason)s): %(disk)s. Free space there; "
+            "%(held)s, none dropped, and written as soon as it works",
+            reason=self.reason,
+            disk=self.disk,
+            held=held,
         )
 
 

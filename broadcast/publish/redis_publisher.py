@@ -45,6 +45,7 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from broadcast.config.model import EventConfig
+from broadcast.phrases import say
 from broadcast.publish.redis_link import (
     PublishUrlError,
     RedisTarget,
@@ -389,14 +390,23 @@ class RedisPublisher:
             self._down_since = now
         self.state = "down"
         self.problem = problem
-        waiting = f"{len(self.outbox)} update(s) wait and are sent, in order, once it is back"
+        waiting = say(
+            "%(count)s update(s) wait and are sent, in order, once it is back",
+            count=len(self.outbox),
+        )
         if problem is not None:
-            message = f"{problem}. Mirrors show the event as of then; {waiting}"
+            message = say(
+                "%(problem)s. Mirrors show the event as of then; %(waiting)s",
+                problem=problem,
+                waiting=waiting,
+            )
         else:
-            message = (
-                f"Redis at {where(self.url)} cannot be reached ({type(exc).__name__}); "
-                f"mirrors show the event as of then. {waiting}: check the venue's uplink "
-                "and the Redis server"
+            message = say(
+                "Redis at %(place)s cannot be reached (%(error)s); mirrors show the event as "
+                "of then. %(waiting)s: check the venue's uplink and the Redis server",
+                place=where(self.url),
+                error=type(exc).__name__,
+                waiting=waiting,
             )
         self.health.report(
             LINK_ALERT,
@@ -413,8 +423,12 @@ class RedisPublisher:
                 f"{LINK_ALERT}-behind",
                 "publish-behind",
                 "critical",
-                f"the public stream to Redis is {behind:.0f} s behind ({len(self.outbox)} "
-                "update(s) waiting): spectators on the mirrors see old moves",
+                say(
+                    "the public stream to Redis is %(seconds)s s behind (%(count)s update(s) "
+                    "waiting): spectators on the mirrors see old moves",
+                    seconds=f"{behind:.0f}",
+                    count=len(self.outbox),
+                ),
                 self.time.now(),
             )
         else:

@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from broadcast.export.pgn import round_game_texts
+from broadcast.phrases import say
 from broadcast.publish.folder import export_round_folder
 from broadcast.publish.lichess import LichessPusher, LichessPushError, LichessRelayConfig
 from broadcast.service.event_service import EventService
@@ -86,9 +87,11 @@ class FolderExporter:
     def _failed(self, exc: OSError, now: float) -> None:
         reason = exc.strerror or str(exc)
         where = exc.filename or self.folder
-        message = (
-            f"the export folder cannot be written ({where}: {reason}); uploaders see old "
-            "files until it works again. Retrying with back-off; it catches up by itself"
+        message = say(
+            "the export folder cannot be written (%(where)s: %(reason)s); uploaders see old "
+            "files until it works again. Retrying with back-off; it catches up by itself",
+            where=str(where),
+            reason=reason,
         )
         if self.health.report(
             EXPORT_ALERT, "export-failing", "warning", message, self.service.time.now()
@@ -147,15 +150,15 @@ def start_publishers(service: EventService, settings: PublishSettings) -> list[S
         folder = settings.folder
         tasks.append(
             service.supervisor.start(
-                f"the export to {folder}",
+                say("the export to %(folder)s", folder=str(folder)),
                 partial(export_forever, service, folder, settings.every),
-                stops="The export folder is not updated until it runs again.",
+                stops=say("The export folder is not updated until it runs again."),
             )
         )
     if settings.lichess is not None:
         tasks.append(
             service.supervisor.start(
-                "the Lichess relay",
+                say("the Lichess relay"),
                 partial(
                     push_forever,
                     service,
@@ -163,7 +166,7 @@ def start_publishers(service: EventService, settings: PublishSettings) -> list[S
                     settings.lichess_section,
                     settings.every,
                 ),
-                stops="Lichess is not sent new moves until it runs again.",
+                stops=say("Lichess is not sent new moves until it runs again."),
             )
         )
     return tasks

@@ -73,6 +73,7 @@ from broadcast.journal.store import (
     JournalUnavailable,
     Transaction,
 )
+from broadcast.phrases import Phrase, english, say
 from broadcast.service.delayed import DelayedView
 from broadcast.service.health import JOURNAL_FOUND, JOURNAL_MENDED, Health
 from broadcast.service.overload import LagWatch
@@ -115,7 +116,14 @@ FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
 
 
 class ActionError(BoardwireError, ValueError):
-    """An arbiter action that cannot be done; the message says why (shown to the arbiter)."""
+    """An arbiter action that cannot be done; the message says why (shown to the arbiter).
+
+    Said as a phrase (`ActionError(say("no game %(game)s", game=...))`), the desk shows
+    it in the arbiter's language (`phrase`); `str()` is the English text either way."""
+
+    def __init__(self, why: str | Phrase = "", *args: object) -> None:
+        self.phrase = why if isinstance(why, Phrase) else None
+        super().__init__(english(why), *args)
 
 
 class NotDurable(JournalError):
@@ -641,10 +649,14 @@ class Committer:
         about = f" on {type(event).__name__}" if event is not None else ""
         if seen == 0:
             log.error("%s failed%s: %r", what, about, exc, exc_info=exc)
-        message = (
-            f"{what} failed{about} ({type(exc).__name__}: {exc!s:.120}), "
-            f"{seen + 1} time(s); the board events are all kept, but what it should have "
-            "done is missing: check the games and alerts by hand, and report the log"
+        message = say(
+            "%(what)s failed%(about)s (%(error)s), %(count)s time(s); the board events are "
+            "all kept, but what it should have done is missing: check the games and alerts "
+            "by hand, and report the log",
+            what=what,
+            about=about,
+            error=f"{type(exc).__name__}: {exc!s:.120}",
+            count=seen + 1,
         )
         self.health.report(key, "task-failed", "critical", message, self.time.now())
 
@@ -714,6 +726,12 @@ class Committer:
                 news.seconds,
                 news.cause,
             )
+            said = say(
+                "the service is %(seconds)s s behind the boards (%(cause)s); moves are kept "
+                "but appear late: fewer boards on this computer, or a faster disk",
+                seconds=f"{news.seconds:.1f}",
+                cause=news.said or news.cause,
+            )
             alert = Alert(
                 f"service-overloaded:{news.episode}",
                 "service-overloaded",
@@ -723,9 +741,9 @@ class Committer:
                 0,
                 "",
                 (),
-                f"the service is {news.seconds:.1f} s behind the boards ({news.cause}); "
-                "moves are kept but appear late: fewer boards on this computer, or a faster disk",
+                str(said),
                 self.time.now(),
+                phrase=said,
             )
             self._system.append(alert)
             if self._open is None and not self.syncing:

@@ -26,7 +26,7 @@ from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.reconstruction import Reconstructor
 from boards.recovery import KnownBoard
 from broadcast.config.model import BoardConfig, EventConfig
-from broadcast.games.book import section_boards
+from broadcast.games.book import pairing_board_of, section_boards
 from broadcast.games.events import BoardAttached, GameFlag
 from broadcast.games.from_board import BoardToGame
 from broadcast.games.ids import GameKey
@@ -217,9 +217,10 @@ class Hall:
         }
 
     def placement(self) -> dict[int, str]:
-        """Hall board -> the game it carries in the live rounds. The k-th hall board of a
-        section carries pairing board k, unless the arbiter moved a game to another board
-        (`BoardReplaced`): that board carries it, and the board it left carries nothing
+        """Hall board -> the game it carries in the live rounds. A hall board carries the
+        game played at its table (`broadcast.config.tables`: by default the k-th hall board
+        of a section carries pairing board k), unless the arbiter moved a game to another
+        board (`BoardReplaced`): that board carries it, and the board it left carries nothing
         (or the game that moved there in exchange). A game is its pairing, wherever it is
         played."""
         live = self.live_rounds()  # once, not once per section: every tick comes here
@@ -230,7 +231,8 @@ class Hall:
             number = live[section.name]
             if number is None:
                 continue
-            for k, board_config in enumerate(section_boards(self.config, section.name), 1):
+            for board_config in section_boards(self.config, section.name):
+                k = pairing_board_of(self.config, board_config)
                 game_id = GameKey(section.name, number, k).id
                 game = book.games.get(game_id)
                 if game is not None and game.hall_board is None:

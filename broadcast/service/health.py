@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from broadcast.arbiter.alerts import Alert, AlertKind, Severity
 from broadcast.journal.store import Journal
+from broadcast.phrases import Phrase, english
 
 SYSTEM_PREFIX = "system-"  # the ids of system alerts (never an id the rules raise)
 JOURNAL_ALERT = SYSTEM_PREFIX + "journal"
@@ -34,6 +35,7 @@ class Condition:
     severity: Severity
     message: str
     t: float  # event time when it began
+    phrase: Phrase | None = None  # `message` for the desk's languages (None: English only)
 
 
 class Health:
@@ -60,16 +62,19 @@ class Health:
         key: str,
         kind: AlertKind,
         severity: Severity,
-        message: str,
+        message: str | Phrase,
         t: float,
         *,
         on_acknowledge: Callable[[], None] | None = None,
     ) -> bool:
         """Set a condition; True if it is new (the caller may log it once). With
         `on_acknowledge`, the condition is news to be seen once: acknowledging it calls
-        that and ends it."""
+        that and ends it. Said as a phrase, the desk shows `message` in its language."""
         old = self.conditions.get(key)
-        self.conditions[key] = Condition(kind, severity, message, old.t if old else t)
+        phrase = message if isinstance(message, Phrase) else None
+        self.conditions[key] = Condition(
+            kind, severity, english(message), old.t if old else t, phrase
+        )
         if on_acknowledge is not None:
             self._on_acknowledge[key] = on_acknowledge
         return old is None
@@ -82,7 +87,7 @@ class Health:
 
     def alerts(self, journal: Journal | None, now: float) -> list[Alert]:
         out = [
-            _alert(f"{SYSTEM_PREFIX}{key}", c.kind, c.severity, c.message, c.t)
+            _alert(f"{SYSTEM_PREFIX}{key}", c.kind, c.severity, c.message, c.t, c.phrase)
             for key, c in self.conditions.items()
         ]
         failure = journal.failure if journal is not None else None
@@ -100,6 +105,7 @@ class Health:
                     "critical",
                     failure.message,
                     self._journal_t,
+                    failure.phrase,
                 ),
             )
         gone = journal.gone if journal is not None else None
@@ -135,8 +141,15 @@ class Health:
         return False
 
 
-def _alert(alert_id: str, kind: AlertKind, severity: Severity, message: str, t: float) -> Alert:
-    return Alert(alert_id, kind, severity, "", 0, 0, "", (), message, t)
+def _alert(
+    alert_id: str,
+    kind: AlertKind,
+    severity: Severity,
+    message: str,
+    t: float,
+    phrase: Phrase | None = None,
+) -> Alert:
+    return Alert(alert_id, kind, severity, "", 0, 0, "", (), message, t, phrase=phrase)
 
 
 __all__ = [

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig
+from broadcast.config.rehearsal import META_KEY, as_rehearsed
 from broadcast.games.book import GameBook
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import register_all
@@ -61,6 +62,8 @@ def read_event(event: Path, db: Path | None = None) -> EventRecord:
     register_all()
     journal = Journal(path, readonly=True, event=config.name)
     try:
+        # A rehearsal's journal is read with the schedule it was played under.
+        config = as_rehearsed(config, journal.meta(META_KEY))
         state = fold_journal(journal, config)
     finally:
         journal.close()

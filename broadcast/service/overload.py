@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from broadcast.phrases import Phrase, say
+
 CALM_SAMPLES = 50  # consecutive calm measurements before the service counts as caught up
 
 
@@ -23,6 +25,7 @@ class LagNews:
     seconds: float
     cause: str
     episode: int
+    said: Phrase | None = None  # `cause` for the desk's languages
 
 
 class LagWatch:
@@ -39,25 +42,37 @@ class LagWatch:
         self._news: LagNews | None = None
 
     def queue(self, seconds: float) -> None:
-        self._sample(seconds, f"board events waited {seconds:.2f} s to be handled")
+        self._sample(
+            seconds,
+            say("board events waited %(seconds)s s to be handled", seconds=f"{seconds:.2f}"),
+        )
 
     def journal(self, seconds: float) -> None:
-        self._sample(seconds, f"a journal commit took {seconds:.2f} s")
+        self._sample(seconds, say("a journal commit took %(seconds)s s", seconds=f"{seconds:.2f}"))
 
     def loop(self, seconds: float) -> None:
-        self._sample(seconds, f"the event loop woke up {seconds:.2f} s late")
+        self._sample(
+            seconds, say("the event loop woke up %(seconds)s s late", seconds=f"{seconds:.2f}")
+        )
 
     def bus(self, seconds: float, port: str) -> None:
-        self._sample(seconds, f"the bus line on {port} took {seconds:.2f} s to poll its boards")
+        self._sample(
+            seconds,
+            say(
+                "the bus line on %(port)s took %(seconds)s s to poll its boards",
+                port=port,
+                seconds=f"{seconds:.2f}",
+            ),
+        )
 
-    def _sample(self, seconds: float, cause: str) -> None:
+    def _sample(self, seconds: float, cause: Phrase) -> None:
         self.worst = max(self.worst, seconds)
         if seconds > self.threshold:
             self._calm = 0
             if not self.behind:
                 self.behind = True
                 self.episode += 1
-                self._news = LagNews(True, seconds, cause, self.episode)
+                self._news = LagNews(True, seconds, str(cause), self.episode, cause)
             return
         if not self.behind or seconds > self.threshold / 2:
             self._calm = 0
@@ -66,7 +81,7 @@ class LagWatch:
         if self._calm >= CALM_SAMPLES:
             self.behind = False
             self._calm = 0
-            self._news = LagNews(False, seconds, cause, self.episode)
+            self._news = LagNews(False, seconds, str(cause), self.episode, cause)
 
     def news(self) -> LagNews | None:
         """What changed since the last call: an episode began or ended, or None."""

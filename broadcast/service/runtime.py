@@ -24,6 +24,7 @@ from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
 from boards.events import DriverEvent
+from broadcast.phrases import say
 from broadcast.service.committer import Committer
 from broadcast.service.hall import Hall, utc
 from broadcast.service.supervisor import SupervisedTask, Supervisor
@@ -33,6 +34,10 @@ log = logging.getLogger(__name__)
 
 MIN_WAKE = 0.01  # real seconds: the tick loop never wakes more often than this
 MISSING_AFTER = 20.0  # event seconds: a board not connected by then is missing
+# ...and never sooner than these real seconds: a port opens and a board answers in real time,
+# whatever `--speed` says (at 20x the 20 event seconds were one real second, and every
+# emulated board of a rehearsal was "missing" a moment before it connected: issue 30, D6).
+MISSING_AFTER_REAL = 5.0
 
 
 class Runtime:
@@ -96,18 +101,22 @@ class Runtime:
             self.drivers.append(driver)
             self._tasks.append(
                 self.supervisor.start(
-                    f"the driver for {port}",
+                    say("the driver for %(port)s", port=port),
                     driver.run,
-                    stops=f"The boards on {port} are not read until it runs again.",
+                    stops=say(
+                        "The boards on %(port)s are not read until it runs again.", port=port
+                    ),
                     on_failure=partial(self._driver_failed, port),
                 )
             )
         self._tasks.append(
             self.supervisor.start(
-                "the clock tick",
+                say("the clock tick"),
                 self._tick_loop,
-                stops="Default times, flag falls, silent boards and round changes are not "
-                "checked, and moves wait to be decided, until it runs again.",
+                stops=say(
+                    "Default times, flag falls, silent boards and round changes are not "
+                    "checked, and moves wait to be decided, until it runs again."
+                ),
             )
         )
         await self._stopping.wait()
@@ -170,7 +179,8 @@ class Runtime:
         started is a critical alert on the desk (once; closed when it connects): without
         it the desk said "No open alerts" while the board showed "never" and the reason
         was only in the log."""
-        if self._started is None or now - self._started < MISSING_AFTER:
+        wait = max(MISSING_AFTER, MISSING_AFTER_REAL * self._speed)
+        if self._started is None or now - self._started < wait:
             return
         health = self.committer.health
         for port, boards in self.hall.ports().items():
@@ -180,16 +190,23 @@ class Runtime:
                     if health.clear(key):
                         log.info("board %d on %s has connected", board.number, port)
                     continue
-                where = f"{port}" + (
-                    f", bus address {board.config.address}"
+                where = (
+                    say(
+                        "%(port)s, bus address %(address)s",
+                        port=port,
+                        address=board.config.address,
+                    )
                     if board.config.address is not None
-                    else ""
+                    else port
                 )
-                message = (
-                    f"Board {board.number} (port {where}) has not connected since the "
-                    f"service started at {utc(self._started):%H:%M:%S} UTC: the port does not "
-                    "exist or no board answers on it. Check the USB cable and the board's "
-                    "power, or the port in the event's config"
+                message = say(
+                    "Board %(board)s (port %(where)s) has not connected since the service "
+                    "started at %(time)s UTC: the port does not exist or no board answers on "
+                    "it. Check the USB cable and the board's power, or the port in the "
+                    "event's config",
+                    board=board.number,
+                    where=where,
+                    time=f"{utc(self._started):%H:%M:%S}",
                 )
                 if health.report(key, "board-missing", "critical", message, now):
                     log.warning("%s", message)
@@ -218,4 +235,4 @@ class Runtime:
                 self.tick(full=False)
 
 
-__all__ = ["MIN_WAKE", "MISSING_AFTER", "Runtime"]
+__all__ = ["MIN_WAKE", "MISSING_AFTER", "MISSING_AFTER_REAL", "Runtime"]

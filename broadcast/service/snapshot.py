@@ -52,6 +52,7 @@ from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.journal.codec import NOT_MINE, from_plain, register, to_plain
 from broadcast.journal.compaction import Compactor
 from broadcast.journal.store import Journal, JournalError, StoredSnapshot
+from broadcast.phrases import Phrase
 from broadcast.service.state import BoardMemory, BoardStatus, EventState, PublicState
 from broadcast.tournament.state import (
     GameResult,
@@ -121,6 +122,7 @@ STORED_CLASSES: tuple[type, ...] = (
     BoardWatchMemory,
     Presence,
     Alert,
+    Phrase,  # an alert's text for the desk's languages
 )
 
 
@@ -265,7 +267,8 @@ class Encoder:
         return {
             "now": rules.now,
             "alerts": [
-                [getattr(a, f.name) for f in dataclasses.fields(Alert)] for a in rules.alerts
+                [to_plain(getattr(a, f.name)) for f in dataclasses.fields(Alert)]
+                for a in rules.alerts
             ],
             "acknowledged": sorted(rules.acknowledged),
             "resolved": sorted(rules.resolved),
@@ -363,6 +366,7 @@ class Decoder:
 def _alert(row: list[Any]) -> Alert:
     fields = dict(zip([f.name for f in dataclasses.fields(Alert)], row, strict=True))
     fields["players"] = tuple(fields["players"])
+    fields["phrase"] = from_plain(fields["phrase"])
     return Alert(**fields)
 
 

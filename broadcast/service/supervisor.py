@@ -33,6 +33,7 @@ import time as _time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from broadcast.phrases import Phrase, english, say
 from broadcast.service.health import Health
 
 log = logging.getLogger(__name__)
@@ -75,17 +76,20 @@ class SupervisedTask:
     def __init__(
         self,
         supervisor: Supervisor,
-        name: str,
+        name: str | Phrase,
         run: Callable[[], Awaitable[None]],
         *,
-        stops: str,
+        stops: str | Phrase,
         restart: bool,
         on_failure: Callable[[Exception], None] | None,
     ) -> None:
         self.supervisor = supervisor
-        self.name = name
-        self.key = task_key(name)
-        self.stops = stops
+        self.name = english(name)  # the log's words (and the key's)
+        self.key = task_key(self.name)
+        self.stops = english(stops)
+        # as said, for the desk's languages
+        self._said_name: str | Phrase = name
+        self._said_stops: str | Phrase = stops
         self.restart = restart
         self._run = run
         self._on_failure = on_failure
@@ -97,7 +101,7 @@ class SupervisedTask:
         self._last_reason: str | None = None  # the streak's last logged error
         self._recovery: asyncio.TimerHandle | None = None
         self.task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
-            self._keep(), name=name
+            self._keep(), name=self.name
         )
 
     @property
@@ -153,13 +157,32 @@ class SupervisedTask:
         if not self.failing:
             health.clear(self.key)  # a new episode: shown again even if an old one was acknowledged
             self._failing_since = now
-        stops = f" {self.stops}" if self.stops else ""
+        name = self._said_name
+        then_said = (
+            say("restarting in %(seconds)s s", seconds=f"{delay:g}")
+            if self.restart
+            else say("not restarted")
+        )
         health.report(
             self.key,
             "task-failed",
             "critical",
-            f"{self.name} stopped on a software error ({reason}); {then}.{stops} "
-            "The log has the traceback.",
+            say(
+                "%(task)s stopped on a software error (%(reason)s); %(then)s. %(stops)s "
+                "The log has the traceback.",
+                task=name,
+                reason=reason,
+                then=then_said,
+                stops=self._said_stops,
+            )
+            if self.stops
+            else say(
+                "%(task)s stopped on a software error (%(reason)s); %(then)s. "
+                "The log has the traceback.",
+                task=name,
+                reason=reason,
+                then=then_said,
+            ),
             now,
         )
         if self._on_failure is not None:
@@ -182,9 +205,13 @@ class SupervisedTask:
             self.key,
             "task-failed",
             "warning",
-            f"{self.name} stopped at {_clock(since)} on a software error ({self._last_reason}) "
-            f"and was restarted; it has run normally since. What it does may have waited "
-            "meanwhile.",
+            say(
+                "%(task)s stopped at %(time)s on a software error (%(reason)s) and was "
+                "restarted; it has run normally since. What it does may have waited meanwhile.",
+                task=self._said_name,
+                time=_clock(since),
+                reason=self._last_reason or "",
+            ),
             since,
         )
         self._last_reason = None
@@ -222,10 +249,10 @@ class Supervisor:
 
     def start(
         self,
-        name: str,
+        name: str | Phrase,
         run: Callable[[], Awaitable[None]],
         *,
-        stops: str = "",
+        stops: str | Phrase = "",
         restart: bool = True,
         on_failure: Callable[[Exception], None] | None = None,
     ) -> SupervisedTask:
@@ -238,9 +265,10 @@ class Supervisor:
         self.tasks = [t for t in self.tasks if t.running or t.failures]
         taken = {t.key for t in self.tasks if t.running}
         base, n = name, 1
-        while task_key(name) in taken:
+        while task_key(english(name)) in taken:
             n += 1
-            name = f"{base} ({n})"
+            # no words to translate: not said with `say`
+            name = Phrase("%(task)s (%(n)s)", (("task", base), ("n", n)))
         task = SupervisedTask(self, name, run, stops=stops, restart=restart, on_failure=on_failure)
         self.tasks.append(task)
         return task

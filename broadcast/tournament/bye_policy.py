@@ -11,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from broadcast.config.model import EarlyDrawRule, SectionConfig
+from broadcast.phrases import Phrase, Value, say
 from broadcast.tournament.schedule import round_start
 
 
@@ -20,6 +21,16 @@ class Decision:
 
     allowed: bool
     reason: str = ""
+    said: Phrase | None = None  # `reason` for the desk's languages (None: English only)
+
+    @property
+    def why(self) -> Value:
+        """The reason as a value of a sentence: the phrase if there is one."""
+        return self.said if self.said is not None else self.reason
+
+
+def _no(reason: Phrase) -> Decision:
+    return Decision(False, str(reason), reason)
 
 
 def bye_deadline(section: SectionConfig, round_number: int) -> dt.datetime:
@@ -53,33 +64,54 @@ def check_bye_request(
         raise ValueError("requested_at must be an aware datetime (from the TimeSource)")
     policy = section.byes
     if not policy.allowed:
-        return Decision(False, f"section {section.name!r} grants no requested byes")
+        return _no(say("section %(section)s grants no requested byes", section=repr(section.name)))
     if not 1 <= round_number <= section.rounds:
-        return Decision(False, f"round {round_number} does not exist (1..{section.rounds})")
+        return _no(
+            say(
+                "round %(round)s does not exist (1..%(rounds)s)",
+                round=round_number,
+                rounds=section.rounds,
+            )
+        )
     if out_reason:
         return Decision(False, out_reason)
     if round_number in policy.excluded_rounds:
         allowed = sorted(set(range(1, section.rounds + 1)) - policy.excluded_rounds)
-        last = f"rounds {allowed[0]}-{allowed[-1]}" if allowed else "no round"
-        return Decision(
-            False, f"no byes in round {round_number} (excluded by the regulations; byes: {last})"
+        last = (
+            say("rounds %(first)s-%(last)s", first=allowed[0], last=allowed[-1])
+            if allowed
+            else say("no round")
+        )
+        return _no(
+            say(
+                "no byes in round %(round)s (excluded by the regulations; byes: %(rounds)s)",
+                round=round_number,
+                rounds=last,
+            )
         )
     if already_granted:
-        return Decision(False, f"a bye for round {round_number} is already granted")
+        return _no(say("a bye for round %(round)s is already granted", round=round_number))
     if round_paired:
-        return Decision(False, f"round {round_number} is already paired")
+        return _no(say("round %(round)s is already paired", round=round_number))
     if byes_granted >= policy.max_byes:
-        return Decision(
-            False, f"the player already has {byes_granted} of the {policy.max_byes} byes allowed"
+        return _no(
+            say(
+                "the player already has %(granted)s of the %(allowed)s byes allowed",
+                granted=byes_granted,
+                allowed=policy.max_byes,
+            )
         )
     deadline = bye_deadline(section, round_number)
     if requested_at >= deadline:
         zone = deadline.tzinfo
-        return Decision(
-            False,
-            f"too late: byes for round {round_number} had to be requested before "
-            f"{deadline:%Y-%m-%d %H:%M:%S %Z} (request at "
-            f"{requested_at.astimezone(zone):%Y-%m-%d %H:%M:%S %Z})",
+        return _no(
+            say(
+                "too late: byes for round %(round)s had to be requested before %(deadline)s "
+                "(request at %(requested)s)",
+                round=round_number,
+                deadline=f"{deadline:%Y-%m-%d %H:%M:%S %Z}",
+                requested=f"{requested_at.astimezone(zone):%Y-%m-%d %H:%M:%S %Z}",
+            )
         )
     return Decision(True)
 
@@ -90,10 +122,12 @@ def check_bye_cancel(
     """A granted bye may be cancelled until the same deadline as its request."""
     deadline = bye_deadline(section, round_number)
     if requested_at >= deadline:
-        return Decision(
-            False,
-            f"too late to cancel the bye for round {round_number}: the deadline was "
-            f"{deadline:%Y-%m-%d %H:%M:%S %Z}",
+        return _no(
+            say(
+                "too late to cancel the bye for round %(round)s: the deadline was %(deadline)s",
+                round=round_number,
+                deadline=f"{deadline:%Y-%m-%d %H:%M:%S %Z}",
+            )
         )
     return Decision(True)
 
@@ -106,14 +140,21 @@ def check_draw_offer(
     if rule is None:
         return Decision(True)
     if moves_played < rule.min_moves:
-        return Decision(
-            False, f"no draw by agreement before move {rule.min_moves} (now move {moves_played})"
+        return _no(
+            say(
+                "no draw by agreement before move %(move)s (now move %(now)s)",
+                move=rule.min_moves,
+                now=moves_played,
+            )
         )
     if elapsed < dt.timedelta(minutes=rule.min_minutes):
         played = int(elapsed.total_seconds() // 60)
-        return Decision(
-            False,
-            f"no draw by agreement before {rule.min_minutes} minutes of play ({played} so far)",
+        return _no(
+            say(
+                "no draw by agreement before %(minutes)s minutes of play (%(played)s so far)",
+                minutes=rule.min_minutes,
+                played=played,
+            )
         )
     return Decision(True)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from broadcast.config.model import PlayerEntry
 from broadcast.fide.pairing import Pairing
+from broadcast.phrases import Phrase
 
 GAME_RESULTS = ("1-0", "1/2-1/2", "0-1", "+-", "-+", "--")
 BYE_RESULTS = ("H", "F", "U", "Z")
@@ -112,6 +113,7 @@ class ByeRefused:
     at: dt.datetime
     reason: str
     by: str = ""  # who decided (arbiter:<login>, rules), for the journal
+    said: Phrase | None = None  # `reason` for the desk's languages (None: English only)
 
 
 @dataclass(frozen=True, slots=True)

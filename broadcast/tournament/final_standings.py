@@ -39,9 +39,25 @@ def playoff_now(state: SectionState, edition: Edition = 2024) -> PlayoffStatus |
     return section_playoff(state, plain)
 
 
+def rounds_with_games(state: SectionState) -> int:
+    """The last round in which a game has a result (0 before the first one).
+
+    Standings are "after round N": the byes of a round just paired count from its first
+    game result on, with the games of that round. Counted at once, a pairing bye of the
+    next round put a player who lost the last round at the top while the others' games
+    of that round were still to be played (finding M1 of the 2026-12-05 test)."""
+    return max((number for number, rnd in state.rounds.items() if rnd.results), default=0)
+
+
 def section_standings(state: SectionState, edition: Edition = 2024) -> Standings:
-    """Standings with play-off and withdrawal applied (see the module docstring)."""
-    standings = compute_standings(state.to_crosstable(), state.config.tiebreaks, edition=edition)
+    """Standings with play-off and withdrawal applied (see the module docstring), after
+    the last round with a game result (`rounds_with_games`)."""
+    standings = compute_standings(
+        state.to_crosstable(),
+        state.config.tiebreaks,
+        edition=edition,
+        rounds=rounds_with_games(state),
+    )
     rows = [replace(r, note=state.status_of(r.start)) for r in standings.rows]
     status = section_playoff(state, standings)
     if status is not None:
@@ -91,6 +107,7 @@ __all__ = [
     "PENDING",
     "first_place_tie",
     "playoff_now",
+    "rounds_with_games",
     "section_playoff",
     "section_prizes",
     "section_standings",

@@ -27,6 +27,7 @@ from broadcast.fide.crosstable import (
     System as CrosstableSystem,
 )
 from broadcast.fide.pairing import Pairing
+from broadcast.phrases import PhrasedError, say
 from broadcast.tournament.bye_policy import check_bye_request
 from broadcast.tournament.events import (
     BYE_RESULTS,
@@ -57,8 +58,9 @@ from broadcast.tournament.events import (
 from clocks.errors import BoardwireError
 
 
-class StateError(BoardwireError, ValueError):
-    """An event that cannot apply to the current state."""
+class StateError(PhrasedError, BoardwireError, ValueError):
+    """An event that cannot apply to the current state (said as a phrase where the desk
+    shows it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +349,12 @@ class SectionState:
         if decision.allowed:
             return ByeGranted(request.section, request.round, request.player, request.at)
         return ByeRefused(
-            request.section, request.round, request.player, request.at, decision.reason
+            request.section,
+            request.round,
+            request.player,
+            request.at,
+            decision.reason,
+            said=decision.said,
         )
 
     # -- the fold ------------------------------------------------------------------------
@@ -584,23 +591,38 @@ class SectionState:
     def _entered(self, event: PlayerEntered) -> SectionState:
         if self.config.system != "swiss":
             raise StateError(
-                f"section {self.name!r} is a round robin: its Berger tables are fixed, so "
-                "nobody can join it late (a player who has not played yet can be replaced)"
+                say(
+                    "section %(section)s is a round robin: its Berger tables are fixed, so "
+                    "nobody can join it late (a player who has not played yet can be replaced)",
+                    section=repr(self.name),
+                )
             )
         entry = event.player
         last = self.last_paired_round
         if last >= self.config.rounds:
-            raise StateError(f"every round of {self.name!r} is paired: it is too late to enter")
+            raise StateError(
+                say(
+                    "every round of %(section)s is paired: it is too late to enter",
+                    section=repr(self.name),
+                )
+            )
         self._check_newcomer(entry, event.from_round, event.missed_points)
         if entry.number != self.next_number:
             raise StateError(
-                f"a late entry gets the next free starting number, {self.next_number}, "
-                f"not {entry.number}"
+                say(
+                    "a late entry gets the next free starting number, %(next)s, not %(number)s",
+                    next=self.next_number,
+                    number=entry.number,
+                )
             )
         if event.from_round <= last:
             raise StateError(
-                f"round {event.from_round} is already paired: a late entry joins a round not "
-                f"paired yet (the next is {last + 1})"
+                say(
+                    "round %(round)s is already paired: a late entry joins a round not paired "
+                    "yet (the next is %(next)s)",
+                    round=event.from_round,
+                    next=last + 1,
+                )
             )
         return replace(
             self,

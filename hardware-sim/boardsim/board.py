@@ -58,6 +58,14 @@ if TYPE_CHECKING:
 EEPROM_SIZE = RING_SIZE  # bytes of event log a board keeps (0x1F00); the oldest go first
 START_GAME_DELAY = 0.07  # SET_START_GAME answers once the EEPROM write is done
 BROADCAST_PING_WINDOW = 1.1  # boards answer a broadcast ping at a random moment in this window
+# What a board says once it cannot reach its clock (the clock cable pulled, the clock's
+# batteries dead). DGT documents only the "no clock connected" bit of BWTIME, not when a
+# board sets it; each reading below is one a board (or another emulator) may have:
+#   no-clock        says "no clock connected" at once (in update mode) and when asked
+#   frozen          says nothing; asked, it repeats the last reading it had (still running)
+#   mute            says nothing, and does not answer SEND_CLK either
+#   asked-no-clock  says nothing on its own; asked, it answers "no clock connected"
+CLOCK_LOST_VARIANTS: tuple[str, ...] = ("no-clock", "frozen", "mute", "asked-no-clock")
 RESET_SECONDS = 2.0  # a bus RESET reboots the board; it hears nothing meanwhile
 UPDATE_CLOCK_PERIOD = 1.0  # SEND_UPDATE: the clock at least this often
 POWER_ON_SECONDS = 0.5  # after power comes back, the board boots before it hears anything
@@ -136,6 +144,8 @@ class EmulatedBoard:
     broadcast ping timing reproducible. `download_rate` (bytes per second of simulated
     time) paces the EEPROM download like 9600 baud; None sends it at once. `firmware`
     names the variant (`boardsim.firmware`) whose log and habits the board has.
+    `clock_lost` is what the board says once it cannot reach its clock
+    (`CLOCK_LOST_VARIANTS`).
     """
 
     def __init__(
@@ -155,7 +165,13 @@ class EmulatedBoard:
         download_rate: float | None = BYTES_PER_SECOND,
         firmware: str | Firmware = DEFAULT_FIRMWARE,
         bus_address: int | None = None,
+        clock_lost: str = "no-clock",
     ) -> None:
+        if clock_lost not in CLOCK_LOST_VARIANTS:
+            raise ValueError(
+                f"no clock-lost variant {clock_lost!r}; choose from {', '.join(CLOCK_LOST_VARIANTS)}"
+            )
+        self.clock_lost = clock_lost
         if len(serial) != 5 or not serial.isdigit():
             raise ValueError(f"a DGT serial number is 5 digits, got {serial!r}")
         self.address = int(serial) & MAX_ADDRESS if bus_address is None else bus_address
@@ -192,6 +208,7 @@ class EmulatedBoard:
         self._busy_until = t
         self._last_clock_payload: bytes | None = None
         self._last_clock_t = float("-inf")
+        self._clock_heard: bytes | None = None  # the last reading the clock gave the board
         self.mode = Mode.BUS
         self.update_mode = UpdateMode.IDLE
         # Firmware habits: their own random stream, so the default board is unchanged.
@@ -365,7 +382,8 @@ class EmulatedBoard:
                 self.update_mode = UpdateMode.IDLE
                 return b""
             case HostCommand.SEND_CLK:
-                return wire.bwtime(self.clock_payload(t))
+                answer = self.clock_answer(t)
+                return b"" if answer is None else wire.bwtime(answer)
             case HostCommand.SEND_BRD:
                 return wire.board_dump(self.position.codes)
             case (
@@ -420,7 +438,8 @@ class EmulatedBoard:
             return b""
         match command:
             case BusHostCommand.SEND_CLK:
-                return self._reply(BusReplyId.BWTIME, self.clock_payload(t))
+                answer = self.clock_answer(t)
+                return b"" if answer is None else self._reply(BusReplyId.BWTIME, answer)
             case BusHostCommand.SEND_BRD:
                 return self._reply(BusReplyId.BRD_DUMP, bytes(self.position.codes))
             case BusHostCommand.SEND_CHANGES:
@@ -443,7 +462,7 @@ class EmulatedBoard:
             case BusHostCommand.SEND_ALL_D:
                 return (
                     self._reply(BusReplyId.UPDATE, self._take_changes())
-                    + self._reply(BusReplyId.BWTIME, self.clock_payload(t))
+                    + self._reply(BusReplyId.BWTIME, self.clock_answer(t) or wire.NO_CLOCK)
                     + self._reply(BusReplyId.BRD_DUMP, bytes(self.position.codes))
                 )
             case BusHostCommand.END_BUSMODE:
@@ -537,7 +556,7 @@ class EmulatedBoard:
             self.presses.append((result.stopped, result.seconds))
         if not self._awake(t):
             return b""  # the clock runs on its own batteries; the board logs nothing
-        if result is None or not self.clock.connected:
+        if result is None or not self.clock.reachable:
             # The clock runs on its own batteries; unplugged, the board just cannot see it.
             return b""
         self._log(ClockRecord(result.stopped == "left", result.seconds))
@@ -552,6 +571,12 @@ class EmulatedBoard:
     def plug_clock(self) -> None:
         if self.clock is not None:
             self.clock.connected = True
+
+    def clock_battery_dies(self, t: float) -> None:
+        """The clock's batteries run out: it stops and the board can no longer reach it."""
+        if self.clock is not None:
+            self.clock_payload(t)  # what the board last heard from it
+            self.clock.die(t)
 
     # -- periodic output -------------------------------------------------------------------
 
@@ -577,7 +602,9 @@ class EmulatedBoard:
             return out  # the clock waits; the reading sent afterwards is the current one
         if self.mode is not Mode.SINGLE or self.update_mode not in _CLOCK_MODES:
             return out
-        payload = self.clock_payload(t)
+        payload = self.clock_report(t)
+        if payload is None:
+            return out
         changed = payload != self._last_clock_payload
         periodic = (
             self.update_mode is UpdateMode.UPDATE and t - self._last_clock_t >= UPDATE_CLOCK_PERIOD
@@ -599,12 +626,33 @@ class EmulatedBoard:
 
     # -- state as the protocol shows it ----------------------------------------------------
 
+    def _clock_lost(self) -> bool:
+        return self.clock is not None and not self.clock.reachable
+
+    def clock_report(self, t: float) -> bytes | None:
+        """What the board reports of its clock on its own in update mode (None: nothing):
+        the reading, "no clock" for a board without one, and for a clock it lost what its
+        `clock_lost` variant says."""
+        if self._clock_lost() and self.clock_lost != "no-clock":
+            return None
+        return self.clock_payload(t)
+
+    def clock_answer(self, t: float) -> bytes | None:
+        """What the board answers SEND_CLK with (None: no answer at all)."""
+        if self._clock_lost():
+            match self.clock_lost:
+                case "frozen":
+                    return self._clock_heard or wire.NO_CLOCK
+                case "mute":
+                    return None
+        return self.clock_payload(t)
+
     def clock_payload(self, t: float) -> bytes:
         """The 7 BWTIME bytes: the clock's reading, or 'no clock connected'."""
         reading = self.clock.reading(t) if self.clock is not None else NoClock()
         if not isinstance(reading, ClockReading):
             return wire.NO_CLOCK
-        return wire.clock_times(
+        self._clock_heard = wire.clock_times(
             left_seconds=reading.left_seconds,
             right_seconds=reading.right_seconds,
             running=reading.running,
@@ -617,6 +665,7 @@ class EmulatedBoard:
             right_increment_mode=reading.right_increment_mode,
             battery_low=reading.battery_low,
         )
+        return self._clock_heard
 
     def battery_payload(self) -> bytes:
         """Percent, time left h m, on-time h m, standby d h m, status bits (bit 0 charging)."""

@@ -95,6 +95,7 @@ class EmulatedClock:
         self.block_at_flag = block_at_flag
         self.connected = True
         self.battery_low = False
+        self.dead = False  # its batteries ran out: dark, stopped, deaf to levers and commands
         self.text: str | None = None  # what an ASCII command put on the display, if any
         self.commands_received: list[ClockCommand] = []
 
@@ -179,7 +180,7 @@ class EmulatedClock:
         """
         side = _check_side(side)
         self._advance(t)
-        if self._final_flag["left"] or self._final_flag["right"]:
+        if self.dead or self._final_flag["left"] or self._final_flag["right"]:
             return None
         if self._running and self.running_side != side:
             return None
@@ -198,6 +199,24 @@ class EmulatedClock:
         if not (self._final_flag["left"] or self._final_flag["right"]):
             self._running = True
 
+    def die(self, t: float) -> None:
+        """The batteries run out at `t`: the display goes dark, the times stop where they
+        were, levers and commands do nothing, and the board no longer hears the clock."""
+        self._advance(t)
+        self._running = False
+        self.dead = True
+
+    def revive(self, t: float) -> None:
+        """New batteries: the clock shows the times it stopped at, paused (the arbiter
+        starts it again, or sets it up)."""
+        self._advance(t)
+        self.dead = False
+
+    @property
+    def reachable(self) -> bool:
+        """The board can talk to the clock: its cable is in and its batteries live."""
+        return self.connected and not self.dead
+
     def button(self, name: str) -> ClockAck:
         """A press of one of the five clock buttons, as the clock reports it to the board."""
         if name not in BUTTONS:
@@ -207,8 +226,9 @@ class EmulatedClock:
     # -- commands from the host --------------------------------------------------------
 
     def handle_command(self, command: ClockCommand, t: float) -> ClockAck | None:
-        """Execute a clock command; the ack the clock sends back (None when unplugged)."""
-        if not self.connected:
+        """Execute a clock command; the ack the clock sends back (None when unplugged or
+        dead)."""
+        if not self.reachable:
             return None
         self._advance(t)
         self.commands_received.append(command)
@@ -248,8 +268,9 @@ class EmulatedClock:
     # -- what the board reads ------------------------------------------------------------
 
     def reading(self, t: float) -> ClockReading | NoClock:
-        """The clock's state as the board sends it in BWTIME."""
-        if not self.connected:
+        """The clock's state as the board sends it in BWTIME (what the board does when it
+        cannot reach the clock is the board's business: `EmulatedBoard(clock_lost=...)`)."""
+        if not self.reachable:
             return NoClock()
         self._advance(t)
         return ClockReading(

@@ -222,6 +222,11 @@ class PtyHost:
     def plug_clock(self, board: int = 0) -> None:
         self.boards[board].plug_clock()
 
+    def clock_battery_dies(self, board: int = 0) -> None:
+        """The clock's batteries run out: it stops, and the board can no longer reach it
+        (what the board says then is its `clock_lost` variant)."""
+        self.boards[board].clock_battery_dies(self.now())
+
     def set_clock_battery_low(self, low: bool = True, board: int = 0) -> None:
         clock = self.boards[board].clock
         if clock is None:

@@ -110,7 +110,7 @@ async def test_flag_fall_and_kings_signal_reach_the_desk_and_one_click_confirms(
     game = hall.service.book.get(FLAG_GAME)
     names = " \u2013 ".join(p.name if p else "?" for p in (game.white, game.black))
     assert (await flag_alert.locator(".title").text_content()) == (
-        f"Board 3 · {names}: White's flag fell; propose 0-1"
+        f"Table 3 · {names}: White's flag fell; propose 0-1"
     )
     shown = await flag_alert.inner_text()  # what the arbiter reads: no codes, no game ids
     assert FLAG_GAME not in shown and "result-proposed" not in shown, shown
@@ -212,7 +212,7 @@ async def test_closed_alerts_stay_on_the_desk_with_when_why_and_who(
     newest, older = texts  # newest first
     assert "White's flag fell; propose 0-1" in older
     assert "resolved at " in older and "by the rules: result 0-1" in older, older
-    assert "Board 1 · " in newest and "White's flag fell; propose 0-1" in newest
+    assert "Table 1 · " in newest and "White's flag fell; propose 0-1" in newest
     assert "resolved at " in newest, newest
     assert await proposal(desk, SIGNAL_GAME).count() == 0
     body = await (await desk.request.get(f"{hall.url}/arbiter/closed.json")).json()

@@ -35,6 +35,7 @@ from broadcast.actions import (
     CorrectLine,
     Done,
     LateEntry,
+    MarkAbsent,
     MarkPresent,
     PairPlayoffGame,
     Reinstate,
@@ -53,6 +54,7 @@ from broadcast.actions import (
     WithholdPrize,
 )
 from broadcast.actions.entries import particulars
+from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.games.squares import differing_squares
@@ -102,7 +104,8 @@ def _field(data: dict[str, Any], name: str, kind: type) -> Any:
 
 def _live_game(request: web.Request, game_id: str) -> dict[str, Any] | None:
     try:
-        return json_views.arbiter_game_json(service_of(request).book.get(game_id))
+        service = service_of(request)
+        return json_views.arbiter_game_json(service.book.get(game_id), service.config)
     except GameError:
         return None
 
@@ -262,6 +265,13 @@ def line_route(call: Call) -> None:
     call.act(CorrectLine(call.game, tuple(moves)))
 
 
+@action("/api/v1/arbiter/games/{game}/scoresheet", game=True)
+def scoresheet_route(call: Call) -> None:
+    """The moves of the game's scoresheet, as PGN or SAN text; the result stays (an
+    illegal move: 422 naming it; replacing moves asks first)."""
+    call.act(EnterScoresheet(call.game, call.field("text", str)))
+
+
 @action("/api/v1/arbiter/games/{game}/takeback", game=True)
 def takeback_route(call: Call) -> None:
     """The last `plies` plies go (default 1)."""
@@ -283,7 +293,15 @@ def start_fen_route(call: Call) -> None:
 
 @action("/api/v1/arbiter/games/{game}/present", game=True)
 def present_route(call: Call) -> None:
+    """`colour`: white, black or both (a hall walk's one tap for a table)."""
     call.act(MarkPresent(call.game, call.field("colour", str)))
+
+
+@action("/api/v1/arbiter/games/{game}/absent", game=True)
+def absent_route(call: Call) -> None:
+    """Not at the table (a hall walk): `colour` white, black or both. Replacing a present
+    mark asks first (409); the forfeit follows at the default time."""
+    call.act(MarkAbsent(call.game, call.field("colour", str)))
 
 
 @action("/api/v1/arbiter/alerts/{alert}/ack", body=False)
@@ -630,7 +648,7 @@ async def boards_route(request: web.Request) -> web.Response:
     service = service_of(request)
     return json_response(
         [
-            json_views.desk_board_json(b, service.book)
+            json_views.desk_board_json(b, service.book, service.config)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
         ]
     )
@@ -638,8 +656,9 @@ async def boards_route(request: web.Request) -> web.Response:
 
 @routes.get("/api/v1/arbiter/alerts")
 async def alerts_route(request: web.Request) -> web.Response:
-    book = service_of(request).book
-    return json_response(json_views.alerts_json(request.app[DESK].alerts(), book))
+    service = service_of(request)
+    alerts = request.app[DESK].alerts()
+    return json_response(json_views.alerts_json(alerts, service.book, service.config))
 
 
 @routes.get("/api/v1/arbiter/games/{game}")

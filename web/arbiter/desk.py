@@ -29,6 +29,7 @@ from broadcast.actions import (
     CorrectLine,
     Done,
     LateEntry,
+    MarkAbsent,
     MarkPresent,
     PairPlayoffGame,
     Reinstate,
@@ -50,6 +51,7 @@ from broadcast.actions.boards import board_choices
 from broadcast.actions.entries import particulars
 from broadcast.actions.moves import split_moves
 from broadcast.actions.results import DESK_REASONS
+from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.actions.words import game_words, hidden_words, player_words
 from broadcast.games.events import RESULTS, BoardReplaced
 from broadcast.games.ids import slug
@@ -63,11 +65,13 @@ from web.arbiter.guard import FORM, SESSION, acting, desk_html
 from web.arbiter.history import closed_alerts
 from web.auth import same_origin
 from web.board_svg import board_svg, piece_defs
+from web.checkin.parts import table_pages_on
 from web.http_json import error, json_response
 from web.i18n import Gettext, gettext_of, time_text, translations
 from web.keys import ARBITER, HUB, PAIRER, lang_of, service_of
 from web.pages import ENV, chrome
 from web.sections import section_by_name
+from web.words import said
 
 __all__ = ["desk_page", "desk_ws", "routes"]
 
@@ -100,8 +104,15 @@ def _recent(desk: Desk, zone: dt.tzinfo) -> list[dict[str, Any]]:
     return out
 
 
-def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> str:
-    """The desk page; `pending`: an action waiting for the arbiter's confirmation."""
+def _render(
+    request: web.Request,
+    *,
+    pending: dict[str, Any] | None = None,
+    message: str | None = None,
+    failure: str | None = None,
+) -> str:
+    """The desk page; `pending`: an action waiting for the arbiter's confirmation;
+    `message` / `failure`: what was done or why not (else the page's `?m=` / `?e=`)."""
     service = service_of(request)
     desk = request.app[DESK]
     session = request[SESSION]
@@ -118,7 +129,7 @@ def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> s
             free, busy = board_choices(service, g.id)
             games.append(
                 {
-                    **json_views.arbiter_game_json(g),
+                    **json_views.arbiter_game_json(g, service.config),
                     "free": [{"number": b.number, "serial": b.name or ""} for b in free],
                     "busy": [
                         {"number": b.number, "serial": b.name or "", "game": b.game or ""}
@@ -141,13 +152,13 @@ def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> s
             }
         )
     boards = [
-        json_views.desk_board_json(b, service.book)
+        json_views.desk_board_json(b, service.book, service.config)
         for b in sorted(service.hall.values(), key=lambda b: b.number)
     ]
     # The boards to set up: the same entries the desk's socket sends as they change.
     waiting = [
         {**w, "picture": board_svg(w["must_show"], differ=w["differs"])}
-        for w in json_views.waiting_json(service.hall.values(), service.book)
+        for w in json_views.waiting_json(service.hall.values(), service.book, service.config)
     ]
     return ENV.get_template("arbiter.html").render(
         waiting=waiting,
@@ -157,19 +168,20 @@ def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> s
         user=request[ARBITER],
         csrf=session.csrf,
         boards=boards,
-        alerts=json_views.alerts_json(desk.alerts(), service.book),
+        alerts=json_views.alerts_json(desk.alerts(), service.book, service.config),
         closed=closed_alerts(service),
         links=desk.health.links(),
         rounds=rounds,
         results=RESULTS,
         reasons=DESK_REASONS,
         now=service.time.now(),
-        message=request.query.get("m", "") if pending is None else "",
-        failure=request.query.get("e", "") if pending is None else "",
+        message=_said(message, request.query.get("m", ""), pending),
+        failure=_said(failure, request.query.get("e", ""), pending),
         pending=pending,
         recent=_recent(desk, service.config.zone),
         players=_players(service),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in service.config.sections],
+        table_pages=any(table_pages_on(service.config, s.name) for s in service.config.sections),
         config_changes=service.config_changes(),
         unpaired=[
             {"section": s, "slug": slug(s), "round": n}
@@ -178,6 +190,13 @@ def _render(request: web.Request, *, pending: dict[str, Any] | None = None) -> s
         playoffs=_playoffs(service, _),
         held=_held(service, lang),
     )
+
+
+def _said(given: str | None, query: str, pending: dict[str, Any] | None) -> str:
+    """The page's message: the one given, else the redirect's (none under a confirmation)."""
+    if given is not None:
+        return given
+    return query if pending is None else ""
 
 
 def _held(service: EventService, lang: str) -> list[dict[str, Any]]:
@@ -300,7 +319,8 @@ class Form:
     def done(self, done: Done) -> str:
         """What the flash says: the action's words, and the alerts it raised."""
         raised = "".join(
-            f" ({self._('alert: %(message)s') % {'message': a.message}})" for a in done.raised
+            f" ({self._('alert: %(message)s') % {'message': said(a.phrase, self._, a.message)}})"
+            for a in done.raised
         )
         return done.summary + raised
 
@@ -318,22 +338,33 @@ def _pending(request: web.Request, exc: ConfirmationNeeded) -> dict[str, Any]:
     return {"action": request.path, "fields": fields, "plan": exc.plan.words(), "stale": exc.stale}
 
 
+IN_PLACE = "X-Desk"  # the desk's script acts in place: answer the page, not a redirect
+
+
 async def _answer(request: web.Request, actions: dict[str, FormAction]) -> web.StreamResponse:
     """Run the form's action; Post/Redirect/Get with the outcome as the page's message, or
-    the page with the confirmation the action needs."""
+    the page with the confirmation the action needs. The desk's script (header `X-Desk`)
+    gets the page itself, with the outcome on it, and swaps it in where the arbiter is:
+    200 done, 409 a confirmation to give, 422 refused."""
     name = request.match_info["action"]
     action = actions.get(name)
     if action is None:
         return error(404, f"no action {name!r}")
+    in_place = request.headers.get(IN_PLACE) == "in-place"
     try:
         done = action(Form(request))
         if not isinstance(done, str):
             done = await done
     except ConfirmationNeeded as exc:
-        return desk_html(_render(request, pending=_pending(request, exc)))
+        return desk_html(_render(request, pending=_pending(request, exc)), 409 if in_place else 200)
     except ActionError as exc:
-        why = Form(request)._("Not done: %(why)s") % {"why": exc}
+        _ = Form(request)._
+        why = _("Not done: %(why)s") % {"why": said(exc.phrase, _, str(exc))}
+        if in_place:
+            return desk_html(_render(request, failure=why), 422)
         raise web.HTTPSeeOther("/arbiter?e=" + quote(why)) from None
+    if in_place:
+        return desk_html(_render(request, message=done))
     raise web.HTTPSeeOther("/arbiter?m=" + quote(done))
 
 
@@ -351,6 +382,10 @@ def _reject(f: Form) -> str:
 
 def _line(f: Form) -> str:
     return f.done(f.act(CorrectLine(f["game"], tuple(split_moves(f["moves"])))))
+
+
+def _scoresheet(f: Form) -> str:
+    return f.done(f.act(EnterScoresheet(f["game"], f["text"])))
 
 
 def _takeback(f: Form) -> str:
@@ -374,6 +409,10 @@ def _start_fen(f: Form) -> str:
 
 def _present(f: Form) -> str:
     return f.done(f.act(MarkPresent(f["game"], f["colour"])))
+
+
+def _absent(f: Form) -> str:
+    return f.done(f.act(MarkAbsent(f["game"], f["colour"])))
 
 
 def _ack(f: Form) -> str:
@@ -471,10 +510,12 @@ _ACTIONS: dict[str, FormAction] = {
     "confirm": _confirm,
     "reject": _reject,
     "line": _line,
+    "scoresheet": _scoresheet,
     "takeback": _takeback,
     "move": _move,
     "start-fen": _start_fen,
     "present": _present,
+    "absent": _absent,
     "ack": _ack,
     "pair": _pair,
     "board": _board,

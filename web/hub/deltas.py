@@ -99,16 +99,19 @@ def _move_json(ply: int, game: GameState) -> dict[str, Any]:
     }
 
 
-def game_deltas(old: GameState | None, new: GameState) -> list[dict[str, Any]]:
-    """Messages that take a client from `old` to `new` (one game)."""
+def game_deltas(
+    old: GameState | None, new: GameState, event: EventConfig | None = None
+) -> list[dict[str, Any]]:
+    """Messages that take a client from `old` to `new` (one game; `event` numbers its
+    table)."""
     if old is None:
-        return [{"type": "game", "game": json_views.game_json(new)}]
+        return [{"type": "game", "game": json_views.game_json(new, event)}]
     out: list[dict[str, Any]] = []
     line_same = old.moves == new.moves[: old.ply] and old.start_fen == new.start_fen
     if (not line_same) or (old.white, old.black) != (new.white, new.black):
         # A takeback, a correction, a new start position or new players: the whole game,
         # so the client's line is replaced, never patched into a stale variation.
-        return [{"type": "game", "game": json_views.game_json(new)}]
+        return [{"type": "game", "game": json_views.game_json(new, event)}]
     if new.ply > old.ply or new.moves != old.moves:
         out.append(
             {
@@ -159,7 +162,7 @@ def diff(config: EventConfig, old: Frame, new: Frame, *, sections: bool = True) 
             if before is game:
                 continue
             keys = _game_keys(game)
-            out.extend(Delta(keys, m) for m in game_deltas(before, game))
+            out.extend(Delta(keys, m) for m in game_deltas(before, game, config))
         for game_id, gone in old.book.games.items():
             if game_id not in new.book.games:  # its pairing was taken away (a withdrawal)
                 out.append(Delta(_game_keys(gone), {"type": "removed", "game": game_id}))
@@ -179,7 +182,7 @@ def diff(config: EventConfig, old: Frame, new: Frame, *, sections: bool = True) 
                 frozenset({"event"}),
                 {
                     "type": "alerts",
-                    "alerts": json_views.alerts_json(new.alerts, new.book),
+                    "alerts": json_views.alerts_json(new.alerts, new.book, config),
                     "new": [a.id for a in new.alerts if a.id not in known],
                 },
             )
@@ -264,11 +267,11 @@ def snapshot_data(
         state = frame.book.games.get(game)
         if state is None:
             return None
-        data = {"game": json_views.game_json(state)}
+        data = {"game": json_views.game_json(state, config)}
     elif scope == "round":
         assert section is not None
         data = {
-            **json_views.round_json(frame.book, section.name, round_number),
+            **json_views.round_json(frame.book, section.name, round_number, config),
             "standings": standings
             if standings is not None
             else json_views.standings_json(config, frame.tournament, section),
@@ -280,6 +283,6 @@ def snapshot_data(
         }
     if arbiter and scope == "event":
         data["boards"] = list(frame.boards)
-        data["alerts"] = json_views.alerts_json(frame.alerts, frame.book)
+        data["alerts"] = json_views.alerts_json(frame.alerts, frame.book, config)
         data["waiting"] = list(frame.waiting)
     return data

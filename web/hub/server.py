@@ -47,6 +47,7 @@ from broadcast.config.model import SectionConfig
 from broadcast.games.evaluation import Evaluation
 from broadcast.games.state import GameState
 from broadcast.journal.store import Entry
+from broadcast.phrases import say
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
 from web import json_views
@@ -161,10 +162,12 @@ class Hub:
         service = self.live
         assert service is not None, "a mirror has no arbiter channel"
         boards = tuple(
-            json_views.desk_board_json(b, service.book)
+            json_views.desk_board_json(b, service.book, service.config)
             for b in sorted(service.hall.values(), key=lambda b: b.number)
         )
-        waiting = tuple(json_views.waiting_json(service.hall.values(), service.book))
+        waiting = tuple(
+            json_views.waiting_json(service.hall.values(), service.book, service.config)
+        )
         return Frame(service.tournament, service.book, boards, tuple(self.alerts()), waiting)
 
     def pump(self) -> None:
@@ -263,9 +266,9 @@ class Hub:
             return  # a mirror's hub is driven by its feed (`relay_state`, `relay_delta`)
         self.live.listeners.append(self.on_commit)
         self._task = self.live.supervisor.start(
-            "the live web updates",
+            say("the live web updates"),
             self._pump_loop,
-            stops="Spectator pages and the desk do not get new moves until it runs again.",
+            stops=say("Spectator pages and the desk do not get new moves until it runs again."),
         )
 
     async def close(self) -> None:

@@ -1,5 +1,5 @@
 // The arbiter desk: boards' health, alerts and the boards to set up, live; a sound and a
-// count for new alerts.
+// count for new alerts, an alarm for critical ones; its forms act in place (no reload).
 "use strict";
 (function () {
   const BW = window.BW;
@@ -7,15 +7,29 @@
   const csrf = body.getAttribute("data-csrf");
   const loadedAt = performance.now();
   let serverNow = Number(body.getAttribute("data-now"));
-  let sound = false;
+  // The arbiter's choices survive a reload (and the desk's actions do not reload).
+  const STORE = { sound: "boardwire.desk.sound", alarm: "boardwire.desk.alarm" };
+  function remembered(key) { try { return localStorage.getItem(key) === "on"; } catch (e) { return false; } }
+  function remember(key, on) { try { localStorage.setItem(key, on ? "on" : "off"); } catch (e) { /* private mode */ } }
+  let sound = remembered(STORE.sound);
+  let alarm = remembered(STORE.alarm);
+  const touched = new Set();  // the <details> the arbiter opened or closed by hand
+  document.addEventListener("click", (ev) => {
+    const summary = ev.target instanceof Element ? ev.target.closest("summary") : null;
+    if (summary && summary.parentElement && summary.parentElement.tagName === "DETAILS") {
+      touched.add(detailsKey(summary.parentElement));
+    }
+  });
   // Words in the desk's language (live.js reads them from the page's JSON block).
   const LANG = document.documentElement.lang || "en";
   const ENGLISH = {
     yes: "yes", no: "NO", no_since: "NO since ", never: "never", ago: " ago", acknowledge: "Acknowledge",
+    mark_white: "Mark White present", mark_black: "Mark Black present",
     confirm: "Confirm %(result)s", set_instead: "Set instead", another_result: "another result", choose: "choose…",
     reject: "Reject: the game goes on", the_game: "the game", no_alerts: "No open alerts.",
-    no_closed: "No closed alerts yet.", closed_how: "%(how)s at %(at)s by %(by)s: %(why)s",
-    sound_on: "sound on", sound_off: "sound off",
+    no_closed: "No closed alerts yet.",
+    sound_on: "sound on", sound_off: "sound off", alarm_on: "alarm on", alarm_off: "alarm off",
+    not_sent: "Not sent: the desk cannot reach the server. Try again.",
     spare_title: "Board %(board)s: %(white)s – %(black)s (%(game)s, after ply %(ply)s)",
     moved_here: "Moved here from board %(board)s.", corrected_here: "Corrected by the arbiter: set up the corrected position.",
     must_show: "Must show:", still_differ: "Squares that still differ:", board_matches: "The board matches.",
@@ -27,6 +41,7 @@
   }
   // An alert's title in the desk's language (the server sends each language's).
   function titleOf(a) { return (a.titles && a.titles[LANG]) || a.title; }
+  function messageOf(a) { return (a.messages && a.messages[LANG]) || a.message; }
 
   function nowEstimate() {
     return serverNow + ((performance.now() - loadedAt) / 1000) * (BW.clockRate || 1);
@@ -46,7 +61,7 @@
       const tr = document.createElement("tr");
       tr.setAttribute("data-board", String(b.number));
       tr.className = b.connected ? "ok" : "bad";
-      tr.append(cell(String(b.number)), cell(b.serial || "–"), cell(b.connected ? t("yes") : t("no")),
+      tr.append(cell(String(b.table)), cell(b.serial || "–"), cell(b.connected ? t("yes") : t("no")),
         cell(b.battery === null ? "–" : b.battery + "%"),
         cell(b.clock_present === null ? "?" : b.clock_present ? t("yes") : t("no")));
       const sync = cell(b.in_sync === null ? "–" : b.in_sync ? t("yes") : t("no_since"));
@@ -72,6 +87,12 @@
     return form;
   }
   function ackForm(id) { return deskForm("ack", [["alert", id]], t("acknowledge")); }
+  // "Mark White present" / "Mark Black present" on a late or check-presence alert.
+  const PRESENCE_KINDS = new Set(["late", "check-presence"]);
+  function presenceForms(a) {
+    return [["white", "mark_white"], ["black", "mark_black"]].map(([colour, key]) =>
+      deskForm("present", [["game", a.game], ["colour", colour]], t(key), "present"));
+  }
   // A proposed result: confirm it in one click, choose another one, or reject it.
   function proposalForms(a) {
     const confirm = deskForm("confirm", [["game", a.game]], t("confirm", { result: a.result }), "confirm");
@@ -88,7 +109,7 @@
     if (chosen.has(a.id)) select.value = chosen.get(a.id);
     select.addEventListener("change", function () { chosen.set(a.id, select.value); });
     override.insertBefore(select, override.querySelector("button"));
-    const reject = deskForm("reject", [["game", a.game]], t("reject"), "reject");
+    const reject = deskForm("reject", [["game", a.game]], t("reject"), "reject apart");
     return [confirm, override, reject];
   }
   // The arbiter's pick in each "Set instead" and the focused control survive every rebuild
@@ -135,13 +156,17 @@
         li.append(proposed, document.createTextNode(" "));
       }
       const message = document.createElement("span");
-      message.className = "message"; message.textContent = a.message;
+      message.className = "message"; message.textContent = messageOf(a);
       li.append(message, document.createTextNode(" "));
       if (a.game) { const link = document.createElement("a"); link.href = "#g-" + a.game; link.textContent = t("the_game"); li.append(link, document.createTextNode(" ")); }
       // A proposal is confirmed, replaced or rejected; acknowledging it would leave the
       // result pending for ever, so it has no "Acknowledge".
       if (a.result && a.game) li.append(...proposalForms(a));
-      else li.appendChild(ackForm(a.id));
+      else {
+        // A player late or not seen: the arbiter answers on the alert itself (M6).
+        if (PRESENCE_KINDS.has(a.kind) && a.game) li.append(...presenceForms(a));
+        li.appendChild(ackForm(a.id));
+      }
       return li;
     });
     if (!items.length) { const li = document.createElement("li"); li.className = "none"; li.textContent = t("no_alerts"); items.push(li); }
@@ -149,8 +174,8 @@
     refocus(list, where);
     const count = document.getElementById("alert-count");
     if (count) { count.textContent = String(alerts.length); count.classList.toggle("some", alerts.length > 0); }
+    ring(alerts, fresh);
     if (fresh.length) {
-      beep();
       document.title = "(" + alerts.length + ") " + document.title.replace(/^\(\d+\) /, "");
     }
   }
@@ -166,7 +191,7 @@
       title.className = "title"; title.textContent = titleOf(a);
       const how = document.createElement("span");
       how.className = "closed-how";
-      how.textContent = t("closed_how", { how: a.closed.how, at: a.closed.at, by: a.closed.by, why: a.closed.why });
+      how.textContent = (a.closed.lines && a.closed.lines[LANG]) || a.closed.line;
       li.append(title, document.createTextNode(" "), how);
       return li;
     });
@@ -174,6 +199,13 @@
     list.replaceChildren(...items);
     const count = document.getElementById("closed-count");
     if (count) count.textContent = String(closed.length);
+    // The first closed alert shows itself, unless the arbiter folded the section away.
+    const section = document.getElementById("closed-section");
+    if (section && closed.length && !section.open && !closedFolded()) section.open = true;
+  }
+  function closedFolded() {
+    const section = document.getElementById("closed-section");
+    return Boolean(section && touched.has("#closed-section") && !section.open);
   }
   // The links the venue depends on (the stream to the mirrors): their state, refreshed.
   function refreshLinks() {
@@ -275,39 +307,199 @@
     matched.set(game, board);
     el.replaceWith(matchedItem(game, board, el));
   }
-  function beep() {
-    if (!sound) return;
+  // -- sound and alarm ------------------------------------------------------------------
+  // A new alert: one tone (the bell). A critical alert with the alarm on: the tone again
+  // every few seconds, a vibration and a notification, until it is acknowledged (it leaves
+  // the open alerts) or the arbiter silences it. `window.BWDesk` lets tests count tones.
+  const hook = window.BWDesk = { tones: 0, ringing: false, repeatMs: 4000, notified: 0 };
+  let audio = null;
+  function tone(freq) {
+    hook.tones += 1;
     try {
-      const ctx = new (window.AudioContext || window.webkitAudioContext)();
-      const osc = ctx.createOscillator();
-      const gain = ctx.createGain();
-      osc.frequency.value = 880; gain.gain.value = 0.15;
-      osc.connect(gain); gain.connect(ctx.destination);
-      osc.start(); osc.stop(ctx.currentTime + 0.25);
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      if (audio.state === "suspended") audio.resume();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = freq; gain.gain.value = 0.15;
+      osc.connect(gain); gain.connect(audio.destination);
+      osc.start(); osc.stop(audio.currentTime + 0.25);
     } catch (e) { /* no audio: the count and the highlight still show it */ }
   }
+  function beep() { if (sound) tone(880); }
+  // Browsers start audio only after a gesture: a remembered "sound on" waits for the first.
+  function unlock() {
+    if ((sound || alarm) && audio === null) {
+      try { audio = new (window.AudioContext || window.webkitAudioContext)(); } catch (e) { /* none */ }
+    }
+    if (audio && audio.state === "suspended") audio.resume();
+  }
+  document.addEventListener("pointerdown", unlock, { capture: true });
+  document.addEventListener("keydown", unlock, { capture: true });
+  let critical = [];  // the open critical alerts (id, title, message)
+  const silenced = new Set();
+  let timer = null;
+  function loud() { return critical.filter((a) => !silenced.has(a.id)); }
+  function alarmTurn() {
+    const due = loud();
+    hook.ringing = alarm && due.length > 0;
+    const silence = document.getElementById("alarm-silence");
+    if (silence) silence.hidden = !hook.ringing;
+    if (!hook.ringing) { if (timer !== null) { clearTimeout(timer); timer = null; } return; }
+    tone(988);
+    if (navigator.vibrate) { try { navigator.vibrate([300, 150, 300]); } catch (e) { /* not allowed */ } }
+    timer = setTimeout(alarmTurn, hook.repeatMs);
+  }
+  function notify(a) {
+    if (!alarm || !("Notification" in window) || Notification.permission !== "granted") return;
+    try {
+      new Notification(titleOf(a), { body: messageOf(a), tag: a.id, requireInteraction: true });
+      hook.notified += 1;
+    } catch (e) { /* some phones allow notifications only from a service worker */ }
+  }
+  // The open alerts changed: ring for the critical ones, one tone for any other new one.
+  function ring(alerts, fresh) {
+    critical = alerts.filter((a) => a.severity === "critical");
+    const open = new Set(critical.map((a) => a.id));
+    for (const id of [...silenced]) if (!open.has(id)) silenced.delete(id);
+    const freshCritical = critical.filter((a) => fresh.includes(a.id));
+    for (const a of freshCritical) notify(a);
+    if (alarm && loud().length) {
+      if (timer === null || freshCritical.length) { if (timer !== null) clearTimeout(timer); alarmTurn(); }
+    } else {
+      alarmTurn();  // stops it: nothing left to ring for
+      if (fresh.length) beep();
+    }
+  }
+  function showChoice(button, on, words) {
+    if (!button) return;
+    button.querySelector(".label").textContent = on ? t(words[0]) : t(words[1]);  // the icon is inline SVG: no emoji font needed
+    button.setAttribute("aria-pressed", String(on));
+  }
   const toggle = document.getElementById("sound-toggle");
+  const alarmToggle = document.getElementById("alarm-toggle");
+  showChoice(toggle, sound, ["sound_on", "sound_off"]);
+  showChoice(alarmToggle, alarm, ["alarm_on", "alarm_off"]);
   if (toggle) toggle.addEventListener("click", function () {
     sound = !sound;  // browsers allow audio only after a gesture: this click is it
-    toggle.querySelector(".label").textContent = sound ? t("sound_on") : t("sound_off");  // the icon is inline SVG: no emoji font needed
-    toggle.setAttribute("aria-pressed", String(sound));
+    remember(STORE.sound, sound);
+    showChoice(toggle, sound, ["sound_on", "sound_off"]);
     if (sound) beep();
   });
+  if (alarmToggle) alarmToggle.addEventListener("click", function () {
+    alarm = !alarm;
+    remember(STORE.alarm, alarm);
+    showChoice(alarmToggle, alarm, ["alarm_on", "alarm_off"]);
+    // Asked on the arbiter's tap, never on load: browsers refuse (or nag) otherwise.
+    if (alarm && "Notification" in window && Notification.permission === "default") {
+      try { Notification.requestPermission(); } catch (e) { /* an old callback-only API */ }
+    }
+    unlock();
+    if (timer !== null) { clearTimeout(timer); timer = null; }
+    alarmTurn();
+  });
+  const silence = document.getElementById("alarm-silence");
+  if (silence) silence.addEventListener("click", function () {
+    for (const a of critical) silenced.add(a.id);
+    alarmTurn();
+  });
   // A form's player pickers offer the players of the section chosen in that form.
-  for (const select of document.querySelectorAll("select[data-section]")) {
-    const point = function () {
-      const form = select.closest("form");
-      if (!form) return;
-      for (const input of form.querySelectorAll("input[data-players]")) {
-        input.setAttribute("list", "players-" + select.value);
-      }
-    };
-    select.addEventListener("change", point);
-    point();
+  function pointPickers(select) {
+    const form = select.closest("form");
+    if (!form) return;
+    for (const input of form.querySelectorAll("input[data-players]")) {
+      input.setAttribute("list", "players-" + select.value);
+    }
   }
+  function pointAll() { for (const select of document.querySelectorAll("select[data-section]")) pointPickers(select); }
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("select[data-section]")) pointPickers(event.target);
+  });
+  pointAll();
   // The confirmation box is what the arbiter must read first.
   const pending = document.getElementById("confirm");
   if (pending) pending.scrollIntoView({ block: "start" });
+
+  // -- acting in place --------------------------------------------------------------------
+  // A desk form is posted by the script: the server answers the desk itself, with what was
+  // done, why not, or what to confirm (409), and its <main> replaces this one. The scroll
+  // position, the open <details> and the sound stay as the arbiter left them; after a
+  // confirmation the desk goes back to where the action was asked.
+  const ACTING = /^\/arbiter\/(act|regs)\//;
+  let before = null;  // the scroll position when an action asked for a confirmation
+  function detailsKey(el) {
+    if (el.id) return "#" + el.id;
+    const owner = el.parentElement && el.parentElement.closest("[id]");
+    return (owner ? "#" + owner.id : "") + " " + el.className;
+  }
+  function swapMain(html) {
+    const main = document.querySelector("main");
+    const fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
+    if (!main || !fresh) return false;
+    // Only what the arbiter opened or closed by hand is kept; the rest is as the server
+    // renders it (the Closed alerts open once there are some).
+    const opened = new Map(Array.from(main.querySelectorAll("details"), (d) => [detailsKey(d), d.open]));
+    const y = window.scrollY;
+    main.replaceWith(fresh);
+    for (const d of fresh.querySelectorAll("details")) {
+      const key = detailsKey(d);
+      if (opened.has(key) && touched.has(key)) d.open = opened.get(key);
+    }
+    pointAll();
+    window.scrollTo(0, y);
+    return true;
+  }
+  function flashRefusal(text) {
+    const main = document.querySelector("main");
+    if (!main) return;
+    for (const old of main.querySelectorAll(":scope > .flash")) old.remove();
+    const p = document.createElement("p");
+    p.className = "flash error"; p.setAttribute("role", "alert"); p.textContent = text;
+    main.prepend(p);
+  }
+  async function actInPlace(form, submitter) {
+    const data = new URLSearchParams(new FormData(form, submitter || undefined));
+    const y = window.scrollY;
+    let response;
+    try {
+      response = await fetch(form.getAttribute("action"), {
+        method: "POST", body: data, credentials: "same-origin",
+        headers: { "X-Desk": "in-place" },
+      });
+    } catch (e) { flashRefusal(t("not_sent")); return; }
+    const type = response.headers.get("Content-Type") || "";
+    if (!type.startsWith("text/html")) {  // the session ended, a 403 or 404: the server's answer as a page
+      window.location.assign("/arbiter"); return;
+    }
+    if (!swapMain(await response.text())) { window.location.assign("/arbiter"); return; }
+    const box = document.getElementById("confirm");
+    if (response.status === 409 && box) {
+      if (before === null) before = y;
+      box.scrollIntoView({ block: "start" });
+      const go = box.querySelector("button.danger");
+      if (go) go.focus();
+    } else {
+      // The message sticks to the top of the screen (style.css): seen without scrolling.
+      if (before !== null) { window.scrollTo(0, before); before = null; }
+    }
+  }
+  document.addEventListener("submit", function (event) {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !ACTING.test(form.getAttribute("action") || "")) return;
+    if (!window.fetch || !window.DOMParser) return;  // the page's own post and redirect
+    event.preventDefault();
+    actInPlace(form, event.submitter);
+  });
+  // Cancel in the confirmation box: nothing was done, the box goes and the desk stays.
+  document.addEventListener("click", function (event) {
+    const flash = event.target.closest && event.target.closest("main > .flash");
+    if (flash) { flash.remove(); return; }  // read: tapped away
+    const cancel = event.target.closest && event.target.closest("#confirm a.cancel");
+    if (!cancel) return;
+    event.preventDefault();
+    const box = document.getElementById("confirm");
+    if (box) box.remove();
+    if (before !== null) { window.scrollTo(0, before); before = null; }
+  });
   setInterval(function () {
     for (const el of document.querySelectorAll(".age[data-t]")) {
       el.textContent = Math.max(0, Math.round(nowEstimate() - Number(el.getAttribute("data-t")))) + " s";

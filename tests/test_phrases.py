@@ -9,19 +9,29 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
+import acting
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from hypothesis import given
 from hypothesis import strategies as st
+from service_feed import PAMPLONA
+from web_support import CREDENTIALS
 
 from broadcast.arbiter.alerts import Alert, AlertResolved
+from broadcast.config.loader import load_event
 from broadcast.journal.codec import decode, encode
 from broadcast.journal.kinds import register_all
+from broadcast.journal.store import Journal
 from broadcast.phrases import Phrase, and_list, colour_word, say
 from broadcast.service.committer import ActionError
+from broadcast.service.event_service import EventService
+from clocks.timesource import ManualTime
+from web.app import build_app
 from web.i18n import gettext_of
 from web.words import said
 
@@ -136,3 +146,56 @@ def test_every_template_renders_in_every_language_with_its_values(template: str,
     phrase = say(template, **{n: f"<{n}>" for n in names})
     text = phrase.render(gettext_of(lang))
     assert all(f"<{n}>" in text for n in names)  # nothing lost in translation
+
+
+async def test_a_spanish_desk_shows_board_and_undo_refusals_in_spanish(tmp_path: Path) -> None:
+    """Refusals of the board and undo actions, as the desk's flash says them (`?e=`),
+    on a desk in Spanish: translated, values in place."""
+    service = EventService(
+        load_event(PAMPLONA),
+        Journal(tmp_path / "j.sqlite"),
+        time=ManualTime(1.8e9),
+        live_round=1,
+        delay=0,
+    )
+    service.load()
+    result = acting.set_result(service, "masters-r1-b1", "1-0", "arbiter:test")
+    undone = acting.undo(service, result, "arbiter:test")
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        page = await (await client.get("/arbiter/login?lang=es")).text()
+        token = re.search(r'name="login_token" value="([^"]+)"', page)
+        assert token is not None
+        await client.post(
+            "/arbiter/login",
+            data={
+                "login_token": token.group(1),
+                "user": CREDENTIALS[0],
+                "password": CREDENTIALS[1],
+            },
+            allow_redirects=False,
+        )
+        desk = await (await client.get("/arbiter?lang=es")).text()
+        csrf = re.search(r'name="csrf" value="([^"]+)"', desk)
+        assert csrf is not None
+
+        async def refusal(path: str, **fields: str) -> str:
+            response = await client.post(
+                f"/arbiter/act/{path}",
+                data={**fields, "csrf": csrf.group(1)},
+                allow_redirects=False,
+            )
+            location = response.headers["Location"]
+            assert location.startswith("/arbiter?e="), location
+            return unquote(location[len("/arbiter?e=") :])
+
+        assert "no hay ningún tablero 9 en la sala (tableros de la sala: 1, 2" in await refusal(
+            "replace", game="masters-r1-b1", spare="9"
+        )
+        assert f"fue deshecha por la acción {undone.seq}" in await refusal(
+            "undo", action=str(result.seq)
+        )
+        assert await refusal("undo", action="x") == "No hecho: acción debe ser un número"
+    finally:
+        await client.close()

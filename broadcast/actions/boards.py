@@ -77,9 +77,13 @@ class ReplaceBoard:
             raise ActionError(say("name the spare: a hall board number, or a DGT board's serial"))
         if self.board is not None:
             if self.board not in host.hall:
-                numbers = ", ".join(str(n) for n in sorted(host.hall)) or "none"
+                numbers = ", ".join(str(n) for n in sorted(host.hall))
                 raise ActionError(
-                    f"there is no hall board {self.board} (the hall's boards: {numbers})"
+                    say(
+                        "there is no hall board %(board)s (the hall's boards: %(numbers)s)",
+                        board=self.board,
+                        numbers=numbers or say("none"),
+                    )
                 )
             return self.board
         serial = (self.serial or "").strip()
@@ -87,8 +91,11 @@ class ReplaceBoard:
         if found is None:
             seen = sorted(b.name for b in host.hall.values() if b.name)
             raise ActionError(
-                f"no DGT board {serial!r} is connected on a hall port "
-                f"(seen: {', '.join(seen) or 'none'})"
+                say(
+                    "no DGT board %(serial)s is connected on a hall port (seen: %(seen)s)",
+                    serial=repr(serial),
+                    seen=", ".join(seen) or say("none"),
+                )
             )
         return found.number
 
@@ -97,12 +104,19 @@ class ReplaceBoard:
         where = game_words(host.tournament, game)
         if game.finished:
             raise ActionError(
-                f"{where} is finished ({game.result}): a finished game stays where it was played"
+                say(
+                    "%(where)s is finished (%(result)s): a finished game stays where it was played",
+                    where=where,
+                    result=str(game.result),
+                )
             )
         current = on_hall_board(host, game.id)
         if current is None:
             raise ActionError(
-                f"{where} is on no hall board now (its round is not the one being played)"
+                say(
+                    "%(where)s is on no hall board now (its round is not the one being played)",
+                    where=where,
+                )
             )
         board = self._target(host)
         if current == board:
@@ -131,10 +145,15 @@ class ReplaceBoard:
             other_words = game_words(host.tournament, other)
             if not self.swap:
                 free, _ = board_choices(host, game.id)
-                listed = ", ".join(str(b.number) for b in free) or "none"
+                listed = ", ".join(str(b.number) for b in free)
                 raise ActionError(
-                    f"board {board} carries {other_words}, in play: a swap moves both games. "
-                    f"Choose a free board ({listed}), or the swap on purpose"
+                    say(
+                        "board %(board)s carries %(other)s, in play: a swap moves both games. "
+                        "Choose a free board (%(listed)s), or the swap on purpose",
+                        board=board,
+                        other=other_words,
+                        listed=listed or say("none"),
+                    )
                 )
             moves.append(BoardReplaced(other.id, board, current, other.ply, now, by))
             removes.append(f"board {board} from {other_words} (it moves to board {current})")
@@ -165,8 +184,14 @@ class AssignBoard:
         if hall and self.board not in {b.number for b in hall}:
             numbers = sorted(b.number for b in hall)
             raise ActionError(
-                f"board {self.board} is not a board of {state.name} in the hall "
-                f"(boards {numbers[0]}-{numbers[-1]})"
+                say(
+                    "board %(board)s is not a board of %(name)s in the hall "
+                    "(boards %(first)s-%(last)s)",
+                    board=self.board,
+                    name=state.name,
+                    first=numbers[0],
+                    last=numbers[-1],
+                )
             )
         if not hall and not 1 <= self.board <= MAX_BOARD:
             raise ActionError(
@@ -207,11 +232,18 @@ class AssignBoard:
         for begun in (game, there):
             if begun is not None and (begun.moves or begun.finished):
                 raise ActionError(
-                    f"{game_words(host.tournament, begun)} has begun: its table cannot change any more"
+                    say(
+                        "%(game)s has begun: its table cannot change any more",
+                        game=game_words(host.tournament, begun),
+                    )
                 )
         if game.key.board == self.board:
             raise ActionError(
-                f"{game_words(host.tournament, game)} is at table {self.board} already"
+                say(
+                    "%(game)s is at table %(table)s already",
+                    game=game_words(host.tournament, game),
+                    table=self.board,
+                )
             )
         where = game_words(host.tournament, game)
         removes = [f"table {game.key.board} from {where}"]

@@ -176,9 +176,13 @@ class CorrectLine:
         if not ucis and game.moves:
             where = game_words(host.tournament, game)
             raise ActionError(
-                f"an empty line would remove all {game.ply} plies of {where}: that is not a "
-                "correction. To take moves back, take back the last plies; to start from "
-                "another position, set the start position on purpose"
+                say(
+                    "an empty line would remove all %(plies)s plies of %(where)s: that is not a "
+                    "correction. To take moves back, take back the last plies; to start from "
+                    "another position, set the start position on purpose",
+                    plies=game.ply,
+                    where=where,
+                )
             )
         return _line_plan(host, game, ucis, by, self.kind)
 
@@ -200,7 +204,11 @@ class TakeBack:
             )
         if not 1 <= self.plies <= game.ply:
             raise ActionError(
-                f"take back 1 to {game.ply} plies (the game has {game.ply}), not {self.plies}"
+                say(
+                    "take back 1 to %(plies)s plies (the game has %(plies)s), not %(asked)s",
+                    plies=game.ply,
+                    asked=self.plies,
+                )
             )
         kept = [m.uci for m in game.moves[: game.ply - self.plies]]
         return _line_plan(host, game, kept, by, self.kind)
@@ -221,8 +229,13 @@ class ReplaceMove:
         game = game_state(host, self.game)
         if not 1 <= self.ply <= game.ply + 1:
             raise ActionError(
-                f"ply must be 1 to {game.ply + 1} ({game.ply} plies played; "
-                f"{game.ply + 1} adds a move), not {self.ply}"
+                say(
+                    "ply must be 1 to %(next)s (%(plies)s plies played; "
+                    "%(next)s adds a move), not %(ply)s",
+                    next=game.ply + 1,
+                    plies=game.ply,
+                    ply=self.ply,
+                )
             )
         board = chess.Board(game.start_fen)
         for record in game.moves[: self.ply - 1]:
@@ -239,7 +252,12 @@ class ReplaceMove:
         if self.ply <= game.ply and game.moves[self.ply - 1].uci == move.uci():
             where = game_words(host.tournament, game)
             raise ActionError(
-                f"ply {self.ply} of {where} is {move_words(self.ply, game.moves[self.ply - 1].san)} already"
+                say(
+                    "ply %(ply)s of %(where)s is %(move)s already",
+                    ply=self.ply,
+                    where=where,
+                    move=move_words(self.ply, game.moves[self.ply - 1].san),
+                )
             )
         return _line_plan(host, game, line, by, self.kind)
 
@@ -278,9 +296,13 @@ class SetStartPosition:
         if game.moves:
             if not self.on_purpose:
                 raise ActionError(
-                    f"{where} has {game.ply} plies: a start position removes them all. It is "
-                    "for a Chess960 game or an adjourned one: choose it on purpose, or "
-                    "correct the moves instead"
+                    say(
+                        "%(where)s has %(plies)s plies: a start position removes them all. It is "
+                        "for a Chess960 game or an adjourned one: choose it on purpose, or "
+                        "correct the moves instead",
+                        where=where,
+                        plies=game.ply,
+                    )
                 )
             removes = (f"{plies_words(game.moves, 1)} of {where}",)
         board = following(host, game.id)

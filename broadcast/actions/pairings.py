@@ -34,7 +34,7 @@ from broadcast.fide.pairing_import import PairingImportError, import_round
 from broadcast.fide.trf import TrfError, read_trf
 from broadcast.games.ids import GameKey, slug
 from broadcast.journal.kinds import JournalEvent
-from broadcast.phrases import say
+from broadcast.phrases import Value, phrase_of, say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.events import (
@@ -100,13 +100,30 @@ def check_results_in(state: SectionState, round_number: int, *, override: bool) 
     missing = unfinished_games(state, round_number)
     if not missing:
         return
-    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    shown: Value = ", ".join(missing[:5])
+    if len(missing) > 5:
+        shown = say("%(shown)s and %(more)s more", shown=shown, more=len(missing) - 5)
+    if len(missing) == 1:
+        raise ActionError(
+            say(
+                "cannot pair round %(round)s of %(name)s: 1 game of the rounds before it has "
+                "no result yet (%(shown)s). Enter those results first, or pair anyway with "
+                "the override (override=true) if the arbiter has decided so",
+                round=round_number,
+                name=state.name,
+                shown=shown,
+            )
+        )
     raise ActionError(
-        f"cannot pair round {round_number} of {state.name}: {len(missing)} game"
-        f"{'s' if len(missing) != 1 else ''} of the rounds before it "
-        f"{'have' if len(missing) != 1 else 'has'} no result yet ({shown}). Enter those "
-        f"results first, or pair anyway with the override (override=true) if the arbiter "
-        f"has decided so"
+        say(
+            "cannot pair round %(round)s of %(name)s: %(count)s games of the rounds before it "
+            "have no result yet (%(shown)s). Enter those results first, or pair anyway with "
+            "the override (override=true) if the arbiter has decided so",
+            round=round_number,
+            name=state.name,
+            count=len(missing),
+            shown=shown,
+        )
     )
 
 
@@ -125,7 +142,7 @@ def dutch_pairings(
             absent=state.absent_for(round_number),
         )
     except PairingError as exc:
-        raise ActionError(str(exc)) from None
+        raise ActionError(phrase_of(exc)) from None
 
 
 def imported_round(
@@ -140,7 +157,7 @@ def imported_round(
             say(
                 "cannot import round %(round_number)s from that TRF: %(exc)s",
                 round_number=round_number,
-                exc=str(exc),
+                exc=phrase_of(exc),
             )
         ) from None
     return imported.pairings, tuple(imported.byes)
@@ -191,7 +208,7 @@ class PublishPairings:
         try:
             after = state.apply(event)
         except StateError as exc:
-            raise ActionError(str(exc)) from None
+            raise ActionError(phrase_of(exc)) from None
         events: list[JournalEvent] = [event]
         bye_events, bye_notes = self._byes(host, after, by)
         events += bye_events
@@ -249,8 +266,12 @@ class PublishPairings:
         for player, code in self.byes:
             if player not in state.players:
                 raise ActionError(
-                    f"the pairing program's file gives a bye to player {player}, who is not in "
-                    f"{state.name}: enter them first (a late entry or a replacement)"
+                    say(
+                        "the pairing program's file gives a bye to player %(player)s, who is "
+                        "not in %(name)s: enter them first (a late entry or a replacement)",
+                        player=player,
+                        name=state.name,
+                    )
                 )
             rnd = state.rounds.get(self.round)
             known = self.round in state.granted_byes.get(player, frozenset()) or (
@@ -331,7 +352,11 @@ class ReleasePairings:
             )
         if self.round > 1 and self.round - 1 not in shown:
             raise ActionError(
-                f"round {self.round - 1} of {state.name} is not public yet: publish it first"
+                say(
+                    "round %(round)s of %(name)s is not public yet: publish it first",
+                    round=self.round - 1,
+                    name=state.name,
+                )
             )
         event = PairingsReleased(state.name, self.round, by)
         hidden = hidden_grounds(event, public, host.tournament)

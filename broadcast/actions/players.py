@@ -131,12 +131,20 @@ class Withdraw:
         who = player_of(state, self.player)
         if self.player in state.withdrawn:
             raise ActionError(
-                f"{who} has already withdrawn (from round {state.withdrawn[self.player]})"
+                say(
+                    "%(who)s has already withdrawn (from round %(round)s)",
+                    who=who,
+                    round=state.withdrawn[self.player],
+                )
             )
         start = first_open_round(state, self.player) if self.from_round is None else self.from_round
         if not 1 <= start <= state.config.rounds + 1:
             raise ActionError(
-                f"withdrawal from round {start}: give a round from 1 to {state.config.rounds + 1}"
+                say(
+                    "withdrawal from round %(start)s: give a round from 1 to %(last)s",
+                    start=start,
+                    last=state.config.rounds + 1,
+                )
             )
         why = self.reason.strip() or "withdrawn by the arbiter"
         now = host.time.now()

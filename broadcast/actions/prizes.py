@@ -44,11 +44,15 @@ class WithholdPrize:
         why = self.reason.strip()
         if not why:
             raise ActionError(
-                "give the reason the prize is withheld (e.g. 'art. 9: round 3 missed')"
+                say("give the reason the prize is withheld (e.g. 'art. 9: round 3 missed')")
             )
         if self.player in state.prizes_withheld:
             raise ActionError(
-                f"{who}'s prize is already withheld ({state.prizes_withheld[self.player]})"
+                say(
+                    "%(who)s's prize is already withheld (%(why)s)",
+                    who=who,
+                    why=state.prizes_withheld[self.player],
+                )
             )
         return Plan(
             self.kind,
@@ -115,8 +119,13 @@ class PairPlayoffGame:
             # Donostia art. 10: a league is everyone against everyone once.
             left = ", ".join(f"{a}-{b}" for a, b in status.missing)
             raise ActionError(
-                f"players {self.white} and {self.black} have already met in this play-off "
-                f"league: each pair plays once; still to play: {left}"
+                say(
+                    "players %(white)s and %(black)s have already met in this play-off "
+                    "league: each pair plays once; still to play: %(left)s",
+                    white=self.white,
+                    black=self.black,
+                    left=left,
+                )
             )
         number = len(state.playoff) + 1
         event = PlayoffGamePaired(

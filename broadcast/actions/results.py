@@ -86,8 +86,12 @@ def _checked(result: str, reason: str | None) -> tuple[GameResultText, ResultRea
         )
     if result in FORFEIT_RESULTS and why not in FORFEIT_REASONS:
         raise ActionError(
-            f"a forfeit ({result}) needs the reason forfeit, default-time or withdrawal, "
-            f"not {why!r}"
+            say(
+                "a forfeit (%(result)s) needs the reason forfeit, default-time or withdrawal, "
+                "not %(why)s",
+                result=result,
+                why=repr(why),
+            )
         )
     if result not in FORFEIT_RESULTS and why in FORFEIT_REASONS:
         raise ActionError(

@@ -30,6 +30,7 @@ from broadcast.actions.moves import _line_plan, parse_move
 from broadcast.actions.words import game_words
 from broadcast.games.events import ResultConfirmed
 from broadcast.journal.kinds import JournalEvent
+from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 
 __all__ = ["MAX_TEXT", "EnterScoresheet", "scoresheet_moves"]
@@ -56,7 +57,7 @@ def _movetext(text: str) -> str:
         if c == "{":
             end = body.find("}", i)
             if end < 0:
-                raise ActionError("the scoresheet has a comment '{' that is never closed")
+                raise ActionError(say("the scoresheet has a comment '{' that is never closed"))
             i = end + 1
             out.append(" ")
             continue
@@ -68,14 +69,14 @@ def _movetext(text: str) -> str:
             depth += 1
         elif c == ")":
             if depth == 0:
-                raise ActionError("the scoresheet closes a variation ')' it never opened")
+                raise ActionError(say("the scoresheet closes a variation ')' it never opened"))
             depth -= 1
             out.append(" ")
         elif depth == 0:
             out.append(c)
         i += 1
     if depth:
-        raise ActionError("the scoresheet has a variation '(' that is never closed")
+        raise ActionError(say("the scoresheet has a variation '(' that is never closed"))
     return "".join(out)
 
 
@@ -94,7 +95,13 @@ def _tokens(text: str) -> tuple[list[str], str | None]:
             result = _RESULTS[token]
             continue
         if result is not None:
-            raise ActionError(f"the scoresheet goes on after its result {result}: {token!r}")
+            raise ActionError(
+                say(
+                    "the scoresheet goes on after its result %(result)s: %(token)s",
+                    result=result,
+                    token=repr(token),
+                )
+            )
         bare = token.rstrip(_GLYPHS) or token
         if bare in ("e.p.", "ep"):
             continue
@@ -106,12 +113,20 @@ def scoresheet_moves(start_fen: str, text: str) -> tuple[list[str], str | None]:
     """The scoresheet's moves as UCI, legal from `start_fen`, and the result it writes
     (None: none, "*": unfinished). ActionError naming the first move that is not legal."""
     if len(text) > MAX_TEXT:
-        raise ActionError(f"a scoresheet of {len(text)} characters: at most {MAX_TEXT}")
+        raise ActionError(
+            say(
+                "a scoresheet of %(length)s characters: at most %(most)s",
+                length=len(text),
+                most=MAX_TEXT,
+            )
+        )
     tokens, result = _tokens(text)
     try:
         board = chess.Board(start_fen)
     except ValueError as exc:
-        raise ActionError(f"the game's start position is not valid: {exc}") from None
+        raise ActionError(
+            say("the game's start position is not valid: %(exc)s", exc=str(exc))
+        ) from None
     ucis: list[str] = []
     for token in tokens:
         # parse_move names the move ("23...Nf9") as the arbiter reads it on the sheet.
@@ -135,8 +150,11 @@ class EnterScoresheet:
         ucis, written = scoresheet_moves(game.start_fen, self.text)
         if not ucis:
             raise ActionError(
-                f"no moves in that scoresheet for {where}: paste its moves as PGN or SAN "
-                "(1. e4 e5 2. Nf3 ...)"
+                say(
+                    "no moves in that scoresheet for %(where)s: paste its moves as PGN or SAN "
+                    "(1. e4 e5 2. Nf3 ...)",
+                    where=where,
+                )
             )
         plan = _line_plan(host, game, ucis, by, self.kind)
         notes = list(plan.notes)

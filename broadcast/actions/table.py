@@ -84,7 +84,7 @@ def proposed_by(game: GameState) -> Colour | None:
 
 def _colour(text: str) -> Colour:
     if text not in ("white", "black"):
-        raise ActionError(f"colour must be 'white' or 'black', not {text!r}")
+        raise ActionError(say("colour must be 'white' or 'black', not %(text)s", text=repr(text)))
     return cast(Colour, text)
 
 
@@ -96,10 +96,13 @@ def _where(host: ActionHost, game: GameState) -> str:
 def _open_game(host: ActionHost, game_id: str) -> GameState:
     game = game_state(host, game_id)
     if not players_enter_results(host.config, game.key.section):
-        raise ActionError("players do not enter results in this event: the arbiter does")
+        raise ActionError(say("players do not enter results in this event: the arbiter does"))
     if game.result is not None:
         raise ActionError(
-            f"the game has a result already: {result_words(game.result, game.result_reason)}"
+            say(
+                "the game has a result already: %(result)s",
+                result=result_words(game.result, game.result_reason),
+            )
         )
     return game
 
@@ -118,8 +121,11 @@ class ProposeAtTable:
         game = _open_game(host, self.game)
         if self.result not in PLAYER_RESULTS:
             raise ActionError(
-                f"a player enters 1-0, 1/2-1/2 or 0-1, not {self.result!r}; "
-                "anything else is the arbiter's"
+                say(
+                    "a player enters 1-0, 1/2-1/2 or 0-1, not %(result)s; "
+                    "anything else is the arbiter's",
+                    result=repr(self.result),
+                )
             )
         result: GameResultText = self.result
         reason: ResultReason = "agreement" if result == "1/2-1/2" else "resignation"
@@ -169,10 +175,10 @@ class ConfirmAtTable:
         mover = proposed_by(game)
         proposal = game.proposal
         if mover is None or proposal is None:
-            raise ActionError("no result entered by a player is waiting for this game")
+            raise ActionError(say("no result entered by a player is waiting for this game"))
         if mover == colour:
             raise ActionError(
-                "you entered this result: the other player (or the arbiter) confirms it"
+                say("you entered this result: the other player (or the arbiter) confirms it")
             )
         if proposal.result == "1/2-1/2" and host.rules.is_open(f"early-draw:{game.id}"):
             raise ActionError(
@@ -218,7 +224,13 @@ class RenewRoundCode:
     def plan(self, host: ActionHost, by: str) -> Plan:
         state = section_state(host, self.section)
         if self.round not in state.rounds:
-            raise ActionError(f"{self.section} round {self.round} is not paired")
+            raise ActionError(
+                say(
+                    "%(section)s round %(round)s is not paired",
+                    section=self.section,
+                    round=self.round,
+                )
+            )
         return Plan(
             self.kind,
             renewal_summary(self.section, self.round),

@@ -35,7 +35,7 @@ from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.games.changes import Change, GamePart, game_holds
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import JournalEvent
-from broadcast.phrases import say
+from broadcast.phrases import phrase_of, say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.changes import (
@@ -127,12 +127,21 @@ class Undo:
         undone = host.action_log.undone_by(self.action)
         if undone:
             raise ActionError(
-                f"action {self.action} ({logged.summary}) was undone by action {undone}"
+                say(
+                    "action %(action)s (%(summary)s) was undone by action %(undone)s",
+                    action=self.action,
+                    summary=logged.summary,
+                    undone=undone,
+                )
             )
         if logged.kind == RELEASED:
             raise ActionError(
-                f"action {self.action} ({logged.summary}) cannot be taken back: the public "
-                f"has seen those pairings"
+                say(
+                    "action %(action)s (%(summary)s) cannot be taken back: the public "
+                    "has seen those pairings",
+                    action=self.action,
+                    summary=logged.summary,
+                )
             )
         record = record_of(host, self.action)
         parts: list[Change] = []
@@ -157,7 +166,9 @@ class Undo:
                 else (f"game {change.game} ({change.group})")
             )
             later = _changed_by(host, self.action, change)
-            then = f": {later} changed it; undo that first" if later else ": it has changed since"
+            then = say(": %(later)s changed it; undo that first", later=later)
+            if not later:
+                then = say(": it has changed since")
             raise ActionError(
                 say(
                     "cannot undo action %(action)s (%(summary)s): %(what)s%(then)s",
@@ -175,7 +186,12 @@ class Undo:
                 host.state.apply(undone_event)
             except (StateError, GameError) as exc:
                 raise ActionError(
-                    f"cannot undo action {self.action} ({logged.summary}): {exc}"
+                    say(
+                        "cannot undo action %(action)s (%(summary)s): %(why)s",
+                        action=self.action,
+                        summary=logged.summary,
+                        why=phrase_of(exc),
+                    )
                 ) from None
             events.append(undone_event)
         rules = host.rules

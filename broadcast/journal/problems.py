@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from broadcast.phrases import Phrase, say
+from broadcast.phrases import Phrase, Value, and_list, say
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +152,43 @@ class JournalGone:
             f"readable as {proc}; {save}"
         )
 
+    @property
+    def phrase(self) -> Phrase:
+        """`message` for the desk's languages (the paths, what became of the file and the
+        error stay as the system says them)."""
+        proc = " and ".join(f"/proc/{self.pid}/fd/{fd}" for fd in self.fds) or "/proc/PID/fd"
+        if self.rescued is not None:
+            save = say(
+                "boardwire wrote a full copy to %(copy)s (and writes it again when it stops); "
+                "stop boardwire, then start it again with --db %(copy)s, or move that file to "
+                "%(path)s first",
+                copy=self.rescued,
+                path=self.path,
+            )
+        elif self.rescue_error is None:
+            save = say(
+                "boardwire is writing a full copy of it beside it (the desk's alert says "
+                "where once it is done)"
+            )
+        else:
+            save = say(
+                "boardwire could not write a copy (%(error)s); while it still runs, save the "
+                "open file: cp %(fd)s %(path)s.saved, then stop boardwire and start it again "
+                "with --db %(path)s.saved",
+                error=self.rescue_error,
+                fd=proc.split(" and ")[0],
+                path=self.path,
+            )
+        return say(
+            "the journal %(path)s was %(how)s while boardwire runs: arbiter actions are "
+            "refused, since a restart would not find them. The open file is still readable "
+            "as %(proc)s; %(save)s",
+            path=self.path,
+            how=self.how,
+            proc=proc,
+            save=save,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class JournalTampered:
@@ -189,6 +226,41 @@ class JournalTampered:
             f"{aside}{saved} Stop "
             "boardwire (Ctrl-C), find what wrote over the file, and start again: the start "
             "says what the file holds"
+        )
+
+    @property
+    def phrase(self) -> Phrase:
+        """`message` for the desk's languages (the paths, what happened to the file and
+        what it holds stay as the system says them)."""
+        aside: Value = ""
+        if self.wal_aside:
+            aside = say(
+                " Its own write-ahead log was moved to %(aside)s, so that the next start does "
+                "not lay it over what the file holds now.",
+                aside=self.wal_aside,
+            )
+        saved: Value = ""
+        if self.saved:
+            saved = say(
+                " The games and results as boardwire holds them now were written to %(files)s.",
+                files=and_list(list(self.saved)),
+            )
+        holds: Value = ""
+        if self.holds:
+            holds = say("; the file now %(holds)s", holds=self.holds)
+        return say(
+            "the journal %(path)s was %(detail)s while boardwire runs: boardwire stopped "
+            "writing into it, so that nothing of its own lands on what another program put "
+            "there, and refuses arbiter actions; board events are held in memory. It had "
+            "written events up to %(written)s%(holds)s.%(aside)s%(saved)s Stop boardwire "
+            "(Ctrl-C), find what wrote over the file, and start again: the start says what "
+            "the file holds",
+            path=self.path,
+            detail=self.detail,
+            written=self.written,
+            holds=holds,
+            aside=aside,
+            saved=saved,
         )
 
 

@@ -109,6 +109,7 @@ from broadcast.journal.problems import (
     duration,
     rescue_path,
 )
+from broadcast.phrases import Phrase, say
 
 if TYPE_CHECKING:
     from broadcast.journal.kinds import JournalEvent
@@ -200,7 +201,7 @@ class Journal:
         self.gone: JournalGone | JournalTampered | None = None
         self.found: str | None = None  # what the start found against the last writer's record
         self._notes: tuple[str, ...] = ()  # the same, as the lock file keeps it
-        self.mended: list[str] = []  # what was mended under the running service (for the desk)
+        self.mended: list[Phrase] = []  # what was mended under the running service (for the desk)
         self.attention = False  # `check_file` saw something for `attend` to do off the loop
         self._held = HeldRows(spill_dir=spill_dir)
         self._held_written = 0  # held rows written since the outage began
@@ -1093,11 +1094,13 @@ class Journal:
             self._marks = new if new is not None else self._marks
         finally:
             self._gen += 1
-        message = (
-            f"the journal {self.path}: its {finding.detail} by another program (a cleanup, "
-            "backup or sync tool?) while boardwire runs. Nothing is lost: boardwire wrote "
-            "everything into the journal file and started new ones. Find what deletes files "
-            "in that folder and stop it"
+        message = say(
+            "the journal %(path)s: its %(detail)s by another program (a cleanup, backup or "
+            "sync tool?) while boardwire runs. Nothing is lost: boardwire wrote everything "
+            "into the journal file and started new ones. Find what deletes files in that "
+            "folder and stop it",
+            path=self.path,
+            detail=finding.detail,
         )
         log.critical("%s", message)
         self.mended.append(message)

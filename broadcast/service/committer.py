@@ -820,7 +820,7 @@ class Committer:
             JOURNAL_FOUND,
             "journal-not-writable",
             "critical",
-            f"At the start ({self.journal.path}): {found}",
+            say("At the start (%(path)s): %(found)s", path=self.journal.path, found=found),
             self.time.now(),
             on_acknowledge=self.journal.forget_found,
         )

@@ -123,6 +123,7 @@ class Health:
                     "critical",
                     gone.message,
                     self._gone_t,
+                    gone.phrase,
                 ),
             )
         return [a for a in out if a.id not in self.acknowledged]

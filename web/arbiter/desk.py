@@ -299,7 +299,7 @@ class Form:
         """A field that must be a number (ActionError naming `label` otherwise)."""
         text = self[name]
         if not text.isascii() or not text.isdigit() or len(text) > 6:
-            raise ActionError(f"{label or name} must be a number")
+            raise ActionError(self._("%(label)s must be a number") % {"label": label or name})
         return int(text)
 
     def checked(self, name: str) -> bool:
@@ -427,7 +427,7 @@ async def _pair(f: Form) -> str:
     service = service_of(f.request)
     section = section_by_name(service.config, f["section"])
     if section is None:
-        raise ActionError(f"no section {f['section']!r}")
+        raise ActionError(f._("no section %(section)s") % {"section": repr(f["section"])})
     number = f.number("round", f._("round"))
     source: PairingSource = (
         FromTrf(f["trf"], override=f.checked("override"))
@@ -450,13 +450,14 @@ def _board(f: Form) -> str:
     return _moved(f, f.act(command))
 
 
-def _seconds(text: str, label: str) -> float | None:
-    """A time typed at the desk: h:mm:ss, m:ss or seconds; None when left empty."""
+def _seconds(f: Form, text: str, label: str) -> float | None:
+    """A time typed at the desk: h:mm:ss, m:ss or seconds; None when left empty (`label`
+    in the desk's language)."""
     if not text:
         return None
     parts = text.split(":")
     if len(parts) > 3 or not all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts):
-        raise ActionError(f"{label} must be a time like 1:25:00 or 85:00")
+        raise ActionError(f._("%(label)s must be a time like 1:25:00 or 85:00") % {"label": label})
     seconds = 0
     for part in parts:
         seconds = seconds * 60 + int(part)
@@ -481,7 +482,7 @@ def _replace_board(f: Form) -> str:
     """A free board (`spare`: a number, or a DGT serial), or one in play (`swap_with`)."""
     spare, swap_with = f["spare"], f["swap_with"]
     if spare and swap_with:
-        raise ActionError("choose a free board or a board to swap with, not both")
+        raise ActionError(f._("choose a free board or a board to swap with, not both"))
     chosen = spare or swap_with
     number = int(chosen) if chosen.isascii() and chosen.isdigit() else None
     command = ReplaceBoard(
@@ -489,8 +490,8 @@ def _replace_board(f: Form) -> str:
         number,
         serial=None if number is not None or not chosen else chosen,
         swap=bool(swap_with),
-        white_seconds=_seconds(f["white_time"], "White's time"),
-        black_seconds=_seconds(f["black_time"], "Black's time"),
+        white_seconds=_seconds(f, f["white_time"], f._("White's time")),
+        black_seconds=_seconds(f, f["black_time"], f._("Black's time")),
     )
     return _moved(f, f.act(command))
 
@@ -610,12 +611,12 @@ def _missed(f: Form) -> float | None:
     if not choice:
         return None
     if choice not in ("0", "0.5"):
-        raise ActionError("points per missed round must be 0 or 0.5")
+        raise ActionError(f._("points per missed round must be 0 or 0.5"))
     return float(choice)
 
 
 def _late_entry(f: Form) -> str:
-    config_player = f.number("config_player", "config player") if f["config_player"] else None
+    config_player = f.number("config_player", f._("config player")) if f["config_player"] else None
     start = f.number("from_round", f._("from round")) if f["from_round"] else None
     command = LateEntry(
         f.section(),

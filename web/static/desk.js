@@ -13,6 +13,7 @@
   function remember(key, on) { try { localStorage.setItem(key, on ? "on" : "off"); } catch (e) { /* private mode */ } }
   let sound = remembered(STORE.sound);
   let alarm = remembered(STORE.alarm);
+  const live = { boards: null, alerts: null, waiting: null };  // what the socket said last
   const touched = new Set();  // the <details> the arbiter opened or closed by hand
   document.addEventListener("click", (ev) => {
     const summary = ev.target instanceof Element ? ev.target.closest("summary") : null;
@@ -445,6 +446,12 @@
       if (opened.has(key) && touched.has(key)) d.open = opened.get(key);
     }
     pointAll();
+    // The page was rendered when the action was answered; the socket may have told of
+    // something newer meanwhile (an alert raised a second later), and it tells every
+    // change: what it said last is drawn again over the swapped page.
+    if (live.boards) showBoards(live.boards);
+    if (live.alerts) { showAlerts(live.alerts, []); refreshClosed(); }
+    if (live.waiting) showWaiting(live.waiting);
     window.scrollTo(0, y);
     return true;
   }
@@ -508,16 +515,19 @@
   BW.hooks.push(function (msg) {
     if (msg.type === "snapshot") {
       if (msg.now) serverNow = msg.now - ((performance.now() - loadedAt) / 1000) * (msg.clock_rate || 1);
-      if (msg.data.boards) showBoards(msg.data.boards);
-      if (msg.data.alerts) { showAlerts(msg.data.alerts, []); refreshClosed(); }
-      if (msg.data.waiting) showWaiting(msg.data.waiting);
+      if (msg.data.boards) { live.boards = msg.data.boards; showBoards(msg.data.boards); }
+      if (msg.data.alerts) { live.alerts = msg.data.alerts; showAlerts(msg.data.alerts, []); refreshClosed(); }
+      if (msg.data.waiting) { live.waiting = msg.data.waiting; showWaiting(msg.data.waiting); }
     } else if (msg.type === "waiting") {
+      live.waiting = msg.waiting;
       showWaiting(msg.waiting);
     } else if (msg.type === "sync") {
       if (msg.in_sync) boardMatched(msg.game);
     } else if (msg.type === "boards") {
+      live.boards = msg.boards;
       showBoards(msg.boards);
     } else if (msg.type === "alerts") {
+      live.alerts = msg.alerts;
       showAlerts(msg.alerts, msg.new || []);
       refreshClosed();
       refreshLinks();  // a link going down or coming back comes with an alert

@@ -26,7 +26,10 @@ def crowded() -> Iterator[None]:
     wanted = HIGH + 64
     if soft < wanted:
         new_hard = hard if hard == resource.RLIM_INFINITY or hard >= wanted else wanted
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, new_hard))
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, new_hard))
+        except (ValueError, OSError) as exc:  # an unprivileged user under a low hard limit
+            pytest.skip(f"cannot open {wanted} files here ({exc}): no descriptor above 1024")
     base = os.open(os.devnull, os.O_RDONLY)
     taken = [base]
     try:

@@ -124,15 +124,27 @@ def _sheet(path: str) -> Callable[[Handler], Handler]:
     return register
 
 
-@_sheet("")
-async def index_sheet(request: web.Request) -> web.Response:
-    """The section's sheets, to choose one."""
-    config, section, lang = public_of(request).config, section_of(request), lang_of(request)
-    return await _send(
-        request,
-        f"index:{section.name}",
-        lambda tournament, frame: render.index_html(config, tournament, section, frame, lang),
-    )
+SectionDraw = Callable[[EventConfig, TournamentState, SectionConfig, Frame, str], str]
+
+
+def _section_sheet(kind: str, draw: SectionDraw) -> Handler:
+    """A sheet of the whole section (`draw`: the index, standings, crosstable), kept per
+    section like the public pages."""
+
+    async def handler(request: web.Request) -> web.Response:
+        config, section, lang = public_of(request).config, section_of(request), lang_of(request)
+        return await _send(
+            request,
+            f"{kind}:{section.name}",
+            lambda tournament, frame: draw(config, tournament, section, frame, lang),
+        )
+
+    handler.__name__ = f"{kind}_sheet"
+    handler.__doc__ = draw.__doc__
+    return handler
+
+
+_sheet("")(_section_sheet("index", render.index_html))
 
 
 def _round_sheet(kind: RoundKind) -> Handler:
@@ -191,23 +203,5 @@ for _kind in render.ROUND_SHEETS:
     _sheet(f"/round/{{round}}/{_kind}")(_round_sheet(_kind))
 
 
-@_sheet("/standings")
-async def standings_sheet(request: web.Request) -> web.Response:
-    """The section's standings."""
-    config, section, lang = public_of(request).config, section_of(request), lang_of(request)
-    return await _send(
-        request,
-        f"standings:{section.name}",
-        lambda tournament, frame: render.standings_html(config, tournament, section, frame, lang),
-    )
-
-
-@_sheet("/crosstable")
-async def crosstable_sheet(request: web.Request) -> web.Response:
-    """The section's crosstable."""
-    config, section, lang = public_of(request).config, section_of(request), lang_of(request)
-    return await _send(
-        request,
-        f"crosstable:{section.name}",
-        lambda tournament, frame: render.crosstable_html(config, tournament, section, frame, lang),
-    )
+_sheet("/standings")(_section_sheet("standings", render.standings_html))
+_sheet("/crosstable")(_section_sheet("crosstable", render.crosstable_html))

@@ -50,10 +50,14 @@ async def test_a_clock_reading_late_in_a_game_is_a_small_entry(
         v.release()
         await until(_published(v), "the moves in Redis")
         assert v.service.public_state().book.get(game).ply == 72
+        moves_seq = v.hub.public.seq
         with v.service.batch(in_place=True):
             v.service.commit([GameClock(game, 3100, 2900, "white", v.clock.now())])
         v.release()
         await until(lambda: v.service.public_state().book.get(game).white_clock == 3100, "tick")
+        # The service's state can show the reading before the hub has sent it out: wait
+        # for the hub's next message, then for Redis to have it.
+        await until(lambda: v.hub.public.seq > moves_seq, "the reading on the hub")
         await until(_published(v), "the reading in Redis")
         client = aioredis.Redis.from_url(redis_server.url)
         try:

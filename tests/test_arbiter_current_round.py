@@ -6,6 +6,7 @@ import datetime as dt
 
 from arbiter_support import SESTAO, engine, gid, start_of
 
+from broadcast.arbiter.presence import forfeit_moment
 from broadcast.fide.berger import berger_round
 from broadcast.games.events import ResultProposed
 from broadcast.tournament.events import RoundPaired
@@ -34,5 +35,9 @@ def test_a_moved_start_is_where_the_default_time_counts_from() -> None:
     assert not [
         e for e in rules.tick(new_deadline - 1) if isinstance(e, ResultProposed) and e.game == game
     ]
-    due = [e for e in rules.tick(new_deadline) if isinstance(e, ResultProposed) and e.game == game]
-    assert [(e.result, e.t) for e in due] == [("-/-", new_deadline)]
+    assert not [
+        e for e in rules.tick(new_deadline) if isinstance(e, ResultProposed) and e.game == game
+    ]  # at the default time itself a player is in time
+    passed = new_deadline + 0.001
+    due = [e for e in rules.tick(passed) if isinstance(e, ResultProposed) and e.game == game]
+    assert [(e.result, e.t) for e in due] == [("-/-", forfeit_moment(new_deadline))]

@@ -89,7 +89,12 @@ def test_clock_stopped_in_final_position_after_a_correction() -> None:
 
 def test_early_draw_rule_boundaries() -> None:
     rule = EarlyDrawRule(min_moves=30, min_minutes=60)
-    assert early_draw_breach(rule, plies=59, elapsed_seconds=7200) is not None
+    # After Black's 29th move (58 plies) the game is at move 29; White's 30th (59) reaches 30.
+    assert str(early_draw_breach(rule, plies=58, elapsed_seconds=7200)) == (
+        "no draw by agreement before move 30 (now move 29)"
+    )
+    assert early_draw_breach(rule, plies=59, elapsed_seconds=7200) is None
+    assert early_draw_breach(rule, plies=59, elapsed_seconds=3599) is not None
     assert early_draw_breach(rule, plies=60, elapsed_seconds=3599) is not None
     assert early_draw_breach(rule, plies=60, elapsed_seconds=3600) is None
     assert early_draw_breach(None, plies=2, elapsed_seconds=1) is None
@@ -126,7 +131,8 @@ def test_kings_signal_draw_at_move_12_raises_alert() -> None:
 
 
 def test_early_draw_both_sides_of_move_30_and_one_hour() -> None:
-    assert [a.kind for a in _drawn_by_signal(59, 7200)] == ["early-draw"]
+    assert [a.kind for a in _drawn_by_signal(58, 7200)] == ["early-draw"]  # Black's 29th
+    assert _drawn_by_signal(59, 7200) == []  # White's 30th move reaches move 30
     assert [a.kind for a in _drawn_by_signal(60, 3599)] == ["early-draw"]
     assert _drawn_by_signal(60, 3600) == []
 

@@ -103,7 +103,10 @@ def test_a_withdrawal_for_no_shows_waits_for_the_forfeit_it_follows_from(
     time.set(second + DELAY)  # the forfeit is public, and with it the withdrawal
     shown = public(service).section(masters)
     assert shown.rounds[2].results and shown.withdrawn == {5: 3}
-    assert note_of(public(service), masters, 5) == "withdrawn from round 3 (2 no-shows)"
+    assert note_of(public(service), masters, 5) == (
+        "withdrawn from round 3 (2 no-shows); "
+        "results left out: 0 of 7 games played, under half (FIDE withdrawal rule)"
+    )  # and with it FIDE's withdrawal rule (no game played), not before
     assert public(again).section(masters).withdrawn == {5: 3}
 
 

@@ -141,7 +141,8 @@ async def test_each_desk_form_says_what_it_did(
     summary, done = await _confirmed(
         client, csrf, regs + "withdraw", section="open", player=f"3 · {third.name}"
     )
-    assert summary.startswith(f"{third.name} (3) withdrawn from round 1")
+    # From now: the next round to be paired (round 1's game stays, the arbiter's to decide).
+    assert summary.startswith(f"{third.name} (3) withdrawn from round 2")
     assert done == summary and 3 in service.tournament.section(section.name).withdrawn
 
     for path in (act + "nothing", regs + "nothing"):

@@ -62,3 +62,21 @@ def test_several_sections_name_the_section() -> None:
     report = read_trf(section_trf(state, cfg, name))
     assert report.name == f"{cfg.name} - {name}"
     assert len(report.crosstable.players) == 10
+
+
+def test_an_unrated_player_has_a_blank_rating_not_zero() -> None:
+    # Audit D11: `   0` reads as a rating of 0; TRF leaves an unrated player's field blank.
+    import dataclasses
+
+    cfg = event("sestao-2025-swiss")
+    section = cfg.sections[0]
+    players = tuple(
+        dataclasses.replace(p, rating=0) if p.number == 24 else p for p in section.players
+    )
+    cfg = dataclasses.replace(cfg, sections=(dataclasses.replace(section, players=players),))
+    pairs = [Pairing(b, 2 * b - 1, 2 * b) for b in range(1, 13)]
+    state = paired(cfg, "Open", 1, pairs)
+    lines = {int(x[4:8]): x for x in section_trf(state, cfg, "Open").splitlines() if x[:3] == "001"}
+    assert lines[24][48:52] == "    "
+    assert lines[23][48:52].strip().isdigit() and int(lines[23][48:52]) > 0
+    assert read_trf(section_trf(state, cfg, "Open")).crosstable.players[23].rating is None

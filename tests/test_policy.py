@@ -15,6 +15,7 @@ from broadcast.tournament.bye_policy import (
     check_bye_cancel,
     check_bye_request,
     check_draw_offer,
+    move_reached,
 )
 
 MADRID = ZoneInfo("Europe/Madrid")
@@ -70,7 +71,20 @@ def test_naive_times_are_refused(sestao: SectionConfig) -> None:
 def test_early_draw_rule_needs_both_minimums(sestao: SectionConfig) -> None:
     rule = sestao.early_draw
     hour = dt.timedelta(hours=1)
-    assert not check_draw_offer(rule, moves_played=29, elapsed=2 * hour).allowed
-    assert not check_draw_offer(rule, moves_played=40, elapsed=hour - SECOND).allowed
-    assert check_draw_offer(rule, moves_played=30, elapsed=hour).allowed
-    assert check_draw_offer(None, moves_played=1, elapsed=dt.timedelta()).allowed
+    assert not check_draw_offer(rule, plies=57, elapsed=2 * hour).allowed
+    assert not check_draw_offer(rule, plies=80, elapsed=hour - SECOND).allowed
+    assert check_draw_offer(rule, plies=60, elapsed=hour).allowed
+    assert check_draw_offer(None, plies=1, elapsed=dt.timedelta()).allowed
+
+
+def test_early_draw_move_minimum_counts_the_move_reached(sestao: SectionConfig) -> None:
+    """Sestao art. 3, "no draw offers before move 30": after Black's 29th move (58 plies)
+    it is early; White's 30th move (59 plies) reaches move 30."""
+    rule = sestao.early_draw
+    assert rule is not None and rule.min_moves == 30
+    hour = dt.timedelta(hours=1)
+    early = check_draw_offer(rule, plies=58, elapsed=2 * hour)
+    assert not early.allowed
+    assert early.reason == "no draw by agreement before move 30 (now move 29)"
+    assert check_draw_offer(rule, plies=59, elapsed=2 * hour).allowed
+    assert [move_reached(p) for p in (0, 1, 2, 58, 59, 60)] == [0, 1, 1, 29, 30, 30]

@@ -15,7 +15,7 @@ from arbiter_support import PAMPLONA, SESTAO, engine, gid, moves, start_of
 
 from broadcast.arbiter import Alert, AlertResolved
 from broadcast.arbiter.alerts import AlertUpdated, PlayerMarkedAbsent, PlayerMarkedPresent
-from broadcast.arbiter.presence import PlayerPresence
+from broadcast.arbiter.presence import PlayerPresence, forfeit_moment
 from broadcast.arbiter.presence_rules import game_presence, unchecked_tables
 from broadcast.config.model import EventConfig
 from broadcast.games.events import ResultConfirmed, ResultProposed
@@ -24,6 +24,7 @@ from broadcast.games.events import ResultConfirmed, ResultProposed
 HALL = replace(SESTAO, boards=SESTAO.boards[:2])
 START = start_of(SESTAO, 1)
 DUE = START + 30 * 60
+PASSED = DUE + 0.001  # the default time has passed ("a maximum delay of 30 minutes")
 
 
 def _hall(event: EventConfig = HALL):  # type: ignore[no-untyped-def]
@@ -48,18 +49,20 @@ def test_unwired_tables_get_one_alert_and_no_forfeit_at_the_default_time() -> No
     # No late warnings for tables no board sees: nobody could have been seen there.
     assert {a.game for a in rules.open_alerts() if a.kind == "late"} == {_game(1), _game(2)}
     out = rules.tick(DUE)
-    # The wired tables lose by forfeit as before; the unwired ones are for the arbiter.
-    assert _proposals(out) == {_game(1): "-/-", _game(2): "-/-"}
+    # The arbiter is asked to walk at the default time; nobody loses at 30:00.0 itself.
+    assert _proposals(out) == {}
     [alert] = [e for e in out if isinstance(e, Alert) and e.kind == "check-tables"]
     assert alert.t == DUE and alert.section == "Open" and alert.round == 1
     assert alert.message.startswith("check tables 3, 4: ")
     assert "(30 min)" in alert.message
     assert unchecked_tables(rules.rules, "Open", 1) == [3, 4]
+    # Once it has passed, the wired tables lose by forfeit; the unwired ones are for the arbiter.
+    assert _proposals(rules.tick(PASSED)) == {_game(1): "-/-", _game(2): "-/-"}
 
 
 def test_the_alert_follows_the_marks_and_closes_when_every_table_is_marked() -> None:
     rules = _hall()
-    rules.tick(DUE)
+    rules.tick(PASSED)
     [alert] = _tables_alerts(rules)
     out = rules.observe(PlayerMarkedAbsent(_game(3), "white", DUE + 60))
     # Black is not known yet: the table stays listed, and no forfeit yet.
@@ -105,7 +108,7 @@ def test_a_result_takes_the_table_off_the_list() -> None:
 def test_check_in_required_makes_unwired_tables_judged_like_wired_ones() -> None:
     rules = _hall(replace(HALL, check_in="required"))
     rules.observe(PlayerMarkedPresent(_game(3), "white", START + 30, by="player:a", how="check-in"))
-    out = rules.tick(DUE)
+    out = rules.tick(PASSED)
     proposals = _proposals(out)
     assert proposals[_game(3)] == "+/-"  # checked in: White wins; no check-in, no move: Black loses
     assert proposals[_game(4)] == "-/-"
@@ -115,13 +118,13 @@ def test_check_in_required_makes_unwired_tables_judged_like_wired_ones() -> None
 def test_section_setting_overrides_the_event() -> None:
     sections = (replace(HALL.sections[0], check_in="required"),)
     rules = _hall(replace(HALL, check_in="optional", sections=sections))
-    assert _proposals(rules.tick(DUE))[_game(4)] == "-/-"
+    assert _proposals(rules.tick(PASSED))[_game(4)] == "-/-"
 
 
 def test_without_the_change_the_board_never_saw_them_forfeits() -> None:
     # Wired tables keep today's rule: no move, no press, no mark at the default time loses.
     rules = engine(SESTAO)
-    assert set(_proposals(rules.tick(DUE)).values()) == {"-/-"}
+    assert set(_proposals(rules.tick(PASSED)).values()) == {"-/-"}
 
 
 def test_late_alert_names_only_who_is_still_missing_once_one_is_marked() -> None:
@@ -159,7 +162,7 @@ def test_a_wired_player_marked_absent_after_the_default_time_is_proposed_at_once
     game = _game(1)
     rules.observe(PlayerMarkedPresent(game, "white", START + 10))
     rules.observe(PlayerMarkedPresent(game, "black", START + 10))
-    assert _game(1) not in _proposals(rules.tick(DUE))
+    assert _game(1) not in _proposals(rules.tick(PASSED))
     out = rules.observe(PlayerMarkedAbsent(game, "white", DUE + 100))
     assert _proposals(out) == {game: "-/+"}
     assert [e.t for e in out if isinstance(e, ResultProposed)] == [DUE + 100]
@@ -184,3 +187,12 @@ def test_game_presence_says_how_each_player_is_known(check_in: str) -> None:
     other = game_presence(rules.rules, book.get(_game(4)))
     expected = "absent" if check_in == "required" else "unknown"
     assert other.white.state == other.black.state == expected
+
+
+def test_a_walked_table_marked_absent_early_loses_only_once_the_default_time_has_passed() -> None:
+    rules = _hall()
+    rules.observe(PlayerMarkedAbsent(_game(3), "white", START + 60))
+    rules.observe(PlayerMarkedPresent(_game(3), "black", START + 70))
+    assert _game(3) not in _proposals(rules.tick(DUE))  # White may still come at 30:00.0
+    out = [e for e in rules.tick(PASSED) if isinstance(e, ResultProposed) and e.game == _game(3)]
+    assert [(e.result, e.t) for e in out] == [("-/+", forfeit_moment(DUE))]

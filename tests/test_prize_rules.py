@@ -9,10 +9,12 @@ from pathlib import Path
 
 import acting
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_regulations import ARBITER, at, prizes_of, service_for
-from test_web_regulations import BASIC, _client, _desk_confirmed, _login
+from test_web_regulations import BASIC, _desk_confirmed, _login
+from web_support import CREDENTIALS
 
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
@@ -23,9 +25,26 @@ from broadcast.games.ids import GameKey
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.prizes import PrizeList, compute_prizes
 from clocks.timesource import ManualTime
+from web.app import build_app
 
 ROOT = Path(__file__).resolve().parent.parent
 MASTERS = "Masters"
+
+
+def keeping(tmp_path: Path, start: str = "2025-12-22T16:00:00") -> tuple[EventService, ManualTime]:
+    """The Pamplona service with `[section.withdrawal] under_half = "keep"`. The tests that
+    play `play_pamplona` are about art. 8 + 9 (an eliminated player's prize passes on);
+    under FIDE's withdrawal rule, the default, 5 (2 of 7 games played) would have every
+    result left out, which tests/test_withdrawal_rule.py covers."""
+    service, time = service_for(tmp_path, "pamplona-masters.toml", start)
+    masters = service.config.sections[0]
+    rules = dataclasses.replace(masters.withdrawal, under_half="keep")
+    config = dataclasses.replace(
+        service.config, sections=(dataclasses.replace(masters, withdrawal=rules),)
+    )
+    kept = EventService(config, service.journal, time=time, delay=0)
+    kept.load()
+    return kept, time
 
 
 def play_pamplona(service: EventService, time: ManualTime) -> None:
@@ -57,7 +76,7 @@ def lines(prizes: PrizeList | None) -> dict[int, tuple[float, float, float]]:
 
 
 def test_an_eliminated_player_loses_the_prize_and_it_passes_on(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time = keeping(tmp_path)
     play_pamplona(service, time)
     state = service.tournament.section(MASTERS)
     assert state.withdrawn[5] == 5 and state.finished
@@ -160,7 +179,7 @@ def test_a_prize_not_awarded_moves_nobody_up(tmp_path: Path) -> None:
 
 
 def test_forfeit_wins_out_of_the_pool_when_the_config_says_so(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time = keeping(tmp_path)
     masters = service.config.sections[0]
     assert masters.prizes is not None
     rules = dataclasses.replace(masters.prizes, forfeit_wins=False, eliminated_lose_prizes=False)
@@ -195,7 +214,9 @@ def test_the_retention_and_the_prize_switches_are_checked(tmp_path: Path) -> Non
 
 
 async def test_prizes_withheld_over_the_api_and_at_the_desk(tmp_path: Path) -> None:
-    client, service = await _client(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, _ = keeping(tmp_path)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
     try:
         time = service.time
         assert isinstance(time, ManualTime)

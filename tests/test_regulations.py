@@ -246,7 +246,13 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
     assert section.no_shows[5] == (1, 2)
     assert service.public_state().tournament.section(masters).withdrawn[5] == 3
     row = row_of(service, masters, 5)
-    assert row["note"] == "withdrawn from round 3 (2 no-shows)" and row["points"] == 0.0
+    # Out before playing a game (0 of 7, under half): FIDE's withdrawal rule (Pamplona
+    # art. 1) leaves 5's results, and those against 5, out of the standings.
+    assert row["note"] == (
+        "withdrawn from round 3 (2 no-shows); "
+        "results left out: 0 of 7 games played, under half (FIDE withdrawal rule)"
+    )
+    assert row["points"] == 0.0 and row["excluded"]
 
     # The rest of the event: everybody else draws, except player 1 who wins every game.
     for number in range(2, 8):
@@ -260,14 +266,16 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
             else:
                 acting.set_result(service, game.id, "1/2-1/2", ARBITER, "agreement")
     standings = standings_of(service.tournament, masters)
-    assert standings.rows[0].start == 1 and standings.rows[0].points == 7.0
+    # 1 won all 7, one by forfeit against 5: that one is left out with 5's results.
+    assert standings.rows[0].start == 1 and standings.rows[0].points == 6.0
+    assert standings.rows[-1].start == 5 and standings.rows[-1].excluded
     prizes = prizes_of(service.tournament, masters)
     assert prizes is not None and not prizes.provisional
     by_player = {p.start: p for p in prizes.lines}
     assert by_player[1].place == 2000.0
-    # Wins: player 1 seven (one by forfeit against 5), 5's six other opponents one each
-    # by forfeit, 7 and 3 one each in round 1: 15 wins share 3500.
-    assert by_player[1].pool == pytest.approx(3500 * 7 / 15, abs=0.01)
+    # Wins: player 1 six (the forfeit against 5 is left out, as are the other forfeit
+    # wins against 5), 7 and 3 one each in round 1: 8 wins share 3500.
+    assert by_player[1].pool == pytest.approx(3500 * 6 / 8, abs=0.01)
     assert sum(p.pool for p in prizes.lines) == pytest.approx(3500.0, abs=0.05)  # cents
     # Tied players share the place prizes of the places they occupy.
     assert sum(p.place for p in prizes.lines) == pytest.approx(3500.0)
@@ -400,13 +408,15 @@ def test_standings_cli_shows_the_status_and_the_prizes(
     event, db = ROOT / "examples" / "pamplona-masters.toml", tmp_path / "j.sqlite"
     assert main(["standings", "--event", str(event), "--db", str(db), "--prizes"]) == 0
     text = capsys.readouterr().out
-    assert "[withdrawn from round 3 (2 no-shows)]" in text
+    assert "[withdrawn from round 3 (2 no-shows); results left out: 0 of 7" in text
     assert "Prizes" in text and "(amounts in EUR)" in text
     args = ["standings", "--event", str(event), "--db", str(db), "--prizes", "--json"]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
     pools = sum(p["pool"] for p in data["Masters"]["prizes"]["prizes"])
-    assert pools == pytest.approx(3500.0, abs=0.05)  # all 7 wins so far are forfeits
+    # Both wins so far are forfeits against 5, whose results FIDE's withdrawal rule
+    # leaves out (no game played): nobody has a win for the pool yet.
+    assert pools == 0
 
 
 def test_a_withdrawal_can_remove_the_remaining_games_instead(tmp_path: Path) -> None:

@@ -96,16 +96,21 @@ def test_real_files_recorded_points_match_and_round_trip(path: Path) -> None:
     ]
     written = [line for line in text.splitlines() if line.startswith("001")]
     for old, new in zip(original, written, strict=True):
-        assert new[:57] == old[:57]  # number, sex, title, name, rating, federation
+        assert new[:48] == old[:48] and new[52:57] == old[52:57]  # number .. name, federation
+        # The rating, except an unrated player's: blank as TRF says, where the file has 0.
+        assert new[48:52] == old[48:52] or (old[48:52].strip() == "0" and not new[48:52].strip())
         assert new[68:] == old[68:] or old[57:68].strip() == "0"
 
 
-def test_donostia_writes_back_byte_for_byte_except_zero_fide_ids() -> None:
+def test_donostia_writes_back_byte_for_byte_except_zero_fide_ids_and_ratings() -> None:
     original = DONOSTIA.read_text(encoding="latin-1").replace("\r\n", "\n").splitlines()
     written = write_trf(load_trf(DONOSTIA)).splitlines()
     assert len(original) == len(written)
     differ = [(a, b) for a, b in zip(original, written, strict=True) if a.rstrip() != b]
-    assert all(a[57:68].strip() == "0" for a, _ in differ)
+    # Vega writes 0 for "none" in both; we leave the fields blank.
+    assert all(a[57:68].strip() == "0" or a[48:52].strip() == "0" for a, _ in differ)
+    unrated = [b for a, b in differ if a[48:52].strip() == "0"]
+    assert all(not b[48:52].strip() for b in unrated)
 
 
 def test_written_columns_are_exact() -> None:
@@ -129,6 +134,7 @@ def test_written_columns_are_exact() -> None:
     assert line[91:99] == "   2 w 1"
     assert line[101:109] == "0000 - H"
     second = write_trf(ct).splitlines()[-1]
+    assert second[48:52] == "    "  # unrated: blank, not 0 (TRF; audit D11)
     assert second[80:84] == " 1.0" and second[91:99] == "   1 b 0" and second[101:109] == "0000 - U"
 
 
@@ -290,3 +296,102 @@ def test_round_trip_property(ct: Crosstable) -> None:
             b.start, b.name, b.rating, b.fide_id, b.federation, b.title, b.sex,
         )  # fmt: skip
         assert b.points == ct.score(a.start)
+
+
+# -- the current edition's files: forfeits without colours, its codes -----------------------------
+
+
+def _forfeit_file() -> str:
+    """Round 1 as real files write it: 1-3 played, 2 wins against 4 by forfeit, with no
+    colours on the forfeit ("   4 - +"), 5 absent (Z), 6 a half-point bye (H)."""
+    lines = [
+        "012 Forfeits",
+        "092 FIDE_DUTCH_2025",
+        "XXR 3",
+        "XXC white1",
+        pline("   1", "A", "2400", "1.0", ("   3 w 1",)),
+        pline("   2", "B", "2300", "1.0", ("   4 - +",)),
+        pline("   3", "C", "2200", "0.0", ("   1 b 0",)),
+        pline("   4", "D", "2100", "0.0", ("   2 - -",)),
+        pline("   5", "E", "2000", "0.0", ("0000 - Z",)),
+        pline("   6", "F", "", "0.5", ("0000 - H",)),
+    ]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def test_a_forfeit_without_colours_reads_imports_and_pairs_on() -> None:
+    from broadcast.fide.dutch import pair_trf
+    from broadcast.fide.pairing_import import import_round
+
+    report = read_trf(_forfeit_file())
+    ct = report.crosstable
+    assert ct.entry(2, 1) == RoundEntry(4, None, ResultCode.FORFEIT_WIN)
+    assert ct.entry(4, 1) == RoundEntry(2, None, ResultCode.FORFEIT_LOSS)
+    assert ct.entry(5, 1).result is ResultCode.ZERO_BYE
+    assert ct.entry(6, 1).result is ResultCode.HALF_BYE
+    imported = import_round(ct, 1)  # was: "round 1: game 2-4 has no colours"
+    assert [p.as_pair() for p in imported.pairings] == [(1, 3), (2, 4)]
+    assert dict(imported.byes) == {5: "Z", 6: "H"}
+    number, pairings = pair_trf(report)
+    assert number == 2
+    seen = sorted(x for p in pairings for x in p.players())
+    assert seen == [1, 2, 3, 4, 5, 6]
+    # A forfeit is no game: 2 and 4 may meet again; 1 and 3 may not.
+    assert {frozenset(p.players()) for p in pairings if p.black} & {frozenset({1, 3})} == set()
+
+
+def test_a_game_to_play_without_colours_is_still_refused() -> None:
+    from broadcast.fide.pairing_import import PairingImportError, import_round
+
+    text = "\n".join(
+        [pline("   1", "A", slots=("   2 -  ",)), pline("   2", "B", slots=("   1 -  ",))]
+    )
+    with pytest.raises(PairingImportError, match="no colours: say who has White"):
+        import_round(read_trf(text + "\n").crosstable, 1)
+
+
+@pytest.mark.parametrize(
+    ("code", "result"),
+    [
+        ("H", ResultCode.HALF_BYE),
+        ("F", ResultCode.FULL_BYE),
+        ("U", ResultCode.PAIRING_BYE),
+        ("Z", ResultCode.ZERO_BYE),
+        (" ", ResultCode.BLANK),
+    ],
+)
+def test_the_editions_bye_codes_read(code: str, result: ResultCode) -> None:
+    text = "\n".join(
+        [
+            pline("   1", "A", slots=("   2 w 1", f"0000 - {code}")),
+            pline("   2", "B", slots=("   1 b 0", "   3 w =")),
+            pline("   3", "C", slots=("0000 - U", "   2 b =")),
+        ]
+    )
+    ct = read_trf(text + "\n").crosstable
+    assert ct.entry(1, 2).result is result
+    assert read_trf(write_trf(ct)).crosstable.entry(1, 2).result is result
+
+
+@pytest.mark.parametrize("code", list("WDL"))
+def test_unrated_game_codes_read_as_played_games(code: str) -> None:
+    other = {"W": "L", "D": "D", "L": "W"}[code]
+    text = "\n".join(
+        [
+            pline("   1", "A", slots=(f"   2 w {code}",)),
+            pline("   2", "B", slots=(f"   1 b {other}",)),
+        ]
+    )
+    entry = read_trf(text + "\n").crosstable.entry(1, 1)
+    assert entry.is_played and entry.result is not None and not entry.result.is_rated
+
+
+def test_the_corpus_files_read() -> None:
+    corpus = sorted((SHARED / "pairings" / "generated").glob("*.trf"))
+    assert len(corpus) == 50
+    for path in corpus:
+        report = read_trf(path.read_bytes().decode("latin-1").replace("\n", "\r"))
+        assert report.tournament_type == "FIDE_DUTCH_2025"
+        assert report.crosstable.system == "swiss"
+        for player in report.crosstable.players:
+            assert player.points == report.crosstable.score(player.start), path.name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from base64 import b64encode
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS
 
 from broadcast.config import load_event
-from broadcast.fide.crosstable import Game, Player, build_crosstable
+from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
 from broadcast.fide.trf import write_trf
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
@@ -167,5 +168,116 @@ async def test_pairings_made_from_results_that_changed_meanwhile_are_refused(
         assert late.status == 409 and "changed while" in (await late.json())["error"]
         round_1 = service.tournament.section("Open").rounds[1]
         assert round_1.pairings[0].white == pairs[0][0]  # the hand pairing stands
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("where", ["game", "pairing-bye", "zero-bye"])
+async def test_a_trf_naming_a_player_the_event_does_not_know_is_refused_before_journaling(
+    tmp_path: Path, where: str
+) -> None:
+    # Audit D5: the pairing program has a late entry the event has not been told of.
+    service = _swiss(tmp_path)
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        section = service.config.sections[0]
+        players = [Player(p.number, p.name) for p in section.players]
+        starts = [p.start for p in players]
+        late = max(starts) + 1
+        players.append(Player(late, "Latecomer, Lur"))
+        table = [*starts[:-2], late, starts[-1]] if where == "game" else starts
+        games = [Game(1, table[i], table[i + 1], None) for i in range(0, len(table) - 1, 2)]
+        byes = {
+            "game": [Bye(1, starts[-2], ResultCode.PAIRING_BYE)],
+            "pairing-bye": [Bye(1, late, ResultCode.PAIRING_BYE)],
+            "zero-bye": [Bye(1, late, ResultCode.ZERO_BYE)],
+        }[where]
+        vega = build_crosstable(players, rounds=9, games=games, byes=byes)
+        journaled = service.journal.last_seq()
+        answer = await client.post(
+            URL, json={"trf": write_trf(vega), "override": True}, headers=BASIC
+        )
+        assert answer.status == 422, await answer.text()
+        error = (await answer.json())["error"]
+        assert f"player {late}" in error and "add the late entry" in error
+        assert service.journal.last_seq() == journaled  # nothing journaled
+        assert 1 not in service.tournament.section(section.name).rounds
+    finally:
+        await client.close()
+
+
+async def _heartbeats_while(work: Awaitable[object]) -> tuple[object, int]:
+    """What `work` gives, and how many times a task on the same loop ran meanwhile."""
+    ticks = 0
+    done = False
+
+    async def heartbeat() -> None:
+        nonlocal ticks
+        while not done:
+            await asyncio.sleep(0)
+            ticks += 1
+
+    beat = asyncio.ensure_future(heartbeat())
+    await asyncio.sleep(0)  # the heartbeat is running before the work starts
+    ticks = 0
+    try:
+        result = await work
+        counted = ticks  # before the heartbeat's last turn, which the end itself gives
+    finally:
+        done = True
+        await beat
+    return result, counted
+
+
+async def test_serve_sim_pairs_a_250_player_round_off_the_event_loop(tmp_path: Path) -> None:
+    # `serve --sim` pairs the due round itself: on the loop, a 250-player round stopped
+    # every board and page while the engine ran.
+    from big_event import swiss_config
+
+    from broadcast.actions.pairings import pair_unpaired, pair_unpaired_off_loop
+    from broadcast.tournament.events import ResultRecorded
+
+    config = swiss_config(250)
+    section = config.sections[0]
+    clock = ManualTime(section.round_start(1).start.timestamp() + 60)
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=clock, delay=0)
+    service.load()
+    assert pair_unpaired(service, "test")[0].startswith("Open round 1 was not paired")
+    rnd = service.tournament.section(section.name).rounds[1]
+    outcomes = ["1-0", "0-1", "1/2-1/2"]
+    service.commit(
+        [
+            ResultRecorded(section.name, 1, p.white, outcomes[p.board % 3])
+            for p in rnd.pairings
+            if p.black is not None
+        ]
+    )
+    clock.set(section.round_start(2).start.timestamp() + 60)
+    assert service.unpaired_rounds() == {section.name: 2}
+    said, ticks = await _heartbeats_while(pair_unpaired_off_loop(service, "serve --sim"))
+    assert said == [
+        f"{section.name} round 2 was not paired: paired it with the FIDE Dutch "
+        "engine from the ratings and results (125 games)"
+    ]
+    assert 2 in service.tournament.section(section.name).rounds
+    assert ticks > 0  # the loop went on while the round was paired
+
+
+async def test_the_desk_pairs_a_250_player_round_off_the_event_loop(tmp_path: Path) -> None:
+    from big_event import swiss_config
+
+    config = swiss_config(250)
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service.load()
+    client = TestClient(TestServer(build_app(service, CREDENTIALS)))
+    await client.start_server()
+    try:
+        answer, ticks = await _heartbeats_while(
+            client.post(URL, json={"engine": "dutch"}, headers=BASIC)
+        )
+        assert answer.status == 200, await answer.text()  # type: ignore[attr-defined]
+        assert len(service.tournament.section("Open").rounds[1].pairings) == 125
+        assert ticks > 0
     finally:
         await client.close()

@@ -94,7 +94,8 @@ async def test_byes_over_the_api_follow_the_policy(tmp_path: Path) -> None:
 async def test_withdrawal_and_prizes_on_the_pages(tmp_path: Path) -> None:
     client, service = await _client(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
     try:
-        body = {"section": "masters", "player": 3, "reason": "illness"}
+        # Round 1 has begun: from round 1 only when the arbiter says so (its game a forfeit).
+        body = {"section": "masters", "player": 3, "reason": "illness", "from_round": 1}
         answer = await _confirmed(client, "/api/v1/arbiter/withdrawals", body)
         assert answer.status == 200, await answer.text()
         assert (await answer.json())["withdrawn"]["from_round"] == 1
@@ -105,10 +106,12 @@ async def test_withdrawal_and_prizes_on_the_pages(tmp_path: Path) -> None:
         )
         rows = await (await client.get("/api/v1/standings")).json()
         row = next(r for r in rows if r["start"] == 3)
-        assert row["note"] == "withdrawn from round 1 (illness)" and row["points"] == 0
+        assert row["note"].startswith("withdrawn from round 1 (illness); results left out")
+        assert row["points"] == 0 and row["excluded"]  # FIDE's rule: 0 of 7 games played
         prizes = await (await client.get("/api/v1/sections/masters/prizes")).json()
         assert prizes["currency"] == "EUR"
-        assert sum(p["pool"] for p in prizes["prizes"]) == 3500  # 7 forfeit wins so far
+        # 7 forfeit wins so far, all against 3, whose results the rule leaves out
+        assert sum(p["pool"] for p in prizes["prizes"]) == 0
         page = await (await client.get("/standings")).text()
         assert "withdrawn from round 1 (illness)" in page
         # no prize money on the page before the section is final

@@ -412,11 +412,22 @@ SCHEMAS: dict[str, Any] = {
                 },
                 "note": {
                     "type": "string",
-                    "description": "withdrawn, disqualified, play-off pending or won; else empty",
+                    "description": (
+                        "withdrawn, disqualified, play-off pending or won, results or games "
+                        "left out by the withdrawal rule; else empty"
+                    ),
                 },
                 "undecided": {
                     "type": "boolean",
                     "description": "level for first place, which a play-off not yet played decides",
+                },
+                "excluded": {
+                    "type": "boolean",
+                    "description": (
+                        "left out of the ranking by FIDE's round-robin withdrawal rule "
+                        "(under half of the games played): listed last, tie-breaks null, "
+                        "no prize; the note says why"
+                    ),
                 },
             }
         ),
@@ -668,7 +679,9 @@ def _regulation_paths() -> dict[str, Any]:
         ),
         "/api/v1/arbiter/withdrawals": _arbiter_post(
             "Withdraw or eliminate a player: their games not yet played follow the config "
-            "(a Swiss game paired and not begun: a forfeit won by the opponent). Asks first",
+            "(a Swiss game paired and not begun: a forfeit won by the opponent). Without "
+            "`from_round`: from the next round to be paired (a round robin: the first round "
+            "not begun); earlier rounds keep their games. Asks first",
             _obj(
                 {
                     "section": {"type": "string"},

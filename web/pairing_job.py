@@ -19,12 +19,7 @@ def run(job: dict[str, Any]) -> tuple[str, Any]:
     from broadcast.fide.dutch import PairingError, pair_round
 
     try:
-        pairings = pair_round(
-            job["crosstable"],
-            job["round"],
-            total_rounds=job["total_rounds"],
-            absent=job["absent"],
-        )
+        pairings = pair_round(job["crosstable"], job["round"], **job["options"])
     except PairingError as exc:
         return ("refused", str(exc))
     return ("ok", pairings)

@@ -1,9 +1,10 @@
 """FIDE Dutch pairings in a worker process, so that a big Swiss never stalls the venue.
 
-The Dutch engine is pure Python and grows steeply: a 2,000-player round takes tens of
-seconds or minutes. Run on the event loop it stops everything for that long (boards,
-journal, every page); run in a thread it holds the interpreter's lock, and the loop, which
-must take the lock back after each socket call, crawls. So it runs in a process of its
+The Dutch engine (`broadcast.fide.dutch_engine`) is pure Python: about a second for a
+300-player round (docs/performance.md), more for a bigger open. Run on the event loop it
+stops everything for that long (boards, journal, every page); run in a thread it holds the
+interpreter's lock, and the loop, which must take the lock back after each socket call,
+slows down. So it runs in a process of its
 own (`web.pairing_job`, a fresh interpreter): the loop hands it the section's crosstable
 (a value), goes on serving the boards, and publishes the pairings when they come back. The request that asked waits for them (the desk's
 form, the API's POST); nothing else does.
@@ -21,7 +22,7 @@ import pickle
 import sys
 from typing import Any
 
-from broadcast.actions.pairings import check_results_in
+from broadcast.actions.pairings import check_results_in, pairing_options
 from broadcast.fide.pairing import Pairing
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.state import StateError
@@ -56,8 +57,7 @@ class PairingWorker:
             job = {
                 "crosstable": state.to_crosstable(),
                 "round": round_number,
-                "total_rounds": state.config.rounds,
-                "absent": state.absent_for(round_number),
+                "options": pairing_options(state, round_number),
             }
             kind, value = await self._run(key, pickle.dumps(job))
         finally:

@@ -38,7 +38,6 @@ REASON_WORDS = (
     N_("stalemate"),
     N_("dead position"),
     N_("repetition"),
-    N_("fivefold repetition"),
     N_("75-move rule"),
     N_("kings signal"),
     N_("signalled with the kings"),

@@ -22,13 +22,14 @@ process for a big Swiss), `imported_round` (a TRF) or the arbiter's pairs.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from broadcast.actions.door import ActionHost, Plan, act, section_state
 from broadcast.actions.words import game_words, hidden_words, player_words
-from broadcast.fide.dutch import PairingError, pair_round
+from broadcast.fide.dutch import PairingError, PairingOptions, pair_round
 from broadcast.fide.pairing import Pairing
 from broadcast.fide.pairing_import import PairingImportError, import_round
 from broadcast.fide.trf import TrfError, read_trf
@@ -57,6 +58,8 @@ __all__ = [
     "how_to_pair",
     "imported_round",
     "pair_unpaired",
+    "pair_unpaired_off_loop",
+    "pairing_options",
     "unfinished_games",
 ]
 
@@ -130,19 +133,28 @@ def check_results_in(state: SectionState, round_number: int, *, override: bool) 
 def dutch_pairings(
     state: SectionState, round_number: int, *, override: bool = False
 ) -> tuple[Pairing, ...]:
-    """FIDE Dutch pairings for a round from the results so far (pure; can take seconds for
-    a large Swiss, so the web runs it in a worker process). Refused while a round before
+    """FIDE Dutch pairings for a round from the results so far (pure; about a second for
+    a 300-player Swiss, so the web runs it in a worker process and `serve --sim` in a
+    thread). Refused while a round before
     it has games without a result, unless `override`."""
     check_results_in(state, round_number, override=override)
     try:
         return pair_round(
-            state.to_crosstable(),
-            round_number,
-            total_rounds=state.config.rounds,
-            absent=state.absent_for(round_number),
+            state.to_crosstable(), round_number, **pairing_options(state, round_number)
         )
     except PairingError as exc:
         raise ActionError(phrase_of(exc)) from None
+
+
+def pairing_options(state: SectionState, round_number: int) -> PairingOptions:
+    """What `pair_round` needs from the section besides its crosstable (plain values: the
+    web's worker process receives them pickled)."""
+    return {
+        "total_rounds": state.config.rounds,
+        "absent": state.absent_for(round_number),
+        "acceleration": state.config.acceleration,
+        "late_entries": frozenset(p for p, joined in state.joined.items() if joined > 1),
+    }
 
 
 def imported_round(
@@ -192,6 +204,7 @@ class PublishPairings:
         state = section_state(host, self.section)
         if self.source == "dutch":
             check_results_in(state, self.round, override=self.override)
+        _check_players_known(state, self.pairings, self.byes)
         games = sum(1 for p in self.pairings if p.black is not None)
         event: RoundPaired | PairingEdited
         removes: list[str] = []
@@ -281,7 +294,7 @@ class PublishPairings:
                 recorded.append(ResultRecorded(state.name, self.round, player, code, reason="bye"))
                 continue
             request = ByeRequested(state.name, self.round, player, at, source="import")
-            decision = state.decide_bye(request)
+            decision = state.decide_bye(request, host.state.start_overrides)
             events.append(request)
             if isinstance(decision, ByeGranted):
                 state = state.apply(request).apply(decision)
@@ -303,6 +316,27 @@ class PublishPairings:
                 continue
             recorded.append(ResultRecorded(state.name, self.round, player, code, reason="bye"))
         return events + list(recorded), notes
+
+
+def _check_players_known(
+    state: SectionState, pairings: Sequence[Pairing], byes: Sequence[tuple[int, str]]
+) -> None:
+    """Every player the pairings (or the file's byes) name must be the section's: a
+    pairing program that has a late entry or a replacement the event has not been told
+    of is refused before anything is journaled, saying what to do."""
+    named = {n for p in pairings for n in p.players()} | {player for player, _ in byes}
+    unknown = sorted(named - set(state.players))
+    if not unknown:
+        return
+    raise ActionError(
+        say(
+            "the pairings name player %(players)s, who is not in %(name)s: add the late "
+            "entry (or the replacement) first, with the number the pairing program gives "
+            "them, then pair the round again",
+            players=", ".join(str(n) for n in unknown),
+            name=state.name,
+        )
+    )
 
 
 def _held_words(
@@ -381,21 +415,57 @@ class ReleasePairings:
 def pair_unpaired(host: ActionHost, by: str) -> list[str]:
     """Pair every unpaired due round with the FIDE Dutch engine (a rehearsal's shortcut:
     at a real event the pairing program's round is imported). Returns what was done or
-    could not be, one line each, for the log."""
+    could not be, one line each, for the log. Pairs here, in the caller's thread: on an
+    event loop, use `pair_unpaired_off_loop`."""
     done: list[str] = []
-    rounds = unpaired_rounds(
-        host.config, host.tournament, utc(host.time.now()), host.state.start_overrides
-    )
-    for section, number in rounds.items():
+    for section, number in _due_unpaired(host).items():
         try:
             pairings = dutch_pairings(host.tournament.section(section), number)
-            act(host, PublishPairings(section, number, pairings, "dutch"), by)
         except ActionError as exc:
             done.append(f"{section} round {number} could not be paired: {exc}")
             continue
-        games = sum(1 for p in pairings if p.black is not None)
-        done.append(
-            f"{section} round {number} was not paired: paired it with the FIDE Dutch "
-            f"engine from the ratings and results ({games} games)"
-        )
+        done.append(_publish_dutch(host, by, section, number, pairings))
     return done
+
+
+async def pair_unpaired_off_loop(host: ActionHost, by: str) -> list[str]:
+    """`pair_unpaired` for a running server (`serve --sim`): the engine runs in a worker
+    thread on the section's state (an immutable value) while the loop goes on serving
+    boards and pages; the pairings are published back on the loop, unless the section
+    changed meanwhile."""
+    done: list[str] = []
+    for section, number in _due_unpaired(host).items():
+        state = host.tournament.section(section)
+        try:
+            pairings = await asyncio.to_thread(dutch_pairings, state, number)
+        except ActionError as exc:
+            done.append(f"{section} round {number} could not be paired: {exc}")
+            continue
+        if host.tournament.section(section) is not state:
+            done.append(
+                f"{section} round {number} was not paired: the section changed while it was "
+                "being paired; pair it on the arbiter desk"
+            )
+            continue
+        done.append(_publish_dutch(host, by, section, number, pairings))
+    return done
+
+
+def _due_unpaired(host: ActionHost) -> dict[str, int]:
+    return unpaired_rounds(
+        host.config, host.tournament, utc(host.time.now()), host.state.start_overrides
+    )
+
+
+def _publish_dutch(
+    host: ActionHost, by: str, section: str, number: int, pairings: tuple[Pairing, ...]
+) -> str:
+    try:
+        act(host, PublishPairings(section, number, pairings, "dutch"), by)
+    except ActionError as exc:
+        return f"{section} round {number} could not be paired: {exc}"
+    games = sum(1 for p in pairings if p.black is not None)
+    return (
+        f"{section} round {number} was not paired: paired it with the FIDE Dutch "
+        f"engine from the ratings and results ({games} games)"
+    )

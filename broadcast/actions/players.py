@@ -1,10 +1,14 @@
 """Who plays: withdrawals and reinstatements, byes, a request to continue after an
 absence; and players named as the arbiter names them.
 
-- `Withdraw`: a player is out from a round on (default: their first round without a
-  result); their games not yet played follow the section's rules (a round robin's
-  `[section.withdrawal]`; in a Swiss a game already paired and not begun is a forfeit won
-  by the opponent). Asks first: it removes a player's participation.
+- `Withdraw`: a player is out from a round on (default: the next round to be paired; a
+  round robin, paired in advance, the first round not begun); their games from that
+  round on follow the section's rules (a round robin's `[section.withdrawal]`; in a
+  Swiss a game already paired and not begun is a forfeit won by the opponent). The
+  rounds before it keep their games: one already paired and not played is the
+  arbiter's to decide (its result, or a withdrawal from that round). Asks first, and
+  says what it removes: the player's participation and each game that becomes a
+  forfeit or leaves the pairings.
 - `Reinstate`: a withdrawn player is in again, and the forfeits their withdrawal entered
   (not played since) are taken back. Asks first when it takes a forfeit back.
 - `RequestBye`: through the section's bye policy; refused with the regulation's reason,
@@ -23,9 +27,9 @@ from typing import ClassVar
 from broadcast.actions.door import ActionHost, Plan, section_state
 from broadcast.actions.words import game_words, player_words, result_words
 from broadcast.arbiter.withdrawal import (
-    first_open_round,
     reinstatement_events,
     withdrawal_consequences,
+    withdrawal_round,
 )
 from broadcast.games.events import ResultCleared, ResultConfirmed
 from broadcast.games.ids import GameKey
@@ -44,6 +48,7 @@ from broadcast.tournament.events import (
     PlayerReinstated,
     PlayerWithdrawn,
 )
+from broadcast.tournament.live_round import start_of
 from broadcast.tournament.state import SectionState
 
 __all__ = [
@@ -115,10 +120,35 @@ def _consequence_words(host: ActionHost, event: object) -> str:
     return ""
 
 
+def _removed_game_words(host: ActionHost, event: object) -> str:
+    """A game a withdrawal takes away: it becomes a forfeit, or leaves the pairings."""
+    if isinstance(event, ResultConfirmed):
+        game = host.book.get(event.game)
+        forfeit = result_words(event.result, event.reason)
+        return f"{game_words(host.tournament, game)}, not played: the forfeit {forfeit} instead"
+    return _consequence_words(host, event)
+
+
+def _begun_rounds(host: ActionHost, state: SectionState) -> frozenset[int]:
+    """The paired rounds under way or over: their start has come (as scheduled, or as
+    moved), or a game of theirs has moves or a result."""
+    now = utc(host.time.now())
+    out = set()
+    for number in state.rounds:
+        try:
+            started = start_of(state.config, number, host.state.start_overrides) <= now
+        except KeyError:  # a round without a start: only its games tell
+            started = False
+        games = host.book.round_games(state.name, number)
+        if started or any(g.moves or g.result is not None for g in games):
+            out.add(number)
+    return frozenset(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Withdraw:
-    """`player` of `section` is out from `from_round` on (None: their first round without
-    a result), for `reason`."""
+    """`player` of `section` is out from `from_round` on (None: from now, see
+    `withdrawal_round`), for `reason`."""
 
     section: str
     player: int
@@ -137,7 +167,11 @@ class Withdraw:
                     round=state.withdrawn[self.player],
                 )
             )
-        start = first_open_round(state, self.player) if self.from_round is None else self.from_round
+        start = (
+            withdrawal_round(state, _begun_rounds(host, state))
+            if self.from_round is None
+            else self.from_round
+        )
         if not 1 <= start <= state.config.rounds + 1:
             raise ActionError(
                 say(
@@ -150,26 +184,37 @@ class Withdraw:
         now = host.time.now()
         event = PlayerWithdrawn(state.name, self.player, start, why, by, now)
         after = state.apply(event)
-        notes = [
-            _consequence_words(host, e)
+        # What it removes: the participation, and every game to be played that becomes
+        # a forfeit or leaves the pairings.
+        removes = [f"{who}'s participation from round {start} on"]
+        removes += [
+            _removed_game_words(host, e)
             for e in withdrawal_consequences(after, host.book, event, now)
         ]
-        for number in sorted(r for r in state.rounds if r >= start):
+        notes = []
+        for number in sorted(state.rounds):
             pairing = state.rounds[number].game_of(self.player)
             if pairing is None or pairing.black is None:
                 continue
             game = host.book.games.get(GameKey(state.name, number, pairing.board).id)
-            if game is not None and game.moves and not game.finished:
+            if game is None or game.finished:
+                continue
+            where = game_words(host.tournament, game)
+            if game.moves and number >= start:
+                notes.append(f"{where} has begun ({game.ply} plies): enter its result")
+            elif number < start:
                 notes.append(
-                    f"{game_words(host.tournament, game)} has begun ({game.ply} plies): "
-                    "enter its result"
+                    f"{where} is already paired and stays: enter its result (if they do not "
+                    "play it, a forfeit with the reason withdrawal, not a no-show), or "
+                    f"withdraw them from round {number} instead to make it the withdrawal's "
+                    "forfeit now"
                 )
         return Plan(
             self.kind,
             f"{who} withdrawn from round {start} ({why})",
             (event,),
-            removes=(f"{who}'s participation from round {start} on",),
-            notes=tuple(n for n in notes if n),
+            removes=tuple(removes),
+            notes=tuple(notes),
         )
 
 
@@ -260,7 +305,7 @@ class RequestBye:
         who = player_of(state, self.player)
         at = utc(host.time.now())
         request = ByeRequested(state.name, self.round, self.player, at)
-        decision = state.decide_bye(request)
+        decision = state.decide_bye(request, host.state.start_overrides)
         events: list[JournalEvent] = [request]
         summary = f"bye for round {self.round} granted to {who}"
         notes: tuple[str, ...] = ()
@@ -298,7 +343,9 @@ class CancelBye:
                 say("%(who)s has no bye in round %(round)s to cancel", who=who, round=self.round)
             )
         at = utc(host.time.now())
-        decision = check_bye_cancel(state.config, self.round, requested_at=at)
+        decision = check_bye_cancel(
+            state.config, self.round, requested_at=at, moved=host.state.start_overrides
+        )
         if not decision.allowed and not self.override:
             raise ActionError(say("cancellation refused: %(reason)s", reason=decision.why))
         flagged = "" if decision.allowed else decision.reason

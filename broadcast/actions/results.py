@@ -3,7 +3,9 @@ proposals alike.
 
 - `SetResult`: a result with its reason. A forfeit (+/-, -/+, -/-) needs a forfeit's
   reason (forfeit or default-time count a no-show; withdrawal does not); a game's result
-  cannot carry one. Replacing a result that stands asks first.
+  cannot carry one. Replacing a result that stands asks first; replacing the forfeit a
+  withdrawal entered asks for the arbiter's override of that withdrawal, in its words
+  (the player stays withdrawn; the override is journaled in the action's summary).
 - `ConfirmProposal`: the result the board or the rules proposed stands.
 - `RejectProposal`: the proposed result does not stand, the game goes on (asks first: a
   flag fall rejected by mistake is a right result lost).
@@ -15,8 +17,9 @@ from dataclasses import dataclass
 from typing import ClassVar, cast
 
 from broadcast.actions.door import ActionHost, Plan, game_state
-from broadcast.actions.words import game_words, result_words
+from broadcast.actions.words import game_words, player_words, result_words
 from broadcast.arbiter.presence import no_show_colours
+from broadcast.arbiter.withdrawal import withdrawn_from
 from broadcast.games.events import (
     REASON_TEXT,
     RESULTS,
@@ -131,7 +134,19 @@ def result_plan(
         )
     removes: tuple[str, ...] = ()
     notes = _no_show_notes(game, checked, why)
-    if game.result is not None:
+    summary = f"{where}: {result_words(checked, why)}"
+    overridden = _withdrawal_overridden(host, game)
+    if overridden:
+        # The forfeit is the withdrawal's, not a result anyone entered: the arbiter
+        # overrides the withdrawal for this game, knowingly (Pamplona audit, D15).
+        summary += f", overriding the withdrawal of {overridden}"
+        old = result_words(game.result, game.result_reason)
+        removes = (f"the withdrawal's forfeit {old} of {where}",)
+        notes += (
+            f"the withdrawal of {overridden} stands for their other games: this result is "
+            "the arbiter's override; Reinstate brings them back into the event",
+        )
+    elif game.result is not None:
         removes = (f"the result {result_words(game.result, game.result_reason)} of {where}",)
         if game.result in FORFEIT_RESULTS and game.result_reason != "withdrawal":
             missed = set(no_show_colours(game.result)) - set(
@@ -152,7 +167,26 @@ def result_plan(
             f"instead of the proposed {result_words(game.proposal.result, game.proposal.reason)}",
         )
     event = ResultConfirmed(game.id, checked, why, host.time.now(), by=by)
-    return Plan(kind, f"{where}: {result_words(checked, why)}", (event,), removes, notes)
+    return Plan(kind, summary, (event,), removes, notes)
+
+
+def _withdrawal_overridden(host: ActionHost, game: GameState) -> str:
+    """Whose withdrawal entered the game's forfeit, in words ("Hadžić, Emir (6) from
+    round 5 (ill)"); "" when its result is not a withdrawal's forfeit of a player still
+    withdrawn."""
+    if game.result is None or game.result_reason != "withdrawal":
+        return ""
+    if game.white is None or game.black is None:
+        return ""
+    state = host.tournament.sections.get(game.key.section)
+    if state is None:
+        return ""
+    player = withdrawn_from(state, game.key.round, game.white.start, game.black.start)
+    if player is None:
+        return ""
+    why = state.withdraw_reasons.get(player, "")
+    start = state.withdrawn[player]
+    return f"{player_words(state, player)} from round {start}" + (f" ({why})" if why else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.events import Colour, GameEvent, ResultCleared
 from broadcast.games.state import GameState
 from broadcast.phrases import Phrase, english
+from broadcast.tournament import schedule
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.state import TournamentState
 
@@ -540,15 +541,19 @@ class ArbiterRules:
                 current[name] = max(started)[1]
         return current
 
+    @property
+    def start_overrides(self) -> Mapping[tuple[str, int], dt.datetime]:
+        """Round starts moved from the schedule (`RoundStartMoved`), by (section, round)."""
+        return self._view.start_overrides
+
     def round_start(self, config: SectionConfig, round_number: int) -> float | None:
-        moved = self._view.start_overrides.get((config.name, round_number))
-        if moved is not None:
-            return moved.timestamp()
-        if round_number > config.rounds:  # a play-off game: from its pairing
+        moved = self._view.start_overrides
+        if (config.name, round_number) not in moved and round_number > config.rounds:
+            # A play-off game: from its pairing.
             game = self.tournament.section(config.name).playoff.get(round_number - config.rounds)
             return game.at.timestamp() if game is not None else None
         try:
-            return config.round_start(round_number).start.timestamp()
+            return schedule.round_start(config, round_number, moved).timestamp()
         except KeyError:
             return None
 

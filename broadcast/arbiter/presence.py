@@ -4,11 +4,14 @@ A player counts as present from their first move or clock press, their check-in 
 table, or when the arbiter marks them present; the arbiter may mark them absent too (a
 hall walk at tables without an e-board). The deadline is the round's scheduled start plus the section's
 default time (0 when the regulations say nothing: absent at the start loses). The
-boundary is exact: at `deadline - 1` a player is only late; at `deadline` they lose.
+boundary is exact and strict: the regulations forfeit a player "more than 60 minutes" late
+and allow "a maximum delay of 30 minutes", so a player who arrives at the deadline itself
+is in time; the forfeit is proposed only once it has passed (`forfeit_moment`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, cast
@@ -118,9 +121,9 @@ def player_presence(
     if marked is not None:
         return PlayerPresence("absent", "arbiter", marked)
     seen = presence.of(colour)
-    if seen is not None and (due is None or now < due or presence.present_at(colour, due)):
+    if seen is not None and (due is None or now <= due or presence.present_at(colour, due)):
         return PlayerPresence("present", presence.how(colour), seen)
-    if due is not None and now >= due and absent_unseen:
+    if due is not None and default_time_passed(now, due) and absent_unseen:
         return PlayerPresence("absent", "board" if seen is None else presence.how(colour), due)
     if seen is not None:  # checked in (or seen) after the default time: the arbiter says
         return PlayerPresence("present", presence.how(colour), seen)
@@ -142,8 +145,21 @@ def marked_absent(presence: Presence) -> tuple[Colour, ...]:
 
 
 def deadline(round_start: float, default_time_minutes: int) -> float:
-    """The default time as an epoch second: start + default time."""
+    """The default time as an epoch second: start + default time. A player at the board
+    by then (at it included) is in time."""
     return round_start + 60.0 * default_time_minutes
+
+
+def default_time_passed(now: float, due: float) -> bool:
+    """Whether the default time `due` has passed at `now`: strictly after it ("more than
+    60 minutes" late; at 60:00.0 a player is still in time)."""
+    return now > due
+
+
+def forfeit_moment(due: float) -> float:
+    """The first moment the default time `due` has passed (the next representable
+    second after it): when a default-time forfeit is proposed, and when the rules look."""
+    return math.nextafter(due, math.inf)
 
 
 def warning_marks(round_start: float, due: float, before: Sequence[int]) -> list[float]:
@@ -197,6 +213,8 @@ __all__ = [
     "PresenceState",
     "absent_colours",
     "deadline",
+    "default_time_passed",
+    "forfeit_moment",
     "forfeit_result",
     "marked_absent",
     "no_show_colours",

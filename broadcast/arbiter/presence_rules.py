@@ -36,6 +36,8 @@ from broadcast.arbiter.presence import (
     Presence,
     absent_colours,
     deadline,
+    default_time_passed,
+    forfeit_moment,
     forfeit_result,
     marked_absent,
     player_presence,
@@ -234,14 +236,15 @@ def _unmark(ctx: RulesContext, event: PresenceUnmarked) -> None:
     if watch is None or watch.presence.of(event.colour) != event.since:
         return
     game = ctx.book.games.get(event.game)
-    # Seen at the board since the mark (a move of theirs): present from then, as they
-    # would have been without it.
+    # Seen at the board after the mark (a move of theirs): present from then, as they
+    # would have been without it. Strictly after: a move the arbiter entered carries the
+    # time of the move before it, and was never the board seeing the player.
     parity = 0 if event.colour == "white" else 1
     moved = next(
         (
             m.t
             for i, m in enumerate(game.moves if game is not None else ())
-            if i % 2 == parity and m.t >= event.since
+            if i % 2 == parity and m.t > event.since
         ),
         None,
     )
@@ -284,8 +287,10 @@ def _presence_due(ctx: RulesContext, game: GameState) -> float:
         return math.inf
     if config.default_time_minutes == 0:
         check = start + ctx.config.zero_default_check_after
-        return check if check > ctx.now else math.inf
-    for mark in [*warning_marks(start, due, ctx.config.warn_before), due]:
+        # A player marked absent before the start loses once the start has passed.
+        first = [forfeit_moment(start)] if marked_absent(watch.presence) else []
+        return next((m for m in [*first, check] if m > ctx.now), math.inf)
+    for mark in [*warning_marks(start, due, ctx.config.warn_before), forfeit_moment(due)]:
         if mark > ctx.now:
             return mark
     return math.inf
@@ -337,12 +342,13 @@ def _presence_rules(ctx: RulesContext, game: GameState, now: float) -> list[Obse
                 ctx, game, mark, say("replaced by %(alert)s", alert=alert_id), keep=alert_id
             )
         out += raised
-    if now >= due:
+    if default_time_passed(now, due):  # at the default time itself a player is in time
         absent = absent_colours(watch.presence, due)
         result = forfeit_result(absent)
         if result is not None:
             # An absence the arbiter marked after the default time is proposed when marked.
-            at = max([due, *(watch.presence.absent_since(c) or due for c in absent)])
+            passed = forfeit_moment(due)
+            at = max([passed, *(watch.presence.absent_since(c) or passed for c in absent)])
             who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
             proposed = result_rules.propose(
                 ctx,
@@ -406,9 +412,12 @@ def _zero_default_check(
     out: list[Observable] = []
     marked = marked_absent(watch.presence)
     if marked:
+        if not default_time_passed(now, start):
+            return []  # at the start itself a player is in time (Laws 6.7.1)
         # The arbiter's decision: whoever they marked absent loses (proposed).
         result = forfeit_result(marked)
-        at = max([start, *(watch.presence.absent_since(c) or start for c in marked)])
+        passed = forfeit_moment(start)
+        at = max([passed, *(watch.presence.absent_since(c) or passed for c in marked)])
         who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in marked)
         if result is not None:
             proposed = result_rules.propose(
@@ -506,6 +515,23 @@ def _hall_check(ctx: RulesContext, section: str, round_number: int, now: float) 
     if now < moment:
         ctx.wake(moment)
         return []
+    # The alert asks for the walk at the default time; a forfeit waits until it has passed.
+    decided = max(moment, forfeit_moment(due))
+    out: list[Observable] = []
+    if default_time_passed(now, due):
+        out += _hall_forfeits(ctx, section, round_number, due, decided)
+    else:
+        ctx.wake(decided)
+    tables = unchecked_tables(ctx, section, round_number)
+    out += _tables_alert(ctx, section, round_number, tables, moment, now)
+    return out
+
+
+def _hall_forfeits(
+    ctx: RulesContext, section: str, round_number: int, due: float, at_least: float
+) -> list[Observable]:
+    """The forfeits of the walked tables whose players are both known, one of them (or
+    both) marked absent: proposed at `at_least` or at the mark, whichever is later."""
     out: list[Observable] = []
     for game in ctx.book.games.values():
         if game.key.section != section or game.key.round != round_number:
@@ -519,13 +545,11 @@ def _hall_check(ctx: RulesContext, section: str, round_number: int, now: float) 
         result = forfeit_result(absent)
         if result is None:
             continue
-        at = max([moment, *(watch.presence.absent_since(c) or moment for c in absent)])
+        at = max([at_least, *(watch.presence.absent_since(c) or at_least for c in absent)])
         who = " and ".join(f"{c} ({ctx.name_of(game, c)})" for c in absent)
         out += result_rules.propose(
             ctx, game, result, "default-time", at, f"{who} marked absent at the default time"
         )
-    tables = unchecked_tables(ctx, section, round_number)
-    out += _tables_alert(ctx, section, round_number, tables, moment, now)
     return out
 
 

@@ -73,11 +73,11 @@ def early_draw_breach(
     rule: EarlyDrawRule | None, *, plies: int, elapsed_seconds: float
 ) -> Value | None:
     """Why a draw by agreement after `plies` plies and `elapsed_seconds` of play breaks the
-    section's early-draw rule, or None. A move counts once both sides have made it
-    (30 moves = 60 plies), the usual reading of "no draw before move 30"."""
+    section's early-draw rule, or None. White's 30th move (59 plies) reaches move 30, the
+    usual reading of "no draw before move 30" (`bye_policy.move_reached`)."""
     decision = check_draw_offer(
         rule,
-        moves_played=plies // 2,
+        plies=plies,
         elapsed=dt.timedelta(seconds=max(0.0, elapsed_seconds)),
     )
     return None if decision.allowed else decision.why

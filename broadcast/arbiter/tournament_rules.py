@@ -30,6 +30,7 @@ from broadcast.tournament.events import (
     PlayerReplaced,
     PlayerWithdrawn,
     ResultRecorded,
+    RoundPaired,
     TournamentEvent,
 )
 
@@ -52,7 +53,8 @@ def _close_by_pairing(ctx: RulesContext, event: ResultRecorded) -> None:
 
 
 def _bye(ctx: RulesContext, request: ByeRequested) -> list[Observable]:
-    decision = ctx.tournament.section(request.section).decide_bye(request)
+    section = ctx.tournament.section(request.section)
+    decision = section.decide_bye(request, ctx.start_overrides)
     out: list[Observable] = [decision]
     ctx.fold(decision)
     if isinstance(decision, ByeRefused):
@@ -116,6 +118,8 @@ def observe(event: Observable, ctx: RulesContext) -> list[Observable]:
             return _no_show_limit(ctx, event.section, event.player, event.round)
         case ResultConfirmed():
             return _uncount_no_shows(ctx, event) + _count_no_shows(ctx, event)
+        case RoundPaired():
+            return _absences_settled(ctx, event.section, event.round)
     if isinstance(event, TournamentEvent):
         return _tournament_resolutions(ctx, event)
     return []
@@ -213,6 +217,32 @@ def _close_absences(
         t,
         why,
     )
+
+
+def _settled_absence(name: str, absent: int) -> Phrase:
+    """An absence the player did not ask to continue after, the next round paired."""
+    return say(
+        "%(name)s was absent in round %(round)s and round %(next)s was paired without a "
+        "written request to continue: disqualified (no longer paired)",
+        name=name,
+        round=absent,
+        next=absent + 1,
+    )
+
+
+def _absences_settled(ctx: RulesContext, section: str, round_number: int) -> list[Observable]:
+    """Round `round_number` is paired: an `absence-disqualifies` alert of the round before
+    still offers a request to continue "before round N is paired", which is now refused.
+    It closes, saying the player is disqualified (undoing the pairing reopens it)."""
+    t = ctx.now if math.isfinite(ctx.now) else 0.0
+    out: list[Observable] = []
+    for alert in ctx.open_about("kind", "absence-disqualifies"):
+        if alert.section != section or alert.round != round_number - 1:
+            continue
+        name = alert.players[0] if alert.players else ""
+        why = _settled_absence(name, alert.round)
+        out += ctx.resolve([alert], lambda a: True, t, why)
+    return out
 
 
 def _withdrawal_consequences(
@@ -425,6 +455,17 @@ def _after_no_show(
     out = _no_show_limit(ctx, section_name, player, round_number)
     if out or rules.single_absence != "disqualify-unless-continue":
         return out
+    if round_number + 1 in ctx.tournament.section(section_name).rounds:
+        # A forfeit entered once the next round is paired: no way back is left to offer.
+        return ctx.alert(
+            f"absence-disqualifies:{section_name}:{player}:{round_number}",
+            "absence-disqualifies",
+            ctx.now,
+            _settled_absence(name, round_number),
+            section=section_name,
+            round_number=round_number,
+            players=(name,),
+        )
     return ctx.alert(
         f"absence-disqualifies:{section_name}:{player}:{round_number}",
         "absence-disqualifies",

@@ -8,12 +8,21 @@ player; a game already paired for them and not begun becomes a forfeit won by th
 opponent (the pairing is published: the opponent came to play). A game already begun is
 the arbiter's to decide, and is left as it is.
 
+A withdrawal decided now, without a round (`withdrawal_round`), takes effect at the next
+round to be paired: the rounds already paired keep their games, played or not (an
+unplayed one is the arbiter's to decide: its result, or a withdrawal from that round). A
+round robin is paired in advance by its table: there the next round is the first one not
+begun, so its remaining games follow `[section.withdrawal]` and the games of the rounds
+under way or played are left alone, results entered or not.
+
 A reinstatement takes those back where they still stand: a withdrawal's forfeit without
 moves is cleared, a game taken off the pairings is paired again where its board and its
 players are still free.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
@@ -23,22 +32,36 @@ from broadcast.tournament.events import PairingEdited, PlayerReinstated, PlayerW
 from broadcast.tournament.state import SectionState
 
 __all__ = [
-    "first_open_round",
     "reinstatement_events",
     "withdrawal_consequences",
     "withdrawal_events",
+    "withdrawal_round",
+    "withdrawn_from",
 ]
 
 
-def first_open_round(state: SectionState, player: int) -> int:
-    """The first round in which the player has no result yet (a bye counts as a result):
-    where a withdrawal decided now takes effect."""
-    for number in sorted(state.rounds):
-        rnd = state.rounds[number]
-        game = rnd.game_of(player)
-        if game is not None and game.black is not None and game.white not in rnd.results:
+def withdrawal_round(state: SectionState, begun: Collection[int]) -> int:
+    """Where a withdrawal decided now takes effect: the next round to be paired (in a
+    round robin, paired in advance, the first round not in `begun`: the rounds whose
+    start has come or that have a game under way or finished). Never an earlier round:
+    a result not entered yet is not a game the player missed."""
+    last = state.config.rounds + 1
+    if state.config.system == "swiss":
+        return min(state.last_paired_round + 1, last)
+    for number in range(1, state.config.rounds + 1):
+        if number not in state.rounds or number not in begun:
             return number
-    return min(state.last_paired_round + 1, state.config.rounds + 1)
+    return last
+
+
+def withdrawn_from(state: SectionState, game_round: int, white: int, black: int) -> int | None:
+    """The withdrawn player (white or black) whose withdrawal covers a game of
+    `game_round`, or None."""
+    for player in (white, black):
+        start = state.withdrawn.get(player)
+        if start is not None and game_round >= start:
+            return player
+    return None
 
 
 def withdrawal_events(

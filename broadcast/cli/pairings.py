@@ -36,6 +36,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="with --trf: pair the next round with FIDE Dutch (C.04.3)",
     )
+    parser.add_argument(
+        "--acceleration",
+        choices=("baku",),
+        help="with --trf --next: accelerated pairings (FIDE C.04.5.1 Baku)",
+    )
     parser.add_argument("--double", action="store_true", help="with --berger: double round robin")
     parser.add_argument("--section", metavar="NAME", help="with --event: the section")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -90,28 +95,20 @@ def _berger(args: argparse.Namespace) -> int:
 
 
 def _trf(args: argparse.Namespace) -> int:
-    from broadcast.fide.dutch import next_round_number, pair_round
+    from broadcast.fide.dutch import pair_trf
     from broadcast.fide.pairing_import import round_pairings
     from broadcast.fide.trf import load_trf
 
     if args.next == (args.round is not None):
         return _fail("with --trf give either --next (pair it) or --round R (read it)")
+    if args.acceleration is not None and not args.next:
+        return _fail("--acceleration is for pairing: give --next")
     report = load_trf(args.trf)
-    crosstable = report.crosstable
     if args.next:
-        number = next_round_number(crosstable)
-        total = report.declared_rounds or crosstable.rounds
-        if number > total:
-            return _fail(f"all {total} rounds are paired in {args.trf}")
-        initial = report.first_colour
-        pairings = pair_round(
-            crosstable,
-            number,
-            total_rounds=total,
-            initial_colour=None if initial is None else ("white" if initial == "w" else "black"),
-        )
+        # The total rounds (XXR/142) and the initial colour (XXC/152) as the file says.
+        _, pairings = pair_trf(report, acceleration=args.acceleration)
     else:
-        pairings = round_pairings(crosstable, args.round)
+        pairings = round_pairings(report.crosstable, args.round)
     if args.json:
         print(json.dumps([list(p.as_pair()) for p in pairings]))
     else:

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from broadcast.actions.pairings import how_to_pair, pair_unpaired
+from broadcast.actions.pairings import how_to_pair, pair_unpaired_off_loop
 from broadcast.cli.args import (
     exposure,
     listen_host,
@@ -304,11 +304,9 @@ async def serve(
         rehearse=args.sim,
     )
 
-    def loaded(running: Running) -> None:
-        _pair_or_warn(running.service, sim=args.sim)
-
     async def up(running: Running) -> list[SupervisedTask]:
         service = running.service
+        await _pair_or_warn(service, sim=args.sim)
         tasks = []
         if running.sim is not None and args.games is not None:
             from boardsim.sim import load_games
@@ -353,14 +351,15 @@ async def serve(
             )
         return tasks
 
-    return await run_event(plan, loaded=loaded, started=up)
+    return await run_event(plan, started=up)
 
 
-def _pair_or_warn(service: EventService, *, sim: bool) -> None:
+async def _pair_or_warn(service: EventService, *, sim: bool) -> None:
     """A live round with no pairings shows nothing: a rehearsal on emulated boards pairs it
-    (FIDE Dutch, so that the emulated games have players); a real event is told how."""
+    (FIDE Dutch, so that the emulated games have players; in a thread, the server is up
+    meanwhile); a real event is told how."""
     if sim:
-        for line in pair_unpaired(service, by="serve --sim"):
+        for line in await pair_unpaired_off_loop(service, by="serve --sim"):
             log.warning("%s", line)
     for section, number in service.unpaired_rounds().items():
         log.warning("%s", how_to_pair(section, number))

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from clocks.timecontrol import TimeControl
 
 __all__ = [
+    "ACCELERATIONS",
     "BYE_DEADLINES",
     "CHECK_IN",
     "FIRST_ROUND_NO_SHOW",
@@ -23,9 +24,12 @@ __all__ = [
     "PRIZE_SPLITS",
     "PRIZE_TIES",
     "REMAINING_GAMES",
+    "RETENTION_BASES",
     "SINGLE_ABSENCE",
     "SYSTEMS",
+    "UNDER_HALF",
     "WITHHELD_PRIZES",
+    "Acceleration",
     "BoardConfig",
     "ByeDeadline",
     "ByePolicy",
@@ -48,6 +52,7 @@ __all__ = [
     "Rehearsal",
     "RemainingGames",
     "ResultsMode",
+    "RetentionBasis",
     "RoundStart",
     "SectionConfig",
     "SingleAbsence",
@@ -60,6 +65,9 @@ __all__ = [
 
 System = Literal["round-robin", "double-round-robin", "swiss"]
 PairingKind = Literal["berger", "dutch", "import"]
+# An accelerated Swiss's method (FIDE C.04.5): Baku, virtual points for the top half.
+Acceleration = Literal["baku"]
+ACCELERATIONS: tuple[Acceleration, ...] = ("baku",)
 ResultsMode = Literal["apply", "confirm"]
 # Players check in at their table (web/checkin): "off" (no check-in page), "optional" (a
 # check-in is presence, its absence says nothing), "required" (no check-in and no move at
@@ -73,6 +81,10 @@ FirstRoundNoShow = Literal["count", "exclude"]
 SingleAbsence = Literal["count", "disqualify-unless-continue"]
 OnNoShowLimit = Literal["alert", "withdraw"]
 RemainingGames = Literal["forfeit", "remove"]
+# A round robin's player who leaves having completed under half of their games (FIDE C.06).
+UnderHalf = Literal["leave-out", "keep"]
+# A tax retention's threshold: each prize on its own, or the player's prizes summed.
+RetentionBasis = Literal["each-prize", "total"]
 PrizeTies = Literal["share", "share-points", "tiebreak"]
 WithheldPrizes = Literal["pass-on", "not-awarded"]
 PrizeSplit = Literal["wins"]
@@ -81,6 +93,8 @@ FIRST_ROUND_NO_SHOW: tuple[FirstRoundNoShow, ...] = ("count", "exclude")
 SINGLE_ABSENCE: tuple[SingleAbsence, ...] = ("count", "disqualify-unless-continue")
 ON_NO_SHOW_LIMIT: tuple[OnNoShowLimit, ...] = ("alert", "withdraw")
 REMAINING_GAMES: tuple[RemainingGames, ...] = ("forfeit", "remove")
+UNDER_HALF: tuple[UnderHalf, ...] = ("leave-out", "keep")
+RETENTION_BASES: tuple[RetentionBasis, ...] = ("each-prize", "total")
 PRIZE_TIES: tuple[PrizeTies, ...] = ("share", "share-points", "tiebreak")
 WITHHELD_PRIZES: tuple[WithheldPrizes, ...] = ("pass-on", "not-awarded")
 PRIZE_SPLITS: tuple[PrizeSplit, ...] = ("wins",)
@@ -152,9 +166,16 @@ class NoShowRules:
 class WithdrawalRules:
     """A withdrawn (or eliminated) player's games not yet played in a round robin:
     "forfeit" (the opponent wins +/-, shown to everyone) or "remove" (taken off the
-    pairings: nobody scores). In a Swiss a withdrawn player is simply not paired."""
+    pairings: nobody scores). In a Swiss a withdrawn player is simply not paired.
+
+    `under_half` (round robins): a player who withdraws or is put out having completed
+    (played over the board) fewer than half of their games has their results, and the
+    results against them, left out of the standings, the tie-breaks and the prizes
+    ("leave-out", FIDE C.06); "keep" counts them as played or forfeited. A Swiss keeps
+    them whatever this says (C.06: a Swiss withdrawal's results stay)."""
 
     remaining_games: RemainingGames = "forfeit"
+    under_half: UnderHalf = "leave-out"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +212,16 @@ class PrizePool:
 class TaxRetention:
     """A retention the regulation states (Pamplona art. 6): a prize above `above` is
     paid net of `rate` percent, or of `foreign_rate` percent for a player whose
-    federation is not `federation` (when both are given)."""
+    federation is not `federation` (when both are given). `applies_to` "each-prize":
+    the threshold is compared with each prize on its own (place, category, the pools),
+    and only the prizes above it are taxed (Pamplona art. 6: "prizes higher than 500 EUR"); "total":
+    with the player's prizes summed, and then the whole sum is taxed."""
 
     above: float
     rate: float
     foreign_rate: float | None = None
     federation: str = ""
+    applies_to: RetentionBasis = "each-prize"
 
     def rate_for(self, federation: str) -> float:
         """The percent retained from a prize of a player of `federation`."""
@@ -251,10 +276,11 @@ class PrizeRules:
     "share-points": players level on points share them (the tie-breaks still rank);
     "tiebreak": no sharing. `forfeit_wins`: a win by forfeit counts as a victory for
     the pools. `eliminated_lose_prizes`: a player out by the no-show rules gets no prize
-    (it passes to the next eligible player). `withheld`: "pass-on" (a withheld prize goes
-    to the next eligible player, Pamplona art. 9) or "not-awarded" (nobody moves up and
-    the prize is not paid: Sestao art. 14 gives it to the club's school). `retention`:
-    the tax the list shows.
+    (it passes to the next eligible player); None: the config does not say, which counts
+    as False (and `check` warns where the rules disqualify). `withheld`: "pass-on" (a
+    withheld prize goes to the next eligible player, Pamplona art. 9) or "not-awarded"
+    (nobody moves up and the prize is not paid: Sestao art. 14 gives it to the club's
+    school). `retention`: the tax the list shows.
     `categories`: prizes for the best of a category; with `one_prize_per_player` a
     player takes only the larger of the place and category prizes they win (equal
     amounts: the first in `order`, "general" for the place prizes), the other passing
@@ -265,7 +291,7 @@ class PrizeRules:
     pools: tuple[PrizePool, ...] = ()
     currency: str = "EUR"
     forfeit_wins: bool = True
-    eliminated_lose_prizes: bool = False
+    eliminated_lose_prizes: bool | None = None
     withheld: WithheldPrizes = "pass-on"
     retention: TaxRetention | None = None
     categories: tuple[PrizeCategory, ...] = ()
@@ -331,6 +357,12 @@ class SectionConfig:
     player_results: bool | None = None
     # Players check in at their table; None: as the event says (`EventConfig.check_in`).
     check_in: CheckIn | None = None
+    # The rating ARO, TPR and APRO give an opponent without a FIDE rating (C.07 leaves
+    # it to the regulations); None: such games are left out of those tie-breaks.
+    unrated_opponent_rating: int | None = None
+    # A Swiss paired with acceleration (FIDE C.04.5.1 Baku): the top group's virtual points
+    # count for pairing only, never in the standings. None: not accelerated.
+    acceleration: Acceleration | None = None
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:

@@ -14,7 +14,9 @@ from broadcast.config.model import (
     PRIZE_SPLITS,
     PRIZE_TIES,
     REMAINING_GAMES,
+    RETENTION_BASES,
     SINGLE_ABSENCE,
+    UNDER_HALF,
     WITHHELD_PRIZES,
     FirstRoundNoShow,
     LateEntryRules,
@@ -27,10 +29,12 @@ from broadcast.config.model import (
     PrizeSplit,
     PrizeTies,
     RemainingGames,
+    RetentionBasis,
     SectionConfig,
     SingleAbsence,
     System,
     TaxRetention,
+    UnderHalf,
     WithdrawalRules,
     WithheldPrizes,
 )
@@ -56,7 +60,7 @@ __all__ = [
 ]
 
 NO_SHOW_KEYS = ("limit", "first_round", "single_absence", "on_limit")
-WITHDRAWAL_KEYS = ("remaining_games",)
+WITHDRAWAL_KEYS = ("remaining_games", "under_half")
 LATE_ENTRY_KEYS = ("missed_round_points",)
 PLAYOFF_KEYS = ("time_control", "games", "armageddon_time_control", "armageddon_draw_winner")
 PRIZE_KEYS = (
@@ -83,7 +87,7 @@ CATEGORY_KEYS = (
     "federation",
     "players",
 )
-RETENTION_KEYS = ("above", "rate", "foreign_rate", "federation")
+RETENTION_KEYS = ("above", "rate", "foreign_rate", "federation", "applies_to")
 POOL_KEYS = ("amount", "split")
 REGULATION_SECTION_KEYS = ("no_shows", "withdrawal", "playoff", "prizes", "late_entries")
 
@@ -115,14 +119,24 @@ def no_show_rules(
     return rules, own if own is not None else limit
 
 
-def withdrawal_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> WithdrawalRules:
+def withdrawal_rules(
+    check: TomlReader, raw: dict[str, Any], at: KeyPath, system: System | None = None
+) -> WithdrawalRules:
     table = check.get_table(raw, "withdrawal", at)
     if table is None:
         return WithdrawalRules()
     here: KeyPath = (*at, "withdrawal")
     check.unknown_keys(table, WITHDRAWAL_KEYS, here)
     games = check.get_choice(table, "remaining_games", here, REMAINING_GAMES, default="forfeit")
-    return WithdrawalRules(cast(RemainingGames, games))
+    under_half = check.get_choice(table, "under_half", here, UNDER_HALF, default="leave-out")
+    if system == "swiss" and table.get("under_half") == "leave-out":
+        check.error(
+            (*here, "under_half"),
+            'under_half = "leave-out" is a round-robin rule (FIDE C.06): a Swiss keeps '
+            "a withdrawn player's results",
+            'remove the key, or write under_half = "keep"',
+        )
+    return WithdrawalRules(cast(RemainingGames, games), cast(UnderHalf, under_half))
 
 
 def _time_control(check: TomlReader, table: dict[str, Any], key: str, at: KeyPath) -> TimeControl:
@@ -239,7 +253,12 @@ def prize_rules(check: TomlReader, raw: dict[str, Any], at: KeyPath) -> PrizeRul
         tuple(pools),
         currency,
         forfeit_wins=_flag(check, table, "forfeit_wins", here, default=True),
-        eliminated_lose_prizes=_flag(check, table, "eliminated_lose_prizes", here, default=False),
+        # Not written is not False: `check` warns where the no-show rules disqualify.
+        eliminated_lose_prizes=(
+            _flag(check, table, "eliminated_lose_prizes", here, default=False)
+            if "eliminated_lose_prizes" in table
+            else None
+        ),
         withheld=cast(
             WithheldPrizes,
             check.get_choice(table, "withheld", here, WITHHELD_PRIZES, default="pass-on"),
@@ -357,7 +376,8 @@ def _retention(check: TomlReader, table: dict[str, Any], at: KeyPath) -> TaxRete
             "foreign_rate needs federation = the home federation (whose players pay rate)",
             'write federation = "ESP"',
         )
-    return TaxRetention(above or 0.0, rate, foreign, federation)
+    basis = check.get_choice(raw, "applies_to", here, RETENTION_BASES, default="each-prize")
+    return TaxRetention(above or 0.0, rate, foreign, federation, cast(RetentionBasis, basis))
 
 
 def describe_rules(section: SectionConfig) -> list[str]:
@@ -386,6 +406,11 @@ def describe_rules(section: SectionConfig) -> list[str]:
             "remove": "removed from the pairings, pages and PGN",
         }[section.withdrawal.remaining_games]
         lines.append(f"  a withdrawn player's later games: {games}")
+        if section.withdrawal.under_half == "leave-out":
+            lines.append(
+                "  a player who leaves having played under half of their games: their "
+                "results and those against them are left out of the standings (FIDE C.06)"
+            )
     if section.playoff is not None:
         p = section.playoff
         lines += [
@@ -414,10 +439,12 @@ def describe_rules(section: SectionConfig) -> list[str]:
             counted = "count" if prizes.forfeit_wins else "do not count"
             lines.append(f"    forfeit wins {counted} as victories for the pools")
         if prizes.eliminated_lose_prizes:
-            lines.append(
-                "    a player eliminated by the no-show rules loses any prize "
-                "(it passes to the next eligible player)"
+            goes = (
+                "it is not awarded"
+                if prizes.withheld == "not-awarded"
+                else "it passes to the next eligible player"
             )
+            lines.append(f"    a player eliminated by the no-show rules loses any prize ({goes})")
         for category in prizes.categories:
             amounts = ", ".join(f"{a:g}" for a in category.places)
             lines.append(f"    category {category.name}: {amounts}")
@@ -437,5 +464,6 @@ def describe_rules(section: SectionConfig) -> list[str]:
                 if tax.foreign_rate is not None
                 else ""
             )
-            lines.append(f"    tax retention above {tax.above:g}: {tax.rate:g}%{foreign}")
+            basis = "each prize on its own" if tax.applies_to == "each-prize" else "the total"
+            lines.append(f"    tax retention above {tax.above:g} ({basis}): {tax.rate:g}%{foreign}")
     return lines

@@ -12,10 +12,12 @@ from typing import Any, cast
 
 from broadcast.config.locate import KeyPath
 from broadcast.config.model import (
+    ACCELERATIONS,
     BYE_DEADLINES,
     CHECK_IN,
     PAIRING_KINDS,
     SYSTEMS,
+    Acceleration,
     ByeDeadline,
     ByePolicy,
     CheckIn,
@@ -74,6 +76,8 @@ SECTION_KEYS = (
     "first_table",
     "player_results",
     "check_in",
+    "unrated_opponent_rating",
+    "acceleration",
     *REGULATION_SECTION_KEYS,
 )
 SCHEDULE_KEYS = ("round", "date", "time", "timezone")
@@ -121,7 +125,9 @@ def section_config(
     byes = bye_policy(reader, raw, at, rounds, system)
     early = early_draw_rule(reader, raw, at)
     no_shows, no_show_limit = no_show_rules(reader, raw, at, no_show_limit)
-    withdrawal = withdrawal_rules(reader, raw, at)
+    withdrawal = withdrawal_rules(reader, raw, at, system)
+    unrated = _unrated_opponent_rating(reader, raw, at)
+    acceleration = _acceleration(reader, raw, at, system)
     playoff = playoff_rules(reader, raw, at, system)
     prizes = prize_rules(reader, raw, at)
     home = reader.get_str(raw, "home_federation", at, default="", example="ESP") or ""
@@ -185,7 +191,43 @@ def section_config(
             CheckIn | None,
             reader.get_choice(raw, "check_in", at, CHECK_IN) if "check_in" in raw else None,
         ),
+        unrated_opponent_rating=unrated,
+        acceleration=acceleration,
     )
+
+
+def _acceleration(
+    reader: TomlReader, raw: dict[str, Any], at: KeyPath, system: System | None
+) -> Acceleration | None:
+    """`acceleration = "baku"`: a Swiss paired with the Baku acceleration (C.04.5.1)."""
+    if "acceleration" not in raw:
+        return None
+    value = cast(Acceleration | None, reader.get_choice(raw, "acceleration", at, ACCELERATIONS))
+    if value is not None and system is not None and system != "swiss":
+        reader.error(
+            (*at, "acceleration"),
+            f"acceleration applies to Swiss pairings; a {system} has fixed pairings",
+            "remove acceleration, or make the section a swiss",
+        )
+        return None
+    return value
+
+
+def _unrated_opponent_rating(reader: TomlReader, raw: dict[str, Any], at: KeyPath) -> int | None:
+    """`unrated_opponent_rating`: the rating ARO/TPR/APRO give an opponent without a FIDE
+    rating, or None ("leave-out", the default) to leave those games out."""
+    value = raw.get("unrated_opponent_rating", "leave-out")
+    if value == "leave-out":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3500:
+        reader.error(
+            (*at, "unrated_opponent_rating"),
+            f'unrated_opponent_rating must be a rating from 0 to 3500 or "leave-out", '
+            f"not {value!r}",
+            "e.g. unrated_opponent_rating = 1000, or 0 where the regulations rate them 0",
+        )
+        return None
+    return value
 
 
 def tiebreak_codes(

@@ -347,6 +347,31 @@ class Crosstable:
             game.black, game.round, black
         )
 
+    def without(self, starts: Iterable[int]) -> Crosstable:
+        """A copy without these players: their rows are gone, and each game against them
+        becomes a round with no opponent worth nothing (``Z``; still ``EMPTY`` where it had
+        no result yet). FIDE C.06's annulled results of a round robin's early withdrawal:
+        for the others it is as if the player had never been in the event."""
+        gone = set(starts)
+        for start in gone:
+            self._position(start)  # an unknown player is a mistake, not a no-op
+
+        def kept(entry: RoundEntry) -> RoundEntry:
+            if entry.opponent not in gone:
+                return entry
+            return EMPTY if entry.result is None else RoundEntry(result=ResultCode.ZERO_BYE)
+
+        rows = [
+            (player, tuple(kept(e) for e in row))
+            for player, row in self
+            if player.start not in gone
+        ]
+        return replace(
+            self,
+            players=tuple(p for p, _ in rows),
+            entries=tuple(r for _, r in rows),
+        )
+
     def with_rounds(self, rounds: int) -> Crosstable:
         """A copy with the planned number of rounds changed (rows padded or cut)."""
         if rounds < 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from broadcast.fide.crosstable import Crosstable, ResultCode
+from broadcast.fide.crosstable import Crosstable, ResultCode, RoundEntry
 from broadcast.fide.pairing import Pairing
 from clocks.errors import BoardwireError
 
@@ -28,6 +28,10 @@ class ImportedRound:
     round: int
     pairings: tuple[Pairing, ...]
     byes: tuple[tuple[int, str], ...]
+
+
+def _forfeited(entry: RoundEntry) -> bool:
+    return entry.result is not None and entry.result.is_forfeit
 
 
 def round_pairings(crosstable: Crosstable, round_number: int) -> tuple[Pairing, ...]:
@@ -62,8 +66,14 @@ def import_round(crosstable: Crosstable, round_number: int) -> ImportedRound:
         if entry.colour == "w":
             games.append((start, entry.opponent))
         elif entry.colour is None and other.colour is None and start < entry.opponent:
+            if _forfeited(entry) or _forfeited(other):
+                # Real files write a forfeit without colours ("  13 - +"): no game was
+                # played, so no colour was given; the board lists the lower number first.
+                games.append((start, entry.opponent))
+                continue
             raise PairingImportError(
-                f"round {round_number}: game {start}-{entry.opponent} has no colours"
+                f"round {round_number}: game {start}-{entry.opponent} has no colours: "
+                "say who has White (w or b in column 97 of each round's field)"
             )
     if not games and not pairing_bye:
         raise PairingImportError(f"round {round_number} is not paired in this TRF")

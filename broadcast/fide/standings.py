@@ -48,6 +48,9 @@ class StandingRow:
     # Why the row is special: "play-off for 1st pending", "withdrawn from round 4", ...
     note: str = ""
     undecided: bool = False  # level for a place a play-off decides, not played yet
+    # Left out of the ranking (FIDE's round-robin withdrawal rule): listed last, no rank
+    # of their own, no tie-breaks, no prize; `note` says why.
+    excluded: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,8 @@ class Standings:
     rounds: int
 
     def as_json(self) -> list[dict[str, object]]:
-        """Plain data for JSON: rank, start, name, points, tiebreaks (label -> number)."""
+        """Plain data for JSON: rank, start, name, points, tiebreaks (label -> number),
+        and the row's note and flags."""
         return [
             {
                 "rank": r.rank,
@@ -73,6 +77,7 @@ class Standings:
                 "tiebreaks": dict(r.tiebreaks),
                 "note": r.note,
                 "undecided": r.undecided,
+                "excluded": r.excluded,
             }
             for r in self.rows
         ]

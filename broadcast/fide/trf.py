@@ -268,6 +268,18 @@ class TrfFile:
         return cls(crosstable=crosstable, records=tuple(records))
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(text: str) -> list[str]:
+    """The file's lines, split at CR LF, CR or LF only: `str.splitlines` would also split
+    at a Latin-1 file's 0x85 (NEL) or a form feed inside a name."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _strip(value: str | None) -> str | None:
     if value is None:
         return None
@@ -414,7 +426,7 @@ def read_trf(
     records: list[TrfRecord] = []
     trailer: list[TrfRecord] = []
     raws: list[_RawPlayer] = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         code = line[:3]
@@ -511,7 +523,7 @@ def read_trf(
 
 
 def _line_of_record(text: str, code: str) -> int:
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if line.startswith(code):
             return number
     return 1
@@ -522,7 +534,7 @@ def _check_not_truncated(text: str, raws: list[_RawPlayer]) -> None:
     download that failed) must not yield a player with half a name and no results."""
     if text.endswith(("\n", "\r")) or len(raws) < 2:
         return
-    lines = text.splitlines()
+    lines = _lines(text)
     last = raws[-1]
     if last.line_no != len(lines):
         return
@@ -570,7 +582,8 @@ def _player_line(
         " ",
         f"{player.name[:33]:<33}",
         " ",
-        _fit(f"{player.rating or 0:>4}", 4, where),
+        # TRF: an unrated player's rating field is left blank (not 0).
+        _fit(f"{player.rating or '':>4}", 4, where),
         " ",
         f"{player.federation[:3]:<3}",
         " ",

@@ -34,7 +34,9 @@ REASON_TEXT: Mapping[str, str] = {
     "checkmate": "checkmate",
     "stalemate": "stalemate",
     "dead-position": "dead position",
-    "repetition": "fivefold repetition",
+    # One reason for both: a draw claimed at the desk by threefold repetition (Laws 9.2)
+    # and the fivefold one the position rules propose (Laws 9.6.1, its alert counts them).
+    "repetition": "repetition",
     "75-moves": "75-move rule",
     "kings-signal": "kings signal",
     "flag-fall": "time forfeit",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from broadcast.config.model import EarlyDrawRule, SectionConfig
 from broadcast.phrases import Phrase, Value, say
-from broadcast.tournament.schedule import round_start
+from broadcast.tournament.schedule import StartOverrides, round_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +33,22 @@ def _no(reason: Phrase) -> Decision:
     return Decision(False, str(reason), reason)
 
 
-def bye_deadline(section: SectionConfig, round_number: int) -> dt.datetime:
+def _schedule_zone(section: SectionConfig, round_number: int) -> dt.tzinfo | None:
+    """The zone the schedule gives the round in: a moved start (often UTC from the
+    command line) is still shown in the event's local time."""
+    return round_start(section, round_number).tzinfo
+
+
+def bye_deadline(
+    section: SectionConfig, round_number: int, moved: StartOverrides | None = None
+) -> dt.datetime:
     """The moment from which a bye for `round_number` can no longer be asked (or
     cancelled). "before-previous-round": the start of round r-1; round 1, having no
-    previous round, closes at its own start."""
+    previous round, closes at its own start. A start the arbiter moved (`moved`, the
+    journal's RoundStartMoved) moves the deadline with it."""
     if section.byes.deadline == "before-previous-round" and round_number > 1:
-        return round_start(section, round_number - 1)
-    return round_start(section, round_number)
+        return round_start(section, round_number - 1, moved)
+    return round_start(section, round_number, moved)
 
 
 def check_bye_request(
@@ -51,12 +60,14 @@ def check_bye_request(
     already_granted: bool = False,
     out_reason: str = "",
     round_paired: bool = False,
+    moved: StartOverrides | None = None,
 ) -> Decision:
     """Check a requested bye against the section's policy.
 
     `byes_granted`: byes the player already holds in this section (other rounds).
     `out_reason`: why the player may not be paired in that round (withdrawn, no-show
     limit, an absence without a request to continue), "" when they may: the refusal.
+    `moved`: the round starts moved from the schedule (the deadline follows them).
     The request must come strictly before the deadline: at the deadline second it
     is late.
     """
@@ -101,15 +112,15 @@ def check_bye_request(
                 allowed=policy.max_byes,
             )
         )
-    deadline = bye_deadline(section, round_number)
+    deadline = bye_deadline(section, round_number, moved)
     if requested_at >= deadline:
-        zone = deadline.tzinfo
+        zone = _schedule_zone(section, round_number)
         return _no(
             say(
                 "too late: byes for round %(round)s had to be requested before %(deadline)s "
                 "(request at %(requested)s)",
                 round=round_number,
-                deadline=f"{deadline:%Y-%m-%d %H:%M:%S %Z}",
+                deadline=f"{deadline.astimezone(zone):%Y-%m-%d %H:%M:%S %Z}",
                 requested=f"{requested_at.astimezone(zone):%Y-%m-%d %H:%M:%S %Z}",
             )
         )
@@ -117,34 +128,46 @@ def check_bye_request(
 
 
 def check_bye_cancel(
-    section: SectionConfig, round_number: int, *, requested_at: dt.datetime
+    section: SectionConfig,
+    round_number: int,
+    *,
+    requested_at: dt.datetime,
+    moved: StartOverrides | None = None,
 ) -> Decision:
     """A granted bye may be cancelled until the same deadline as its request."""
-    deadline = bye_deadline(section, round_number)
+    deadline = bye_deadline(section, round_number, moved)
     if requested_at >= deadline:
+        zone = _schedule_zone(section, round_number)
         return _no(
             say(
                 "too late to cancel the bye for round %(round)s: the deadline was %(deadline)s",
                 round=round_number,
-                deadline=f"{deadline:%Y-%m-%d %H:%M:%S %Z}",
+                deadline=f"{deadline.astimezone(zone):%Y-%m-%d %H:%M:%S %Z}",
             )
         )
     return Decision(True)
 
 
-def check_draw_offer(
-    rule: EarlyDrawRule | None, *, moves_played: int, elapsed: dt.timedelta
-) -> Decision:
-    """Whether a draw by agreement is allowed after `moves_played` full moves and
-    `elapsed` playing time. Both minimums must be met (Sestao: move 30 and one hour)."""
+def move_reached(plies: int) -> int:
+    """The move number the game has reached after `plies` half-moves: White's 30th move
+    (59 plies) reaches move 30, as "no draw offers before move 30" is usually read; after
+    Black's 29th (58 plies) the game is at move 29."""
+    return (max(0, plies) + 1) // 2
+
+
+def check_draw_offer(rule: EarlyDrawRule | None, *, plies: int, elapsed: dt.timedelta) -> Decision:
+    """Whether a draw by agreement is allowed after `plies` half-moves and `elapsed`
+    playing time. Both minimums must be met (Sestao: move 30 and one hour); the move
+    minimum counts the move reached (`move_reached`)."""
     if rule is None:
         return Decision(True)
-    if moves_played < rule.min_moves:
+    reached = move_reached(plies)
+    if reached < rule.min_moves:
         return _no(
             say(
                 "no draw by agreement before move %(move)s (now move %(now)s)",
                 move=rule.min_moves,
-                now=moves_played,
+                now=reached,
             )
         )
     if elapsed < dt.timedelta(minutes=rule.min_minutes):
@@ -159,4 +182,11 @@ def check_draw_offer(
     return Decision(True)
 
 
-__all__ = ["Decision", "bye_deadline", "check_bye_cancel", "check_bye_request", "check_draw_offer"]
+__all__ = [
+    "Decision",
+    "bye_deadline",
+    "check_bye_cancel",
+    "check_bye_request",
+    "check_draw_offer",
+    "move_reached",
+]

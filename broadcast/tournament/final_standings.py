@@ -1,26 +1,32 @@
 """A section's standings as the regulations rank them: points and tie-breaks, then what
 the config adds: a first place left undecided until its play-off is played (and then
-decided by it), and each withdrawn or disqualified player's status as a note."""
+decided by it), each withdrawn or disqualified player's status as a note, and in a round
+robin FIDE's withdrawal rule (`withdrawal_rule`): a player who left having played under
+half of their games is listed last with their results left out, and their opponents'
+lines say which game no longer counts. The tie-breaks rate unrated opponents as the
+section says (`unrated_opponent_rating`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from broadcast.fide.crosstable import Crosstable
 from broadcast.fide.standings import StandingRow, Standings, compute_standings
 from broadcast.fide.tiebreaks.spec import Edition
-from broadcast.tournament.playoff import PlayoffStatus, playoff_status
+from broadcast.tournament.playoff import PENDING, PlayoffStatus, playoff_note, playoff_status
 from broadcast.tournament.prizes import PrizeList, compute_prizes
 from broadcast.tournament.state import SectionState
-
-PENDING = "play-off for 1st pending"
+from broadcast.tournament.withdrawal_rule import LeftOut, against_note, left_out, left_out_note
 
 
 def first_place_tie(standings: Standings) -> tuple[int, ...]:
-    """Players level on points at the top (more than one: a tie for first)."""
-    if not standings.rows:
+    """Players level on points at the top (more than one: a tie for first); a player the
+    withdrawal rule leaves out is in no tie."""
+    rows = [r for r in standings.rows if not r.excluded]
+    if not rows:
         return ()
-    top = standings.rows[0].points
-    return tuple(sorted(r.start for r in standings.rows if r.points == top))
+    top = rows[0].points
+    return tuple(sorted(r.start for r in rows if r.points == top))
 
 
 def section_playoff(state: SectionState, standings: Standings) -> PlayoffStatus | None:
@@ -35,8 +41,31 @@ def section_playoff(state: SectionState, standings: Standings) -> PlayoffStatus 
 
 def playoff_now(state: SectionState, edition: Edition = 2024) -> PlayoffStatus | None:
     """The section's play-off for first as its points and tie-breaks stand now."""
-    plain = compute_standings(state.to_crosstable(), state.config.tiebreaks, edition=edition)
-    return section_playoff(state, plain)
+    return section_playoff(state, _ranked(state, edition, rounds=None).standings)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    standings: Standings  # the players ranked (those left out are not in it)
+    table: Crosstable  # the whole crosstable (every result, as played)
+    ranked_table: Crosstable  # the one the ranking and the prizes count
+    gone: dict[int, LeftOut]  # who the withdrawal rule leaves out
+
+
+def _ranked(state: SectionState, edition: Edition, rounds: int | None) -> _Ranking:
+    """The ranking by points and tie-breaks, with the withdrawal rule's players and the
+    games against them left out."""
+    table = state.to_crosstable()
+    gone = left_out(state, table)
+    ranked_table = table.without(gone) if gone else table
+    standings = compute_standings(
+        ranked_table,
+        state.config.tiebreaks,
+        edition=edition,
+        rounds=rounds,
+        unrated_rating=state.config.unrated_opponent_rating,
+    )
+    return _Ranking(standings, table, ranked_table, gone)
 
 
 def rounds_with_games(state: SectionState) -> int:
@@ -52,17 +81,43 @@ def rounds_with_games(state: SectionState) -> int:
 def section_standings(state: SectionState, edition: Edition = 2024) -> Standings:
     """Standings with play-off and withdrawal applied (see the module docstring), after
     the last round with a game result (`rounds_with_games`)."""
-    standings = compute_standings(
-        state.to_crosstable(),
-        state.config.tiebreaks,
-        edition=edition,
-        rounds=rounds_with_games(state),
-    )
-    rows = [replace(r, note=state.status_of(r.start)) for r in standings.rows]
+    return _section_standings(state, edition)[0]
+
+
+def _section_standings(state: SectionState, edition: Edition) -> tuple[Standings, _Ranking]:
+    rounds = rounds_with_games(state)
+    ranking = _ranked(state, edition, rounds)
+    standings, table, gone = ranking.standings, ranking.table, ranking.gone
+    rows = [
+        replace(r, note=_notes(state.status_of(r.start), against_note(r.start, table, gone)))
+        for r in standings.rows
+    ]
     status = section_playoff(state, standings)
     if status is not None:
         rows = _with_playoff(rows, status)
-    return replace(standings, rows=tuple(rows))
+    # Those the rule leaves out: last, all on the one place after everybody ranked.
+    labels = [spec.label for spec in standings.tiebreaks]
+    for start, entry in sorted(gone.items()):
+        player = table.player(start)
+        rows.append(
+            StandingRow(
+                rank=len(standings.rows) + 1,
+                start=start,
+                name=player.name,
+                points=table.score(start, upto=rounds),
+                tiebreaks=dict.fromkeys(labels),
+                rating=player.rating,
+                federation=player.federation,
+                title=player.title,
+                note=_notes(state.status_of(start), left_out_note(entry)),
+                excluded=True,
+            )
+        )
+    return replace(standings, rows=tuple(rows)), ranking
+
+
+def _notes(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
 
 
 def _with_playoff(rows: list[StandingRow], status: PlayoffStatus) -> list[StandingRow]:
@@ -70,7 +125,11 @@ def _with_playoff(rows: list[StandingRow], status: PlayoffStatus) -> list[Standi
     group = [r for r in rows if r.start in tied]
     rest = [r for r in rows if r.start not in tied]
     if status.winner is None:
-        marked = [replace(r, rank=1, undecided=True, note=_join(PENDING, r.note)) for r in group]
+        # "pending" only for those still in it: a league leaves the others out.
+        marked = [
+            replace(r, rank=1, undecided=True, note=_join(playoff_note(status, r.start), r.note))
+            for r in group
+        ]
         return marked + rest
     winner = next(r for r in group if r.start == status.winner)
     others = [r for r in group if r.start != status.winner]
@@ -95,11 +154,23 @@ def section_prizes(state: SectionState, edition: Edition = 2024) -> PrizeList | 
     provisional while rounds remain or first place waits for its play-off."""
     if state.config.prizes is None:
         return None
-    standings = section_standings(state, edition)
-    crosstable = state.to_crosstable()
-    withheld = {start: reason for start in state.players if (reason := state.prize_withheld(start))}
+    standings, ranking = _section_standings(state, edition)
+    # The pools count the wins the standings count: none of or against a player the
+    # withdrawal rule leaves out.
+    crosstable = ranking.ranked_table
+    withheld = dict(state.prizes_withheld)
+    disqualified = {
+        start: reason
+        for start in state.players
+        if (reason := state.disqualified_from_prizes(start))
+    }
     return compute_prizes(
-        state.config.prizes, standings, crosstable, final=state.finished, withheld=withheld
+        state.config.prizes,
+        standings,
+        crosstable,
+        final=state.finished,
+        withheld=withheld,
+        disqualified=disqualified,
     )
 
 

@@ -9,10 +9,10 @@ one round's start; it is journaled, so a restart keeps it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from broadcast.config.model import EventConfig, SectionConfig
+from broadcast.tournament.schedule import StartOverrides, round_start
 from broadcast.tournament.state import TournamentState
 
 SETUP_MINUTES = 30
@@ -27,12 +27,9 @@ class RoundStartMoved:
     at: dt.datetime
 
 
-StartOverrides = Mapping[tuple[str, int], dt.datetime]
-
-
 def start_of(section: SectionConfig, round_number: int, overrides: StartOverrides) -> dt.datetime:
-    moved = overrides.get((section.name, round_number))
-    return moved if moved is not None else section.round_start(round_number).start
+    """When the round starts, moved or as scheduled (`schedule.round_start`)."""
+    return round_start(section, round_number, overrides)
 
 
 def current_round(

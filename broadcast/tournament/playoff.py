@@ -15,6 +15,10 @@ from broadcast.config.model import PlayoffRules, SectionConfig
 from broadcast.tournament.state import PlayoffGame, SectionState
 from clocks.timecontrol import TimeControl
 
+PENDING = "play-off for 1st pending"
+OUT = "out of the play-off for 1st"
+WON = "1st by play-off"
+
 _POINTS = {
     "1-0": (1.0, 0.0),
     "+-": (1.0, 0.0),
@@ -120,6 +124,16 @@ def playoff_status(
     return PlayoffStatus(tied_t, tuple(remaining), None, "armageddon")
 
 
+def playoff_note(status: PlayoffStatus, player: int) -> str:
+    """What the standings say of a player tied for first: the winner once decided; while
+    it is not, "pending" only for those still in it (a league leaves the others out)."""
+    if player not in status.tied:
+        return ""
+    if status.winner is not None:
+        return WON if player == status.winner else ""
+    return PENDING if player in status.remaining else OUT
+
+
 def time_control_for(section: SectionConfig, state: SectionState, round_number: int) -> TimeControl:
     """The time control of a section's round, play-off games included."""
     game = state.playoff.get(round_number - section.rounds)
@@ -130,4 +144,12 @@ def time_control_for(section: SectionConfig, state: SectionState, round_number: 
     return section.playoff.time_control
 
 
-__all__ = ["PlayoffStatus", "playoff_status", "time_control_for"]
+__all__ = [
+    "OUT",
+    "PENDING",
+    "WON",
+    "PlayoffStatus",
+    "playoff_note",
+    "playoff_status",
+    "time_control_for",
+]

@@ -12,7 +12,9 @@ prizes) passes to the next eligible player: the player is left out of the rankin
 places are paid by, and their wins out of the pools, so everyone below moves up. With
 `withheld = "not-awarded"` nobody moves up: the prize the player won is listed with
 them as not paid.
-Where the regulation states a tax retention, each line shows gross and net.
+Where the regulation states a tax retention, each line shows gross and net; the threshold
+applies to each prize on its own (place, category, the pools) unless the config says it
+applies to the total.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class PrizeLine:
     rank: int
     place: float
     pool: float
-    retention: float = 0.0  # the tax retained from the total (0: none stated, or under it)
+    retention: float = 0.0  # the tax retained (0: none stated, or no prize above it)
     category: float = 0.0  # a category prize ([[section.prizes.category]])
     category_name: str = ""  # its category's name (several: joined with ", ")
 
@@ -131,26 +133,33 @@ def compute_prizes(
     *,
     final: bool = True,
     withheld: Mapping[int, str] | None = None,
+    disqualified: Mapping[int, str] | None = None,
 ) -> PrizeList:
     """The prize list; `final` False (rounds still to play) makes it provisional;
     `withheld` (player -> reason) are left out: their prizes pass on, or with
-    `rules.withheld == "not-awarded"` are not paid to anyone."""
-    out = withheld or {}
-    if out and rules.withheld == "not-awarded":
-        whole = compute_prizes(rules, standings, crosstable, final=final)
+    `rules.withheld == "not-awarded"` are not paid to anyone. `disqualified` (player ->
+    reason) are out of the prize ranking whatever `rules.withheld` says: the next
+    player takes their prize."""
+    kept_out = dict(disqualified or {})
+    if withheld and rules.withheld == "not-awarded":
+        whole = compute_prizes(rules, standings, crosstable, final=final, withheld=kept_out)
         unpaid = {line.start: line.total for line in whole.lines}
         return PrizeList(
-            tuple(line for line in whole.lines if line.start not in out),
+            tuple(line for line in whole.lines if line.start not in withheld),
             whole.currency,
             whole.provisional,
             tuple(
-                WithheldPrize(r.start, r.name, out[r.start], unpaid.get(r.start, 0.0))
+                WithheldPrize(r.start, r.name, withheld[r.start], unpaid.get(r.start, 0.0))
+                if r.start in withheld
+                else WithheldPrize(r.start, r.name, kept_out[r.start])
                 for r in standings.rows
-                if r.start in out
+                if r.start in withheld or r.start in kept_out
             ),
             whole.retention,
         )
-    eligible = [r for r in standings.rows if r.start not in out]
+    out = {**kept_out, **(withheld or {})}
+    # A player the withdrawal rule leaves out of the standings is out of the prizes too.
+    eligible = [r for r in standings.rows if r.start not in out and not r.excluded]
     players = {p.start: p for p, _ in crosstable}
     if rules.categories:
         place, category, names = _with_categories(rules, eligible, players)
@@ -176,12 +185,16 @@ def compute_prizes(
             r.rank,
             place.get(r.start, 0.0),
             pool[r.start],
-            _retained(rules, gross, players[r.start].federation if r.start in players else ""),
+            _retained(
+                rules,
+                (place.get(r.start, 0.0), category.get(r.start, 0.0), pool[r.start]),
+                players[r.start].federation if r.start in players else "",
+            ),
             category.get(r.start, 0.0),
             names.get(r.start, ""),
         )
         for r in eligible
-        if (gross := place.get(r.start, 0.0) + category.get(r.start, 0.0) + pool[r.start])
+        if place.get(r.start, 0.0) + category.get(r.start, 0.0) + pool[r.start]
     )
     left_out = tuple(
         WithheldPrize(r.start, r.name, out[r.start]) for r in standings.rows if r.start in out
@@ -272,11 +285,20 @@ def _with_categories(
     return place, category, {k: ", ".join(v) for k, v in names.items()}
 
 
-def _retained(rules: PrizeRules, total: float, federation: str) -> float:
+def _retained(rules: PrizeRules, prizes: tuple[float, ...], federation: str) -> float:
+    """The tax retained from a player's prizes (place, category, pools). "each-prize":
+    each prize above the threshold is taxed, whole, and the others not (Pamplona art. 6,
+    "prizes higher than 500 EUR": a 500 place and a 350 pool share are two prizes, neither
+    above it); "total": the sum, when it is above. "Higher than": the threshold itself is
+    not taxed. One rounding, of the sum taxed."""
     tax = rules.retention
-    if tax is None or round(total, 2) <= tax.above:
-        return 0.0  # "prizes higher than" the threshold: the threshold itself is not taxed
-    return round(total * tax.rate_for(federation) / 100, 2)
+    if tax is None:
+        return 0.0
+    if tax.applies_to == "total":
+        taxed = [sum(prizes)] if round(sum(prizes), 2) > tax.above else []
+    else:
+        taxed = [p for p in prizes if round(p, 2) > tax.above]
+    return round(sum(taxed) * tax.rate_for(federation) / 100, 2) if taxed else 0.0
 
 
 __all__ = ["PrizeLine", "PrizeList", "WithheldPrize", "compute_prizes", "wins_of"]

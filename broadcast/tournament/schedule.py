@@ -6,14 +6,24 @@ Pure: `now` is always passed in, never read from the wall clock.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from zoneinfo import ZoneInfo
 
 from broadcast.config.model import SectionConfig
 
+StartOverrides = Mapping[tuple[str, int], dt.datetime]
+"""Round starts moved away from the schedule, by (section, round): the journal's
+`RoundStartMoved` (`serve --round R`, an arbiter's decision to delay a round)."""
 
-def round_start(section: SectionConfig, round_number: int) -> dt.datetime:
-    """When `round_number` starts (aware; in the zone the schedule gives for it)."""
-    return section.round_start(round_number).start
+
+def round_start(
+    section: SectionConfig, round_number: int, moved: StartOverrides | None = None
+) -> dt.datetime:
+    """When `round_number` starts (aware): as `moved` says if it moved the round, else as
+    scheduled (in the zone the schedule gives for it). The one answer to "when does round
+    R start" for the default time, the live round and the bye deadline alike."""
+    at = moved.get((section.name, round_number)) if moved else None
+    return at if at is not None else section.round_start(round_number).start
 
 
 def schedule_in(section: SectionConfig, zone: ZoneInfo) -> list[tuple[int, dt.datetime]]:
@@ -43,4 +53,4 @@ def _require_aware(moment: dt.datetime) -> None:
         )
 
 
-__all__ = ["next_round", "round_start", "schedule_in", "started_rounds"]
+__all__ = ["StartOverrides", "next_round", "round_start", "schedule_in", "started_rounds"]

@@ -55,6 +55,7 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
+from broadcast.tournament.schedule import StartOverrides
 from clocks.errors import BoardwireError
 
 
@@ -254,10 +255,14 @@ class SectionState:
         return ""
 
     def eliminated(self, player: int) -> bool:
-        """Out of the event by its no-show rules (the limit reached, or an absence that
-        disqualifies), not by a withdrawal the arbiter recorded for another reason."""
+        """Out of the event by its no-show rules (the limit reached, an absence in round 1
+        where that excludes, or an absence that disqualifies), not by a withdrawal the
+        arbiter recorded for another reason."""
         limit = self.config.no_show_limit
-        if limit is not None and len(self.no_shows.get(player, ())) >= limit:
+        shows = self.no_shows.get(player, ())
+        if limit is not None and len(shows) >= limit:
+            return True
+        if 1 in shows and self.config.no_shows.first_round == "exclude":
             return True
         return self.disqualifying_absence(player, self.config.rounds + 1) is not None
 
@@ -279,6 +284,15 @@ class SectionState:
         or an elimination when `[section.prizes] eliminated_lose_prizes` says so."""
         if player in self.prizes_withheld:
             return self.prizes_withheld[player]
+        return self.disqualified_from_prizes(player)
+
+    def disqualified_from_prizes(self, player: int) -> str:
+        """Why an elimination takes the player out of the prizes ("" = it does not): a
+        disqualified player is out of the prize ranking, so the prize always passes on,
+        whatever `withheld` says of prizes the arbiter withholds (a winner missing the
+        ceremony)."""
+        if player in self.prizes_withheld:
+            return ""
         prizes = self.config.prizes
         if (
             prizes is not None
@@ -329,8 +343,12 @@ class SectionState:
             if not self.is_active(p, round_number) or round_number in self.byes_of(p)
         )
 
-    def decide_bye(self, request: ByeRequested) -> ByeGranted | ByeRefused:
-        """The policy's answer to a request, as the event to journal next."""
+    def decide_bye(
+        self, request: ByeRequested, moved: StartOverrides | None = None
+    ) -> ByeGranted | ByeRefused:
+        """The policy's answer to a request, as the event to journal next. `moved`: the
+        round starts moved from the schedule (the service state's `start_overrides`),
+        which the deadline follows."""
         if request.player not in self.players:
             return ByeRefused(
                 request.section, request.round, request.player, request.at, "unknown player"
@@ -345,6 +363,7 @@ class SectionState:
             out_reason=self.out_reason(request.player, request.round),
             # An imported bye comes with its round's pairings: that is no refusal.
             round_paired=request.round in self.rounds and request.source != "import",
+            moved=moved,
         )
         if decision.allowed:
             return ByeGranted(request.section, request.round, request.player, request.at)

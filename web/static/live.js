@@ -541,7 +541,7 @@
       const tr = document.createElement("tr");
       if (r.undecided) tr.className = "undecided"; else if (r.note) tr.className = "noted";
       const td = (text, cls) => { const el = document.createElement("td"); el.textContent = String(text); if (cls) el.className = cls; tr.appendChild(el); return el; };
-      const rank = td(r.rank);
+      const rank = td(r.excluded ? "–" : r.rank);  // left out by the withdrawal rule
       if (r.undecided) { const q = document.createElement("abbr"); q.title = t("playoff_tie"); q.textContent = "?"; rank.appendChild(q); }
       const who = td("");
       if (r.title) { const t = document.createElement("abbr"); t.className = "title"; t.textContent = r.title; who.append(t, " "); }

@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint demo bench clean catalogs
+.PHONY: test check system-deps lint demo bench clean catalogs
 
 $(STAMP): pyproject.toml
+	PYTHON=$(PYTHON) scripts/system-deps --build
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
@@ -17,8 +18,19 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+# The Debian packages the tests need (chromium, redis-server, stockfish, libcairo2,
+# poppler-utils): installed when missing if we can (root or sudo), else the one command.
+system-deps:
+	@PYTHON=$(PYTHON) scripts/system-deps
+
+# Everything: CI runs it (.ci/run), about 12 minutes on two cores.
+test: system-deps lint
 	$(BIN)/pytest -q -n 2
+
+# The edit loop: lint, types and the fast tier (tests/conftest.py SLOW is the slow one),
+# under 3 minutes on two cores.
+check: system-deps lint
+	$(BIN)/pytest -q -n 2 -m "not slow"
 
 # `make demo PORT=8090` serves on another port than 8080.
 demo: $(STAMP)

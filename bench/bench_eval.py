@@ -209,7 +209,7 @@ async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
                 clocks[i][side] = clocks[i][side] - think + 10
                 board.push(move)
                 ply = len(board.move_stack)
-                with service.batch(in_place=True):
+                with service.batch():
                     service.commit(
                         [
                             GameMove(

@@ -22,7 +22,8 @@ import chess.pgn
 
 from boards.position import BoardPosition
 from boards.reconstruction import GameLine, Reconstructor
-from boardsim.humans import Habits, perform, timeline
+from boardsim.humans import Habits, perform
+from boardsim.readout import timeline
 
 GAMES = Path("/work/shared/testdata/games")
 HABITS = dataclasses.replace(Habits.realistic(), max_think=8.0)

@@ -86,7 +86,8 @@ def _games() -> list[Any]:
 
 def _board_events(game: Any, serial: str, t0: float, seed: int) -> list[Any]:
     from boards.events import ClockSeen, PositionSeen
-    from boardsim.humans import Habits, board_scans, clock_readings, perform
+    from boardsim.humans import Habits, perform
+    from boardsim.readout import board_scans, clock_readings
 
     moves = list(game.mainline_moves())
     think = [

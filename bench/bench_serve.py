@@ -406,7 +406,7 @@ class _ServiceRun:
                 await asyncio.sleep(HTTP_EVERY)
 
     def followed(self) -> bool:
-        return all(b.connected and b.follower is not None for b in self.service.hall.values())
+        return all(b.connected and b.to_game is not None for b in self.service.hall.values())
 
     def events_stored(self) -> int:
         return self.service.events_stored

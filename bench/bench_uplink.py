@@ -98,7 +98,7 @@ def uplink_run(boards: int, seed: int) -> Uplink:
     book = GameBook().synced(tournament)
     games = sorted(book.games)[:boards]
     state = PublicState(tournament, book, 0)
-    channel = Channel("public", config, Frame(tournament, book), "bench-run")
+    channel = Channel("public", config, Frame(tournament, book), "bench-run", in_place=True)
     out = Uplink()
     venue = v2.Venue({config.sections[0].name: 1}, {}, T0, T0, 1.0, 0.0)
     old_venue = v1.Venue({config.sections[0].name: 1}, {}, T0, T0, 1.0, 0.0)

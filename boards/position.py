@@ -109,9 +109,6 @@ class BoardPosition:
             return "rotated"
         return None
 
-    def piece_count(self) -> int:
-        return sum(1 for c in self.codes if c in CODE_TO_SYMBOL)
-
 
 __all__ = [
     "CODE_TO_SYMBOL",

@@ -136,13 +136,6 @@ class ClockTimes:
     def side_of(self, colour: Colour) -> Side:
         return self._white_side if colour == "white" else other_side(self._white_side)
 
-    @property
-    def running_colour(self) -> Colour | None:
-        r = self.last_reading
-        if r is None or r.running_side is None:
-            return None
-        return self.colour_of(r.running_side)
-
     def seconds(self, colour: Colour) -> int | None:
         """The last displayed time for a colour, if a clock is present."""
         if self.last_reading is None:

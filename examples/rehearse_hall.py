@@ -129,7 +129,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
             board.push(move)
             t += 45.0
             events.append(GameMove(game.id, len(board.move_stack), san, move.uci(), board.fen(), t))
-        with service.batch(in_place=True):
+        with service.batch():
             service.commit(events)
 
     # The default time: the arbiter's hall walk (the hall view, table by table).
@@ -150,7 +150,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
     time.set(start + 4 * 3600)
     for game in wired:
         result = _result_of(played[game.id])
-        with service.batch(in_place=True):
+        with service.batch():
             service.commit([ResultProposed(game.id, result, _reason(result), time.now())])
         do(ConfirmProposal(game.id))
         time.advance(5)

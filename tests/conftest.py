@@ -8,7 +8,16 @@ provokes an error on purpose declares it:
     @pytest.mark.expected_log(r"tick loop .* stopped", r"journal write failed")
 
 each pattern a regular expression searched in the record's message (or in the loop
-error's message and exception). Child processes are checked by their tests (stderr).
+error's message and exception). A declared pattern that nothing matched fails the test too:
+the fault it names was never reached. Child processes are checked by their tests (stderr).
+
+A callback or task step that holds the event loop for more than BLOCKING_LIMIT seconds
+fails its test (what asyncio's debug mode reports as "Executing <handle> took N seconds",
+timed here without debug mode's cost); a test that may block longer on purpose says how
+long with `@pytest.mark.blocks_loop(seconds)`.
+
+Tiers: the tests listed in SLOW get the `slow` marker; `make check` runs the others
+(`-m "not slow"`), `make test` everything.
 """
 
 from __future__ import annotations
@@ -19,17 +28,102 @@ import logging
 import os
 import re
 import tempfile
+import time
 import traceback
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from support import EventLog
 
+from broadcast.journal.store import Journal
+
 # Each test process registers its simulators in a runtime folder of its own: a port
 # listing must not see another process's boards (a parallel worker's, or a developer's
 # own `boardwire sim`). Subprocesses inherit it.
 os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="boardwire-tests-")
+
+# A callback or task step that holds the loop this long fails its test: work that belongs
+# in an executor, a thread or a sync fixture. Generous, so that a busy two-core machine
+# (asyncio's debug mode on, a browser beside) does not fail a correct test.
+BLOCKING_LIMIT = 1.0
+
+# The slow tier, by folder or file name (wherever it sits under tests/) or file::test, with
+# why (pytest --durations). `make check` leaves these out to stay under 3 minutes on two
+# cores; `make test` runs them. A name that no longer exists is an error.
+SLOW = {
+    "browser": "a real Chromium",
+    "test_mirror.py": "redis-server",
+    "test_mirror_evaluation.py": "redis-server and Stockfish",
+    "test_mirror_junk.py": "redis-server",
+    "test_publish_resume.py": "redis-server",
+    "test_publish_uplink.py": "redis-server",
+    "test_redis_password.py": "redis-server, serve subprocesses",
+    "test_cli_eval.py": "Stockfish",
+    "test_evaluation.py": "Stockfish",
+    "test_web_evaluation.py": "Stockfish",
+    "test_serve_crash.py": "serve subprocesses killed and restarted",
+    "test_serve_fast.py": "serve --sim run",
+    "test_serve_exit.py": "serve runs",
+    "test_demo.py": "demo subprocesses",
+    "test_faults.py": "serve subprocesses",
+    "test_web_server.py": "serve subprocesses",
+    "test_unpaired_round.py": "serve subprocesses",
+    "test_web_arbiter_reachable.py": "serve subprocesses",
+    "test_event_day_doc.py": "the event-day walk-through as subprocesses",
+    "test_sim_simulator.py": "simulator subprocesses",
+    "test_sim_stale.py": "simulator subprocesses",
+    "test_sim_pty.py": "PTY simulator runs",
+    "test_driver_faults.py": "PTY simulator runs, 3-5 s each",
+    "test_driver_bus.py": "PTY bus runs, 2-5 s each",
+    "test_supervision.py": "a whole event with faults injected",
+    "test_dutch_corpus.py": "the Dutch corpus",
+    "test_reconstruction_corpus.py": "the reconstruction corpus",
+    "test_no_false_alerts.py": "soak: corpora played through the service",
+    "test_board_trouble_storm.py": "soak",
+    "test_rehearsal_hall.py": "soak: the 60-table hall",
+    "test_hostile_costs.py": "soak: hostile websocket clients",
+    "test_login_spray.py": "soak",
+    "test_web_fuzz.py": "schemathesis over the whole API",
+    "test_reconstruction_properties.py": "hypothesis: whole games",
+    "test_reconstruction_hesitation.py": "the World Cup games at every rest length, 1 s each",
+    "test_service.py::test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view": (
+        "a whole game at board speed, 14 s"
+    ),
+    "test_service_overload.py::test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move": (
+        "8 s of overload"
+    ),
+    "test_board_missing.py::test_a_board_on_a_port_that_does_not_exist_is_a_critical_alert": (
+        "8 s of reconnect attempts"
+    ),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    names = {p.name for p in here.rglob("*")}
+    stale = [key for key in SLOW if key.split("::")[0] not in names]
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py SLOW names no test file: {stale}")
+    for item in items:
+        path = item.path.relative_to(here) if item.path.is_relative_to(here) else item.path
+        name = item.nodeid.split("::", 1)[-1].split("[")[0]
+        if any(k in SLOW for k in (*path.parts, f"{path.name}::{name}")):
+            item.add_marker(pytest.mark.slow)
+
+
+# Whether the test's call passed, for its own fixtures' teardown.
+_call_passed = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when == "call":
+        item.stash[_call_passed] = report.passed
+    return report
+
 
 # Loop errors of the running test: asyncio hands them to the loop's exception handler
 # (a task's unretrieved exception when the task is collected, a callback that raised).
@@ -65,6 +159,26 @@ class _ErrorRecords(logging.Handler):
         self.records.append(record)
 
 
+# Callbacks and task steps that held their loop over BLOCKING_LIMIT: (what, seconds).
+# asyncio's debug mode times them too (loop.slow_callback_duration), but it also records a
+# stack for every callback scheduled, which costs this suite 40 % more CPU; timing the
+# one method every loop runs each callback through costs nothing measurable.
+_blocked: list[tuple[str, float]] = []
+_run_handle = asyncio.Handle._run
+
+
+def _timed_run(handle: asyncio.Handle) -> None:
+    start = time.perf_counter()
+    _run_handle(handle)
+    took = time.perf_counter() - start
+    if took > BLOCKING_LIMIT:
+        task = getattr(handle._callback, "__self__", None)  # a task's step: name the task
+        _blocked.append((repr(task if isinstance(task, asyncio.Task) else handle), took))
+
+
+asyncio.Handle._run = _timed_run  # type: ignore[method-assign]
+
+
 def _describe_loop_error(context: dict[str, Any]) -> str:
     text = str(context.get("message", "loop error"))
     exc = context.get("exception")
@@ -82,14 +196,19 @@ def _describe_record(record: logging.LogRecord) -> str:
 
 @pytest.fixture(autouse=True)
 def no_silent_errors(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Fail the test on an undeclared ERROR log record or asyncio loop error."""
+    """Fail the test on an undeclared ERROR log record or asyncio loop error, on a declared
+    one that never came, and on a call that held the event loop over its limit."""
     global _loops_made
     patterns = [
         re.compile(p) for mark in request.node.iter_markers("expected_log") for p in mark.args
     ]
+    limit = max(
+        [BLOCKING_LIMIT, *(float(m.args[0]) for m in request.node.iter_markers("blocks_loop"))]
+    )
     handler = _ErrorRecords()
     root = logging.getLogger()
     root.addHandler(handler)
+    _blocked.clear()
     _loop_errors.clear()
     _loops_made = 0
     try:
@@ -100,9 +219,12 @@ def no_silent_errors(request: pytest.FixtureRequest) -> Iterator[None]:
         root.removeHandler(handler)
     loop_errors, records = list(_loop_errors), handler.records
     _loop_errors.clear()
+    matched: set[re.Pattern[str]] = set()
 
     def expected(text: str) -> bool:
-        return any(p.search(text) for p in patterns)
+        hits = {p for p in patterns if p.search(text)}
+        matched.update(hits)
+        return bool(hits)
 
     loop_messages = [str(c.get("message", "")) for c in loop_errors]
     problems = [
@@ -117,10 +239,24 @@ def no_silent_errors(request: pytest.FixtureRequest) -> Iterator[None]:
         for text in map(_describe_loop_error, loop_errors)
         if not expected(text)
     ]
+    problems += [
+        f"the event loop was blocked {seconds:.2f} s (limit {limit:g} s; a test that blocks "
+        f"on purpose declares @pytest.mark.blocks_loop(seconds)) by {what}"
+        for what, seconds in _blocked
+        if seconds > limit
+    ]
+    if request.node.stash.get(_call_passed, False):
+        # Only once the test itself passed: a failing test may stop before its fault.
+        problems += [
+            f"expected_log pattern {p.pattern!r} matched no ERROR record or loop error: "
+            "the fault it declares never happened (or the pattern is stale)"
+            for p in patterns
+            if p not in matched
+        ]
     if problems:
         pytest.fail(
-            "unexpected errors (declare deliberate ones with @pytest.mark.expected_log):\n\n"
-            + "\n\n".join(problems),
+            "unexpected errors (declare deliberate ones with @pytest.mark.expected_log), a "
+            "blocked event loop, or a declared error that never came:\n\n" + "\n\n".join(problems),
             pytrace=False,
         )
 
@@ -128,3 +264,37 @@ def no_silent_errors(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture
 def event_log() -> EventLog:
     return EventLog()
+
+
+# Journals a test file opened and left open are closed when the file's last test is done
+# (module-scoped fixtures share one across a file): each holds its SQLite file and its
+# lock, and a worker running a thousand tests would otherwise run out of descriptors
+# below 1,024 (select()'s range) for the tests after.
+_opened_journals: list[Any] = []
+_journal_init = Journal.__init__
+
+
+def _noting_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    _journal_init(self, *args, **kwargs)
+    _opened_journals.append(self)
+
+
+Journal.__init__ = _noting_init  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or nextitem.path != item.path:
+            while _opened_journals:
+                journal = _opened_journals.pop()
+                try:
+                    journal._db.total_changes  # noqa: B018 (raises once it is closed)
+                except Exception:
+                    continue
+                try:
+                    journal.close()
+                except Exception:  # hygiene only: the test has had its verdict
+                    pass

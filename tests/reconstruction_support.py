@@ -13,7 +13,8 @@ import chess.pgn
 from boards.position import SYMBOL_TO_CODE, BoardPosition, Orientation, square_to_index
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
 from boards.reconstruction.drive import Input, drive
-from boardsim.humans import Habits, Performance, perform, timeline
+from boardsim.humans import Habits, Performance, perform
+from boardsim.readout import timeline
 from clocks.reading import ClockReading
 
 

@@ -63,13 +63,20 @@ class RedisProcess:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
-            self.proc = None
+            self._close_pipe()
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
-            self.proc = None
+            self._close_pipe()
+
+    def _close_pipe(self) -> None:
+        # The stderr pipe is the process's, closed with it (an open one is a ResourceWarning).
+        assert self.proc is not None
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        self.proc = None
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from typing import Any
 import chess.pgn
 
 from boards.events import BoardConnected, BoardInfo, ClockSeen, DriverEvent, PositionSeen
-from boardsim.humans import Habits, board_scans, clock_readings, perform
+from boardsim.humans import Habits, perform
+from boardsim.readout import board_scans, clock_readings
 from broadcast.arbiter.context import RulesConfig
 from broadcast.config.loader import load_event
 from broadcast.journal.store import Journal

@@ -19,6 +19,7 @@ from web_support import CREDENTIALS
 from broadcast.arbiter.alerts import AlertResolved
 from broadcast.games.ids import GameKey
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.eligibility import status_of
 from broadcast.tournament.events import ContinuationRequested
 from clocks.timesource import ManualTime
 from web.app import build_app
@@ -117,7 +118,7 @@ def test_a_continuation_closes_the_absence_alert_and_a_second_no_show_eliminates
     state = service.tournament.section(OPEN)
     assert state.no_shows[absent] == (2, 3) and state.withdrawn[absent] == 4
     assert _open_kinds_for(service, name) == ["withdraw-from-pairing"]
-    assert state.status_of(absent).startswith("withdrawn from round 4")
+    assert status_of(state, absent).startswith("withdrawn from round 4")
     with pytest.raises(ActionError, match=r"withdrawn from round 4 \(2 no-shows\)"):
         acting.continue_after_absence(service, OPEN, 3, absent, ARBITER)
 

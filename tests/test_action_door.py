@@ -46,6 +46,7 @@ from broadcast.fide.pairing import Pairing
 from broadcast.games.events import GameMove, ResultProposed
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.eligibility import excluded_by_rules, prize_withheld
 from broadcast.tournament.final_standings import section_prizes
 from clocks.timesource import ManualTime
 
@@ -414,14 +415,14 @@ def test_a_corrected_forfeit_lifts_the_elimination_and_gives_back_the_games_and_
         if 6 in (g.white.start, g.black.start)  # type: ignore[union-attr]
     ]
     assert all(pamplona.book.get(g).result_reason == "withdrawal" for g in later)
-    assert section.prize_withheld(6) == "eliminated by the no-show rules"
+    assert prize_withheld(section, 6) == "eliminated by the no-show rules"
     # The round-2 forfeit was entered on the wrong board: corrected to the played result.
     acting.set_result(pamplona, first, "0-1", reason="resignation")
     section = pamplona.tournament.section(PAMPLONA)
     assert section.no_shows == {6: (4,)}
     assert 6 not in section.withdrawn
     assert all(pamplona.book.get(g).result is None for g in later)
-    assert section.prize_withheld(6) == ""
+    assert prize_withheld(section, 6) == ""
     alerts = [a for a in pamplona.alerts() if a.kind == "withdraw-from-pairing"]
     assert alerts == []  # the alert that asked about the elimination closed with it
     prizes = section_prizes(section)
@@ -434,7 +435,7 @@ def test_an_undone_forfeit_lifts_the_round_1_exclusion(sestao: EventService) -> 
     absent = game.white.start  # type: ignore[union-attr]
     done = acting.set_result(sestao, game.id, "-/+", reason="forfeit")
     section = sestao.tournament.section(SESTAO)
-    assert section.withdrawn[absent] == 2 and section.excluded_by_rules(absent)
+    assert section.withdrawn[absent] == 2 and excluded_by_rules(section, absent)
     with pytest.raises(ActionError, match="bye refused"):
         act(sestao, RequestBye(SESTAO, 3, absent), BY)
     acting.undo(sestao, done)

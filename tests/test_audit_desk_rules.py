@@ -26,6 +26,7 @@ from broadcast.config.model import EventConfig, NoShowRules
 from broadcast.config.warnings import config_warnings
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
+from broadcast.tournament.eligibility import eliminated, is_active, prize_withheld, status_of
 from broadcast.tournament.final_standings import section_prizes
 from broadcast.tournament.state import SectionState
 from clocks.timesource import ManualTime
@@ -141,7 +142,7 @@ def test_the_sestao_prize_list_pays_no_disqualified_player(
     service = _service(tmp_path, load_event(path))
     assert _disqualified_after_round_2(service) == out
     section = service.tournament.section(SESTAO)
-    assert section.status_of(out) == "disqualified: absent in round 2"
+    assert status_of(section, out) == "disqualified: absent in round 2"
     prizes = section_prizes(section)
     assert prizes is not None
     paid = {line.start: line.total for line in prizes.lines}
@@ -173,8 +174,8 @@ def test_a_round_1_exclusion_is_an_elimination_for_the_prizes() -> None:
         config, no_show_limit=None, no_shows=NoShowRules(first_round="exclude"), prizes=prizes
     )
     state = SectionState(config, no_shows={7: (1,), 8: (2,)})
-    assert state.eliminated(7) and state.prize_withheld(7) == "eliminated by the no-show rules"
-    assert not state.eliminated(8)
+    assert eliminated(state, 7) and prize_withheld(state, 7) == "eliminated by the no-show rules"
+    assert not eliminated(state, 8)
 
 
 # -- D10: a draw by repetition entered at the desk -------------------------------------------------
@@ -257,7 +258,7 @@ def test_a_swiss_withdrawal_from_now_starts_at_the_next_round_to_be_paired(
     acting.do(service, Withdraw(SESTAO, player), BY)
     assert service.book.get(game.id).result is None  # the arbiter decides its result
     section = service.tournament.section(SESTAO)
-    assert section.withdrawn[player] == 2 and section.is_active(player, 1)
+    assert section.withdrawn[player] == 2 and is_active(section, player, 1)
     # From round 1 when the arbiter says so: the paired game is the withdrawal's forfeit.
     other = service.book.get(_game(service, SESTAO, 1, 4))
     black = other.black.start  # type: ignore[union-attr]
@@ -343,10 +344,10 @@ def test_a_corrected_round_1_forfeit_lifts_the_exclusion_and_its_undo_brings_it_
     absent = service.book.get(game).white.start  # type: ignore[union-attr]
     acting.set_result(service, game, "-/+", reason="forfeit")
     section = service.tournament.section(SESTAO)
-    assert section.status_of(absent) == "withdrawn from round 2 (absent in round 1)"
+    assert status_of(section, absent) == "withdrawn from round 2 (absent in round 1)"
     corrected = acting.set_result(service, game, "0-1", reason="resignation")
     section = service.tournament.section(SESTAO)
-    assert section.status_of(absent) == "" and not section.no_shows
+    assert status_of(section, absent) == "" and not section.no_shows
     acting.request_bye(service, SESTAO, 3, absent)  # in the event again
     acting.cancel_bye(service, SESTAO, 3, absent)
     acting.undo(service, corrected)  # the forfeit stands again, and so does the exclusion

@@ -35,7 +35,8 @@ from boards.events import (
 )
 from boards.position import BoardPosition
 from boards.reconstruction import Reconstructor
-from boardsim.humans import Habits, board_scans, clock_readings, perform
+from boardsim.humans import Habits, perform
+from boardsim.readout import board_scans, clock_readings
 from broadcast.config.loader import load_event
 from broadcast.export.pgn import round_pgn
 from broadcast.games.events import BoardReplaced, GameMove

@@ -356,7 +356,7 @@ def test_the_desk_socket_follows_the_board_as_it_is_set_up(
     service = start(tmp_path, time)
     moves = ten_plies(service, time, game)
     where = port(service, 1)
-    hub = Hub(service, service.alerts)
+    hub = Hub(service, service.alerts, in_place=True)
     try:
         assert hub.arbiter is not None
         seq = hub.arbiter.seq

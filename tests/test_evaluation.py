@@ -226,7 +226,7 @@ def _all_move_at_once(service: EventService, pick: Callable[[int, int], int]) ->
         events.append(
             GameMove(gid, game.ply + 1, san, move.uci(), board.fen(), service.time.now(), 5400.0)
         )
-    with service.batch(in_place=True):
+    with service.batch():
         service.commit(events)
 
 

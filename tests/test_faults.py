@@ -59,7 +59,7 @@ async def test_the_publisher_task_survives_and_resumes(tmp_path: Path) -> None:
     folder = tmp_path / "export"
     folder.write_text("in the way")
     health = service.health  # the desk's system alerts
-    [task] = start_publishers(service, PublishSettings(folder=folder, every=0.02))
+    [task] = start_publishers(service, PublishSettings(folder=folder))
     try:
         for _ in range(1500):  # generous on a loaded machine
             if health.conditions:

@@ -102,7 +102,7 @@ async def test_a_finished_game_takes_no_moves_when_its_board_is_set_up_again(
             await wait_for(lambda: service.book.get(GAME).ply == 6)
             line = [m.uci for m in service.book.get(GAME).moves]
             acting.set_result(service, GAME, "1-0", "arbiter:ana")
-            assert service.hall[1].follower is None and service.hall[1].game == GAME
+            assert service.hall[1].to_game is None and service.hall[1].game == GAME
             await play_next_game_beside_a_witness(service, hall, time, witness=2)
             game = service.book.get(GAME)
             assert [m.uci for m in game.moves] == line and game.result == "1-0"
@@ -124,7 +124,7 @@ async def test_a_finished_game_takes_no_moves_after_a_restart(tmp_path: Path) ->
         async with running_service(
             EVENT, tmp_path, time, ports, journal=Journal(tmp_path / "j.sqlite")
         ) as again:
-            assert again.book.get(GAME).finished and again.hall[1].follower is None
+            assert again.book.get(GAME).finished and again.hall[1].to_game is None
             await wait_for(lambda: all_followed(again))  # a finished game's board counts
             await play_next_game_beside_a_witness(again, hall, time, witness=3)
             game = again.book.get(GAME)
@@ -167,13 +167,13 @@ def test_a_journal_with_moves_after_a_result_replays_to_the_game_as_it_ended(
     again, _ = make_service(tmp_path, delay=0.0)
     game = again.book.get(GAME)
     assert [m.san for m in game.moves] == ["e4", "c5", "Nf3", "d6"] and game.result == "1-0"
-    assert again.hall[1].follower is None
+    assert again.hall[1].to_game is None
 
 
 async def test_the_next_game_the_pairings_give_a_board_is_followed(tmp_path: Path) -> None:
     service, _ = make_service(tmp_path, delay=0.0)
     acting.set_result(service, GAME, "1-0", "arbiter:ana")
-    assert service.hall[1].game == GAME and service.hall[1].follower is None
+    assert service.hall[1].game == GAME and service.hall[1].to_game is None
     # Round 2 becomes live: board 1 carries its game, followed.
     from broadcast.service.hall import utc
     from broadcast.tournament.live_round import RoundStartMoved
@@ -182,4 +182,4 @@ async def test_the_next_game_the_pairings_give_a_board_is_followed(tmp_path: Pat
     service.attach_boards()
     await asyncio.sleep(0)
     assert service.hall[1].game == GameKey("Masters", 2, 1).id
-    assert service.hall[1].follower is not None
+    assert service.hall[1].to_game is not None

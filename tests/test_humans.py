@@ -8,15 +8,8 @@ import chess
 import pytest
 
 from boards.position import BoardPosition, square_to_index
-from boardsim.humans import (
-    ClockStart,
-    Habits,
-    LeverPress,
-    PieceChange,
-    board_scans,
-    clock_readings,
-    perform,
-)
+from boardsim.humans import ClockStart, Habits, LeverPress, PieceChange, perform
+from boardsim.readout import board_scans, clock_readings
 
 MOVES = [chess.Move.from_uci(u) for u in ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"]]
 

@@ -138,6 +138,7 @@ def test_acknowledged_appends_survive_kill_9(tmp_path: Path) -> None:
             break
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
     stored = [e.event.ply for e in Journal(path).read()]
     assert len(stored) >= acknowledged
     assert stored == list(range(1, len(stored) + 1))

@@ -335,3 +335,5 @@ def test_a_second_writer_is_refused_after_a_cleanup_deleted_the_lock(tmp_path: P
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
+        if first.stdout is not None:
+            first.stdout.close()

@@ -66,6 +66,7 @@ def _crashed_wal_database(path: Path) -> None:
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
 
 
 def _plain_database(path: Path, *statements: str) -> None:
@@ -131,6 +132,7 @@ def test_our_journal_crashed_before_its_first_checkpoint_reopens(tmp_path: Path)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
     from broadcast.journal.kinds import register_all
 
     register_all()

@@ -112,12 +112,14 @@ def one_line(code: int, err: str) -> str:
 
 
 def _serve(db: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [*BOARDWIRE, "serve", str(EVENT), "--db", str(db), "--port", str(port), "--delay", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("wb"),
-        cwd=ROOT,
-    )
+    args = ["serve", str(EVENT), "--db", str(db), "--port", str(port), "--delay", "0"]
+    with log.open("wb") as stderr:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            [*BOARDWIRE, *args],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            cwd=ROOT,
+        )
 
 
 def _wait_up(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
@@ -231,6 +233,7 @@ def test_a_schema_1_journal_that_cannot_be_loaded_is_left_as_it_was(
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
     wal = db.with_name(db.name + "-wal")
     assert wal.stat().st_size > 0
     before = digest(db, wal)
@@ -441,6 +444,9 @@ def test_actions_acknowledged_around_a_deleted_wal_survive_a_kill_9(
     finally:
         proc.send_signal(signal.SIGKILL)  # a crash, or a power cut
         proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
     found = after_a_crash(db)
     assert int(before[1]) in found, "an action acknowledged before the deletion was lost"
     assert int(after[1]) in found, "an action acknowledged after the deletion was lost"

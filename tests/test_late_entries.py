@@ -24,9 +24,11 @@ from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.snapshot import Capture
+from broadcast.tournament.eligibility import is_active, out_reason
 from broadcast.tournament.events import PlayerEntered, PlayerReplaced
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS, NewcomerError, newcomer_entry
-from broadcast.tournament.state import SectionState, StateError
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import SectionState
 from clocks.timesource import ManualTime
 
 OPEN = "Open"
@@ -119,8 +121,8 @@ def test_a_late_entry_is_paired_from_the_round_they_join_and_survives_a_restart(
     assert (entered.from_round, entered.missed_points) == (2, 0.0)
     late = registered + 1
     section = service.tournament.section(OPEN)
-    assert not section.is_active(late, 1) and section.is_active(late, 2)
-    assert "paired from round 2" in section.out_reason(late, 1)
+    assert not is_active(section, late, 1) and is_active(section, late, 2)
+    assert "paired from round 2" in out_reason(section, late, 1)
     row = next(r for r in standings_of(service.tournament, OPEN).rows if r.start == late)
     assert row.points == 0
 
@@ -264,7 +266,7 @@ def test_a_replacement_after_a_no_show_leaves_the_forfeit_with_the_absent_player
 
     section = service.tournament.section(OPEN)
     assert section.players[absent] == done.original  # the forfeit stays with them
-    assert not section.is_active(absent, 2) and section.is_active(newcomer, 2)
+    assert not is_active(section, absent, 2) and is_active(section, newcomer, 2)
     assert _round_field(_trf_line(service, absent), 1).endswith("-")
     assert _round_field(_trf_line(service, newcomer), 1) == "0000 - Z"
     pairings = acting.dutch_pairings(service, OPEN, 2)

@@ -73,7 +73,6 @@ WEB_FLOORS = [
         "web.pages",
         "web.hub",
         "web.answers",
-        "web.pairing_worker",
         "web.checkin",  # its codes, limits and QR codes (the page and parts sit above)
     ],
     [
@@ -84,7 +83,6 @@ WEB_FLOORS = [
         "web.board_png",
         "web.flags",
         "web.sections",
-        "web.pairing_job",
     ],
     ["web.alert_titles", "web.public_source"],
     ["web.words", "web.i18n"],

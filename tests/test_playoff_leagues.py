@@ -19,7 +19,7 @@ from broadcast.games.ids import GameKey
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.events import PlayoffGamePaired
 from broadcast.tournament.playoff import playoff_status
-from broadcast.tournament.state import PlayoffGame
+from broadcast.tournament.section import PlayoffGame
 from web.app import build_app
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}

@@ -9,7 +9,7 @@ from broadcast.fide.crosstable import Crosstable, Game, Player, build_crosstable
 from broadcast.fide.standings import compute_standings
 from broadcast.tournament.playoff import playoff_status
 from broadcast.tournament.prizes import compute_prizes
-from broadcast.tournament.state import PlayoffGame
+from broadcast.tournament.section import PlayoffGame
 from clocks.timecontrol import parse_time_control
 
 RULES = PlayoffRules(parse_time_control("300"), parse_time_control("w:300,b:240"))

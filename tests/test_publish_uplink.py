@@ -51,7 +51,7 @@ async def test_a_clock_reading_late_in_a_game_is_a_small_entry(
         await until(_published(v), "the moves in Redis")
         assert v.service.public_state().book.get(game).ply == 72
         moves_seq = v.hub.public.seq
-        with v.service.batch(in_place=True):
+        with v.service.batch():
             v.service.commit([GameClock(game, 3100, 2900, "white", v.clock.now())])
         v.release()
         await until(lambda: v.service.public_state().book.get(game).white_clock == 3100, "tick")

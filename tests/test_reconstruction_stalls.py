@@ -37,7 +37,8 @@ from boards.position import BoardPosition
 from boards.reconstruction import GameLine, Reconstructor
 from boards.reconstruction.drive import Input, drive
 from boardsim.clock import EmulatedClock
-from boardsim.humans import Habits, perform, timeline
+from boardsim.humans import Habits, perform
+from boardsim.readout import timeline
 from boardsim.script import ClockSetup, LeverPress, SquareSet
 from broadcast.cli import demo
 from broadcast.config import load_event

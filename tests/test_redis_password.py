@@ -57,8 +57,10 @@ def _until_said(proc: subprocess.Popen[str], words: str, timeout: float = 30.0) 
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
+        # poll, not select: a descriptor above 1,024 (a crowded worker) is out of select's range.
+        waiting = select.poll()
+        waiting.register(proc.stderr, select.POLLIN)
+        if not waiting.poll(max(0.0, deadline - time.monotonic()) * 1000):
             break
         line = proc.stderr.readline()
         if not line:
@@ -127,6 +129,7 @@ def test_a_password_in_a_command_line_url_is_warned_about_and_never_printed(
 ) -> None:
     url = f"redis://:{PASSWORD}@127.0.0.1:{locked_redis.port}/0"
     proc = _start(["mirror", "--redis", url, "--event", EVENT_NAME, "--port", str(free_port())])
+    said = ""
     try:
         said = _until_said(proc, "no public stream for")  # it still works
     finally:

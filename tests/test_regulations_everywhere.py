@@ -38,6 +38,7 @@ from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.publish.folder import export_round_folder
 from broadcast.service.event_service import ActionError, EventService
+from broadcast.tournament.eligibility import out_reason
 from broadcast.tournament.events import ByeGranted, ByeRequested
 from clocks.timesource import ManualTime
 from web.app import build_app
@@ -317,7 +318,7 @@ def test_a_round_one_no_show_at_the_default_time_excludes_the_player(tmp_path: P
     state = service.tournament.section("Open")
     assert state.withdrawn[black.start] == 2 and state.no_shows[black.start] == (1,)
     assert "withdraw-from-pairing" in alert_kinds(service)
-    assert "absent in round 1" in state.out_reason(black.start, 2)
+    assert "absent in round 1" in out_reason(state, black.start, 2)
     pgn = _read(round_pgn(service.book, service.config, "Open", 1))
     read = next(g for g in pgn if g.headers["GameId"] == game)
     assert read.headers["Result"] == "1-0" and read.headers["Termination"] == "Unplayed"

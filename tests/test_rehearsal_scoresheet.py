@@ -165,7 +165,7 @@ def test_a_game_its_board_saw_unplayed_is_played_once_its_scoresheet_is_in(
     played (TRF unrated, PGN "Unplayed"); with the scoresheet's moves: played."""
     service, time = make_service(tmp_path, delay=0)
     wired = "masters-r1-b1"
-    with service.batch(in_place=True):
+    with service.batch():
         service.commit([BoardAttached(wired, "10001", time.now())])
     game = service.book.get(wired)
     assert game.board is not None

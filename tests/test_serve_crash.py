@@ -135,6 +135,7 @@ class Round:
         self.expected = short_games(tmp_path / "games.pgn", 4)
         self.truth = tmp_path / "truth.jsonl"
         self.env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        sim_log = (tmp_path / "sim.log").open("wb")  # the child's; closed here once it has it
         self.sim = subprocess.Popen(
             [
                 *BOARDWIRE,
@@ -161,10 +162,11 @@ class Round:
                 *extra,
             ],
             stdout=subprocess.PIPE,
-            stderr=(tmp_path / "sim.log").open("wb"),
+            stderr=sim_log,
             env=self.env,
             cwd=ROOT,
         )
+        sim_log.close()
         assert self.sim.stdout is not None
         paths = [self.sim.stdout.readline().decode().split("\t")[0] for _ in range(4)]
         event = bus_event(tmp_path / "bus.toml") if mode == "bus" else EVENT
@@ -189,13 +191,10 @@ class Round:
 
     def start(self, *extra: str) -> subprocess.Popen[bytes]:
         self.runs += 1
-        self.serve = subprocess.Popen(
-            [*self.base, *extra],
-            stdout=subprocess.DEVNULL,
-            stderr=(self.tmp / f"serve-{self.runs}.log").open("wb"),
-            env=self.env,
-            cwd=ROOT,
-        )
+        with (self.tmp / f"serve-{self.runs}.log").open("wb") as log:  # the child keeps a copy
+            self.serve = subprocess.Popen(
+                [*self.base, *extra], stdout=subprocess.DEVNULL, stderr=log, env=self.env, cwd=ROOT
+            )
         return self.serve
 
     def trouble(self) -> str:
@@ -255,6 +254,8 @@ class Round:
             if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        if self.sim.stdout is not None:
+            self.sim.stdout.close()
 
 
 def crash_cases() -> list[tuple[str, int]]:

@@ -68,7 +68,7 @@ async def test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move(
     board1 = "masters-r1-b1"
     try:
         await hall.start_games(
-            [game], time_source, speed=SPEED, followed=lambda: service.hall[1].follower is not None
+            [game], time_source, speed=SPEED, followed=lambda: service.hall[1].to_game is not None
         )
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 90  # generous: a loaded machine; not a timing goal

@@ -87,6 +87,8 @@ def test_a_simulator_killed_with_9_is_cleaned_up(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
     left = list((runtime / "boardsim").iterdir())
     assert left  # the registry file and the run folder are still there
     for _ in range(100):  # the kernel closes the pty as the process goes; be patient

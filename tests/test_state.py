@@ -16,6 +16,7 @@ from broadcast.fide.berger import berger_round
 from broadcast.fide.crosstable import ResultCode
 from broadcast.fide.dutch import pair_round
 from broadcast.fide.pairing import Pairing
+from broadcast.tournament.eligibility import is_active
 from broadcast.tournament.events import (
     BoardAssigned,
     ByeCancelled,
@@ -28,7 +29,8 @@ from broadcast.tournament.events import (
     ResultRecorded,
     RoundPaired,
 )
-from broadcast.tournament.state import StateError, TournamentState, fold, registration_events
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import TournamentState, fold, registration_events
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 MADRID = ZoneInfo("Europe/Madrid")
@@ -187,9 +189,9 @@ def test_no_show_limit_excludes_from_later_rounds(sestao: EventConfig) -> None:
     for event in registration_events(sestao):
         state = state.apply(event)
     state = state.apply(NoShowCounted("Open", 1, 7)).apply(NoShowCounted("Open", 1, 7))
-    assert state.section("Open").is_active(7, 3)
+    assert is_active(state.section("Open"), 7, 3)
     state = state.apply(NoShowCounted("Open", 2, 7))
     section = state.section("Open")
     assert section.no_shows[7] == (1, 2)
-    assert section.is_active(7, 2) and not section.is_active(7, 3)
+    assert is_active(section, 7, 2) and not is_active(section, 7, 3)
     assert 7 in section.absent_for(3)

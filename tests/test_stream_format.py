@@ -95,7 +95,7 @@ def _played(tmp_path: Path, plies: int) -> tuple[Any, PublicState, str]:
 
 def test_a_clock_tick_deep_in_a_game_is_a_small_edit_not_the_whole_game(tmp_path: Path) -> None:
     service, before, game_id = _played(tmp_path, 72)
-    with service.batch(in_place=True):
+    with service.batch():
         service.commit([GameClock(game_id, 3000, 2950, "white", service.time.now())])
     after = service.public_state()
     assert after.book.get(game_id).white_clock == 3000
@@ -107,7 +107,6 @@ def test_a_clock_tick_deep_in_a_game_is_a_small_edit_not_the_whole_game(tmp_path
     assert entry_bytes(fields) < 800, fields["patch"]
     entry = _ok(decode_entry(fields, service.config, before))
     assert entry.state.book.get(game_id) == after.book.get(game_id)
-    assert entry.state.book.get(game_id).last_update == after.book.get(game_id).last_update
     # The other games are the mirror's own objects still (the web caches by identity).
     other = sorted(before.book.games)[1]
     assert entry.state.book.games[other] is before.book.games[other]

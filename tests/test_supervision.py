@@ -119,9 +119,11 @@ async def test_the_tick_loop_is_logged_alerted_and_restarted(
             ticks: list[float] = []
             real_tick = service.runtime.tick
 
-            def counted(*, full: bool = True) -> bool:
+            def counted(
+                *, full: bool = True, loop: asyncio.AbstractEventLoop | None = None
+            ) -> bool:
                 ticks.append(asyncio.get_running_loop().time())
-                return real_tick(full=full)
+                return real_tick(full=full, loop=loop)
 
             monkeypatch.setattr(service.runtime, "tick", counted)
             await until(lambda: len(ticks) >= 2, what="ticks")
@@ -219,7 +221,7 @@ async def test_an_unexpected_export_error_is_logged_alerted_and_retried(
         "export_round_folder",
         once(KeyError("Masters"), publishers.export_round_folder),
     )
-    tasks = start_publishers(service, PublishSettings(folder=folder, every=0.02))
+    tasks = start_publishers(service, PublishSettings(folder=folder))
     try:
         name = f"the export to {folder}"
         await until(lambda: bool(failure_logs(caplog, name)), what="the log")
@@ -273,7 +275,7 @@ async def test_a_lichess_outage_never_stalls_the_folder_export(
     _, service = desk_api
     standin, config = lichess
     folder = tmp_path / "export"
-    settings = PublishSettings(folder=folder, lichess=config, every=0.02)
+    settings = PublishSettings(folder=folder, lichess=config)
     tasks = start_publishers(service, settings)
     try:
         await until(lambda: standin.requests >= 1, what="a push")  # and it hangs
@@ -305,7 +307,7 @@ async def test_an_unexpected_lichess_relay_error_is_logged_alerted_and_retried(
     monkeypatch.setattr(
         publishers, "round_game_texts", once(ValueError("pgn bug"), publishers.round_game_texts)
     )
-    tasks = start_publishers(service, PublishSettings(lichess=config, every=0.02))
+    tasks = start_publishers(service, PublishSettings(lichess=config))
     try:
         await until(lambda: standin.requests >= 1, what="a push after the restart")
         assert_logged_once(caplog, "the Lichess relay", ValueError)

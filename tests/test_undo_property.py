@@ -35,12 +35,13 @@ from broadcast.actions import (
     act,
 )
 from broadcast.actions.entries import particulars
-from broadcast.actions.results import FORFEIT_REASONS, FORFEIT_RESULTS, GAME_REASONS
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import RESULTS
+from broadcast.fide.results import Reason, Result
 from broadcast.service.event_service import ActionError, EventService
 
 BY = "arbiter:prop"
+GAME_REASONS = [r.value for r in Reason if r.desk_allowed and not r.is_forfeit]
+FORFEIT_REASONS = [r.value for r in Reason if r.is_forfeit]
 EVENTS = {"sestao-2025-swiss.toml": "Open", "pamplona-masters.toml": "Masters"}
 
 
@@ -88,10 +89,10 @@ def commands(draw: st.DrawFn, service: EventService, section: str, done: list[Do
     )
     match kind:
         case "result":
-            result = draw(st.sampled_from([r for r in RESULTS if r not in FORFEIT_RESULTS]))
+            result = draw(st.sampled_from([r.value for r in Result if not r.is_forfeit]))
             return SetResult(game.id, result, draw(st.sampled_from(GAME_REASONS)))
         case "forfeit":
-            result = draw(st.sampled_from(FORFEIT_RESULTS))
+            result = draw(st.sampled_from([r.value for r in Result if r.is_forfeit]))
             return SetResult(game.id, result, draw(st.sampled_from(FORFEIT_REASONS)))
         case "takeback":
             return TakeBack(game.id, draw(st.integers(1, 3)))

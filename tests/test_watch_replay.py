@@ -145,3 +145,25 @@ def test_parser_knows_every_command() -> None:
     parser = build_parser()
     for argv in (["boards"], ["sim"], ["demo"], ["watch", "X"], ["replay", "Y"]):
         assert isinstance(parser.parse_args(argv), argparse.Namespace)
+
+
+def test_replay_pgn_is_dated_by_the_capture_not_by_the_replay(tmp_path: Path) -> None:
+    """A capture started in the evening at UTC-2 is the 5th at the venue and the 6th in UTC;
+    the replay, run years later, must say so."""
+    capture, pgn = tmp_path / "capture.jsonl", tmp_path / "game.pgn"
+    capture.write_text(json.dumps({"meta": {"started_at": "2024-03-05T23:30:00-02:00"}}) + "\n")
+    assert main(["replay", str(capture), "--pgn", str(pgn)]) == 0
+    game = chess.pgn.read_game(io.StringIO(pgn.read_text(encoding="utf-8")))
+    assert game is not None
+    assert game.headers["Date"] == "2024.03.05"
+    assert (game.headers["UTCDate"], game.headers["UTCTime"]) == ("2024.03.06", "01:30:00")
+
+
+def test_replay_pgn_of_a_capture_without_a_start_time_has_an_unknown_date(tmp_path: Path) -> None:
+    capture, pgn = tmp_path / "raw.bin", tmp_path / "game.pgn"
+    capture.write_bytes(b"")  # raw board bytes: no meta line, so no date
+    assert main(["replay", str(capture), "--pgn", str(pgn)]) == 0
+    game = chess.pgn.read_game(io.StringIO(pgn.read_text(encoding="utf-8")))
+    assert game is not None
+    assert game.headers["Date"] == "????.??.??"
+    assert "UTCDate" not in game.headers and "UTCTime" not in game.headers

@@ -17,6 +17,7 @@ import broadcast.export.pgn
 import web.json_views
 from broadcast.export.pgn import event_pgn, round_pgn
 from broadcast.service.event_service import EventService
+from broadcast.service.state import PublicState
 from clocks.timesource import ManualTime
 from web.app import build_app
 
@@ -124,10 +125,16 @@ async def test_standings_are_not_recomputed_for_a_move(
     assert calls[0] == 1
 
 
+@pytest.fixture
+def big_event(tmp_path: Path) -> tuple[EventService, PublicState]:
+    """Built outside the event loop: a second of CPU that would block the test's loop."""
+    return big_service(tmp_path, players=200, rounds=9, plies=20)
+
+
 async def test_the_loop_is_served_while_a_big_event_pgn_is_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_event: tuple[EventService, PublicState], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service, state = big_service(tmp_path, players=200, rounds=9, plies=20)
+    service, state = big_event
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
     turns = [0]

@@ -26,7 +26,8 @@ from babel.messages.pofile import read_po
 from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.config.model import System
-from broadcast.games.events import REASON_TEXT, GameMove, ResultConfirmed
+from broadcast.fide.results import REASON_TEXT
+from broadcast.games.events import GameMove, ResultConfirmed
 from web import i18n, pages
 from web.app import build_app
 from web.arbiter.login import WRONG

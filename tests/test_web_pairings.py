@@ -18,7 +18,6 @@ from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app
-from web.keys import PAIRER
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
@@ -144,7 +143,7 @@ async def test_pairings_made_from_results_that_changed_meanwhile_are_refused(
 ) -> None:
     service = _swiss(tmp_path)
     app = build_app(service, CREDENTIALS)
-    worker = app[PAIRER]
+    worker = service.pairer  # the service's one pairing worker
     gate = asyncio.Event()
     run = worker._run
 
@@ -157,7 +156,7 @@ async def test_pairings_made_from_results_that_changed_meanwhile_are_refused(
     await client.start_server()
     try:
         dutch = asyncio.ensure_future(client.post(URL, json={"engine": "dutch"}, headers=BASIC))
-        while ("Open", 1) not in worker._running:
+        while not worker.busy("Open", 1):
             await asyncio.sleep(0.01)
         players = [p.number for p in service.config.sections[0].players]
         pairs = [[players[i], players[i + 1]] for i in range(0, len(players) - 1, 2)]

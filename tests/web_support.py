@@ -51,7 +51,7 @@ def play_moves(service: EventService, game_id: str, sans: list[str]) -> None:
                 game_id, len(board.move_stack), san, uci, board.fen(), service.time.now(), 5400.0
             )
         )
-    with service.batch(in_place=True):
+    with service.batch():
         service.commit(events)
 
 

@@ -16,8 +16,8 @@ from dataclasses import replace
 from broadcast.arbiter.alerts import Alert, AlertKind
 from broadcast.config.model import EventConfig
 from broadcast.config.tables import table_of
+from broadcast.fide.results import REASON_TEXT
 from broadcast.games.book import GameBook
-from broadcast.games.events import REASON_TEXT
 from web.words import N_
 
 __all__ = ["URGENCY", "alert_title", "by_urgency"]

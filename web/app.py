@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,9 +31,8 @@ from web.checkin import page as checkin
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
-from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PAIRER, PREVIEWS, PUBLIC, SERVICE
+from web.keys import ANSWERS, AUTH, EVALS, HUB, LANG, PREVIEWS, PUBLIC, SERVICE
 from web.limits import MIRROR_LOOP_SHARE, Busy, LoopBudget, WebLimits
-from web.pairing_worker import PairingWorker
 from web.print import routes as print_routes
 from web.proxy import PROXY, ProxySettings, forwarded
 from web.public_source import PublicSource
@@ -233,6 +232,55 @@ async def openapi_route(request: web.Request) -> web.Response:
     return json_response(openapi.document())
 
 
+# -- the app's parts, each started and closed on its own -------------------------------------------
+#
+# One cleanup context per part: aiohttp runs every context's exit even when another's
+# raises (and raises the errors together after), so a hub that fails to close never
+# leaves the answers' or the previews' threads, or a pairing process, behind.
+
+
+async def _hub_part(app: web.Application) -> AsyncIterator[None]:
+    """The live hub follows the service's commits while the app runs (a mirror's hub is
+    driven by its feed: nothing to attach)."""
+    if SERVICE in app:
+        app[HUB].attach()
+    yield
+    await app[HUB].close()  # again after `_close_sockets`: closing twice is nothing
+
+
+async def _close_sockets(app: web.Application) -> None:
+    """The spectators' and the desk's websockets are closed at shutdown, before aiohttp
+    waits for the requests still running (aiohttp's advice for long-lived connections: a
+    websocket left open holds the shutdown for its whole timeout). Logged, never raised:
+    a failure here would skip every cleanup context."""
+    try:
+        await app[HUB].close()
+    except Exception:
+        log.exception("the web hub failed to close at shutdown")
+
+
+async def _answers_part(app: web.Application) -> AsyncIterator[None]:
+    yield
+    app[ANSWERS].close()
+
+
+async def _previews_part(app: web.Application) -> AsyncIterator[None]:
+    yield
+    app[PREVIEWS].close()
+
+
+async def _pairer_part(app: web.Application) -> AsyncIterator[None]:
+    """The service's pairing worker: a round still being paired when the server stops is
+    stopped with it."""
+    yield
+    app[SERVICE].pairer.close()
+
+
+def _close_each_part(app: web.Application) -> None:
+    app.on_shutdown.append(_close_sockets)
+    app.cleanup_ctx.extend([_hub_part, _answers_part, _previews_part])
+
+
 def build_app(
     service: EventService,
     credentials: tuple[str, str] | None,
@@ -265,7 +313,6 @@ def build_app(
     )
     app[ANSWERS] = Answers(service.public_view)
     app[PREVIEWS] = Previews(cache_size(service.config), charge=budget.charge)
-    app[PAIRER] = PairingWorker()
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
@@ -276,17 +323,8 @@ def build_app(
     checkin.setup(app)  # the players' table pages /t/N and the round codes (web.checkin)
     app.router.add_static("/static/", STATIC, append_version=False)
 
-    async def start_hub(app: web.Application) -> None:
-        app[HUB].attach()
-
-    async def stop_hub(app: web.Application) -> None:
-        await app[HUB].close()
-        app[ANSWERS].close()
-        app[PREVIEWS].close()
-        app[PAIRER].close()
-
-    app.on_startup.append(start_hub)
-    app.on_shutdown.append(stop_hub)
+    _close_each_part(app)
+    app.cleanup_ctx.append(_pairer_part)
     return app
 
 
@@ -319,12 +357,7 @@ def build_mirror_app(
     app.add_routes(print_routes.public_routes)  # the printed sheets (web.print)
     app.router.add_static("/static/", STATIC, append_version=False)
 
-    async def stop_hub(app: web.Application) -> None:
-        await app[HUB].close()
-        app[ANSWERS].close()
-        app[PREVIEWS].close()
-
-    app.on_shutdown.append(stop_hub)
+    _close_each_part(app)
     return app
 
 

@@ -14,9 +14,8 @@ from typing import Any
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import board_table, table_of
-from broadcast.export.pgn import RESULT_TAG
+from broadcast.fide.results import REASON_TEXT, Result
 from broadcast.games.book import GameBook
-from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.squares import differing_squares
 from broadcast.games.state import GameState, PlayerRef
@@ -85,7 +84,7 @@ def result_json(game: GameState) -> dict[str, Any]:
     not confirmed yet). Built from whatever state is passed: the delayed one for the public."""
     proposal = game.proposal if game.result is None else None
     return {
-        "result": "*" if game.result is None else RESULT_TAG[game.result],
+        "result": "*" if game.result is None else Result(game.result).pgn_tag,
         "result_reason": reason_text(game.result_reason, game.result),
         "flag": game.flag,
         "pending_result": None
@@ -276,7 +275,8 @@ def round_json(
 
 
 RESULT_TEXT = {
-    **{"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½", "+-": "+/-", "-+": "-/+", "--": "-/-"},
+    # the recorded (tournament) codes in the game notation, a draw as "½-½"
+    **{r.tournament_code: "½-½" if r is Result.DRAW else r.value for r in Result},
     # the bye codes of the pairings: the pairing bye, and a bye worth 1, ½ or 0
     **{"U": "bye", "F": "bye (1)", "H": "bye (½)", "Z": "bye (0)"},
 }
@@ -364,15 +364,19 @@ def crosstable_json(tournament: TournamentState, section: SectionConfig) -> dict
     return {"players": starts, "rows": rows}
 
 
-def _scores(result: str) -> tuple[str, str]:
-    return {
-        "1-0": ("1", "0"),
-        "0-1": ("0", "1"),
-        "1/2-1/2": ("½", "½"),
-        "+-": ("+", "-"),
-        "-+": ("-", "+"),
-        "--": ("-", "-"),
-    }.get(result, ("?", "?"))
+def _scores(code: str) -> tuple[str, str]:
+    """White's and Black's scores in a crosstable cell: "1", "½", "0"; "+", "-" forfeits."""
+    try:
+        result = Result.from_tournament(code)
+    except ValueError:
+        return ("?", "?")
+
+    def score(points: float) -> str:
+        if result.is_forfeit:
+            return "+" if points else "-"
+        return "½" if points == 0.5 else str(int(points))
+
+    return score(result.white_points), score(result.black_points)
 
 
 def alert_json(

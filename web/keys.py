@@ -16,7 +16,6 @@ from web.auth import Auth
 from web.board_png import Previews
 from web.hub import Hub
 from web.i18n import DEFAULT
-from web.pairing_worker import PairingWorker
 from web.public_source import PublicSource
 
 __all__ = [
@@ -26,7 +25,6 @@ __all__ = [
     "EVALS",
     "HUB",
     "LANG",
-    "PAIRER",
     "PREVIEWS",
     "PUBLIC",
     "SERVICE",
@@ -42,7 +40,6 @@ PUBLIC: web.AppKey[PublicSource] = web.AppKey("public")
 HUB = web.AppKey("hub", Hub)
 AUTH = web.AppKey("auth", Auth)
 ANSWERS = web.AppKey("answers", Answers)
-PAIRER = web.AppKey("pairer", PairingWorker)
 PREVIEWS = web.AppKey("previews", Previews)  # the PNG link previews (web.board_png)
 # The engine's evaluations of public positions (`--eval`); absent when evaluation is off.
 EVALS = web.AppKey("evals", Evaluator)

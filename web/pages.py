@@ -16,6 +16,7 @@ from jinja2.runtime import Context
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import tables_are_boards
 from broadcast.export.pgn import game_pgn
+from broadcast.fide.results import Reason
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.games.state import GameState
@@ -63,19 +64,19 @@ ENV.install_gettext_callables(  # type: ignore[attr-defined]
 )
 
 # How a result's reason reads on the pages, by its code (the JSON carries the English
-# words of `broadcast.games.events.REASON_TEXT`; the `reason` filter translates either).
-REASON_TEXT = {
-    "checkmate": "checkmate",
-    "stalemate": "stalemate",
-    "dead-position": "dead position",
-    "repetition": "repetition",
-    "75-moves": "75-move rule",
-    "kings-signal": "signalled with the kings",
-    "flag-fall": "time forfeit",
-    "default-time": "default time",
-    "agreement": "agreement",
-    "resignation": "resignation",
-    "arbiter": "arbiter's decision",
+# words of `broadcast.fide.results.REASON_TEXT`; the `reason` filter translates either).
+REASON_TEXT: dict[str, str] = {
+    Reason.CHECKMATE: "checkmate",
+    Reason.STALEMATE: "stalemate",
+    Reason.DEAD_POSITION: "dead position",
+    Reason.REPETITION: "repetition",
+    Reason.SEVENTY_FIVE_MOVES: "75-move rule",
+    Reason.KINGS_SIGNAL: "signalled with the kings",
+    Reason.FLAG_FALL: "time forfeit",
+    Reason.DEFAULT_TIME: "default time",
+    Reason.AGREEMENT: "agreement",
+    Reason.RESIGNATION: "resignation",
+    Reason.ARBITER: "arbiter's decision",
 }
 
 

@@ -31,7 +31,7 @@ def N_(message: str) -> str:  # gettext's own name for "mark, translate later"
     return message
 
 
-# The English words of every result reason, as `broadcast.games.events.REASON_TEXT`,
+# The English words of every result reason, as `broadcast.fide.results.REASON_TEXT`,
 # `web.json_views.reason_text` and `web.pages.REASON_TEXT` write them.
 REASON_WORDS = (
     N_("checkmate"),

@@ -152,15 +152,10 @@ class SingleBoardDriver(LinkDriver):
         self._quiet_asked = 0.0  # (real time) the clock was last asked for
         self._unanswered: float | None = None  # (real time) since the clock goes unanswered
         self._unreported: float | None = None  # (event time) a probe first showed it unreported
-        self.restarts_seen = 0  # sessions ended because the board stopped streaming
 
     @property
     def position(self) -> BoardPosition | None:
         return self._stream.position
-
-    @property
-    def last_clock(self) -> ClockReading | NoClock | None:
-        return self._stream.clock
 
     @property
     def name(self) -> str:
@@ -178,8 +173,6 @@ class SingleBoardDriver(LinkDriver):
     retry_now_on = (BoardRestarted,)
 
     def _failed(self, exc: Exception) -> bool:
-        if isinstance(exc, BoardRestarted):
-            self.restarts_seen += 1
         if self.connected:
             # A board that stopped streaming still answers: the session ends only so that
             # the reconnect reads what its log holds. It is not lost.

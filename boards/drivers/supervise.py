@@ -51,7 +51,6 @@ class Supervised:
         self._session_task: asyncio.Task[None] | None = None
         self._last_fault: tuple[str, float] | None = None  # (error, loop time) last logged
         self.faults = 0  # software errors in a row (for the backoff)
-        self.fault_total = 0
 
     @property
     def describe(self) -> str:
@@ -94,7 +93,6 @@ class Supervised:
     def _fault(self, exc: Exception) -> None:
         error = self.log_fault(exc, self.describe)
         self.faults += 1
-        self.fault_total += 1
         try:
             self._faulted(exc, error)
         except Exception:

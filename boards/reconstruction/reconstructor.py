@@ -32,7 +32,6 @@ from boards.reconstruction.events import ReconstructionEvent, Result
 from boards.reconstruction.keys import board_key, codes_key
 from boards.reconstruction.log_feed import flush_recovered, read_log
 from boards.reconstruction.press import press_made
-from boards.reconstruction.record import announce
 from boards.reconstruction.state import Candidate, Ply, State
 from clocks.move_times import (
     ClockStarted,
@@ -185,21 +184,6 @@ class Reconstructor:
             self._s.announce_t = t
         self._s.soft = None
         self._s.node_changed()
-
-    def new_game(
-        self,
-        t: float,
-        start_fen: str | None = None,
-        chess960: bool = False,
-        orientation: Orientation | None = None,
-    ) -> list[ReconstructionEvent]:
-        """The arbiter starts a new game (e.g. a Chess960 start or a set-up position)."""
-        if orientation is not None:
-            self._s.orientation = orientation
-        self._s.setup(start_fen or chess.STARTING_FEN, chess960)
-        events: list[ReconstructionEvent] = []
-        announce(self._s, t, events)
-        return events
 
     def feed_position(
         self, t: float, position: BoardPosition, recovered: bool = False

@@ -59,7 +59,8 @@ from broadcast.service.delayed import DelayedView
 from broadcast.service.hall import HallBoard
 from broadcast.service.health import Health
 from broadcast.service.state import EventState, PublicState
-from broadcast.tournament.state import SectionState, StateError, TournamentState
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import SectionState, TournamentState
 from clocks.timesource import EpochTimeSource
 
 __all__ = [

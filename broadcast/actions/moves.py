@@ -99,7 +99,7 @@ def following(host: ActionHost, game_id: str) -> int | None:
     """The hall board whose reconstruction follows the game now (None: none does, e.g. a
     finished game or a round not being played)."""
     return next(
-        (n for n, b in host.hall.items() if b.game == game_id and b.follower is not None),
+        (n for n, b in host.hall.items() if b.game == game_id and b.to_game is not None),
         None,
     )
 

@@ -16,16 +16,16 @@ Under a broadcast delay, a Swiss round's pairings reach the public once the resu
 follow from are public (`broadcast.tournament.news`): the plan says so. `ReleasePairings`
 shows them at once, after saying which hidden results that reveals.
 
-The pairings themselves come from `dutch_pairings` (pure; the web runs it in a worker
-process for a big Swiss), `imported_round` (a TRF) or the arbiter's pairs.
+The pairings themselves come from `dutch_pairings` (pure, in the caller's thread),
+`dutch_off_loop` (the same in the service's worker process, for a running server: the
+desk, the API and `serve --sim`), `imported_round` (a TRF) or the arbiter's pairs.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from broadcast.actions.door import ActionHost, Plan, act, section_state
 from broadcast.actions.words import game_words, hidden_words, player_words
@@ -38,6 +38,7 @@ from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import Value, phrase_of, say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
+from broadcast.service.pairing_worker import PairingBusy, PairingWorker
 from broadcast.tournament.events import (
     ByeGranted,
     ByeRequested,
@@ -48,12 +49,16 @@ from broadcast.tournament.events import (
 )
 from broadcast.tournament.live_round import unpaired_rounds
 from broadcast.tournament.news import hidden_grounds
-from broadcast.tournament.state import SectionState, StateError, TournamentState
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import SectionState, TournamentState
 
 __all__ = [
+    "PairingHost",
+    "PairingOutdated",
     "PublishPairings",
     "ReleasePairings",
     "check_results_in",
+    "dutch_off_loop",
     "dutch_pairings",
     "how_to_pair",
     "imported_round",
@@ -134,9 +139,8 @@ def dutch_pairings(
     state: SectionState, round_number: int, *, override: bool = False
 ) -> tuple[Pairing, ...]:
     """FIDE Dutch pairings for a round from the results so far (pure; about a second for
-    a 300-player Swiss, so the web runs it in a worker process and `serve --sim` in a
-    thread). Refused while a round before
-    it has games without a result, unless `override`."""
+    a 300-player Swiss, so a running server uses `dutch_off_loop`). Refused while a round
+    before it has games without a result, unless `override`."""
     check_results_in(state, round_number, override=override)
     try:
         return pair_round(
@@ -146,9 +150,44 @@ def dutch_pairings(
         raise ActionError(phrase_of(exc)) from None
 
 
+class PairingOutdated(PairingBusy):
+    """The section changed while its round was being paired (a result or a bye came in):
+    the pairings follow from results that are no longer the section's."""
+
+
+class PairingHost(ActionHost, Protocol):
+    """A running event that pairs in its worker (`EventService`)."""
+
+    @property
+    def pairer(self) -> PairingWorker: ...
+
+
+async def dutch_off_loop(
+    host: PairingHost, section: str, round_number: int, *, override: bool = False
+) -> tuple[Pairing, ...]:
+    """`dutch_pairings` made in the service's worker process (`host.pairer`), while the
+    loop goes on serving boards and pages. Refused at once while a round before it has
+    games without a result (unless `override`), or while that round is being paired
+    (`PairingBusy`); `PairingOutdated` when the section changed meanwhile."""
+    try:
+        state = host.tournament.section(section)
+    except StateError as exc:
+        raise ActionError(phrase_of(exc)) from None
+    check_results_in(state, round_number, override=override)
+    pairings = await host.pairer.pair(
+        section, round_number, state.to_crosstable(), pairing_options(state, round_number)
+    )
+    if host.tournament.section(section) is not state:
+        raise PairingOutdated(
+            f"{section} changed while round {round_number} was being paired (a result "
+            "or a bye came in): pair it again"
+        )
+    return pairings
+
+
 def pairing_options(state: SectionState, round_number: int) -> PairingOptions:
     """What `pair_round` needs from the section besides its crosstable (plain values: the
-    web's worker process receives them pickled)."""
+    service's worker process receives them pickled)."""
     return {
         "total_rounds": state.config.rounds,
         "absent": state.absent_for(round_number),
@@ -428,24 +467,22 @@ def pair_unpaired(host: ActionHost, by: str) -> list[str]:
     return done
 
 
-async def pair_unpaired_off_loop(host: ActionHost, by: str) -> list[str]:
-    """`pair_unpaired` for a running server (`serve --sim`): the engine runs in a worker
-    thread on the section's state (an immutable value) while the loop goes on serving
-    boards and pages; the pairings are published back on the loop, unless the section
-    changed meanwhile."""
+async def pair_unpaired_off_loop(host: PairingHost, by: str) -> list[str]:
+    """`pair_unpaired` for a running server (`serve --sim`): the engine runs in the
+    service's worker (`dutch_off_loop`) while the loop goes on serving boards and pages;
+    the pairings are published back on the loop, unless the section changed meanwhile."""
     done: list[str] = []
     for section, number in _due_unpaired(host).items():
-        state = host.tournament.section(section)
         try:
-            pairings = await asyncio.to_thread(dutch_pairings, state, number)
-        except ActionError as exc:
-            done.append(f"{section} round {number} could not be paired: {exc}")
-            continue
-        if host.tournament.section(section) is not state:
+            pairings = await dutch_off_loop(host, section, number)
+        except PairingOutdated:
             done.append(
                 f"{section} round {number} was not paired: the section changed while it was "
                 "being paired; pair it on the arbiter desk"
             )
+            continue
+        except ActionError as exc:
+            done.append(f"{section} round {number} could not be paired: {exc}")
             continue
         done.append(_publish_dutch(host, by, section, number, pairings))
     return done

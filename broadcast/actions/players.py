@@ -38,6 +38,7 @@ from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.bye_policy import check_bye_cancel
+from broadcast.tournament.eligibility import continuation_refusal, excluded_by_rules, out_reason
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
@@ -246,8 +247,8 @@ class Reinstate:
             _consequence_words(host, e) for e in taken_back if isinstance(e, ResultCleared)
         )
         notes = [_consequence_words(host, e) for e in taken_back if isinstance(e, PairingEdited)]
-        still = after.excluded_by_rules(self.player) or after.out_reason(
-            self.player, after.last_paired_round + 1
+        still = excluded_by_rules(after, self.player) or out_reason(
+            after, self.player, after.last_paired_round + 1
         )
         if still:
             notes.append(f"the regulations still keep them out: {still}")
@@ -369,7 +370,7 @@ class ContinueAfterAbsence:
     def plan(self, host: ActionHost, by: str) -> Plan:
         state = section_state(host, self.section)
         who = player_of(state, self.player)
-        refusal = state.continuation_refusal(self.player, self.round)
+        refusal = continuation_refusal(state, self.player, self.round)
         if refusal:
             raise ActionError(say("request to continue refused: %(refusal)s", refusal=refusal))
         event = ContinuationRequested(state.name, self.round, self.player, by)

@@ -19,6 +19,7 @@ from broadcast.actions.players import player_of
 from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
+from broadcast.tournament.eligibility import prize_withheld
 from broadcast.tournament.events import PlayoffGamePaired, PrizeRestored, PrizeWithheld
 from broadcast.tournament.final_standings import playoff_now
 
@@ -74,7 +75,7 @@ class RestorePrize:
     def plan(self, host: ActionHost, by: str) -> Plan:
         state = section_state(host, self.section)
         who = player_of(state, self.player)
-        if not state.prize_withheld(self.player):
+        if not prize_withheld(state, self.player):
             raise ActionError(say("%(who)s's prize is not withheld", who=who))
         return Plan(
             self.kind,

@@ -20,9 +20,8 @@ from broadcast.actions.door import ActionHost, Plan, game_state
 from broadcast.actions.words import game_words, player_words, result_words
 from broadcast.arbiter.presence import no_show_colours
 from broadcast.arbiter.withdrawal import withdrawn_from
+from broadcast.fide.results import Reason, Result
 from broadcast.games.events import (
-    REASON_TEXT,
-    RESULTS,
     GameResultText,
     ProposalWithdrawn,
     ResultConfirmed,
@@ -35,59 +34,47 @@ from broadcast.service.committer import ActionError
 
 __all__ = [
     "DESK_REASONS",
-    "FORFEIT_REASONS",
-    "FORFEIT_RESULTS",
-    "GAME_REASONS",
     "ConfirmProposal",
     "RejectProposal",
     "SetResult",
     "default_reason",
 ]
 
-FORFEIT_RESULTS = ("+/-", "-/+", "-/-")
-FORFEIT_REASONS = ("forfeit", "default-time", "withdrawal")
-GAME_REASONS = (
-    "agreement",
-    "resignation",
-    "checkmate",
-    "stalemate",
-    "dead-position",
-    "repetition",
-    "75-moves",
-    "flag-fall",
-    "arbiter",
-)
-DESK_REASONS = (*GAME_REASONS, *FORFEIT_REASONS)
+DESK_REASONS = tuple(reason.value for reason in Reason if reason.desk_allowed)
 """Reasons the desk offers for a result (the board's own ones come with its proposals)."""
 
 
 def default_reason(result: str) -> str:
     """What a result entered without a reason most likely is: a forfeit, or a draw by
     agreement (so the early-draw rule checks it); otherwise the arbiter's word."""
-    if result in FORFEIT_RESULTS:
-        return "forfeit"
-    return "agreement" if result == "1/2-1/2" else "arbiter"
+    if Result(result).is_forfeit:
+        return Reason.FORFEIT.value
+    return (Reason.AGREEMENT if result == Result.DRAW else Reason.ARBITER).value
 
 
 def _checked(result: str, reason: str | None) -> tuple[GameResultText, ResultReason]:
-    if result not in RESULTS:
+    try:
+        checked = Result(result)
+    except ValueError:
         raise ActionError(
             say(
                 "result must be one of %(results)s, not %(result)s",
-                results=", ".join(RESULTS),
+                results=", ".join(Result),
                 result=repr(result),
             )
-        )
+        ) from None
     why = reason or default_reason(result)
-    if why not in REASON_TEXT:
+    try:
+        because = Reason(why)
+    except ValueError:
         raise ActionError(
             say(
                 "reason must be one of %(reasons)s, not %(why)s",
                 reasons=", ".join(DESK_REASONS),
                 why=repr(why),
             )
-        )
-    if result in FORFEIT_RESULTS and why not in FORFEIT_REASONS:
+        ) from None
+    if checked.is_forfeit and not because.is_forfeit:
         raise ActionError(
             say(
                 "a forfeit (%(result)s) needs the reason forfeit, default-time or withdrawal, "
@@ -96,7 +83,7 @@ def _checked(result: str, reason: str | None) -> tuple[GameResultText, ResultRea
                 why=repr(why),
             )
         )
-    if result not in FORFEIT_RESULTS and why in FORFEIT_REASONS:
+    if not checked.is_forfeit and because.is_forfeit:
         raise ActionError(
             say(
                 "%(why)s is a reason for a forfeit (+/-, -/+, -/-), not for %(result)s",
@@ -104,6 +91,7 @@ def _checked(result: str, reason: str | None) -> tuple[GameResultText, ResultRea
                 result=result,
             )
         )
+    # The events hold the journal's plain strings, not the enums' members.
     return cast(GameResultText, result), cast(ResultReason, why)
 
 
@@ -148,7 +136,7 @@ def result_plan(
         )
     elif game.result is not None:
         removes = (f"the result {result_words(game.result, game.result_reason)} of {where}",)
-        if game.result in FORFEIT_RESULTS and game.result_reason != "withdrawal":
+        if Result(game.result).is_forfeit and game.result_reason != "withdrawal":
             missed = set(no_show_colours(game.result)) - set(
                 () if why == "withdrawal" else no_show_colours(checked)
             )

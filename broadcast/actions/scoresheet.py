@@ -28,6 +28,7 @@ import chess
 from broadcast.actions.door import ActionHost, Plan, game_state
 from broadcast.actions.moves import _line_plan, parse_move
 from broadcast.actions.words import game_words
+from broadcast.fide.results import Result
 from broadcast.games.events import ResultConfirmed
 from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import say
@@ -38,7 +39,13 @@ __all__ = ["MAX_TEXT", "EnterScoresheet", "scoresheet_moves"]
 MAX_TEXT = 20_000
 """Characters: a 300-move game with every clock annotation fits several times over."""
 
-_RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2", "*": "*"}
+# The movetext's result tokens (PGN's, and "½-½" as written by hand) in the game notation;
+# a scoresheet records played games only.
+_RESULTS = {
+    **{r.pgn_movetext: r.value for r in Result if not r.is_forfeit},
+    "½-½": Result.DRAW.value,
+    "*": "*",
+}
 # A move number ("12.", "12...", "12…") in front of a move or alone.
 _NUMBER = re.compile(r"^\d+\s*(?:\.+|…)")
 _GLYPHS = "!?+#"  # annotations a scoresheet or a program adds to a move

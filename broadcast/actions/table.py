@@ -28,6 +28,7 @@ from broadcast.actions.results import result_plan
 from broadcast.actions.words import game_words, result_words
 from broadcast.config.model import EventConfig
 from broadcast.config.tables import table_of
+from broadcast.fide.results import Result
 from broadcast.games.events import Colour, GameResultText, ResultProposed, ResultReason
 from broadcast.games.state import GameState
 from broadcast.phrases import say
@@ -46,7 +47,7 @@ __all__ = [
     "renewal_summary",
 ]
 
-PLAYER_RESULTS: tuple[GameResultText, ...] = ("1-0", "1/2-1/2", "0-1")
+PLAYER_RESULTS: tuple[Result, ...] = (Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS)
 """The results a player may enter (forfeits are the arbiter's)."""
 
 _ENTERED = "entered at the table by "
@@ -127,8 +128,8 @@ class ProposeAtTable:
                     result=repr(self.result),
                 )
             )
-        result: GameResultText = self.result
-        reason: ResultReason = "agreement" if result == "1/2-1/2" else "resignation"
+        result = cast(GameResultText, self.result)
+        reason: ResultReason = "agreement" if Result(result) is Result.DRAW else "resignation"
         pending = game.proposal
         if pending is not None and proposed_by(game) is None:
             raise ActionError(

@@ -47,7 +47,7 @@ from broadcast.tournament.changes import (
     describe_part,
     holds,
 )
-from broadcast.tournament.state import StateError
+from broadcast.tournament.section import StateError
 
 __all__ = ["Undo", "record_of"]
 

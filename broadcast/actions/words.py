@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from broadcast.fide.results import REASON_TEXT
 from broadcast.games.changes import Change, GamePart
-from broadcast.games.events import REASON_TEXT
 from broadcast.games.ids import GameKey, parse_game_id
 from broadcast.games.state import GameState, MoveRecord
 from broadcast.tournament.changes import (

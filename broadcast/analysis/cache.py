@@ -25,7 +25,6 @@ class EvalCache:
         self.limit = limit
         self._kept: OrderedDict[str, Evaluation] = OrderedDict()
         self.hits = 0
-        self.misses = 0
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -34,7 +33,6 @@ class EvalCache:
         key = position_key(fen)
         ev = self._kept.get(key)
         if ev is None:
-            self.misses += 1
             return None
         self.hits += 1
         self._kept.move_to_end(key)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from broadcast.arbiter.flag import flag_fall_result
 from broadcast.arbiter.results import early_draw_breach, position_result
+from broadcast.fide.results import REASON_TEXT
 from broadcast.games.events import (
-    REASON_TEXT,
     GameClock,
     GameMove,
     GameResultText,

@@ -19,7 +19,8 @@ from broadcast.arbiter.context import EventView, Observable, RulesConfig
 from broadcast.arbiter.engine import ArbiterRules, RulesMemory
 from broadcast.games.book import GameBook
 from broadcast.games.state import GameError
-from broadcast.tournament.state import StateError, TournamentState
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import TournamentState
 
 __all__ = ["StandaloneRules"]
 

@@ -18,6 +18,7 @@ from broadcast.arbiter.presence import no_show_colours
 from broadcast.arbiter.withdrawal import reinstatement_events, withdrawal_consequences
 from broadcast.games.events import ResultCleared, ResultConfirmed
 from broadcast.phrases import Phrase, say
+from broadcast.tournament.eligibility import excluded_by_rules
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
@@ -283,7 +284,7 @@ def _reinstate_if_cause_gone(
     """The rules withdrew the player for no-shows that no longer put them out (a forfeit
     corrected, or undone): they are in the event again, with their games."""
     section = ctx.tournament.section(section_name)
-    if section.excluded_by_rules(player):
+    if excluded_by_rules(section, player):
         return []
     t = ctx.now if math.isfinite(ctx.now) else 0.0
     out: list[Observable] = []
@@ -321,7 +322,7 @@ def _undone(ctx: RulesContext) -> list[Observable]:
     out: list[Observable] = []
     for name, section in ctx.tournament.sections.items():
         for player, by in sorted(section.withdrawn_by.items()):
-            if by == "rules" and not section.excluded_by_rules(player):
+            if by == "rules" and not excluded_by_rules(section, player):
                 why = "the no-shows that withdrew them no longer stand (an action was undone)"
                 out += _reinstate_if_cause_gone(ctx, name, player, why)
     return out

@@ -226,9 +226,7 @@ def all_followed(service: EventService) -> bool:
     return all(
         board.connected
         and (
-            board.game is None
-            or board.follower is not None
-            or service.book.get(board.game).finished
+            board.game is None or board.to_game is not None or service.book.get(board.game).finished
         )
         for board in service.hall.values()
     )
@@ -356,8 +354,8 @@ async def serve(
 
 async def _pair_or_warn(service: EventService, *, sim: bool) -> None:
     """A live round with no pairings shows nothing: a rehearsal on emulated boards pairs it
-    (FIDE Dutch, so that the emulated games have players; in a thread, the server is up
-    meanwhile); a real event is told how."""
+    (FIDE Dutch, so that the emulated games have players; in the service's pairing worker,
+    the server is up meanwhile); a real event is told how."""
     if sim:
         for line in await pair_unpaired_off_loop(service, by="serve --sim"):
             log.warning("%s", line)

@@ -46,15 +46,23 @@ def _time_control(text: str | None) -> TimeControl | None:
         raise SystemExit(f"boardwire: --time-control: {exc}") from exc
 
 
-def _headers(board: str, tc: TimeControl | None) -> dict[str, str]:
-    now = datetime.now(UTC)
+def _headers(
+    board: str, tc: TimeControl | None, started: datetime | None = None, *, live: bool = True
+) -> dict[str, str]:
+    """The PGN tags of a followed board's game. Its date is when the game was played:
+    now for `watch` (`live`), the capture's `started_at` for `replay` (unknown, "????.??.??",
+    for a capture without one: the day of the replay would be a wrong date)."""
+    if live:
+        started = datetime.now(UTC)
     headers = {
         "Event": "boardwire watch",
         "Site": f"board {board}",
-        "Date": now.strftime("%Y.%m.%d"),
-        "UTCDate": now.strftime("%Y.%m.%d"),
-        "UTCTime": now.strftime("%H:%M:%S"),
+        "Date": started.strftime("%Y.%m.%d") if started is not None else "????.??.??",
     }
+    if started is not None and started.tzinfo is not None:
+        utc = started.astimezone(UTC)
+        headers["UTCDate"] = utc.strftime("%Y.%m.%d")
+        headers["UTCTime"] = utc.strftime("%H:%M:%S")
     if tc is not None:
         headers["TimeControl"] = pgn_time_control(tc)
     return headers
@@ -104,7 +112,8 @@ def run_replay(args: argparse.Namespace) -> int:
         return 2
     if args.pgn:
         board = args.board or (result.boards[0] if result.boards else "?")
-        write_atomically(args.pgn, line_pgn(line, _headers(board, tc)))
+        started = capture.started_at  # checked when the capture was read
+        write_atomically(args.pgn, line_pgn(line, _headers(board, tc, started, live=False)))
     print(
         f"{result.mode} capture: {len(capture.chunks)} chunks, boards {', '.join(result.boards) or 'none'}, "
         f"{len(line.sans)} plies, {result.dropped_bytes} bytes dropped"

@@ -47,16 +47,15 @@ import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import table_of, tables_are_boards
+from broadcast.fide.results import Reason, Result
 from broadcast.games.book import GameBook
 from broadcast.games.evaluation import EvalLookup, pgn_eval
-from broadcast.games.events import REASON_TEXT, GameResultText, ResultReason
 from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.tournament.playoff import time_control_for
 from broadcast.tournament.state import TournamentState
 from clocks.timecontrol import TimeControl, pgn_time_control
 
 __all__ = [
-    "RESULT_TAG",
     "UNPLAYED",
     "GameOutcome",
     "event_games",
@@ -73,43 +72,6 @@ __all__ = [
 
 UNPLAYED = "Unplayed"
 
-#: The PGN Result tag for each game result. Forfeits have no PGN notation of their own.
-RESULT_TAG: Mapping[GameResultText, str] = {
-    "1-0": "1-0",
-    "0-1": "0-1",
-    "1/2-1/2": "1/2-1/2",
-    "+/-": "1-0",
-    "-/+": "0-1",
-    "-/-": "0-0",
-}
-
-# The tournament's result codes (ResultRecorded) in the game notation.
-_FROM_TOURNAMENT: Mapping[str, GameResultText] = {
-    "1-0": "1-0",
-    "0-1": "0-1",
-    "1/2-1/2": "1/2-1/2",
-    "+-": "+/-",
-    "-+": "-/+",
-    "--": "-/-",
-}
-
-_FORFEITS = frozenset({"+/-", "-/+", "-/-"})
-
-# PGN standard Termination values (PGN spec 9.8.1) for results decided at the board.
-_TERMINATION: Mapping[ResultReason, str] = {
-    "checkmate": "normal",
-    "stalemate": "normal",
-    "dead-position": "normal",
-    "repetition": "normal",
-    "75-moves": "normal",
-    "kings-signal": "normal",
-    "agreement": "normal",
-    "resignation": "normal",
-    "flag-fall": "time forfeit",
-    "default-time": "time forfeit",
-    "arbiter": "adjudication",
-}
-
 _LINE_WIDTH = 80
 
 
@@ -117,24 +79,24 @@ _LINE_WIDTH = 80
 class GameOutcome:
     """What the PGN says about how a game ended: `result` None while it is ongoing."""
 
-    result: GameResultText | None
-    reason: ResultReason | None = None
+    result: Result | None
+    reason: Reason | None = None
 
     def result_tag(self) -> str:
-        return "*" if self.result is None else RESULT_TAG[self.result]
+        return "*" if self.result is None else self.result.pgn_tag
 
     def termination(self, game: GameState) -> str | None:
         """The Termination tag value, or None for a game still being played."""
         if self.result is None:
             return None
-        if self.result in _FORFEITS:
+        if self.result.is_forfeit:
             # A forfeit after moves were made: the arbiter's decision (e.g. a player left).
             return UNPLAYED if game.ply < 2 else "rules infraction"
         if game.under_one_move:
             # FIDE: a game is played once both sides have moved; Lichess tags the others
             # so. Only an e-board tells: a table without one keeps its moves on paper.
             return UNPLAYED
-        return _TERMINATION.get(self.reason, "normal") if self.reason else "normal"
+        return self.reason.termination if self.reason else "normal"
 
 
 def game_outcome(game: GameState, tournament: TournamentState | None = None) -> GameOutcome:
@@ -145,7 +107,8 @@ def game_outcome(game: GameState, tournament: TournamentState | None = None) -> 
     results would show a result before the delayed moves reach it.
     """
     if game.result is not None:
-        return GameOutcome(game.result, game.result_reason)
+        reason = game.result_reason
+        return GameOutcome(Result(game.result), Reason(reason) if reason else None)
     if tournament is None:
         return GameOutcome(None)
     section = tournament.sections.get(game.key.section)
@@ -160,8 +123,11 @@ def game_outcome(game: GameState, tournament: TournamentState | None = None) -> 
     recorded = rnd.results.get(pairing.white)
     if recorded is None:
         return GameOutcome(None)
-    result = _FROM_TOURNAMENT.get(recorded.result)
-    return GameOutcome(result, "arbiter" if result is not None else None)
+    try:
+        result = Result.from_tournament(recorded.result)
+    except ValueError:
+        return GameOutcome(None)  # a bye's code: not a game's result
+    return GameOutcome(result, Reason.ARBITER)
 
 
 def _escape(value: str) -> str:
@@ -370,13 +336,13 @@ def _playoff(
 def _forfeit_note(outcome: GameOutcome) -> list[str]:
     """A forfeit says so in the movetext: PGN has no forfeit result, and `Unplayed` alone
     reads like any game that stopped before both sides moved."""
-    if outcome.result not in _FORFEITS:
+    if outcome.result is None or not outcome.result.is_forfeit:
         return []
-    why = REASON_TEXT.get(outcome.reason or "arbiter", "")
-    detail = f" ({why})" if why and outcome.reason != "arbiter" else ""
-    if outcome.result == "-/-":
+    why = (outcome.reason or Reason.ARBITER).words
+    detail = f" ({why})" if why and outcome.reason != Reason.ARBITER else ""
+    if outcome.result.winner is None:
         return [f"Double forfeit{detail}"]
-    winner = "White" if outcome.result == "+/-" else "Black"
+    winner = outcome.result.winner.capitalize()
     return [f"{winner} wins by forfeit{detail}"]
 
 
@@ -409,7 +375,7 @@ def game_pgn(
     tokens = [f"{{{note}}}" for note in notes]
     tokens += _movetext_tokens(game, evals)
     # "0-0" would read back as castling: the double forfeit lives in the tag only.
-    tokens.append("*" if outcome.result in (None, "-/-") else outcome.result_tag())
+    tokens.append("*" if outcome.result is None else outcome.result.pgn_movetext)
     return f"{headers}\n{_wrap(tokens)}\n"
 
 

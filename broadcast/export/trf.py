@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_title
 from broadcast.fide.trf import TrfFile, TrfRecord, write_trf
+from broadcast.tournament.eligibility import status_of
 from broadcast.tournament.final_standings import section_standings
 from broadcast.tournament.state import TournamentState
 
@@ -54,9 +55,9 @@ def section_trf_file(tournament: TournamentState, event: EventConfig, section: s
         tiebreaks=config.tiebreaks,
     )
     withdrawn = [
-        TrfRecord("###", f" {number:4d} {state.status_of(number)}")
+        TrfRecord("###", f" {number:4d} {status_of(state, number)}")
         for number in sorted(state.players)
-        if state.status_of(number)
+        if status_of(state, number)
     ]
     if withdrawn:  # TRF-16 has no withdrawal field: say it in comments, after the header
         report = TrfFile(report.crosstable, (*report.records, *withdrawn), report.trailer)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from broadcast.fide.results import Result
 from clocks.errors import BoardwireError
 
 Colour = Literal["w", "b"]
@@ -74,26 +75,12 @@ class ResultCode(enum.Enum):
         return self in _BYES
 
     @property
-    def is_unplayed(self) -> bool:
-        """Anything but a game over the board (forfeits and byes)."""
-        return not self.is_played
-
-    @property
     def is_voluntary_unplayed(self) -> bool:
         """Voluntary unplayed round (C.07): a requested bye (H Z blank) or a forfeit loss.
 
         Pairing-allocated (U) and full-point (F) byes are not voluntary; nor is a forfeit win.
         """
         return self in _VOLUNTARY
-
-    @property
-    def is_requested_bye(self) -> bool:
-        """A bye the player asked for (or got by absence): H Z blank (not F: awarded)."""
-        return self in (
-            ResultCode.HALF_BYE,
-            ResultCode.ZERO_BYE,
-            ResultCode.BLANK,
-        )
 
     @property
     def outcome(self) -> Literal["win", "draw", "loss"]:
@@ -435,17 +422,24 @@ class Crosstable:
 
 # -- building from games and byes ---------------------------------------------------------------
 
-GameResult = Literal["1-0", "0-1", "1/2-1/2", "+-", "-+", "--", "*"]
 
+def _codes(result: Result) -> tuple[ResultCode, ResultCode]:
+    """White's and Black's codes for a game's result (a forfeit's by who scores)."""
+
+    def code(points: float) -> ResultCode:
+        if result.is_forfeit:
+            return ResultCode.FORFEIT_WIN if points else ResultCode.FORFEIT_LOSS
+        return {1.0: ResultCode.WIN, 0.5: ResultCode.DRAW}.get(points, ResultCode.LOSS)
+
+    return code(result.white_points), code(result.black_points)
+
+
+# The tournament codes, with the spellings a hand-made file may use ("½-½", "0-0").
 _GAME_CODES: dict[str, tuple[ResultCode | None, ResultCode | None]] = {
-    "1-0": (ResultCode.WIN, ResultCode.LOSS),
-    "0-1": (ResultCode.LOSS, ResultCode.WIN),
-    "1/2-1/2": (ResultCode.DRAW, ResultCode.DRAW),
-    "½-½": (ResultCode.DRAW, ResultCode.DRAW),
-    "+-": (ResultCode.FORFEIT_WIN, ResultCode.FORFEIT_LOSS),
-    "-+": (ResultCode.FORFEIT_LOSS, ResultCode.FORFEIT_WIN),
-    "--": (ResultCode.FORFEIT_LOSS, ResultCode.FORFEIT_LOSS),
-    "0-0": (ResultCode.FORFEIT_LOSS, ResultCode.FORFEIT_LOSS),
+    **{r.tournament_code: _codes(r) for r in Result if not r.is_forfeit},
+    "½-½": _codes(Result.DRAW),
+    **{r.tournament_code: _codes(r) for r in Result if r.is_forfeit},
+    "0-0": _codes(Result.DOUBLE_FORFEIT),
     "*": (None, None),
 }
 _UNRATED = {
@@ -558,7 +552,6 @@ __all__ = [
     "Crosstable",
     "CrosstableError",
     "Game",
-    "GameResult",
     "Player",
     "ResultCode",
     "RoundEntry",

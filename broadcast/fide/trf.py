@@ -148,11 +148,6 @@ class TrfFile:
         return _strip(self.record("102"))
 
     @property
-    def deputy_arbiters(self) -> list[str]:
-        """Records 112 (one per deputy)."""
-        return [v.strip() for v in self.all_records("112") if v.strip()]
-
-    @property
     def time_control(self) -> str | None:
         """Record 222 (TRF-2026 encoded) if present, else 122 (free text)."""
         return _strip(self.record("222")) or _strip(self.record("122"))

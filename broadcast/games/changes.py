@@ -29,7 +29,8 @@ from broadcast.tournament.changes import (
     put_back_tournament,
     tournament_changes,
 )
-from broadcast.tournament.state import StateError, TournamentState
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import TournamentState
 
 __all__ = [
     "CHECKED",
@@ -72,7 +73,6 @@ CHECKED: Mapping[str, tuple[str, ...]] = {
 group follows the board: whether it is in sync, whether its clock runs)."""
 
 _IDENTITY = ("key",)
-_NOT_STATE = ("last_update",)
 
 SLOTS = ("games", "removed")
 
@@ -206,5 +206,5 @@ def put_back(
 def uncovered_game_fields() -> list[str]:
     """Fields of `GameState` no group covers and nobody declared the board's (a test keeps
     this empty, so that a new field is put back or said to be the board's)."""
-    covered = {n for names in GROUPS.values() for n in names} | {*_IDENTITY, *_NOT_STATE}
+    covered = {n for names in GROUPS.values() for n in names} | {*_IDENTITY}
     return [f.name for f in fields(GameState) if f.name not in covered]

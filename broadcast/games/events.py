@@ -1,19 +1,22 @@
 """Game events: what happened in one game, as immutable facts for the journal.
 
 `game` is the game id (`GameKey.id`). Times `t` are seconds since the Unix epoch (UTC),
-from the service's injected clock. Results use the broadcast notation: 1-0, 0-1,
-1/2-1/2, and for forfeits +/-, -/+, -/- (the tournament events write +-, -+, --).
+from the service's injected clock.
+
+Results and reasons are `broadcast.fide.results`'s `Result` and `Reason` (the game
+notation: 1-0, 0-1, 1/2-1/2, and +/-, -/+, -/- for forfeits). The events hold them as the
+plain strings the journal decodes, typed by the two Literals below, which hold exactly the
+enums' values (tests/test_results.py checks).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 Colour = Literal["white", "black"]
+# The values of `Result` and `Reason`, as the journal's strings.
 GameResultText = Literal["1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-"]
-RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "+/-", "-/+", "-/-")
 ResultReason = Literal[
     "checkmate",
     "stalemate",
@@ -29,25 +32,6 @@ ResultReason = Literal[
     "forfeit",  # a player did not come (or was not at the board): a no-show
     "withdrawal",  # a game not played because a player withdrew or was eliminated
 ]
-
-REASON_TEXT: Mapping[str, str] = {
-    "checkmate": "checkmate",
-    "stalemate": "stalemate",
-    "dead-position": "dead position",
-    # One reason for both: a draw claimed at the desk by threefold repetition (Laws 9.2)
-    # and the fivefold one the position rules propose (Laws 9.6.1, its alert counts them).
-    "repetition": "repetition",
-    "75-moves": "75-move rule",
-    "kings-signal": "kings signal",
-    "flag-fall": "time forfeit",
-    "default-time": "default time",
-    "agreement": "agreement",
-    "resignation": "resignation",
-    "arbiter": "arbiter",
-    "forfeit": "forfeit",
-    "withdrawal": "withdrawal",
-}
-"""Short human words for each result reason (desk alerts, spectator pages, JSON)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,8 +218,6 @@ GameEvent = (
 )
 
 __all__ = [
-    "REASON_TEXT",
-    "RESULTS",
     "BoardAttached",
     "BoardReplaced",
     "Colour",

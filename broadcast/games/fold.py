@@ -1,10 +1,19 @@
-"""The one copy of "apply a tournament event, then the games its pairings make": used by
-the service's fold (`EventState`), the one fold the arbiter rules read too. Pure."""
+"""Games and tournament in step, both ways. Pure.
+
+Down: the one copy of "apply a tournament event, then the games its pairings make", used
+by the service's fold (`EventState`), the one fold the arbiter rules read too. Up: a game
+result that stands is also the tournament's result (`with_tournament_results`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
+from broadcast.fide.results import Result
 from broadcast.games.book import GameBook
-from broadcast.tournament.events import TournamentEvent
+from broadcast.games.events import ResultCleared, ResultConfirmed
+from broadcast.tournament.events import ResultRecorded, ResultRemoved, TournamentEvent
 from broadcast.tournament.state import TournamentState
 
 
@@ -85,4 +94,45 @@ def same_games(before: TournamentState, after: TournamentState) -> bool:
     return changed_rounds(before, after) == frozenset()
 
 
-__all__ = ["SyncedTo", "changed_rounds", "fold_tournament", "same_games", "synced"]
+E = TypeVar("E")
+
+
+def with_tournament_results(
+    book: GameBook, events: Sequence[E]
+) -> list[E | ResultRecorded | ResultRemoved]:
+    """`events`, each game result that stands followed by the tournament's result (by
+    White's number), each result cleared by the tournament's result removed. The games
+    are looked up in `book` (the state before the events)."""
+    out: list[E | ResultRecorded | ResultRemoved] = []
+    for event in events:
+        out.append(event)
+        if isinstance(event, ResultCleared):
+            game = book.games.get(event.game)
+            if game is not None and game.white is not None:
+                out.append(ResultRemoved(game.key.section, game.key.round, game.white.start))
+        if isinstance(event, ResultConfirmed):
+            game = book.games.get(event.game)
+            if game is not None and game.white is not None:
+                result = Result(event.result)
+                under_one = game.under_one_move and not result.is_forfeit
+                out.append(
+                    ResultRecorded(
+                        game.key.section,
+                        game.key.round,
+                        game.white.start,
+                        result.tournament_code,
+                        under_one,
+                        reason=event.reason,
+                    )
+                )
+    return out
+
+
+__all__ = [
+    "SyncedTo",
+    "changed_rounds",
+    "fold_tournament",
+    "same_games",
+    "synced",
+    "with_tournament_results",
+]

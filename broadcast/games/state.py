@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import chess
 
@@ -78,9 +78,6 @@ class GameState:
     proposal: ResultProposed | None = None
     flag: Colour | None = None  # whose flag fell first
     first_activity: float | None = None
-    # When anything last happened to it: not part of what the game is (an action and its
-    # undo leave the same game, a little later).
-    last_update: float | None = field(default=None, compare=False)
     hall_board: int | None = None  # the hall board the arbiter moved the game to
     # The game waits for its board to show its position (nothing the board shows is play
     # until it does): moved to a spare that is not set up yet, or corrected by the arbiter
@@ -120,15 +117,13 @@ class GameState:
 
     def apply(self, event: GameEvent) -> GameState:
         first: float | None
-        t = getattr(event, "t", None)
-        state = _evolve(self, last_update=t) if t is not None else self
         match event:
             case BoardAttached(board=board):
-                return _evolve(state, board=board)
+                return _evolve(self, board=board)
             case BoardReplaced():
                 # Out of sync until the new board shows the game's position (GameSync).
                 return _evolve(
-                    state,
+                    self,
                     hall_board=event.new_board,
                     awaiting_board=True,
                     awaiting_correction=False,
@@ -158,18 +153,18 @@ class GameState:
                 )
                 first = self.first_activity if self.first_activity is not None else event.t
                 return _evolve(
-                    state, moves=(*self.moves[: event.ply - 1], record), first_activity=first
+                    self, moves=(*self.moves[: event.ply - 1], record), first_activity=first
                 )
             case GameMoveClocked(ply=ply):
                 if not 1 <= ply <= self.ply:
-                    return state  # the move was taken back meanwhile
+                    return self  # the move was taken back meanwhile
                 moves = list(self.moves)
                 moves[ply - 1] = replace(
                     moves[ply - 1], remaining=event.remaining, spent=event.spent
                 )
-                return _evolve(state, moves=tuple(moves))
+                return _evolve(self, moves=tuple(moves))
             case GameTakeback(ply=ply):
-                return _evolve(state, moves=self.moves[: max(ply, 0)])
+                return _evolve(self, moves=self.moves[: max(ply, 0)])
             case GameClock():
                 if self.result is not None or self.proposal is not None:
                     # The game ended on the board (kings signal, flag, mate, a default
@@ -178,9 +173,9 @@ class GameState:
                     # result happened; a rejected proposal lets the next reading in. A
                     # game with no reading before its end takes the first, stopped.
                     if self.white_clock is not None:
-                        return state
+                        return self
                     return _evolve(
-                        state, white_clock=event.white, black_clock=event.black, running=None
+                        self, white_clock=event.white, black_clock=event.black, running=None
                     )
                 first = self.first_activity
                 if (
@@ -191,7 +186,7 @@ class GameState:
                 ):
                     first = event.t  # a press: somebody is at the board
                 return _evolve(
-                    state,
+                    self,
                     white_clock=event.white,
                     black_clock=event.black,
                     running=event.running,
@@ -199,7 +194,7 @@ class GameState:
                 )
             case GameSync(in_sync=in_sync):
                 return _evolve(
-                    state,
+                    self,
                     in_sync=in_sync,
                     awaiting_board=self.awaiting_board and not in_sync,
                     awaiting_correction=self.awaiting_correction and not in_sync,
@@ -215,17 +210,17 @@ class GameState:
                 ended = self.result is not None or (
                     self.proposal is not None and self.proposal.reason != "flag-fall"
                 )
-                return state if self.flag is not None or ended else _evolve(state, flag=colour)
+                return self if self.flag is not None or ended else _evolve(self, flag=colour)
             case ResultProposed():
                 # The clocks stop with the result, not with the arbiter's confirmation.
-                return _evolve(state, proposal=event, running=None)
+                return _evolve(self, proposal=event, running=None)
             case ProposalWithdrawn():
-                return state if self.proposal is None else _evolve(state, proposal=None)
+                return self if self.proposal is None else _evolve(self, proposal=None)
             case ResultConfirmed():
                 # The clocks stop with the result (see GameClock): none runs on the pages.
                 # A finished game waits for no board to be set up.
                 return _evolve(
-                    state,
+                    self,
                     result=event.result,
                     result_reason=event.reason,
                     proposal=None,
@@ -234,16 +229,16 @@ class GameState:
                     awaiting_correction=False,
                 )
             case ResultCleared():
-                return _evolve(state, result=None, result_reason=None)
+                return _evolve(self, result=None, result_reason=None)
             case LineCorrected(ucis=ucis):
                 line = _line(self.start_fen, ucis, self.moves, self.id)
-                return _await_setup(_evolve(state, moves=line), event)
+                return _await_setup(_evolve(self, moves=line), event)
             case StartPositionSet(fen=fen):
                 try:
                     chess.Board(fen)
                 except ValueError as exc:
                     raise GameError(f"{self.id}: not a FEN: {fen!r} ({exc})") from None
-                return _await_setup(_evolve(state, start_fen=fen, moves=()), event)
+                return _await_setup(_evolve(self, start_fen=fen, moves=()), event)
         raise GameError(f"not a game event: {event!r}")
 
 

@@ -167,7 +167,6 @@ class MirrorFeed:
         self.on_delta: Listener = lambda entry: None
         self.ready = asyncio.Event()  # set once the first snapshot is loaded
         self.link = "connecting"  # "connecting" | "up" | "down"
-        self.applied = 0  # deltas applied (tests, the bench)
         self.resets = 0
         self.rejected = 0  # entries skipped: not the venue's, damaged, another format
         self.old = 0  # entries skipped as already applied
@@ -274,7 +273,6 @@ class MirrorFeed:
             verdict = settle(decoded, at)
         if isinstance(verdict, Take):
             state.take(verdict.entry, entry_id)
-            self.applied += 1
             self._want_snapshot = False  # in step again (a stray entry is behind us)
             self.on_delta(verdict.entry)
         elif isinstance(verdict, Reset):

@@ -1,10 +1,12 @@
 """Keeping organisers' outputs current: the broadcast folder and the Lichess relay.
 
 Both read the delayed public state only (never the live one) and act when it changed:
-each is its own background task polling the service's public snapshot, so a burst of
-moves costs one export, a slow Lichess answer never holds up the boards, and a Lichess
-outage (minutes of retries) never holds up the folder export. Each task runs on the
-service's supervisor: an unexpected error is logged, alerted and the task restarted.
+each is its own background task, told by the commit path when the public state may have
+changed (`broadcast.publish.public_changes`: at a commit, and once the broadcast delay has
+passed over it), never polling. A burst of moves while an export runs costs one export
+more, a slow Lichess answer never holds up the boards, and a Lichess outage (minutes of
+retries) never holds up the folder export. Each task runs on the service's supervisor:
+an unexpected error is logged, alerted and the task restarted.
 
 An export folder that cannot be written (unmounted, full, permissions) does not stop
 the task: it retries with back-off (EXPORT_RETRY_FIRST doubling to EXPORT_RETRY_MAX),
@@ -24,6 +26,7 @@ from broadcast.export.pgn import round_game_texts
 from broadcast.phrases import say
 from broadcast.publish.folder import export_round_folder
 from broadcast.publish.lichess import LichessPusher, LichessPushError, LichessRelayConfig
+from broadcast.publish.public_changes import PublicChanges
 from broadcast.service.event_service import EventService
 from broadcast.service.health import Health
 from broadcast.service.supervisor import SupervisedTask
@@ -40,7 +43,6 @@ class PublishSettings:
     folder: Path | None = None
     lichess: LichessRelayConfig | None = None
     lichess_section: str | None = None  # a Lichess round is one section's round
-    every: float = 2.0  # seconds between checks of the public state
 
 
 class FolderExporter:
@@ -101,31 +103,36 @@ class FolderExporter:
         self.wait = min(self.wait * 2, EXPORT_RETRY_MAX)
 
 
-async def export_forever(service: EventService, folder: Path, every: float = 2.0) -> None:
-    """Keep `folder` current with the live rounds of the public state, until cancelled.
-    An unwritable folder is retried here (with an `export-failing` alert); anything else
+async def export_forever(service: EventService, folder: Path) -> None:
+    """Keep `folder` current with the live rounds of the public state, until cancelled:
+    exported at the start, then each time the public state changed. An unwritable folder
+    is retried here at its back-off time (with an `export-failing` alert); anything else
     raised ends the task, for its supervisor to log, alert and restart."""
     loop = asyncio.get_running_loop()
     exporter = FolderExporter(service, folder, service.health)
-    while True:
-        public = service.public_state()
-        if exporter.due(public.seq, loop.time()):
-            exporter.export(public.seq, loop.time())
-        await asyncio.sleep(every)
+    with PublicChanges(service) as changes:
+        while True:
+            seq = service.public_state().seq
+            if exporter.due(seq, loop.time()):
+                exporter.export(seq, loop.time())
+            failed = exporter.done_seq != seq
+            await changes.changed(seq, until=exporter.retry_at if failed else None)
 
 
 async def push_forever(
-    service: EventService, lichess: LichessRelayConfig, section: str | None, every: float = 2.0
+    service: EventService, lichess: LichessRelayConfig, section: str | None
 ) -> None:
-    """Push the live round of `section` (default: the first) to Lichess whenever the public
-    state changed, until cancelled. A push Lichess refuses is logged and tried again on the
-    next change; anything else raised ends the task, for its supervisor."""
+    """Push the live round of `section` (default: the first) to Lichess at the start and
+    whenever the public state changed, until cancelled. A push Lichess refuses is logged
+    and tried again on the next change; anything else raised ends the task, for its
+    supervisor."""
     name = section or service.config.sections[0].name
     last_seq = -1
     async with LichessPusher(lichess) as pusher:
-        while True:
-            public = service.public_state()
-            if public.seq != last_seq:
+        with PublicChanges(service) as changes:
+            while True:
+                await changes.changed(last_seq)
+                public = service.public_state()
                 last_seq = public.seq
                 number = service.public_view.live_rounds().get(name)
                 if number is not None:
@@ -139,7 +146,6 @@ async def push_forever(
                     else:
                         for answer in report.errors:
                             log.warning("Lichess refused %s: %s", answer.game_id, answer.error)
-            await asyncio.sleep(every)
 
 
 def start_publishers(service: EventService, settings: PublishSettings) -> list[SupervisedTask]:
@@ -151,7 +157,7 @@ def start_publishers(service: EventService, settings: PublishSettings) -> list[S
         tasks.append(
             service.supervisor.start(
                 say("the export to %(folder)s", folder=str(folder)),
-                partial(export_forever, service, folder, settings.every),
+                partial(export_forever, service, folder),
                 stops=say("The export folder is not updated until it runs again."),
             )
         )
@@ -159,13 +165,7 @@ def start_publishers(service: EventService, settings: PublishSettings) -> list[S
         tasks.append(
             service.supervisor.start(
                 say("the Lichess relay"),
-                partial(
-                    push_forever,
-                    service,
-                    settings.lichess,
-                    settings.lichess_section,
-                    settings.every,
-                ),
+                partial(push_forever, service, settings.lichess, settings.lichess_section),
                 stops=say("Lichess is not sent new moves until it runs again."),
             )
         )

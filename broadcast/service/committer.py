@@ -1,16 +1,24 @@
-"""The commit path: journal first, then the fold, then announce.
+"""The commit path: fold, then journal, then announce once durable.
 
 Every input of the event (a driver event, an arbiter action, the passing of time) ends
-here as journal events. `Committer.commit` folds them into a new `EventState` value and
-adds them to the journal's open transaction together (all or nothing), lets the arbiter
-rules react (what they raise is committed the same way), and once the transaction is
-durable announces everything to the public view and the listeners (the web hub,
-exporters). docs/architecture.md ("The commit path") explains the choices.
+here as journal events. `Committer.commit` folds them into a new `EventState` value (a
+game result that stands brings the tournament's result with it:
+`broadcast.games.fold.with_tournament_results`), adds them to the journal's open
+transaction together (all or nothing; what does not fold raises before anything is
+kept), lets the arbiter rules react (what they raise is committed the same way), and
+once the transaction is durable announces everything: the log's line
+(`broadcast.service.log_lines`), the public view, then the listeners (the action log,
+the web hub, replay). docs/architecture.md ("The commit path") explains the choices.
+
+The committer is built with the hall (`broadcast.service.hall.Hall`), the one step it
+calls besides the fold: a driver event goes `queue_driver_event` -> the inbox
+(`broadcast.service.inbox`) -> `drain` -> `handle_inbox` -> `hall.on_driver_event` ->
+`commit`, and a game that gets a result is no longer followed (`hall.unfollow`).
 
 Two kinds of transaction:
 
 - **Board batches** (`batch()`). Driver events are queued as they are read (the inbox,
-  `queue_driver_event`) and handled together every BATCH_SECONDS, in one journal
+  `queue_driver_event`) and handled together every `inbox.BATCH_SECONDS`, in one journal
   transaction: with hundreds of boards that is one fsync per batch, and the fsync runs in
   a worker thread so that the boards' lines are served meanwhile. Each step of a batch
   (`step()`) is guarded: a step that fails is logged once with its traceback and raised
@@ -20,12 +28,16 @@ Two kinds of transaction:
 - **Actions** (`action()`; a `commit()` outside any transaction is one): an arbiter's
   decision, in a transaction of its own that it waits for. It starts only once earlier
   board events are durable, and returns only once its own rows are synced; otherwise
-  `NotDurable` (answered 503), and the state, the rules and whatever registered in
-  `undo_parts` (the hall boards' followers, imported byes) are put back as they were.
+  `NotDurable` (answered 503), and the state, the rules and the hall (its boards' games
+  and followers, `Hall.undo_part`) are put back as they were.
 
 Nothing is announced before its transaction is durable; only a live arbiter API read can
 see a batch's state during its fsync. When the service falls behind, the arbiter gets an
 alert and the log says by how much; no event is ever dropped.
+
+Loop or not is the caller's to say, never sniffed: code on the event loop (the drain, the
+runtime's tick) passes its `loop` to `batch`, and the fsync runs in a worker thread;
+without one (a synchronous caller: `replay`, tests, tools) it is done in place.
 """
 
 from __future__ import annotations
@@ -40,29 +52,16 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Generic, Protocol, TypeVar
 
 from boards.events import DriverEvent
-from broadcast.arbiter.alerts import (
-    Alert,
-    AlertAcknowledged,
-    AlertReopened,
-    AlertResolved,
-    PlayerMarkedPresent,
-    PresenceUnmarked,
-)
-from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.engine import ArbiterRules, RulesMemory
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
 from broadcast.games.events import (
-    LineCorrected,
-    ProposalWithdrawn,
-    ResultCleared,
     ResultConfirmed,
-    ResultProposed,
-    StartPositionSet,
 )
-from broadcast.games.fold import SyncedTo
+from broadcast.games.fold import SyncedTo, with_tournament_results
 from broadcast.games.state import GameError
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import (
@@ -76,42 +75,21 @@ from broadcast.journal.store import (
 from broadcast.phrases import Phrase, english, say
 from broadcast.service.delayed import DelayedView
 from broadcast.service.health import JOURNAL_FOUND, JOURNAL_MENDED, Health
-from broadcast.service.overload import LagWatch
+from broadcast.service.inbox import Inbox
+from broadcast.service.log_lines import log_line
+from broadcast.service.overload import LagWatch, overload_alert
 from broadcast.service.rescue import save_state
 from broadcast.service.snapshot import Snapshots
 from broadcast.service.state import EventState, PublicState
-from broadcast.tournament.events import (
-    PlayerEntered,
-    PlayerReplaced,
-    ResultRecorded,
-    ResultRemoved,
-)
 from broadcast.tournament.news import AT_ONCE, follows_from_hidden, tell
-from broadcast.tournament.state import StateError, TournamentState
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import TournamentState
 from clocks.errors import BoardwireError
 from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)
 
-# Broadcast result notation -> the tournament's result codes.
-TOURNAMENT_RESULT = {
-    "1-0": "1-0",
-    "0-1": "0-1",
-    "1/2-1/2": "1/2-1/2",
-    "+/-": "+-",
-    "-/+": "-+",
-    "-/-": "--",
-}
-
 Listener = Callable[[Sequence[Entry]], None]
-# Something an action puts back when it cannot be made durable: called before the action,
-# it returns what restores the present.
-UndoPart = Callable[[], Callable[[], None]]
-
-# Real seconds board events wait to be handled together: a bus line answers in many small
-# replies, each its own loop turn; one batch (one fsync, one web update) per turn would
-# leave the loop little time for the lines themselves with hundreds of boards.
-BATCH_SECONDS = 0.02
 FILE_CHECK_SECONDS = 1.0  # real seconds between two looks at the journal's file
 
 
@@ -155,103 +133,33 @@ class _Undo:
 
     state: EventState
     rules: RulesMemory
-    parts: tuple[Callable[[], None], ...]
+    hall: Callable[[], None]
 
 
-def _no_driver_events(port: str, event: DriverEvent) -> None:
-    raise RuntimeError("the committer has no hall to hand driver events to")
+class HallSteps(Protocol):
+    """What the committer asks of the hall (`broadcast.service.hall.Hall`, built with the
+    committer it commits through)."""
+
+    def on_driver_event(self, port: str, event: DriverEvent) -> None:
+        """A driver's event: what it means for its board, committed."""
+
+    def unfollow(self, game_id: str) -> None:
+        """A game with a result takes no more moves: its board is no longer followed."""
+
+    def undo_part(self) -> Callable[[], None]:
+        """Before an action: what puts the hall back if it is undone."""
 
 
-_TOURNAMENT_LOGGED = (
-    "RoundPaired",
-    "PairingEdited",
-    "ByeGranted",
-    "ByeRefused",
-    "ByeCancelled",
-    "PlayerWithdrawn",
-    "PlayerReinstated",
-    "NoShowCancelled",
-    "ContinuationRequested",
-    "PlayoffGamePaired",
-    "PrizeWithheld",
-    "PrizeRestored",
-)
+H = TypeVar("H", bound=HallSteps)
 
 
-def log_line(event: object) -> str | None:
-    """The log's line for an alert, a result or an arbiter action (None for the rest:
-    moves and clock readings are the journal's, not the log's)."""
-    match event:
-        case Alert():
-            where = event.game or event.hall_board or "the service"
-            return f"alert {event.kind} ({event.severity}) on {where}: {event.message} [{event.id}]"
-        case AlertResolved():
-            return f"alert closed: {event.alert}: {event.why or 'its cause ended'}"
-        case AlertAcknowledged():
-            return f"alert acknowledged by {event.by}: {event.alert}"
-        case AlertReopened():
-            return f"alert reopened by {event.by}: {event.alert}"
-        case PresenceUnmarked():
-            return f"{event.game}: {event.colour} no longer marked present ({event.by})"
-        case ActionTaken():
-            undoes = f" (undoes action {event.undoes})" if event.undoes else ""
-            return f"action by {event.by}: {event.summary}{undoes}"
-        case ActionUndone():
-            return (
-                f"action {event.action} undone by {event.by}: {len(event.parts)} part(s) put back"
-            )
-        case ResultCleared():
-            return f"{event.game}: result cleared by {event.by}: {event.why}"
-        case ResultProposed():
-            detail = f": {event.detail}" if event.detail else ""
-            return f"{event.game}: result {event.result} proposed ({event.reason}){detail}"
-        case ResultConfirmed():
-            return f"{event.game}: result {event.result} ({event.reason}) by {event.by}"
-        case ProposalWithdrawn():
-            return f"{event.game}: proposed result withdrawn by {event.by}: {event.why}"
-        case PlayerMarkedPresent():
-            return f"{event.game}: {event.colour} marked present by {event.by}"
-        case LineCorrected():
-            wait = f"; board {event.board} must show them" if event.board is not None else ""
-            return f"{event.game}: moves corrected by {event.by} ({len(event.ucis)} plies){wait}"
-        case StartPositionSet():
-            wait = f"; board {event.board} must show it" if event.board is not None else ""
-            return f"{event.game}: start position set by {event.by}: {event.fen}{wait}"
-        case ResultRecorded() if event.reason == "bye":
-            return (
-                f"{event.section} round {event.round}: bye {event.result} for player {event.player}"
-            )
-        case PlayerEntered():
-            return (
-                f"{event.section}: late entry {event.player.number} {event.player.name}, "
-                f"paired from round {event.from_round} ({event.missed_points:g} per missed "
-                f"round), by {event.by}"
-            )
-        case PlayerReplaced():
-            override = f", override: {event.override}" if event.override else ""
-            return (
-                f"{event.section}: player {event.player} {event.original.name} replaced by "
-                f"{event.newcomer.number} {event.newcomer.name} from round {event.from_round}, "
-                f"by {event.by}{override}"
-            )
-    name = type(event).__name__
-    if name in _TOURNAMENT_LOGGED:
-        fields = {
-            k: getattr(event, k)
-            for k in ("section", "round", "player", "by", "reason", "source", "override")
-            if getattr(event, k, "") not in ("", None)
-        }
-        return f"{name}: " + ", ".join(f"{k} {v}" for k, v in fields.items())
-    return None
-
-
-class Committer:
+class Committer(Generic[H]):
     """The event's state, its journal and the one way to change them (`commit`).
 
-    `handle` is what a queued driver event becomes (the hall's `on_driver_event`),
-    `on_result` is told of each game that got a result (its board is no longer
-    followed), `undo_parts` lists what an undone action restores besides the state and
-    the rules. The service sets all three."""
+    Built with its parts: `hall` makes the hall from the committer (the hall commits
+    through it; the committer hands it driver events and results, see `HallSteps`), and
+    `listeners` are told of every durable batch of entries (more may subscribe later:
+    the web hub, replay)."""
 
     def __init__(
         self,
@@ -262,6 +170,8 @@ class Committer:
         time: EpochTimeSource,
         health: Health,
         delay: float,
+        hall: Callable[[Committer[H]], H],
+        listeners: Sequence[Listener] = (),
         overload_after: float = 1.0,
         snapshots: bool = True,
     ) -> None:
@@ -271,17 +181,12 @@ class Committer:
         self.time = time
         self.health = health
         self.state = EventState.new(config)
-        self.listeners: list[Listener] = []
+        self.listeners: list[Listener] = list(listeners)
         self.delay = delay
         self.public: DelayedView[PublicState] = DelayedView(
             delay, PublicState(self.tournament, self.book)
         )
-        self.handle: Callable[[str, DriverEvent], None] = _no_driver_events
-        self.on_result: Callable[[str], None] = lambda game: None
-        self.undo_parts: list[UndoPart] = []
-        # Driver events waiting for this loop turn's batch: (port, event, real time queued).
-        self._inbox: list[tuple[str, DriverEvent, float]] = []
-        self._drain_scheduled = False
+        self._inbox = Inbox(self.drain)  # driver events waiting for this loop turn's batch
         self._open: _Open | None = None  # the open transaction (a batch or an action)
         self._inflight: _InFlight | None = None  # a batch being made durable in `_syncer`
         self._system: list[JournalEvent] = []  # the service's own alerts, for the next batch
@@ -296,6 +201,7 @@ class Committer:
         self._mended = 0  # -wal deletions mended (each its own desk alert)
         self.replayed = 0  # journal events replayed by `restore` (after the snapshot)
         self.snapshots = Snapshots(journal, config, rules.config, enabled=snapshots)
+        self.hall: H = hall(self)  # last: the hall reads the state through the committer
 
     # -- the state ---------------------------------------------------------------------------
 
@@ -444,7 +350,7 @@ class Committer:
         added to the open transaction, together or not at all; with the state after each
         (what the rules read)."""
         assert self._open is not None
-        batch = self._with_tournament_results(events)
+        batch = with_tournament_results(self.book, events)
         if not batch:
             return [], []
         state = self.state
@@ -460,33 +366,8 @@ class Committer:
         self.events_stored += len(entries)
         for event in batch:
             if isinstance(event, ResultConfirmed):
-                self.on_result(event.game)  # a game with a result takes no more moves
+                self.hall.unfollow(event.game)  # a game with a result takes no more moves
         return entries, states
-
-    def _with_tournament_results(self, events: list[JournalEvent]) -> list[JournalEvent]:
-        """A game result that stands is also the tournament's result (by White's number)."""
-        out: list[JournalEvent] = []
-        for event in events:
-            out.append(event)
-            if isinstance(event, ResultCleared):
-                game = self.book.games.get(event.game)
-                if game is not None and game.white is not None:
-                    out.append(ResultRemoved(game.key.section, game.key.round, game.white.start))
-            if isinstance(event, ResultConfirmed):
-                game = self.book.games.get(event.game)
-                if game is not None and game.white is not None:
-                    under_one = game.under_one_move and event.result in ("1-0", "0-1", "1/2-1/2")
-                    out.append(
-                        ResultRecorded(
-                            game.key.section,
-                            game.key.round,
-                            game.white.start,
-                            TOURNAMENT_RESULT[event.result],
-                            under_one,
-                            reason=event.reason,
-                        )
-                    )
-        return out
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -495,13 +376,13 @@ class Committer:
         """An arbiter action: its commits are one journal transaction of its own, written
         and synced before the block ends, after every board event read before it. When it
         cannot be made durable (NotDurable), or the block raises, the state, the rules and
-        the `undo_parts` are put back as they were before it. Inside an open batch or
+        the hall are put back as they were before it. Inside an open batch or
         action, the block joins it."""
         if self._open is not None:
             yield
             return
         self._settle()
-        undo = _Undo(self.state, self.rules.memory(), tuple(part() for part in self.undo_parts))
+        undo = _Undo(self.state, self.rules.memory(), self.hall.undo_part())
         txn = self.journal.begin()
         self._open = opened = _Open(txn, action=True)
         try:
@@ -524,8 +405,7 @@ class Committer:
     def _undo(self, undo: _Undo) -> None:
         self.state = undo.state
         self.rules.recall(undo.rules, undo.state)
-        for restore in undo.parts:
-            restore()
+        undo.hall()
 
     def _settle(self) -> None:
         """Before an action: the board batch being synced is finished (durable, or held),
@@ -535,7 +415,7 @@ class Committer:
             self._finish_sync(self._inflight)
         if self._inbox:
             try:
-                with self.batch(in_place=True):
+                with self.batch():
                     self.handle_inbox()
             except Exception:
                 log.exception("journal write failed: board events not stored")
@@ -557,16 +437,16 @@ class Committer:
     # -- board batches -------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def batch(self, *, in_place: bool = False) -> Iterator[None]:
+    def batch(self, *, loop: asyncio.AbstractEventLoop | None = None) -> Iterator[None]:
         """Board events: commits inside are one journal transaction (one fsync), and
         nothing is announced (listeners, the public view, exports) before it is durable.
         Inside an open batch or action, the block joins it.
 
-        With an event loop running (and not `in_place`), the fsync runs in a worker
-        thread: the loop goes on reading the boards meanwhile, and the entries are
-        announced when it is done; until then no other batch starts (`syncing`). Without
-        a loop it is done in place. Whatever ends the block, what it committed is written:
-        board events folded are never taken back."""
+        With `loop` (the caller runs on it), the fsync runs in a worker thread: the loop
+        goes on reading the boards meanwhile, and the entries are announced on it when it
+        is done; until then no other batch starts (`syncing`). Without, it is done in
+        place before the block ends. Whatever ends the block, what it committed is
+        written: board events folded are never taken back."""
         if self._open is not None:
             yield
             return
@@ -588,27 +468,23 @@ class Committer:
             raise
         self._open = None
         entries = opened.entries
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is None or in_place or not entries:
+        if loop is None or not entries:
             self.journal.commit(txn)
             self._synced(entries)
             return
         self.journal.seal(txn)
         future = self._syncer.submit(self.journal.commit, txn)
         inflight = self._inflight = _InFlight(entries, future)
-        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._after_sync, inflight))
+        future.add_done_callback(
+            lambda _: loop.call_soon_threadsafe(self._after_sync, inflight, loop)
+        )
 
-    def _after_sync(self, inflight: _InFlight) -> None:
+    def _after_sync(self, inflight: _InFlight, loop: asyncio.AbstractEventLoop) -> None:
         if inflight.done:
             return  # an action finished it first
         self._finish_sync(inflight)
-        self.report_lag()
-        if self._inbox and not self._drain_scheduled:
-            self._drain_scheduled = True
-            asyncio.get_running_loop().call_soon(self.drain)
+        self.report_lag(loop)
+        self._inbox.remind()
 
     def _finish_sync(self, inflight: _InFlight) -> None:
         if inflight.done:
@@ -668,39 +544,35 @@ class Committer:
         return bool(self._inbox or self._system)
 
     def queue_driver_event(self, port: str, event: DriverEvent) -> None:
-        """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
-        self._inbox.append((port, event, _real.monotonic()))
-        if not self._drain_scheduled:
-            self._drain_scheduled = True
-            try:
-                asyncio.get_running_loop().call_later(BATCH_SECONDS, self.drain)
-            except RuntimeError:  # no loop (a synchronous caller): handle it now
-                self.drain()
+        """A driver read `event`: it is handled with the others read within BATCH_SECONDS,
+        on the running loop (a synchronous caller hands it to `Hall.on_driver_event`)."""
+        self._inbox.put(port, event)
 
     def drain(self) -> None:
-        """Handle every queued driver event, in the order read, in one batch (later, when
-        a batch is still being made durable: its end drains again)."""
-        self._drain_scheduled = False
+        """On the loop: handle every queued driver event, in the order read, in one batch
+        (later, when a batch is still being made durable: its end drains again)."""
+        self._inbox.drained()
         if not self._inbox or self.syncing:
             return
+        loop = asyncio.get_running_loop()
         try:
-            with self.batch():
+            with self.batch(loop=loop):
                 self.handle_inbox()
         except Exception:
             # The journal failed: these events are not durable and must not be taken as
             # such. Loud, never silent.
             log.exception("journal write failed: board events not stored")
-        self.report_lag()
+        self.report_lag(loop)
 
     def handle_inbox(self) -> None:
         """The queued driver events, each a step of the open batch."""
         if not self._inbox:
             return
-        items, self._inbox = self._inbox, []
-        self.lag.queue(_real.monotonic() - items[0][2])
-        for port, event, _ in items:
+        items, waited = self._inbox.take()
+        self.lag.queue(waited)
+        for port, event in items:
             with self.step(f"the board events from {port}"):
-                self.handle(port, event)
+                self.hall.on_driver_event(port, event)
 
     async def flush(self) -> None:
         """At the end: what the drivers said last is handled and all of it made durable;
@@ -714,9 +586,9 @@ class Committer:
 
     # -- the service's own alerts --------------------------------------------------------------
 
-    def report_lag(self) -> None:
+    def report_lag(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """An alert and a log line when the service falls behind (once per episode); the
-        alert goes into the next batch."""
+        alert goes into the next batch (`loop`: see `batch`)."""
         news = self.lag.news()
         if news is None:
             return
@@ -726,43 +598,24 @@ class Committer:
                 news.seconds,
                 news.cause,
             )
-            said = say(
-                "the service is %(seconds)s s behind the boards (%(cause)s); moves are kept "
-                "but appear late: fewer boards on this computer, or a faster disk",
-                seconds=f"{news.seconds:.1f}",
-                cause=news.said or news.cause,
-            )
-            alert = Alert(
-                f"service-overloaded:{news.episode}",
-                "service-overloaded",
-                "critical",
-                "",
-                0,
-                0,
-                "",
-                (),
-                str(said),
-                self.time.now(),
-                phrase=said,
-            )
-            self._system.append(alert)
+            self._system.append(overload_alert(news, self.time.now()))
             if self._open is None and not self.syncing:
-                self.drain_system()
+                self.drain_system(loop)
         else:
             log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
 
-    def drain_system(self) -> None:
-        """Commit the service's own alerts waiting for a batch."""
+    def drain_system(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Commit the service's own alerts waiting for a batch (`loop`: see `batch`)."""
         if self._system and self._open is None and not self.syncing:
-            with self.batch():
+            with self.batch(loop=loop):
                 pass
 
-    def check_journal_file(self) -> None:
+    def check_journal_file(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """About once a second: is the journal's file still the one it writes, as it left
-        it? What the journal finds (deleted, overwritten, its -wal gone) is acted on off
-        the loop (`Journal.attend`); an overwritten journal also gets the games and
-        results as the service holds them written beside it; a mended -wal is a desk
-        alert."""
+        it? What the journal finds (deleted, overwritten, its -wal gone) is acted on
+        (`Journal.attend`), in the worker thread when the caller runs on `loop`; an
+        overwritten journal also gets the games and results as the service holds them
+        written beside it; a mended -wal is a desk alert."""
         real = _real.monotonic()
         if real - self._file_checked < FILE_CHECK_SECONDS:
             return
@@ -772,10 +625,10 @@ class Committer:
         journal.check_file()
         if journal.attention or (journal.gone is not None and was is None):
             journal.attention = False
-            self._off_loop(journal.attend)
+            self._off_loop(loop, journal.attend)
         if isinstance(journal.gone, JournalTampered) and not self._state_saved:
             self._state_saved = True
-            self._off_loop(partial(self._save_state, self.state))
+            self._off_loop(loop, partial(self._save_state, self.state))
         while journal.mended:
             message = journal.mended.pop(0)
             self._mended += 1
@@ -787,10 +640,8 @@ class Committer:
                 self.time.now(),
             )
 
-    def _off_loop(self, work: Callable[[], object]) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+    def _off_loop(self, loop: asyncio.AbstractEventLoop | None, work: Callable[[], object]) -> None:
+        if loop is None:
             work()
         else:
             self._syncer.submit(work)
@@ -827,13 +678,10 @@ class Committer:
 
 
 __all__ = [
-    "BATCH_SECONDS",
-    "TOURNAMENT_RESULT",
     "ActionError",
     "Committer",
+    "HallSteps",
     "Listener",
     "NotDurable",
     "PublicState",
-    "UndoPart",
-    "log_line",
 ]

@@ -57,10 +57,6 @@ class DelayedView(Generic[S]):
                 return max(now, snap.t + self.delay)
         return None
 
-    def snapshot_time(self, now: float) -> float:
-        self.at(now)
-        return self._snaps[0].t
-
     def __len__(self) -> int:
         return len(self._snaps)
 

@@ -12,7 +12,9 @@ What it is made of, one job each:
   batches (one fsync in a worker thread) and actions (durable before answered, undone
   whole when they cannot be); the inbox of driver events.
 - `hall.Hall`: the hall boards, the game the live round puts on each, the reconstruction
-  following it, and what a driver event means for its board.
+  following it, and what a driver event means for its board. The committer builds it at
+  construction: the hall commits through the committer, the committer hands it each
+  driver event it drains and each game that gets a result.
 - `action_log.ActionLog`: the arbiter's actions so far, and which an undo took back.
 - `runtime.Runtime`: the drivers, the tick loop, the lag, under the `Supervisor`.
 
@@ -54,6 +56,7 @@ from broadcast.service.delayed import DelayedView
 from broadcast.service.hall import Hall, HallBoard, utc
 from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
+from broadcast.service.pairing_worker import PairingWorker
 from broadcast.service.public_view import PublicView
 from broadcast.service.runtime import Runtime
 from broadcast.service.snapshot import Snapshots
@@ -105,30 +108,32 @@ class EventService:
         self.time = time
         self.health = health if health is not None else Health()
         self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
-        self.committer = Committer(
+        self._live_round_request = live_round
+        self.action_log = ActionLog()
+        # The committer builds the hall with itself (the hall commits through it) and
+        # hands it each driver event and result; the action log hears every durable batch.
+        self.committer: Committer[Hall] = Committer(
             config,
             journal,
             ArbiterRules(config, rules, state=EventState.new(config)),
             time=time,
             health=self.health,
             delay=self.delay,
+            hall=partial(
+                Hall,
+                config,
+                time=time,
+                port_overrides=port_overrides,
+                retry_seconds=tick_seconds * time.speed,
+            ),
+            listeners=[self.action_log.on_entries],
             overload_after=overload_after,
             snapshots=snapshots,
         )
-        self._hall = Hall(
-            config,
-            self.committer,
-            time=time,
-            port_overrides=port_overrides,
-            retry_seconds=tick_seconds * time.speed,
-        )
-        self.committer.handle = self._hall.on_driver_event
-        self.committer.on_result = self._hall.unfollow
-        self._live_round_request = live_round
-        self.committer.undo_parts.append(self._hall.undo_part)
-        self.action_log = ActionLog()
-        self.committer.listeners.append(self.action_log.on_entries)
+        self._hall = self.committer.hall
         self._public_view = PublicView(self)
+        # The one FIDE Dutch worker of the running event (the desk, the API, `serve --sim`).
+        self.pairer = PairingWorker()
         self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
         self.runtime = Runtime(
             self.committer,
@@ -257,16 +262,16 @@ class EventService:
         """What the open action has stored so far (see `Committer.action_entries`)."""
         return self.committer.action_entries()
 
-    def batch(self, *, in_place: bool = False) -> contextlib.AbstractContextManager[None]:
-        """See `Committer.batch`."""
-        return self.committer.batch(in_place=in_place)
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Board events in one transaction, made durable in place (see `Committer.batch`)."""
+        return self.committer.batch()
 
     def queue_driver_event(self, port: str, event: DriverEvent) -> None:
         """A driver read `event`: it is handled with the others read within BATCH_SECONDS."""
         self.committer.queue_driver_event(port, event)
 
     def drain(self) -> None:
-        """Handle every queued driver event now, in one batch."""
+        """On the loop: handle every queued driver event now, in one batch."""
         self.committer.drain()
 
     def drain_system(self) -> None:

@@ -52,7 +52,7 @@ class HallBoard:
     state: Callable[[], EventState] = field(repr=False, compare=False)
     alone: bool = True  # the only board on its port (a single-board line)
     game: str | None = None
-    follower: BoardToGame | None = None
+    to_game: BoardToGame | None = None  # follows the board's game while it has one
     history: list[str] = field(default_factory=list)
 
     @property
@@ -111,7 +111,7 @@ class Hall:
     def __init__(
         self,
         config: EventConfig,
-        committer: Committer,
+        committer: Committer[Hall],
         *,
         time: EpochTimeSource,
         port_overrides: dict[int, str] | None = None,
@@ -145,13 +145,13 @@ class Hall:
         """For an undone action: what puts the games, followers and due times back. The
         followers an action replaced were not touched (it made new ones): the old ones are
         exactly as they were."""
-        hall = {n: (b.game, b.follower) for n, b in self.boards.items()}
+        hall = {n: (b.game, b.to_game) for n, b in self.boards.items()}
         due = dict(self.due)
 
         def restore() -> None:
             for number, (game, follower) in hall.items():
                 board = self.boards[number]
-                board.game, board.follower = game, follower
+                board.game, board.to_game = game, follower
             self.due = due
 
         return restore
@@ -253,8 +253,8 @@ class Hall:
             if game_id == board.game:
                 continue
             board.game = game_id
-            board.follower = None if game_id is None else self._follower(board, book.get(game_id))
-            if board.follower is None:
+            board.to_game = None if game_id is None else self._to_game(board, book.get(game_id))
+            if board.to_game is None:
                 self.due.pop(board.number, None)
             name = board.name
             if game_id is not None and name is not None:
@@ -272,8 +272,8 @@ class Hall:
         the players do with the pieces now, a reset or the next game's setup, is nothing
         until the pairings give that board another game)."""
         for board in self.boards.values():
-            if board.game == game_id and board.follower is not None:
-                board.follower = None
+            if board.game == game_id and board.to_game is not None:
+                board.to_game = None
                 self.due.pop(board.number, None)
 
     def refollow(self, game_id: str) -> None:
@@ -282,20 +282,20 @@ class Hall:
         show the corrected position already: the arbiter set it up first)."""
         for board in self.boards.values():
             if board.game == game_id:
-                board.follower = self._follower(board, self.committer.book.get(game_id))
+                board.to_game = self._to_game(board, self.committer.book.get(game_id))
                 self._note_due(board)
                 self._show_current_position(board)
 
     def _show_current_position(self, board: HallBoard) -> None:
         name = board.name
         memory = self.committer.state.memory.get(name) if name is not None else None
-        if board.follower is None or name is None or memory is None:
+        if board.to_game is None or name is None or memory is None:
             return
-        games, _ = board.follower.handle(PositionSeen(self.time.now(), name, memory.position))
+        games, _ = board.to_game.handle(PositionSeen(self.time.now(), name, memory.position))
         self._note_due(board)
         self.committer.commit(games, game=board.game)
 
-    def _follower(self, board: HallBoard, game: GameState) -> BoardToGame | None:
+    def _to_game(self, board: HallBoard, game: GameState) -> BoardToGame | None:
         """The reconstruction that follows `game` on `board`; None for a finished game."""
         if game.finished:
             return None
@@ -348,11 +348,11 @@ class Hall:
             return
         if isinstance(event, BoardConnected) and board.name != event.board:
             log.info("hall board %d is DGT board %s on %s", board.number, event.board, port)
-            if board.follower is not None:
-                board.follower.board = event.board
+            if board.to_game is not None:
+                board.to_game.board = event.board
         batch: list[JournalEvent] = [event]
-        if board.follower is not None:
-            games, passed = board.follower.handle(
+        if board.to_game is not None:
+            games, passed = board.to_game.handle(
                 event, self.committer.book.games.get(board.game or "")
             )
             self._note_due(board)
@@ -365,7 +365,7 @@ class Hall:
 
     def _note_due(self, board: HallBoard) -> None:
         """When this board's reconstruction next has a decision to make (event time)."""
-        due = None if board.follower is None else board.follower.reconstructor.next_deadline()
+        due = None if board.to_game is None else board.to_game.reconstructor.next_deadline()
         if due is None:
             self.due.pop(board.number, None)
         else:
@@ -379,10 +379,10 @@ class Hall:
         """Board `number`'s reconstruction decides what is due at `now`, in the open batch."""
         board = self.boards[number]
         self.due.pop(number, None)
-        if board.follower is None:
+        if board.to_game is None:
             return
         with self.committer.step(f"the reconstruction of hall board {number}"):
-            games, passed = board.follower.tick(now)
+            games, passed = board.to_game.tick(now)
             self.committer.commit([*games, *flags(passed, board.game)], game=board.game)
             self._note_due(board)
         if self.due.get(number, now + 1) <= now:

@@ -19,7 +19,8 @@ from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal, JournalError
 from broadcast.service.snapshot import read_state
 from broadcast.service.state import EventState
-from broadcast.tournament.state import StateError, TournamentState
+from broadcast.tournament.section import StateError
+from broadcast.tournament.state import TournamentState
 
 log = logging.getLogger(__name__)
 

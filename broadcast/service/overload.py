@@ -5,13 +5,15 @@ how long a journal commit took (the disk), how late the event loop woke up for i
 (no room for anyone, the drivers' reads included), and how long a bus line took to poll
 all its boards (a busy loop serves every small exchange on the line late: a board's move
 is read that much later). One of them over the threshold starts an
-overload episode (one alert, one log line); a run of calm samples ends it.
+overload episode (one alert, `overload_alert`, and one log line); a run of calm samples
+ends it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from broadcast.arbiter.alerts import Alert
 from broadcast.phrases import Phrase, say
 
 CALM_SAMPLES = 50  # consecutive calm measurements before the service counts as caught up
@@ -89,4 +91,27 @@ class LagWatch:
         return news
 
 
-__all__ = ["CALM_SAMPLES", "LagNews", "LagWatch"]
+def overload_alert(news: LagNews, now: float) -> Alert:
+    """The desk's critical alert for an overload episode (`news.behind`)."""
+    said = say(
+        "the service is %(seconds)s s behind the boards (%(cause)s); moves are kept "
+        "but appear late: fewer boards on this computer, or a faster disk",
+        seconds=f"{news.seconds:.1f}",
+        cause=news.said or news.cause,
+    )
+    return Alert(
+        f"service-overloaded:{news.episode}",
+        "service-overloaded",
+        "critical",
+        "",
+        0,
+        0,
+        "",
+        (),
+        str(said),
+        now,
+        phrase=said,
+    )
+
+
+__all__ = ["CALM_SAMPLES", "LagNews", "LagWatch", "overload_alert"]

@@ -45,7 +45,7 @@ class Runtime:
 
     def __init__(
         self,
-        committer: Committer,
+        committer: Committer[Hall],
         hall: Hall,
         supervisor: Supervisor,
         *,
@@ -145,11 +145,13 @@ class Runtime:
 
         return emit
 
-    def tick(self, *, full: bool = True) -> bool:
+    def tick(self, *, full: bool = True, loop: asyncio.AbstractEventLoop | None = None) -> bool:
         """Time passes: the boards whose reconstruction has a decision due (its press
         settled, a position stable long enough), and with `full` the arbiter rules' timers
         and live round changes. False when a batch is still being made durable (try again
-        a moment later). Each of these is a step of the batch (see `Committer.step`)."""
+        a moment later). Each of these is a step of the batch (see `Committer.step`). The
+        tick loop passes its `loop` (the batch's fsync in the worker thread); a
+        synchronous caller passes none (in place, see `Committer.batch`)."""
         committer = self.committer
         if committer.syncing:
             return False
@@ -157,7 +159,7 @@ class Runtime:
         due = self.hall.due_now(now)
         if not due and not full and not committer.waiting:
             return True
-        with committer.batch():
+        with committer.batch(loop=loop):
             committer.handle_inbox()  # events read before now come first
             for number in due:
                 self.hall.tick_board(number, now)
@@ -169,9 +171,9 @@ class Runtime:
                 for driver in self.drivers:
                     if isinstance(driver, BusDriver) and driver.last_cycle is not None:
                         committer.lag.bus(driver.last_cycle, driver.port)
-                committer.check_journal_file()
+                committer.check_journal_file(loop)
                 self._missing_boards(now)
-        committer.report_lag()
+        committer.report_lag(loop)
         return True
 
     def _missing_boards(self, now: float) -> None:
@@ -229,10 +231,10 @@ class Runtime:
             # A late wake-up is time the loop had no room for anyone, boards included.
             self.committer.lag.loop(loop.time() - asked - wait)
             if loop.time() >= next_full:
-                if self.tick():
+                if self.tick(loop=loop):
                     next_full = loop.time() + self.tick_seconds
             else:
-                self.tick(full=False)
+                self.tick(full=False, loop=loop)
 
 
 __all__ = ["MIN_WAKE", "MISSING_AFTER", "MISSING_AFTER_REAL", "Runtime"]

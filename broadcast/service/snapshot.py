@@ -51,16 +51,12 @@ from broadcast.games.ids import GameKey
 from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.journal.codec import NOT_MINE, from_plain, register, to_plain
 from broadcast.journal.compaction import Compactor
-from broadcast.journal.store import Journal, JournalError, StoredSnapshot
+from broadcast.journal.snapshot_table import StoredSnapshot
+from broadcast.journal.store import Journal, JournalError
 from broadcast.phrases import Phrase
 from broadcast.service.state import BoardMemory, BoardStatus, EventState, PublicState
-from broadcast.tournament.state import (
-    GameResult,
-    PlayoffGame,
-    RoundState,
-    SectionState,
-    TournamentState,
-)
+from broadcast.tournament.section import GameResult, PlayoffGame, RoundState
+from broadcast.tournament.state import SectionState, TournamentState
 from clocks.errors import BoardwireError
 
 if TYPE_CHECKING:
@@ -372,10 +368,6 @@ def _alert(row: list[Any]) -> Alert:
 
 def _register() -> None:
     register(*STORED_CLASSES)
-
-
-def encode_capture(capture: Capture, encoder: Encoder | None = None) -> bytes:
-    return (encoder or Encoder()).encode(capture)
 
 
 def stored(capture: Capture, body: bytes, digest: str, print_: str) -> StoredSnapshot:

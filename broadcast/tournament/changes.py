@@ -31,7 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from broadcast.tournament.state import RoundState, SectionState, StateError, TournamentState
+from broadcast.tournament.section import RoundState, StateError
+from broadcast.tournament.state import SectionState, TournamentState
 
 __all__ = [
     "KEYED",

@@ -13,7 +13,8 @@ from broadcast.config.model import PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.phrases import Phrase
 
-GAME_RESULTS = ("1-0", "1/2-1/2", "0-1", "+-", "-+", "--")
+# A game's result is `broadcast.fide.results.Result`'s tournament code (TOURNAMENT_CODES);
+# a bye is one of these.
 BYE_RESULTS = ("H", "F", "U", "Z")
 
 
@@ -312,7 +313,6 @@ TournamentEvent = (
 
 __all__ = [
     "BYE_RESULTS",
-    "GAME_RESULTS",
     "BoardAssigned",
     "ByeCancelled",
     "ByeGranted",

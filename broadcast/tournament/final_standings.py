@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from broadcast.fide.crosstable import Crosstable
 from broadcast.fide.standings import StandingRow, Standings, compute_standings
 from broadcast.fide.tiebreaks.spec import Edition
+from broadcast.tournament.eligibility import disqualified_from_prizes, status_of
 from broadcast.tournament.playoff import PENDING, PlayoffStatus, playoff_note, playoff_status
 from broadcast.tournament.prizes import PrizeList, compute_prizes
 from broadcast.tournament.state import SectionState
@@ -89,7 +90,7 @@ def _section_standings(state: SectionState, edition: Edition) -> tuple[Standings
     ranking = _ranked(state, edition, rounds)
     standings, table, gone = ranking.standings, ranking.table, ranking.gone
     rows = [
-        replace(r, note=_notes(state.status_of(r.start), against_note(r.start, table, gone)))
+        replace(r, note=_notes(status_of(state, r.start), against_note(r.start, table, gone)))
         for r in standings.rows
     ]
     status = section_playoff(state, standings)
@@ -109,7 +110,7 @@ def _section_standings(state: SectionState, edition: Edition) -> tuple[Standings
                 rating=player.rating,
                 federation=player.federation,
                 title=player.title,
-                note=_notes(state.status_of(start), left_out_note(entry)),
+                note=_notes(status_of(state, start), left_out_note(entry)),
                 excluded=True,
             )
         )
@@ -162,7 +163,7 @@ def section_prizes(state: SectionState, edition: Edition = 2024) -> PrizeList | 
     disqualified = {
         start: reason
         for start in state.players
-        if (reason := state.disqualified_from_prizes(start))
+        if (reason := disqualified_from_prizes(state, start))
     }
     return compute_prizes(
         state.config.prizes,

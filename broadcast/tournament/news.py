@@ -37,7 +37,8 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
-from broadcast.tournament.state import RoundState, SectionState, StateError, TournamentState
+from broadcast.tournament.section import RoundState, StateError
+from broadcast.tournament.state import SectionState, TournamentState
 
 __all__ = [
     "AT_ONCE",

@@ -12,21 +12,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from broadcast.config.model import PlayoffRules, SectionConfig
-from broadcast.tournament.state import PlayoffGame, SectionState
+from broadcast.fide.results import Result
+from broadcast.tournament.section import PlayoffGame
+from broadcast.tournament.state import SectionState
 from clocks.timecontrol import TimeControl
 
 PENDING = "play-off for 1st pending"
 OUT = "out of the play-off for 1st"
 WON = "1st by play-off"
-
-_POINTS = {
-    "1-0": (1.0, 0.0),
-    "+-": (1.0, 0.0),
-    "0-1": (0.0, 1.0),
-    "-+": (0.0, 1.0),
-    "1/2-1/2": (0.5, 0.5),
-    "--": (0.0, 0.0),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +45,7 @@ def _scores(players: Sequence[int], games: Iterable[PlayoffGame]) -> dict[int, f
     for game in games:
         if game.result is None:
             continue
-        w, b = _POINTS[game.result]
+        w, b = Result.from_tournament(game.result).points
         if game.white in score:
             score[game.white] += w
         if game.black in score:
@@ -73,10 +66,10 @@ def playoff_status(
     armageddon = [g for g in ordered if g.kind == "armageddon"]
     if armageddon:
         game = armageddon[0]
-        result = game.result or "1/2-1/2"
-        if result in ("1-0", "+-"):
+        result = Result.from_tournament(game.result) if game.result else Result.DRAW
+        if result.winner == "white":
             winner = game.white
-        elif result in ("0-1", "-+"):
+        elif result.winner == "black":
             winner = game.black
         else:
             winner = game.black if rules.armageddon_draw_winner == "black" else game.white

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from broadcast.fide.crosstable import Crosstable
+from broadcast.tournament.eligibility import out_reason
 from broadcast.tournament.state import SectionState
 
 __all__ = ["LeftOut", "against_note", "left_out", "left_out_note", "scheduled_games"]
@@ -56,7 +57,7 @@ def _left_from(state: SectionState, player: int) -> int | None:
     """The first round the player may no longer play (withdrawn, or out by the no-show
     rules), or None if they are in to the end."""
     for number in range(1, state.config.rounds + 1):
-        if state.out_reason(player, number):
+        if out_reason(state, player, number):
             return number
     return None
 

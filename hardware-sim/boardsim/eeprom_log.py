@@ -224,10 +224,6 @@ class EepromRing:
         pos, last = self._records[-1]
         return isinstance(last, Change) and last.square == record.square and pos >= self._sealed
 
-    def write_all(self, records: Sequence[Record]) -> None:
-        for record in records:
-            self.write(record)
-
     def _put(self, pos: int, raw: bytes) -> None:
         for k, b in enumerate(raw):
             self._buf[(pos + k) % self.capacity] = b

@@ -201,10 +201,6 @@ class PtyHost:
         """A hung board: the port stays open, but nothing is answered or sent."""
         self._muted = on
 
-    @property
-    def muted(self) -> bool:
-        return self._muted
-
     def lose_power(self, seconds: float, board: int = 0) -> None:
         """Board `board` loses power for `seconds` (simulated): it goes deaf and dumb, logs
         nothing, and reboots (see `EmulatedBoard.lose_power`); the port stays open, as a

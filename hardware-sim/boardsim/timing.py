@@ -19,9 +19,5 @@ class ScaledTime(EpochTime):
     def __init__(self, speed: float = 1.0, start: float = 0.0) -> None:
         super().__init__(speed, start)
 
-    def real_seconds(self, sim_seconds: float) -> float:
-        """How long `sim_seconds` of simulated time take in real time."""
-        return sim_seconds / self.speed
-
 
 __all__ = ["ScaledTime"]

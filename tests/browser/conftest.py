@@ -1,7 +1,8 @@
 """Browser tests: a real Chromium (Debian's `chromium`) driven by Playwright.
 
 They never download a browser. Without /usr/bin/chromium they FAIL with a message
-saying how to install it (`.ci/run` does), never skip silently.
+saying how to install it (`scripts/system-deps`, which make test runs, does), never skip
+silently.
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scene import SIZES
+import scene
+from scene import SIZES, Site
+from web_support import CREDENTIALS, free_port
+
+from broadcast.service.event_service import EventService
+from clocks.timesource import ManualTime
+from web.app import start_web
 
 CHROMIUM = os.environ.get("BOARDWIRE_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -43,7 +50,7 @@ async def browser() -> AsyncIterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; "
-            ".ci/run does it) or point BOARDWIRE_CHROMIUM at a Chromium binary",
+            "scripts/system-deps does it) or point BOARDWIRE_CHROMIUM at a Chromium binary",
             pytrace=False,
         )
     try:
@@ -74,3 +81,23 @@ async def themed_page(request: pytest.FixtureRequest, browser: Any) -> AsyncIter
     page.theme = theme
     yield page
     await context.close()
+
+
+@pytest.fixture
+def built_scene(tmp_path: Path) -> tuple[EventService, ManualTime]:
+    """The scene's service and clock, built outside the event loop: committing the round
+    takes a CPU-bound 0.15 s, over a second on a loaded machine (a blocked loop fails the
+    test: tests/conftest.py)."""
+    return scene.build(tmp_path)
+
+
+@pytest.fixture
+async def site(built_scene: tuple[EventService, ManualTime]) -> AsyncIterator[Site]:
+    """The scene (scene.py) served on a free port, with the arbiter's credentials."""
+    service, clock = built_scene
+    port = free_port()
+    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
+    try:
+        yield Site(service, clock, f"http://127.0.0.1:{port}")
+    finally:
+        await runner.cleanup()

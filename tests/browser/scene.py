@@ -10,6 +10,7 @@ the views' own `flag` and `pending_result`.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,17 @@ from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Site:
+    """The scene served by a web server: its service, its virtual clock, its address."""
+
+    service: EventService
+    clock: ManualTime
+    url: str
+
+
 EXAMPLE = ROOT / "examples" / "pamplona-masters.toml"
 GAMES = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 T0 = 1_766_419_000.0  # shortly before round 1 (2025-12-22 17:00 Madrid)

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import scene
-from test_layout import LAYOUT_PROBLEMS, Site, log_in, page, site
+from scene import Site
+from test_layout import LAYOUT_PROBLEMS, log_in, page
 
-__all__ = ["page", "site"]  # the fixtures, shared with the layout tests
+__all__ = ["page"]  # the fixture, shared with the layout tests
 
 CARDS = "#confirm, #actions, .deskgame"
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import scene
-from test_layout import Site, log_in, page, site
+from scene import Site
+from test_layout import log_in, page
 
-__all__ = ["page", "site"]  # the fixtures, shared with the layout tests
+__all__ = ["page"]  # the fixture, shared with the layout tests
 
 TONES = "() => window.BWDesk.tones"
 

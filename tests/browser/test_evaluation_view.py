@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import scene
-from test_layout import Site, open_live, problems
+from scene import Site
+from test_layout import open_live, problems
 from web_support import CREDENTIALS, free_port
 
+from broadcast.service.event_service import EventService
+from clocks.timesource import ManualTime
 from web.app import start_web
 
 SCORE = re.compile(r"^([+-]\d+\.\d\d|0\.00|#-?\d+)$")
 
 
 @pytest.fixture
-async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    service, clock = scene.build(tmp_path)
+async def site(built_scene: tuple[EventService, ManualTime]) -> AsyncIterator[Site]:
+    service, clock = built_scene  # tests/browser/conftest.py
     evals = scene.evaluator(service)
     port = free_port()
     runner = await start_web(
@@ -89,8 +91,10 @@ async def test_each_mini_board_of_a_game_on_gets_a_small_bar(site: Site, page: A
     assert await problems(page) == []
 
 
-async def test_without_an_engine_the_pages_say_nothing_of_it(tmp_path: Path, browser: Any) -> None:
-    service, _ = scene.build(tmp_path)
+async def test_without_an_engine_the_pages_say_nothing_of_it(
+    built_scene: tuple[EventService, ManualTime], browser: Any
+) -> None:
+    service, _ = built_scene
     port = free_port()
     runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
     context = await browser.new_context(viewport={"width": 390, "height": 844})

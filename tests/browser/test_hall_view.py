@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import scene
 from acting import confirm_proposal, pair_dutch, set_result
-from test_layout import LAYOUT_PROBLEMS, Site, log_in, page, site
+from scene import Site
+from test_layout import LAYOUT_PROBLEMS, log_in, page
 from web_support import CREDENTIALS, free_port, play_moves
 
 from broadcast.config import load_event
@@ -21,7 +22,7 @@ from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web
 
-__all__ = ["page", "site"]  # the fixtures, shared with the layout tests
+__all__ = ["page"]  # the fixture, shared with the layout tests
 
 CARDS = ".htable, .hall-bar"
 

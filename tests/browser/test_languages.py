@@ -10,15 +10,12 @@ redrawn from the socket) are in the page's language too.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import scene
-from test_layout import Site, open_live, problems, seen
-from web_support import CREDENTIALS, free_port
-
-from web.app import start_web
+from scene import Site
+from test_layout import open_live, problems, seen
 
 # The browser's locale (its Accept-Language) for each language.
 LOCALES = {"es": "es-ES", "eu": "eu-ES"}
@@ -29,17 +26,6 @@ PENDING_FLAG = {
     "⚑ cayó la bandera de las negras",
     "eu": "emaitza zain: 1-0 (denboragatik), epailearen zain ⚑ beltzen bandera erori da",
 }
-
-
-@pytest.fixture
-async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    service, clock = scene.build(tmp_path)
-    port = free_port()
-    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
-    try:
-        yield Site(service, clock, f"http://127.0.0.1:{port}")
-    finally:
-        await runner.cleanup()
 
 
 @pytest.fixture(params=[(lang, size) for lang in scene.LANGUAGES for size in scene.SIZES])

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 import scene
+from scene import Site
 from web_support import CREDENTIALS, free_port
 
 from broadcast.games.events import GameClock, GameMove, ResultConfirmed
@@ -60,24 +59,6 @@ LAYOUT_PROBLEMS = """(cards) => {
   if (doc.scrollWidth > innerWidth) out.push("the page scrolls sideways: " + doc.scrollWidth + " > " + innerWidth);
   return out;
 }"""
-
-
-@dataclass
-class Site:
-    service: EventService
-    clock: ManualTime
-    url: str
-
-
-@pytest.fixture
-async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    service, clock = scene.build(tmp_path)
-    port = free_port()
-    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
-    try:
-        yield Site(service, clock, f"http://127.0.0.1:{port}")
-    finally:
-        await runner.cleanup()
 
 
 @pytest.fixture(params=list(scene.SIZES))
@@ -158,8 +139,10 @@ async def test_the_arbiter_desk_fits_with_a_long_position_in_an_alert(
     assert await problems(page) == []
 
 
-async def test_the_disabled_desk_page_fits(tmp_path: Path, page: Any) -> None:
-    service, _ = scene.build(tmp_path)
+async def test_the_disabled_desk_page_fits(
+    built_scene: tuple[EventService, ManualTime], page: Any
+) -> None:
+    service, _ = built_scene
     port = free_port()
     runner = await start_web(service, host="127.0.0.1", port=port, credentials=None)
     try:

@@ -17,7 +17,8 @@ import pytest
 import scene
 from acting import publish_pairings, set_result
 from big_event import swiss_config
-from test_layout import LAYOUT_PROBLEMS, Site, log_in, page, site
+from scene import Site
+from test_layout import LAYOUT_PROBLEMS, log_in, page
 from web_support import CREDENTIALS, free_port
 
 from broadcast.fide.pairing import Pairing
@@ -26,7 +27,7 @@ from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web
 
-__all__ = ["page", "site"]  # the fixtures, shared with the layout tests
+__all__ = ["page"]  # the fixture, shared with the layout tests
 
 CARDS = ".rt-entry, .rt-done-box, .rt-tables li"
 KEYS = {"1-0": "1", "1/2-1/2": "=", "0-1": "0", "+/-": "+", "-/+": "-", "-/-": "x"}

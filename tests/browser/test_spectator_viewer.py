@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import scene
 from aiohttp import web
-from test_layout import Site, open_live, problems
+from scene import Site
+from test_layout import open_live, problems
 from web_support import CREDENTIALS, EVENT, T0, free_port, play_moves
 
 from broadcast.config import load_event_text
@@ -21,17 +22,6 @@ from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web
-
-
-@pytest.fixture
-async def site(tmp_path: Path) -> AsyncIterator[Site]:
-    service, clock = scene.build(tmp_path)
-    port = free_port()
-    runner = await start_web(service, host="127.0.0.1", port=port, credentials=CREDENTIALS)
-    try:
-        yield Site(service, clock, f"http://127.0.0.1:{port}")
-    finally:
-        await runner.cleanup()
 
 
 @pytest.fixture

@@ -2,8 +2,9 @@
 (`broadcast.actions.act`), and what both read back (the open alerts, the recent actions).
 
 The web adds only what a person at a desk needs: sections named by slug, players named
-by name or number, pairings from a pasted TRF or the FIDE Dutch engine (run in a worker
-process), and a system alert acknowledged in memory (a full disk must not stop it).
+by name or number, pairings from a pasted TRF or the FIDE Dutch engine (run in the
+service's worker process), and a system alert acknowledged in memory (a full disk must
+not stop it).
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ from typing import Any
 from aiohttp import web
 
 from broadcast.actions import Command, Done, PublishPairings, act
-from broadcast.actions.pairings import imported_round
+from broadcast.actions.pairings import dutch_off_loop, imported_round
 from broadcast.actions.players import find_player
 from broadcast.arbiter.alerts import Alert
 from broadcast.fide.pairing import Pairing
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.health import Health
-from web.pairing_worker import PairingWorker
 from web.sections import section_by_name
 
 __all__ = [
@@ -103,10 +103,9 @@ class ByHand:
 
 @dataclass(frozen=True, slots=True)
 class Dutch:
-    """FIDE Dutch, in the worker process (it can take a minute on a large Swiss);
-    `override` pairs while results of the rounds before are missing."""
+    """FIDE Dutch, in the service's worker process (it can take a minute on a large
+    Swiss); `override` pairs while results of the rounds before are missing."""
 
-    pairer: PairingWorker
     override: bool = False
     kind = "dutch"
 
@@ -134,7 +133,7 @@ async def pairing_command(
             + [Pairing(0, w, None) for w, b in source.pairs if b == 0]
         )
         return PublishPairings(section, number, pairings, source.kind)
-    pairings = await source.pairer.dutch(service, section, number, override=source.override)
+    pairings = await dutch_off_loop(service, section, number, override=source.override)
     return PublishPairings(section, number, pairings, source.kind, override=source.override)
 
 

@@ -4,9 +4,9 @@ Every action route is the same few steps: the game in the path (404 when there i
 the JSON body and its typed fields (400), the command they make, the door (422 with the
 refusal's message; 409 with what the action would remove, until it is confirmed), and
 the answer (the game as it is now, or what was done) with the action's record number,
-which `POST /api/v1/arbiter/actions/N/undo` takes back. `action(...)` writes those steps
-once; a route gives only its command and its answer. The guard has checked the session
-and its `X-CSRF-Token`, or HTTP Basic.
+which `POST /api/v1/arbiter/actions/N/undo` takes back. `action(...)`
+(`web.arbiter.calls`) writes those steps once; a route gives only its command and its
+answer. The guard has checked the session and its `X-CSRF-Token`, or HTTP Basic.
 
 An action that removes something (moves, a result, pairings, a player's participation,
 a game's board, a prize) answers 409 `{"error", "confirm": {"summary", "removes",
@@ -17,9 +17,6 @@ whatever it removes (for scripts).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -28,7 +25,6 @@ from broadcast.actions import (
     Acknowledge,
     AssignBoard,
     CancelBye,
-    Command,
     ConfirmationNeeded,
     ConfirmProposal,
     ContinueAfterAbsence,
@@ -58,8 +54,8 @@ from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.games.squares import differing_squares
-from broadcast.games.state import GameError
-from broadcast.service.event_service import ActionError, EventService
+from broadcast.service.event_service import ActionError
+from broadcast.service.pairing_worker import PairingBusy
 from broadcast.tournament.events import (
     ByeCancelled,
     ByeGranted,
@@ -73,166 +69,27 @@ from broadcast.tournament.events import (
 )
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
-from web.arbiter.actions import DESK, ByHand, Desk, Dutch, FromTrf, PairingSource, pairing_command
+from web.arbiter.actions import DESK, ByHand, Dutch, FromTrf, PairingSource, pairing_command
+from web.arbiter.calls import (
+    Actions,
+    Call,
+    action_json,
+    body_field,
+    confirmation_needed,
+    live_game,
+    request_body,
+)
 from web.arbiter.guard import acting
 from web.http_json import error, http_error, json_response, round_of
-from web.keys import PAIRER, service_of
-from web.pairing_worker import PairingBusy
+from web.keys import service_of
 from web.sections import section_by_name
 
-__all__ = ["Call", "action", "action_json", "routes"]
+__all__ = ["action", "routes"]
 
 routes = web.RouteTableDef()
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
-    try:
-        data = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise http_error(web.HTTPBadRequest, "the body must be a JSON object") from None
-    if not isinstance(data, dict):
-        raise http_error(web.HTTPBadRequest, "the body must be a JSON object")
-    return data
-
-
-def _field(data: dict[str, Any], name: str, kind: type) -> Any:
-    value = data.get(name)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise http_error(web.HTTPBadRequest, f"field {name!r} must be a {kind.__name__}")
-    return value
-
-
-def _live_game(request: web.Request, game_id: str) -> dict[str, Any] | None:
-    try:
-        service = service_of(request)
-        return json_views.arbiter_game_json(service.book.get(game_id), service.config)
-    except GameError:
-        return None
-
-
-def _path_game(request: web.Request) -> str:
-    """The game named in the path; 404 when there is none (not 422: the resource is
-    missing, not the action refused)."""
-    game_id = request.match_info["game"]
-    if game_id not in service_of(request).book.games:
-        raise http_error(web.HTTPNotFound, f"no game {game_id[:80]!r}")
-    return game_id
-
-
-def action_json(done: Done) -> dict[str, Any]:
-    """What an answer says of the action done: its record's number (for an undo) and
-    its words."""
-    return {
-        "seq": done.seq,
-        "kind": done.plan.kind,
-        "summary": done.plan.summary,
-        "removes": list(done.plan.removes),
-        "notes": list(done.plan.notes),
-    }
-
-
-def confirmation_needed(exc: ConfirmationNeeded) -> web.HTTPError:
-    """409 with what the action would do, and the token that confirms it."""
-    body = {"error": str(exc), "confirm": exc.plan.words()}
-    return web.HTTPConflict(
-        text=json.dumps(body, ensure_ascii=False), content_type="application/json"
-    )
-
-
-# -- the action routes ---------------------------------------------------------------------------
-
-
-@dataclass
-class Call:
-    """One action request: its JSON body (empty for a bare POST), the game in its path
-    ("" when none), the desk and who acts. `done` is the action, once done."""
-
-    request: web.Request
-    data: dict[str, Any]
-    game: str
-    desk: Desk
-    by: str
-    done: Done | None = None
-
-    @property
-    def service(self) -> EventService:
-        return service_of(self.request)
-
-    def field(self, name: str, kind: type) -> Any:
-        """A field of type `kind` (400 otherwise)."""
-        return _field(self.data, name, kind)
-
-    def optional(self, name: str, kind: type) -> Any:
-        """A field that may be left out (None then), of type `kind` when given."""
-        return _field(self.data, name, kind) if name in self.data else None
-
-    def optional_int(self, name: str) -> int | None:
-        """A number that may be left out or null."""
-        return _field(self.data, name, int) if self.data.get(name) is not None else None
-
-    def flag(self, name: str) -> bool:
-        """A true/false field that may be left out (false)."""
-        return bool(self.optional(name, bool))
-
-    def section(self) -> str:
-        """The body's `section`, by name or slug (422 naming it otherwise)."""
-        return self.desk.section(self.field("section", str))
-
-    def player(self, section: str, name: str = "player") -> int:
-        """A player by starting number, or by name (a string)."""
-        value = self.data.get(name)
-        if isinstance(value, str):
-            return self.desk.player(section, value)
-        return int(self.field(name, int))
-
-    def _confirm(self) -> bool | str:
-        value = self.data.get("confirm", self.request.query.get("confirm", False))
-        if value in ("true", "1"):
-            return True
-        if not isinstance(value, bool | str):
-            raise http_error(web.HTTPBadRequest, "confirm must be the token from the 409, or true")
-        return value
-
-    def act(self, command: Command) -> Done:
-        """Do `command` through the door (409 until confirmed when it removes something)."""
-        self.done = self.desk.act(command, self.by, confirm=self._confirm())
-        return self.done
-
-
-Act = Callable[[Call], Any]
-
-
-def action(
-    path: str, *, game: bool = False, body: bool = True
-) -> Callable[[Act], Callable[[web.Request], Any]]:
-    """Register `act` as POST `path`. With `game`, the path names a game and the answer is
-    that game as it is now; else the answer is what `act` returns. Either way it carries
-    `action`: the action's record (number and words). Without `body`, a bare POST may
-    come (no body read unless one is sent)."""
-
-    def register(act: Act) -> Callable[[web.Request], Any]:
-        async def handler(request: web.Request) -> web.Response:
-            game_id = _path_game(request) if game else ""
-            data = await _body(request) if body or request.body_exists else {}
-            call = Call(request, data, game_id, request.app[DESK], acting(request))
-            try:
-                answer = act(call)
-            except ConfirmationNeeded as exc:
-                raise confirmation_needed(exc) from None
-            except ActionError as exc:
-                raise http_error(web.HTTPUnprocessableEntity, str(exc)) from None
-            if game:
-                answer = _live_game(request, game_id) or {}
-            if isinstance(answer, dict) and call.done is not None:
-                answer = {**answer, "action": action_json(call.done)}
-            return json_response(answer)
-
-        handler.__name__ = handler.__qualname__ = act.__name__
-        handler.__doc__ = act.__doc__
-        routes.post(path)(handler)
-        return handler
-
-    return register
+action = Actions(routes)
 
 
 @action("/api/v1/arbiter/games/{game}/result", game=True)
@@ -663,7 +520,7 @@ async def alerts_route(request: web.Request) -> web.Response:
 
 @routes.get("/api/v1/arbiter/games/{game}")
 async def live_game_route(request: web.Request) -> web.Response:
-    game = _live_game(request, request.match_info["game"])
+    game = live_game(request, request.match_info["game"])
     if game is None:
         return error(404, f"no game {request.match_info['game'][:80]!r}")
     return json_response(game)
@@ -671,11 +528,11 @@ async def live_game_route(request: web.Request) -> web.Response:
 
 def _pairing_source(request: web.Request, data: dict[str, Any]) -> PairingSource | web.Response:
     """Where the round's pairings come from, or the 400 that says what to send."""
-    override = _field(data, "override", bool) if "override" in data else False
+    override = body_field(data, "override", bool) if "override" in data else False
     if "trf" in data:
-        return FromTrf(_field(data, "trf", str), override=override)
+        return FromTrf(body_field(data, "trf", str), override=override)
     if "pairs" in data:
-        pairs = _field(data, "pairs", list)
+        pairs = body_field(data, "pairs", list)
         if not all(
             isinstance(p, list)
             and len(p) == 2
@@ -687,7 +544,7 @@ def _pairing_source(request: web.Request, data: dict[str, Any]) -> PairingSource
             )
         return ByHand(tuple((w, b) for w, b in pairs))
     if data.get("engine") == "dutch":
-        return Dutch(request.app[PAIRER], override=override)
+        return Dutch(override=override)
     return error(400, 'give "trf" (the pairing program\'s file), "pairs", or "engine": "dutch"')
 
 
@@ -699,7 +556,7 @@ async def pairings_route(request: web.Request) -> web.Response:
     already paired is replaced only once confirmed: 409 lists the difference and what it
     drops (games with moves or results), send it again with `"confirm": "<token>"`."""
     service = service_of(request)
-    data = await _body(request)
+    data = await request_body(request)
     wanted = request.match_info["section"]
     number = round_of(request)
     section = section_by_name(service.config, wanted)

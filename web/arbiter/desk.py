@@ -53,7 +53,8 @@ from broadcast.actions.moves import split_moves
 from broadcast.actions.results import DESK_REASONS
 from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.actions.words import game_words, hidden_words, player_words
-from broadcast.games.events import RESULTS, BoardReplaced
+from broadcast.fide.results import Result
+from broadcast.games.events import BoardReplaced
 from broadcast.games.ids import slug
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.hall import utc
@@ -68,7 +69,7 @@ from web.board_svg import board_svg, piece_defs
 from web.checkin.parts import table_pages_on
 from web.http_json import error, json_response
 from web.i18n import Gettext, gettext_of, time_text, translations
-from web.keys import ARBITER, HUB, PAIRER, lang_of, service_of
+from web.keys import ARBITER, HUB, lang_of, service_of
 from web.pages import ENV, chrome
 from web.sections import section_by_name
 from web.words import said
@@ -172,7 +173,7 @@ def _render(
         closed=closed_alerts(service),
         links=desk.health.links(),
         rounds=rounds,
-        results=RESULTS,
+        results=tuple(r.value for r in Result),
         reasons=DESK_REASONS,
         now=service.time.now(),
         message=_said(message, request.query.get("m", ""), pending),
@@ -432,7 +433,7 @@ async def _pair(f: Form) -> str:
     source: PairingSource = (
         FromTrf(f["trf"], override=f.checked("override"))
         if f["trf"]
-        else Dutch(f.request.app[PAIRER], override=f.checked("missing_results"))
+        else Dutch(override=f.checked("missing_results"))
     )
     command = await pairing_command(service, section.name, number, source)
     return f.done(f.act(command))

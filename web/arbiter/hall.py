@@ -35,8 +35,8 @@ from broadcast.arbiter.presence import GamePresence, Presence, deadline
 from broadcast.arbiter.presence_rules import game_presence, unchecked_tables
 from broadcast.config.model import EventConfig
 from broadcast.config.tables import table_of
+from broadcast.fide.results import Result
 from broadcast.games.book import GameBook
-from broadcast.games.events import RESULTS
 from broadcast.games.state import GameState
 from broadcast.service.event_service import EventService
 from web import json_views
@@ -269,7 +269,12 @@ def hall_json(
     for t in tables:
         counts[t["state"]] += 1
         counts["needs_me"] += t["needs_me"]
-    return {"rounds": rounds, "counts": counts, "tables": tables, "results": list(RESULTS)}
+    return {
+        "rounds": rounds,
+        "counts": counts,
+        "tables": tables,
+        "results": [r.value for r in Result],
+    }
 
 
 def hall_of(service: EventService, alerts: Sequence[Alert], gettext: Gettext) -> dict[str, Any]:

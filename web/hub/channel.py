@@ -187,10 +187,18 @@ class _KeyLog:
 
 
 class Channel:
-    """A sequence of frames, the deltas between them, and who listens to what."""
+    """A sequence of frames, the deltas between them, and who listens to what.
 
-    def __init__(self, name: str, config: EventConfig, frame: Frame, epoch: str) -> None:
+    Its work beside the frames runs on the event loop the hub runs on: the standings
+    catch up in a task (computed in `executor`), the deltas fan out in a task. `in_place`
+    is the synchronous variant, for an owner without a loop (tests, `bench_uplink`): the
+    standings are computed and the deltas delivered before `advance` returns."""
+
+    def __init__(
+        self, name: str, config: EventConfig, frame: Frame, epoch: str, *, in_place: bool = False
+    ) -> None:
         self.name = name
+        self.in_place = in_place
         self.config = config
         self.frame = frame
         self.epoch = epoch
@@ -201,7 +209,6 @@ class Channel:
         self._snapshots: dict[str, tuple[int, Wire]] = {}
         self.sent = 0  # messages handed to clients (for the bench)
         self.encoded = 0  # deltas encoded, each once for all its subscribers (tests, bench)
-        self.snapshots_built = 0  # snapshot encodings (for tests and the bench)
         # The deltas numbered but not yet fanned out, and the task fanning them out (started
         # by the first of a burst, it ends when none is left): its writes are charged to
         # `budget`, the web's share of the loop (None: the desk's channel, never held up).
@@ -253,13 +260,10 @@ class Channel:
     # -- standings and pairings, off the loop ----------------------------------------------
 
     def _follow_sections(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a synchronous caller): at once
+        if self.in_place:
             self._show(self.frame.tournament, self._views_of(self.frame.tournament))
-            return
-        if self._catching_up is None or self._catching_up.done():
-            self._catching_up = loop.create_task(self._catch_up())
+        elif self._catching_up is None or self._catching_up.done():
+            self._catching_up = asyncio.get_running_loop().create_task(self._catch_up())
 
     async def _catch_up(self) -> None:
         """Publish the standings and pairings of the newest tournament, computed in the
@@ -353,20 +357,11 @@ class Channel:
         if not any(key in self.subscribers for key in keys):
             return
         self.pending.append((seq, keys, wire))
-        if self._fanning is not None and not self._fanning.done():
-            return  # the running fan-out takes it with the rest
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a synchronous caller): at once
+        if self.in_place:
             for client, batch in self._batches():
                 self.sent += client.deliver(batch)
-            return
-        self._fanning = loop.create_task(self._fan_out())
-
-    @property
-    def fanned_out(self) -> bool:
-        """Every delta numbered so far has been handed to its subscribers."""
-        return not self.pending and (self._fanning is None or self._fanning.done())
+        elif self._fanning is None or self._fanning.done():  # else it takes it with the rest
+            self._fanning = asyncio.get_running_loop().create_task(self._fan_out())
 
     async def fan_out_done(self) -> None:
         """Wait until every delta numbered so far has been handed to its subscribers."""
@@ -477,7 +472,6 @@ class Channel:
         if hit is not None and hit[0] == self.seq:
             return hit[1]
         wire = Wire.of(build())
-        self.snapshots_built += 1
         if len(self._snapshots) > 1024:
             self._snapshots.clear()
         self._snapshots[key] = (self.seq, wire)

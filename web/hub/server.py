@@ -101,7 +101,9 @@ AlertSource = Callable[[], Sequence[Alert]]
 
 
 class Hub:
-    """Both channels for one service. `attach()` starts following the service."""
+    """Both channels for one service. `attach()` starts following the service, on the
+    running loop. `in_place` is the synchronous variant for an owner without a loop
+    (tests): it calls `pump` itself, and the channels work in place (see `Channel`)."""
 
     def __init__(
         self,
@@ -113,6 +115,7 @@ class Hub:
         now: Callable[[], float] = time.monotonic,
         relay: bool = False,
         evals: Evaluator | None = None,
+        in_place: bool = False,
     ) -> None:
         self.service = service
         # The engine's evaluations of public positions (`--eval`), sent to spectators
@@ -140,14 +143,18 @@ class Hub:
         self.handled = 0  # messages handled (for tests and the bench)
         self.closed_for_policy = 0  # sockets closed for breaking the limits (the bench)
         self.epoch = secrets.token_hex(6)
-        self.public = Channel("public", self.config, self.public_frame(), self.epoch)
+        self.public = Channel(
+            "public", self.config, self.public_frame(), self.epoch, in_place=in_place
+        )
         self.public.budget = self.budget  # the fan-out to spectators is web work too
         self.arbiter: Channel | None = None
         # One thread for both channels' standings: a big Swiss's take a tenth of a second.
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="hub-standings")
         self.public.executor = self.executor
         if self.live is not None:
-            self.arbiter = Channel("arbiter", self.config, self.arbiter_frame(), self.epoch)
+            self.arbiter = Channel(
+                "arbiter", self.config, self.arbiter_frame(), self.epoch, in_place=in_place
+            )
             self.arbiter.executor = self.executor
         self._scheduled = False
         self._task: SupervisedTask | None = None
@@ -244,14 +251,12 @@ class Hub:
         return out
 
     def on_commit(self, entries: Sequence[Entry]) -> None:
-        """Service listener: coalesce a burst of commits into one pump."""
+        """Service listener (`attach`, on the loop): coalesce a burst of commits into one
+        pump on the loop's next turn."""
         if self._scheduled:
             return
         self._scheduled = True
-        try:
-            asyncio.get_running_loop().call_soon(self.pump)
-        except RuntimeError:  # no loop (a synchronous caller): pump now
-            self.pump()
+        asyncio.get_running_loop().call_soon(self.pump)
 
     async def _pump_loop(self) -> None:
         # Unguarded: a failing frame ends the loop, and its supervisor logs it, alerts the

@@ -33,10 +33,10 @@ from broadcast.actions import PublishPairings, SetResult, Undo, Withdraw, act
 from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import ResultConfirmed
+from broadcast.games.game_events import ResultConfirmed
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from broadcast.tournament.events import RoundPaired
+from broadcast.tournament.tournament_events import RoundPaired
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

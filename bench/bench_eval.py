@@ -132,7 +132,7 @@ async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
     from broadcast.actions.pairings import pair_unpaired
     from broadcast.analysis.engine import EngineSettings, find_engine
     from broadcast.analysis.evaluator import Evaluator
-    from broadcast.games.events import GameClock, GameMove
+    from broadcast.games.game_events import GameClock, GameMove
     from broadcast.journal.store import Journal
     from broadcast.service.event_service import EventService
     from clocks.timesource import EpochTime

@@ -31,11 +31,11 @@ from broadcast.config.model import EventConfig, PlayerEntry, RoundStart
 from broadcast.export.pgn import game_headers, round_pgn
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameMove
-from broadcast.games.state import GameState
+from broadcast.games.game_events import GameMove
+from broadcast.games.game_state import GameState
 from broadcast.publish.folder import export_round_folder
-from broadcast.tournament.events import PlayersRegistered, RoundPaired
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_events import PlayersRegistered, RoundPaired
+from broadcast.tournament.tournament_state import TournamentState
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "Open"

@@ -362,7 +362,7 @@ async def _loop_probe(lags: list[float], stop: asyncio.Event) -> None:
 async def _phase(
     phase: Phase, tmp: Path, conn: Any, clients: int, behaviours: dict[str, float]
 ) -> dict[str, Any]:
-    from boards.events import BoardLost
+    from boards.driver_events import BoardLost
 
     paths: dict[int, str] = await _recv(conn)
     seen: dict[int, list[tuple[str, float]]] = {n: [] for n in paths}

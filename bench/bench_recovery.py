@@ -51,7 +51,7 @@ import chess
 import chess.pgn
 
 from boards.dgt.eeprom import decode_ring
-from boards.events import LogRecovered
+from boards.driver_events import LogRecovered
 from boards.reconstruction import (
     MovePlayed,
     MoveRetracted,

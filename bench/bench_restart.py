@@ -85,7 +85,7 @@ def _games() -> list[Any]:
 
 
 def _board_events(game: Any, serial: str, t0: float, seed: int) -> list[Any]:
-    from boards.events import ClockSeen, PositionSeen
+    from boards.driver_events import ClockSeen, PositionSeen
     from boardsim.humans import Habits, perform
     from boardsim.readout import board_scans, clock_readings
 
@@ -116,7 +116,7 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
     """Make the journal (run in a child process that is then killed)."""
     import heapq
 
-    from boards.events import BoardConnected, BoardInfo
+    from boards.driver_events import BoardConnected, BoardInfo
     from broadcast.actions import ConfirmProposal, PublishPairings, SetResult, act
     from broadcast.fide.pairing import Pairing
     from broadcast.journal.store import Journal
@@ -209,11 +209,11 @@ def alerts_journal(path: Path, events: int) -> None:
     ALERT_EVERY board events one of them raises an alert nobody has acknowledged yet (a
     battery low): open alerts pile up with the journal, as in the attack run that made a
     restart quadratic."""
-    from boards.events import ClockSeen
+    from boards.driver_events import ClockSeen
     from broadcast.actions import PublishPairings, act
     from broadcast.arbiter.alerts import Alert
     from broadcast.fide.pairing import Pairing
-    from broadcast.games.events import BoardAttached, GameClock
+    from broadcast.games.game_events import BoardAttached, GameClock
     from broadcast.journal.store import Journal
     from broadcast.service.event_service import EventService
     from clocks.reading import ClockReading

@@ -22,17 +22,17 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from boards.events import BatterySeen
+from boards.driver_events import BatterySeen
 from broadcast.arbiter import ArbiterRules
 from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import BoardAttached, GameClock, GameMove
+from broadcast.games.game_events import BoardAttached, GameClock, GameMove
 from broadcast.games.ids import GameKey
-from broadcast.service.state import EventState
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import fold, registration_events
+from broadcast.service.event_state import EventState
+from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.tournament_state import fold, registration_events
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARDS = 100

@@ -350,7 +350,7 @@ class _ServiceRun:
 
     async def start(self) -> None:
         from broadcast.config import load_event
-        from broadcast.games.events import GameMove
+        from broadcast.games.game_events import GameMove
         from broadcast.journal.store import Journal
         from broadcast.service.event_service import EventService
         from clocks.timesource import EpochTime

@@ -28,12 +28,12 @@ from typing import Any
 
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
+from broadcast.games.game_state import GameState, MoveRecord
 from broadcast.games.ids import slug
-from broadcast.games.state import GameState, MoveRecord
 from broadcast.journal.codec import NOT_MINE, CodecError, from_plain, register, to_plain
+from broadcast.service.event_state import PublicState
 from broadcast.service.snapshot import STORED_CLASSES
-from broadcast.service.state import PublicState
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 from clocks.errors import BoardwireError
 
 __all__ = [

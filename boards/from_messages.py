@@ -11,7 +11,7 @@ from boards.dgt.bus import BusReply
 from boards.dgt.codes import BusReplyId
 from boards.dgt.eeprom import ClockTime, PieceChange, decode_events
 from boards.dgt.messages import BatteryStatus, BoardDump, BoardMessage, BWTime, FieldUpdate
-from boards.events import BatterySeen, ClockSeen, ClockStamped, DriverEvent, PositionSeen
+from boards.driver_events import BatterySeen, ClockSeen, ClockStamped, DriverEvent, PositionSeen
 from boards.position import BoardPosition
 from boards.recovery import RecentChanges
 from clocks.reading import ClockAck, ClockReading, NoClock, decode_bwtime

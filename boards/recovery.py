@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
-from boards.events import LogRecovered, LogStep
+from boards.driver_events import LogRecovered, LogStep
 from boards.position import BoardPosition
 from clocks.move_times import other_side
 from clocks.reading import ClockReading, Side

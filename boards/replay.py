@@ -14,7 +14,7 @@ from boards.capture import Capture
 from boards.dgt.bus import BusReply, serial_from_address
 from boards.dgt.decoder import BoardStreamDecoder, BusStreamDecoder
 from boards.dgt.messages import SerialNumber
-from boards.events import DriverEvent
+from boards.driver_events import DriverEvent
 from boards.from_messages import BoardStream
 from boards.reconstruction import GameLine, ReconstructionEvent, Reconstructor
 from boards.reconstruction.drive import deadlines_until

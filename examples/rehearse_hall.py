@@ -90,7 +90,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
     from broadcast.config.tables import table_of
     from broadcast.export.pgn import round_pgn
     from broadcast.export.trf import section_trf
-    from broadcast.games.events import GameMove, ResultProposed
+    from broadcast.games.game_events import GameMove, ResultProposed
 
     games = games or _sample_games()
     config = service.config

@@ -42,7 +42,7 @@ from broadcast.actions.entries import particulars
 from broadcast.actions.pairings import dutch_pairings as _dutch
 from broadcast.actions.pairings import imported_round
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import BoardReplaced
+from broadcast.games.game_events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.service.event_service import EventService
 

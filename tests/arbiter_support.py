@@ -13,11 +13,11 @@ from broadcast.config.loader import load_event
 from broadcast.config.model import EventConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import GameClock, GameMove
+from broadcast.games.game_events import GameClock, GameMove
 from broadcast.games.ids import GameKey
-from broadcast.service.state import EventState
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import registration_events
+from broadcast.service.event_state import EventState
+from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.tournament_state import registration_events
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SESTAO = load_event(EXAMPLES / "sestao-2025-swiss.toml")

@@ -19,13 +19,13 @@ from broadcast.config import load_event
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameMove
-from broadcast.games.state import GameState
+from broadcast.games.game_events import GameMove
+from broadcast.games.game_state import GameState
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from broadcast.service.state import PublicState
-from broadcast.tournament.events import PlayersRegistered, RoundPaired
-from broadcast.tournament.state import TournamentState
+from broadcast.service.event_state import PublicState
+from broadcast.tournament.tournament_events import PlayersRegistered, RoundPaired
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

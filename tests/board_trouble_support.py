@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 
 from arbiter_support import SESTAO, engine, gid, start_of
 
+from boards.driver_events import DriverEvent
 from boards.drivers.single import DriverSettings, SingleBoardDriver
-from boards.events import DriverEvent
 from boardsim.board import EmulatedBoard
 from boardsim.virtual import LoopTime, MemoryLine, VirtualClockLoop
 from boardsim.wire import HostCommand
 from broadcast.arbiter import Alert, AlertResolved
 from broadcast.arbiter.standalone import StandaloneRules
-from broadcast.games.events import BoardAttached
+from broadcast.games.game_events import BoardAttached
 
 BOARD = "10001"
 GAME = gid(SESTAO, 1, 1)

@@ -13,10 +13,10 @@ from broadcast.config import load_event
 from broadcast.config.model import EventConfig
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameEvent, GameMove
-from broadcast.games.state import GameState
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import TournamentState, fold, registration_events
+from broadcast.games.game_events import GameEvent, GameMove
+from broadcast.games.game_state import GameState
+from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.tournament_state import TournamentState, fold, registration_events
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 T0 = 1_766_419_200.0  # 2025-12-22 16:00:00 UTC: Pamplona round 1 (17:00 in Madrid)

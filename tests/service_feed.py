@@ -14,7 +14,7 @@ from typing import Any
 
 import chess.pgn
 
-from boards.events import BoardConnected, BoardInfo, ClockSeen, DriverEvent, PositionSeen
+from boards.driver_events import BoardConnected, BoardInfo, ClockSeen, DriverEvent, PositionSeen
 from boardsim.humans import Habits, perform
 from boardsim.readout import board_scans, clock_readings
 from broadcast.arbiter.context import RulesConfig

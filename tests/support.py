@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol, TypeVar
 
+from boards.driver_events import DriverEvent
 from boards.drivers.link import Link
-from boards.events import DriverEvent
 
 E = TypeVar("E")
 

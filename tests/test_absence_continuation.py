@@ -20,7 +20,7 @@ from broadcast.arbiter.alerts import AlertResolved
 from broadcast.games.ids import GameKey
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.eligibility import status_of
-from broadcast.tournament.events import ContinuationRequested
+from broadcast.tournament.tournament_events import ContinuationRequested
 from clocks.timesource import ManualTime
 from web.app import build_app
 

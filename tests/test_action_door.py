@@ -43,7 +43,7 @@ from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import GameMove, ResultProposed
+from broadcast.games.game_events import GameMove, ResultProposed
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.eligibility import excluded_by_rules, prize_withheld

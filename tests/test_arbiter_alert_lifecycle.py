@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from arbiter_support import PAMPLONA, SESTAO, engine, gid, moves, start_of
 
-from boards.events import BoardLost, ClockSeen
+from boards.driver_events import BoardLost, ClockSeen
 from broadcast.arbiter import Alert, AlertResolved, PlayerMarkedPresent, RulesConfig
-from broadcast.games.events import BoardAttached, GameClock, ResultConfirmed, ResultProposed
+from broadcast.games.game_events import BoardAttached, GameClock, ResultConfirmed, ResultProposed
 from clocks.move_times import FlagFell
 from clocks.reading import ClockReading
 

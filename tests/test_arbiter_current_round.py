@@ -8,9 +8,9 @@ from arbiter_support import SESTAO, engine, gid, start_of
 
 from broadcast.arbiter.presence import forfeit_moment
 from broadcast.fide.berger import berger_round
-from broadcast.games.events import ResultProposed
-from broadcast.tournament.events import RoundPaired
+from broadcast.games.game_events import ResultProposed
 from broadcast.tournament.live_round import RoundStartMoved
+from broadcast.tournament.tournament_events import RoundPaired
 
 
 def test_an_earlier_round_is_not_forfeited_once_a_later_one_has_started() -> None:

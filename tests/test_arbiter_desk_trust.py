@@ -14,7 +14,7 @@ import pytest
 
 from broadcast.arbiter.alerts import AlertResolved
 from broadcast.config import load_event
-from broadcast.games.events import GameClock, ResultProposed
+from broadcast.games.game_events import GameClock, ResultProposed
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService

@@ -8,7 +8,7 @@ from arbiter_support import SESTAO, engine, gid, moves, start_of
 
 from broadcast.arbiter import Alert, RulesConfig
 from broadcast.arbiter.flag import blocked_dead, can_checkmate, flag_fall_result
-from broadcast.games.events import ResultConfirmed, ResultProposed, StartPositionSet
+from broadcast.games.game_events import ResultConfirmed, ResultProposed, StartPositionSet
 from clocks.move_times import FlagFell
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from web_support import make_service, play_moves
 
 from broadcast.arbiter import Alert
-from broadcast.games.events import ResultProposed
+from broadcast.games.game_events import ResultProposed
 from clocks.move_times import FlagFell
 
 ROOT = Path(__file__).resolve().parent.parent

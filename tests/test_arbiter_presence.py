@@ -29,8 +29,8 @@ from broadcast.arbiter.presence import (
     warning_marks,
 )
 from broadcast.config.model import EventConfig
-from broadcast.games.events import ResultConfirmed, ResultProposed
-from broadcast.tournament.events import NoShowCounted
+from broadcast.games.game_events import ResultConfirmed, ResultProposed
+from broadcast.tournament.tournament_events import NoShowCounted
 
 E4_E5 = ["e2e4", "e7e5"]
 JUST_AFTER = 0.001  # a millisecond past the default time: it has passed

@@ -9,7 +9,7 @@ from arbiter_support import SESTAO, engine, gid, kinds, moves, start_of
 from broadcast.arbiter import Alert, RulesConfig
 from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.config.model import EarlyDrawRule
-from broadcast.games.events import GameClock, ResultConfirmed, ResultProposed, StartPositionSet
+from broadcast.games.game_events import GameClock, ResultConfirmed, ResultProposed, StartPositionSet
 
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
 KNIGHT_DANCE = ["g1f3", "g8f6", "f3g1", "f6g8"]  # back to the start: one repetition cycle

@@ -9,8 +9,8 @@ from arbiter_support import SESTAO, engine, gid, kinds, moves, standalone, start
 from broadcast.arbiter import Alert, AlertAcknowledged, RulesConfig
 from broadcast.cli.event_lines import to_json
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import ResultProposed
-from broadcast.tournament.events import ByeGranted, ByeRefused, ByeRequested, RoundPaired
+from broadcast.games.game_events import ResultProposed
+from broadcast.tournament.tournament_events import ByeGranted, ByeRefused, ByeRequested, RoundPaired
 
 ZONE = SESTAO.zone
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from arbiter_support import SESTAO, engine, gid, moves, start_of
 
-from boards.events import BatterySeen, BoardHealth, BoardLost, ClockSeen
+from boards.driver_events import BatterySeen, BoardHealth, BoardLost, ClockSeen
 from broadcast.arbiter import Alert, AlertResolved
 from broadcast.arbiter.standalone import StandaloneRules
-from broadcast.games.events import BoardAttached, GameClock, GameSync, ResultConfirmed
+from broadcast.games.game_events import BoardAttached, GameClock, GameSync, ResultConfirmed
 from clocks.reading import ClockReading, NoClock
 
 BOARD = "10001"
@@ -159,7 +159,7 @@ def test_no_trouble_alerts_after_the_result() -> None:
 
 
 def test_a_driver_fault_raises_one_critical_alert_until_the_board_is_back_a_while() -> None:
-    from boards.events import BoardConnected, BoardInfo, DriverFault
+    from boards.driver_events import BoardConnected, BoardInfo, DriverFault
 
     rules = attached()
     port = "/dev/ttyUSB3"
@@ -193,7 +193,7 @@ def test_a_driver_fault_raises_one_critical_alert_until_the_board_is_back_a_whil
 
 
 def test_a_driver_fault_on_a_board_without_a_game_still_alerts() -> None:
-    from boards.events import DriverFault
+    from boards.driver_events import DriverFault
 
     rules = engine(SESTAO)
     [alert] = alerts(
@@ -203,7 +203,7 @@ def test_a_driver_fault_on_a_board_without_a_game_still_alerts() -> None:
 
 
 def test_a_log_gap_names_the_board_and_the_moves_to_check() -> None:
-    from boards.events import LogGap
+    from boards.driver_events import LogGap
 
     rules = attached()  # 1.e4 e5 recorded
     gap = LogGap(START + 300, BOARD, "/dev/ttyACM1", "what it showed last is not in its log")

@@ -28,7 +28,7 @@ from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from broadcast.tournament.eligibility import eliminated, is_active, prize_withheld, status_of
 from broadcast.tournament.final_standings import section_prizes
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 from clocks.timesource import ManualTime
 from web.app import build_app
 from web.json_views import result_json

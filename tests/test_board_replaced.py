@@ -25,7 +25,7 @@ from service_feed import PAMPLONA, load_games
 from test_web_regulations import _confirmed
 from web_support import CREDENTIALS
 
-from boards.events import (
+from boards.driver_events import (
     BoardConnected,
     BoardInfo,
     BoardLost,
@@ -39,8 +39,8 @@ from boardsim.humans import Habits, perform
 from boardsim.readout import board_scans, clock_readings
 from broadcast.config.loader import load_event
 from broadcast.export.pgn import round_pgn
-from broadcast.games.events import BoardReplaced, GameMove
 from broadcast.games.from_board import BoardToGame
+from broadcast.games.game_events import BoardReplaced, GameMove
 from broadcast.games.squares import differing_squares
 from broadcast.journal.store import Journal
 from broadcast.service.committer import ActionError

@@ -25,7 +25,7 @@ import pytest
 from board_trouble_support import Outcome, run_board
 from support import idx
 
-from boards.events import BoardLost, ClockSilent, LogRecovered
+from boards.driver_events import BoardLost, ClockSilent, LogRecovered
 from boardsim.board import CLOCK_LOST_VARIANTS
 from boardsim.virtual import MemoryLine
 

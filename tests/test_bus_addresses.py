@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from support import EventLog, running
 
+from boards.driver_events import BoardConnected
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.discovery import probe_port
-from boards.events import BoardConnected
 from boardsim.board import EmulatedBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost

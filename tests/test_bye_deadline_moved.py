@@ -16,9 +16,9 @@ from test_regulations import ARBITER, service_for
 
 from broadcast.service.event_service import ActionError
 from broadcast.tournament.bye_policy import bye_deadline, check_bye_cancel, check_bye_request
-from broadcast.tournament.events import ByeGranted, ByeRefused, ByeRequested
 from broadcast.tournament.live_round import RoundStartMoved, start_of
 from broadcast.tournament.schedule import round_start
+from broadcast.tournament.tournament_events import ByeGranted, ByeRefused, ByeRequested
 
 OPEN = SESTAO.sections[0]
 R2 = OPEN.round_start(2).start  # 13 September 10:00 Madrid: round 3's bye deadline

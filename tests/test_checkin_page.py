@@ -25,7 +25,7 @@ from web_support import CREDENTIALS, EVENT, T0
 
 from broadcast.arbiter.alerts import PlayerMarkedPresent
 from broadcast.config import load_event
-from broadcast.games.events import ResultConfirmed, ResultProposed
+from broadcast.games.game_events import ResultConfirmed, ResultProposed
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime

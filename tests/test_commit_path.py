@@ -26,7 +26,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
-from boards.events import BoardLost
+from boards.driver_events import BoardLost
 from broadcast.journal.store import RETRY_MAX, Journal
 from broadcast.service.event_service import EventService
 from web.app import build_app

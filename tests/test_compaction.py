@@ -11,13 +11,13 @@ from pathlib import Path
 import acting
 from service_feed import PAMPLONA, load_games, run_round
 
-from boards.events import ClockSeen
+from boards.driver_events import ClockSeen
 from broadcast.config.loader import load_event
-from broadcast.games.events import BoardAttached, GameClock, ResultConfirmed
+from broadcast.games.game_events import BoardAttached, GameClock, ResultConfirmed
 from broadcast.journal.compaction import ClockRows
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from broadcast.service.state import EventState
+from broadcast.service.event_state import EventState
 from clocks.reading import ClockReading, NoClock
 from clocks.timesource import ManualTime
 

@@ -32,7 +32,7 @@ from test_board_replaced import game as game  # the fixture: a sample game of 40
 from test_web_regulations import _confirmed
 from web_support import CREDENTIALS
 
-from boards.events import ClockSeen
+from boards.driver_events import ClockSeen
 from broadcast.games.squares import differing_squares
 from broadcast.service.event_service import EventService
 from clocks.reading import ClockReading

@@ -24,7 +24,7 @@ from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.final_standings import section_prizes, section_standings
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

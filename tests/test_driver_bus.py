@@ -10,10 +10,7 @@ from support import EventLog, FilteredLink, fen_after, idx, running
 
 from boards.dgt.bus import BusReply
 from boards.dgt.codes import BusCommand, BusReplyId
-from boards.drivers.bus import BusDriver, BusSettings
-from boards.drivers.discovery import probe_port
-from boards.drivers.link import Link, open_serial
-from boards.events import (
+from boards.driver_events import (
     BoardConnected,
     BoardHealth,
     BoardLost,
@@ -22,6 +19,9 @@ from boards.events import (
     LogRecovered,
     PositionSeen,
 )
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.discovery import probe_port
+from boards.drivers.link import Link, open_serial
 from boards.position import BoardPosition
 from boards.recovery import KnownBoard
 from boardsim.busline import BusLine

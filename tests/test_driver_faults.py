@@ -15,11 +15,7 @@ from pathlib import Path
 import pytest
 from support import EventLog, fen_after, idx, running
 
-from boards.drivers import bus as busdriver
-from boards.drivers import session, supervise
-from boards.drivers.bus import BusDriver, BusSettings
-from boards.drivers.single import DriverSettings, SingleBoardDriver
-from boards.events import (
+from boards.driver_events import (
     BoardConnected,
     BoardLost,
     DriverEvent,
@@ -28,6 +24,10 @@ from boards.events import (
     LogRecovered,
     PositionSeen,
 )
+from boards.drivers import bus as busdriver
+from boards.drivers import session, supervise
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.single import DriverSettings, SingleBoardDriver
 from boards.from_messages import BoardStream
 from boards.reconstruction import MovePlayed
 from boards.reconstruction.follow import BoardFollower

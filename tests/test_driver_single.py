@@ -13,9 +13,9 @@ from support import EventLog, FilteredLink, fen_after, idx, running
 from boards.capture import CaptureWriter, read_capture
 from boards.dgt.clock_commands import ClockAscii, ClockVersion
 from boards.dgt.codes import Command
+from boards.driver_events import BoardConnected, BoardLost, ClockSeen, LogRecovered, PositionSeen
 from boards.drivers.link import Link, LinkError, open_serial, recording_opener
 from boards.drivers.single import DriverSettings, SingleBoardDriver
-from boards.events import BoardConnected, BoardLost, ClockSeen, LogRecovered, PositionSeen
 from boards.position import BoardPosition
 from boards.recovery import KnownBoard
 from boardsim.board import EmulatedBoard
@@ -199,7 +199,7 @@ async def test_bluetooth_battery_is_reported_and_polled(
 ) -> None:
     from dataclasses import replace
 
-    from boards.events import BatterySeen
+    from boards.driver_events import BatterySeen
 
     settings = replace(FAST, battery_every=0.3)
     async with PtyHost(EmulatedBoard("10001", battery_percent=80), tmp_path / "board-1") as host:

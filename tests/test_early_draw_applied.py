@@ -14,7 +14,7 @@ from test_regulations import ARBITER, ROOT, at, vega_round1
 from web_support import play_moves
 
 from broadcast.config import load_event
-from broadcast.games.events import ResultProposed
+from broadcast.games.game_events import ResultProposed
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService

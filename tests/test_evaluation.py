@@ -27,7 +27,7 @@ from broadcast.analysis.engine import NICE, Engine, EngineSettings, find_engine
 from broadcast.analysis.evaluator import Evaluator
 from broadcast.analysis.queue import PositionQueue
 from broadcast.games.evaluation import Evaluation, position_key
-from broadcast.games.events import GameMove
+from broadcast.games.game_events import GameMove
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import Backoff, task_key

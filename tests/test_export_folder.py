@@ -17,7 +17,7 @@ from broadcast.publish.folder import (
     round_folder,
     write_if_changed,
 )
-from broadcast.tournament.events import RoundPaired
+from broadcast.tournament.tournament_events import RoundPaired
 
 MASTERS = "Masters"
 

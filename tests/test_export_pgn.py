@@ -22,15 +22,15 @@ from broadcast.export.pgn import (
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     BoardAttached,
     LineCorrected,
     ResultConfirmed,
     StartPositionSet,
 )
+from broadcast.games.game_state import GameState, PlayerRef
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState, PlayerRef
-from broadcast.tournament.events import PlayersRegistered, ResultRecorded, RoundPaired
+from broadcast.tournament.tournament_events import PlayersRegistered, ResultRecorded, RoundPaired
 
 SEVEN = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
 MASTERS = "Masters"

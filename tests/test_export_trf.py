@@ -9,7 +9,7 @@ from broadcast.fide.berger import berger_round
 from broadcast.fide.crosstable import ResultCode
 from broadcast.fide.pairing import Pairing
 from broadcast.fide.trf import read_trf
-from broadcast.tournament.events import ResultRecorded
+from broadcast.tournament.tournament_events import ResultRecorded
 
 
 def test_round_robin_report_reads_back_with_headers_and_results() -> None:

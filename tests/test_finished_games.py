@@ -24,15 +24,15 @@ from web_support import make_service, play_moves
 from boards.position import BoardPosition
 from broadcast.cli.serve import all_followed
 from broadcast.cli.simboards import SimulatedHall, start_simulated_boards
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     GameMove,
     GameMoveClocked,
     GameTakeback,
     LineCorrected,
     ResultConfirmed,
 )
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTime

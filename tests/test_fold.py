@@ -12,10 +12,10 @@ from service_feed import load_games, run_round
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook, player_ref
 from broadcast.games.fold import SyncedTo, fold_tournament, synced
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState
-from broadcast.tournament.events import PairingEdited, RoundPaired, TournamentEvent
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_events import PairingEdited, RoundPaired, TournamentEvent
+from broadcast.tournament.tournament_state import TournamentState
 
 GAMES = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
 

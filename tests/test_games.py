@@ -10,7 +10,7 @@ import pytest
 from broadcast.config import load_event
 from broadcast.fide.berger import berger_round
 from broadcast.games.book import GameBook, hall_board_for
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     BoardAttached,
     BoardReplaced,
     GameClock,
@@ -25,10 +25,10 @@ from broadcast.games.events import (
     ResultProposed,
     StartPositionSet,
 )
+from broadcast.games.game_state import GameError, GameState, PlayerRef
 from broadcast.games.ids import GameKey, parse_game_id
-from broadcast.games.state import GameError, GameState, PlayerRef
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import fold, registration_events
+from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.tournament_state import fold, registration_events
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KEY = GameKey("Open A", 3, 12)
@@ -177,7 +177,7 @@ def test_book_follows_pairings_of_the_example_event() -> None:
 
 
 def test_a_move_without_clock_gets_the_display_once_the_opponent_runs() -> None:
-    from boards.events import ClockSeen
+    from boards.driver_events import ClockSeen
     from boards.position import BoardPosition
     from boards.reconstruction import Reconstructor
     from broadcast.games.from_board import BoardToGame

@@ -18,11 +18,11 @@ from broadcast.arbiter.presence import Presence
 from broadcast.config.model import EventConfig
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import ResultProposed
+from broadcast.games.game_events import ResultProposed
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from broadcast.tournament.events import PlayersRegistered, RoundPaired
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_events import PlayersRegistered, RoundPaired
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.timesource import ManualTime
 from web.app import build_app
 from web.arbiter.hall import Wired, hall_json, hall_of, table_state

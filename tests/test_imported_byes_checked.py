@@ -18,7 +18,7 @@ from web_support import CREDENTIALS
 from broadcast.fide.crosstable import Bye, Game, Player, ResultCode, build_crosstable
 from broadcast.fide.trf import write_trf
 from broadcast.service.event_service import EventService
-from broadcast.tournament.events import ByeGranted
+from broadcast.tournament.tournament_events import ByeGranted
 from web.app import build_app
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}

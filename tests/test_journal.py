@@ -16,14 +16,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boards.events import BoardConnected, BoardInfo, ClockSeen, PositionSeen
+from boards.driver_events import BoardConnected, BoardInfo, ClockSeen, PositionSeen
 from boards.position import BoardPosition
 from broadcast.config.model import PlayerEntry
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import GameMove, ResultConfirmed
+from broadcast.games.game_events import GameMove, ResultConfirmed
 from broadcast.journal.codec import encode, register
 from broadcast.journal.store import Journal, JournalError
-from broadcast.tournament.events import ByeRequested, PlayersRegistered, RoundPaired
+from broadcast.tournament.tournament_events import ByeRequested, PlayersRegistered, RoundPaired
 from clocks.reading import ClockReading, NoClock
 
 register(
@@ -118,7 +118,7 @@ def test_acknowledged_appends_survive_kill_9(tmp_path: Path) -> None:
         f"""
         import sys
         from broadcast.journal.codec import register
-        from broadcast.games.events import GameMove
+        from broadcast.games.game_events import GameMove
         from broadcast.journal.store import Journal
         register(GameMove)
         j = Journal({str(path)!r})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from boards.events import BoardLost
+from boards.driver_events import BoardLost
 from broadcast.config import load_event
 from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal

@@ -30,10 +30,10 @@ import acting
 import pytest
 from web_support import EVENT, make_service, play_moves
 
-from boards.events import BoardLost
+from boards.driver_events import BoardLost
 from broadcast.cli import main
 from broadcast.config import load_event
-from broadcast.games.events import GameMove
+from broadcast.games.game_events import GameMove
 from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal, JournalError
 from broadcast.service.committer import NotDurable
@@ -300,7 +300,7 @@ def _writer(path: Path) -> subprocess.Popen[str]:
     script = textwrap.dedent(
         f"""
         from broadcast.journal.kinds import register_all
-        from boards.events import BoardLost
+        from boards.driver_events import BoardLost
         from broadcast.journal.store import Journal
         register_all()
         j = Journal({str(path)!r})

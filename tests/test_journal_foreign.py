@@ -117,7 +117,7 @@ def test_our_journal_crashed_before_its_first_checkpoint_reopens(tmp_path: Path)
     script = textwrap.dedent(
         f"""
         from broadcast.journal.kinds import register_all
-        from boards.events import BoardLost
+        from boards.driver_events import BoardLost
         from broadcast.journal.store import Journal
         register_all()
         j = Journal({str(path)!r})
@@ -145,7 +145,7 @@ def test_our_journal_crashed_before_its_first_checkpoint_reopens(tmp_path: Path)
 
 
 def _journal_with(tmp_path: Path, kind: str, body: str) -> Path:
-    from boards.events import BoardLost
+    from boards.driver_events import BoardLost
     from broadcast.journal.kinds import register_all
 
     register_all()

@@ -44,7 +44,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from web_support import CREDENTIALS, make_service, play_moves
 
-from boards.events import BoardLost
+from boards.driver_events import BoardLost
 from broadcast.cli import main
 from broadcast.journal import store
 from broadcast.journal.kinds import register_all
@@ -394,7 +394,7 @@ def test_a_start_on_an_older_copy_says_so_until_the_arbiter_has_seen_it(tmp_path
 
 _ACTION_AFTER_THE_WAL_IS_DELETED = """
 import sys, time
-from boards.events import BoardLost
+from boards.driver_events import BoardLost
 from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal
 register_all()

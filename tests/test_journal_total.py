@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boards.events import BoardLost
+from boards.driver_events import BoardLost
 from broadcast.config.loader import load_event
 from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal, JournalDamaged

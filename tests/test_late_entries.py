@@ -25,10 +25,10 @@ from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.snapshot import Capture
 from broadcast.tournament.eligibility import is_active, out_reason
-from broadcast.tournament.events import PlayerEntered, PlayerReplaced
 from broadcast.tournament.newcomer import NEWCOMER_FIELDS, NewcomerError, newcomer_entry
 from broadcast.tournament.section import StateError
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_events import PlayerEntered, PlayerReplaced
+from broadcast.tournament.tournament_state import SectionState
 from clocks.timesource import ManualTime
 
 OPEN = "Open"

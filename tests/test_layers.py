@@ -57,7 +57,7 @@ BOARDS_FLOORS = [
     ["boards.recovery"],
     ["boards.reconstruction"],
     ["boards.dgt"],
-    ["boards.events"],
+    ["boards.driver_events"],
     ["boards.position"],
 ]
 # The floors inside web/, top first: the app, its routes, the request helpers, the app's
@@ -96,7 +96,7 @@ PURE = [
     "boards.dgt",
     "boards.reconstruction",
     "boards.position",
-    "boards.events",
+    "boards.driver_events",
     "broadcast.arbiter",
     "broadcast.games",
     "broadcast.tournament",

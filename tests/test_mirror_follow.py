@@ -16,7 +16,7 @@ from web_support import make_service, play_moves
 from broadcast.publish.mirror_follow import Position, Reset, Resync, Skip, Take, place
 from broadcast.publish.stream_checks import check_game
 from broadcast.publish.stream_format import Venue, delta_fields, snapshot_fields
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 
 VENUE = Venue({"Masters": 1}, {}, 1.0, 2.0, 1.0, 900.0)
 

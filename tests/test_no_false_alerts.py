@@ -19,7 +19,7 @@ from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.context import RulesConfig
 from broadcast.arbiter.trouble import TroubleConfig
 from broadcast.cli.demo import _games as demo_games
-from broadcast.games.events import ResultProposed
+from broadcast.games.game_events import ResultProposed
 from broadcast.service.event_service import EventService
 
 CORPORA = Path("/work/shared/testdata/games")

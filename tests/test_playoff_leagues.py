@@ -17,9 +17,9 @@ from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.tournament.events import PlayoffGamePaired
 from broadcast.tournament.playoff import playoff_status
 from broadcast.tournament.section import PlayoffGame
+from broadcast.tournament.tournament_events import PlayoffGamePaired
 from web.app import build_app
 
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}

@@ -14,7 +14,7 @@ from broadcast.actions import MarkAbsent, MarkPresent, act
 from broadcast.arbiter.alerts import PlayerMarkedAbsent, PlayerMarkedPresent
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig
-from broadcast.games.events import GameMove
+from broadcast.games.game_events import GameMove
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
 from clocks.timesource import ManualTime

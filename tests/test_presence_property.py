@@ -23,7 +23,7 @@ from broadcast.arbiter.presence import unknown_colours
 from broadcast.arbiter.presence_rules import walked
 from broadcast.config.tables import table_of
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import GameClock, GameMove, ResultConfirmed
+from broadcast.games.game_events import GameClock, GameMove, ResultConfirmed
 
 PAIRINGS = tuple(Pairing(b, 2 * b - 1, 2 * b) for b in range(1, 9))
 START = start_of(SESTAO, 1)

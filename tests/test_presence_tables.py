@@ -18,7 +18,7 @@ from broadcast.arbiter.alerts import AlertUpdated, PlayerMarkedAbsent, PlayerMar
 from broadcast.arbiter.presence import PlayerPresence, forfeit_moment
 from broadcast.arbiter.presence_rules import game_presence, unchecked_tables
 from broadcast.config.model import EventConfig
-from broadcast.games.events import ResultConfirmed, ResultProposed
+from broadcast.games.game_events import ResultConfirmed, ResultProposed
 
 # Sestao with e-boards on tables 1 and 2 only: round 1's tables 3 and 4 have none.
 HALL = replace(SESTAO, boards=SESTAO.boards[:2])

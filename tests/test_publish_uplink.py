@@ -15,7 +15,7 @@ from redis import asyncio as aioredis
 from redis_support import RedisProcess
 from test_mirror import until, venue
 
-from broadcast.games.events import GameClock
+from broadcast.games.game_events import GameClock
 from broadcast.publish.stream_format import StreamKeys
 
 redis_server = redis_support.redis_server  # the fixture

@@ -14,7 +14,7 @@ from boards.dgt.eeprom import (
     decode_events,
     decode_ring,
 )
-from boards.events import LogRecovered
+from boards.driver_events import LogRecovered
 from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boards.reconstruction import MoveClocked, MovePlayed, Reconstructor
 from boards.recovery import RecentChanges, continued, recover

@@ -17,7 +17,7 @@ from boards.dgt.eeprom import (
     TagEvent,
     decode_ring,
 )
-from boards.events import LogRecovered
+from boards.driver_events import LogRecovered
 from boards.position import SYMBOL_TO_CODE, BoardPosition, square_to_index
 from boards.reconstruction import MovePlayed, Reconstructor
 from boards.recovery import (

@@ -24,16 +24,16 @@ from broadcast.fide.trf import write_trf
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import ActionError, EventService
-from broadcast.tournament.events import (
+from broadcast.tournament.final_standings import playoff_now, section_prizes, section_standings
+from broadcast.tournament.playoff import PlayoffStatus, time_control_for
+from broadcast.tournament.prizes import PrizeList
+from broadcast.tournament.tournament_events import (
     ByeGranted,
     ByeRequested,
     PlayerWithdrawn,
     PlayoffGamePaired,
 )
-from broadcast.tournament.final_standings import playoff_now, section_prizes, section_standings
-from broadcast.tournament.playoff import PlayoffStatus, time_control_for
-from broadcast.tournament.prizes import PrizeList
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,13 +33,13 @@ from broadcast.config import load_event
 from broadcast.config.model import WithdrawalRules
 from broadcast.export.pgn import event_pgn, round_pgn
 from broadcast.fide.pairing import Pairing
-from broadcast.games.events import GameMove, GameSync
+from broadcast.games.game_events import GameMove, GameSync
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.publish.folder import export_round_folder
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.tournament.eligibility import out_reason
-from broadcast.tournament.events import ByeGranted, ByeRequested
+from broadcast.tournament.tournament_events import ByeGranted, ByeRequested
 from clocks.timesource import ManualTime
 from web.app import build_app
 from web.hub import Frame, diff

@@ -20,7 +20,7 @@ from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from broadcast.tournament.final_standings import section_standings
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 from clocks.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,7 +26,7 @@ from broadcast.actions.scoresheet import scoresheet_moves
 from broadcast.export.pgn import game_pgn
 from broadcast.export.trf import section_trf_file
 from broadcast.fide.crosstable import ResultCode
-from broadcast.games.events import BoardAttached, ResultConfirmed
+from broadcast.games.game_events import BoardAttached, ResultConfirmed
 from broadcast.service.event_service import ActionError, EventService
 from web.app import build_app
 

@@ -19,7 +19,7 @@ from export_support import T0, event, paired, play, random_line
 from broadcast.export.pgn import round_game_texts
 from broadcast.fide.berger import berger_round
 from broadcast.games.book import GameBook
-from broadcast.games.events import ResultConfirmed
+from broadcast.games.game_events import ResultConfirmed
 from broadcast.games.ids import GameKey
 from broadcast.publish.lichess import (
     TOKEN_ENV,

@@ -25,7 +25,7 @@ from boardsim.scenarios import (
 from broadcast.arbiter import Alert
 from broadcast.cli import main
 from broadcast.cli.replay import EventReplay, ReplayEventError, replay_event, replay_round
-from broadcast.games.events import GameMove, ResultProposed
+from broadcast.games.game_events import GameMove, ResultProposed
 
 ROUND_START = SESTAO.sections[0].round_start(1).start
 START = start_of(SESTAO, 1)
@@ -221,7 +221,7 @@ def test_cli_needs_round_and_board(tmp_path: Path) -> None:
 def test_the_replay_is_the_live_pipeline_flags_included(tmp_path: Path) -> None:
     """`replay --event` runs the real service: a flag fall is a game fact (GameFlag), as
     on `serve`, not only the rules' proposal (the old copy of the wiring had none)."""
-    from broadcast.games.events import GameFlag
+    from broadcast.games.game_events import GameFlag
 
     scenario = flag_fall("white", LINE[:20], base=600, increment=0, end_after=100)
     result = replay_event(capture_of(scenario, tmp_path), SESTAO, 1, 1)

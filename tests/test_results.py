@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from broadcast.actions.results import DESK_REASONS
 from broadcast.fide.results import REASON_TEXT, TOURNAMENT_CODES, Reason, Result
-from broadcast.games.events import GameResultText, ResultReason
+from broadcast.games.game_events import GameResultText, ResultReason
 
 FORFEITS = {"+/-": "+-", "-/+": "-+", "-/-": "--"}
 

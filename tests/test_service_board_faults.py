@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from boards.events import BoardConnected, BoardInfo, DriverFault, LogGap
+from boards.driver_events import BoardConnected, BoardInfo, DriverFault, LogGap
 from broadcast.arbiter import Alert
 from broadcast.config import load_event
 from broadcast.journal.store import Journal

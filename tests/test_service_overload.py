@@ -13,7 +13,7 @@ import pytest
 
 from broadcast.cli.simboards import start_simulated_boards
 from broadcast.config import load_event
-from broadcast.games.events import GameMove
+from broadcast.games.game_events import GameMove
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from broadcast.service.overload import CALM_SAMPLES, LagWatch

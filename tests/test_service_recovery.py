@@ -11,7 +11,7 @@ from service_support import running_service
 from test_service import opening, wait_for
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
-from boards.events import BoardConnected, BoardInfo, DriverEvent, PositionSeen
+from boards.driver_events import BoardConnected, BoardInfo, DriverEvent, PositionSeen
 from boards.position import BoardPosition, square_to_index
 from boards.recovery import recover
 from broadcast.cli.simboards import start_simulated_boards

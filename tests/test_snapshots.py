@@ -22,9 +22,9 @@ from broadcast.config.model import EventConfig
 from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
+from broadcast.service.event_state import EventState
 from broadcast.service.journal_reader import fold_journal, read_event
 from broadcast.service.snapshot import Capture
-from broadcast.service.state import EventState
 from clocks.timesource import ManualTime
 
 GAMES = Path(__file__).resolve().parent.parent / "examples" / "games" / "worldcup2025-sample.pgn"
@@ -161,7 +161,7 @@ def test_the_offline_readers_use_the_snapshot_and_agree(
 async def test_the_service_takes_snapshots_in_a_worker_thread(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from boards.events import BoardLost
+    from boards.driver_events import BoardLost
 
     path = tmp_path / "j.sqlite"
     service = EventService(

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from web_support import EVENT, make_service, play_moves
 
 from broadcast.config import load_event
-from broadcast.games.events import GameClock
+from broadcast.games.game_events import GameClock
 from broadcast.publish.stream_format import (
     FORMAT,
     Entry,
@@ -34,7 +34,7 @@ from broadcast.publish.stream_format import (
     snapshot_fields,
 )
 from broadcast.publish.stream_values import game_plain
-from broadcast.service.state import EventState, PublicState
+from broadcast.service.event_state import EventState, PublicState
 
 CONFIG = load_event(EVENT)
 STATE = EventState.new(CONFIG)
@@ -282,7 +282,7 @@ def test_a_fresh_mirror_process_reads_a_game_with_a_proposed_result(tmp_path: Pa
     import subprocess
     import sys
 
-    from broadcast.games.events import ResultProposed
+    from broadcast.games.game_events import ResultProposed
 
     service, _ = make_service(tmp_path, delay=0.0)
     public = service.public_state()

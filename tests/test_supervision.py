@@ -22,8 +22,8 @@ from web_support import CREDENTIALS, make_service, play_moves
 
 import broadcast.cli.simboards as simboards
 import broadcast.publish.tasks as publishers
+from boards.driver_events import BoardConnected, BoardLost
 from boards.drivers.single import SingleBoardDriver
-from boards.events import BoardConnected, BoardLost
 from boardsim.board import EmulatedBoard
 from boardsim.pty import PtyHost
 from boardsim.sim import Simulator

@@ -44,8 +44,8 @@ from broadcast.games.book import GameBook, hall_board_for, pairing_board_of, sec
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import fold, registration_events
+from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.tournament_state import fold, registration_events
 from clocks.timesource import ManualTime
 from web import json_views
 from web.app import build_app

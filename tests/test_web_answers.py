@@ -17,7 +17,7 @@ import broadcast.export.pgn
 import web.json_views
 from broadcast.export.pgn import event_pgn, round_pgn
 from broadcast.service.event_service import EventService
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 from clocks.timesource import ManualTime
 from web.app import build_app
 

@@ -15,7 +15,7 @@ from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.decisions import ActionTaken
-from broadcast.games.events import ResultProposed
+from broadcast.games.game_events import ResultProposed
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web import auth as auth_module

@@ -13,7 +13,7 @@ from aiohttp import ClientWebSocketResponse, WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
 from web_support import CREDENTIALS, make_service, play_moves
 
-from broadcast.games.events import GameFlag, LineCorrected, ResultConfirmed, ResultProposed
+from broadcast.games.game_events import GameFlag, LineCorrected, ResultConfirmed, ResultProposed
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import build_app

@@ -27,7 +27,7 @@ from web_support import CREDENTIALS, make_service, play_moves
 
 from broadcast.config.model import System
 from broadcast.fide.results import REASON_TEXT
-from broadcast.games.events import GameMove, ResultConfirmed
+from broadcast.games.game_events import GameMove, ResultConfirmed
 from web import i18n, pages
 from web.app import build_app
 from web.arbiter.login import WRONG

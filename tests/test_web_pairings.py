@@ -235,7 +235,7 @@ async def test_serve_sim_pairs_a_250_player_round_off_the_event_loop(tmp_path: P
     from big_event import swiss_config
 
     from broadcast.actions.pairings import pair_unpaired, pair_unpaired_off_loop
-    from broadcast.tournament.events import ResultRecorded
+    from broadcast.tournament.tournament_events import ResultRecorded
 
     config = swiss_config(250)
     section = config.sections[0]

@@ -10,7 +10,7 @@ from pathlib import Path
 import chess
 
 from broadcast.config import load_event
-from broadcast.games.events import GameMove
+from broadcast.games.game_events import GameMove
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTimeSource, ManualTime

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from broadcast.config.model import EventConfig
 from broadcast.export.pgn import event_games, game_pgn
 from broadcast.games.evaluation import Evaluation, position_key
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState
-from broadcast.service.state import PublicState
-from broadcast.tournament.state import TournamentState
+from broadcast.service.event_state import PublicState
+from broadcast.tournament.tournament_state import TournamentState
 from web.public_source import PublicSource
 
 SLICE_SECONDS = 0.005  # longest stretch of PGN writing before the loop is served again

@@ -16,12 +16,12 @@ from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import board_table, table_of
 from broadcast.fide.results import REASON_TEXT, Result
 from broadcast.games.book import GameBook
+from broadcast.games.game_state import GameState, PlayerRef
 from broadcast.games.ids import GameKey, slug
 from broadcast.games.squares import differing_squares
-from broadcast.games.state import GameState, PlayerRef
 from broadcast.service.event_service import HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from web.alert_titles import alert_title, by_urgency
 from web.i18n import DEFAULT, gettext_of, languages
 from web.public_source import PublicSource

@@ -18,10 +18,10 @@ from broadcast.config.tables import tables_are_boards
 from broadcast.export.pgn import game_pgn
 from broadcast.fide.results import Reason
 from broadcast.games.book import GameBook
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import slug
-from broadcast.games.state import GameState
-from broadcast.service.state import PublicState
-from broadcast.tournament.state import TournamentState
+from broadcast.service.event_state import PublicState
+from broadcast.tournament.tournament_state import TournamentState
 from web import json_views
 from web.board_png import PNG_TYPE, png_available
 from web.board_svg import board_svg, piece_defs

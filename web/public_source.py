@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from broadcast.config.model import EventConfig
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 from clocks.timesource import EpochTimeSource
 
 __all__ = ["PublicSource"]

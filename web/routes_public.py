@@ -15,8 +15,8 @@ from aiohttp import web
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_games, game_pgn
 from broadcast.games.evaluation import eval_json
-from broadcast.games.state import GameError, GameState
-from broadcast.service.state import PublicState
+from broadcast.games.game_state import GameError, GameState
+from broadcast.service.event_state import PublicState
 from web import json_views, pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.board_png import PNG_TYPE, PreviewsBusy, png_available

@@ -33,10 +33,7 @@ from boards.dgt.bus import (
 from boards.dgt.codes import BusCommand, BusReplyId
 from boards.dgt.decoder import BusItem, BusStreamDecoder
 from boards.dgt.eeprom import decode_events
-from boards.drivers.link import Link, LinkError, Opener, open_serial
-from boards.drivers.session import LinkDriver
-from boards.drivers.supervise import FAULT_BACKOFF
-from boards.events import (
+from boards.driver_events import (
     BoardConnected,
     BoardHealth,
     BoardInfo,
@@ -47,6 +44,9 @@ from boards.events import (
     LogGap,
     LogRecovered,
 )
+from boards.drivers.link import Link, LinkError, Opener, open_serial
+from boards.drivers.session import LinkDriver
+from boards.drivers.supervise import FAULT_BACKOFF
 from boards.from_messages import BoardStream
 from boards.position import BoardPosition
 from boards.recovery import (

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 from serial.tools import list_ports
 
+from boards.driver_events import BoardInfo
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import LinkError, Opener, open_serial
 from boards.drivers.single import BoardError, DriverSettings, SingleBoardDriver
-from boards.events import BoardInfo
 
 # USB ids reported for DGT boards: the board's own CDC-ACM chip, and FTDI serial adapters.
 DGT_USB_IDS = frozenset({(0x04D8, 0x000A), (0x0403, 0x6001)})

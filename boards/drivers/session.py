@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from boards.dgt.eeprom import EepromEvent
+from boards.driver_events import DriverEvent, Emit, LogRecovered
 from boards.drivers.link import Link, LinkError, Opener
 from boards.drivers.supervise import Supervised
-from boards.events import DriverEvent, Emit, LogRecovered
 from boards.recovery import RecoveryPlan, outcome, recover
 from clocks.timesource import MonotonicTimeSource, SystemTime
 

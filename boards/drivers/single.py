@@ -40,9 +40,7 @@ from boards.dgt.messages import (
     SerialNumber,
     Version,
 )
-from boards.drivers.link import Link, LinkError, Opener, open_serial
-from boards.drivers.session import LinkDriver
-from boards.events import (
+from boards.driver_events import (
     BatterySeen,
     BoardConnected,
     BoardInfo,
@@ -54,6 +52,8 @@ from boards.events import (
     LogGap,
     LogRecovered,
 )
+from boards.drivers.link import Link, LinkError, Opener, open_serial
+from boards.drivers.session import LinkDriver
 from boards.from_messages import BoardStream
 from boards.position import BoardPosition
 from boards.recovery import (

@@ -6,7 +6,8 @@ Feed it `feed_position`, `feed_clock` and `tick`; it returns events (see `events
 """
 
 from boards.reconstruction.config import ReconstructionConfig
-from boards.reconstruction.events import (
+from boards.reconstruction.line import GameLine
+from boards.reconstruction.reconstruction_events import (
     BackInSync,
     MoveClocked,
     MovePlayed,
@@ -16,7 +17,6 @@ from boards.reconstruction.events import (
     ReconstructionEvent,
     ResultSignalled,
 )
-from boards.reconstruction.line import GameLine
 from boards.reconstruction.reconstructor import Reconstructor
 from boards.reconstruction.result_signal import result_of_kings
 

@@ -26,6 +26,7 @@ from boards.reconstruction.keys import (
     rotate_key,
     victim_lifted,
 )
+from boards.reconstruction.reconstruction_state import EPS, SAME, Candidate, Match, State, Suspect
 from boards.reconstruction.result_signal import king_heading_for_centre, node_stood, signal_in
 from boards.reconstruction.search import (
     Line,
@@ -37,7 +38,6 @@ from boards.reconstruction.search import (
     ordered_fit,
     returns_home,
 )
-from boards.reconstruction.state import EPS, SAME, Candidate, Match, State, Suspect
 
 __all__ = [
     "chain_to",

@@ -6,12 +6,12 @@ nothing goes out of sync after a while. Presses due are resolved first (`press`)
 from __future__ import annotations
 
 from boards.reconstruction.classify import match_for, slow_classify
-from boards.reconstruction.events import OutOfSync, ReconstructionEvent
 from boards.reconstruction.keys import codes_key, diff_mask, key_fen, occupied
 from boards.reconstruction.press import resolve_press
+from boards.reconstruction.reconstruction_events import OutOfSync, ReconstructionEvent
+from boards.reconstruction.reconstruction_state import EPS, Candidate, Match, State
 from boards.reconstruction.record import adopt, announce, back_in_sync, correct, play
 from boards.reconstruction.result_signal import king_heading_for_centre, signal
-from boards.reconstruction.state import EPS, Candidate, Match, State
 
 __all__ = [
     "next_deadline",

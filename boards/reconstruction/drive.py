@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from boards.events import PositionSeen
+from boards.driver_events import PositionSeen
 from boards.position import BoardPosition
-from boards.reconstruction.events import ReconstructionEvent
+from boards.reconstruction.reconstruction_events import ReconstructionEvent
 from boards.reconstruction.reconstructor import Reconstructor
 from clocks.reading import ClockReading, NoClock
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from boards.events import (
+from boards.driver_events import (
     BoardConnected,
     BoardLost,
     ClockSeen,

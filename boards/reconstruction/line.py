@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from boards.reconstruction.events import (
+from boards.reconstruction.reconstruction_events import (
     MoveClocked,
     MovePlayed,
     MoveRetracted,

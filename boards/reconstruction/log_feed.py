@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.classify import chain_to
 from boards.reconstruction.decide import run
-from boards.reconstruction.events import MoveClocked, ReconstructionEvent
 from boards.reconstruction.keys import Key, codes_key
 from boards.reconstruction.log_explain import explain_log, presser_part
 from boards.reconstruction.press import move_then_lifted
+from boards.reconstruction.reconstruction_events import MoveClocked, ReconstructionEvent
+from boards.reconstruction.reconstruction_state import Candidate, Match, State
 from boards.reconstruction.record import adopt, announce, back_in_sync, play
 from boards.reconstruction.search import (
     Line,
@@ -24,7 +25,6 @@ from boards.reconstruction.search import (
     line_keys,
     ordered_fit,
 )
-from boards.reconstruction.state import Candidate, Match, State
 from clocks.move_times import MoveTime
 from clocks.reading import Side
 

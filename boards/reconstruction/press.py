@@ -15,11 +15,11 @@ from boards.reconstruction.classify import (
     last_piece_moved,
     match_for,
 )
-from boards.reconstruction.events import MoveClocked, ReconstructionEvent
 from boards.reconstruction.keys import Key, board_key, colour_mask, diff_mask, occupied
+from boards.reconstruction.reconstruction_events import MoveClocked, ReconstructionEvent
+from boards.reconstruction.reconstruction_state import EPS, Candidate, Match, Press, State
 from boards.reconstruction.record import adopt, back_in_sync, correct, play
 from boards.reconstruction.search import line_keys, ordered_fit
-from boards.reconstruction.state import EPS, Candidate, Match, Press, State
 from clocks.move_times import LeverPressed
 
 __all__ = [

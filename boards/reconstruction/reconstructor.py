@@ -28,11 +28,11 @@ import chess
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.config import ReconstructionConfig
 from boards.reconstruction.decide import next_deadline, run
-from boards.reconstruction.events import ReconstructionEvent, Result
 from boards.reconstruction.keys import board_key, codes_key
 from boards.reconstruction.log_feed import flush_recovered, read_log
 from boards.reconstruction.press import press_made
-from boards.reconstruction.state import Candidate, Ply, State
+from boards.reconstruction.reconstruction_events import ReconstructionEvent, Result
+from boards.reconstruction.reconstruction_state import Candidate, Ply, State
 from clocks.move_times import (
     ClockStarted,
     ClockTimes,

@@ -12,7 +12,8 @@ from dataclasses import replace
 
 import chess
 
-from boards.reconstruction.events import (
+from boards.reconstruction.keys import CENTRE, board_key, codes_key, rotate_key
+from boards.reconstruction.reconstruction_events import (
     BackInSync,
     Evidence,
     MoveClocked,
@@ -21,9 +22,8 @@ from boards.reconstruction.events import (
     NewGame,
     ReconstructionEvent,
 )
-from boards.reconstruction.keys import CENTRE, board_key, codes_key, rotate_key
+from boards.reconstruction.reconstruction_state import Match, Ply, State
 from boards.reconstruction.search import Line, line_keys
-from boards.reconstruction.state import Match, Ply, State
 from clocks.move_times import MoveTime, SoftwareClock
 from clocks.timecontrol import Colour
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import chess
 
-from boards.reconstruction.events import ReconstructionEvent, Result, ResultSignalled
 from boards.reconstruction.keys import CENTRE, CENTRE_LIGHT, Key, board_key, kings_on_centre
+from boards.reconstruction.reconstruction_events import ReconstructionEvent, Result, ResultSignalled
+from boards.reconstruction.reconstruction_state import EPS, Match, State
 from boards.reconstruction.record import announce, play, retract
-from boards.reconstruction.state import EPS, Match, State
 
 __all__ = [
     "king_heading_for_centre",

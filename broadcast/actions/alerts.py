@@ -24,8 +24,8 @@ from broadcast.actions.words import game_words, result_words
 from broadcast.arbiter.alerts import AlertAcknowledged, PlayerMarkedAbsent, PlayerMarkedPresent
 from broadcast.arbiter.presence import deadline, forfeit_result, no_show_colours
 from broadcast.config.tables import table_of
-from broadcast.games.events import Colour, ProposalWithdrawn
-from broadcast.games.state import GameState
+from broadcast.games.game_events import Colour, ProposalWithdrawn
+from broadcast.games.game_state import GameState
 from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import say
 from broadcast.service.committer import ActionError

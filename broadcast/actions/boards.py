@@ -18,12 +18,12 @@ from typing import ClassVar
 
 from broadcast.actions.door import ActionHost, Plan, game_state, section_state
 from broadcast.actions.words import game_words
-from broadcast.games.events import BoardReplaced
+from broadcast.games.game_events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import HallBoard
-from broadcast.tournament.events import BoardAssigned
+from broadcast.tournament.tournament_events import BoardAssigned
 
 __all__ = ["MAX_BOARD", "AssignBoard", "ReplaceBoard", "board_choices", "on_hall_board"]
 

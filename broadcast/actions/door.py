@@ -44,23 +44,23 @@ from broadcast.arbiter.alerts import (
     PresenceUnmarked,
 )
 from broadcast.arbiter.decisions import ActionTaken, PresenceMark
-from broadcast.arbiter.engine import ArbiterRules
+from broadcast.arbiter.dispatch import ArbiterRules
 from broadcast.arbiter.presence import Presence
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
 from broadcast.games.changes import GamePart, book_changes, event_changes
-from broadcast.games.state import GameError, GameState
+from broadcast.games.game_state import GameError, GameState
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import Entry, Journal
 from broadcast.phrases import phrase_of
 from broadcast.service.action_log import ActionLog
 from broadcast.service.committer import ActionError
 from broadcast.service.delayed import DelayedView
+from broadcast.service.event_state import EventState, PublicState
 from broadcast.service.hall import HallBoard
 from broadcast.service.health import Health
-from broadcast.service.state import EventState, PublicState
 from broadcast.tournament.section import StateError
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 from clocks.timesource import EpochTimeSource
 
 __all__ = [

@@ -28,9 +28,9 @@ from broadcast.config.model import PlayerEntry
 from broadcast.games.ids import GameKey
 from broadcast.phrases import phrase_of, say
 from broadcast.service.committer import ActionError
-from broadcast.tournament.events import PlayerEntered, PlayerReplaced
 from broadcast.tournament.newcomer import NewcomerError, newcomer_entry
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_events import PlayerEntered, PlayerReplaced
+from broadcast.tournament.tournament_state import SectionState
 
 __all__ = ["LateEntry", "Particulars", "ReplacePlayer", "particulars", "replacement_round"]
 

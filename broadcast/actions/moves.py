@@ -26,8 +26,8 @@ import chess
 
 from broadcast.actions.door import ActionHost, Plan, game_state
 from broadcast.actions.words import game_words, move_words, plies_words
-from broadcast.games.events import LineCorrected, StartPositionSet
-from broadcast.games.state import GameState
+from broadcast.games.game_events import LineCorrected, StartPositionSet
+from broadcast.games.game_state import GameState
 from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 

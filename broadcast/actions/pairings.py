@@ -39,7 +39,10 @@ from broadcast.phrases import Value, phrase_of, say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.service.pairing_worker import PairingBusy, PairingWorker
-from broadcast.tournament.events import (
+from broadcast.tournament.live_round import unpaired_rounds
+from broadcast.tournament.news import hidden_grounds
+from broadcast.tournament.section import StateError
+from broadcast.tournament.tournament_events import (
     ByeGranted,
     ByeRequested,
     PairingEdited,
@@ -47,10 +50,7 @@ from broadcast.tournament.events import (
     ResultRecorded,
     RoundPaired,
 )
-from broadcast.tournament.live_round import unpaired_rounds
-from broadcast.tournament.news import hidden_grounds
-from broadcast.tournament.section import StateError
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 
 __all__ = [
     "PairingHost",

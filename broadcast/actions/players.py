@@ -31,7 +31,7 @@ from broadcast.arbiter.withdrawal import (
     withdrawal_consequences,
     withdrawal_round,
 )
-from broadcast.games.events import ResultCleared, ResultConfirmed
+from broadcast.games.game_events import ResultCleared, ResultConfirmed
 from broadcast.games.ids import GameKey
 from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import say
@@ -39,7 +39,8 @@ from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.bye_policy import check_bye_cancel
 from broadcast.tournament.eligibility import continuation_refusal, excluded_by_rules, out_reason
-from broadcast.tournament.events import (
+from broadcast.tournament.live_round import start_of
+from broadcast.tournament.tournament_events import (
     ByeCancelled,
     ByeGranted,
     ByeRefused,
@@ -49,8 +50,7 @@ from broadcast.tournament.events import (
     PlayerReinstated,
     PlayerWithdrawn,
 )
-from broadcast.tournament.live_round import start_of
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 
 __all__ = [
     "CancelBye",

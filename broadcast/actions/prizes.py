@@ -20,8 +20,8 @@ from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 from broadcast.service.hall import utc
 from broadcast.tournament.eligibility import prize_withheld
-from broadcast.tournament.events import PlayoffGamePaired, PrizeRestored, PrizeWithheld
 from broadcast.tournament.final_standings import playoff_now
+from broadcast.tournament.tournament_events import PlayoffGamePaired, PrizeRestored, PrizeWithheld
 
 __all__ = ["PairPlayoffGame", "RestorePrize", "WithholdPrize"]
 

@@ -21,14 +21,14 @@ from broadcast.actions.words import game_words, player_words, result_words
 from broadcast.arbiter.presence import no_show_colours
 from broadcast.arbiter.withdrawal import withdrawn_from
 from broadcast.fide.results import Reason, Result
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     GameResultText,
     ProposalWithdrawn,
     ResultConfirmed,
     ResultProposed,
     ResultReason,
 )
-from broadcast.games.state import GameState
+from broadcast.games.game_state import GameState
 from broadcast.phrases import say
 from broadcast.service.committer import ActionError
 

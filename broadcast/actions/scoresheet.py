@@ -29,7 +29,7 @@ from broadcast.actions.door import ActionHost, Plan, game_state
 from broadcast.actions.moves import _line_plan, parse_move
 from broadcast.actions.words import game_words
 from broadcast.fide.results import Result
-from broadcast.games.events import ResultConfirmed
+from broadcast.games.game_events import ResultConfirmed
 from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import say
 from broadcast.service.committer import ActionError

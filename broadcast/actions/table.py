@@ -29,8 +29,8 @@ from broadcast.actions.words import game_words, result_words
 from broadcast.config.model import EventConfig
 from broadcast.config.tables import table_of
 from broadcast.fide.results import Result
-from broadcast.games.events import Colour, GameResultText, ResultProposed, ResultReason
-from broadcast.games.state import GameState
+from broadcast.games.game_events import Colour, GameResultText, ResultProposed, ResultReason
+from broadcast.games.game_state import GameState
 from broadcast.phrases import say
 from broadcast.service.action_log import ActionLog
 from broadcast.service.committer import ActionError

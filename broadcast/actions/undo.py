@@ -33,7 +33,7 @@ from broadcast.arbiter.alerts import (
 )
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.games.changes import Change, GamePart, game_holds
-from broadcast.games.state import GameError
+from broadcast.games.game_state import GameError
 from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import phrase_of, say
 from broadcast.service.committer import ActionError

@@ -15,8 +15,8 @@ from typing import Any
 
 from broadcast.fide.results import REASON_TEXT
 from broadcast.games.changes import Change, GamePart
+from broadcast.games.game_state import GameState, MoveRecord
 from broadcast.games.ids import GameKey, parse_game_id
-from broadcast.games.state import GameState, MoveRecord
 from broadcast.tournament.changes import (
     RoundEntry,
     RoundPairing,
@@ -25,7 +25,7 @@ from broadcast.tournament.changes import (
     SectionMember,
 )
 from broadcast.tournament.news import HiddenGround
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 
 __all__ = [
     "change_words",

@@ -29,8 +29,8 @@ from broadcast.analysis.engine import Engine, EngineSettings
 from broadcast.analysis.queue import QUEUE_LIMIT, PositionQueue
 from broadcast.games.book import GameBook
 from broadcast.games.evaluation import Evaluation, evaluable, position_key
-from broadcast.games.state import GameState
-from broadcast.service.state import PublicState
+from broadcast.games.game_state import GameState
+from broadcast.service.event_state import PublicState
 
 __all__ = ["ASKED_KEPT", "POLL_SECONDS", "Evaluator", "Listener"]
 

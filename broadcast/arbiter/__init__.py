@@ -18,7 +18,7 @@ from broadcast.arbiter.alerts import (
     Severity,
 )
 from broadcast.arbiter.context import EventView, RulesConfig
-from broadcast.arbiter.engine import ArbiterRules
+from broadcast.arbiter.dispatch import ArbiterRules
 
 __all__ = [
     "Alert",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from broadcast.games.events import Colour
+from broadcast.games.game_events import Colour
 from broadcast.phrases import Phrase
 
 Severity = Literal["info", "warning", "critical"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from boards.events import (
+from boards.driver_events import (
     BatterySeen,
     BoardConnected,
     BoardHealth,
@@ -21,11 +21,11 @@ from boards.events import (
     DriverFault,
     LogGap,
 )
+from broadcast.arbiter.memory import BoardWatch
 from broadcast.arbiter.presence import pressed_by
 from broadcast.arbiter.trouble import battery_severity, move_label, polls_missed, too_long
-from broadcast.arbiter.watch import BoardWatch
 from broadcast.config.tables import table_of
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     BoardAttached,
     BoardReplaced,
     Colour,
@@ -34,8 +34,8 @@ from broadcast.games.events import (
     LineCorrected,
     StartPositionSet,
 )
+from broadcast.games.game_state import GameState
 from broadcast.games.squares import differing_squares
-from broadcast.games.state import GameState
 from broadcast.phrases import Phrase, colour_word, say
 from clocks.reading import ClockReading, NoClock
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, Self
 
-from boards.events import DriverEvent
+from boards.driver_events import DriverEvent
 from broadcast.arbiter.alerts import (
     AbsenceUnmarked,
     Alert,
@@ -29,17 +29,17 @@ from broadcast.arbiter.alerts import (
     Severity,
 )
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
+from broadcast.arbiter.memory import BoardWatch, Watch
 from broadcast.arbiter.presence import DEFAULT_WARNINGS
 from broadcast.arbiter.trouble import TroubleConfig
-from broadcast.arbiter.watch import BoardWatch, Watch
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook
-from broadcast.games.events import Colour, GameEvent
-from broadcast.games.state import GameState
+from broadcast.games.game_events import Colour, GameEvent
+from broadcast.games.game_state import GameState
 from broadcast.phrases import Phrase
-from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_events import TournamentEvent
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.move_times import FlagFell
 
 __all__ = ["EventView", "Observable", "RulesConfig", "RulesContext"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import chess
 
-from broadcast.games.events import Colour, GameResultText
+from broadcast.games.game_events import Colour, GameResultText
 
 
 def _colour(colour: Colour) -> chess.Color:

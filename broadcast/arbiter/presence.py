@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, cast
 
-from broadcast.games.events import Colour, GameResultText
+from broadcast.games.game_events import Colour, GameResultText
 
 DEFAULT_WARNINGS: tuple[int, ...] = (900, 300, 60)
 """Seconds before the deadline at which the arbiter is told who is still missing."""

@@ -30,6 +30,7 @@ from broadcast.arbiter.alerts import (
     PlayerMarkedPresent,
     PresenceUnmarked,
 )
+from broadcast.arbiter.memory import Watch
 from broadcast.arbiter.presence import (
     GamePresence,
     How,
@@ -45,12 +46,11 @@ from broadcast.arbiter.presence import (
     unknown_colours,
     warning_marks,
 )
-from broadcast.arbiter.watch import Watch
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import table_of
 from broadcast.games.book import hall_board_for
-from broadcast.games.events import Colour, GameClock, GameMove
-from broadcast.games.state import GameState
+from broadcast.games.game_events import Colour, GameClock, GameMove
+from broadcast.games.game_state import GameState
 from broadcast.phrases import Phrase, Value, and_list, colour_word, english, say
 
 if TYPE_CHECKING:

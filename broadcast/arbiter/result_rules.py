@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from broadcast.arbiter.flag import flag_fall_result
 from broadcast.arbiter.results import early_draw_breach, position_result
 from broadcast.fide.results import REASON_TEXT
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     GameClock,
     GameMove,
     GameResultText,
@@ -26,7 +26,7 @@ from broadcast.games.events import (
     ResultReason,
     StartPositionSet,
 )
-from broadcast.games.state import GameState
+from broadcast.games.game_state import GameState
 from broadcast.phrases import Phrase, Value, colour_word, say
 from clocks.move_times import FlagFell
 

@@ -12,7 +12,7 @@ import chess
 
 from broadcast.arbiter.flag import is_dead_position
 from broadcast.config.model import EarlyDrawRule
-from broadcast.games.events import GameResultText, ResultReason
+from broadcast.games.game_events import GameResultText, ResultReason
 from broadcast.phrases import Value
 from broadcast.tournament.bye_policy import check_draw_offer
 

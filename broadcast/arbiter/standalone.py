@@ -16,11 +16,11 @@ from collections.abc import Iterable
 
 from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.context import EventView, Observable, RulesConfig
-from broadcast.arbiter.engine import ArbiterRules, RulesMemory
+from broadcast.arbiter.dispatch import ArbiterRules, RulesMemory
 from broadcast.games.book import GameBook
-from broadcast.games.state import GameError
+from broadcast.games.game_state import GameError
 from broadcast.tournament.section import StateError
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 __all__ = ["StandaloneRules"]
 

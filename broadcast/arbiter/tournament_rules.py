@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from broadcast.arbiter.decisions import ActionUndone
 from broadcast.arbiter.presence import no_show_colours
 from broadcast.arbiter.withdrawal import reinstatement_events, withdrawal_consequences
-from broadcast.games.events import ResultCleared, ResultConfirmed
+from broadcast.games.game_events import ResultCleared, ResultConfirmed
 from broadcast.phrases import Phrase, say
 from broadcast.tournament.eligibility import excluded_by_rules
-from broadcast.tournament.events import (
+from broadcast.tournament.tournament_events import (
     ByeCancelled,
     ByeGranted,
     ByeRefused,

@@ -26,10 +26,10 @@ from collections.abc import Collection
 
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
-from broadcast.games.events import GameResultText, ResultCleared, ResultConfirmed
+from broadcast.games.game_events import GameResultText, ResultCleared, ResultConfirmed
 from broadcast.games.ids import GameKey
-from broadcast.tournament.events import PairingEdited, PlayerReinstated, PlayerWithdrawn
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_events import PairingEdited, PlayerReinstated, PlayerWithdrawn
+from broadcast.tournament.tournament_state import SectionState
 
 __all__ = [
     "reinstatement_events",

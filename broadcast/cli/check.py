@@ -55,8 +55,8 @@ def round_one(section: SectionConfig) -> tuple[tuple[Pairing, ...], str]:
     if len(section.players) < 2:
         return (), "no players registered yet"
     from broadcast.fide.dutch import pair_round
-    from broadcast.tournament.events import PlayersRegistered
-    from broadcast.tournament.state import SectionState
+    from broadcast.tournament.tournament_events import PlayersRegistered
+    from broadcast.tournament.tournament_state import SectionState
 
     state = SectionState(section).apply(PlayersRegistered(section.name, section.players))
     pairings = pair_round(state.to_crosstable(), 1, total_rounds=section.rounds)

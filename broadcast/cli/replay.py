@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from boards.capture import Capture, CaptureChunk
-from boards.events import BoardConnected, BoardInfo
+from boards.driver_events import BoardConnected, BoardInfo
 from boards.reconstruction.drive import deadlines_until
 from boards.replay import FLUSH_SECONDS, replay_capture
 from broadcast.actions import PublishPairings, act
@@ -43,12 +43,12 @@ from broadcast.config.model import BoardConfig, EventConfig, SectionConfig
 from broadcast.fide.berger import berger_round
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import pairing_board_of, section_boards
-from broadcast.games.events import ResultProposed
+from broadcast.games.game_events import ResultProposed
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Entry, Journal
 from broadcast.service.event_service import EventService
-from broadcast.tournament.events import ResultRecorded, TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
+from broadcast.tournament.tournament_events import ResultRecorded, TournamentEvent
 from clocks.errors import BoardwireError
 from clocks.move_times import FlagFell
 from clocks.timecontrol import TimeControl
@@ -308,7 +308,7 @@ def _replay(
 
 
 def _driver_types() -> tuple[type, ...]:
-    from boards import events as driver_events
+    from boards import driver_events
 
     return (
         driver_events.BoardConnected,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from broadcast.publish.redis_publisher import RedisPublisher
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 from broadcast.service.supervisor import SupervisedTask
 
 if TYPE_CHECKING:

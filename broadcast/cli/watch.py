@@ -12,10 +12,10 @@ from functools import partial
 from typing import Any
 
 from boards.capture import CaptureError, CaptureWriter, read_capture
+from boards.driver_events import BoardConnected, BoardLost, DriverEvent
 from boards.drivers.bus import BusDriver
 from boards.drivers.link import open_serial, recording_opener
 from boards.drivers.single import SingleBoardDriver
-from boards.events import BoardConnected, BoardLost, DriverEvent
 from boards.reconstruction import (
     BackInSync,
     MovePlayed,

@@ -50,9 +50,9 @@ from broadcast.config.tables import table_of, tables_are_boards
 from broadcast.fide.results import Reason, Result
 from broadcast.games.book import GameBook
 from broadcast.games.evaluation import EvalLookup, pgn_eval
-from broadcast.games.state import GameState, MoveRecord, PlayerRef
+from broadcast.games.game_state import GameState, MoveRecord, PlayerRef
 from broadcast.tournament.playoff import time_control_for
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.timecontrol import TimeControl, pgn_time_control
 
 __all__ = [

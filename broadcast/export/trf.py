@@ -19,7 +19,7 @@ from broadcast.export.pgn import event_title
 from broadcast.fide.trf import TrfFile, TrfRecord, write_trf
 from broadcast.tournament.eligibility import status_of
 from broadcast.tournament.final_standings import section_standings
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 __all__ = ["section_trf", "section_trf_file"]
 

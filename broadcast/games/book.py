@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 
 from broadcast.config.model import BoardConfig, EventConfig, PlayerEntry
 from broadcast.config.tables import board_table, first_tables, hall_board_at, table_of
-from broadcast.games.events import GameEvent
+from broadcast.games.game_events import GameEvent
+from broadcast.games.game_state import GameError, GameState, PlayerRef
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameError, GameState, PlayerRef
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 
 def player_ref(entry: PlayerEntry | None, number: int) -> PlayerRef:

@@ -23,14 +23,14 @@ from typing import Any
 
 from broadcast.games.book import GameBook
 from broadcast.games.fold import synced
-from broadcast.games.state import GameError, GameState
+from broadcast.games.game_state import GameError, GameState
 from broadcast.tournament.changes import (
     TournamentChange,
     put_back_tournament,
     tournament_changes,
 )
 from broadcast.tournament.section import StateError
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 __all__ = [
     "CHECKED",

@@ -12,9 +12,9 @@ from typing import TypeVar
 
 from broadcast.fide.results import Result
 from broadcast.games.book import GameBook
-from broadcast.games.events import ResultCleared, ResultConfirmed
-from broadcast.tournament.events import ResultRecorded, ResultRemoved, TournamentEvent
-from broadcast.tournament.state import TournamentState
+from broadcast.games.game_events import ResultCleared, ResultConfirmed
+from broadcast.tournament.tournament_events import ResultRecorded, ResultRemoved, TournamentEvent
+from broadcast.tournament.tournament_state import TournamentState
 
 
 def fold_tournament(

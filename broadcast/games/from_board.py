@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from boards.events import ClockSeen, ClockStamped, DriverEvent, LogRecovered, PositionSeen
+from boards.driver_events import ClockSeen, ClockStamped, DriverEvent, LogRecovered, PositionSeen
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction import (
     BackInSync,
@@ -26,7 +26,7 @@ from boards.reconstruction import (
     ResultSignalled,
 )
 from boards.reconstruction.follow import BoardFollower
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     Colour,
     GameClock,
     GameEvent,
@@ -36,7 +36,7 @@ from broadcast.games.events import (
     GameTakeback,
     ResultProposed,
 )
-from broadcast.games.state import GameState
+from broadcast.games.game_state import GameState
 from clocks.move_times import other_side
 from clocks.reading import ClockReading
 

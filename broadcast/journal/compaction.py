@@ -28,8 +28,8 @@ import logging
 from array import array
 from typing import TYPE_CHECKING
 
-from boards.events import ClockSeen
-from broadcast.games.events import BoardAttached, BoardReplaced, GameClock, ResultConfirmed
+from boards.driver_events import ClockSeen
+from broadcast.games.game_events import BoardAttached, BoardReplaced, GameClock, ResultConfirmed
 from clocks.reading import ClockReading
 
 if TYPE_CHECKING:

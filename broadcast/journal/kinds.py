@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 from types import ModuleType
 
-from boards.events import DriverEvent
+from boards.driver_events import DriverEvent
 from broadcast.arbiter.alerts import ArbiterEvent
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
-from broadcast.games.events import GameEvent
+from broadcast.games.game_events import GameEvent
 from broadcast.journal.codec import register
-from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
+from broadcast.tournament.tournament_events import TournamentEvent
 from clocks.move_times import FlagFell
 
 JournalEvent = (
@@ -42,35 +42,35 @@ def register_all() -> None:
     """Register the event classes of every module that defines journaled events, and of
     the modules whose values events carry (positions, clock readings, players, pairings):
     a fresh process must be able to read back what another one wrote."""
-    import boards.events
+    import boards.driver_events
     import boards.position
     import broadcast.config.model
     import broadcast.fide.pairing
     import broadcast.games.changes
-    import broadcast.games.events
+    import broadcast.games.game_events
+    import broadcast.games.game_state
     import broadcast.games.ids
-    import broadcast.games.state
     import broadcast.phrases
     import broadcast.tournament.changes
-    import broadcast.tournament.events
     import broadcast.tournament.live_round
-    import broadcast.tournament.state
+    import broadcast.tournament.tournament_events
+    import broadcast.tournament.tournament_state
     import clocks.move_times
     import clocks.reading
 
     modules: list[ModuleType] = [
-        boards.events,
+        boards.driver_events,
         boards.position,
         broadcast.config.model,
-        broadcast.games.events,
+        broadcast.games.game_events,
         # The values an action's record and its undoing carry (parts of the state).
         broadcast.games.changes,
         broadcast.games.ids,
-        broadcast.games.state,
+        broadcast.games.game_state,
         broadcast.phrases,  # the alerts' texts for the desk's languages
         broadcast.tournament.changes,
-        broadcast.tournament.state,
-        broadcast.tournament.events,
+        broadcast.tournament.tournament_state,
+        broadcast.tournament.tournament_events,
         broadcast.fide.pairing,
         broadcast.tournament.live_round,
         clocks.move_times,

@@ -27,7 +27,7 @@ from broadcast.export.pgn import game_pgn, round_pgn
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.publish.files import write_atomically
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 __all__ = [
     "FolderUpdate",

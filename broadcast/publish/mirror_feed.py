@@ -57,7 +57,7 @@ from broadcast.publish.stream_format import (
     decode_snapshot,
     read_header,
 )
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 
 __all__ = ["MirrorFeed", "MirrorState", "MirrorTime"]
 

@@ -33,7 +33,7 @@ from broadcast.publish.stream_format import (
     decode_snapshot,
     read_header,
 )
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 
 __all__ = ["Outcome", "Position", "Reset", "Resync", "Skip", "Take", "judge", "place", "settle"]
 

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from broadcast.journal.store import Entry
 from broadcast.service.committer import Listener
-from broadcast.service.state import PublicState
+from broadcast.service.event_state import PublicState
 from clocks.timesource import EpochTimeSource
 
 __all__ = ["PublicChanges"]

@@ -64,8 +64,8 @@ from broadcast.publish.stream_format import (
     delta_fields,
     read_header,
 )
+from broadcast.service.event_state import PublicState
 from broadcast.service.health import Health
-from broadcast.service.state import PublicState
 from clocks.timesource import EpochTimeSource
 
 __all__ = [

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from broadcast.config.model import EventConfig
-from broadcast.games.state import GameState, MoveRecord
+from broadcast.games.game_state import GameState, MoveRecord
 from clocks.errors import BoardwireError
 
 __all__ = [

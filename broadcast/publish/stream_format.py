@@ -52,8 +52,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from broadcast.config.model import EventConfig
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import slug
-from broadcast.games.state import GameState
 from broadcast.journal.codec import register
 from broadcast.publish.stream_checks import Unfit, check
 from broadcast.publish.stream_values import (
@@ -67,9 +67,9 @@ from broadcast.publish.stream_values import (
     state_patch,
     whole_state,
 )
+from broadcast.service.event_state import PublicState
 from broadcast.service.snapshot import STORED_CLASSES
-from broadcast.service.state import PublicState
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 
 __all__ = [
     "FORMAT",

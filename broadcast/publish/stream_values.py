@@ -21,11 +21,11 @@ from typing import Any
 
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
-from broadcast.games.state import GameState
+from broadcast.games.game_state import GameState
 from broadcast.journal.codec import NOT_MINE, from_plain, to_plain
 from broadcast.publish.stream_checks import Unfit, check, check_game, check_move, hints_of
-from broadcast.service.state import PublicState
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.service.event_state import PublicState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 
 __all__ = [
     "Mismatch",

@@ -54,15 +54,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Generic, Protocol, TypeVar
 
-from boards.events import DriverEvent
-from broadcast.arbiter.engine import ArbiterRules, RulesMemory
+from boards.driver_events import DriverEvent
+from broadcast.arbiter.dispatch import ArbiterRules, RulesMemory
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
-from broadcast.games.events import (
+from broadcast.games.fold import SyncedTo, with_tournament_results
+from broadcast.games.game_events import (
     ResultConfirmed,
 )
-from broadcast.games.fold import SyncedTo, with_tournament_results
-from broadcast.games.state import GameError
+from broadcast.games.game_state import GameError
 from broadcast.journal.kinds import JournalEvent
 from broadcast.journal.store import (
     Entry,
@@ -74,16 +74,16 @@ from broadcast.journal.store import (
 )
 from broadcast.phrases import Phrase, english, say
 from broadcast.service.delayed import DelayedView
+from broadcast.service.event_state import EventState, PublicState
 from broadcast.service.health import JOURNAL_FOUND, JOURNAL_MENDED, Health
 from broadcast.service.inbox import Inbox
 from broadcast.service.log_lines import log_line
 from broadcast.service.overload import LagWatch, overload_alert
 from broadcast.service.rescue import save_state
 from broadcast.service.snapshot import Snapshots
-from broadcast.service.state import EventState, PublicState
 from broadcast.tournament.news import AT_ONCE, follows_from_hidden, tell
 from broadcast.tournament.section import StateError
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.errors import BoardwireError
 from clocks.timesource import EpochTimeSource
 

@@ -33,14 +33,14 @@ import logging
 from collections.abc import Sequence
 from functools import partial
 
+from boards.driver_events import DriverEvent
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener, open_serial
 from boards.drivers.single import SingleBoardDriver
-from boards.events import DriverEvent
 from boards.recovery import KnownBoard
 from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.context import RulesConfig
-from broadcast.arbiter.engine import ArbiterRules
+from broadcast.arbiter.dispatch import ArbiterRules
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
 from broadcast.journal.kinds import JournalEvent, register_all
@@ -53,6 +53,7 @@ from broadcast.service.committer import (
     NotDurable,
 )
 from broadcast.service.delayed import DelayedView
+from broadcast.service.event_state import EventState, PublicState
 from broadcast.service.hall import Hall, HallBoard, utc
 from broadcast.service.health import Health
 from broadcast.service.overload import LagWatch
@@ -60,12 +61,11 @@ from broadcast.service.pairing_worker import PairingWorker
 from broadcast.service.public_view import PublicView
 from broadcast.service.runtime import Runtime
 from broadcast.service.snapshot import Snapshots
-from broadcast.service.state import EventState, PublicState
 from broadcast.service.supervisor import Backoff, Supervisor
 from broadcast.tournament.live_round import RoundStartMoved, StartOverrides, unpaired_rounds
 from broadcast.tournament.news import Held, held_news
 from broadcast.tournament.registration import registration_changes, round_robin_pairings
-from broadcast.tournament.state import TournamentState, registration_events
+from broadcast.tournament.tournament_state import TournamentState, registration_events
 from clocks.timesource import EpochTimeSource
 
 log = logging.getLogger(__name__)

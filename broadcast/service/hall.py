@@ -22,18 +22,18 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from boards.events import BoardConnected, BoardLost, DriverEvent, PositionSeen
+from boards.driver_events import BoardConnected, BoardLost, DriverEvent, PositionSeen
 from boards.reconstruction import Reconstructor
 from boards.recovery import KnownBoard
 from broadcast.config.model import BoardConfig, EventConfig
 from broadcast.games.book import pairing_board_of, section_boards
-from broadcast.games.events import BoardAttached, GameFlag
 from broadcast.games.from_board import BoardToGame
+from broadcast.games.game_events import BoardAttached, GameFlag
+from broadcast.games.game_state import GameState, software_times
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState, software_times
 from broadcast.journal.kinds import JournalEvent
 from broadcast.service.committer import ActionError, Committer
-from broadcast.service.state import BoardStatus, EventState
+from broadcast.service.event_state import BoardStatus, EventState
 from broadcast.tournament.live_round import current_round
 from broadcast.tournament.playoff import time_control_for
 from clocks.move_times import FlagFell

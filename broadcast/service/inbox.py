@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from boards.events import DriverEvent
+from boards.driver_events import DriverEvent
 
 # Real seconds board events wait to be handled together: a bus line answers in many small
 # replies, each its own loop turn; one batch (one fsync, one web update) per turn would

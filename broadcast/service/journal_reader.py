@@ -14,13 +14,13 @@ from broadcast.config import load_event
 from broadcast.config.model import EventConfig
 from broadcast.config.rehearsal import META_KEY, as_rehearsed
 from broadcast.games.book import GameBook
-from broadcast.games.state import GameError
+from broadcast.games.game_state import GameError
 from broadcast.journal.kinds import register_all
 from broadcast.journal.store import Journal, JournalError
+from broadcast.service.event_state import EventState
 from broadcast.service.snapshot import read_state
-from broadcast.service.state import EventState
 from broadcast.tournament.section import StateError
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 log = logging.getLogger(__name__)
 

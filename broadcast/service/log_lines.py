@@ -12,7 +12,7 @@ from broadcast.arbiter.alerts import (
     PresenceUnmarked,
 )
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     LineCorrected,
     ProposalWithdrawn,
     ResultCleared,
@@ -20,7 +20,7 @@ from broadcast.games.events import (
     ResultProposed,
     StartPositionSet,
 )
-from broadcast.tournament.events import PlayerEntered, PlayerReplaced, ResultRecorded
+from broadcast.tournament.tournament_events import PlayerEntered, PlayerReplaced, ResultRecorded
 
 _TOURNAMENT_LOGGED = (
     "RoundPaired",

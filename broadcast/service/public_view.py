@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from broadcast.config.model import EventConfig
+from broadcast.service.event_state import PublicState
 from broadcast.service.hall import utc
-from broadcast.service.state import PublicState
 from broadcast.tournament.live_round import StartOverrides, current_rounds, unpaired_rounds
 from clocks.timesource import EpochTimeSource
 

@@ -17,7 +17,7 @@ from broadcast.config.model import EventConfig
 from broadcast.export.pgn import event_pgn
 from broadcast.export.trf import section_trf
 from broadcast.games.ids import slug
-from broadcast.service.state import EventState
+from broadcast.service.event_state import EventState
 
 
 def save_state(journal: str, state: EventState, config: EventConfig) -> tuple[str, ...]:

@@ -20,10 +20,10 @@ import logging
 from collections.abc import Callable
 from functools import partial
 
+from boards.driver_events import DriverEvent
 from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
-from boards.events import DriverEvent
 from broadcast.phrases import say
 from broadcast.service.committer import Committer
 from broadcast.service.hall import Hall, utc

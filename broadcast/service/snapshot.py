@@ -41,26 +41,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 from boards.position import BoardPosition
 from broadcast.arbiter.alerts import Alert
 from broadcast.arbiter.context import RulesConfig
-from broadcast.arbiter.engine import RulesMemory
+from broadcast.arbiter.dispatch import RulesMemory
+from broadcast.arbiter.memory import BoardWatchMemory, WatchMemory
 from broadcast.arbiter.presence import Presence
-from broadcast.arbiter.watch import BoardWatchMemory, WatchMemory
 from broadcast.config.model import EventConfig, PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.games.book import GameBook
+from broadcast.games.game_state import GameState, MoveRecord, PlayerRef
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState, MoveRecord, PlayerRef
 from broadcast.journal.codec import NOT_MINE, from_plain, register, to_plain
 from broadcast.journal.compaction import Compactor
 from broadcast.journal.snapshot_table import StoredSnapshot
 from broadcast.journal.store import Journal, JournalError
 from broadcast.phrases import Phrase
-from broadcast.service.state import BoardMemory, BoardStatus, EventState, PublicState
+from broadcast.service.event_state import BoardMemory, BoardStatus, EventState, PublicState
 from broadcast.tournament.section import GameResult, PlayoffGame, RoundState
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 from clocks.errors import BoardwireError
 
 if TYPE_CHECKING:
-    from broadcast.arbiter.engine import ArbiterRules
+    from broadcast.arbiter.dispatch import ArbiterRules
     from broadcast.journal.store import Journal
     from broadcast.service.delayed import DelayedView
     from clocks.timesource import EpochTimeSource

@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from broadcast.tournament.section import RoundState, StateError
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 
 __all__ = [
     "KEYED",

@@ -16,7 +16,7 @@ from broadcast.fide.tiebreaks.spec import Edition
 from broadcast.tournament.eligibility import disqualified_from_prizes, status_of
 from broadcast.tournament.playoff import PENDING, PlayoffStatus, playoff_note, playoff_status
 from broadcast.tournament.prizes import PrizeList, compute_prizes
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 from broadcast.tournament.withdrawal_rule import LeftOut, against_note, left_out, left_out_note
 
 

@@ -15,8 +15,8 @@ from broadcast.config.model import PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.phrases import say
 from broadcast.tournament.eligibility import out_reason
-from broadcast.tournament.events import PlayerEntered, PlayerReplaced
 from broadcast.tournament.section import SectionRecord, StateError
+from broadcast.tournament.tournament_events import PlayerEntered, PlayerReplaced
 
 S = TypeVar("S", bound=SectionRecord)
 

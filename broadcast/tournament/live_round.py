@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.tournament.schedule import StartOverrides, round_start
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 SETUP_MINUTES = 30
 

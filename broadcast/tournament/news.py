@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from broadcast.tournament.events import (
+from broadcast.tournament.section import RoundState, StateError
+from broadcast.tournament.tournament_events import (
     BoardAssigned,
     PairingEdited,
     PairingsReleased,
@@ -37,8 +38,7 @@ from broadcast.tournament.events import (
     RoundPaired,
     TournamentEvent,
 )
-from broadcast.tournament.section import RoundState, StateError
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 
 __all__ = [
     "AT_ONCE",

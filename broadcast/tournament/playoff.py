@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from broadcast.config.model import PlayoffRules, SectionConfig
 from broadcast.fide.results import Result
 from broadcast.tournament.section import PlayoffGame
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 from clocks.timecontrol import TimeControl
 
 PENDING = "play-off for 1st pending"

@@ -10,8 +10,8 @@ import json
 
 from broadcast.config.model import EventConfig, PlayerEntry, SectionConfig
 from broadcast.fide.berger import berger_round
-from broadcast.tournament.events import RoundPaired
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 
 __all__ = ["LATE_ENTRY_ROUTE", "REPLACEMENT_ROUTE", "registration_changes", "round_robin_pairings"]
 

@@ -2,7 +2,7 @@
 with their results and bye codes, and what the arbiter and the rules decided (byes,
 withdrawals, no-shows, continuations, prizes, late entries). Plain questions of fact are
 answered here; what the regulations say of them is in `broadcast.tournament.eligibility`,
-and the fold itself (`SectionState.apply`) in `broadcast.tournament.state`.
+and the fold itself (`SectionState.apply`) in `broadcast.tournament.tournament_state`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from broadcast.config.model import PlayerEntry, SectionConfig
 from broadcast.fide.pairing import Pairing
 from broadcast.phrases import PhrasedError
-from broadcast.tournament.events import PlayerEntered, PlayerReplaced, TournamentEvent
+from broadcast.tournament.tournament_events import PlayerEntered, PlayerReplaced, TournamentEvent
 from clocks.errors import BoardwireError
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from broadcast.fide.crosstable import Crosstable
 from broadcast.tournament.eligibility import out_reason
-from broadcast.tournament.state import SectionState
+from broadcast.tournament.tournament_state import SectionState
 
 __all__ = ["LeftOut", "against_note", "left_out", "left_out_note", "scheduled_games"]
 

@@ -21,8 +21,8 @@ from broadcast.analysis.engine import EngineSettings, find_engine
 from broadcast.analysis.evaluator import Evaluator
 from broadcast.arbiter.alerts import Alert
 from broadcast.config import load_event
-from broadcast.games import events as game_events
-from broadcast.games.events import GameClock, GameMove, ResultConfirmed, ResultProposed
+from broadcast.games import game_events
+from broadcast.games.game_events import GameClock, GameMove, ResultConfirmed, ResultProposed
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime

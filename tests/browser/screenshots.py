@@ -38,7 +38,7 @@ def _serial(board: int) -> str:
 
 def _shows(service: Any, clock: Any, board: int, fen: str) -> None:
     """Hall board `board` (connected as DGT 1000N) shows the position of `fen`."""
-    from boards.events import BoardConnected, BoardInfo, PositionSeen
+    from boards.driver_events import BoardConnected, BoardInfo, PositionSeen
     from boards.position import BoardPosition
 
     where = service.hall[board].config.port

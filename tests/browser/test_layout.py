@@ -19,7 +19,7 @@ import scene
 from scene import Site
 from web_support import CREDENTIALS, free_port
 
-from broadcast.games.events import GameClock, GameMove, ResultConfirmed
+from broadcast.games.game_events import GameClock, GameMove, ResultConfirmed
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from web.app import start_web

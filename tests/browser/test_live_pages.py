@@ -22,7 +22,7 @@ from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.arbiter.alerts import Alert
 from broadcast.cli.simboards import SimulatedHall, start_simulated_boards
 from broadcast.config import load_event
-from broadcast.games.events import GameMove
+from broadcast.games.game_events import GameMove
 from broadcast.journal.store import Entry, Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTime

@@ -37,9 +37,9 @@ from broadcast.fide.pairing import Pairing
 from broadcast.games.ids import GameKey
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
-from broadcast.service.state import PublicState
-from broadcast.tournament.events import PlayersRegistered, ResultRecorded, RoundPaired
-from broadcast.tournament.state import TournamentState
+from broadcast.service.event_state import PublicState
+from broadcast.tournament.tournament_events import PlayersRegistered, ResultRecorded, RoundPaired
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.timesource import ManualTime
 from web.app import build_app
 

@@ -19,7 +19,7 @@ from web_support import CREDENTIALS
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli.demo import kings_signal
-from broadcast.games.events import ResultConfirmed
+from broadcast.games.game_events import ResultConfirmed
 
 DELAY = 3.0
 FLAG_GAME = "masters-r1-b3"

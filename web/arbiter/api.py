@@ -51,12 +51,13 @@ from broadcast.actions import (
 )
 from broadcast.actions.entries import particulars
 from broadcast.actions.scoresheet import EnterScoresheet
-from broadcast.games.events import BoardReplaced
+from broadcast.games.game_events import BoardReplaced
 from broadcast.games.ids import GameKey
 from broadcast.games.squares import differing_squares
 from broadcast.service.event_service import ActionError
 from broadcast.service.pairing_worker import PairingBusy
-from broadcast.tournament.events import (
+from broadcast.tournament.newcomer import NEWCOMER_FIELDS
+from broadcast.tournament.tournament_events import (
     ByeCancelled,
     ByeGranted,
     PlayerEntered,
@@ -67,7 +68,6 @@ from broadcast.tournament.events import (
     PrizeRestored,
     PrizeWithheld,
 )
-from broadcast.tournament.newcomer import NEWCOMER_FIELDS
 from web import json_views
 from web.arbiter.actions import DESK, ByHand, Dutch, FromTrf, PairingSource, pairing_command
 from web.arbiter.calls import (

@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from broadcast.actions import Command, ConfirmationNeeded, Done
-from broadcast.games.state import GameError
+from broadcast.games.game_state import GameError
 from broadcast.service.event_service import ActionError, EventService
 from web import json_views
 from web.arbiter.actions import DESK, Desk

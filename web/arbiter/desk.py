@@ -54,7 +54,7 @@ from broadcast.actions.results import DESK_REASONS
 from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.actions.words import game_words, hidden_words, player_words
 from broadcast.fide.results import Result
-from broadcast.games.events import BoardReplaced
+from broadcast.games.game_events import BoardReplaced
 from broadcast.games.ids import slug
 from broadcast.service.event_service import ActionError, EventService
 from broadcast.service.hall import utc

@@ -37,7 +37,7 @@ from broadcast.config.model import EventConfig
 from broadcast.config.tables import table_of
 from broadcast.fide.results import Result
 from broadcast.games.book import GameBook
-from broadcast.games.state import GameState
+from broadcast.games.game_state import GameState
 from broadcast.service.event_service import EventService
 from web import json_views
 from web.alert_titles import alert_title, by_urgency

@@ -40,9 +40,9 @@ from broadcast.actions.table import (
     proposed_by,
 )
 from broadcast.config.tables import board_at_table, section_tables
-from broadcast.games.events import Colour
+from broadcast.games.game_events import Colour
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import GameKey
-from broadcast.games.state import GameState
 from broadcast.journal.errors import JournalError
 from broadcast.service.event_service import ActionError, EventService, NotDurable
 from clocks.errors import BoardwireError

@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import WSCloseCode, web
 
 from broadcast.config.model import EventConfig, SectionConfig
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from web.hub.deltas import Delta, Frame, SectionView, diff, encode, section_news, section_view
 from web.hub.wire import Wire
 from web.limits import HubLimits, LoopBudget, TokenBucket

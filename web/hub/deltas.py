@@ -17,9 +17,9 @@ from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.book import GameBook
 from broadcast.games.evaluation import Evaluation, eval_json
+from broadcast.games.game_state import GameState
 from broadcast.games.ids import slug
-from broadcast.games.state import GameState
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from web import json_views
 
 __all__ = [

@@ -45,7 +45,7 @@ from broadcast.analysis.evaluator import Evaluator
 from broadcast.arbiter.alerts import Alert
 from broadcast.config.model import SectionConfig
 from broadcast.games.evaluation import Evaluation
-from broadcast.games.state import GameState
+from broadcast.games.game_state import GameState
 from broadcast.journal.store import Entry
 from broadcast.phrases import say
 from broadcast.service.event_service import EventService

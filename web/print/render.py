@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.ids import slug
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from web.i18n import DEFAULT, datetime_text, gettext_of
 from web.pages import ENV, chrome, delay_text
 from web.print.sheets import (

@@ -24,7 +24,7 @@ from aiohttp import web
 from markupsafe import Markup
 
 from broadcast.config.model import EventConfig, SectionConfig
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 from web import pages
 from web.answers import tournament_only
 from web.checkin.parts import table_qr

@@ -20,7 +20,7 @@ from markupsafe import Markup
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import table_of
 from broadcast.fide.crosstable import Crosstable, ResultCode, RoundEntry
-from broadcast.tournament.state import SectionState, TournamentState
+from broadcast.tournament.tournament_state import SectionState, TournamentState
 from web import json_views
 
 __all__ = [

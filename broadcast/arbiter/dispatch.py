@@ -49,16 +49,16 @@ from broadcast.arbiter.alerts import (
 )
 from broadcast.arbiter.context import EventView, Observable, RulesConfig, RulesContext
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
+from broadcast.arbiter.memory import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.arbiter.presence import Presence
-from broadcast.arbiter.watch import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
-from broadcast.games.events import Colour, GameEvent, ResultCleared
-from broadcast.games.state import GameState
+from broadcast.games.game_events import Colour, GameEvent, ResultCleared
+from broadcast.games.game_state import GameState
 from broadcast.phrases import Phrase, english
 from broadcast.tournament import schedule
 from broadcast.tournament.live_round import RoundStartMoved
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_state import TournamentState
 
 _SEVERITY: dict[AlertKind, Severity] = {
     "late": "warning",

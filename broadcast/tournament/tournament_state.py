@@ -29,7 +29,17 @@ from broadcast.fide.pairing import Pairing
 from broadcast.fide.results import TOURNAMENT_CODES, Result
 from broadcast.tournament.bye_policy import check_bye_request
 from broadcast.tournament.eligibility import is_active, out_reason, prize_withheld
-from broadcast.tournament.events import (
+from broadcast.tournament.late_entries import entered, replaced
+from broadcast.tournament.schedule import StartOverrides
+from broadcast.tournament.section import (
+    BYE_CODE_FOR_POINTS,
+    GameResult,
+    PlayoffGame,
+    RoundState,
+    SectionRecord,
+    StateError,
+)
+from broadcast.tournament.tournament_events import (
     BYE_RESULTS,
     BoardAssigned,
     ByeCancelled,
@@ -53,16 +63,6 @@ from broadcast.tournament.events import (
     ResultRemoved,
     RoundPaired,
     TournamentEvent,
-)
-from broadcast.tournament.late_entries import entered, replaced
-from broadcast.tournament.schedule import StartOverrides
-from broadcast.tournament.section import (
-    BYE_CODE_FOR_POINTS,
-    GameResult,
-    PlayoffGame,
-    RoundState,
-    SectionRecord,
-    StateError,
 )
 
 

@@ -17,7 +17,8 @@ from broadcast.fide.crosstable import ResultCode
 from broadcast.fide.dutch import pair_round
 from broadcast.fide.pairing import Pairing
 from broadcast.tournament.eligibility import is_active
-from broadcast.tournament.events import (
+from broadcast.tournament.section import StateError
+from broadcast.tournament.tournament_events import (
     BoardAssigned,
     ByeCancelled,
     ByeGranted,
@@ -29,8 +30,7 @@ from broadcast.tournament.events import (
     ResultRecorded,
     RoundPaired,
 )
-from broadcast.tournament.section import StateError
-from broadcast.tournament.state import TournamentState, fold, registration_events
+from broadcast.tournament.tournament_state import TournamentState, fold, registration_events
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 MADRID = ZoneInfo("Europe/Madrid")

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from broadcast.arbiter.presence import Presence
-from broadcast.games.events import Colour
-from broadcast.games.state import GameState
+from broadcast.games.game_events import Colour
+from broadcast.games.game_state import GameState
 
 __all__ = ["BoardWatch", "BoardWatchMemory", "Watch", "WatchMemory"]
 

@@ -16,8 +16,8 @@ import chess
 
 from boards.position import BoardPosition, Orientation
 from boards.reconstruction.config import ReconstructionConfig
-from boards.reconstruction.events import Result
 from boards.reconstruction.keys import Key, board_key
+from boards.reconstruction.reconstruction_events import Result
 from boards.reconstruction.search import Line
 from clocks.move_times import ClockTimes, MoveTime, SoftwareClock
 from clocks.reading import Side

@@ -24,7 +24,7 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from boards.events import (
+from boards.driver_events import (
     BatterySeen,
     BoardConnected,
     BoardHealth,
@@ -39,12 +39,12 @@ from broadcast.arbiter.decisions import ActionUndone
 from broadcast.config.model import EventConfig
 from broadcast.games.book import GameBook
 from broadcast.games.changes import put_back
-from broadcast.games.events import GameClock, GameEvent
 from broadcast.games.fold import fold_tournament
+from broadcast.games.game_events import GameClock, GameEvent
 from broadcast.journal.kinds import JournalEvent
-from broadcast.tournament.events import TournamentEvent
 from broadcast.tournament.live_round import RoundStartMoved
-from broadcast.tournament.state import TournamentState
+from broadcast.tournament.tournament_events import TournamentEvent
+from broadcast.tournament.tournament_state import TournamentState
 from clocks.reading import ClockReading, Side
 
 Change = tuple[int, int]

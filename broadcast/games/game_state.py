@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import chess
 
-from broadcast.games.events import (
+from broadcast.games.game_events import (
     BoardAttached,
     BoardReplaced,
     Colour,

@@ -26,7 +26,12 @@ from typing import Any, Literal
 from caissify_pairings import generate_pairings
 
 from broadcast.fide.crosstable import Crosstable, ResultCode
-from broadcast.fide.dutch import PairingError, infer_initial_colour, next_round_number
+from broadcast.fide.dutch import (
+    PairingError,
+    infer_initial_colour,
+    next_round_number,
+    pre_entered_absent,  # the same reading in both engines
+)
 from broadcast.fide.pairing import Pairing
 
 InitialColour = Literal["white", "black"]
@@ -35,28 +40,11 @@ InitialColour = Literal["white", "black"]
 _RANK_KEY_BASE = 1_000_000
 
 
-def _pre_entered_absent(crosstable: Crosstable, round_number: int) -> set[int]:
-    """Players with an unplayed entry already written for the round to pair (an H, F,
-    Z, blank or '-' bye written before pairing, as pairing programs do)."""
-    if round_number > crosstable.rounds:
-        return set()
-    absent: set[int] = set()
-    for start in crosstable.starts():
-        entry = crosstable.entry(start, round_number)
-        if (
-            entry.opponent is None
-            and entry.result is not None
-            and entry.result != ResultCode.PAIRING_BYE
-        ):
-            absent.add(start)
-    return absent
-
-
 def engine_players(
     crosstable: Crosstable, round_number: int, absent: Iterable[int] = ()
 ) -> tuple[list[dict[str, Any]], set[tuple[int, int]]]:
     """The engine's player dicts and previous (played) pairings for `round_number`."""
-    left_out = set(absent) | _pre_entered_absent(crosstable, round_number)
+    left_out = set(absent) | pre_entered_absent(crosstable, round_number)
     scoring = crosstable.scoring
     before = round_number - 1
     score_after: dict[int, list[float]] = {}

@@ -69,7 +69,7 @@ def infer_initial_colour(crosstable: Crosstable) -> InitialColour:
     return "white"
 
 
-def _pre_entered_absent(crosstable: Crosstable, round_number: int) -> set[int]:
+def pre_entered_absent(crosstable: Crosstable, round_number: int) -> set[int]:
     """Players with an unplayed entry already written for the round to pair (an H, F,
     Z, blank or '-' bye written before pairing, as pairing programs do)."""
     if round_number > crosstable.rounds:
@@ -141,7 +141,7 @@ def swiss_players(
     late_entries: Iterable[int] = (),
 ) -> list[SwissPlayer]:
     """The engine's view of the players to pair in `round_number`, in starting order."""
-    left_out = set(absent) | _pre_entered_absent(crosstable, round_number)
+    left_out = set(absent) | pre_entered_absent(crosstable, round_number)
     before = _scores_before(crosstable, round_number)
     virtual: dict[int, float] = {}
     if acceleration == "baku":
@@ -278,5 +278,6 @@ __all__ = [
     "next_round_number",
     "pair_round",
     "pair_trf",
+    "pre_entered_absent",
     "swiss_players",
 ]

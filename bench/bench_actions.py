@@ -66,7 +66,7 @@ def event(folder: Path) -> EventService:
     config = big_event()
     section = config.sections[0]
     time_ = ManualTime(section.round_start(PLAYED + 1).start.timestamp() + 60)
-    service = EventService(config, Journal(folder / "j.sqlite"), time=time_, delay=0)
+    service = EventService(config, Journal(folder / "j.sqlite"), time_source=time_, delay=0)
     service.load()
     rng = random.Random(7)
     for r in range(1, PLAYED + 2):
@@ -119,8 +119,8 @@ def main() -> None:
 
         def reference() -> None:
             game = rng.choice(live)
-            service.commit([ResultConfirmed(game, "1-0", "resignation", service.time.now())])
-            service.commit([ResultConfirmed(game, "0-1", "resignation", service.time.now())])
+            service.commit([ResultConfirmed(game, "1-0", "resignation", service.time_source.now())])
+            service.commit([ResultConfirmed(game, "0-1", "resignation", service.time_source.now())])
 
         ref = timed(reference, n, service)
         ref_one = statistics.median(ref) / 2 * 1000  # ms

@@ -143,7 +143,7 @@ async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
         service = EventService(
             swiss_config(2 * BOARDS),
             Journal(Path(tmp) / "bench.sqlite"),
-            time=clock,
+            time_source=clock,
             live_round=1,
             delay=0.0,
         )

@@ -109,7 +109,7 @@ def _one_move(service: EventService, state: PublicState) -> PublicState:
     event = GameMove(game_id, game.ply + 1, san, move.uci(), board.fen(), T0 + 9999, 5000.0, 5.0)
     book = state.book.apply(event)
     new = PublicState(state.tournament, book, state.seq + 1)
-    service.public.record(service.time.now(), new)
+    service.public.record(service.time_source.now(), new)
     return new
 
 

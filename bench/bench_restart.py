@@ -130,7 +130,9 @@ def generate(path: Path, boards: int, rounds: int, sizes: Path, compact: bool = 
     journal.set_meta("event", config.name)
     first = section.round_start(1).start.timestamp()
     clock = ManualTime(first - 7200)
-    service = EventService(config, journal, time=clock, delay=float(config.broadcast_delay_seconds))
+    service = EventService(
+        config, journal, time_source=clock, delay=float(config.broadcast_delay_seconds)
+    )
     service.snapshots.min_seconds = 0.0  # every EVERY_EVENTS events, as at a hall's pace
     if not compact:
         service.snapshots.compactor = None
@@ -225,7 +227,7 @@ def alerts_journal(path: Path, events: int) -> None:
     journal = Journal(path)
     journal.set_meta("event", config.name)
     clock = ManualTime(start - 600)
-    service = EventService(config, journal, time=clock, delay=0.0)
+    service = EventService(config, journal, time_source=clock, delay=0.0)
     service.load()
     pairings = tuple(Pairing(b, 2 * b - 1, 2 * b) for b in range(1, 65))
     act(service, PublishPairings(section.name, 1, pairings, "arbiter"), "arbiter:bench")
@@ -279,7 +281,7 @@ def replay_time(path: Path) -> float:
     service = EventService(
         bench_config(64, 9),
         journal,
-        time=EpochTime(1.0, start=(journal.last_t() or 0.0) + 1.0),
+        time_source=EpochTime(1.0, start=(journal.last_t() or 0.0) + 1.0),
         **options,  # type: ignore[arg-type]
     )
     started = time.perf_counter()
@@ -326,7 +328,7 @@ def serve(path: Path, boards: int, rounds: int, port: int, snapshots: bool) -> N
         service = EventService(
             config,
             journal,
-            time=EpochTime(1.0, start=last + 1.0),
+            time_source=EpochTime(1.0, start=last + 1.0),
             snapshots=snapshots,
             opener=_no_board,
         )

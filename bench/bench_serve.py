@@ -363,7 +363,7 @@ class _ServiceRun:
         self.service = EventService(
             config,
             self.journal,
-            time=EpochTime(self.phase.speed),
+            time_source=EpochTime(self.phase.speed),
             live_round=1,
             delay=0,
             bus_settings=bus_settings(),
@@ -446,7 +446,7 @@ class _BareRun:
         from clocks.timecontrol import parse_time_control
         from clocks.timesource import EpochTime
 
-        self.time = EpochTime(self.phase.speed)
+        self.time_source = EpochTime(self.phase.speed)
         tc = parse_time_control(TIME_CONTROL)
         self.followers = {
             n: BoardFollower(serial(n), Reconstructor(time_control=tc)) for n in self.paths
@@ -478,7 +478,13 @@ class _BareRun:
         for n, path in self.paths.items():
             ports.setdefault(path, []).append(1000 + n)
         self._drivers = [
-            BusDriver(port, emit, time=self.time, addresses=addresses, settings=bus_settings())
+            BusDriver(
+                port,
+                emit,
+                time_source=self.time_source,
+                addresses=addresses,
+                settings=bus_settings(),
+            )
             for port, addresses in ports.items()
         ]
         self.tasks = [asyncio.ensure_future(d.run()) for d in self._drivers]
@@ -490,10 +496,10 @@ class _BareRun:
             while True:
                 wait = next_full - loop.time()
                 if due:
-                    soonest = (min(due.values()) - self.time.now()) / self.phase.speed
+                    soonest = (min(due.values()) - self.time_source.now()) / self.phase.speed
                     wait = min(wait, max(soonest, 0.01))
                 await asyncio.sleep(max(wait, 0.0))
-                now = self.time.now()
+                now = self.time_source.now()
                 full = loop.time() >= next_full
                 if full:
                     next_full = loop.time() + 0.2

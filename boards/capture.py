@@ -60,24 +60,24 @@ class CaptureWriter:
     crash loses at most the chunk being written."""
 
     stream: IO[str]
-    time: MonotonicTimeSource
+    time_source: MonotonicTimeSource
     meta: dict[str, Any] = field(default_factory=dict)
     _t0: float = 0.0
 
     def __post_init__(self) -> None:
-        self._t0 = self.time.now()
+        self._t0 = self.time_source.now()
         meta = {"started_at": datetime.now(UTC).isoformat(timespec="milliseconds"), **self.meta}
         self.stream.write(json.dumps({"meta": meta}) + "\n")
         self.stream.flush()
 
     @classmethod
-    def open(cls, path: str | Path, time: MonotonicTimeSource, **meta: Any) -> CaptureWriter:
-        return cls(open(path, "w", encoding="utf-8"), time, dict(meta))
+    def open(cls, path: str | Path, time_source: MonotonicTimeSource, **meta: Any) -> CaptureWriter:
+        return cls(open(path, "w", encoding="utf-8"), time_source, dict(meta))
 
     def record(self, direction: Direction, data: bytes) -> None:
         if not data:
             return
-        t = round(self.time.now() - self._t0, 6)
+        t = round(self.time_source.now() - self._t0, 6)
         self.stream.write(json.dumps({"t": t, "dir": direction, "hex": data.hex()}) + "\n")
         self.stream.flush()
 

@@ -74,7 +74,7 @@ def _reason(result: str) -> str:
     return "agreement" if result == "1/2-1/2" else "resignation"
 
 
-def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Round:  # type: ignore[no-untyped-def]
+def play_round(service, time_source, games: list[chess.pgn.Game] | None = None) -> Round:  # type: ignore[no-untyped-def]
     """Round 1 of the hall on `service` (an `EventService` on the hall's config, round 1
     paired or not) with `time` its `ManualTime`, from round 1's start to its exports."""
     from broadcast.actions import (
@@ -101,8 +101,8 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
     pair_unpaired(service, by=BY)
     section = config.section(SECTION)
     start = section.round_start(1).start.timestamp()
-    if time.now() < start:
-        time.set(start)
+    if time_source.now() < start:
+        time_source.set(start)
     round_games = list(service.book.round_games(SECTION, 1))
     wired_tables = {b.table or b.number for b in config.boards}
     played: dict[str, chess.pgn.Game] = {}
@@ -111,7 +111,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
     absent = next(g for g in unwired if table_of(config, SECTION, g.key.board) == ABSENT_TABLE)
 
     # The start: players check in at their table (half of them; the hall walk does the rest).
-    time.advance(60)
+    time_source.advance(60)
     for n, game in enumerate(unwired):
         if game is absent or n % 2:
             continue
@@ -123,7 +123,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
         played[game.id] = sample
         board = chess.Board()
         events = []
-        t = time.now()
+        t = time_source.now()
         for move in sample.mainline_moves():
             san = board.san(move)
             board.push(move)
@@ -133,7 +133,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
             service.commit(events)
 
     # The default time: the arbiter's hall walk (the hall view, table by table).
-    time.set(start + section.default_time_minutes * 60 + 1)
+    time_source.set(start + section.default_time_minutes * 60 + 1)
     for n, game in enumerate(unwired):
         if game is absent:
             do(MarkAbsent(game.id, "black"))
@@ -147,13 +147,13 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
     forfeits += 1
 
     # Four hours later: results. Wired tables signal them on the board; the arbiter confirms.
-    time.set(start + 4 * 3600)
+    time_source.set(start + 4 * 3600)
     for game in wired:
         result = _result_of(played[game.id])
         with service.batch():
-            service.commit([ResultProposed(game.id, result, _reason(result), time.now())])
+            service.commit([ResultProposed(game.id, result, _reason(result), time_source.now())])
         do(ConfirmProposal(game.id))
-        time.advance(5)
+        time_source.advance(5)
     by_players = 0
     for n, game in enumerate(unwired):
         if game is absent:
@@ -168,7 +168,7 @@ def play_round(service, time, games: list[chess.pgn.Game] | None = None) -> Roun
             by_players += 1
         else:  # the arbiter's results table: the table number, one tap
             do(SetResult(game.id, result, _reason(result)))
-        time.advance(5)
+        time_source.advance(5)
 
     # After the round: the scoresheets of the tables without an e-board, typed in.
     scoresheets = 0
@@ -194,10 +194,10 @@ def rehearsal_service(db: Path, now: float):  # type: ignore[no-untyped-def]
 
     journal = Journal(db)
     config = rehearse(load_event(EVENT), journal, now, 1)
-    time = ManualTime(now)
-    service = EventService(config, journal, time=time, live_round=1)
+    time_source = ManualTime(now)
+    service = EventService(config, journal, time_source=time_source, live_round=1)
     service.load()
-    return service, time
+    return service, time_source
 
 
 def summary(played: Round) -> str:
@@ -218,8 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).timestamp()
     # A new journal each time: a round is played once per journal.
     journal = Path(tempfile.mkdtemp(prefix="sestao-hall-journal-")) / "rehearsal.sqlite"
-    service, time = rehearsal_service(journal, now)
-    played = play_round(service, time)
+    service, time_source = rehearsal_service(journal, now)
+    played = play_round(service, time_source)
     (out / "round-1.pgn").write_text(played.pgn, encoding="utf-8")
     (out / "event.trf").write_text(played.trf, encoding="utf-8")
     text = summary(played)

@@ -38,7 +38,7 @@ from broadcast.actions import (
     WithholdPrize,
     act,
 )
-from broadcast.actions.entries import particulars
+from broadcast.actions.late_entries import particulars
 from broadcast.actions.pairings import dutch_pairings as _dutch
 from broadcast.actions.pairings import imported_round
 from broadcast.fide.pairing import Pairing

@@ -91,7 +91,9 @@ def big_service(
 ) -> tuple[EventService, PublicState]:
     """A service on the big Swiss, its public state (delay 0) being the whole event."""
     config = swiss_config(players)
-    service = EventService(config, Journal(tmp / "big.sqlite"), time=ManualTime(T0), delay=0.0)
+    service = EventService(
+        config, Journal(tmp / "big.sqlite"), time_source=ManualTime(T0), delay=0.0
+    )
     service.load()
     tournament = paired(config, rounds)
     book = played(tournament, plies)

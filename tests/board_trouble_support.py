@@ -72,7 +72,7 @@ async def _run(
     rules = engine(SESTAO)
     out.rules = rules
     t0 = START + 60  # a minute into the round
-    time = LoopTime(t0)
+    time_source = LoopTime(t0)
     rules.observe(BoardAttached(GAME, BOARD, t0 - 600))
     board = EmulatedBoard(BOARD, t=t0, download_rate=None, **board_kw)  # type: ignore[arg-type]
     mine = {a.id for a in rules.open_alerts()}
@@ -93,16 +93,16 @@ async def _run(
         out.events.append(event)
         took(rules.observe(event, game=GAME))
 
-    async with MemoryLine(board, time) as line:
+    async with MemoryLine(board, time_source) as line:
         driver = SingleBoardDriver(
-            "mem://board-1", emit, time=time, opener=line.opener, settings=settings
+            "mem://board-1", emit, time_source=time_source, opener=line.opener, settings=settings
         )
         task = asyncio.ensure_future(driver.run())
 
         async def ticking() -> None:
             while True:
                 await asyncio.sleep(1.0)
-                took(rules.tick(time.now()))
+                took(rules.tick(time_source.now()))
                 if watch is not None:
                     watch(out)
 

@@ -118,11 +118,11 @@ def run_round(
     """Round 1 of the Pamplona example with `games` on its boards (board k plays
     games[k-1]; boards in `flags` let the flag fall at the end instead of finishing)."""
     config = load_event(PAMPLONA)
-    time = ManualTime(1_800_000_000.0)
+    time_source = ManualTime(1_800_000_000.0)
     service = EventService(
         config,
         Journal(tmp / f"feed-{seed}.sqlite"),
-        time=time,
+        time_source=time_source,
         live_round=1,
         delay=delay,
         rules=rules,
@@ -137,7 +137,7 @@ def run_round(
         for event in board_events(
             played,
             hall.port,
-            time.now() + 10.0,
+            time_source.now() + 10.0,
             seed * 31 + k,
             habits or Habits.realistic(),
             increment,
@@ -145,22 +145,22 @@ def run_round(
         ):
             heapq.heappush(queue, (event.t, n, hall.port, event))
             n += 1
-    next_tick = time.now() + TICK
-    last = time.now()
+    next_tick = time_source.now() + TICK
+    last = time_source.now()
     while queue:
         t, _, port, event = heapq.heappop(queue)
         while next_tick <= t:
-            time.set(next_tick)
+            time_source.set(next_tick)
             service.tick()
             next_tick += TICK
-        time.set(max(t, time.now()))
+        time_source.set(max(t, time_source.now()))
         service.on_driver_event(port, event)
         last = t
     while next_tick <= last + after:
-        time.set(next_tick)
+        time_source.set(next_tick)
         service.tick()
         next_tick += TICK
-    return service, time
+    return service, time_source
 
 
 def journal_events(service: EventService) -> list[Any]:

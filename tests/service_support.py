@@ -19,7 +19,7 @@ from clocks.timesource import EpochTimeSource
 async def running_service(
     config: EventConfig,
     folder: Path,
-    time: EpochTimeSource,
+    time_source: EpochTimeSource,
     ports: dict[int, str],
     *,
     journal: Journal | None = None,
@@ -30,7 +30,7 @@ async def running_service(
     service = EventService(
         config,
         journal if journal is not None else Journal(folder / "j.sqlite"),
-        time=time,
+        time_source=time_source,
         port_overrides=ports,
         **settings,
     )

@@ -31,15 +31,15 @@ OPEN = "Open"
 def _round_one_played(tmp_path: Path) -> tuple[EventService, ManualTime, int]:
     """Sestao round 1 paired by hand; board 1's Black never came (+/-); the others won
     by White. Returns the absent player."""
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
     round1 = _sestao_round(service, 1)
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     acting.set_result(service, GameKey(OPEN, 1, 1).id, "+/-", ARBITER, "forfeit")
     for board in range(2, 13):
         acting.set_result(service, GameKey(OPEN, 1, board).id, "1-0", ARBITER, "resignation")
     black = round1[0].black
     assert black is not None
-    return service, time, black
+    return service, time_source, black
 
 
 def _continuations(service: EventService) -> list[ContinuationRequested]:
@@ -82,9 +82,9 @@ async def test_a_continuation_after_a_round_one_no_show_is_refused_with_the_arti
 def test_a_continuation_closes_the_absence_alert_and_a_second_no_show_eliminates(
     tmp_path: Path,
 ) -> None:
-    service, time, _ = _round_one_played(tmp_path)
+    service, time_source, _ = _round_one_played(tmp_path)
     round2 = _sestao_round(service, 2)
-    time.set(at("2025-09-13T10:40:00"))
+    time_source.set(at("2025-09-13T10:40:00"))
     absent = round2[0].white
     name = service.tournament.section(OPEN).players[absent].name
     acting.set_result(service, GameKey(OPEN, 2, 1).id, "-/+", ARBITER, "forfeit")
@@ -110,7 +110,7 @@ def test_a_continuation_closes_the_absence_alert_and_a_second_no_show_eliminates
         acting.continue_after_absence(service, OPEN, 2, absent, ARBITER)
 
     # Second no-show: the limit of 2 eliminates; the desk shows that alone.
-    time.set(at("2025-09-13T18:40:00"))
+    time_source.set(at("2025-09-13T18:40:00"))
     board = next(p.board for p in round3 if absent in p.players())
     white = next(p.white for p in round3 if absent in p.players())
     forfeit = "-/+" if white == absent else "+/-"
@@ -123,16 +123,16 @@ def test_a_continuation_closes_the_absence_alert_and_a_second_no_show_eliminates
         acting.continue_after_absence(service, OPEN, 3, absent, ARBITER)
 
     # A restart replays the same: one alert, the continuation kept.
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert _open_kinds_for(again, name) == ["withdraw-from-pairing"]
     assert again.tournament.section(OPEN).continuations[absent] == {2}
 
 
 def test_a_withdrawal_closes_an_absence_alert_still_waiting(tmp_path: Path) -> None:
-    service, time, _ = _round_one_played(tmp_path)
+    service, time_source, _ = _round_one_played(tmp_path)
     round2 = _sestao_round(service, 2)
-    time.set(at("2025-09-13T10:40:00"))
+    time_source.set(at("2025-09-13T10:40:00"))
     absent = round2[0].white
     name = service.tournament.section(OPEN).players[absent].name
     acting.set_result(service, GameKey(OPEN, 2, 1).id, "-/+", ARBITER, "forfeit")
@@ -149,18 +149,18 @@ def test_a_withdrawal_closes_an_absence_alert_still_waiting(tmp_path: Path) -> N
 def test_the_arbiters_withdrawal_closes_the_alert_that_asked_for_it(tmp_path: Path) -> None:
     """Pamplona with on_limit = "alert": two no-shows ask the arbiter to withdraw the
     player; withdrawing them at the desk closes that alert, across a restart too."""
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = service.config.sections[0]
     rules = dataclasses.replace(masters.no_shows, on_limit="alert")
     config = dataclasses.replace(
         service.config, sections=(dataclasses.replace(masters, no_shows=rules),)
     )
-    service = EventService(config, service.journal, time=time, delay=0)
+    service = EventService(config, service.journal, time_source=time_source, delay=0)
     service.load()
     section = service.tournament.section("Masters")
     absent = 5
     for number in (1, 2):
-        time.set(at(f"2025-12-{21 + number}T21:00:00"))
+        time_source.set(at(f"2025-12-{21 + number}T21:00:00"))
         for pairing in section.rounds[number].pairings:
             if absent in pairing.players():
                 result = "-/+" if pairing.white == absent else "+/-"
@@ -170,6 +170,6 @@ def test_the_arbiters_withdrawal_closes_the_alert_that_asked_for_it(tmp_path: Pa
     assert _open_kinds_for(service, name) == ["withdraw-from-pairing"]
     acting.withdraw(service, "Masters", absent, ARBITER, reason="two missed games")
     assert _open_kinds_for(service, name) == []
-    again = EventService(config, service.journal, time=time, delay=0)
+    again = EventService(config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert _open_kinds_for(again, name) == []

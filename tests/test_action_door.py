@@ -38,7 +38,7 @@ from broadcast.actions import (
     WithholdPrize,
     act,
 )
-from broadcast.actions.entries import particulars
+from broadcast.actions.late_entries import particulars
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.config import load_event
 from broadcast.config.model import EventConfig
@@ -66,7 +66,7 @@ def _service(folder: Path, config: EventConfig, **options: object) -> EventServi
     service = EventService(
         config,
         Journal(folder / "j.sqlite"),
-        time=ManualTime(start + 60),
+        time_source=ManualTime(start + 60),
         delay=0,
         **options,  # type: ignore[arg-type]
     )
@@ -79,7 +79,7 @@ def _restarted(folder: Path, service: EventService, **options: object) -> EventS
     again = EventService(
         service.config,
         Journal(folder / "j.sqlite"),
-        time=ManualTime(service.time.now()),
+        time_source=ManualTime(service.time_source.now()),
         delay=0,
         **options,  # type: ignore[arg-type]
     )
@@ -98,7 +98,9 @@ def play(service: EventService, game_id: str, sans: list[str]) -> None:
         move = board.parse_san(san)
         board.push(move)
         ply += 1
-        events.append(GameMove(game_id, ply, san, move.uci(), board.fen(), service.time.now()))
+        events.append(
+            GameMove(game_id, ply, san, move.uci(), board.fen(), service.time_source.now())
+        )
     with service.batch():
         service.commit(events)
 
@@ -209,7 +211,7 @@ def _pairing(s: EventService) -> Command:
 def _proposal_rejected(s: EventService) -> Command:
     game = _game(s, SESTAO, 1, 6)
     play(s, game, ["e4", "e5"])
-    s.commit([ResultProposed(game, "1/2-1/2", "kings-signal", s.time.now())])
+    s.commit([ResultProposed(game, "1/2-1/2", "kings-signal", s.time_source.now())])
     return RejectProposal(game)
 
 

@@ -33,18 +33,18 @@ def at(text: str) -> float:
 
 def sestao(tmp_path: Path, start: str = "2025-09-12T16:00:00") -> tuple[EventService, ManualTime]:
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
-    time = ManualTime(at(start))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at(start))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
-    return service, time
+    return service, time_source
 
 
 def paired_round_1(tmp_path: Path) -> tuple[EventService, ManualTime]:
-    service, time = sestao(tmp_path)
+    service, time_source = sestao(tmp_path)
     acting.publish_pairings(
         service, OPEN, 1, acting.dutch_pairings(service, OPEN, 1), "dutch", ARBITER
     )
-    return service, time
+    return service, time_source
 
 
 def test_round_2_is_not_paired_while_round_1_has_games_without_a_result(
@@ -92,12 +92,14 @@ def test_round_2_pairs_once_round_1_has_every_result(tmp_path: Path) -> None:
 
 
 def proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
-    service, time = paired_round_1(tmp_path)
-    time.set(at("2025-09-12T17:10:00"))
+    service, time_source = paired_round_1(tmp_path)
+    time_source.set(at("2025-09-12T17:10:00"))
     game = GameKey(OPEN, 1, 1).id
-    service.commit([ResultProposed(game, "1/2-1/2", "kings-signal", time.now(), "kings on e4/e5")])
+    service.commit(
+        [ResultProposed(game, "1/2-1/2", "kings-signal", time_source.now(), "kings on e4/e5")]
+    )
     assert [a.game for a in service.alerts() if a.kind == "result-proposed"] == [game]
-    return service, time, game
+    return service, time_source, game
 
 
 def test_rejecting_a_proposal_clears_the_pending_result_and_closes_its_alert(
@@ -113,7 +115,7 @@ def test_rejecting_a_proposal_clears_the_pending_result_and_closes_its_alert(
     with pytest.raises(ActionError, match="no result waiting"):
         acting.reject_proposal(service, game, ARBITER)
     # The journal holds it: a restart reads the game as going on.
-    again = EventService(service.config, service.journal, time=service.time, delay=0)
+    again = EventService(service.config, service.journal, time_source=service.time_source, delay=0)
     again.load()
     assert again.book.get(game).proposal is None
     assert [a for a in again.alerts() if a.kind == "result-proposed"] == []
@@ -122,17 +124,19 @@ def test_rejecting_a_proposal_clears_the_pending_result_and_closes_its_alert(
 def test_the_clocks_stop_when_the_result_happens_not_when_the_arbiter_confirms(
     tmp_path: Path,
 ) -> None:
-    service, time = paired_round_1(tmp_path)
+    service, time_source = paired_round_1(tmp_path)
     game = GameKey(OPEN, 1, 1).id
-    time.set(at("2025-09-12T17:10:00"))
-    service.commit([GameClock(game, 5123, 4987, "white", time.now())], game=game)
-    time.advance(1)
-    service.commit([ResultProposed(game, "0-1", "kings-signal", time.now(), "kings on e4/e5")])
+    time_source.set(at("2025-09-12T17:10:00"))
+    service.commit([GameClock(game, 5123, 4987, "white", time_source.now())], game=game)
+    time_source.advance(1)
+    service.commit(
+        [ResultProposed(game, "0-1", "kings-signal", time_source.now(), "kings on e4/e5")]
+    )
     # The clock on the table runs on while the arbiter walks over: nobody sees it.
     for _ in range(30):
-        time.advance(60)
-        left = 5123 - int(time.now() - at("2025-09-12T17:10:00"))
-        service.commit([GameClock(game, left, 4987, "white", time.now())], game=game)
+        time_source.advance(60)
+        left = 5123 - int(time_source.now() - at("2025-09-12T17:10:00"))
+        service.commit([GameClock(game, left, 4987, "white", time_source.now())], game=game)
     stopped = service.book.get(game)
     assert (stopped.white_clock, stopped.black_clock, stopped.running) == (5123, 4987, None)
     public = json_views.game_json(service.public_state().book.get(game))
@@ -143,12 +147,12 @@ def test_the_clocks_stop_when_the_result_happens_not_when_the_arbiter_confirms(
 
 
 def test_a_rejected_proposal_lets_the_clocks_run_again(tmp_path: Path) -> None:
-    service, time, game = proposed(tmp_path)
-    service.commit([GameClock(game, 4000, 3900, "black", time.now() + 5)], game=game)
+    service, time_source, game = proposed(tmp_path)
+    service.commit([GameClock(game, 4000, 3900, "black", time_source.now() + 5)], game=game)
     assert service.book.get(game).running is None
     acting.reject_proposal(service, game, ARBITER)
-    time.advance(10)
-    service.commit([GameClock(game, 4000, 3890, "black", time.now())], game=game)
+    time_source.advance(10)
+    service.commit([GameClock(game, 4000, 3890, "black", time_source.now())], game=game)
     going = service.book.get(game)
     assert (going.white_clock, going.black_clock, going.running) == (4000, 3890, "black")
 
@@ -171,8 +175,8 @@ def test_acknowledge_is_no_answer_to_a_proposal(tmp_path: Path) -> None:
 
 def forfeit_proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
     """Round 1 at Sestao (default time 30 min): Black of board 1 never comes."""
-    service, time = paired_round_1(tmp_path)
-    time.set(at("2025-09-12T17:02:00"))
+    service, time_source = paired_round_1(tmp_path)
+    time_source.set(at("2025-09-12T17:02:00"))
     for pairing in service.tournament.section(OPEN).rounds[1].pairings:
         if pairing.black is None:
             continue
@@ -181,22 +185,22 @@ def forfeit_proposed(tmp_path: Path) -> tuple[EventService, ManualTime, str]:
         if pairing.board > 1:
             acting.mark_present(service, game, "black", ARBITER)
     for minute in ("17:15:01", "17:25:01", "17:29:01", "17:30:01"):
-        time.set(at(f"2025-09-12T{minute}"))
+        time_source.set(at(f"2025-09-12T{minute}"))
         service.tick()
     game = GameKey(OPEN, 1, 1).id
     proposal = service.book.get(game).proposal
     assert proposal is not None and (proposal.result, proposal.reason) == ("+/-", "default-time")
-    return service, time, game
+    return service, time_source, game
 
 
 def test_marking_the_player_present_withdraws_the_forfeit_proposal(tmp_path: Path) -> None:
-    service, time, game = forfeit_proposed(tmp_path)
-    time.advance(20)
+    service, time_source, game = forfeit_proposed(tmp_path)
+    time_source.advance(20)
     acting.mark_present(service, game, "black", ARBITER)
     assert service.book.get(game).proposal is None and service.book.get(game).result is None
     assert [a for a in service.alerts() if a.game == game] == []
     # Time goes on: the same forfeit is not proposed again.
-    time.advance(600)
+    time_source.advance(600)
     service.tick()
     assert service.book.get(game).proposal is None
     assert [a for a in service.alerts() if a.game == game] == []
@@ -214,17 +218,17 @@ def test_marking_the_other_player_present_keeps_the_forfeit_proposal(tmp_path: P
 def test_each_late_warning_replaces_the_one_before_and_the_forfeit_closes_the_last(
     tmp_path: Path,
 ) -> None:
-    service, time = paired_round_1(tmp_path)
+    service, time_source = paired_round_1(tmp_path)
     game = GameKey(OPEN, 1, 1).id
-    time.set(at("2025-09-12T17:02:00"))
+    time_source.set(at("2025-09-12T17:02:00"))
     acting.mark_present(service, game, "white", ARBITER)
     open_late: list[list[str]] = []
     for minute in ("17:15:01", "17:25:01", "17:29:01"):
-        time.set(at(f"2025-09-12T{minute}"))
+        time_source.set(at(f"2025-09-12T{minute}"))
         service.tick()
         open_late.append([a.id for a in service.alerts() if a.game == game and a.kind == "late"])
     assert open_late == [[f"late:{game}:900"], [f"late:{game}:300"], [f"late:{game}:60"]]
-    time.set(at("2025-09-12T17:30:01"))
+    time_source.set(at("2025-09-12T17:30:01"))
     service.tick()
     assert [a.kind for a in service.alerts() if a.game == game] == ["result-proposed"]
     why = {
@@ -253,7 +257,7 @@ def test_a_proposed_default_time_forfeit_reads_as_a_forfeit(tmp_path: Path) -> N
 def test_every_alert_result_and_arbiter_action_is_one_line_of_the_log(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    service, time, game = proposed(tmp_path)
+    service, time_source, game = proposed(tmp_path)
     caplog.set_level(logging.INFO, logger="broadcast.service.committer")
     caplog.clear()
     acting.reject_proposal(service, game, ARBITER)
@@ -268,7 +272,7 @@ def test_every_alert_result_and_arbiter_action_is_one_line_of_the_log(
     assert f"{game}: white marked present by {ARBITER}" in lines
     assert f"{game}: result 1-0 (resignation) by {ARBITER}" in lines
     caplog.clear()
-    time.set(at("2025-09-12T17:15:01"))
+    time_source.set(at("2025-09-12T17:15:01"))
     service.tick()
     raised = [r.getMessage() for r in caplog.records if r.getMessage().startswith("alert late")]
     assert raised and all("not at the board" in line for line in raised)

@@ -32,7 +32,7 @@ def test_what_the_rules_raise_for_one_event_the_next_event_of_the_commit_sees(
     proposal)."""
     service, _ = make_service(tmp_path, delay=0.0)
     play_moves(service, GAME, ["e4", "e5"])
-    t = service.time.now()
+    t = service.time_source.now()
     with service.batch():
         service.commit([FlagFell(t, None, "white"), FlagFell(t, None, "black")], game=GAME)
     journal = [e.event for e in service.journal.read()]

@@ -199,8 +199,8 @@ def test_a_desk_draw_by_repetition_is_not_published_as_fivefold(tmp_path: Path) 
 
 def _pamplona_at(tmp_path: Path, when: str) -> EventService:
     config: EventConfig = load_event(EXAMPLES / "pamplona-masters.toml")
-    time = ManualTime(_madrid(when))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(_madrid(when))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
     return service
 

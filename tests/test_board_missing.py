@@ -32,17 +32,17 @@ async def wait_for(check: Callable[[], bool], seconds: float = 30.0) -> None:
 async def test_a_board_on_a_port_that_does_not_exist_is_a_critical_alert(
     tmp_path: Path,
 ) -> None:
-    time = EpochTime(SPEED)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    time_source = EpochTime(SPEED)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     real = ports[2]
     missing = str(tmp_path / "ttyUSB-not-plugged")
     ports = {**ports, 2: missing}
     try:
-        async with running_service(EVENT, tmp_path, time, ports) as service:
+        async with running_service(EVENT, tmp_path, time_source, ports) as service:
 
             def missing_alerts() -> list[Alert]:
                 # The desk's system alerts (the service's own, beside the rules')
-                system = service.health.alerts(service.journal, service.time.now())
+                system = service.health.alerts(service.journal, service.time_source.now())
                 return [a for a in system if a.kind == "board-missing"]
 
             def board_alerts() -> list[str]:

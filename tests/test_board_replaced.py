@@ -57,9 +57,9 @@ GAME = "masters-r1-b1"
 BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).decode()}
 
 
-def start(tmp: Path, time: ManualTime, name: str = "j.sqlite") -> EventService:
+def start(tmp: Path, time_source: ManualTime, name: str = "j.sqlite") -> EventService:
     service = EventService(
-        load_event(PAMPLONA), Journal(tmp / name), time=time, live_round=1, delay=0
+        load_event(PAMPLONA), Journal(tmp / name), time_source=time_source, live_round=1, delay=0
     )
     service.load()
     return service
@@ -70,26 +70,26 @@ def port(service: EventService, board: int) -> str:
 
 
 def feed(
-    service: EventService, time: ManualTime, events: Iterable[tuple[str, DriverEvent]]
+    service: EventService, time_source: ManualTime, events: Iterable[tuple[str, DriverEvent]]
 ) -> None:
     """Driver events in time order, the service ticking every half second between them,
     and 30 s more after the last."""
     queue: list[tuple[float, int, str, Any]] = []
     for n, (where, event) in enumerate(events):
         heapq.heappush(queue, (event.t, n, where, event))
-    next_tick = time.now() + TICK
-    last = time.now()
+    next_tick = time_source.now() + TICK
+    last = time_source.now()
     while queue:
         t, _, where, event = heapq.heappop(queue)
         while next_tick <= t:
-            time.set(next_tick)
+            time_source.set(next_tick)
             service.tick()
             next_tick += TICK
-        time.set(max(t, time.now()))
+        time_source.set(max(t, time_source.now()))
         service.on_driver_event(where, event)
         last = max(last, t)
     while next_tick <= last + 30.0:
-        time.set(next_tick)
+        time_source.set(next_tick)
         service.tick()
         next_tick += TICK
 
@@ -144,14 +144,14 @@ def fen_after(game: chess.pgn.Game, plies: int) -> str:
 
 
 def board_one_dies(
-    service: EventService, time: ManualTime, game: chess.pgn.Game, plies: int = 24
+    service: EventService, time_source: ManualTime, game: chess.pgn.Game, plies: int = 24
 ) -> None:
     """Board 1 (DGT 10001) plays `plies` plies of `game`, then its driver loses it."""
     moves = list(game.mainline_moves())[:plies]
-    events = played("10001", port(service, 1), moves, time.now() + 5.0)
+    events = played("10001", port(service, 1), moves, time_source.now() + 5.0)
     end = max(e.t for _, e in events)
     events.append((port(service, 1), BoardLost(end + 5.0, "10001", "battery")))
-    feed(service, time, events)
+    feed(service, time_source, events)
     assert service.book.get(GAME).ply == plies
 
 
@@ -162,11 +162,11 @@ def ucis(service: EventService, game_id: str = GAME) -> list[str]:
 def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
     before = service.book.get(GAME)
     other = service.book.get("masters-r1-b4")
-    board_one_dies(service, time, game)
+    board_one_dies(service, time_source, game)
     moves = list(game.mainline_moves())
     fen24 = fen_after(game, 24)
     # The spare stands in the game's position; the arbiter moves the game there.
@@ -174,14 +174,14 @@ def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
     info = BoardInfo(spare, "10004", (1, 7), "single", battery_percent=90, clock_present=True)
     feed(
         service,
-        time,
+        time_source,
         [
-            (spare, BoardConnected(time.now() + 1, "10004", info)),
-            shows("10004", spare, fen24, time.now() + 2),
+            (spare, BoardConnected(time_source.now() + 1, "10004", info)),
+            shows("10004", spare, fen24, time_source.now() + 2),
         ],
     )
     done = acting.replace_board(service, GAME, 4, "arbiter:test")
-    assert done[0] == BoardReplaced(GAME, 1, 4, 24, time.now(), "arbiter:test")
+    assert done[0] == BoardReplaced(GAME, 1, 4, 24, time_source.now(), "arbiter:test")
     moved = service.book.get(GAME)
     assert (moved.white, moved.black) == (before.white, before.black)  # the pairing stays
     assert moved.ply == 24 and moved.in_sync and moved.hall_board == 4 and moved.board == "10004"
@@ -192,12 +192,12 @@ def test_the_pamplona_scenario_a_spare_takes_over_after_24_plies(
     # Six more moves (12 square changes) on the spare, with its clock.
     feed(
         service,
-        time,
+        time_source,
         played(
             "10004",
             spare,
             moves[24:30],
-            time.now() + 3,
+            time_source.now() + 3,
             start_fen=fen24,
             seconds=(6000, 6100),
             connect=False,
@@ -233,9 +233,9 @@ def wrong(fen: str) -> str:
 def test_a_spare_set_up_wrong_keeps_the_game_out_of_sync_and_names_the_squares(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    board_one_dies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    board_one_dies(service, time_source, game)
     moves = list(game.mainline_moves())
     fen24, fen23 = fen_after(game, 24), fen_after(game, 23)
     spare = port(service, 4)
@@ -243,10 +243,10 @@ def test_a_spare_set_up_wrong_keeps_the_game_out_of_sync_and_names_the_squares(
     bad = wrong(fen24)
     feed(
         service,
-        time,
+        time_source,
         [
-            (spare, BoardConnected(time.now() + 1, "10004", info)),
-            shows("10004", spare, bad, time.now() + 2),
+            (spare, BoardConnected(time_source.now() + 1, "10004", info)),
+            shows("10004", spare, bad, time_source.now() + 2),
         ],
     )
     acting.replace_board(service, GAME, 4, "arbiter:test")
@@ -254,31 +254,31 @@ def test_a_spare_set_up_wrong_keeps_the_game_out_of_sync_and_names_the_squares(
     assert not moved.in_sync and moved.awaiting_board
     differ = differing_squares(moved.fen, moved.board_fen)
     assert len(differ) == 2
-    feed(service, time, [])  # the rules look at it on the next tick
+    feed(service, time_source, [])  # the rules look at it on the next tick
     alert = next(a for a in service.alerts() if a.kind == "out-of-sync" and a.game == GAME)
     assert all(square in alert.message for square in differ) and "board 4" in alert.message
     # One move behind is not a takeback, and a legal move ahead is not a move: the spare
     # is not the game until it shows the game's position.
-    feed(service, time, [shows("10004", spare, fen23, time.now() + 1)])
+    feed(service, time_source, [shows("10004", spare, fen23, time_source.now() + 1)])
     later = moves[24]
     board = chess.Board(fen24)
     board.push(later)
-    feed(service, time, [shows("10004", spare, board.fen(), time.now() + 1)])
+    feed(service, time_source, [shows("10004", spare, board.fen(), time_source.now() + 1)])
     assert service.book.get(GAME).ply == 24 and not service.book.get(GAME).in_sync
     # Set up right: in sync, the alert closes, and play goes on from the game's position.
-    feed(service, time, [shows("10004", spare, fen24, time.now() + 1)])
+    feed(service, time_source, [shows("10004", spare, fen24, time_source.now() + 1)])
     assert service.book.get(GAME).in_sync and not service.book.get(GAME).awaiting_board
     assert not any(a.kind == "out-of-sync" and a.game == GAME for a in service.alerts())
     feed(
         service,
-        time,
-        played("10004", spare, moves[24:28], time.now() + 3, start_fen=fen24, connect=False),
+        time_source,
+        played("10004", spare, moves[24:28], time_source.now() + 3, start_fen=fen24, connect=False),
     )
     assert ucis(service) == [m.uci() for m in moves[:28]]
 
 
 def six_plies_on_a_clockless_spare(
-    service: EventService, time: ManualTime, game: chess.pgn.Game
+    service: EventService, time_source: ManualTime, game: chess.pgn.Game
 ) -> list[chess.Move]:
     """Board 1 died: the game moves to board 4, which has no clock (White 3000 s, Black
     3100 s entered), and plies 25-30 are played there. Returns the game's moves."""
@@ -287,8 +287,8 @@ def six_plies_on_a_clockless_spare(
     spare, fen24 = port(service, 4), fen_after(game, 24)
     feed(
         service,
-        time,
-        played("10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, clock=False),
+        time_source,
+        played("10004", spare, moves[24:30], time_source.now() + 3, start_fen=fen24, clock=False),
     )
     return moves
 
@@ -296,12 +296,12 @@ def six_plies_on_a_clockless_spare(
 def test_a_spare_without_a_clock_runs_the_times_the_arbiter_entered(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    board_one_dies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    board_one_dies(service, time_source, game)
     with pytest.raises(ActionError, match="both"):
         acting.replace_board(service, GAME, 4, "arbiter:test", white_seconds=3000)
-    moves = six_plies_on_a_clockless_spare(service, time, game)
+    moves = six_plies_on_a_clockless_spare(service, time_source, game)
     recorded = service.book.get(GAME).moves
     assert [m.uci for m in recorded] == [m.uci() for m in moves[:30]]
     spare_moves = recorded[24:]
@@ -319,23 +319,23 @@ def test_a_clockless_spare_keeps_its_software_clock_across_a_restart(
     """The spare without a clock took the game over and 6 plies were played on it; `serve`
     restarts; the moves after it still get their times from the software clock, going on
     from what each side had left (not from the times entered at the takeover)."""
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    board_one_dies(service, time, game)
-    moves = six_plies_on_a_clockless_spare(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    board_one_dies(service, time_source, game)
+    moves = six_plies_on_a_clockless_spare(service, time_source, game)
     spare = port(service, 4)
     before = service.book.get(GAME).moves
     assert len(before) == 30 and all(m.software_clock for m in before[24:])
     service.journal.close()
-    again = start(tmp_path, time)
+    again = start(tmp_path, time_source)
     feed(
         again,
-        time,
+        time_source,
         played(
             "10004",
             spare,
             moves[30:34],
-            time.now() + 3,
+            time_source.now() + 3,
             start_fen=fen_after(game, 30),
             clock=False,
             connect=False,
@@ -359,48 +359,48 @@ def test_a_clockless_spare_keeps_its_software_clock_across_a_restart(
 def test_a_board_replacement_survives_a_restart_of_the_service(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    board_one_dies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    board_one_dies(service, time_source, game)
     moves = list(game.mainline_moves())
     fen24 = fen_after(game, 24)
     spare = port(service, 4)
     info = BoardInfo(spare, "10004", (1, 7), "single", clock_present=True)
     feed(
         service,
-        time,
+        time_source,
         [
-            (spare, BoardConnected(time.now() + 1, "10004", info)),
-            shows("10004", spare, wrong(fen24), time.now() + 2),
+            (spare, BoardConnected(time_source.now() + 1, "10004", info)),
+            shows("10004", spare, wrong(fen24), time_source.now() + 2),
         ],
     )
     acting.replace_board(service, GAME, 4, "arbiter:test")
     service.journal.close()
     # `serve` restarted on the same journal: the game is still waiting on board 4.
-    again = start(tmp_path, time)
+    again = start(tmp_path, time_source)
     assert again.hall[4].game == GAME and again.hall[1].game == "masters-r1-b4"
     restored = again.book.get(GAME)
     assert restored.awaiting_board and restored.ply == 24 and restored.hall_board == 4
-    feed(again, time, [shows("10004", spare, fen24, time.now() + 1)])
+    feed(again, time_source, [shows("10004", spare, fen24, time_source.now() + 1)])
     assert again.book.get(GAME).in_sync
     feed(
         again,
-        time,
-        played("10004", spare, moves[24:30], time.now() + 3, start_fen=fen24, connect=False),
+        time_source,
+        played("10004", spare, moves[24:30], time_source.now() + 3, start_fen=fen24, connect=False),
     )
     assert ucis(again) == [m.uci() for m in moves[:30]]
     again.journal.close()
     # And once more, after the spare took over: it goes on being followed there.
-    third = start(tmp_path, time)
+    third = start(tmp_path, time_source)
     assert third.hall[4].game == GAME and not third.book.get(GAME).awaiting_board
     feed(
         third,
-        time,
+        time_source,
         played(
             "10004",
             spare,
             moves[30:32],
-            time.now() + 3,
+            time_source.now() + 3,
             start_fen=fen_after(game, 30),
             connect=False,
         ),
@@ -409,34 +409,46 @@ def test_a_board_replacement_survives_a_restart_of_the_service(
 
 
 def test_the_failed_board_lets_go_of_the_game(tmp_path: Path, game: chess.pgn.Game) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    board_one_dies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    board_one_dies(service, time_source, game)
     moves = list(game.mainline_moves())
     fen24 = fen_after(game, 24)
     acting.replace_board(service, GAME, 4, "arbiter:test")
     spare, old = port(service, 4), port(service, 1)
-    feed(service, time, played("10004", spare, moves[24:26], time.now() + 3, start_fen=fen24))
+    feed(
+        service,
+        time_source,
+        played("10004", spare, moves[24:26], time_source.now() + 3, start_fen=fen24),
+    )
     # Board 1 is plugged back in, showing where the game was, and someone plays on it.
-    feed(service, time, played("10001", old, moves[24:28], time.now() + 3, start_fen=fen24, seed=5))
+    feed(
+        service,
+        time_source,
+        played("10001", old, moves[24:28], time_source.now() + 3, start_fen=fen24, seed=5),
+    )
     assert ucis(service) == [m.uci() for m in moves[:26]]
     # ... or sets up a new game there: that is the other game's board now, not this one's.
-    feed(service, time, played("10001", old, moves[:4], time.now() + 3, seed=6, connect=False))
+    feed(
+        service,
+        time_source,
+        played("10001", old, moves[:4], time_source.now() + 3, seed=6, connect=False),
+    )
     assert ucis(service) == [m.uci() for m in moves[:26]]
     assert service.book.get(GAME).board == "10004"
 
 
 def test_two_games_swap_boards_at_once(tmp_path: Path) -> None:
     first, second = load_games(GAMES, 2, min_plies=40)
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
     one, two = port(service, 1), port(service, 2)
     a, b = list(first.mainline_moves()), list(second.mainline_moves())
     feed(
         service,
-        time,
-        played("10001", one, a[:10], time.now() + 5)
-        + played("10002", two, b[:12], time.now() + 5, seed=2),
+        time_source,
+        played("10001", one, a[:10], time_source.now() + 5)
+        + played("10002", two, b[:12], time_source.now() + 5, seed=2),
     )
     assert service.book.get(GAME).ply == 10 and service.book.get("masters-r1-b2").ply == 12
     done = acting.replace_board(service, GAME, 2, "arbiter:test")
@@ -449,9 +461,11 @@ def test_two_games_swap_boards_at_once(tmp_path: Path) -> None:
     fa, fb = fen_after(first, 10), fen_after(second, 12)
     feed(
         service,
-        time,
-        played("10002", two, a[10:14], time.now() + 3, start_fen=fa, connect=False, seed=3)
-        + played("10001", one, b[12:16], time.now() + 3, start_fen=fb, connect=False, seed=4),
+        time_source,
+        played("10002", two, a[10:14], time_source.now() + 3, start_fen=fa, connect=False, seed=3)
+        + played(
+            "10001", one, b[12:16], time_source.now() + 3, start_fen=fb, connect=False, seed=4
+        ),
     )
     assert ucis(service) == [m.uci() for m in a[:14]]
     assert ucis(service, "masters-r1-b2") == [m.uci() for m in b[:16]]
@@ -459,8 +473,8 @@ def test_two_games_swap_boards_at_once(tmp_path: Path) -> None:
 
 
 def test_what_cannot_be_replaced_is_refused_with_a_reason(tmp_path: Path) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
     with pytest.raises(ActionError, match="already"):
         acting.replace_board(service, GAME, 1, "arbiter:test")
     with pytest.raises(ActionError, match="no hall board 9"):
@@ -507,9 +521,9 @@ def test_a_follower_waiting_for_its_spare_takes_any_position_without_raising(
 @pytest.fixture
 def board_one_died(tmp_path: Path, game: chess.pgn.Game) -> EventService:
     """Board 1 died after 24 plies (fed outside the test's event loop, as in the others)."""
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    board_one_dies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    board_one_dies(service, time_source, game)
     return service
 
 

@@ -34,7 +34,7 @@ KEY = bytes(range(32))
 
 def _service(tmp: Path) -> EventService:
     service = EventService(
-        load_event(EVENT), Journal(tmp / "journal.sqlite"), time=ManualTime(T0), live_round=1
+        load_event(EVENT), Journal(tmp / "journal.sqlite"), time_source=ManualTime(T0), live_round=1
     )
     service.load()
     return service

@@ -55,7 +55,7 @@ def _service(tmp: Path, extra: str = BOTH) -> tuple[EventService, ManualTime]:
     service = EventService(
         load_event(_event(tmp, extra)),
         Journal(tmp / "journal.sqlite"),
-        time=clock,
+        time_source=clock,
         live_round=1,
         delay=900,
     )

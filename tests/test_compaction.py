@@ -63,7 +63,7 @@ def test_the_first_and_last_of_each_stretch_stay() -> None:
 
 
 def test_a_compacted_journal_folds_to_the_same_games(tmp_path: Path) -> None:
-    service, time = run_round(tmp_path, load_games(GAMES, 4), seed=5)
+    service, time_source = run_round(tmp_path, load_games(GAMES, 4), seed=5)
     for game in service.book.round_games("Masters", 1):
         if game.result is None:
             if game.proposal is not None:
@@ -85,7 +85,7 @@ def test_a_compacted_journal_folds_to_the_same_games(tmp_path: Path) -> None:
         return state
 
     before = fold(kept)
-    live = EventService(config, Journal(path), time=ManualTime(time.now()), delay=0.0)
+    live = EventService(config, Journal(path), time_source=ManualTime(time_source.now()), delay=0.0)
     live.load()
     clocks = sum(1 for e in live.journal.read() if isinstance(e.event, ClockSeen | GameClock))
     assert live.snapshots.take_now(live)
@@ -95,13 +95,15 @@ def test_a_compacted_journal_folds_to_the_same_games(tmp_path: Path) -> None:
     assert after.book == before.book and after.tournament == before.tournament
     assert after.memory == before.memory and after.white_sides == before.white_sides
     live.journal.close()
-    again = EventService(config, Journal(path), time=ManualTime(time.now()), delay=0.0)
+    again = EventService(
+        config, Journal(path), time_source=ManualTime(time_source.now()), delay=0.0
+    )
     again.load()  # from the snapshot, with nothing after it
     assert again.replayed == 0
     assert _games(again.state) == _games(before) and again.tournament == before.tournament
     # A full replay of the compacted journal: the same games, results and open alerts.
     slow = EventService(
-        config, Journal(path), time=ManualTime(time.now()), delay=0.0, snapshots=False
+        config, Journal(path), time_source=ManualTime(time_source.now()), delay=0.0, snapshots=False
     )
     slow.load()
     assert _games(slow.state) == _games(again.state) and slow.tournament == again.tournament

@@ -48,7 +48,7 @@ def _notices(desk: str) -> str:
 async def test_a_player_added_to_the_config_after_the_start_is_reported(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     assert service.config_changes() == ()
     section = service.config.sections[0]
     started = len(section.players)
@@ -57,7 +57,7 @@ async def test_a_player_added_to_the_config_after_the_start_is_reported(
     changed = dataclasses.replace(section, players=(first, *section.players[1:], late))
     config = dataclasses.replace(service.config, sections=(changed,))
     with caplog.at_level(logging.WARNING):
-        again = EventService(config, service.journal, time=time, delay=0)
+        again = EventService(config, service.journal, time_source=time_source, delay=0)
         again.load()
     lines = again.config_changes()
     assert len(lines) == 2
@@ -158,7 +158,9 @@ def test_check_with_the_journal_says_what_serve_says(
     assert 'POST /api/v1/arbiter/late-entries {"section": "Open", "config_player": 25}' in out
 
     # Once the late entry is in the journal, the two agree.
-    running = EventService(load_event(event), Journal(tmp_path / "j.sqlite"), time=ManualTime(0))
+    running = EventService(
+        load_event(event), Journal(tmp_path / "j.sqlite"), time_source=ManualTime(0)
+    )
     running.load()
     acting.enter_late(running, "Open", {}, "arbiter:ana", config_player=25)
     running.journal.close()

@@ -50,10 +50,14 @@ def sync_alerts(service: EventService) -> list[str]:
     return [a.message for a in service.alerts() if a.kind == "out-of-sync" and a.game == GAME]
 
 
-def ten_plies(service: EventService, time: ManualTime, game: chess.pgn.Game) -> list[chess.Move]:
+def ten_plies(
+    service: EventService, time_source: ManualTime, game: chess.pgn.Game
+) -> list[chess.Move]:
     """Board 1 (DGT 10001) plays the game's first ten plies, with its clock."""
     moves = list(game.mainline_moves())
-    feed(service, time, played(SERIAL, port(service, 1), moves[:10], time.now() + 5.0))
+    feed(
+        service, time_source, played(SERIAL, port(service, 1), moves[:10], time_source.now() + 5.0)
+    )
     assert ucis(service) == [m.uci() for m in moves[:10]]
     assert service.book.get(GAME).in_sync
     return moves
@@ -79,15 +83,15 @@ def after(fen: str, move: chess.Move) -> str:
 def test_a_knocked_over_piece_put_back_records_nothing_in_between(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     where = port(service, 1)
     fen10, fen9 = fen_after(game, 10), fen_after(game, 9)
     before = service.book.get(GAME).moves
     # A knight is knocked over; the arbiter stops the clock and says the game stands as it
     # is (the same line again): the board must show it before play goes on.
-    feed(service, time, [shows(SERIAL, where, knocked(fen10), time.now() + 1)])
+    feed(service, time_source, [shows(SERIAL, where, knocked(fen10), time_source.now() + 1)])
     acting.correct_line(service, GAME, [m.uci() for m in moves[:10]], "arbiter:test")
     waiting = service.book.get(GAME)
     assert waiting.awaiting_board and waiting.awaiting_correction and not waiting.in_sync
@@ -95,7 +99,7 @@ def test_a_knocked_over_piece_put_back_records_nothing_in_between(
     differ = differing_squares(waiting.fen, waiting.board_fen)
     assert len(differ) == 2
     assert arbiter_game_json(waiting)["differs"] == list(differ)
-    feed(service, time, [])  # the rules look at it on the next tick: at once
+    feed(service, time_source, [])  # the rules look at it on the next tick: at once
     [message] = sync_alerts(service)
     assert all(square in message for square in differ) and "corrected" in message
     # Putting the pieces back, the board passes through a position one legal move ahead
@@ -104,11 +108,11 @@ def test_a_knocked_over_piece_put_back_records_nothing_in_between(
     clock = ClockReading(5000, 5100, running=False, right_lever_high=True)
     feed(
         service,
-        time,
+        time_source,
         [
-            shows(SERIAL, where, ahead, time.now() + 1),
-            (where, ClockSeen(time.now() + 2, SERIAL, clock)),
-            shows(SERIAL, where, fen9, time.now() + 3),
+            shows(SERIAL, where, ahead, time_source.now() + 1),
+            (where, ClockSeen(time_source.now() + 2, SERIAL, clock)),
+            shows(SERIAL, where, fen9, time_source.now() + 3),
         ],
     )
     still = service.book.get(GAME)
@@ -116,14 +120,14 @@ def test_a_knocked_over_piece_put_back_records_nothing_in_between(
     # The board's clock is still the game's while it waits (the arbiter stopped it).
     assert (still.white_clock, still.black_clock) == (5000, 5100)
     # The pieces are right: in sync, the alert closes, and play goes on from there.
-    feed(service, time, [shows(SERIAL, where, fen10, time.now() + 1)])
+    feed(service, time_source, [shows(SERIAL, where, fen10, time_source.now() + 1)])
     assert service.book.get(GAME).in_sync and not service.book.get(GAME).awaiting_board
     assert not sync_alerts(service)
     assert service.book.get(GAME).moves == before
     feed(
         service,
-        time,
-        played(SERIAL, where, moves[10:14], time.now() + 3, start_fen=fen10, connect=False),
+        time_source,
+        played(SERIAL, where, moves[10:14], time_source.now() + 3, start_fen=fen10, connect=False),
     )
     assert ucis(service) == [m.uci() for m in moves[:14]]
 
@@ -133,9 +137,9 @@ def test_a_ply_taken_back_records_nothing_while_the_board_is_set_up(
 ) -> None:
     """The arbiter takes back ply 10 (the board read a move that was not played): the
     board must show the position after ply 9 before play goes on."""
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     where = port(service, 1)
     fen9, fen8 = fen_after(game, 9), fen_after(game, 8)
     before = service.book.get(GAME).moves[:9]
@@ -146,7 +150,7 @@ def test_a_ply_taken_back_records_nothing_while_the_board_is_set_up(
     differ = differing_squares(waiting.fen, waiting.board_fen)
     assert len(differ) == 2
     assert arbiter_game_json(waiting)["differs"] == list(differ)
-    feed(service, time, [])  # the rules look at it on the next tick: at once
+    feed(service, time_source, [])  # the rules look at it on the next tick: at once
     [message] = sync_alerts(service)
     assert all(square in message for square in differ) and "corrected" in message
     # Putting the pieces back, the board passes through a position one legal move ahead
@@ -156,11 +160,11 @@ def test_a_ply_taken_back_records_nothing_while_the_board_is_set_up(
     clock = ClockReading(5000, 5100, running=False, right_lever_high=True)
     feed(
         service,
-        time,
+        time_source,
         [
-            shows(SERIAL, where, after(fen9, other), time.now() + 1),
-            (where, ClockSeen(time.now() + 2, SERIAL, clock)),
-            shows(SERIAL, where, fen8, time.now() + 3),
+            shows(SERIAL, where, after(fen9, other), time_source.now() + 1),
+            (where, ClockSeen(time_source.now() + 2, SERIAL, clock)),
+            shows(SERIAL, where, fen8, time_source.now() + 3),
         ],
     )
     still = service.book.get(GAME)
@@ -168,14 +172,14 @@ def test_a_ply_taken_back_records_nothing_while_the_board_is_set_up(
     # The board's clock is still the game's while it waits (the arbiter stopped it).
     assert (still.white_clock, still.black_clock) == (5000, 5100)
     # The pieces are right: in sync, the alert closes, and play goes on from there.
-    feed(service, time, [shows(SERIAL, where, fen9, time.now() + 1)])
+    feed(service, time_source, [shows(SERIAL, where, fen9, time_source.now() + 1)])
     assert service.book.get(GAME).in_sync and not service.book.get(GAME).awaiting_board
     assert not sync_alerts(service)
     assert service.book.get(GAME).moves == before
     feed(
         service,
-        time,
-        played(SERIAL, where, moves[9:13], time.now() + 3, start_fen=fen9, connect=False),
+        time_source,
+        played(SERIAL, where, moves[9:13], time_source.now() + 3, start_fen=fen9, connect=False),
     )
     assert ucis(service) == [m.uci() for m in moves[:13]]
 
@@ -197,9 +201,9 @@ def illegal(fen: str) -> str:
 def test_an_illegal_move_the_arbiter_corrects_goes_on_from_the_corrected_position(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     where = port(service, 1)
     fen10 = fen_after(game, 10)
     # Two plies the board read that the arbiter will not accept (the line has 12 plies),
@@ -209,12 +213,18 @@ def test_an_illegal_move_the_arbiter_corrects_goes_on_from_the_corrected_positio
     reply = next(iter(chess.Board(fen_wrong).legal_moves))
     feed(
         service,
-        time,
-        played(SERIAL, where, [wrong, reply], time.now() + 3, start_fen=fen10, connect=False),
+        time_source,
+        played(
+            SERIAL, where, [wrong, reply], time_source.now() + 3, start_fen=fen10, connect=False
+        ),
     )
     assert service.book.get(GAME).ply == 12
-    feed(service, time, [shows(SERIAL, where, illegal(after(fen_wrong, reply)), time.now() + 1)])
-    feed(service, time, [])
+    feed(
+        service,
+        time_source,
+        [shows(SERIAL, where, illegal(after(fen_wrong, reply)), time_source.now() + 1)],
+    )
+    feed(service, time_source, [])
     assert not service.book.get(GAME).in_sync
     old_alerts = sync_alerts(service)
     assert old_alerts  # the board has not matched for a while: the usual alert
@@ -222,7 +232,7 @@ def test_an_illegal_move_the_arbiter_corrects_goes_on_from_the_corrected_positio
     # the ten plies. The board is past it: nothing is caught up, the game waits.
     acting.correct_line(service, GAME, [m.uci() for m in moves[:10]], "arbiter:test")
     assert ucis(service) == [m.uci() for m in moves[:10]]
-    feed(service, time, [])
+    feed(service, time_source, [])
     state = service.book.get(GAME)
     assert state.ply == 10 and state.awaiting_correction and not state.in_sync
     [message] = sync_alerts(service)
@@ -236,14 +246,16 @@ def test_an_illegal_move_the_arbiter_corrects_goes_on_from_the_corrected_positio
     ]
     assert closed
     # The board shows the old line again on its way back: still nothing recorded.
-    feed(service, time, [shows(SERIAL, where, after(fen_wrong, reply), time.now() + 1)])
-    feed(service, time, [shows(SERIAL, where, fen_wrong, time.now() + 1)])
+    feed(
+        service, time_source, [shows(SERIAL, where, after(fen_wrong, reply), time_source.now() + 1)]
+    )
+    feed(service, time_source, [shows(SERIAL, where, fen_wrong, time_source.now() + 1)])
     assert ucis(service) == [m.uci() for m in moves[:10]]
     # Set up right, play goes on with the game's real continuation.
     feed(
         service,
-        time,
-        played(SERIAL, where, moves[10:14], time.now() + 3, start_fen=fen10, connect=False),
+        time_source,
+        played(SERIAL, where, moves[10:14], time_source.now() + 3, start_fen=fen10, connect=False),
     )
     assert ucis(service) == [m.uci() for m in moves[:14]]
     assert service.book.get(GAME).in_sync and not sync_alerts(service)
@@ -252,22 +264,27 @@ def test_an_illegal_move_the_arbiter_corrects_goes_on_from_the_corrected_positio
 def test_a_correction_the_board_shows_already_goes_on_at_once(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     where = port(service, 1)
     # The arbiter set the board up first (two plies back), then corrects the line.
-    feed(service, time, [shows(SERIAL, where, fen_after(game, 8), time.now() + 1)])
+    feed(service, time_source, [shows(SERIAL, where, fen_after(game, 8), time_source.now() + 1)])
     acting.correct_line(service, GAME, [m.uci() for m in moves[:8]], "arbiter:test")
     state = service.book.get(GAME)
     assert state.in_sync and not state.awaiting_board and state.ply == 8
-    feed(service, time, [])
+    feed(service, time_source, [])
     assert not sync_alerts(service)
     feed(
         service,
-        time,
+        time_source,
         played(
-            SERIAL, where, moves[8:12], time.now() + 3, start_fen=fen_after(game, 8), connect=False
+            SERIAL,
+            where,
+            moves[8:12],
+            time_source.now() + 3,
+            start_fen=fen_after(game, 8),
+            connect=False,
         ),
     )
     assert ucis(service) == [m.uci() for m in moves[:12]]
@@ -276,22 +293,26 @@ def test_a_correction_the_board_shows_already_goes_on_at_once(
 def test_a_start_position_set_waits_for_the_board_to_show_it(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
     moves = list(game.mainline_moves())
     where = port(service, 1)
-    feed(service, time, played(SERIAL, where, [], time.now() + 5.0))
+    feed(service, time_source, played(SERIAL, where, [], time_source.now() + 5.0))
     # An adjourned game goes on from its sealed position.
     fen = fen_after(game, 20)
     acting.set_start_fen(service, GAME, fen, "arbiter:test")
     assert service.book.get(GAME).awaiting_correction
     # The pieces go up one by one: the start position, then a legal move of it, is no move.
-    feed(service, time, [shows(SERIAL, where, after(chess.STARTING_FEN, moves[0]), time.now() + 1)])
+    feed(
+        service,
+        time_source,
+        [shows(SERIAL, where, after(chess.STARTING_FEN, moves[0]), time_source.now() + 1)],
+    )
     assert service.book.get(GAME).ply == 0 and not service.book.get(GAME).in_sync
     feed(
         service,
-        time,
-        played(SERIAL, where, moves[20:24], time.now() + 3, start_fen=fen, connect=False),
+        time_source,
+        played(SERIAL, where, moves[20:24], time_source.now() + 3, start_fen=fen, connect=False),
     )
     state = service.book.get(GAME)
     assert state.start_fen == fen and [m.uci for m in state.moves] == [
@@ -302,40 +323,40 @@ def test_a_start_position_set_waits_for_the_board_to_show_it(
 def test_a_correction_waiting_for_its_board_survives_a_restart(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     where = port(service, 1)
     fen8 = fen_after(game, 8)
     acting.correct_line(service, GAME, [m.uci() for m in moves[:8]], "arbiter:test")
     assert not service.book.get(GAME).in_sync  # the board still shows ply 10
     service.journal.close()
     # `serve` restarted on the same journal: the game still waits for its board.
-    again = start(tmp_path, time)
+    again = start(tmp_path, time_source)
     restored = again.book.get(GAME)
     assert restored.awaiting_correction and restored.ply == 8 and again.hall[1].game == GAME
     # The board showing ply 9 (one move on from the corrected position) is no move.
-    feed(again, time, [shows(SERIAL, where, fen_after(game, 9), time.now() + 1)])
+    feed(again, time_source, [shows(SERIAL, where, fen_after(game, 9), time_source.now() + 1)])
     assert again.book.get(GAME).ply == 8
-    feed(again, time, [])
+    feed(again, time_source, [])
     [message] = [a.message for a in again.alerts() if a.kind == "out-of-sync" and a.game == GAME]
     assert "after ply 8" in message
     feed(
         again,
-        time,
-        played(SERIAL, where, moves[8:12], time.now() + 3, start_fen=fen8, connect=False),
+        time_source,
+        played(SERIAL, where, moves[8:12], time_source.now() + 3, start_fen=fen8, connect=False),
     )
     assert ucis(again) == [m.uci() for m in moves[:12]]
     assert again.book.get(GAME).in_sync and not again.book.get(GAME).awaiting_board
     again.journal.close()
-    third = start(tmp_path, time)
+    third = start(tmp_path, time_source)
     assert not third.book.get(GAME).awaiting_board and ucis(third) == [m.uci() for m in moves[:12]]
 
 
 def test_a_finished_game_corrected_waits_for_no_board(tmp_path: Path, game: chess.pgn.Game) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     acting.set_result(service, GAME, "1-0", "arbiter:test")
     acting.correct_line(service, GAME, [m.uci() for m in moves[:9]], "arbiter:test")
     state = service.book.get(GAME)
@@ -352,9 +373,9 @@ def desk_messages(hub: Hub, since: int, kind: str) -> list[dict[str, Any]]:
 def test_the_desk_socket_follows_the_board_as_it_is_set_up(
     tmp_path: Path, game: chess.pgn.Game
 ) -> None:
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    moves = ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    moves = ten_plies(service, time_source, game)
     where = port(service, 1)
     hub = Hub(service, service.alerts, in_place=True)
     try:
@@ -382,13 +403,13 @@ def test_the_desk_socket_follows_the_board_as_it_is_set_up(
         half = chess.Board(fen_after(game, 10))
         half.remove_piece_at(taken.to_square)  # the piece is lifted: one square left
         right_square = taken.from_square
-        feed(service, time, [shows(SERIAL, where, half.fen(), time.now() + 1)])
+        feed(service, time_source, [shows(SERIAL, where, half.fen(), time_source.now() + 1)])
         hub.pump()
         [second] = desk_messages(hub, seq, "waiting")
         assert second["waiting"][0]["differs"] == [chess.square_name(right_square)]
         # Put back: the game is in sync (a sync delta), and the list is empty after it.
         seq = hub.arbiter.seq
-        feed(service, time, [shows(SERIAL, where, board.fen(), time.now() + 1)])
+        feed(service, time_source, [shows(SERIAL, where, board.fen(), time_source.now() + 1)])
         hub.pump()
         assert [m["in_sync"] for m in desk_messages(hub, seq, "sync")] == [True]
         assert [m["waiting"] for m in desk_messages(hub, seq, "waiting")] == [[]]
@@ -400,13 +421,13 @@ def test_the_desk_socket_follows_the_board_as_it_is_set_up(
 @pytest.fixture
 def knocked_over(tmp_path: Path, game: chess.pgn.Game) -> EventService:
     """Ten plies on board 1, then a piece knocked over (fed outside the test's loop)."""
-    time = ManualTime(T0)
-    service = start(tmp_path, time)
-    ten_plies(service, time, game)
+    time_source = ManualTime(T0)
+    service = start(tmp_path, time_source)
+    ten_plies(service, time_source, game)
     feed(
         service,
-        time,
-        [shows(SERIAL, port(service, 1), knocked(fen_after(game, 10)), time.now() + 1)],
+        time_source,
+        [shows(SERIAL, port(service, 1), knocked(fen_after(game, 10)), time_source.now() + 1)],
     )
     return service
 

@@ -41,10 +41,12 @@ def service_for(
     tmp_path: Path, name: str, start: str, delay: float = DELAY
 ) -> tuple[EventService, ManualTime]:
     config = load_event(ROOT / "examples" / name)
-    time = ManualTime(at(start))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=delay)
+    time_source = ManualTime(at(start))
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=delay
+    )
     service.load()
-    return service, time
+    return service, time_source
 
 
 def public(service: EventService) -> TournamentState:
@@ -65,27 +67,27 @@ def prize_list(tournament: TournamentState, section: str) -> dict[str, object]:
 # -- a withdrawal for no-shows ------------------------------------------------------------
 
 
-def _two_no_shows(service: EventService, time: ManualTime) -> float:
+def _two_no_shows(service: EventService, time_source: ManualTime) -> float:
     """Player 5 misses rounds 1 and 2 of Pamplona: the rules withdraw them from round 3.
     Returns when the second forfeit was entered."""
     masters = "Masters"
-    time.set(at("2025-12-22T17:06:00"))
+    time_source.set(at("2025-12-22T17:06:00"))
     acting.set_result(service, GameKey(masters, 1, 4).id, "+/-", ARBITER)
-    time.set(at("2025-12-23T16:10:00"))
+    time_source.set(at("2025-12-23T16:10:00"))
     acting.set_result(service, GameKey(masters, 2, 1).id, "+/-", ARBITER, "forfeit")
     assert service.tournament.section(masters).withdrawn == {5: 3}
-    return time.now()
+    return time_source.now()
 
 
 def test_a_withdrawal_for_no_shows_waits_for_the_forfeit_it_follows_from(
     tmp_path: Path,
 ) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = "Masters"
-    second = _two_no_shows(service, time)
+    second = _two_no_shows(service, time_source)
     before_prizes = prize_list(public(service), masters)
 
-    time.set(second + 10)  # the audit's moment: 10 s after the second forfeit
+    time_source.set(second + 10)  # the audit's moment: 10 s after the second forfeit
     shown = public(service).section(masters)
     assert shown.withdrawn == {}
     assert shown.rounds[2].results == {}  # the forfeit itself is hidden...
@@ -94,13 +96,13 @@ def test_a_withdrawal_for_no_shows_waits_for_the_forfeit_it_follows_from(
     assert prize_list(public(service), masters) == before_prizes
 
     # A restart within the delay replays the journal into the same public view.
-    again = EventService(service.config, service.journal, time=time, delay=DELAY)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=DELAY)
     again.load()
     assert public(again).section(masters).withdrawn == {}
 
-    time.set(second + DELAY - 1)
+    time_source.set(second + DELAY - 1)
     assert public(service).section(masters).withdrawn == {}
-    time.set(second + DELAY)  # the forfeit is public, and with it the withdrawal
+    time_source.set(second + DELAY)  # the forfeit is public, and with it the withdrawal
     shown = public(service).section(masters)
     assert shown.rounds[2].results and shown.withdrawn == {5: 3}
     assert note_of(public(service), masters, 5) == (
@@ -111,12 +113,12 @@ def test_a_withdrawal_for_no_shows_waits_for_the_forfeit_it_follows_from(
 
 
 def test_an_arbiters_withdrawal_between_rounds_is_public_at_once(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = "Masters"
-    time.set(at("2025-12-22T20:00:00"))
+    time_source.set(at("2025-12-22T20:00:00"))
     for board, result in ((1, "1-0"), (2, "0-1"), (3, "1-0"), (4, "1/2-1/2")):
         acting.set_result(service, GameKey(masters, 1, board).id, result, ARBITER)
-    time.advance(DELAY)  # round 1 is public
+    time_source.advance(DELAY)  # round 1 is public
     acting.withdraw(service, masters, 7, ARBITER, from_round=2, reason="illness")
     assert public(service).section(masters).withdrawn == {7: 2}
 
@@ -124,14 +126,14 @@ def test_an_arbiters_withdrawal_between_rounds_is_public_at_once(tmp_path: Path)
 def test_an_arbiters_withdrawal_right_after_a_hidden_result_waits_for_it(
     tmp_path: Path,
 ) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = "Masters"
-    time.set(at("2025-12-22T20:00:00"))
+    time_source.set(at("2025-12-22T20:00:00"))
     acting.set_result(service, GameKey(masters, 1, 1).id, "1-0", ARBITER)  # 1 beats 8
-    time.advance(60)
+    time_source.advance(60)
     acting.withdraw(service, masters, 8, ARBITER, from_round=2, reason="left the event")
     assert public(service).section(masters).withdrawn == {}
-    time.advance(DELAY - 60)
+    time_source.advance(DELAY - 60)
     assert public(service).section(masters).withdrawn == {8: 2}
 
 
@@ -150,18 +152,18 @@ def _tie_one_and_two(service: EventService, name: str) -> None:
 
 
 def test_a_playoff_pairing_waits_for_the_results_that_make_the_tie(tmp_path: Path) -> None:
-    service, time = service_for(
+    service, time_source = service_for(
         tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00", delay=600
     )
     name = "Diputacion Foral"
     _tie_one_and_two(service, name)
-    last = time.now()
-    time.advance(5)
+    last = time_source.now()
+    time_source.advance(5)
     first = acting.pair_playoff_game(service, name, 1, 2, ARBITER)
     game = acting.playoff_game(service, name, 1)
     assert public(service).section(name).playoff == {}
     assert game not in service.public_state().book.games
-    time.set(last + 600)  # every result is public: so is the play-off game
+    time_source.set(last + 600)  # every result is public: so is the play-off game
     assert set(public(service).section(name).playoff) == {1}
     assert game in service.public_state().book.games
     assert first.seq > 0
@@ -170,25 +172,25 @@ def test_a_playoff_pairing_waits_for_the_results_that_make_the_tie(tmp_path: Pat
 # -- a Swiss round paired inside the delay -----------------------------------------------
 
 
-def _sestao_round_one(service: EventService, time: ManualTime) -> tuple[str, float]:
+def _sestao_round_one(service: EventService, time_source: ManualTime) -> tuple[str, float]:
     open_ = "Open"
-    time.set(at("2025-09-12T16:00:00"))
+    time_source.set(at("2025-09-12T16:00:00"))
     acting.publish_pairings(service, open_, 1, acting.dutch_pairings(service, open_, 1))
     assert 1 in public(service).section(open_).rounds  # round 1 follows from nothing
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     for pairing in service.tournament.section(open_).rounds[1].pairings:
         if pairing.black is not None:
             result = "1-0" if pairing.board % 2 else "0-1"
             acting.set_result(service, GameKey(open_, 1, pairing.board).id, result, ARBITER)
-    return open_, time.now()
+    return open_, time_source.now()
 
 
 def test_a_swiss_round_paired_inside_the_delay_waits_for_the_results_before_it(
     tmp_path: Path,
 ) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    open_, last = _sestao_round_one(service, time)
-    time.advance(120)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    open_, last = _sestao_round_one(service, time_source)
+    time_source.advance(120)
     pairings = acting.dutch_pairings(service, open_, 2)
     done = acting.publish_pairings(service, open_, 2, pairings, "dutch")
     # The desk was told when the public sees them, and why.
@@ -198,7 +200,7 @@ def test_a_swiss_round_paired_inside_the_delay_waits_for_the_results_before_it(
     games = [p for p in pairings if p.black is not None]
     acting.assign_board(service, open_, 2, games[0].white, games[1].board)
     assert 2 not in public(service).section(open_).rounds
-    time.set(last + DELAY)
+    time_source.set(last + DELAY)
     shown = public(service).section(open_)
     assert shown.rounds[1].results == service.tournament.section(open_).rounds[1].results
     assert shown.rounds[2].pairings == service.tournament.section(open_).rounds[2].pairings
@@ -207,9 +209,9 @@ def test_a_swiss_round_paired_inside_the_delay_waits_for_the_results_before_it(
 def test_releasing_a_round_early_says_what_it_reveals_and_shows_it_at_once(
     tmp_path: Path,
 ) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    open_, _ = _sestao_round_one(service, time)
-    time.advance(60)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    open_, _ = _sestao_round_one(service, time_source)
+    time_source.advance(60)
     acting.publish_pairings(service, open_, 2, acting.dutch_pairings(service, open_, 2), "dutch")
     games = sum(1 for p in service.tournament.section(open_).rounds[1].pairings if p.black)
 
@@ -225,7 +227,7 @@ def test_releasing_a_round_early_says_what_it_reveals_and_shows_it_at_once(
     assert shown.rounds[2].pairings == service.tournament.section(open_).rounds[2].pairings
     assert shown.rounds[1].results == {}  # the results themselves stay hidden
     # Released is released: after a restart too, and it cannot be taken back.
-    again = EventService(service.config, service.journal, time=time, delay=DELAY)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=DELAY)
     again.load()
     assert 2 in public(again).section(open_).rounds
     with pytest.raises(ActionError, match="cannot be taken back"):
@@ -235,9 +237,9 @@ def test_releasing_a_round_early_says_what_it_reveals_and_shows_it_at_once(
 
 
 def test_a_round_robins_rounds_follow_from_nothing(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = "Masters"
-    time.set(at("2025-12-22T20:00:00"))
+    time_source.set(at("2025-12-22T20:00:00"))
     acting.set_result(service, GameKey(masters, 1, 1).id, "1-0", ARBITER)
     # A board moved in round 2 of a round robin says nothing of round 1's results.
     pairing = service.tournament.section(masters).rounds[2].pairings[0]
@@ -266,10 +268,10 @@ def test_the_public_never_shows_a_withdrawal_ahead_of_its_no_shows(
     withdrawal by the rules that the public sees comes with the two forfeits it follows
     from, also public."""
     folder = tmp_path_factory.mktemp("pamplona")
-    service, time = service_for(folder, "pamplona-masters.toml", "2025-12-22T20:00:00")
+    service, time_source = service_for(folder, "pamplona-masters.toml", "2025-12-22T20:00:00")
     masters = "Masters"
     for round_number, board, result, gap in steps:
-        time.advance(gap)
+        time_source.advance(gap)
         game = GameKey(masters, round_number, board).id
         if service.book.get(game).result != result:
             reason = "forfeit" if "/" in result and "1/2" not in result else "resignation"
@@ -279,20 +281,20 @@ def test_the_public_never_shows_a_withdrawal_ahead_of_its_no_shows(
             for player, by in shown.withdrawn_by.items():
                 if by == "rules":
                     assert len(shown.no_shows.get(player, ())) >= 2, (player, shown.no_shows)
-            time.advance(300)
+            time_source.advance(300)
 
 
 def test_the_public_does_not_see_a_held_playoff_as_the_live_round(tmp_path: Path) -> None:
-    service, time = service_for(
+    service, time_source = service_for(
         tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00", delay=600
     )
     name = "Diputacion Foral"
     _tie_one_and_two(service, name)
-    last = time.now()
-    time.advance(5)
+    last = time_source.now()
+    time_source.advance(5)
     acting.pair_playoff_game(service, name, 1, 2, ARBITER)
     playoff_round = service.tournament.section(name).playoff_round(1)
     assert service.live_rounds()[name] == playoff_round  # the hall and the desk
     assert service.public_view.live_rounds()[name] == 9  # the public: the last round
-    time.set(last + 600)
+    time_source.set(last + 600)
     assert service.public_view.live_rounds()[name] == playoff_round

@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 async def desk(tmp_path: Path) -> AsyncIterator[tuple[TestClient, EventService, str]]:
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(1.8e9), delay=0
+    )
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()

@@ -40,19 +40,19 @@ def _applying_service(tmp_path: Path) -> tuple[EventService, ManualTime]:
     config = dataclasses.replace(
         load_event(ROOT / "examples" / "sestao-2025-swiss.toml"), automatic_results="apply"
     )
-    time = ManualTime(at("2025-09-12T12:00:00"))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at("2025-09-12T12:00:00"))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
     acting.publish_imported(service, OPEN, 1, vega_round1(config), ARBITER)
-    return service, time
+    return service, time_source
 
 
 def test_an_early_kings_signal_draw_stays_a_proposal_when_results_apply(tmp_path: Path) -> None:
-    service, time = _applying_service(tmp_path)
+    service, time_source = _applying_service(tmp_path)
     early, late = GameKey(OPEN, 1, 1).id, GameKey(OPEN, 1, 2).id
-    time.set(at("2025-09-12T17:40:00"))
+    time_source.set(at("2025-09-12T17:40:00"))
     play_moves(service, early, _sample_line(24))
-    service.commit([ResultProposed(early, "1/2-1/2", "kings-signal", time.now(), "kings")])
+    service.commit([ResultProposed(early, "1/2-1/2", "kings-signal", time_source.now(), "kings")])
     game = service.book.get(early)
     assert game.result is None and game.proposal is not None
     kinds = {a.kind for a in service.alerts() if a.game == early}
@@ -60,13 +60,13 @@ def test_an_early_kings_signal_draw_stays_a_proposal_when_results_apply(tmp_path
     assert 1 not in service.tournament.section(OPEN).rounds[1].results
 
     # After move 30 and an hour of play the same signal stands at once.
-    time.set(at("2025-09-12T18:30:00"))
+    time_source.set(at("2025-09-12T18:30:00"))
     play_moves(service, late, _sample_line(60))
-    service.commit([ResultProposed(late, "1/2-1/2", "kings-signal", time.now(), "kings")])
+    service.commit([ResultProposed(late, "1/2-1/2", "kings-signal", time_source.now(), "kings")])
     assert service.book.get(late).result == "1/2-1/2"
     assert not [a for a in service.alerts() if a.game == late]
 
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert again.book.get(early).result is None and again.book.get(early).proposal is not None
     assert {a.kind for a in again.alerts() if a.game == early} == kinds

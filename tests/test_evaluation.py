@@ -202,7 +202,7 @@ def _sixty_four_boards(tmp: Path) -> EventService:
     service = EventService(
         swiss_config(128),
         Journal(tmp / "big.sqlite"),
-        time=ManualTime(T0),
+        time_source=ManualTime(T0),
         live_round=1,
         delay=0.0,
     )
@@ -224,7 +224,9 @@ def _all_move_at_once(service: EventService, pick: Callable[[int, int], int]) ->
         san = board.san(move)
         board.push(move)
         events.append(
-            GameMove(gid, game.ply + 1, san, move.uci(), board.fen(), service.time.now(), 5400.0)
+            GameMove(
+                gid, game.ply + 1, san, move.uci(), board.fen(), service.time_source.now(), 5400.0
+            )
         )
     with service.batch():
         service.commit(events)

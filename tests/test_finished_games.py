@@ -77,7 +77,7 @@ def after_the_result(service: EventService, game_id: str) -> list[object]:
 
 
 async def play_next_game_beside_a_witness(
-    service: EventService, hall: SimulatedHall, time: EpochTime, witness: int
+    service: EventService, hall: SimulatedHall, time_source: EpochTime, witness: int
 ) -> None:
     """Board 1 is set up again and a new game is played on it, and the same game at the
     same pace on the `witness` board, whose game is still being played: once the witness
@@ -85,7 +85,7 @@ async def play_next_game_beside_a_witness(
     set_up_again(hall, 1)
     game = second_opening(4)
     for board in (1, witness):
-        await hall.play(board, game, time, speed=SPEED, delay=1.0)
+        await hall.play(board, game, time_source, speed=SPEED, delay=1.0)
     witness_game = GameKey("Masters", 1, witness).id
     line = [m.uci() for m in game.mainline_moves()]
     await wait_for(lambda: [m.uci for m in service.book.get(witness_game).moves] == line)
@@ -94,16 +94,16 @@ async def play_next_game_beside_a_witness(
 async def test_a_finished_game_takes_no_moves_when_its_board_is_set_up_again(
     tmp_path: Path,
 ) -> None:
-    time = EpochTime(SPEED)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    time_source = EpochTime(SPEED)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     try:
-        async with running_service(EVENT, tmp_path, time, ports) as service:
-            await hall.play(1, opening(6), time, speed=SPEED, delay=1.0)
+        async with running_service(EVENT, tmp_path, time_source, ports) as service:
+            await hall.play(1, opening(6), time_source, speed=SPEED, delay=1.0)
             await wait_for(lambda: service.book.get(GAME).ply == 6)
             line = [m.uci for m in service.book.get(GAME).moves]
             acting.set_result(service, GAME, "1-0", "arbiter:ana")
             assert service.hall[1].to_game is None and service.hall[1].game == GAME
-            await play_next_game_beside_a_witness(service, hall, time, witness=2)
+            await play_next_game_beside_a_witness(service, hall, time_source, witness=2)
             game = service.book.get(GAME)
             assert [m.uci for m in game.moves] == line and game.result == "1-0"
             assert after_the_result(service, GAME) == []
@@ -112,21 +112,21 @@ async def test_a_finished_game_takes_no_moves_when_its_board_is_set_up_again(
 
 
 async def test_a_finished_game_takes_no_moves_after_a_restart(tmp_path: Path) -> None:
-    time = EpochTime(SPEED)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    time_source = EpochTime(SPEED)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     try:
-        async with running_service(EVENT, tmp_path, time, ports) as service:
-            await hall.play(1, opening(6), time, speed=SPEED, delay=1.0)
+        async with running_service(EVENT, tmp_path, time_source, ports) as service:
+            await hall.play(1, opening(6), time_source, speed=SPEED, delay=1.0)
             await wait_for(lambda: service.book.get(GAME).ply == 6)
             line = [m.uci for m in service.book.get(GAME).moves]
             acting.set_result(service, GAME, "0-1", "arbiter:ana")
         # The boards outlive the server; the restarted one reads the same journal.
         async with running_service(
-            EVENT, tmp_path, time, ports, journal=Journal(tmp_path / "j.sqlite")
+            EVENT, tmp_path, time_source, ports, journal=Journal(tmp_path / "j.sqlite")
         ) as again:
             assert again.book.get(GAME).finished and again.hall[1].to_game is None
             await wait_for(lambda: all_followed(again))  # a finished game's board counts
-            await play_next_game_beside_a_witness(again, hall, time, witness=3)
+            await play_next_game_beside_a_witness(again, hall, time_source, witness=3)
             game = again.book.get(GAME)
             assert [m.uci for m in game.moves] == line and game.result == "0-1"
             assert after_the_result(again, GAME) == []
@@ -162,7 +162,7 @@ def test_a_journal_with_moves_after_a_result_replays_to_the_game_as_it_ended(
     acting.set_result(service, GAME, "1-0", "arbiter:ana")
     reset = chess.Board()
     reset.push_uci("d2d4")
-    service.commit([GameMove(GAME, 1, "d4", "d2d4", reset.fen(), service.time.now())])
+    service.commit([GameMove(GAME, 1, "d4", "d2d4", reset.fen(), service.time_source.now())])
     service.journal.close()
     again, _ = make_service(tmp_path, delay=0.0)
     game = again.book.get(GAME)
@@ -178,7 +178,7 @@ async def test_the_next_game_the_pairings_give_a_board_is_followed(tmp_path: Pat
     from broadcast.service.hall import utc
     from broadcast.tournament.live_round import RoundStartMoved
 
-    service.commit([RoundStartMoved("Masters", 2, utc(service.time.now()))])
+    service.commit([RoundStartMoved("Masters", 2, utc(service.time_source.now()))])
     service.attach_boards()
     await asyncio.sleep(0)
     assert service.hall[1].game == GameKey("Masters", 2, 1).id

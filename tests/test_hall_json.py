@@ -138,7 +138,11 @@ def test_pure_values_a_board_alert_reaches_its_table_through_the_hall_board() ->
 def _donostia(tmp: Path, event: EventConfig) -> EventService:
     start = start_of(event, 1, "Diputacion Foral")
     service = EventService(
-        event, Journal(tmp / "j.sqlite"), time=ManualTime(start - 600), live_round=1, delay=0.0
+        event,
+        Journal(tmp / "j.sqlite"),
+        time_source=ManualTime(start - 600),
+        live_round=1,
+        delay=0.0,
     )
     service.load()
     return service
@@ -207,7 +211,7 @@ def _walk_service(folder: Path, after: float) -> tuple[EventService, ManualTime]
     config = replace(sestao, boards=sestao.boards[:2])
     start = config.sections[0].schedule[0].start.timestamp()
     clock = ManualTime(start + after)
-    service = EventService(config, Journal(folder / "j.sqlite"), time=clock, delay=0)
+    service = EventService(config, Journal(folder / "j.sqlite"), time_source=clock, delay=0)
     service.load()
     acting.pair_dutch(service, "Open", 1)
     return service, clock

@@ -45,7 +45,7 @@ def refused_alerts(service: EventService) -> dict[tuple[int, str], str]:
 
 
 async def test_byes_in_the_pairing_programs_file_go_through_the_policy(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     state = service.tournament.section(OPEN)
     name23, name7 = state.players[23].name, state.players[7].name
     # Player 23 asked the chief arbiter in time for byes in rounds 2 and 3.
@@ -64,14 +64,14 @@ async def test_byes_in_the_pairing_programs_file_go_through_the_policy(tmp_path:
         # Round 1, imported before it starts: a third bye for 23 is within the policy.
         await pair(1, {23})
         # Rounds 2 and 3: the byes granted at the desk, as Vega has them.
-        time.set(at("2025-09-12T21:00:00"))
+        time_source.set(at("2025-09-12T21:00:00"))
         await pair(2, {23})
-        time.set(at("2025-09-13T14:00:00"))
+        time_source.set(at("2025-09-13T14:00:00"))
         await pair(3, {23})
         assert refused_alerts(service) == {}
         # Round 4: a fourth bye for 23 (over the maximum of 3) and one for 7 that nobody
         # asked for before round 3 started (the deadline).
-        time.set(at("2025-09-13T21:00:00"))
+        time_source.set(at("2025-09-13T21:00:00"))
         await pair(4, {7, 23})
         alerts = refused_alerts(service)
         assert set(alerts) == {(4, name7), (4, name23)}
@@ -122,7 +122,7 @@ async def test_byes_in_the_pairing_programs_file_go_through_the_policy(tmp_path:
     assert [expected[(r, 23)] for r in range(1, 9)] == ["H", "H", "H", "", "", "", "", "H"]
     assert expected[(4, 7)] == "H"
     # A restart replays the same decisions: the alert for 23's round 4 still waits.
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert bye_points(again) == expected
     assert set(refused_alerts(again)) == {(4, name23)}

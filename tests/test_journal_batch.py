@@ -69,7 +69,7 @@ async def test_board_events_are_announced_only_once_their_batch_is_durable(
 ) -> None:
     journal = GatedJournal(tmp_path / "j.sqlite")
     journal.gate.set()
-    service = EventService(EVENT, journal, time=ManualTime(1.0e9), live_round=1)
+    service = EventService(EVENT, journal, time_source=ManualTime(1.0e9), live_round=1)
     service.load()  # no loop work: these commits are made in place
     journal.gate.clear()
     heard: list[int] = []

@@ -60,7 +60,7 @@ def _journal_files(folder: Path, name: str) -> dict[str, str]:
 def _restart(folder: Path) -> EventService:
     """`serve EVENT` again on the journal, without --round: its load writes nothing."""
     service = EventService(
-        load_event(EVENT), Journal(folder / "journal.sqlite"), time=ManualTime(T1), delay=0.0
+        load_event(EVENT), Journal(folder / "journal.sqlite"), time_source=ManualTime(T1), delay=0.0
     )
     service.load()
     return service
@@ -72,7 +72,7 @@ def _noticed(service: EventService) -> None:
     assert service.journal.problem is not None, "nothing noticed"
     with pytest.raises(NotDurable):
         acting.mark_present(service, GAME, "white", "arbiter:ana")
-    alerts = service.health.alerts(service.journal, service.time.now())
+    alerts = service.health.alerts(service.journal, service.time_source.now())
     assert any(a.severity == "critical" and a.id.startswith("system-journal") for a in alerts)
 
 
@@ -170,7 +170,7 @@ def test_an_overwrite_during_a_write_of_the_service_is_noticed(tmp_path: Path) -
     assert path.stat().st_size > backup.stat().st_size
 
     journal = _CopiedOverDuringAWrite(path)
-    service = EventService(load_event(EVENT), journal, time=ManualTime(T1), delay=0.0)
+    service = EventService(load_event(EVENT), journal, time_source=ManualTime(T1), delay=0.0)
     service.load()
     journal.copy_from = backup
     play_moves(service, GAME, ["Re1"])

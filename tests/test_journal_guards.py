@@ -370,7 +370,7 @@ def test_a_start_on_an_older_copy_says_so_until_the_arbiter_has_seen_it(tmp_path
         path.with_name(path.name + name).unlink(missing_ok=True)
 
     def found_alerts(service: Any) -> list[Any]:
-        alerts = service.health.alerts(service.journal, service.time.now())
+        alerts = service.health.alerts(service.journal, service.time_source.now())
         return [a for a in alerts if "older copy" in a.message]
 
     for _ in range(2):  # every start says it, until acknowledged

@@ -78,7 +78,7 @@ def test_a_snapshot_of_any_bytes_is_ignored_not_fatal(
     from broadcast.service.snapshot import FORMAT, fingerprint
 
     config = load_event(PAMPLONA)
-    service = EventService(config, Journal(path), time=ManualTime(2.0), delay=0.0)
+    service = EventService(config, Journal(path), time_source=ManualTime(2.0), delay=0.0)
     db = sqlite3.connect(path)
     db.execute(
         "INSERT INTO snapshots VALUES (1, 1.0, ?, ?, ?, ?, ?)",

@@ -42,12 +42,12 @@ LARA = {
 }
 
 
-def _round_one(service: EventService, time: ManualTime, forfeit_board: int = 0) -> None:
+def _round_one(service: EventService, time_source: ManualTime, forfeit_board: int = 0) -> None:
     """Round 1 paired by FIDE Dutch and played: White wins every game; on
     `forfeit_board` Black did not come (+/-, a no-show)."""
     pairings = acting.dutch_pairings(service, OPEN, 1)
     acting.publish_pairings(service, OPEN, 1, pairings, "dutch", ARBITER)
-    time.set(at("2025-09-12T21:00:00"))
+    time_source.set(at("2025-09-12T21:00:00"))
     for p in pairings:
         if p.black is None:
             continue
@@ -88,8 +88,8 @@ def _replace_player(
     return acting.journaled(done, PlayerReplaced)
 
 
-def _restarted(service: EventService, time: ManualTime) -> EventService:
-    again = EventService(service.config, service.journal, time=time, delay=0)
+def _restarted(service: EventService, time_source: ManualTime) -> EventService:
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     return again
 
@@ -108,9 +108,9 @@ def _round_field(line: str, number: int) -> str:
 def test_a_late_entry_is_paired_from_the_round_they_join_and_survives_a_restart(
     tmp_path: Path,
 ) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     registered = len(service.tournament.section(OPEN).players)
-    _round_one(service, time)
+    _round_one(service, time_source)
 
     entered = _enter_late(service, OPEN, LARA, ARBITER)
     # The next free starting number (nobody renumbered), the next round not paired, and
@@ -144,7 +144,7 @@ def test_a_late_entry_is_paired_from_the_round_they_join_and_survives_a_restart(
 
     # A restart replays the journal into the same state; the config does not list her,
     # which the service says (and keeps her).
-    again = _restarted(service, time)
+    again = _restarted(service, time_source)
     assert again.tournament == service.tournament
     assert again.tournament.section(OPEN).players[late].name == "Etxeberria, Lara"
     (line,) = again.config_changes()
@@ -153,12 +153,12 @@ def test_a_late_entry_is_paired_from_the_round_they_join_and_survives_a_restart(
 
 
 def test_half_points_for_missed_rounds_are_a_config_choice(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     section = dataclasses.replace(service.config.sections[0], late_entries=LateEntryRules(0.5))
     config = dataclasses.replace(service.config, sections=(section,))
-    service = EventService(config, service.journal, time=time, delay=0)
+    service = EventService(config, service.journal, time_source=time_source, delay=0)
     service.load()
-    _round_one(service, time)
+    _round_one(service, time_source)
     acting.publish_pairings(
         service, OPEN, 2, acting.dutch_pairings(service, OPEN, 2), "dutch", ARBITER
     )
@@ -183,12 +183,12 @@ def test_half_points_for_missed_rounds_are_a_config_choice(tmp_path: Path) -> No
     )
     assert other.player.number == late + 1 and other.missed_points == 0.0
     assert _round_field(_trf_line(service, late + 1), 2) == "0000 - Z"
-    assert _restarted(service, time).tournament == service.tournament
+    assert _restarted(service, time_source).tournament == service.tournament
 
 
 def test_a_late_entry_is_refused_where_it_cannot_be(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    _round_one(service, time)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    _round_one(service, time_source)
     with pytest.raises(ActionError, match=r"round 1 is already paired: .* \(the next is 2\)"):
         _enter_late(service, OPEN, LARA, ARBITER, from_round=1)
     with pytest.raises(ActionError, match="rating 'abc' is not a rating"):
@@ -217,7 +217,7 @@ def test_a_late_entry_is_refused_where_it_cannot_be(tmp_path: Path) -> None:
 
 
 def test_a_replacement_before_the_first_game_takes_the_starting_number(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     pairings = acting.dutch_pairings(service, OPEN, 1)
     acting.publish_pairings(service, OPEN, 1, pairings, "dutch", ARBITER)
     acting.request_bye(service, OPEN, 4, 3, ARBITER)  # the original's request goes with them
@@ -234,14 +234,14 @@ def test_a_replacement_before_the_first_game_takes_the_starting_number(tmp_path:
     assert "Ordezko, Miren" in (game.white.name, game.black.name)
 
     # The games that follow are hers: the result, the PGN, the TRF.
-    time.set(at("2025-09-12T21:00:00"))
+    time_source.set(at("2025-09-12T21:00:00"))
     acting.set_result(service, game.id, "1/2-1/2", ARBITER, "arbiter")
     pgn = game_pgn(service.book.get(game.id), service.config, tournament=service.tournament)
     assert '"Ordezko, Miren"' in pgn and original.name not in pgn
     assert "Ordezko, Miren" in _trf_line(service, 3)
     assert original.name not in section_trf(service.tournament, service.config, OPEN)
 
-    again = _restarted(service, time)
+    again = _restarted(service, time_source)
     assert again.tournament == service.tournament
     (line,) = again.config_changes()
     assert "player 3 was replaced by Ordezko, Miren from round 1" in line
@@ -252,8 +252,8 @@ def test_a_replacement_after_a_no_show_leaves_the_forfeit_with_the_absent_player
     tmp_path: Path,
 ) -> None:
     """Sestao art. 6: absent at the start of round 1, excluded, and replaced."""
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    _round_one(service, time, forfeit_board=2)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    _round_one(service, time_source, forfeit_board=2)
     absent = service.tournament.section(OPEN).rounds[1].pairings[1].black
     assert absent is not None
     name = service.tournament.section(OPEN).players[absent].name
@@ -274,7 +274,7 @@ def test_a_replacement_after_a_no_show_leaves_the_forfeit_with_the_absent_player
     assert newcomer in paired and absent not in paired
     rows = {r.start: r for r in standings_of(service.tournament, OPEN).rows}
     assert rows[absent].points == 0 and rows[newcomer].points == 0
-    again = _restarted(service, time)
+    again = _restarted(service, time_source)
     assert again.tournament == service.tournament
     assert [a.kind for a in again.alerts() if name in a.players] == []
 
@@ -282,8 +282,8 @@ def test_a_replacement_after_a_no_show_leaves_the_forfeit_with_the_absent_player
 def test_replacing_a_player_who_has_played_needs_a_withdrawal_and_the_override(
     tmp_path: Path,
 ) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    _round_one(service, time)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    _round_one(service, time_source)
     acting.publish_pairings(
         service, OPEN, 2, acting.dutch_pairings(service, OPEN, 2), "dutch", ARBITER
     )
@@ -312,7 +312,7 @@ def test_replacing_a_player_who_has_played_needs_a_withdrawal_and_the_override(
     round3 = acting.dutch_pairings(service, OPEN, 3, override=True)
     paired = {n for p in round3 for n in p.players()}
     assert 25 in paired and 1 not in paired
-    assert _restarted(service, time).tournament == service.tournament
+    assert _restarted(service, time_source).tournament == service.tournament
 
 
 def test_a_game_in_progress_does_not_change_hands(tmp_path: Path) -> None:
@@ -326,7 +326,7 @@ def test_a_game_in_progress_does_not_change_hands(tmp_path: Path) -> None:
 
 
 def test_a_round_robin_replaces_only_before_the_first_result(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T12:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T12:00:00")
     section = service.tournament.section("Masters")
     round1 = section.rounds[1]
     done = _replace_player(service, "Masters", 2, {"name": "Ordezko, Unai"}, ARBITER)
@@ -344,7 +344,7 @@ def test_a_round_robin_replaces_only_before_the_first_result(tmp_path: Path) -> 
     acting.set_result(service, GameKey("Masters", 1, white.board).id, "1-0", ARBITER, "resignation")
     with pytest.raises(ActionError, match="Berger tables are fixed"):
         _replace_player(service, "Masters", 5, {"name": "Ordezko, Ander"}, ARBITER)
-    assert _restarted(service, time).tournament == service.tournament
+    assert _restarted(service, time_source).tournament == service.tournament
 
 
 # -- what a client can send ------------------------------------------------------------------
@@ -379,8 +379,8 @@ def test_a_newcomer_s_particulars_are_accepted_or_refused_never_crash(
 
 
 def _sestao_state(tmp_path: Path) -> SectionState:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    _round_one(service, time, forfeit_board=3)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    _round_one(service, time_source, forfeit_board=3)
     return service.tournament.section(OPEN)
 
 
@@ -469,13 +469,15 @@ def test_the_points_of_a_missed_round_are_read_from_the_config() -> None:
 def test_a_restart_from_a_snapshot_keeps_late_entries_and_replacements(tmp_path: Path) -> None:
     """The snapshot stores the fold's new parts (who joined when, what missed rounds are
     worth, who replaced whom): a restart from it ends where a full replay ends."""
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
-    _round_one(service, time, forfeit_board=2)
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    _round_one(service, time_source, forfeit_board=2)
     _enter_late(service, OPEN, LARA, ARBITER, missed_points=0.5)
     absent = service.tournament.section(OPEN).rounds[1].pairings[1].black
     assert absent is not None
     _replace_player(service, OPEN, absent, {"name": "Ordezko, Ane"}, ARBITER)
-    capture = Capture(service.state, service.rules.memory(), service.public_state(), time.now())
+    capture = Capture(
+        service.state, service.rules.memory(), service.public_state(), time_source.now()
+    )
     assert service.snapshots._take(capture)
     _enter_late(service, OPEN, {"name": "Bilbao, Jon"}, ARBITER)  # the tail
     service.journal.close()
@@ -484,7 +486,7 @@ def test_a_restart_from_a_snapshot_keeps_late_entries_and_replacements(tmp_path:
         again = EventService(
             service.config,
             Journal(tmp_path / "j.sqlite"),
-            time=time,
+            time_source=time_source,
             delay=0,
             snapshots=snapshots,
         )
@@ -501,9 +503,9 @@ def test_a_restart_from_a_snapshot_keeps_late_entries_and_replacements(tmp_path:
 
 
 def test_a_granted_bye_of_a_round_that_is_over_stays_with_the_player(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     acting.request_bye(service, OPEN, 1, 7, ARBITER)
-    _round_one(service, time)
+    _round_one(service, time_source)
     done = _replace_player(service, OPEN, 7, {"name": "Ordezko, Ane"}, ARBITER)
     # Round 1 is over: the half-point bye is player 7's result, so the newcomer gets a
     # new number from round 2 and player 7 keeps their H.

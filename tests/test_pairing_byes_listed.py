@@ -38,10 +38,10 @@ async def _get(service: EventService, path: str) -> tuple[Any, str]:
 
 
 async def test_every_bye_is_listed_once(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     acting.request_bye(service, OPEN, 2, 5, ARBITER)  # a half-point bye asked at the desk
     acting.publish_imported(service, OPEN, 1, vega_round1(service.config), ARBITER)
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     for board in range(1, 12):
         acting.set_result(service, GameKey(OPEN, 1, board).id, "1-0", ARBITER, "resignation")
     round2 = _sestao_round(service, 2)  # 23 players: one pairing bye
@@ -61,7 +61,7 @@ async def test_every_bye_is_listed_once(tmp_path: Path) -> None:
     assert tables[1].count(f"<td>{name_alone}</td>") == 1
     assert tables[0].count("bye (½)") == 1 and tables[0].count("bye (0)") == 1
 
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     replayed, _ = await _get(again, "/api/v1/pairings")
     assert replayed == rounds

@@ -154,7 +154,7 @@ async def test_a_spanish_desk_shows_board_and_undo_refusals_in_spanish(tmp_path:
     service = EventService(
         load_event(PAMPLONA),
         Journal(tmp_path / "j.sqlite"),
-        time=ManualTime(1.8e9),
+        time_source=ManualTime(1.8e9),
         live_round=1,
         delay=0,
     )

@@ -64,7 +64,7 @@ async def test_a_repeated_pairing_in_a_league_is_refused(tmp_path: Path) -> None
         acting.pair_playoff_game(service, NAME, 2, 1, ARBITER)
     assert "still to play: 1-3, 2-3" in str(refused.value)
 
-    again = EventService(service.config, service.journal, time=service.time, delay=0)
+    again = EventService(service.config, service.journal, time_source=service.time_source, delay=0)
     again.load()
     client = TestClient(TestServer(build_app(again, CREDENTIALS)))
     await client.start_server()

@@ -28,7 +28,7 @@ HALL = replace(SESTAO, boards=SESTAO.boards[:2])  # tables 3.. have no e-board
 def _service(folder: Path, config: EventConfig, after: float = 60) -> EventService:
     start = config.sections[0].schedule[0].start.timestamp()
     service = EventService(
-        config, Journal(folder / "j.sqlite"), time=ManualTime(start + after), delay=0
+        config, Journal(folder / "j.sqlite"), time_source=ManualTime(start + after), delay=0
     )
     service.load()
     acting.pair_dutch(service, "Open", 1)
@@ -60,7 +60,7 @@ def test_mark_absent_names_the_table_and_player_and_is_undone(tmp_path: Path) ->
     acting.undo(s, done)
     assert _presence(s, game).absent_since("white") is None
     again = EventService(
-        HALL, Journal(tmp_path / "j.sqlite"), time=ManualTime(s.time.now()), delay=0
+        HALL, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(s.time_source.now()), delay=0
     )
     again.load()
     assert again.rules.presence_of(game) == _presence(s, game)
@@ -108,7 +108,7 @@ def test_absent_is_refused_for_a_player_the_board_saw(tmp_path: Path) -> None:
                     "e4",
                     "e2e4",
                     "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-                    s.time.now(),
+                    s.time_source.now(),
                 )
             ]
         )
@@ -138,7 +138,7 @@ def test_check_in_journals_who_and_how(tmp_path: Path) -> None:
 def test_hall_walk_alert_closes_through_the_door_and_reopens_on_undo(tmp_path: Path) -> None:
     start = HALL.sections[0].schedule[0].start.timestamp()
     s = _service(tmp_path, HALL, after=60)
-    s.time.set(start + 30 * 60 + 1)  # type: ignore[attr-defined]
+    s.time_source.set(start + 30 * 60 + 1)  # type: ignore[attr-defined]
     s.rules_until_now()
     games = s.book.round_games("Open", 1)
     [alert] = [a for a in s.alerts() if a.kind == "check-tables"]

@@ -231,10 +231,10 @@ def test_names_sort_as_people_read_them() -> None:
 
 
 async def test_byes_and_players_not_paired_are_listed(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, SESTAO, "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, SESTAO, "2025-09-10T12:00:00")
     acting.request_bye(service, "Open", 2, 5, ARBITER)  # a half-point bye asked at the desk
     acting.publish_imported(service, "Open", 1, vega_round1(service.config), ARBITER)
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     for board in range(1, 12):
         acting.set_result(service, GameKey("Open", 1, board).id, "1-0", ARBITER, "resignation")
     acting.withdraw(service, "Open", 7, ARBITER, from_round=2)
@@ -270,7 +270,7 @@ async def test_the_public_sheets_show_the_delayed_state_the_desk_the_live_one(
     service = EventService(
         config,
         Journal(tmp_path / "j.sqlite"),
-        time=ManualTime(at("2009-07-07T17:00:00")),
+        time_source=ManualTime(at("2009-07-07T17:00:00")),
         delay=900,
     )
     service.load()
@@ -347,9 +347,9 @@ async def test_standings_and_crosstable_sheets(donostia: tuple[TestClient, Event
 
 
 async def test_a_swiss_crosstable_is_by_round(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, SESTAO, "2025-09-12T12:00:00")
+    service, time_source = service_for(tmp_path, SESTAO, "2025-09-12T12:00:00")
     round1 = _sestao_round(service, 1)
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     acting.set_result(service, GameKey("Open", 1, 1).id, "1-0", ARBITER, "resignation")
     client = await _client(service)
     try:

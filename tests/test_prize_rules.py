@@ -36,22 +36,22 @@ def keeping(tmp_path: Path, start: str = "2025-12-22T16:00:00") -> tuple[EventSe
     play `play_pamplona` are about art. 8 + 9 (an eliminated player's prize passes on);
     under FIDE's withdrawal rule, the default, 5 (2 of 7 games played) would have every
     result left out, which tests/test_withdrawal_rule.py covers."""
-    service, time = service_for(tmp_path, "pamplona-masters.toml", start)
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", start)
     masters = service.config.sections[0]
     rules = dataclasses.replace(masters.withdrawal, under_half="keep")
     config = dataclasses.replace(
         service.config, sections=(dataclasses.replace(masters, withdrawal=rules),)
     )
-    kept = EventService(config, service.journal, time=time, delay=0)
+    kept = EventService(config, service.journal, time_source=time_source, delay=0)
     kept.load()
-    return kept, time
+    return kept, time_source
 
 
-def play_pamplona(service: EventService, time: ManualTime) -> None:
+def play_pamplona(service: EventService, time_source: ManualTime) -> None:
     """Player 5 wins rounds 1 and 2, misses rounds 3 and 4 (eliminated: art. 8) and
     forfeits the rest; every other game is drawn."""
     for number in range(1, 8):
-        time.set(at(f"2025-12-{21 + number + (number >= 4)}T21:00:00"))
+        time_source.set(at(f"2025-12-{21 + number + (number >= 4)}T21:00:00"))
         section = service.tournament.section(MASTERS)
         for pairing in section.rounds[number].pairings:
             game = service.book.get(GameKey(MASTERS, number, pairing.board).id)
@@ -76,8 +76,8 @@ def lines(prizes: PrizeList | None) -> dict[int, tuple[float, float, float]]:
 
 
 def test_an_eliminated_player_loses_the_prize_and_it_passes_on(tmp_path: Path) -> None:
-    service, time = keeping(tmp_path)
-    play_pamplona(service, time)
+    service, time_source = keeping(tmp_path)
+    play_pamplona(service, time_source)
     state = service.tournament.section(MASTERS)
     assert state.withdrawn[5] == 5 and state.finished
     prizes = prizes_of(service.tournament, MASTERS)
@@ -112,7 +112,7 @@ def test_an_eliminated_player_loses_the_prize_and_it_passes_on(tmp_path: Path) -
     assert sum(p.place for p in after.lines) == pytest.approx(3500.0)
 
     # A restart folds the journal to the same list.
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert prizes_of(again.tournament, MASTERS) == after
 
@@ -146,14 +146,14 @@ def test_a_withheld_first_prize_goes_to_the_second(tmp_path: Path) -> None:
 def test_a_prize_not_awarded_moves_nobody_up(tmp_path: Path) -> None:
     """Sestao art. 14's reading (withheld = "not-awarded"): the withheld prize is paid to
     nobody; the other players keep what they won, across a restart."""
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = service.config.sections[0]
     assert masters.prizes is not None and masters.prizes.withheld == "pass-on"
     rules = dataclasses.replace(masters.prizes, withheld="not-awarded")
     config = dataclasses.replace(
         service.config, sections=(dataclasses.replace(masters, prizes=rules),)
     )
-    service = EventService(config, service.journal, time=time, delay=0)
+    service = EventService(config, service.journal, time_source=time_source, delay=0)
     service.load()
     for number in range(1, 8):
         for pairing in service.tournament.section(MASTERS).rounds[number].pairings:
@@ -162,7 +162,7 @@ def test_a_prize_not_awarded_moves_nobody_up(tmp_path: Path) -> None:
             acting.set_result(service, game.id, result, ARBITER, "resignation")
     before = lines(prizes_of(service.tournament, MASTERS))
     acting.withhold_prize(service, MASTERS, 1, ARBITER, "absent from the ceremony")
-    again = EventService(config, service.journal, time=time, delay=0)
+    again = EventService(config, service.journal, time_source=time_source, delay=0)
     again.load()
     prizes = prizes_of(again.tournament, MASTERS)
     after = lines(prizes)
@@ -179,16 +179,16 @@ def test_a_prize_not_awarded_moves_nobody_up(tmp_path: Path) -> None:
 
 
 def test_forfeit_wins_out_of_the_pool_when_the_config_says_so(tmp_path: Path) -> None:
-    service, time = keeping(tmp_path)
+    service, time_source = keeping(tmp_path)
     masters = service.config.sections[0]
     assert masters.prizes is not None
     rules = dataclasses.replace(masters.prizes, forfeit_wins=False, eliminated_lose_prizes=False)
     config = dataclasses.replace(
         service.config, sections=(dataclasses.replace(masters, prizes=rules),)
     )
-    service = EventService(config, service.journal, time=time, delay=0)
+    service = EventService(config, service.journal, time_source=time_source, delay=0)
     service.load()
-    play_pamplona(service, time)
+    play_pamplona(service, time_source)
     pools = {s: pool for s, (_, pool, _) in lines(prizes_of(service.tournament, MASTERS)).items()}
     # Only 5's two wins over the board count: 5 takes the whole pool.
     assert pools[5] == pytest.approx(3500.0)
@@ -218,9 +218,9 @@ async def test_prizes_withheld_over_the_api_and_at_the_desk(tmp_path: Path) -> N
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
     try:
-        time = service.time
-        assert isinstance(time, ManualTime)
-        play_pamplona(service, time)
+        time_source = service.time_source
+        assert isinstance(time_source, ManualTime)
+        play_pamplona(service, time_source)
         prizes = await (await client.get("/api/v1/sections/masters/prizes")).json()
         assert prizes["withheld"] == [
             {
@@ -259,7 +259,7 @@ async def test_prizes_withheld_over_the_api_and_at_the_desk(tmp_path: Path) -> N
         await client.close()
 
 
-def _with_prizes(service: EventService, time: ManualTime, **changes: object) -> EventService:
+def _with_prizes(service: EventService, time_source: ManualTime, **changes: object) -> EventService:
     """The same journal under the Pamplona config with other [section.prizes] settings."""
     masters = service.config.sections[0]
     assert masters.prizes is not None
@@ -267,7 +267,7 @@ def _with_prizes(service: EventService, time: ManualTime, **changes: object) -> 
     config = dataclasses.replace(
         service.config, sections=(dataclasses.replace(masters, prizes=rules),)
     )
-    fresh = EventService(config, service.journal, time=time, delay=0)
+    fresh = EventService(config, service.journal, time_source=time_source, delay=0)
     fresh.load()
     return fresh
 
@@ -281,10 +281,10 @@ def _lower_number_wins(service: EventService) -> None:
 
 
 def test_category_prizes_one_per_player_the_larger_one(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     _lower_number_wins(service)  # final order 1, 2, ..., 8
     under = PrizeCategory("Under 2500", (1200.0, 100.0), rating_below=2500)  # 2, 4, 6, 7
-    service = _with_prizes(service, time, categories=(under,), pools=(), retention=None)
+    service = _with_prizes(service, time_source, categories=(under,), pools=(), retention=None)
 
     def paid(s: EventService) -> dict[int, tuple[float, float, str]]:
         prizes = prizes_of(s.tournament, MASTERS)
@@ -301,15 +301,15 @@ def test_category_prizes_one_per_player_the_larger_one(tmp_path: Path) -> None:
         6: (0.0, 100.0, "Under 2500"),
     }
     # Several prizes per player: 2 collects both, the category's 2nd goes to 4.
-    several = _with_prizes(service, time, categories=(under,), one_prize_per_player=False)
+    several = _with_prizes(service, time_source, categories=(under,), one_prize_per_player=False)
     assert paid(several)[2] == (1000.0, 1200.0, "Under 2500")
     assert paid(several)[4] == (0.0, 100.0, "Under 2500")
     # Equal amounts: the configured order decides which prize a player takes.
     equal = PrizeCategory("Under 2500", (1000.0,), rating_below=2500)
-    general_first = _with_prizes(service, time, categories=(equal,))
+    general_first = _with_prizes(service, time_source, categories=(equal,))
     assert paid(general_first)[2] == (1000.0, 0.0, "") and paid(general_first)[4][1] == 1000.0
     category_first = _with_prizes(
-        service, time, categories=(equal,), order=("Under 2500", "general")
+        service, time_source, categories=(equal,), order=("Under 2500", "general")
     )
     assert paid(category_first)[2] == (0.0, 1000.0, "Under 2500")
     assert paid(category_first)[3] == (1000.0, 0.0, "")

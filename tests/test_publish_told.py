@@ -48,7 +48,7 @@ async def test_a_delayed_change_reaches_the_folder_when_the_delay_has_passed(
     tmp_path: Path,
 ) -> None:
     # A rehearsal clock running 600 times real time: the 60 s delay is 0.1 s of ours.
-    service, _ = make_service(tmp_path, delay=60.0, time=EpochTime(speed=600.0))
+    service, _ = make_service(tmp_path, delay=60.0, time_source=EpochTime(speed=600.0))
     folder = tmp_path / "export"
     task = asyncio.ensure_future(export_forever(service, folder))
     try:

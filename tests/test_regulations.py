@@ -48,10 +48,10 @@ def at(text: str) -> float:
 
 def service_for(tmp_path: Path, name: str, start: str) -> tuple[EventService, ManualTime]:
     config = load_event(ROOT / "examples" / name)
-    time = ManualTime(at(start))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at(start))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
-    return service, time
+    return service, time_source
 
 
 def standings_of(tournament: TournamentState, section: str) -> Standings:
@@ -92,7 +92,7 @@ def vega_round1(config: EventConfig) -> str:
 
 
 def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     open_ = "Open"
 
     # Art. 5: byes through the policy. Up to 3, before the previous round's start.
@@ -124,7 +124,7 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
     assert 1 in service.tournament.section(open_).byes_of(23)
 
     # Round 1 is played. A late bye request (round 2 closes at round 1's start) is refused.
-    time.set(at("2025-09-12T17:00:00"))
+    time_source.set(at("2025-09-12T17:00:00"))
     with pytest.raises(ActionError, match="too late"):
         acting.request_bye(service, open_, 2, 7, ARBITER)
 
@@ -149,7 +149,7 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
     }
 
     # The rest of round 1: board results from the board's own signal and the desk.
-    time.advance(3 * 3600)
+    time_source.advance(3 * 3600)
     for board in range(4, 12):
         acting.set_result(service, GameKey(open_, 1, board).id, "1-0", ARBITER, "resignation")
     rows = standings_of(service.tournament, open_).as_json()
@@ -168,7 +168,7 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
     with pytest.raises(ActionError, match="cannot be paired"):
         acting.publish_pairings(service, open_, 2, [Pairing(1, 6, 1)], "arbiter", ARBITER)
     acting.publish_pairings(service, open_, 2, pairs, "arbiter", ARBITER)
-    time.set(at("2025-09-13T10:00:00"))
+    time_source.set(at("2025-09-13T10:00:00"))
     # Round 3's byes closed at round 2's start: cancelling one is too late now.
     with pytest.raises(ActionError, match="too late to cancel"):
         acting.cancel_bye(service, open_, 3, 5, ARBITER)
@@ -199,7 +199,7 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
     assert "###    6 withdrawn from round 2 (absent in round 1)" in trf.splitlines()
 
     # A restart replays the journal into the same state and raises nothing twice.
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert again.tournament.section(open_).withdrawn == {6: 2}
     assert len(again.alerts()) == len(service.rules.open_alerts())
@@ -209,11 +209,11 @@ def test_sestao_byes_no_shows_and_the_draw_rule(tmp_path: Path) -> None:
 
 
 def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     masters = "Masters"
     # Round 1 (1-8, 2-7, 3-6, 4-5): player 5 (Black on board 4) never comes. With a zero
     # default time the rules ask the arbiter to check, and the arbiter records the forfeit.
-    time.set(at("2025-12-22T17:06:00"))
+    time_source.set(at("2025-12-22T17:06:00"))
     service.tick()
     assert "check-presence" in alert_kinds(service)
     acting.set_result(service, GameKey(masters, 1, 4).id, "+/-", ARBITER)
@@ -222,7 +222,7 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
         acting.set_result(service, GameKey(masters, 1, board).id, result, ARBITER, "resignation")
 
     # Round 2 (8-5 on board 1): a second missed game eliminates player 5 (art. 8).
-    time.set(at("2025-12-23T16:10:00"))
+    time_source.set(at("2025-12-23T16:10:00"))
     acting.set_result(service, GameKey(masters, 2, 1).id, "+/-", ARBITER, "forfeit")
     section = service.tournament.section(masters)
     assert section.no_shows[5] == (1, 2)
@@ -285,11 +285,11 @@ def test_pamplona_two_missed_games_eliminate_and_forfeit_the_rest(tmp_path: Path
     assert "###    5 withdrawn from round 3 (2 no-shows)" in trf.splitlines()
 
     # A restart rebuilds the same event from the journal, raising nothing again.
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert again.tournament.section(masters) == service.tournament.section(masters)
     assert [a.id for a in again.alerts()] == [a.id for a in service.alerts()]
-    assert again.rules.tick(time.now() + 60, again.state) == []
+    assert again.rules.tick(time_source.now() + 60, again.state) == []
 
 
 def test_a_withdrawal_at_the_desk_forfeits_the_remaining_games(tmp_path: Path) -> None:
@@ -325,7 +325,9 @@ def tie_one_and_two(service: EventService, name: str) -> None:
 
 
 def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
+    service, time_source = service_for(
+        tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00"
+    )
     name = "Diputacion Foral"
     section = service.tournament.section(name)
     for number in range(1, 10):
@@ -363,13 +365,13 @@ def test_donostia_tie_for_first_goes_to_a_playoff_on_the_boards(tmp_path: Path) 
     with pytest.raises(ActionError, match="still being played"):
         acting.pair_playoff_game(service, name, 2, 1, ARBITER)
     acting.set_result(service, game1, "1-0", ARBITER, "resignation")
-    time.advance(900)
+    time_source.advance(900)
     acting.pair_playoff_game(service, name, 2, 1, ARBITER)
     game2 = acting.playoff_game(service, name, 2)
     assert service.hall[1].game == game2
     acting.set_result(service, game2, "1-0", ARBITER, "flag-fall")
     # Still level: the Armageddon (5 minutes for White, 4 for Black) on the same board.
-    time.advance(900)
+    time_source.advance(900)
     armageddon = acting.pair_playoff_game(service, name, 1, 2, ARBITER)
     assert acting.journaled(armageddon, PlayoffGamePaired).kind == "armageddon"
     game3 = acting.playoff_game(service, name, 3)
@@ -400,9 +402,9 @@ def test_standings_cli_shows_the_status_and_the_prizes(
 ) -> None:
     from broadcast.cli import main
 
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T20:00:00")
     acting.set_result(service, GameKey("Masters", 1, 4).id, "+/-", ARBITER)
-    time.set(at("2025-12-23T20:00:00"))
+    time_source.set(at("2025-12-23T20:00:00"))
     acting.set_result(service, GameKey("Masters", 2, 1).id, "+/-", ARBITER)
     service.journal.close()
     event, db = ROOT / "examples" / "pamplona-masters.toml", tmp_path / "j.sqlite"
@@ -425,8 +427,8 @@ def test_a_withdrawal_can_remove_the_remaining_games_instead(tmp_path: Path) -> 
         config.sections[0], withdrawal=WithdrawalRules(remaining_games="remove")
     )
     config = dataclasses.replace(config, sections=(masters,))
-    time = ManualTime(at("2025-12-22T20:00:00"))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at("2025-12-22T20:00:00"))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
     acting.withdraw(service, "Masters", 8, ARBITER, from_round=3)
     section = service.tournament.section("Masters")
@@ -455,10 +457,14 @@ async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path)
         boards=tuple(b for b in full.boards if b.section == name),
     )
     speed = 20.0
-    time = EpochTime(speed)
-    hall, ports = await start_simulated_boards(config, time)
+    time_source = EpochTime(speed)
+    hall, ports = await start_simulated_boards(config, time_source)
     service = EventService(
-        config, Journal(tmp_path / "j.sqlite"), time=time, port_overrides=ports, delay=0
+        config,
+        Journal(tmp_path / "j.sqlite"),
+        time_source=time_source,
+        port_overrides=ports,
+        delay=0,
     )
     service.load()
     tie_one_and_two(service, name)
@@ -471,7 +477,7 @@ async def test_a_playoff_game_is_played_on_a_board_and_broadcast(tmp_path: Path)
     mate.headers["TimeControl"] = "300"
     runner = asyncio.ensure_future(service.run())
     try:
-        await hall.play(1, mate, time, speed=speed, delay=1.0)
+        await hall.play(1, mate, time_source, speed=speed, delay=1.0)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 60
         while service.book.get(game_id).proposal is None:

@@ -59,10 +59,10 @@ def _removing_service(tmp_path: Path) -> tuple[EventService, ManualTime]:
         config.sections[0], withdrawal=WithdrawalRules(remaining_games="remove")
     )
     config = dataclasses.replace(config, sections=(masters,), broadcast_delay_seconds=0)
-    time = ManualTime(at("2025-12-22T16:00:00"))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at("2025-12-22T16:00:00"))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
-    return service, time
+    return service, time_source
 
 
 def _games_of(service: EventService, player: int) -> set[str]:
@@ -75,7 +75,7 @@ def _games_of(service: EventService, player: int) -> set[str]:
 
 
 async def test_removed_games_leave_every_list_page_and_feed(tmp_path: Path) -> None:
-    service, time = _removing_service(tmp_path)
+    service, time_source = _removing_service(tmp_path)
     name = service.tournament.section(MASTERS).players[8].name
     before = _games_of(service, 8)
     assert len(before) == 7
@@ -107,7 +107,7 @@ async def test_removed_games_leave_every_list_page_and_feed(tmp_path: Path) -> N
     assert name not in (folder / "games.pgn").read_text()
     # A board still reporting on a removed game changes nothing anyone sees.
     lost = sorted(gone)[0]
-    service.commit([_e4(lost, time.now())])
+    service.commit([_e4(lost, time_source.now())])
     assert lost not in service.book.games
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
@@ -129,7 +129,7 @@ async def test_removed_games_leave_every_list_page_and_feed(tmp_path: Path) -> N
     finally:
         await client.close()
     # A restart folds the journal (the stray move included) into the same lists.
-    again = EventService(service.config, service.journal, time=time, delay=0)
+    again = EventService(service.config, service.journal, time_source=time_source, delay=0)
     again.load()
     assert set(again.book.games) == set(service.book.games)
 
@@ -137,7 +137,7 @@ async def test_removed_games_leave_every_list_page_and_feed(tmp_path: Path) -> N
 def test_a_game_paired_again_comes_back_with_its_moves(tmp_path: Path) -> None:
     service, _ = _removing_service(tmp_path)
     game_id = GameKey(MASTERS, 1, 4).id
-    service.commit([_e4(game_id, service.time.now())])
+    service.commit([_e4(game_id, service.time_source.now())])
     round1 = service.tournament.section(MASTERS).rounds[1].pairings
     acting.publish_pairings(service, MASTERS, 1, round1[:3], "arbiter", ARBITER)
     assert game_id not in service.book.games
@@ -236,11 +236,15 @@ def test_standings_reach_the_playoff_rounds_page(tmp_path: Path) -> None:
 def test_a_playoff_game_is_watched_like_a_round_in_play(tmp_path: Path) -> None:
     """The rules take a play-off game for the round being played: a board that stops
     matching it raises the same alert as in any round."""
-    service, time = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00")
+    service, time_source = service_for(
+        tmp_path, "donostia-2009-round-robin.toml", "2009-07-16T20:00:00"
+    )
     _, _, armageddon = _play_to_armageddon(service)
-    time.advance(60)
-    service.commit([GameSync(armageddon, False, time.now(), fen="8/8/8/8/8/8/8/8 w - - 0 1")])
-    time.advance(31)
+    time_source.advance(60)
+    service.commit(
+        [GameSync(armageddon, False, time_source.now(), fen="8/8/8/8/8/8/8/8 w - - 0 1")]
+    )
+    time_source.advance(31)
     service.tick()
     assert [a.game for a in service.alerts() if a.kind == "out-of-sync"] == [armageddon]
 
@@ -265,13 +269,13 @@ def _sestao_round(service: EventService, number: int) -> list[Pairing]:
 
 
 def test_a_bye_for_a_player_who_must_ask_to_continue_says_so(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
     _sestao_round(service, 1)
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     for board in range(1, 13):
         acting.set_result(service, GameKey("Open", 1, board).id, "1-0", ARBITER, "resignation")
     round2 = _sestao_round(service, 2)
-    time.set(at("2025-09-13T10:40:00"))
+    time_source.set(at("2025-09-13T10:40:00"))
     absent = round2[0].white
     acting.set_result(service, GameKey("Open", 2, 1).id, "-/+", ARBITER, "forfeit")
     # Art. 6: out unless they ask to continue; a bye for round 4 is refused for that.
@@ -298,18 +302,18 @@ def test_a_round_one_no_show_at_the_default_time_excludes_the_player(tmp_path: P
     """Sestao art. 6 from the clock's side: nobody at Black's seat at 17:30 (30 minutes),
     the rules propose the forfeit, the arbiter confirms it: excluded, and every output
     says it was a forfeit."""
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-12T12:00:00")
     vega = vega_round1(service.config)
     acting.publish_imported(service, "Open", 1, vega, ARBITER)
     game = GameKey("Open", 1, 1).id
     black = service.book.get(game).black
     assert black is not None
-    time.set(at("2025-09-12T17:02:00"))
+    time_source.set(at("2025-09-12T17:02:00"))
     for board in range(1, 12):
         acting.mark_present(service, GameKey("Open", 1, board).id, "white", ARBITER)
         if board > 1:
             acting.mark_present(service, GameKey("Open", 1, board).id, "black", ARBITER)
-    time.set(at("2025-09-12T17:30:01"))
+    time_source.set(at("2025-09-12T17:30:01"))
     service.tick()
     proposal = service.book.get(game).proposal
     assert proposal is not None and (proposal.result, proposal.reason) == ("+/-", "default-time")
@@ -339,8 +343,8 @@ def test_withdrawal_forfeits_say_so_in_the_pgn(tmp_path: Path) -> None:
 
 async def test_the_desk_has_one_bye_request_form_with_the_override(tmp_path: Path) -> None:
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
-    time = ManualTime(at("2025-09-10T12:00:00"))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at("2025-09-10T12:00:00"))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
@@ -418,11 +422,11 @@ async def test_the_desk_says_where_the_playoff_stands(tmp_path: Path) -> None:
 def test_byes_granted_before_a_withdrawal_score_nothing_after_it(tmp_path: Path) -> None:
     """Sestao: player 5 holds byes for rounds 3-5, then withdraws after round 2; the
     rounds paired without them are zero, not half points."""
-    service, time = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
+    service, time_source = service_for(tmp_path, "sestao-2025-swiss.toml", "2025-09-10T12:00:00")
     for rnd in (3, 4, 5):
         acting.request_bye(service, "Open", rnd, 5, ARBITER)
     _sestao_round(service, 1)
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     for board in range(1, 13):
         acting.set_result(service, GameKey("Open", 1, board).id, "1/2-1/2", ARBITER, "arbiter")
     acting.withdraw(service, "Open", 5, ARBITER, reason="left the event")

@@ -35,10 +35,12 @@ def at(text: str) -> float:
 
 def _sestao(tmp_path: Path) -> tuple[EventService, ManualTime]:
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
-    time = ManualTime(at("2025-09-10T12:00:00"))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=DELAY)
+    time_source = ManualTime(at("2025-09-10T12:00:00"))
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=DELAY
+    )
     service.load()
-    return service, time
+    return service, time_source
 
 
 def _round_one_losers(section: SectionState) -> set[int]:
@@ -81,29 +83,29 @@ def _check_public(service: EventService) -> tuple[bool, bool]:
 def test_public_standings_never_mix_round_two_byes_with_hidden_round_one_results(
     tmp_path: Path,
 ) -> None:
-    service, time = _sestao(tmp_path)
-    time.set(at("2025-09-12T16:00:00"))
+    service, time_source = _sestao(tmp_path)
+    time_source.set(at("2025-09-12T16:00:00"))
     acting.pair_dutch(service, OPEN, 1)
     pairings = service.tournament.section(OPEN).rounds[1].pairings
     games = [p for p in pairings if p.black is not None]
     # The last board's Black did not come: a forfeit, and out of the event (art. 6).
-    time.set(at("2025-09-12T17:31:00"))
+    time_source.set(at("2025-09-12T17:31:00"))
     acting.set_result(service, GameKey(OPEN, 1, games[-1].board).id, "+/-", reason="forfeit")
-    time.set(at("2025-09-12T20:00:00"))
+    time_source.set(at("2025-09-12T20:00:00"))
     for pairing in games[:-1]:  # one by one, as the games end
         result = "0-1" if pairing.board % 2 else "1-0"
         acting.set_result(service, GameKey(OPEN, 1, pairing.board).id, result)
-        time.advance(45)
-    time.advance(120)
+        time_source.advance(45)
+    time_source.advance(120)
     acting.pair_dutch(service, OPEN, 2)
     live_two = service.tournament.section(OPEN).rounds[2]
     byes = [p.white for p in live_two.pairings if p.black is None]
     assert byes, "the example must give round 2 a pairing bye (23 players)"
     # The public sees each moment of the delay as one state.
     seen_two = False
-    end = time.now() + DELAY + 60
-    while time.now() <= end:
+    end = time_source.now() + DELAY + 60
+    while time_source.now() <= end:
         complete, shows_two = _check_public(service)
         seen_two = seen_two or shows_two
-        time.advance(30)
+        time_source.advance(30)
     assert complete and seen_two

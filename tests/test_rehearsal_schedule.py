@@ -111,8 +111,10 @@ def test_the_move_in_words() -> None:
 
 
 def _service(tmp_path: Path, config: EventConfig, now: dt.datetime) -> EventService:
-    time = ManualTime(now.timestamp())
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, live_round=1)
+    time_source = ManualTime(now.timestamp())
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=time_source, live_round=1
+    )
     service.load()
     return service
 
@@ -127,8 +129,8 @@ def test_a_rehearsal_takes_bye_requests_by_the_moved_deadlines(tmp_path: Path) -
     # closed when round 1 started (now), and round 3's are open until round 2 starts.
     journal = Journal(tmp_path / "r.sqlite")
     config = rehearse(SESTAO, journal, TESTED.timestamp(), 1)
-    time = ManualTime(TESTED.timestamp())
-    service = EventService(config, journal, time=time, live_round=1)
+    time_source = ManualTime(TESTED.timestamp())
+    service = EventService(config, journal, time_source=time_source, live_round=1)
     service.load()
     acting.request_bye(service, "Open", 3, 7)
     assert 3 in service.tournament.section("Open").byes_of(7)
@@ -216,9 +218,9 @@ async def test_serve_sim_moves_the_schedule_says_so_and_raises_no_missing_boards
             await asyncio.sleep(0.05)
         await asyncio.sleep(1.5)  # the ticks after it: nothing is missing
         start = service.config.section("Open").round_start(1).start
-        assert abs(start.timestamp() - service.time.now()) < 20 * 30  # round 1: now
+        assert abs(start.timestamp() - service.time_source.now()) < 20 * 30  # round 1: now
         assert service.live_rounds() == {"Open": 1}
-        system = service.health.alerts(service.journal, service.time.now())
+        system = service.health.alerts(service.journal, service.time_source.now())
         assert not [a for a in system if a.kind == "board-missing"]
         assert "has not connected" not in caplog.text
     finally:
@@ -242,7 +244,7 @@ async def test_the_desk_shows_the_rehearsal_in_the_arbiters_language(tmp_path: P
 
     journal = Journal(tmp_path / "j.sqlite")
     config = rehearse(SESTAO, journal, TESTED.timestamp(), 1)
-    service = EventService(config, journal, time=ManualTime(TESTED.timestamp()), delay=0)
+    service = EventService(config, journal, time_source=ManualTime(TESTED.timestamp()), delay=0)
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
@@ -256,7 +258,7 @@ async def test_the_desk_shows_the_rehearsal_in_the_arbiters_language(tmp_path: P
         await client.close()
     # A real event's desk says nothing of it.
     plain = EventService(
-        SESTAO, Journal(tmp_path / "p.sqlite"), time=ManualTime(TESTED.timestamp()), delay=0
+        SESTAO, Journal(tmp_path / "p.sqlite"), time_source=ManualTime(TESTED.timestamp()), delay=0
     )
     plain.load()
     client = TestClient(TestServer(build_app(plain, CREDENTIALS)))

@@ -48,16 +48,18 @@ async def wait_for(predicate, timeout: float = 30.0) -> None:  # type: ignore[no
 async def test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view(
     tmp_path: Path,
 ) -> None:
-    time = EpochTime(SPEED)
+    time_source = EpochTime(SPEED)
     game = opening(10)
     played = [m.uci() for m in game.mainline_moves()]
-    hall, ports = await start_simulated_boards(EVENT, time)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     journal = Journal(tmp_path / "j.sqlite")
-    service = EventService(EVENT, journal, time=time, port_overrides=ports, live_round=1, delay=200)
+    service = EventService(
+        EVENT, journal, time_source=time_source, port_overrides=ports, live_round=1, delay=200
+    )
     service.load()
     runner = asyncio.ensure_future(service.run())
     try:
-        await hall.play(1, game, time, speed=SPEED, delay=1.0)
+        await hall.play(1, game, time_source, speed=SPEED, delay=1.0)
         board1 = "masters-r1-b1"
         await wait_for(lambda: [m.uci for m in service.book.get(board1).moves] == played)
         assert all(m.remaining is not None for m in service.book.get(board1).moves)
@@ -84,7 +86,7 @@ async def test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view(
         await hall.stop()
     # A restart rebuilds the same state from the journal alone.
     again = EventService(
-        EVENT, Journal(tmp_path / "j.sqlite"), time=EpochTime(SPEED), port_overrides=ports
+        EVENT, Journal(tmp_path / "j.sqlite"), time_source=EpochTime(SPEED), port_overrides=ports
     )
     again.load()
     assert [m.uci for m in again.book.get("masters-r1-b1").moves] == played
@@ -93,12 +95,12 @@ async def test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view(
 
 
 async def test_a_correction_replaces_the_line_and_the_board_follows_from_it(tmp_path: Path) -> None:
-    time = EpochTime(SPEED)
+    time_source = EpochTime(SPEED)
     game = opening(6)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     try:
-        async with running_service(EVENT, tmp_path, time, ports) as service:
-            await hall.play(2, game, time, speed=SPEED, delay=1.0)
+        async with running_service(EVENT, tmp_path, time_source, ports) as service:
+            await hall.play(2, game, time_source, speed=SPEED, delay=1.0)
             board2 = "masters-r1-b2"
             await wait_for(lambda: service.book.get(board2).ply == 6)
             line = [m.uci for m in service.book.get(board2).moves]
@@ -131,7 +133,7 @@ def test_unknown_board_override_is_refused(tmp_path: Path) -> None:
         EventService(
             EVENT,
             Journal(tmp_path / "j.sqlite"),
-            time=EpochTime(),
+            time_source=EpochTime(),
             port_overrides={99: "/dev/null"},
         )
 

@@ -21,7 +21,7 @@ EVENT = load_event(ROOT / "examples" / "pamplona-masters.toml")
 def test_driver_faults_and_log_gaps_become_alerts_in_the_journal(tmp_path: Path) -> None:
     now = 1.9e9
     service = EventService(
-        EVENT, Journal(tmp_path / "j.sqlite"), time=ManualTime(now), live_round=1
+        EVENT, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(now), live_round=1
     )
     service.load()
     port = service.hall[1].config.port

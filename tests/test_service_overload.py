@@ -57,7 +57,7 @@ async def test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move(
     service = EventService(
         EVENT,
         journal,
-        time=time_source,
+        time_source=time_source,
         port_overrides=ports,
         live_round=1,
         delay=0,

@@ -35,21 +35,23 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float, int]:
     """A journal of a played round with a snapshot at 70% of it, as a running service
     would have taken it: (path, the service time at the end, the snapshot's event)."""
     tmp = tmp_path_factory.mktemp("played")
-    service, time = run_round(tmp, load_games(GAMES, 4), seed=3)
+    service, time_source = run_round(tmp, load_games(GAMES, 4), seed=3)
     total = service.last_seq
     service.journal.close()
     full = tmp / "full.sqlite"
     shutil.copyfile(service.journal.path, full)
     middle = int(total * 0.7)
-    upto = EventService(load_event(PAMPLONA), Journal(full), time=ManualTime(time.now()), delay=0.0)
+    upto = EventService(
+        load_event(PAMPLONA), Journal(full), time_source=ManualTime(time_source.now()), delay=0.0
+    )
     for entry in upto.journal.read():  # the state as of event `middle`, folded as at start
         if entry.seq > middle:
             break
         upto.committer.replay(entry)
-    capture = Capture(upto.state, upto.rules.memory(), upto.public_state(), time.now())
+    capture = Capture(upto.state, upto.rules.memory(), upto.public_state(), time_source.now())
     assert upto.snapshots._take(capture)
     upto.journal.close()
-    return full, time.now(), middle
+    return full, time_source.now(), middle
 
 
 def _service(
@@ -58,7 +60,7 @@ def _service(
     service = EventService(
         config or load_event(PAMPLONA),
         Journal(path),
-        time=ManualTime(now),
+        time_source=ManualTime(now),
         delay=0.0,
         snapshots=snapshots,
     )
@@ -165,7 +167,7 @@ async def test_the_service_takes_snapshots_in_a_worker_thread(
 
     path = tmp_path / "j.sqlite"
     service = EventService(
-        load_event(PAMPLONA), Journal(path), time=ManualTime(1.8e9), live_round=1, delay=0.0
+        load_event(PAMPLONA), Journal(path), time_source=ManualTime(1.8e9), live_round=1, delay=0.0
     )
     service.load()
     service.snapshots.every_events = 50
@@ -187,7 +189,7 @@ async def test_the_service_takes_snapshots_in_a_worker_thread(
     assert taken and all(r.threadName.startswith("journal-snapshot") for r in taken)
     seq = service.snapshots.taken[-1][0]
     service.journal.close()
-    again = EventService(load_event(PAMPLONA), Journal(path), time=ManualTime(1.8e9 + 300))
+    again = EventService(load_event(PAMPLONA), Journal(path), time_source=ManualTime(1.8e9 + 300))
     again.load()
     assert again.replayed == again.last_seq - seq - _commits_at_load(again)
     reference = fold_journal(Journal(path, readonly=True), again.config)

@@ -96,7 +96,7 @@ def _played(tmp_path: Path, plies: int) -> tuple[Any, PublicState, str]:
 def test_a_clock_tick_deep_in_a_game_is_a_small_edit_not_the_whole_game(tmp_path: Path) -> None:
     service, before, game_id = _played(tmp_path, 72)
     with service.batch():
-        service.commit([GameClock(game_id, 3000, 2950, "white", service.time.now())])
+        service.commit([GameClock(game_id, 3000, 2950, "white", service.time_source.now())])
     after = service.public_state()
     assert after.book.get(game_id).white_clock == 3000
     text = json.dumps({"type": "clock", "game": game_id, "seq": 8})

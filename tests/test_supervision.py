@@ -112,10 +112,12 @@ async def api_alerts(client: TestClient) -> list[dict[str, Any]]:
 async def test_the_tick_loop_is_logged_alerted_and_restarted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    time = EpochTime(SPEED)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    time_source = EpochTime(SPEED)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     try:
-        async with running_service(EVENT, tmp_path, time, ports, restart_backoff=FAST) as service:
+        async with running_service(
+            EVENT, tmp_path, time_source, ports, restart_backoff=FAST
+        ) as service:
             ticks: list[float] = []
             real_tick = service.runtime.tick
 
@@ -152,8 +154,8 @@ async def test_the_tick_loop_is_logged_alerted_and_restarted(
 async def test_a_driver_whose_run_raises_is_logged_alerted_and_reconnected(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    time = EpochTime(SPEED)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    time_source = EpochTime(SPEED)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     real_run = SingleBoardDriver.run
     crashed: list[str] = []
 
@@ -171,7 +173,9 @@ async def test_a_driver_whose_run_raises_is_logged_alerted_and_reconnected(
 
     monkeypatch.setattr(SingleBoardDriver, "run", crashing_run)
     try:
-        async with running_service(EVENT, tmp_path, time, ports, restart_backoff=FAST) as service:
+        async with running_service(
+            EVENT, tmp_path, time_source, ports, restart_backoff=FAST
+        ) as service:
             await until(lambda: bool(failure_logs(caplog, f"the driver for {ports[1]}")))
             name = service.hall[1].name
 
@@ -378,8 +382,8 @@ async def test_a_failing_client_writer_ends_that_client_with_one_log_line(
 async def test_an_emulated_player_that_dies_is_logged_and_alerted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    time = EpochTime(SPEED)
-    hall, ports = await start_simulated_boards(EVENT, time)
+    time_source = EpochTime(SPEED)
+    hall, ports = await start_simulated_boards(EVENT, time_source)
     real_play = simboards.play
 
     async def broken_on_board_2(host: PtyHost, *args: Any, **kwargs: Any) -> None:
@@ -389,9 +393,13 @@ async def test_an_emulated_player_that_dies_is_logged_and_alerted(
 
     monkeypatch.setattr(simboards, "play", broken_on_board_2)
     try:
-        async with running_service(EVENT, tmp_path, time, ports, restart_backoff=FAST) as service:
+        async with running_service(
+            EVENT, tmp_path, time_source, ports, restart_backoff=FAST
+        ) as service:
             for board in (1, 2):
-                await hall.play(board, opening(4), time, speed=SPEED, supervisor=service.supervisor)
+                await hall.play(
+                    board, opening(4), time_source, speed=SPEED, supervisor=service.supervisor
+                )
             await until(lambda: service.book.get(GAME).ply == 4, what="board 1's game")
             assert_logged_once(caplog, "the emulated player on board 2", RuntimeError)
             [alert] = [a for a in service.health.alerts(None, 0.0) if a.kind == "task-failed"]

@@ -216,7 +216,7 @@ def test_the_service_puts_each_e_board_on_the_game_of_its_table(tmp_path: Path) 
     event = load_event_text(WIRED_3_AND_5, tmp_path / "e.toml")
     start = event.sections[0].round_start(1).start.timestamp()
     service = EventService(
-        event, Journal(tmp_path / "j.sqlite"), time=ManualTime(start), live_round=1, delay=0
+        event, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(start), live_round=1, delay=0
     )
     service.load()
     assert {n: b.game for n, b in service.hall.items()} == {
@@ -235,7 +235,9 @@ def test_the_service_puts_each_e_board_on_the_game_of_its_table(tmp_path: Path) 
 
 def test_donostia_says_table_17_for_kutxa_board_2(tmp_path: Path) -> None:
     event = load_event(DONOSTIA)
-    service = EventService(event, Journal(tmp_path / "j.sqlite"), time=ManualTime(ROUND_1), delay=0)
+    service = EventService(
+        event, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(ROUND_1), delay=0
+    )
     service.load()
     game = service.book.get(GameKey("Kutxa", 1, 2).id)
     hall = hall_board_for(event, game.key)
@@ -260,7 +262,9 @@ def test_donostia_says_table_17_for_kutxa_board_2(tmp_path: Path) -> None:
 
 async def test_donostia_over_http_pages_desk_and_pgn(tmp_path: Path) -> None:
     event = load_event(DONOSTIA)
-    service = EventService(event, Journal(tmp_path / "j.sqlite"), time=ManualTime(ROUND_1), delay=0)
+    service = EventService(
+        event, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(ROUND_1), delay=0
+    )
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()

@@ -34,7 +34,7 @@ from broadcast.actions import (
     WithholdPrize,
     act,
 )
-from broadcast.actions.entries import particulars
+from broadcast.actions.late_entries import particulars
 from broadcast.fide.pairing import Pairing
 from broadcast.fide.results import Reason, Result
 from broadcast.service.event_service import ActionError, EventService

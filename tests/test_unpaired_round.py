@@ -31,7 +31,7 @@ def _service(tmp: Path, event: Path = SESTAO) -> EventService:
     service = EventService(
         load_event(event),
         Journal(tmp / "j.sqlite"),
-        time=ManualTime(1_800_000_000.0),
+        time_source=ManualTime(1_800_000_000.0),
         live_round=1,
     )
     service.load()
@@ -60,7 +60,7 @@ def test_the_notice_names_the_round_that_can_be_paired_next(tmp_path: Path) -> N
     in order, so the notice and the rehearsal's pairing are about round 1, not round 9
     (which the API would refuse: "round 8 must be paired before round 9")."""
     service = EventService(
-        load_event(SESTAO), Journal(tmp_path / "j.sqlite"), time=ManualTime(1_800_000_000.0)
+        load_event(SESTAO), Journal(tmp_path / "j.sqlite"), time_source=ManualTime(1_800_000_000.0)
     )
     service.load()
     assert service.unpaired_rounds() == {"Open": 1}

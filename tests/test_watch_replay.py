@@ -76,7 +76,7 @@ async def test_watch_then_replay_the_capture(tmp_path: Path) -> None:
                 "60",
             ]
         )
-        watcher = asyncio.ensure_future(_watch(args, time=clock))  # events in game time
+        watcher = asyncio.ensure_future(_watch(args, time_source=clock))  # events in game time
         await asyncio.sleep(1.0)  # connected and in update mode
         # The TimeControl tag of these games is wrong (see testdata README): they are 15+10.
         await play(host, actions_for_game(game, increment=10.0), clock, speed=SPEED)

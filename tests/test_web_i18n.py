@@ -213,7 +213,9 @@ async def test_a_move_reaches_every_language(client: TestClient) -> None:
     board = game.board_now()
     move = board.parse_san("Nc6")
     board.push(move)
-    service.commit([GameMove(game.id, 4, "Nc6", move.uci(), board.fen(), service.time.now(), 1.0)])
+    service.commit(
+        [GameMove(game.id, 4, "Nc6", move.uci(), board.fen(), service.time_source.now(), 1.0)]
+    )
     for lang, old in before.items():
         new = await (await client.get(f"/?lang={lang}")).text()
         assert new != old and "Nc6" in new and _lang(new) == lang

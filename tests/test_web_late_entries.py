@@ -80,8 +80,8 @@ async def test_late_entries_and_replacements_over_the_api(tmp_path: Path) -> Non
 
         # Round 1 is played; round 2, paired over the API by FIDE Dutch, pairs the late
         # entry, and the public pairings name her.
-        assert isinstance(service.time, ManualTime)
-        service.time.set(at("2025-09-12T21:00:00"))
+        assert isinstance(service.time_source, ManualTime)
+        service.time_source.set(at("2025-09-12T21:00:00"))
         for p in pairings:
             if p.black is not None:
                 game_id = GameKey("Open", 1, p.board).id

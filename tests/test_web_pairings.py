@@ -37,7 +37,9 @@ async def _replace(client: TestClient, body: dict[str, object]) -> dict[str, obj
 
 async def test_pair_import_and_edit_a_swiss_round(tmp_path: Path) -> None:
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(1.8e9), delay=0
+    )
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
@@ -93,7 +95,9 @@ async def test_pair_import_and_edit_a_swiss_round(tmp_path: Path) -> None:
 
 def _swiss(tmp_path: Path) -> EventService:
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(1.8e9), delay=0
+    )
     service.load()
     return service
 
@@ -240,7 +244,7 @@ async def test_serve_sim_pairs_a_250_player_round_off_the_event_loop(tmp_path: P
     config = swiss_config(250)
     section = config.sections[0]
     clock = ManualTime(section.round_start(1).start.timestamp() + 60)
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=clock, delay=0)
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=clock, delay=0)
     service.load()
     assert pair_unpaired(service, "test")[0].startswith("Open round 1 was not paired")
     rnd = service.tournament.section(section.name).rounds[1]
@@ -267,7 +271,9 @@ async def test_the_desk_pairs_a_250_player_round_off_the_event_loop(tmp_path: Pa
     from big_event import swiss_config
 
     config = swiss_config(250)
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=ManualTime(1.8e9), delay=0)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(1.8e9), delay=0
+    )
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()

@@ -28,8 +28,8 @@ BASIC = {"Authorization": "Basic " + b64encode(":".join(CREDENTIALS).encode()).d
 
 async def _client(tmp_path: Path, example: str, start: str) -> tuple[TestClient, EventService]:
     config = load_event(ROOT / "examples" / example)
-    time = ManualTime(at(start))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at(start))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()

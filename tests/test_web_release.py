@@ -32,20 +32,22 @@ async def held(tmp_path: Path) -> AsyncIterator[tuple[TestClient, EventService, 
     round 2 paired from them (so it waits for them)."""
     config = _config("sestao-2025-swiss.toml")
     start = config.sections[0].schedule[0].start.timestamp()
-    time = ManualTime(start + 60)
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=DELAY)
+    time_source = ManualTime(start + 60)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=DELAY
+    )
     service.load()
     acting.pair_dutch(service, SESTAO, 1)
-    time.advance(4 * 3600)
+    time_source.advance(4 * 3600)
     for pairing in service.tournament.section(SESTAO).rounds[1].pairings:
         if pairing.black is not None:
             acting.set_result(service, _game(service, SESTAO, 1, pairing.board), "1/2-1/2")
-    time.advance(60)
+    time_source.advance(60)
     acting.pair_dutch(service, SESTAO, 2)
     client = TestClient(TestServer(build_app(service, CREDENTIALS)))
     await client.start_server()
     try:
-        yield client, service, time
+        yield client, service, time_source
     finally:
         await client.close()
 
@@ -58,13 +60,13 @@ async def _public_rounds(client: TestClient) -> set[int]:
 async def test_the_api_lists_held_pairings_and_releases_them_once_confirmed(
     held: tuple[TestClient, EventService, ManualTime],
 ) -> None:
-    client, service, time = held
+    client, service, time_source = held
     games = sum(1 for p in service.tournament.section(SESTAO).rounds[1].pairings if p.black)
     listed = await (await client.get("/api/v1/arbiter/held", headers=BASIC)).json()
     assert [(h["kind"], h["round"]) for h in listed] == [("pairings", 2)]
     assert len(listed[0]["hidden_results"]) == games
     # Public once the last result of round 1 is: 15 minutes after it was entered.
-    assert listed[0]["public_at"] == pytest.approx(time.now() - 60 + DELAY)
+    assert listed[0]["public_at"] == pytest.approx(time_source.now() - 60 + DELAY)
     assert 2 not in await _public_rounds(client)
 
     url = "/api/v1/arbiter/sections/open/rounds/2/release"
@@ -121,13 +123,15 @@ async def test_a_held_playoff_is_nowhere_on_the_public_side(tmp_path: Path) -> N
     the results are public; the desk and the hall have the play-off."""
     config = _config("donostia-2009-round-robin.toml")
     last_round = config.sections[0].round_start(config.sections[0].rounds).start.timestamp()
-    time = ManualTime(last_round + 3 * 3600)
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=600)
+    time_source = ManualTime(last_round + 3 * 3600)
+    service = EventService(
+        config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=600
+    )
     service.load()
     name = config.sections[0].name
     _tie_one_and_two(service, name)
-    last = time.now()
-    time.advance(5)
+    last = time_source.now()
+    time_source.advance(5)
     acting.pair_playoff_game(service, name, 1, 2)
     rounds = config.sections[0].rounds
     assert service.live_rounds()[name] == rounds + 1
@@ -138,7 +142,7 @@ async def test_a_held_playoff_is_nowhere_on_the_public_side(tmp_path: Path) -> N
         assert event["sections"][0]["live_round"] == rounds
         home = await (await client.get("/")).text()
         assert f"{name}-r{rounds + 1}-b1".lower().replace(" ", "-") not in home
-        time.set(last + 600)
+        time_source.set(last + 600)
         event = await (await client.get("/api/v1/event")).json()
         assert event["sections"][0]["live_round"] == rounds + 1
     finally:

@@ -106,7 +106,7 @@ def test_embed_origins_are_read_and_checked() -> None:
 async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
     config = load_event_text(_event_text(f'embed_origins = ["{FRAMER}"]'), EVENT)
     service = EventService(
-        config, Journal(tmp_path / "j.sqlite"), time=ManualTime(T0), live_round=1, delay=0.0
+        config, Journal(tmp_path / "j.sqlite"), time_source=ManualTime(T0), live_round=1, delay=0.0
     )
     service.load()
     play_moves(service, GAME, ["e4", "f5", "Qh5+"])

@@ -39,11 +39,13 @@ PAMPLONA_EVENINGS = {r: f"2025-12-{21 + r + (r >= 4)}T21:00:00" for r in range(1
 REASONS = {"1-0": "resignation", "0-1": "resignation", "1/2-1/2": "agreement"}
 
 
-def _with_section(service: EventService, time: ManualTime, **changes: object) -> EventService:
+def _with_section(
+    service: EventService, time_source: ManualTime, **changes: object
+) -> EventService:
     """The same journal under the config with other settings of its first section."""
     section = dataclasses.replace(service.config.sections[0], **changes)  # type: ignore[arg-type]
     config = dataclasses.replace(service.config, sections=(section, *service.config.sections[1:]))
-    fresh = EventService(config, service.journal, time=time, delay=0)
+    fresh = EventService(config, service.journal, time_source=time_source, delay=0)
     fresh.load()
     return fresh
 
@@ -87,9 +89,9 @@ def test_seven_rounds_out_after_three_games_is_left_out_after_four_is_forfeits(
     """Player 1 (who wins every game) withdraws after `played` games of 7: 3 is under
     half (every result of and against 1 leaves the standings), 4 is not (the games not
     played are forfeits won by the opponents)."""
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
     for number in range(1, played + 1):
-        time.set(at(PAMPLONA_EVENINGS[number]))
+        time_source.set(at(PAMPLONA_EVENINGS[number]))
         _play_rounds(service, MASTERS, range(number, number + 1), _lower_wins)
     acting.withdraw(service, MASTERS, 1, ARBITER, from_round=played + 1, reason="illness")
     _play_rounds(service, MASTERS, range(1, 8), _lower_wins)
@@ -128,8 +130,8 @@ def test_seven_rounds_out_after_three_games_is_left_out_after_four_is_forfeits(
 
 
 def test_keep_counts_the_results_of_an_early_withdrawal(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T21:00:00")
-    service = _with_section(service, time, **_keep(service.config.sections[0]))
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T21:00:00")
+    service = _with_section(service, time_source, **_keep(service.config.sections[0]))
     _play_rounds(service, MASTERS, range(1, 2), _lower_wins)
     acting.withdraw(service, MASTERS, 1, ARBITER, from_round=2, reason="illness")
     rows = {r.start: r for r in standings_of(service.tournament, MASTERS).rows}
@@ -174,9 +176,9 @@ AUDIT_RUN = {
 }
 
 
-def play_audit_run(service: EventService, time: ManualTime) -> None:
+def play_audit_run(service: EventService, time_source: ManualTime) -> None:
     for number, results in AUDIT_RUN.items():
-        time.set(at(PAMPLONA_EVENINGS[number]))
+        time_source.set(at(PAMPLONA_EVENINGS[number]))
         for white, result in results.items():
             _enter(service, MASTERS, number, white, result)
         if number == 5:  # the correction of round 3's 4-7
@@ -190,8 +192,8 @@ def money(prizes: PrizeList | None) -> dict[int, tuple[float, float, float, floa
 
 
 def test_pamplona_audit_run_player_8_is_owed_3000(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
-    play_audit_run(service, time)
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    play_audit_run(service, time_source)
     state = service.tournament.section(MASTERS)
     assert state.finished and state.withdrawn[6] == 5
     assert state.played_rounds(6) == (1, 3)
@@ -224,7 +226,7 @@ def test_pamplona_audit_run_player_8_is_owed_3000(tmp_path: Path) -> None:
 
     # The same journal with under_half = "keep": what boardwire paid before (the audit's
     # "boardwire" column, to the cent).
-    kept = _with_section(service, time, **_keep(service.config.sections[0]))
+    kept = _with_section(service, time_source, **_keep(service.config.sections[0]))
     assert [(r.start, r.rank) for r in standings_of(kept.tournament, MASTERS).rows] == [
         (8, 1), (3, 2), (4, 2), (1, 4), (2, 5), (7, 6), (5, 7), (6, 8),
     ]  # fmt: skip
@@ -242,9 +244,9 @@ def test_retention_applies_to_each_prize_not_to_their_sum(tmp_path: Path) -> Non
     """D12: the audit's run under "keep", 8's prize withheld: 1 takes 3rd (500) and a
     pool share of 350. Neither prize is higher than 500: nothing is retained. Summed
     (applies_to = "total") they would be taxed 15 %: 127.50."""
-    service, time = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
-    play_audit_run(service, time)
-    service = _with_section(service, time, **_keep(service.config.sections[0]))
+    service, time_source = service_for(tmp_path, "pamplona-masters.toml", "2025-12-22T16:00:00")
+    play_audit_run(service, time_source)
+    service = _with_section(service, time_source, **_keep(service.config.sections[0]))
     acting.withhold_prize(service, MASTERS, 8, ARBITER, "art. 9")
     lines = money(prizes_of(service.tournament, MASTERS))
     assert lines[1] == (500.0, 350.0, 0.0, 850.0)
@@ -253,7 +255,7 @@ def test_retention_applies_to_each_prize_not_to_their_sum(tmp_path: Path) -> Non
     assert masters.prizes is not None and masters.prizes.retention is not None
     total = dataclasses.replace(masters.prizes.retention, applies_to="total")
     summed = _with_section(
-        service, time, prizes=dataclasses.replace(masters.prizes, retention=total)
+        service, time_source, prizes=dataclasses.replace(masters.prizes, retention=total)
     )
     assert money(prizes_of(summed.tournament, MASTERS))[1] == (500.0, 350.0, 127.5, 722.5)
 
@@ -279,7 +281,9 @@ DONOSTIA_RUN = {
 
 
 def test_donostia_sixth_and_seventh_swap(tmp_path: Path) -> None:
-    service, time = service_for(tmp_path, "donostia-2009-round-robin.toml", "2009-07-07T20:00:00")
+    service, time_source = service_for(
+        tmp_path, "donostia-2009-round-robin.toml", "2009-07-07T20:00:00"
+    )
     for number, results in DONOSTIA_RUN.items():
         for white, result in results.items():
             _enter(service, EXE, number, white, result)
@@ -301,7 +305,7 @@ def test_donostia_sixth_and_seventh_swap(tmp_path: Path) -> None:
         service.config,
         sections=tuple(exe if s.name == EXE else s for s in service.config.sections),
     )
-    everything = EventService(config, service.journal, time=time, delay=0)
+    everything = EventService(config, service.journal, time_source=time_source, delay=0)
     everything.load()
     rows = standings_of(everything.tournament, EXE).rows
     assert [(r.rank, r.start, r.points) for r in rows[5:7]] == [(6, 7, 4.5), (7, 1, 3.5)]
@@ -446,11 +450,11 @@ def test_the_section_setting_reaches_the_standings(tmp_path: Path) -> None:
         dataclasses.replace(p, rating=0) if p.number == 8 else p for p in masters.players
     )
     masters = dataclasses.replace(masters, players=players, tiebreaks=("ARO", "APRO"))
-    time = ManualTime(at("2025-12-22T21:00:00"))
+    time_source = ManualTime(at("2025-12-22T21:00:00"))
     service = EventService(
         dataclasses.replace(config, sections=(masters,)),
         Journal(tmp_path / "j.sqlite"),
-        time=time,
+        time_source=time_source,
         delay=0,
     )
     service.load()
@@ -458,7 +462,7 @@ def test_the_section_setting_reaches_the_standings(tmp_path: Path) -> None:
     state = service.tournament.section(MASTERS)
     one = {r.start: r for r in section_standings(state).rows}[1]
     assert one.tiebreaks["ARO"] is None  # the only opponent is unrated: left out
-    rated = _with_section(service, time, unrated_opponent_rating=1000)
+    rated = _with_section(service, time_source, unrated_opponent_rating=1000)
     state = rated.tournament.section(MASTERS)
     one = {r.start: r for r in section_standings(state).rows}[1]
     assert one.tiebreaks["ARO"] == 1000.0
@@ -474,8 +478,8 @@ def test_swiss_sections_keep_a_withdrawn_players_results(tmp_path: Path) -> None
     config = load_event(ROOT / "examples" / "sestao-2025-swiss.toml")
     section = config.sections[0]
     assert section.system == "swiss" and section.withdrawal.under_half == "leave-out"
-    time = ManualTime(at("2025-09-12T16:00:00"))
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=time, delay=0)
+    time_source = ManualTime(at("2025-09-12T16:00:00"))
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=time_source, delay=0)
     service.load()
     acting.withdraw(service, section.name, 3, ARBITER, from_round=1)
     rows = standings_of(service.tournament, section.name).rows

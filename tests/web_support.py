@@ -22,13 +22,13 @@ CREDENTIALS = ("arbiter", "correct horse battery staple")
 
 
 def make_service(
-    tmp: Path, *, delay: float = 60.0, time: EpochTimeSource | None = None
+    tmp: Path, *, delay: float = 60.0, time_source: EpochTimeSource | None = None
 ) -> tuple[EventService, ManualTime]:
     clock = ManualTime(T0)
     service = EventService(
         load_event(EVENT),
         Journal(tmp / "journal.sqlite"),
-        time=time or clock,
+        time_source=time_source or clock,
         live_round=1,
         delay=delay,
     )
@@ -48,7 +48,13 @@ def play_moves(service: EventService, game_id: str, sans: list[str]) -> None:
         board.push(move)
         events.append(
             GameMove(
-                game_id, len(board.move_stack), san, uci, board.fen(), service.time.now(), 5400.0
+                game_id,
+                len(board.move_stack),
+                san,
+                uci,
+                board.fen(),
+                service.time_source.now(),
+                5400.0,
             )
         )
     with service.batch():

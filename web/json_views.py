@@ -494,4 +494,4 @@ def waiting_json(
 def speed_of(service: PublicSource) -> float:
     """How much faster than the wall clock event time runs (1 at a real event; the demo and
     `serve --sim --speed` run faster)."""
-    return service.time.speed
+    return service.time_source.speed

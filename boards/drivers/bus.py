@@ -138,14 +138,16 @@ class BusDriver(LinkDriver):
         port: str,
         emit: Emit,
         *,
-        time: MonotonicTimeSource | None = None,
+        time_source: MonotonicTimeSource | None = None,
         opener: Opener = open_serial,
         settings: BusSettings | None = None,
         addresses: Iterable[int] = (),
         known: Iterable[KnownBoard] = (),
     ) -> None:
         self.settings = settings or BusSettings()
-        super().__init__(port, emit, time=time, opener=opener, backoff=self.settings.backoff)
+        super().__init__(
+            port, emit, time_source=time_source, opener=opener, backoff=self.settings.backoff
+        )
         wanted = list(addresses)
         bad = [a for a in wanted if not 0 < a <= MAX_ADDRESS]
         if bad:
@@ -187,7 +189,7 @@ class BusDriver(LinkDriver):
 
     def _faulted(self, exc: Exception, error: str) -> None:
         """A software error ended the whole line's session: every board on it is told."""
-        now = self._time.now()
+        now = self._time_source.now()
         for board in self.boards.values():
             self._emit(DriverFault(now, board.name, self.port, error))
         self._lose_all(f"software error in the bus driver ({error}); reconnecting")
@@ -201,7 +203,7 @@ class BusDriver(LinkDriver):
         board.fault_at = real
         board.retry_after = FAULT_BACKOFF[min(board.faults, len(FAULT_BACKOFF)) - 1]
         board.last_retry = real
-        self._emit(DriverFault(self._time.now(), board.name, self.port, error))
+        self._emit(DriverFault(self._time_source.now(), board.name, self.port, error))
         if board.info is not None and not board.lost:
             self._lose(board, f"software error in the driver ({error}); retrying")
         board.lost = True
@@ -217,7 +219,7 @@ class BusDriver(LinkDriver):
         if board.info is None or board.lost:
             return
         board.lost = True
-        board.lost_at = self._time.now()
+        board.lost_at = self._time_source.now()
         board.lost_real = asyncio.get_running_loop().time()
         log.info("board %s on bus %s lost: %s", board.name, self.port, reason)
         self._emit(BoardLost(board.lost_at, board.name, reason))
@@ -312,7 +314,7 @@ class BusDriver(LinkDriver):
         return sorted(found)
 
     async def _connect_board(self, board: BusBoard, reconnect: bool) -> bool:
-        now = self._time.now()
+        now = self._time_source.now()
         version = await self._transact(BusCommand.SEND_VERSION, board.address, BusReplyId.VERSION)
         if not isinstance(version, BusReply) or len(version.data) < 2:
             return False
@@ -459,7 +461,7 @@ class BusDriver(LinkDriver):
             await asyncio.sleep(max(rest, 0))
 
     async def _poll(self, board: BusBoard) -> None:
-        now = self._time.now()  # stamps events
+        now = self._time_source.now()  # stamps events
         real = asyncio.get_running_loop().time()  # the driver's own timers
         if board.lost or board.info is None:
             s = self.settings
@@ -538,7 +540,7 @@ class BusDriver(LinkDriver):
         if real - self._last_health < self.settings.health_every:
             return
         self._last_health = real
-        now = self._time.now()
+        now = self._time_source.now()
         for board in self.boards.values():
             if board.info is not None:
                 self._emit(

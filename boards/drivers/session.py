@@ -39,14 +39,14 @@ class LinkDriver(Supervised):
         port: str,
         emit: Emit,
         *,
-        time: MonotonicTimeSource | None,
+        time_source: MonotonicTimeSource | None,
         opener: Opener,
         backoff: Sequence[float],
     ) -> None:
         super().__init__(backoff)
         self.port = port
         self._emit = emit
-        self._time = time or SystemTime()
+        self._time_source = time_source or SystemTime()
         self._opener = opener
         self._link: Link | None = None
 
@@ -130,7 +130,7 @@ class LinkDriver(Supervised):
         error reading it is logged with its traceback and becomes the reason, never raised."""
         try:
             events, _ = decode(data)
-            got = recover(events, plan.recent, plan.position, self._time.now(), serial)
+            got = recover(events, plan.recent, plan.position, self._time_source.now(), serial)
         except Exception as exc:
             error = self.log_fault(exc, f"reading the log of board {serial} on {self.port}")
             return None, f"its log could not be read ({error})"

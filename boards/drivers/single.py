@@ -127,13 +127,15 @@ class SingleBoardDriver(LinkDriver):
         port: str,
         emit: Emit,
         *,
-        time: MonotonicTimeSource | None = None,
+        time_source: MonotonicTimeSource | None = None,
         opener: Opener = open_serial,
         settings: DriverSettings | None = None,
         known: KnownBoard | None = None,
     ) -> None:
         self.settings = settings or DriverSettings()
-        super().__init__(port, emit, time=time, opener=opener, backoff=self.settings.backoff)
+        super().__init__(
+            port, emit, time_source=time_source, opener=opener, backoff=self.settings.backoff
+        )
         self._known = known
         self.info: BoardInfo | None = None
         self._stream = BoardStream(port)
@@ -182,7 +184,7 @@ class SingleBoardDriver(LinkDriver):
         return False
 
     def _faulted(self, exc: Exception, error: str) -> None:
-        self._emit(DriverFault(self._time.now(), self.name, self.port, error))
+        self._emit(DriverFault(self._time_source.now(), self.name, self.port, error))
         if self.connected:
             self._lose(f"software error in the driver ({error}); reconnecting")
 
@@ -192,7 +194,7 @@ class SingleBoardDriver(LinkDriver):
 
     def _lose(self, reason: str, *, answering: bool = False) -> None:
         self.connected = False
-        self._lost_at = self._time.now()
+        self._lost_at = self._time_source.now()
         log.info("board %s on %s lost: %s", self.name, self.port, reason)
         self._emit(BoardLost(self._lost_at, self.name, reason, answering=answering))
 
@@ -225,7 +227,7 @@ class SingleBoardDriver(LinkDriver):
     async def _poll_loop(self) -> None:
         s = self.settings
         last_poll = last_battery = last_check = _monotonic()
-        self._clock_rx = (self._time.now(), last_poll)
+        self._clock_rx = (self._time_source.now(), last_poll)
         while True:
             await asyncio.sleep(min(s.check_every, s.poll_interval))
             now = _monotonic()
@@ -278,7 +280,7 @@ class SingleBoardDriver(LinkDriver):
         expecting = isinstance(clock, ClockReading)  # a running clock reports every second
         s = self.settings
         event_t, real_t = self._clock_rx
-        quiet = self._time.now() - event_t
+        quiet = self._time_source.now() - event_t
         if quiet <= s.clock_probe_after or real - real_t <= s.clock_probe_real:
             return
         rare = (self._clock_quiet or not expecting) and self._unreported is None
@@ -298,7 +300,7 @@ class SingleBoardDriver(LinkDriver):
                 self._unanswered = asked
         else:
             self._unanswered = None
-        now = self._time.now()
+        now = self._time_source.now()
         if isinstance(reading, ClockReading) and reading != clock:
             # The clock runs on (or is back), and the board has not reported it.
             if self._woke is None:
@@ -406,7 +408,7 @@ class SingleBoardDriver(LinkDriver):
         dump = await self._ask(Command.SEND_BRD, BoardDump, s.reply_timeout)
         clock = await self._ask_optional(Command.SEND_CLK, BWTime)
         clock_msg = decode_bwtime(clock.raw) if clock else None
-        now = self._time.now()
+        now = self._time_source.now()
         self.info = BoardInfo(
             port=self.port,
             serial=serial.text,
@@ -508,7 +510,7 @@ class SingleBoardDriver(LinkDriver):
         if isinstance(message, BWTime):
             if answered and self._probing:
                 return  # asked for: it proves the board is there, not that it streams
-            self._clock_rx = (self._time.now(), _monotonic())
+            self._clock_rx = (self._time_source.now(), _monotonic())
             self._woke = None
             self._clock_quiet, self._unanswered, self._unreported = False, None, None
         if isinstance(message, BoardDump) and message.position == self.position:
@@ -521,7 +523,7 @@ class SingleBoardDriver(LinkDriver):
                 "the board dump differs from its updates (rebooted? an update lost?); "
                 "reading its log"
             )
-        for event in self._stream.feed(self._time.now(), message):
+        for event in self._stream.feed(self._time_source.now(), message):
             if isinstance(event, ClockSeen):
                 present = isinstance(event.reading, ClockReading)
                 if self.info is not None and self.info.clock_present != present:

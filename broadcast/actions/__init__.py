@@ -13,7 +13,7 @@ in an arbiter's words.
 from broadcast.actions.alerts import Acknowledge, MarkAbsent, MarkPresent
 from broadcast.actions.boards import AssignBoard, ReplaceBoard
 from broadcast.actions.door import Command, ConfirmationNeeded, Done, Plan, act, plan_of
-from broadcast.actions.entries import LateEntry, ReplacePlayer
+from broadcast.actions.late_entries import LateEntry, ReplacePlayer
 from broadcast.actions.moves import CorrectLine, ReplaceMove, SetStartPosition, TakeBack
 from broadcast.actions.pairings import PublishPairings, ReleasePairings
 from broadcast.actions.players import (

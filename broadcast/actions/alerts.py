@@ -62,7 +62,7 @@ class Acknowledge:
                 "another result, or reject it (the game goes on)"
             )
         where = f"{game_words(host.tournament, game)}: " if game is not None else ""
-        event = AlertAcknowledged(self.alert, host.time.now(), by=by)
+        event = AlertAcknowledged(self.alert, host.time_source.now(), by=by)
         return Plan(self.kind, f"{where}alert seen: {alert.message[:120]}", (event,))
 
 
@@ -128,7 +128,7 @@ class MarkPresent:
         where = _table(host, game)
         if self.check_in:
             _check_in_allowed(host, game, colours, where)
-        now = host.time.now()
+        now = host.time_source.now()
         how = "check-in" if self.check_in else "arbiter"
         events: list[JournalEvent] = [
             PlayerMarkedPresent(game.id, c, now, by=by, how=how) for c in colours
@@ -238,7 +238,7 @@ class MarkAbsent:
             if seen is not None:
                 words = "checked in" if presence.how(c) == "check-in" else "marked present"
                 removes.append(f"{_player(game, c)} {words} at {_at(seen)}")
-        now = host.time.now()
+        now = host.time_source.now()
         events = tuple(PlayerMarkedAbsent(game.id, c, now, by=by) for c in colours)
         due = _due(host, game)
         others: tuple[Colour, ...] = ("white", "black")

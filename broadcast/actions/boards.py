@@ -129,7 +129,7 @@ class ReplaceBoard:
             )
         _seconds(self.white_seconds)
         _seconds(self.black_seconds)
-        now = host.time.now()
+        now = host.time_source.now()
         moves = [
             BoardReplaced(
                 game.id, current, board, game.ply, now, by, self.white_seconds, self.black_seconds

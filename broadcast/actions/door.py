@@ -82,7 +82,7 @@ class ActionHost(Protocol):
     @property
     def config(self) -> EventConfig: ...
     @property
-    def time(self) -> EpochTimeSource: ...
+    def time_source(self) -> EpochTimeSource: ...
     @property
     def state(self) -> EventState: ...
     @property
@@ -229,7 +229,7 @@ def act(host: ActionHost, command: Command, by: str, *, confirm: bool | str = Fa
                 plan.kind,
                 plan.summary,
                 by,
-                host.time.now(),
+                host.time_source.now(),
                 plan.removes,
                 event_changes(before.tournament, before.book, after.tournament, after.book),
                 (*(a.id for a in raised), *reopened),

@@ -131,7 +131,7 @@ def _line_plan(host: ActionHost, game: GameState, ucis: Sequence[str], by: str, 
             )
         # The same line again: a knocked-over piece, an illegal move put right. Nothing
         # is read as play until the board shows the game's position again.
-        event = LineCorrected(game.id, tuple(new), host.time.now(), by, board)
+        event = LineCorrected(game.id, tuple(new), host.time_source.now(), by, board)
         return Plan(
             kind,
             f"{where}: board {board} must show the game's position again (ply {len(new)})",
@@ -158,7 +158,7 @@ def _line_plan(host: ActionHost, game: GameState, ucis: Sequence[str], by: str, 
         summary = f"{where}: line corrected from ply {first} ({len(new)} plies)"
     else:
         summary = f"{where}: {len(new) - len(old)} plies added ({len(new)} in all)"
-    event = LineCorrected(game.id, tuple(new), host.time.now(), by, board)
+    event = LineCorrected(game.id, tuple(new), host.time_source.now(), by, board)
     return Plan(kind, summary, (event,), removes, notes)
 
 
@@ -307,5 +307,5 @@ class SetStartPosition:
             removes = (f"{plies_words(game.moves, 1)} of {where}",)
         board = following(host, game.id)
         notes = (f"board {board} must show that position before play is read",) if board else ()
-        event = StartPositionSet(game.id, fen, host.time.now(), by, board)
+        event = StartPositionSet(game.id, fen, host.time_source.now(), by, board)
         return Plan(self.kind, f"{where}: starts from {fen}", (event,), removes, notes)

@@ -312,7 +312,7 @@ class PublishPairings:
         decided here as the rules will decide it when they see the request."""
         events: list[JournalEvent] = []
         notes: list[str] = []
-        now = host.time.now()
+        now = host.time_source.now()
         at = utc(now)
         recorded: list[ResultRecorded] = []
         for player, code in self.byes:
@@ -490,7 +490,7 @@ async def pair_unpaired_off_loop(host: PairingHost, by: str) -> list[str]:
 
 def _due_unpaired(host: ActionHost) -> dict[str, int]:
     return unpaired_rounds(
-        host.config, host.tournament, utc(host.time.now()), host.state.start_overrides
+        host.config, host.tournament, utc(host.time_source.now()), host.state.start_overrides
     )
 
 

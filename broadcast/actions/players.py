@@ -133,7 +133,7 @@ def _removed_game_words(host: ActionHost, event: object) -> str:
 def _begun_rounds(host: ActionHost, state: SectionState) -> frozenset[int]:
     """The paired rounds under way or over: their start has come (as scheduled, or as
     moved), or a game of theirs has moves or a result."""
-    now = utc(host.time.now())
+    now = utc(host.time_source.now())
     out = set()
     for number in state.rounds:
         try:
@@ -182,7 +182,7 @@ class Withdraw:
                 )
             )
         why = self.reason.strip() or "withdrawn by the arbiter"
-        now = host.time.now()
+        now = host.time_source.now()
         event = PlayerWithdrawn(state.name, self.player, start, why, by, now)
         after = state.apply(event)
         # What it removes: the participation, and every game to be played that becomes
@@ -239,7 +239,7 @@ class Reinstate:
             )
         start = state.withdrawn[self.player]
         why = self.reason.strip() or "reinstated by the arbiter"
-        now = host.time.now()
+        now = host.time_source.now()
         event = PlayerReinstated(state.name, self.player, why, by, start, now)
         after = state.apply(event)
         taken_back = reinstatement_events(after, host.book, event, now)
@@ -304,7 +304,7 @@ class RequestBye:
     def plan(self, host: ActionHost, by: str) -> Plan:
         state = section_state(host, self.section)
         who = player_of(state, self.player)
-        at = utc(host.time.now())
+        at = utc(host.time_source.now())
         request = ByeRequested(state.name, self.round, self.player, at)
         decision = state.decide_bye(request, host.state.start_overrides)
         events: list[JournalEvent] = [request]
@@ -343,7 +343,7 @@ class CancelBye:
             raise ActionError(
                 say("%(who)s has no bye in round %(round)s to cancel", who=who, round=self.round)
             )
-        at = utc(host.time.now())
+        at = utc(host.time_source.now())
         decision = check_bye_cancel(
             state.config, self.round, requested_at=at, moved=host.state.start_overrides
         )

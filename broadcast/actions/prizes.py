@@ -135,7 +135,7 @@ class PairPlayoffGame:
             self.white,
             self.black,
             status.next_kind,
-            self.at or utc(host.time.now()),
+            self.at or utc(host.time_source.now()),
             self.board,
             by,
         )

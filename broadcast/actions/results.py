@@ -154,7 +154,7 @@ def result_plan(
         notes += (
             f"instead of the proposed {result_words(game.proposal.result, game.proposal.reason)}",
         )
-    event = ResultConfirmed(game.id, checked, why, host.time.now(), by=by)
+    event = ResultConfirmed(game.id, checked, why, host.time_source.now(), by=by)
     return Plan(kind, summary, (event,), removes, notes)
 
 
@@ -237,6 +237,6 @@ class RejectProposal:
         return Plan(
             self.kind,
             f"{where}: the proposed {proposed} is rejected, the game goes on",
-            (ProposalWithdrawn(game.id, host.time.now(), by=by, why=why),),
+            (ProposalWithdrawn(game.id, host.time_source.now(), by=by, why=why),),
             removes=(f"the proposed result {proposed} of {where}",),
         )

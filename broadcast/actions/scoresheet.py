@@ -180,7 +180,11 @@ class EnterScoresheet:
             # Recorded as not played (fewer than two plies on its board): played now.
             events.append(
                 ResultConfirmed(
-                    game.id, game.result, game.result_reason or "arbiter", host.time.now(), by
+                    game.id,
+                    game.result,
+                    game.result_reason or "arbiter",
+                    host.time_source.now(),
+                    by,
                 )
             )
             notes.append(f"{game.result} is recorded again as a played game")

@@ -153,7 +153,7 @@ class ProposeAtTable:
         detail = f"{_ENTERED}{colour}"
         if mover is not None and mover != colour and pending is not None:
             detail += f" (the other player entered {pending.result}: they disagree)"
-        event = ResultProposed(game.id, result, reason, host.time.now(), detail)
+        event = ResultProposed(game.id, result, reason, host.time_source.now(), detail)
         return Plan(
             self.kind,
             f"{_where(host, game)}: {colour} enters {result}, waiting for the other player "

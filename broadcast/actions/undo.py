@@ -178,7 +178,7 @@ class Undo:
                     then=then,
                 )
             )
-        now = host.time.now()
+        now = host.time_source.now()
         events: list[JournalEvent] = []
         if parts:
             undone_event = ActionUndone(self.action, tuple(parts), now, by)

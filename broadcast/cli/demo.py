@@ -204,7 +204,7 @@ def _games() -> list[chess.pgn.Game]:
 
 async def _start_players(
     hall: SimulatedHall,
-    time: MonotonicTimeSource,
+    time_source: MonotonicTimeSource,
     speed: float,
     habits: str,
     games: Sequence[chess.pgn.Game],
@@ -223,7 +223,7 @@ async def _start_players(
             host: PtyHost = host, index: int = index, actions: list[Action] = actions
         ) -> None:
             await asyncio.sleep(2.0)  # the drivers find the boards first
-            await play(host, actions, time, board=index, speed=speed)
+            await play(host, actions, time_source, board=index, speed=speed)
 
         hall.start_player(script.board, run, supervisor)
 
@@ -269,7 +269,7 @@ async def _demo(args: argparse.Namespace) -> int:
         time_control = config.sections[0].time_control
         await _start_players(
             running.sim,
-            running.time,
+            running.time_source,
             speed,
             habits,
             _games(),

@@ -168,7 +168,7 @@ def replay_round(
         try:
             clock = ManualTime(min(starts.values()))
             service = EventService(
-                hall_event, journal, time=clock, delay=0.0, rules=config, snapshots=False
+                hall_event, journal, time_source=clock, delay=0.0, rules=config, snapshots=False
             )
             service.load()
             wanted = {k.id for k in keys.values()}

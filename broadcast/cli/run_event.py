@@ -20,10 +20,10 @@ import contextlib
 import logging
 import signal
 import sys
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from time import time as wall_clock
 from typing import TYPE_CHECKING
 
 from broadcast.analysis.engine import EngineSettings
@@ -57,7 +57,7 @@ class Running:
     config: EventConfig
     db: Path
     journal: Journal
-    time: EpochTime
+    time_source: EpochTime
     service: EventService
     sim: SimulatedHall | None = None
     ports: dict[int, str] = field(default_factory=dict)  # the emulated boards' ports
@@ -201,12 +201,14 @@ async def _start(
     # Never behind the journal: a fast-forward rehearsal runs ahead of the wall clock, and
     # a restart must not make event time step backwards.
     last = journal.last_t()
-    time = EpochTime(plan.speed, start=max(wall_clock(), last + 0.001 if last is not None else 0.0))
+    time_source = EpochTime(
+        plan.speed, start=max(time.time(), last + 0.001 if last is not None else 0.0)
+    )
     if plan.rehearse:
         from broadcast.cli.rehearsal import rehearse
 
         try:
-            config = rehearse(config, journal, time.now(), plan.live_round)
+            config = rehearse(config, journal, time_source.now(), plan.live_round)
         except JournalError as exc:  # the move could not be kept: a full disk
             raise StartRefused(str(exc)) from None
     sim = None
@@ -217,14 +219,14 @@ async def _start(
         )
 
         sim, ports = await start_simulated_boards(
-            config, time, speed=plan.speed, firmware=plan.firmware
+            config, time_source, speed=plan.speed, firmware=plan.firmware
         )
         stack.push_async_callback(sim.stop)
     try:
         service = EventService(
             config,
             journal,
-            time=time,
+            time_source=time_source,
             port_overrides={**ports, **plan.port_overrides},
             live_round=plan.live_round,
             delay=plan.delay,
@@ -232,7 +234,7 @@ async def _start(
         service.load()
     except (ActionError, JournalError) as exc:  # JournalError: an unreadable event, a full disk
         raise StartRefused(str(exc)) from None
-    running = Running(config, plan.db, journal, time, service, sim, ports)
+    running = Running(config, plan.db, journal, time_source, service, sim, ports)
     if loaded is not None:
         loaded(running)
     if plan.evaluation is not None:  # what spectators see, never the live state

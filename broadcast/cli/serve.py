@@ -319,7 +319,7 @@ async def serve(
                     partial(
                         running.sim.start_games,
                         games,
-                        running.time,
+                        running.time_source,
                         speed=args.speed,
                         followed=partial(all_followed, service),
                         supervisor=service.supervisor,
@@ -341,7 +341,10 @@ async def serve(
         print(f"{banner}boardwire: {config.name} live at {url}  (journal {db})", flush=True)
         print(f"boardwire: listening on {exposure(running.web.addresses)}", flush=True)
         if running.config.rehearsal is not None:
-            print(f"boardwire: {rehearsal_line(running.config, running.time.now())}", flush=True)
+            print(
+                f"boardwire: {rehearsal_line(running.config, running.time_source.now())}",
+                flush=True,
+            )
         if credentials is None:
             print(
                 "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",

@@ -91,7 +91,7 @@ class SimulatedHall:
         self,
         board: int,
         game: chess.pgn.Game,
-        time: MonotonicTimeSource,
+        time_source: MonotonicTimeSource,
         *,
         speed: float,
         delay: float = 0.0,
@@ -106,7 +106,7 @@ class SimulatedHall:
 
         async def run() -> None:
             await asyncio.sleep(delay)
-            await play(host, actions, time, board=index, speed=speed)
+            await play(host, actions, time_source, board=index, speed=speed)
 
         self.start_player(board, run, supervisor)
 
@@ -126,7 +126,7 @@ class SimulatedHall:
     async def start_games(
         self,
         games: Sequence[chess.pgn.Game],
-        time: MonotonicTimeSource,
+        time_source: MonotonicTimeSource,
         *,
         speed: float,
         followed: Callable[[], bool],
@@ -153,7 +153,7 @@ class SimulatedHall:
             await self.play(
                 board,
                 games[n % len(games)],
-                time,
+                time_source,
                 speed=speed,
                 delay=start_after / speed,
                 supervisor=supervisor,
@@ -185,7 +185,11 @@ def _serial(board: BoardConfig) -> str:
 
 
 async def start_simulated_boards(
-    config: EventConfig, time: MonotonicTimeSource, *, speed: float = 1.0, firmware: str = "classic"
+    config: EventConfig,
+    time_source: MonotonicTimeSource,
+    *,
+    speed: float = 1.0,
+    firmware: str = "classic",
 ) -> tuple[SimulatedHall, dict[int, str]]:
     """Start emulated boards for every configured board; returns them and the hall board
     number -> device path map to use instead of the configured ports. Games are started
@@ -200,7 +204,7 @@ async def start_simulated_boards(
     for board in config.boards:
         by_port[board.port].append(board)
     paths: dict[int, str] = {}
-    t = time.now()
+    t = time_source.now()
     for i, (_port, boards) in enumerate(sorted(by_port.items())):
         boards.sort(key=lambda b: b.number)
         emulated = [
@@ -215,7 +219,7 @@ async def start_simulated_boards(
         device: EmulatedBoard | BusLine = (
             BusLine(emulated) if len(boards) > 1 or boards[0].address is not None else emulated[0]
         )
-        host = PtyHost(device, Path(hall.rundir.name) / f"port-{i + 1}", time_source=time)
+        host = PtyHost(device, Path(hall.rundir.name) / f"port-{i + 1}", time_source=time_source)
         await host.start()
         hall.hosts.append(host)
         for index, board in enumerate(boards):

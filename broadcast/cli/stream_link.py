@@ -36,7 +36,7 @@ def start_stream_publisher(
     publisher = RedisPublisher(
         url,
         service.config,
-        service.time,
+        service.time_source,
         service.health,
         delay=service.delay,
         current=current,

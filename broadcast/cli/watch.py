@@ -121,11 +121,11 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _watch(args: argparse.Namespace, time: MonotonicTimeSource | None = None) -> int:
+async def _watch(args: argparse.Namespace, time_source: MonotonicTimeSource | None = None) -> int:
     """Follow one board. `time` stamps events (a simulation passes its own clock)."""
     tc = _time_control(args.time_control)
-    time = time or SystemTime()
-    capture = CaptureWriter.open(args.record, time, port=args.port) if args.record else None
+    time_source = time_source or SystemTime()
+    capture = CaptureWriter.open(args.record, time_source, port=args.port) if args.record else None
     opener = recording_opener(open_serial, capture)
     follower: BoardFollower | None = None
     wanted = f"{args.address:05d}" if args.address is not None else None
@@ -163,10 +163,12 @@ async def _watch(args: argparse.Namespace, time: MonotonicTimeSource | None = No
 
     run: Callable[[], Coroutine[Any, Any, None]]
     if args.address is not None:
-        bus = BusDriver(args.port, on_event, time=time, opener=opener, addresses=[args.address])
+        bus = BusDriver(
+            args.port, on_event, time_source=time_source, opener=opener, addresses=[args.address]
+        )
         run, stop = bus.run, bus.stop
     else:
-        single = SingleBoardDriver(args.port, on_event, time=time, opener=opener)
+        single = SingleBoardDriver(args.port, on_event, time_source=time_source, opener=opener)
         run, stop = single.run, single.stop
     # The driver retries its own sessions; a run() that still raises is a bug: logged
     # with its traceback by the supervisor, and the command ends with status 1.
@@ -176,7 +178,7 @@ async def _watch(args: argparse.Namespace, time: MonotonicTimeSource | None = No
         while driver.running:
             await asyncio.sleep(0.1)
             if follower is not None:
-                report(follower.tick(time.now()))
+                report(follower.tick(time_source.now()))
             if (
                 args.seconds is not None
                 and asyncio.get_running_loop().time() - started > args.seconds

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time as _time
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -75,7 +75,7 @@ class MirrorTime:
     """The venue's event time as of its newest entry, run on by this machine's monotonic
     clock at the venue's speed; it never steps back."""
 
-    def __init__(self, t: float, speed: float, mono: Callable[[], float] = _time.monotonic) -> None:
+    def __init__(self, t: float, speed: float, mono: Callable[[], float] = time.monotonic) -> None:
         self.speed = speed
         self._mono = mono
         self._t = t
@@ -105,7 +105,7 @@ class MirrorState:
         self._live = first.venue.live
         self._unpaired = first.venue.unpaired
         self._delay = first.venue.delay
-        self._time = MirrorTime(first.venue.t, first.venue.speed)
+        self._time_source = MirrorTime(first.venue.t, first.venue.speed)
 
     @property
     def config(self) -> EventConfig:
@@ -116,8 +116,8 @@ class MirrorState:
         return self._delay
 
     @property
-    def time(self) -> MirrorTime:
-        return self._time
+    def time_source(self) -> MirrorTime:
+        return self._time_source
 
     def public_state(self) -> PublicState:
         return self._state
@@ -140,7 +140,7 @@ class MirrorState:
             entry.venue.unpaired,
             entry.venue.delay,
         )
-        self._time.follow(entry.venue.t, entry.venue.speed)
+        self._time_source.follow(entry.venue.t, entry.venue.speed)
 
 
 Listener = Callable[[Entry], None]
@@ -155,7 +155,7 @@ class MirrorFeed:
         event: str,
         *,
         password: str | None = None,
-        mono: Callable[[], float] = _time.monotonic,
+        mono: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = check_redis_url(url)
         self.target = RedisTarget(self.url, password)

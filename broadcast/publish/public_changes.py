@@ -37,7 +37,7 @@ class _Venue(Protocol):
     @property
     def delay(self) -> float: ...
     @property
-    def time(self) -> EpochTimeSource: ...
+    def time_source(self) -> EpochTimeSource: ...
     @property
     def listeners(self) -> list[Listener]: ...
     def public_state(self) -> PublicState: ...
@@ -70,7 +70,7 @@ class PublicChanges:
     def _told(self, entries: Sequence[Entry]) -> None:
         """The service's listener: may be called off the loop (a synchronous caller)."""
         if self._service.delay > 0:
-            self._due.append(self._service.time.now() + self._service.delay)
+            self._due.append(self._service.time_source.now() + self._service.delay)
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
             self._loop.call_soon_threadsafe(self._woken.set)
 
@@ -79,9 +79,9 @@ class PublicChanges:
         or once the loop's clock reaches `until` (a retry's time), whichever is first."""
         service = self._service
         while service.public_state().seq == seq:
-            now = service.time.now()
+            now = service.time_source.now()
             self._due = [t for t in self._due if t > now]
-            waits = [(min(self._due) - now) / service.time.speed] if self._due else []
+            waits = [(min(self._due) - now) / service.time_source.speed] if self._due else []
             if until is not None:
                 waits.append(until - self._loop.time())
             if until is not None and waits[-1] <= 0:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-import time as wall_time
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -115,14 +115,14 @@ class RedisPublisher:
         self,
         url: str,
         config: EventConfig,
-        time: EpochTimeSource,
+        time_source: EpochTimeSource,
         health: Health,
         *,
         delay: float,
         current: Current,
         live: Callable[[], dict[str, int | None]],
         unpaired: Callable[[], dict[str, int]],
-        wall: Callable[[], float] = wall_time.time,
+        wall: Callable[[], float] = time.time,
         outbox_limit: int = OUTBOX_LIMIT,
         snapshot_seconds: float = SNAPSHOT_SECONDS,
         password: str | None = None,
@@ -130,7 +130,7 @@ class RedisPublisher:
         self.url = check_redis_url(url)
         self.target = RedisTarget(self.url, password)
         self.config = config
-        self.time = time
+        self.time_source = time_source
         self.health = health
         self.delay = delay
         self.current = current
@@ -162,7 +162,12 @@ class RedisPublisher:
 
     def venue(self) -> Venue:
         return Venue(
-            self.live(), self.unpaired(), self.time.now(), self.wall(), self.time.speed, self.delay
+            self.live(),
+            self.unpaired(),
+            self.time_source.now(),
+            self.wall(),
+            self.time_source.speed,
+            self.delay,
         )
 
     def offer(
@@ -182,7 +187,7 @@ class RedisPublisher:
         """Event seconds since the oldest delta Redis has not acknowledged (0: none)."""
         if not self.outbox:
             return 0.0
-        return max(0.0, self.time.now() - self.outbox[0].venue.t)
+        return max(0.0, self.time_source.now() - self.outbox[0].venue.t)
 
     # -- the task -----------------------------------------------------------------------------
 
@@ -377,7 +382,7 @@ class RedisPublisher:
         return wrong_type(place, self.keys.stream, "value of another type", "stream")
 
     async def _link_down(self, client: aioredis.Redis, exc: BaseException) -> None:
-        now = self.time.now()
+        now = self.time_source.now()
         problem = await self._refusal(client, exc)
         if self._down_since is None or problem != self.problem:
             if problem is not None:
@@ -429,7 +434,7 @@ class RedisPublisher:
                     seconds=f"{behind:.0f}",
                     count=len(self.outbox),
                 ),
-                self.time.now(),
+                self.time_source.now(),
             )
         else:
             self.health.clear(f"{LINK_ALERT}-behind")

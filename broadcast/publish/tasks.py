@@ -96,7 +96,7 @@ class FolderExporter:
             reason=reason,
         )
         if self.health.report(
-            EXPORT_ALERT, "export-failing", "warning", message, self.service.time.now()
+            EXPORT_ALERT, "export-failing", "warning", message, self.service.time_source.now()
         ):
             log.warning("%s", message)  # once per outage
         self.retry_at = now + self.wait

@@ -47,7 +47,7 @@ import concurrent.futures
 import contextlib
 import datetime as dt
 import logging
-import time as _real
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -167,7 +167,7 @@ class Committer(Generic[H]):
         journal: Journal,
         rules: ArbiterRules,
         *,
-        time: EpochTimeSource,
+        time_source: EpochTimeSource,
         health: Health,
         delay: float,
         hall: Callable[[Committer[H]], H],
@@ -178,7 +178,7 @@ class Committer(Generic[H]):
         self.config = config
         self.journal = journal
         self.rules = rules
-        self.time = time
+        self.time_source = time_source
         self.health = health
         self.state = EventState.new(config)
         self.listeners: list[Listener] = list(listeners)
@@ -235,7 +235,7 @@ class Committer(Generic[H]):
 
     def public_state(self) -> PublicState:
         """The state as the broadcast delay allows the public to see it now."""
-        return self.public.at(self.time.now())
+        return self.public.at(self.time_source.now())
 
     def restore(self) -> None:
         """Rebuild the state from the newest snapshot that fits and the journal after it."""
@@ -278,7 +278,7 @@ class Committer(Generic[H]):
             log.warning("journal event %d does not fit (%s): skipped", entry.seq, exc)
             self.state = self.state.at(entry.seq)
         self._publish(entry.t, [entry])
-        self.public.at(self.time.now())  # keep only what can still be shown
+        self.public.at(self.time_source.now())  # keep only what can still be shown
         self.rules.restore(entry.event, self.state)
 
     def _publish(self, t: float, entries: Sequence[Entry]) -> None:
@@ -358,7 +358,7 @@ class Committer(Generic[H]):
         for event in batch:
             state = state.apply(event)
             states.append(state)
-        t = self.time.now()
+        t = self.time_source.now()
         seqs = self.journal.add(self._open.txn, batch, t)
         self.state = state.at(seqs[-1])
         entries = [Entry(seq, t, e) for seq, e in zip(seqs, batch, strict=True)]
@@ -534,7 +534,7 @@ class Committer(Generic[H]):
             error=f"{type(exc).__name__}: {exc!s:.120}",
             count=seen + 1,
         )
-        self.health.report(key, "task-failed", "critical", message, self.time.now())
+        self.health.report(key, "task-failed", "critical", message, self.time_source.now())
 
     # -- the inbox -----------------------------------------------------------------------------
 
@@ -598,7 +598,7 @@ class Committer(Generic[H]):
                 news.seconds,
                 news.cause,
             )
-            self._system.append(overload_alert(news, self.time.now()))
+            self._system.append(overload_alert(news, self.time_source.now()))
             if self._open is None and not self.syncing:
                 self.drain_system(loop)
         else:
@@ -616,7 +616,7 @@ class Committer(Generic[H]):
         (`Journal.attend`), in the worker thread when the caller runs on `loop`; an
         overwritten journal also gets the games and results as the service holds them
         written beside it; a mended -wal is a desk alert."""
-        real = _real.monotonic()
+        real = time.monotonic()
         if real - self._file_checked < FILE_CHECK_SECONDS:
             return
         self._file_checked = real
@@ -637,7 +637,7 @@ class Committer(Generic[H]):
                 "journal-not-writable",
                 "warning",
                 message,
-                self.time.now(),
+                self.time_source.now(),
             )
 
     def _off_loop(self, loop: asyncio.AbstractEventLoop | None, work: Callable[[], object]) -> None:
@@ -672,7 +672,7 @@ class Committer(Generic[H]):
             "journal-not-writable",
             "critical",
             say("At the start (%(path)s): %(found)s", path=self.journal.path, found=found),
-            self.time.now(),
+            self.time_source.now(),
             on_acknowledge=self.journal.forget_found,
         )
 

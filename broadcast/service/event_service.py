@@ -90,7 +90,7 @@ class EventService:
         config: EventConfig,
         journal: Journal,
         *,
-        time: EpochTimeSource,
+        time_source: EpochTimeSource,
         opener: Opener = open_serial,
         port_overrides: dict[int, str] | None = None,
         live_round: int | None = None,
@@ -105,7 +105,7 @@ class EventService:
     ) -> None:
         register_all()
         self.config = config
-        self.time = time
+        self.time_source = time_source
         self.health = health if health is not None else Health()
         self.delay = float(config.broadcast_delay_seconds if delay is None else delay)
         self._live_round_request = live_round
@@ -116,15 +116,15 @@ class EventService:
             config,
             journal,
             ArbiterRules(config, rules, state=EventState.new(config)),
-            time=time,
+            time_source=time_source,
             health=self.health,
             delay=self.delay,
             hall=partial(
                 Hall,
                 config,
-                time=time,
+                time_source=time_source,
                 port_overrides=port_overrides,
-                retry_seconds=tick_seconds * time.speed,
+                retry_seconds=tick_seconds * time_source.speed,
             ),
             listeners=[self.action_log.on_entries],
             overload_after=overload_after,
@@ -134,12 +134,12 @@ class EventService:
         self._public_view = PublicView(self)
         # The one FIDE Dutch worker of the running event (the desk, the API, `serve --sim`).
         self.pairer = PairingWorker()
-        self.supervisor = Supervisor(self.health, now=time.now, backoff=restart_backoff)
+        self.supervisor = Supervisor(self.health, now=time_source.now, backoff=restart_backoff)
         self.runtime = Runtime(
             self.committer,
             self._hall,
             self.supervisor,
-            time=time,
+            time_source=time_source,
             opener=opener,
             tick_seconds=tick_seconds,
             bus_settings=bus_settings,
@@ -234,7 +234,7 @@ class EventService:
         public = self.public_state().tournament
         if public is live:
             return []
-        now = self.time.now()
+        now = self.time_source.now()
         out = []
         for item in held_news(public, live):
             if item.grounds:
@@ -256,7 +256,7 @@ class EventService:
         """The arbiter rules' timers up to now, in the open transaction: an action starts
         after what time brought (a default time due, a warning), which is not its doing."""
         with self.committer.step("the arbiter rules' timers"):
-            self.commit(self.rules.tick(self.time.now(), self.state))
+            self.commit(self.rules.tick(self.time_source.now(), self.state))
 
     def action_entries(self) -> list[Entry]:
         """What the open action has stored so far (see `Committer.action_entries`)."""
@@ -286,7 +286,7 @@ class EventService:
         self.action_log.load(self.journal)
         if self._live_round_request is not None:
             # First, so that round R is the round being played when its pairings arrive.
-            now = utc(self.time.now())
+            now = utc(self.time_source.now())
             self.commit(
                 [
                     RoundStartMoved(s.name, self._live_round_request, now)
@@ -353,7 +353,7 @@ class EventService:
     def unpaired_rounds(self) -> dict[str, int]:
         """Sections with a round due and not paired, and that round."""
         return unpaired_rounds(
-            self.config, self.tournament, utc(self.time.now()), self.start_overrides
+            self.config, self.tournament, utc(self.time_source.now()), self.start_overrides
         )
 
     # -- running (runtime.py) -----------------------------------------------------------------

@@ -113,13 +113,13 @@ class Hall:
         config: EventConfig,
         committer: Committer[Hall],
         *,
-        time: EpochTimeSource,
+        time_source: EpochTimeSource,
         port_overrides: dict[int, str] | None = None,
         retry_seconds: float = 0.2,
     ) -> None:
         self.config = config
         self.committer = committer
-        self.time = time
+        self.time_source = time_source
         # A decision that was due and made nothing is looked at again this much later.
         self.retry_seconds = retry_seconds
         overrides = port_overrides or {}
@@ -198,18 +198,18 @@ class Hall:
         serial = board.name or (
             "" if board.config.address is None else f"{board.config.address:05d}"
         )
-        return KnownBoard(serial, None, (), self.time.now())
+        return KnownBoard(serial, None, (), self.time_source.now())
 
     def lost_on(self, port: str, why: str) -> Iterator[BoardLost]:
         """A BoardLost for every board on `port` the state has connected."""
         for board in self._on_port.get(port, []):
             if board.connected and board.name is not None:
-                yield BoardLost(self.time.now(), board.name, why)
+                yield BoardLost(self.time_source.now(), board.name, why)
 
     # -- which game ----------------------------------------------------------------------------
 
     def live_rounds(self) -> dict[str, int | None]:
-        now = utc(self.time.now())
+        now = utc(self.time_source.now())
         state = self.committer.state
         return {
             s.name: current_round(s, state.tournament, now, state.start_overrides)
@@ -258,7 +258,7 @@ class Hall:
                 self.due.pop(board.number, None)
             name = board.name
             if game_id is not None and name is not None:
-                attached.append(BoardAttached(game_id, name, self.time.now()))
+                attached.append(BoardAttached(game_id, name, self.time_source.now()))
         if not attached:
             return
         self.committer.commit(attached)
@@ -291,7 +291,7 @@ class Hall:
         memory = self.committer.state.memory.get(name) if name is not None else None
         if board.to_game is None or name is None or memory is None:
             return
-        games, _ = board.to_game.handle(PositionSeen(self.time.now(), name, memory.position))
+        games, _ = board.to_game.handle(PositionSeen(self.time_source.now(), name, memory.position))
         self._note_due(board)
         self.committer.commit(games, game=board.game)
 

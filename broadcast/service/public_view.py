@@ -28,7 +28,7 @@ class _Venue(Protocol):
     @property
     def delay(self) -> float: ...
     @property
-    def time(self) -> EpochTimeSource: ...
+    def time_source(self) -> EpochTimeSource: ...
     @property
     def start_overrides(self) -> StartOverrides: ...
     def public_state(self) -> PublicState: ...
@@ -50,8 +50,8 @@ class PublicView:
         return self._service.delay
 
     @property
-    def time(self) -> EpochTimeSource:
-        return self._service.time
+    def time_source(self) -> EpochTimeSource:
+        return self._service.time_source
 
     def public_state(self) -> PublicState:
         return self._service.public_state()
@@ -62,7 +62,7 @@ class PublicView:
         return current_rounds(
             service.config,
             service.public_state().tournament,
-            utc(service.time.now()),
+            utc(service.time_source.now()),
             service.start_overrides,
         )
 
@@ -72,6 +72,6 @@ class PublicView:
         return unpaired_rounds(
             service.config,
             service.public_state().tournament,
-            utc(service.time.now()),
+            utc(service.time_source.now()),
             service.start_overrides,
         )

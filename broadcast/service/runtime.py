@@ -49,7 +49,7 @@ class Runtime:
         hall: Hall,
         supervisor: Supervisor,
         *,
-        time: EpochTimeSource,
+        time_source: EpochTimeSource,
         opener: Opener,
         tick_seconds: float = 0.2,
         bus_settings: BusSettings | None = None,
@@ -57,19 +57,19 @@ class Runtime:
         self.committer = committer
         self.hall = hall
         self.supervisor = supervisor
-        self.time = time
+        self.time_source = time_source
         self.opener = opener
         self.tick_seconds = tick_seconds
         self.bus_settings = bus_settings
         self.drivers: list[SingleBoardDriver | BusDriver] = []
         self._tasks: list[SupervisedTask] = []  # what run() started (and stops)
         self._stopping = asyncio.Event()
-        self._speed = time.speed  # event seconds per real second
+        self._speed = time_source.speed  # event seconds per real second
         self._started: float | None = None  # event time run() started the drivers
 
     async def run(self) -> None:
         """Start every board's driver and the clock tick; run until `stop()`."""
-        self._started = self.time.now()
+        self._started = self.time_source.now()
         for port, boards in self.hall.ports().items():
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
@@ -84,7 +84,7 @@ class Runtime:
                 driver = BusDriver(
                     port,
                     emit,
-                    time=self.time,
+                    time_source=self.time_source,
                     opener=self.opener,
                     addresses=addresses,
                     known=known,
@@ -94,7 +94,7 @@ class Runtime:
                 driver = SingleBoardDriver(
                     port,
                     emit,
-                    time=self.time,
+                    time_source=self.time_source,
                     opener=self.opener,
                     known=known[0] if known else None,
                 )
@@ -155,7 +155,7 @@ class Runtime:
         committer = self.committer
         if committer.syncing:
             return False
-        now = self.time.now()
+        now = self.time_source.now()
         due = self.hall.due_now(now)
         if not due and not full and not committer.waiting:
             return True
@@ -223,7 +223,7 @@ class Runtime:
         while True:
             wait = next_full - loop.time()
             if self.hall.due:
-                soonest = (min(self.hall.due.values()) - self.time.now()) / self._speed
+                soonest = (min(self.hall.due.values()) - self.time_source.now()) / self._speed
                 wait = min(wait, max(soonest, MIN_WAKE))
             wait = max(wait, MIN_WAKE if self.committer.syncing else 0.0)
             asked = loop.time()

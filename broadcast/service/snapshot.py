@@ -80,7 +80,7 @@ class Snapshotted(Protocol):
     @property
     def syncing(self) -> bool: ...
     @property
-    def time(self) -> EpochTimeSource: ...
+    def time_source(self) -> EpochTimeSource: ...
 
 
 log = logging.getLogger(__name__)
@@ -500,7 +500,10 @@ class Snapshots:
         if service.syncing or self.journal.unwritten or self.journal.written_seq != state.seq:
             return
         capture = Capture(
-            state, service.rules.memory(), service.public.at(service.time.now()), service.time.now()
+            state,
+            service.rules.memory(),
+            service.public.at(service.time_source.now()),
+            service.time_source.now(),
         )
         self._busy = True
         self._last_real = time.monotonic()
@@ -515,8 +518,8 @@ class Snapshots:
         capture = Capture(
             service.state,
             service.rules.memory(),
-            service.public.at(service.time.now()),
-            service.time.now(),
+            service.public.at(service.time_source.now()),
+            service.time_source.now(),
         )
         self._busy = True
         return self._take(capture)

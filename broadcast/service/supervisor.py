@@ -29,7 +29,7 @@ import asyncio
 import datetime as dt
 import logging
 import re
-import time as _time
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -209,7 +209,7 @@ class SupervisedTask:
                 "%(task)s stopped at %(time)s on a software error (%(reason)s) and was "
                 "restarted; it has run normally since. What it does may have waited meanwhile.",
                 task=self._said_name,
-                time=_clock(since),
+                time_source=_clock(since),
                 reason=self._last_reason or "",
             ),
             since,
@@ -239,7 +239,7 @@ class Supervisor:
         self,
         health: Health | None = None,
         *,
-        now: Callable[[], float] = _time.time,
+        now: Callable[[], float] = time.time,
         backoff: Backoff | None = None,
     ) -> None:
         self.health = health if health is not None else Health()

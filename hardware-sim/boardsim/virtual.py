@@ -98,7 +98,7 @@ class _MemoryLink:
         if self.closed:
             raise LinkError("port closed")
         line = self._line
-        t = line.time.now()
+        t = line.time_source.now()
         for item in self._parser.feed(data):
             line.commands[
                 item.code if isinstance(item, SingleCommand) else type(item).__name__
@@ -122,9 +122,9 @@ class _MemoryLink:
 class MemoryLine:
     """One emulated board on an in-memory serial line; `opener` is the driver's opener."""
 
-    def __init__(self, board: EmulatedBoard, time: Any, *, tick: float = 0.05) -> None:
+    def __init__(self, board: EmulatedBoard, time_source: Any, *, tick: float = 0.05) -> None:
         self.board = board
-        self.time = time
+        self.time_source = time_source
         self.tick = tick
         self.plugged = True
         self.muted = False
@@ -165,7 +165,7 @@ class MemoryLine:
     async def _pump(self) -> None:
         while True:
             await asyncio.sleep(self.tick)
-            self._send(self.board.tick(self.time.now()))
+            self._send(self.board.tick(self.time_source.now()))
 
     # -- faults and players --------------------------------------------------------------------
 
@@ -179,20 +179,20 @@ class MemoryLine:
     def plug(self) -> None:
         """The cable back: the board restarts its serial session, as a USB board does."""
         self.plugged = True
-        self.board.power_up(self.time.now(), reboot_seconds=0.0)
+        self.board.power_up(self.time_source.now(), reboot_seconds=0.0)
 
     def set_square(self, index: int, code: int) -> None:
-        self._send(self.board.set_square(index, code, self.time.now()))
+        self._send(self.board.set_square(index, code, self.time_source.now()))
 
     def press_lever(self, side: Side) -> None:
-        self._send(self.board.press_lever(side, self.time.now()))
+        self._send(self.board.press_lever(side, self.time_source.now()))
 
     def setup_clock(self, left: float, right: float, increment: float = 0.0) -> None:
         assert self.board.clock is not None
-        self.board.clock.setup(left, right, self.time.now(), increment=increment)
+        self.board.clock.setup(left, right, self.time_source.now(), increment=increment)
 
     def lose_power(self, seconds: float) -> None:
-        self.board.lose_power(self.time.now(), seconds)
+        self.board.lose_power(self.time_source.now(), seconds)
 
     def unplug_clock(self) -> None:
         self.board.unplug_clock()
@@ -201,4 +201,4 @@ class MemoryLine:
         self.board.plug_clock()
 
     def clock_battery_dies(self) -> None:
-        self.board.clock_battery_dies(self.time.now())
+        self.board.clock_battery_dies(self.time_source.now())

@@ -147,7 +147,7 @@ def build(tmp: Path) -> tuple[EventService, ManualTime]:
     service = EventService(
         load_event(long_names_event(tmp)),
         Journal(tmp / "journal.sqlite"),
-        time=clock,
+        time_source=clock,
         live_round=1,
         delay=0.0,
     )

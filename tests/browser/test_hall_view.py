@@ -126,7 +126,7 @@ async def walk_site(tmp_path: Path) -> AsyncIterator[Site]:
     sestao = load_event(Path(__file__).resolve().parents[2] / "examples/sestao-2025-swiss.toml")
     config = replace(sestao, boards=sestao.boards[:2])
     clock = ManualTime(config.sections[0].schedule[0].start.timestamp() + 60)
-    service = EventService(config, Journal(tmp_path / "j.sqlite"), time=clock, delay=0)
+    service = EventService(config, Journal(tmp_path / "j.sqlite"), time_source=clock, delay=0)
     service.load()
     pair_dutch(service, "Open", 1)
     clock.advance(40 * 60)

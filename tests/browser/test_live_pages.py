@@ -45,12 +45,12 @@ class Live:
 
 async def start_live(tmp: Path, delay: float) -> AsyncIterator[Live]:
     config = load_event(EVENT)
-    time = EpochTime(1.0)
-    hall, ports = await start_simulated_boards(config, time, speed=1.0)
+    time_source = EpochTime(1.0)
+    hall, ports = await start_simulated_boards(config, time_source, speed=1.0)
     service = EventService(
         config,
         Journal(tmp / "j.sqlite"),
-        time=time,
+        time_source=time_source,
         port_overrides=ports,
         live_round=1,
         delay=delay,
@@ -154,7 +154,7 @@ async def test_an_alert_on_the_desk_and_a_correction_on_the_public_page(
                 GAME,
                 (),
                 "board 1 shows a foreign position",
-                service.time.now(),
+                service.time_source.now(),
             )
         ]
     )

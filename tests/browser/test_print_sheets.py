@@ -113,7 +113,9 @@ def big_swiss(tmp: Path) -> EventService:
                 tournament = tournament.apply(
                     ResultRecorded(name, r, p.white, results[(i + r) % 3])
                 )
-    service = EventService(config, Journal(tmp / "big.sqlite"), time=ManualTime(1.8e9), delay=0.0)
+    service = EventService(
+        config, Journal(tmp / "big.sqlite"), time_source=ManualTime(1.8e9), delay=0.0
+    )
     service.load()
     service.state = dataclasses.replace(service.state, tournament=tournament)
     service.public.record(1.8e9, PublicState(tournament, service.state.book, service.last_seq))

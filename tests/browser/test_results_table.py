@@ -162,7 +162,11 @@ async def big_site(tmp: Path) -> tuple[BigSite, Any]:
     config = swiss_config(PLAYERS)
     start = config.sections[0].round_start(1).start.timestamp()
     service = EventService(
-        config, Journal(tmp / "big.sqlite"), time=ManualTime(start + 60), live_round=1, delay=0.0
+        config,
+        Journal(tmp / "big.sqlite"),
+        time_source=ManualTime(start + 60),
+        live_round=1,
+        delay=0.0,
     )
     service.load()
     half = PLAYERS // 2

@@ -123,7 +123,7 @@ async def framed(tmp_path: Path) -> AsyncIterator[tuple[str, str, str]]:
     service = EventService(
         load_event_text(text, EVENT),
         Journal(tmp_path / "j.sqlite"),
-        time=ManualTime(T0),
+        time_source=ManualTime(T0),
         live_round=1,
         delay=0.0,
     )

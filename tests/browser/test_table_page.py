@@ -52,7 +52,7 @@ class Hall:
         self.service = EventService(
             load_event(self.tmp / "event.toml"),
             Journal(self.tmp / "journal.sqlite"),
-            time=ManualTime(T0),
+            time_source=ManualTime(T0),
             live_round=1,
             delay=900,
         )

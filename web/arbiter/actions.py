@@ -43,7 +43,7 @@ class Desk:
 
     def alerts(self) -> list[Alert]:
         """The system's own alerts (journal, export) first, then the rules' alerts."""
-        system = self.health.alerts(self.service.journal, self.service.time.now())
+        system = self.health.alerts(self.service.journal, self.service.time_source.now())
         return system + self.service.alerts()
 
     def act(self, command: Command, by: str, *, confirm: bool | str = False) -> Done:

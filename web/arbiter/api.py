@@ -49,7 +49,7 @@ from broadcast.actions import (
     Withdraw,
     WithholdPrize,
 )
-from broadcast.actions.entries import particulars
+from broadcast.actions.late_entries import particulars
 from broadcast.actions.scoresheet import EnterScoresheet
 from broadcast.games.game_events import BoardReplaced
 from broadcast.games.ids import GameKey

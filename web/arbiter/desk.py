@@ -48,7 +48,7 @@ from broadcast.actions import (
     WithholdPrize,
 )
 from broadcast.actions.boards import board_choices
-from broadcast.actions.entries import particulars
+from broadcast.actions.late_entries import particulars
 from broadcast.actions.moves import split_moves
 from broadcast.actions.results import DESK_REASONS
 from broadcast.actions.scoresheet import EnterScoresheet
@@ -175,7 +175,7 @@ def _render(
         rounds=rounds,
         results=tuple(r.value for r in Result),
         reasons=DESK_REASONS,
-        now=service.time.now(),
+        now=service.time_source.now(),
         message=_said(message, request.query.get("m", ""), pending),
         failure=_said(failure, request.query.get("e", ""), pending),
         pending=pending,

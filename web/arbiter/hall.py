@@ -383,7 +383,7 @@ def _page(request: web.Request, template: str, here: str) -> web.Response:
         defs=piece_defs(),
         user=request[ARBITER],
         csrf=request[SESSION].csrf,
-        now=service.time.now(),
+        now=service.time_source.now(),
         hall=hall,
         keys=RESULT_KEYS,
     )

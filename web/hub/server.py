@@ -327,7 +327,7 @@ class Hub:
                     "seq": channel.seq,
                     "epoch": self.epoch,
                     "clock_rate": self.clock_rate(),
-                    "now": self.service.time.now(),
+                    "now": self.service.time_source.now(),
                     "delay": self.service.delay if channel is self.public else 0,
                     "data": data,
                 }

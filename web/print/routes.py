@@ -84,7 +84,9 @@ async def _send(request: web.Request, name: str, make: Make) -> web.Response:
     if _live(request):
         service = service_of(request)
         frame = Frame(
-            ARBITER_PREFIX, live=True, printed=dt.datetime.fromtimestamp(service.time.now(), dt.UTC)
+            ARBITER_PREFIX,
+            live=True,
+            printed=dt.datetime.fromtimestamp(service.time_source.now(), dt.UTC),
         )
         return _html(make(service.tournament, frame))
     public = public_of(request)

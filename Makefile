@@ -41,7 +41,7 @@ bench: $(STAMP)
 
 # The pages' messages, extracted from web/ (babel.cfg) and merged into every catalog in
 # web/locale/ (docs/web.md: adding a language); new messages come untranslated, and the
-# catalog test (tests/test_web_i18n.py) fails until each has its translation.
+# catalog test (tests/web/test_i18n.py) fails until each has its translation.
 catalogs: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k N_ -k say --no-location --sort-output --omit-header -o $(VENV)/messages.pot .
 	$(BIN)/pybabel update -i $(VENV)/messages.pot -d web/locale -w 100 --no-fuzzy-matching --ignore-obsolete

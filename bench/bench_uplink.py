@@ -4,7 +4,7 @@ format 1 (HEAD's encoder, kept verbatim in bench/stream_format_v1.py), in the sa
 
 Uplink. Each run plays whole games on B boards at the real pace of a DGT clock: a
 clock reading every second per board (the clock's own rate: BWTIME each second while it
-runs), a move every 2-300 s (as tests/big_event.py plays them), 80 plies a game. The
+runs), a move every 2-300 s (as tests/support/big_event.py plays them), 80 plies a game. The
 public frames go through the hub's real channel (`web.hub.channel.Channel`: its real
 deltas, numbers and wire texts), and each delta the channel tells its taps is encoded by
 both formats' `delta_fields`, from the state of the entry before it, as the publisher
@@ -13,7 +13,7 @@ does. Counted: the bytes of each XADD command as Redis receives it (RESP framing
 real time while deltas flow (the publisher's `SNAPSHOT_SECONDS`). Figures are per
 board-hour, min / median / max over the runs (each its own seed).
 
-Loop. A synthetic book of 72-ply games (tests/big_event.py) at 576 and 5,000 games:
+Loop. A synthetic book of 72-ply games (tests/support/big_event.py) at 576 and 5,000 games:
 format 1's `snapshot_fields` ran in the publisher's coroutine, so the loop was blocked
 for all of it (timed directly). Format 2's `SnapshotEncoder.fields` runs in the
 publisher's one worker thread; a ticker on the loop (sleeping 1 ms at a time) notes the

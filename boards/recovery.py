@@ -18,7 +18,7 @@ Pure code: decoded events in, a `LogRecovered` out (steps in order, no invented 
 The decisions around it are here too, for both drivers: whether a board that answers is
 a reconnect, a first start mid-round or neither (`plan`), and what a reading came to.
 Total: any events, recent changes and known position give a result or None, never an
-exception (hypothesis properties in tests/test_recovery_dumps.py).
+exception (hypothesis properties in tests/boards/test_recovery_dumps.py).
 """
 
 from __future__ import annotations

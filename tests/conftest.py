@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import EventLog
 
 from broadcast.journal.store import Journal
+from tests.support.event_log import EventLog
 
 # Each test process registers its simulators in a runtime folder of its own: a port
 # listing must not see another process's boards (a parallel worker's, or a developer's
@@ -49,52 +49,52 @@ os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="boardwire-tests-")
 # (asyncio's debug mode on, a browser beside) does not fail a correct test.
 BLOCKING_LIMIT = 1.0
 
-# The slow tier, by folder or file name (wherever it sits under tests/) or file::test, with
+# The slow tier, by folder or file (its path under tests/) or file::test, with
 # why (pytest --durations). `make check` leaves these out to stay under 3 minutes on two
 # cores; `make test` runs them. A name that no longer exists is an error.
 SLOW = {
     "browser": "a real Chromium",
-    "test_mirror.py": "redis-server",
-    "test_mirror_evaluation.py": "redis-server and Stockfish",
-    "test_mirror_junk.py": "redis-server",
-    "test_publish_resume.py": "redis-server",
-    "test_publish_uplink.py": "redis-server",
-    "test_redis_password.py": "redis-server, serve subprocesses",
-    "test_cli_eval.py": "Stockfish",
-    "test_evaluation.py": "Stockfish",
-    "test_web_evaluation.py": "Stockfish",
-    "test_serve_crash.py": "serve subprocesses killed and restarted",
-    "test_serve_fast.py": "serve --sim run",
-    "test_serve_exit.py": "serve runs",
-    "test_demo.py": "demo subprocesses",
-    "test_faults.py": "serve subprocesses",
-    "test_web_server.py": "serve subprocesses",
-    "test_unpaired_round.py": "serve subprocesses",
-    "test_web_arbiter_reachable.py": "serve subprocesses",
+    "broadcast/cli/test_mirror.py": "redis-server",
+    "broadcast/publish/test_mirror_evaluation.py": "redis-server and Stockfish",
+    "broadcast/publish/test_mirror_junk.py": "redis-server",
+    "broadcast/publish/test_redis_publisher.py": "redis-server",
+    "broadcast/publish/test_redis_link.py": "redis-server",
+    "broadcast/publish/test_redis_password.py": "redis-server, serve subprocesses",
+    "broadcast/cli/test_evaluation.py": "Stockfish",
+    "broadcast/analysis/test_evaluator.py": "Stockfish",
+    "web/test_evaluation_feed.py": "Stockfish",
+    "broadcast/cli/test_serve_crash.py": "serve subprocesses killed and restarted",
+    "broadcast/cli/test_serve_fast.py": "serve --sim run",
+    "broadcast/cli/test_serve_exit.py": "serve runs",
+    "broadcast/cli/test_demo.py": "demo subprocesses",
+    "broadcast/service/test_faults.py": "serve subprocesses",
+    "web/test_http_server.py": "serve subprocesses",
+    "broadcast/cli/test_unpaired_round.py": "serve subprocesses",
+    "web/arbiter/test_reachable.py": "serve subprocesses",
     "test_event_day_doc.py": "the event-day walk-through as subprocesses",
-    "test_sim_simulator.py": "simulator subprocesses",
-    "test_sim_stale.py": "simulator subprocesses",
-    "test_sim_pty.py": "PTY simulator runs",
-    "test_driver_faults.py": "PTY simulator runs, 3-5 s each",
-    "test_driver_bus.py": "PTY bus runs, 2-5 s each",
-    "test_supervision.py": "a whole event with faults injected",
-    "test_dutch_corpus.py": "the Dutch corpus",
-    "test_reconstruction_corpus.py": "the reconstruction corpus",
-    "test_no_false_alerts.py": "soak: corpora played through the service",
-    "test_board_trouble_storm.py": "soak",
-    "test_rehearsal_hall.py": "soak: the 60-table hall",
-    "test_hostile_costs.py": "soak: hostile websocket clients",
-    "test_login_spray.py": "soak",
-    "test_web_fuzz.py": "schemathesis over the whole API",
-    "test_reconstruction_properties.py": "hypothesis: whole games",
-    "test_reconstruction_hesitation.py": "the World Cup games at every rest length, 1 s each",
-    "test_service.py::test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view": (
+    "boardsim/test_sim.py": "simulator subprocesses",
+    "boardsim/test_stale.py": "simulator subprocesses",
+    "boardsim/test_pty.py": "PTY simulator runs",
+    "boards/drivers/test_driver_faults.py": "PTY simulator runs, 3-5 s each",
+    "boards/drivers/test_bus.py": "PTY bus runs, 2-5 s each",
+    "broadcast/service/test_supervision.py": "a whole event with faults injected",
+    "broadcast/fide/test_dutch_corpus.py": "the Dutch corpus",
+    "boards/reconstruction/test_corpus.py": "the reconstruction corpus",
+    "broadcast/arbiter/test_no_false_alerts.py": "soak: corpora played through the service",
+    "broadcast/arbiter/test_trouble_storm.py": "soak",
+    "rehearsals/test_sestao_hall.py": "soak: the 60-table hall",
+    "web/hub/test_hostile_costs.py": "soak: hostile websocket clients",
+    "web/arbiter/test_login_spray.py": "soak",
+    "web/test_fuzz.py": "schemathesis over the whole API",
+    "boards/reconstruction/test_properties.py": "hypothesis: whole games",
+    "boards/reconstruction/test_hesitation.py": "the World Cup games at every rest length, 1 s each",
+    "broadcast/service/test_event_service.py::test_a_game_flows_from_the_board_to_the_journal_and_the_delayed_view": (
         "a whole game at board speed, 14 s"
     ),
-    "test_service_overload.py::test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move": (
+    "broadcast/service/test_overload.py::test_a_slow_journal_raises_an_alert_with_the_lag_and_loses_no_move": (
         "8 s of overload"
     ),
-    "test_board_missing.py::test_a_board_on_a_port_that_does_not_exist_is_a_critical_alert": (
+    "broadcast/arbiter/test_board_missing.py::test_a_board_on_a_port_that_does_not_exist_is_a_critical_alert": (
         "8 s of reconnect attempts"
     ),
 }
@@ -102,14 +102,16 @@ SLOW = {
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
-    names = {p.name for p in here.rglob("*")}
-    stale = [key for key in SLOW if key.split("::")[0] not in names]
+    stale = [key for key in SLOW if not (here / key.split("::")[0]).exists()]
     if stale:
-        raise pytest.UsageError(f"tests/conftest.py SLOW names no test file: {stale}")
+        raise pytest.UsageError(f"tests/conftest.py SLOW names no test file or folder: {stale}")
     for item in items:
-        path = item.path.relative_to(here) if item.path.is_relative_to(here) else item.path
+        if not item.path.is_relative_to(here):
+            continue
+        path = item.path.relative_to(here)
         name = item.nodeid.split("::", 1)[-1].split("[")[0]
-        if any(k in SLOW for k in (*path.parts, f"{path.name}::{name}")):
+        keys = {path.parents[i].as_posix() for i in range(len(path.parents) - 1)}
+        if keys & SLOW.keys() or {path.as_posix(), f"{path.as_posix()}::{name}"} & SLOW.keys():
             item.add_marker(pytest.mark.slow)
 
 

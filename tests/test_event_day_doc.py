@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "event-day.md"
+from tests.support.paths import ROOT
+
+DOC = ROOT / "docs" / "event-day.md"
 PASSWORD = "a long passphrase"
 BLOCKS = re.findall(r"```sh\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
 

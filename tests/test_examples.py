@@ -12,8 +12,9 @@ import pytest
 from broadcast.cli import check as cli_check
 from broadcast.cli import pairings as cli_pairings
 from broadcast.config import load_event
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 CASES = Path("/work/shared/testdata/pairings")
 
 

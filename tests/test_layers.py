@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 PACKAGES = {
     "clocks": ROOT / "clocks",
     "boards": ROOT / "boards",
@@ -375,3 +376,116 @@ def test_every_module_declares_its_public_names() -> None:
         if not declared and defines and path.name != "__main__.py":
             missing.append(str(path.relative_to(ROOT)))
     assert not missing, f"modules without __all__: {missing}"
+
+
+# -- the tests' layout (docs/architecture.md, "Tests") ----------------------------------------
+
+TESTS = ROOT / "tests"
+# Folders of tests/ that mirror no package: helpers, data files, and the two tiers that
+# cross the whole product (pages in a real browser, whole rehearsed events).
+TESTS_OWN_FOLDERS = {"support", "data", "browser", "rehearsals"}
+# The web's rooms are reached over HTTP through the app that serves them: a desk test that
+# builds the app and posts a form tests web/arbiter without importing it.
+SERVED_BY = {"web": "web.app"}
+
+
+def _test_folders() -> list[Path]:
+    return sorted(
+        path
+        for path in TESTS.rglob("*")
+        if path.is_dir()
+        and not any(part.startswith((".", "__")) for part in path.relative_to(TESTS).parts)
+    )
+
+
+def _mirrored(folder: Path) -> str | None:
+    """The product package a test folder mirrors (tests/web/hub -> web.hub), or None."""
+    top, *rest = folder.relative_to(TESTS).parts
+    return ".".join([top, *rest]) if top in PACKAGES else None
+
+
+def _rooms_of_module_names() -> dict[str, set[str]]:
+    """Each module's last name, with the packages it is found in (`bus`: boards.dgt and
+    boards.drivers); a sub-package counts as a module of its parent."""
+    rooms: dict[str, set[str]] = {}
+    for module in MODULES:
+        parts = module.split(".")
+        if len(parts) < 2 or parts[-1] == "__main__":
+            continue
+        rooms.setdefault(parts[-1], set()).add(".".join(parts[:-1]))
+    return rooms
+
+
+def _support_imports() -> dict[str, set[str]]:
+    """The product modules each helper module of tests/support imports."""
+    found: dict[str, set[str]] = {}
+    for path in (TESTS / "support").glob("*.py"):
+        found[f"tests.support.{path.stem}"] = _imported(path)
+    return found
+
+
+def _imported(path: Path) -> set[str]:
+    """What a file imports, and the modules of ours it runs (`python -m broadcast.cli`)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Constant) and node.value in MODULES:
+            names.add(node.value)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_test_folders_mirror_the_packages() -> None:
+    """tests/boards/dgt/ for boards/dgt/, tests/boardsim/ for the simulator: a folder of
+    tests that mirrors no package is a layout a reader cannot guess."""
+    wrong = [
+        str(folder.relative_to(ROOT))
+        for folder in _test_folders()
+        if folder.relative_to(TESTS).parts[0] not in TESTS_OWN_FOLDERS
+        and (_mirrored(folder) is None or _mirrored(folder) not in MODULES)
+    ]
+    assert not wrong, f"test folders that mirror no package: {wrong}"
+
+
+def test_a_test_named_after_a_module_sits_in_its_package() -> None:
+    """tests/web/hub/test_server.py tests web/hub/server.py: a test file named after a module
+    is found in that module's folder, never elsewhere."""
+    rooms = _rooms_of_module_names()
+    wrong = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        folder = path.parent
+        if folder == TESTS or folder.relative_to(TESTS).parts[0] in TESTS_OWN_FOLDERS:
+            continue
+        name = path.stem.removeprefix("test_")
+        if name in rooms and _mirrored(folder) not in rooms[name]:
+            wrong.append(f"{path.relative_to(ROOT)}: {name} is in {sorted(rooms[name])}")
+    assert not wrong, "tests named after a module of another package:\n" + "\n".join(wrong)
+
+
+def test_tests_in_a_package_folder_use_that_package() -> None:
+    """Each test file under a package's folder imports from that package (itself, through
+    a helper of tests/support, or through its folders' fixtures): a test filed in the wrong
+    room shows up here."""
+    helpers = _support_imports()
+    wrong = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        folder = path.parent
+        if folder == TESTS or folder.relative_to(TESTS).parts[0] in TESTS_OWN_FOLDERS:
+            continue
+        package = _mirrored(folder)
+        assert package is not None
+        used = _imported(path)
+        for conftest in (parent / "conftest.py" for parent in path.parents):
+            if conftest.is_relative_to(TESTS) and conftest.exists():
+                used |= _imported(conftest)  # its fixtures
+        for name in list(used):
+            used |= helpers.get(name, set())
+        served = SERVED_BY.get(package.split(".")[0])
+        if served in used and package != served:
+            continue
+        if not any(name == package or name.startswith(package + ".") for name in used):
+            wrong.append(f"{path.relative_to(ROOT)} imports nothing of {package}")
+    assert not wrong, "tests filed away from what they test:\n" + "\n".join(wrong)

@@ -4,7 +4,7 @@
 The JSON keeps the domain's words in English for programs (`result_reason: "time
 forfeit"`); the pages translate them at the edge, here, with the catalogs of `web.i18n`.
 Each word is marked with `N_` so that Babel's extraction finds it and the catalog test
-(tests/test_web_i18n.py) fails while any language lacks it. Pure.
+(tests/web/test_i18n.py) fails while any language lacks it. Pure.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ engine (`broadcast.fide.dutch_engine`, pure; why our own: docs/architecture.md).
 
 This adapter reads the rounds played into what the pairing rules look at, as the
 FIDE-endorsed engine (bbpPairings) reads them; every reading was checked round by round on
-the corpus of generated tournaments (tests/test_dutch_corpus.py):
+the corpus of generated tournaments (tests/broadcast/fide/test_dutch_corpus.py):
 
 - pairing numbers are the starting numbers; the pairing score is the score so far plus,
   with Baku acceleration (C.04.5.1), the virtual points of the top group;

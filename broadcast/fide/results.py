@@ -24,7 +24,7 @@ domain floor, so every user can import it; and these are the Laws of Chess' resu
 (Art. 5, 6.9, 9, 11), FIDE's words before anyone else's.
 
 The journal's events keep their plain-string fields (`GameResultText`, `ResultReason` in
-`broadcast.games.game_events`): the journal decodes strings, and tests/test_results.py checks
+`broadcast.games.game_events`): the journal decodes strings, and tests/broadcast/fide/test_results.py checks
 that those Literals and these enums hold the same values.
 """
 

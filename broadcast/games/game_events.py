@@ -6,7 +6,7 @@ from the service's injected clock.
 Results and reasons are `broadcast.fide.results`'s `Result` and `Reason` (the game
 notation: 1-0, 0-1, 1/2-1/2, and +/-, -/+, -/- for forfeits). The events hold them as the
 plain strings the journal decodes, typed by the two Literals below, which hold exactly the
-enums' values (tests/test_results.py checks).
+enums' values (tests/broadcast/fide/test_results.py checks).
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import scene
-from scene import SIZES, Site
-from web_support import CREDENTIALS, free_port
 
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
+from tests.browser import scene
+from tests.browser.scene import SIZES, Site
+from tests.support.web_app import CREDENTIALS, free_port
 from web.app import start_web
 
 CHROMIUM = os.environ.get("BOARDWIRE_CHROMIUM", "/usr/bin/chromium")

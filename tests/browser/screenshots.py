@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import scene
+from tests.browser import scene
 
 CHROMIUM = "/usr/bin/chromium"
 CREDENTIALS = ("arbiter", "screenshots only")

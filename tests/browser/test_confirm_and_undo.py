@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import scene
-from scene import Site
-from test_layout import LAYOUT_PROBLEMS, log_in, page
+from tests.browser import scene
+from tests.browser.scene import Site
+from tests.browser.test_layout import LAYOUT_PROBLEMS, log_in, page
 
 __all__ = ["page"]  # the fixture, shared with the layout tests
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_live_pages import Live
-from test_result_alerts import DESKTOP, flag_falls, hall, login, proposal
+from tests.browser.test_live_pages import Live
+from tests.browser.test_result_alerts import DESKTOP, flag_falls, hall, login, proposal
 
 __all__ = ["hall"]  # the fixture, shared with the result-alert tests
 

@@ -12,13 +12,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import scene
-from scene import Site
-from test_layout import open_live, problems
-from web_support import CREDENTIALS, free_port
 
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
+from tests.browser import scene
+from tests.browser.scene import Site
+from tests.browser.test_layout import open_live, problems
+from tests.support.web_app import CREDENTIALS, free_port
 from web.app import start_web
 
 SCORE = re.compile(r"^([+-]\d+\.\d\d|0\.00|#-?\d+)$")

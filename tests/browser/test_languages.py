@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import scene
-from scene import Site
-from test_layout import open_live, problems, seen
+
+from tests.browser import scene
+from tests.browser.scene import Site
+from tests.browser.test_layout import open_live, problems, seen
 
 # The browser's locale (its Accept-Language) for each language.
 LOCALES = {"es": "es-ES", "eu": "eu-ES"}

@@ -15,13 +15,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import scene
-from scene import Site
-from web_support import CREDENTIALS, free_port
 
 from broadcast.games.game_events import GameClock, GameMove, ResultConfirmed
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
+from tests.browser import scene
+from tests.browser.scene import Site
+from tests.support.web_app import CREDENTIALS, free_port
 from web.app import start_web
 
 STATIC = ("arbiter-login", "not-found")  # pages without a live connection

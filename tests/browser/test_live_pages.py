@@ -16,7 +16,6 @@ from typing import Any
 
 import chess
 import pytest
-from web_support import CREDENTIALS, EVENT, free_port
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.arbiter.alerts import Alert
@@ -26,6 +25,7 @@ from broadcast.games.game_events import GameMove
 from broadcast.journal.store import Entry, Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import EpochTime
+from tests.support.web_app import CREDENTIALS, EVENT, free_port
 from web.app import start_web
 
 GAME = "masters-r1-b1"

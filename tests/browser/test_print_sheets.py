@@ -24,13 +24,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import acting
 import pytest
 from aiohttp.test_utils import TestServer
-from big_event import swiss_config
 from PIL import Image
-from test_regulations import ARBITER, service_for
-from web_support import CREDENTIALS
 
 from broadcast.config.model import PlayerEntry
 from broadcast.fide.pairing import Pairing
@@ -41,6 +37,10 @@ from broadcast.service.event_state import PublicState
 from broadcast.tournament.tournament_events import PlayersRegistered, ResultRecorded, RoundPaired
 from broadcast.tournament.tournament_state import TournamentState
 from clocks.timesource import ManualTime
+from tests.broadcast.tournament.test_regulations_applied import ARBITER, service_for
+from tests.support import acting
+from tests.support.big_event import swiss_config
+from tests.support.web_app import CREDENTIALS
 from web.app import build_app
 
 MM = 96 / 25.4  # CSS pixels per millimetre

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import acting
 from aiohttp.test_utils import TestServer
-from test_regulations import ARBITER
-from test_regulations_everywhere import _removing_service
-from web_support import CREDENTIALS
 
 from broadcast.games.ids import GameKey
+from tests.broadcast.tournament.test_regulations_applied import ARBITER
+from tests.rehearsals.test_regulations_everywhere import _removing_service
+from tests.support import acting
+from tests.support.web_app import CREDENTIALS
 from web.app import build_app
 
 

@@ -20,10 +20,17 @@ from typing import Any
 
 import chess
 import pytest
-from test_live_pages import Live
-from test_result_alerts import DESKTOP, PHONE, emulated, hall, login, no_sideways_scroll
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
+from tests.browser.test_live_pages import Live
+from tests.browser.test_result_alerts import (
+    DESKTOP,
+    PHONE,
+    emulated,
+    hall,
+    login,
+    no_sideways_scroll,
+)
 
 __all__ = ["hall"]  # the fixture, shared with the result-alert tests
 

@@ -11,15 +11,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import acting
 import chess
 import pytest
-from test_live_pages import Live, start_live
-from web_support import CREDENTIALS
 
 from boards.position import SYMBOL_TO_CODE, square_to_index
 from broadcast.cli.demo import kings_signal
 from broadcast.games.game_events import ResultConfirmed
+from tests.browser.test_live_pages import Live, start_live
+from tests.support import acting
+from tests.support.web_app import CREDENTIALS
 
 DELAY = 3.0
 FLAG_GAME = "masters-r1-b3"

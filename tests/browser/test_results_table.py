@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import scene
-from acting import publish_pairings, set_result
-from big_event import swiss_config
-from scene import Site
-from test_layout import LAYOUT_PROBLEMS, log_in, page
-from web_support import CREDENTIALS, free_port
 
 from broadcast.fide.pairing import Pairing
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
+from tests.browser import scene
+from tests.browser.scene import Site
+from tests.browser.test_layout import LAYOUT_PROBLEMS, log_in, page
+from tests.support.acting import publish_pairings, set_result
+from tests.support.big_event import swiss_config
+from tests.support.web_app import CREDENTIALS, free_port
 from web.app import start_web
 
 __all__ = ["page"]  # the fixture, shared with the layout tests

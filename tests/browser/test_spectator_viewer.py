@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import scene
 from aiohttp import web
-from scene import Site
-from test_layout import open_live, problems
-from web_support import CREDENTIALS, EVENT, T0, free_port, play_moves
 
 from broadcast.config import load_event_text
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
+from tests.browser import scene
+from tests.browser.scene import Site
+from tests.browser.test_layout import open_live, problems
+from tests.support.web_app import CREDENTIALS, EVENT, T0, free_port, play_moves
 from web.app import start_web
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import CREDENTIALS, EVENT, T0, free_port
 
 from broadcast.config import load_event
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
+from tests.support.web_app import CREDENTIALS, EVENT, T0, free_port
 from web.checkin.parts import CODES
 
 GAME = "masters-r1-b2"

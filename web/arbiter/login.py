@@ -25,7 +25,7 @@ routes = web.RouteTableDef()
 
 EXPIRED = N_("The form expired: try again.")
 # web.auth's AUTH_FAILED_MESSAGE, marked here for the catalogs (the extraction needs the
-# literal; tests/test_web_i18n.py checks that the two agree).
+# literal; tests/web/test_i18n.py checks that the two agree).
 WRONG = N_("Wrong user or password.")
 
 # What the login page may say: `?m=` is a key into this table, never the text itself (a

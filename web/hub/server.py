@@ -93,7 +93,7 @@ def bound_read_queues() -> None:
 
     aiohttp has no parameter for it: its `web_ws` module reads the size from that module's
     `DEFAULT_CHUNK_SIZE` each time a websocket starts (and for nothing else once imported),
-    so that is where it is set (tests/test_hostile_costs.py checks what a socket gets)."""
+    so that is where it is set (tests/web/hub/test_hostile_costs.py checks what a socket gets)."""
     web_ws.DEFAULT_CHUNK_SIZE = READ_QUEUE  # type: ignore[attr-defined]
 
 
@@ -564,7 +564,7 @@ def _let_go(client: Client) -> None:
     client.resync_to = None
     ws = client.ws
     # aiohttp has no public way to stop the heartbeat of a closed socket; without this
-    # method (another aiohttp) the timer only lingers: tests/test_hostile_costs.py says so.
+    # method (another aiohttp) the timer only lingers: tests/web/hub/test_hostile_costs.py says so.
     stop_heartbeat = getattr(ws, "_cancel_heartbeat", None)
     if stop_heartbeat is not None:
         stop_heartbeat()

@@ -2,7 +2,7 @@
 routes, the arbiter's routes and actions, and the regulation actions. Pure.
 
 Written by hand next to the routes rather than generated: the routes are few, and the
-document is a contract (tests/test_web_api.py checks every JSON route is in it, and the
+document is a contract (tests/web/test_server_in_process.py checks every JSON route is in it, and the
 schemathesis fuzz drives the server from it).
 """
 

@@ -1,0 +1,221 @@
+"""The bus driver against an emulated line of many boards on a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import chess
+
+from boards.dgt.bus import BusReply
+from boards.dgt.codes import BusCommand, BusReplyId
+from boards.driver_events import (
+    BoardConnected,
+    BoardHealth,
+    BoardLost,
+    ClockSeen,
+    ClockStamped,
+    LogRecovered,
+    PositionSeen,
+)
+from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.discovery import probe_port
+from boards.drivers.link import Link, open_serial
+from boards.position import BoardPosition
+from boards.recovery import KnownBoard
+from boardsim.busline import BusLine
+from boardsim.pty import PtyHost
+from clocks.reading import ClockReading
+from tests.support.event_log import EventLog, FilteredLink, fen_after, idx, running
+
+FAST = BusSettings(
+    reply_timeout=0.15,
+    ping_window=1.2,  # the boards answer a broadcast ping within 1.1 s
+    clock_every=0.2,
+    verify_every=5,
+    retry_lost_every=0.2,
+    health_every=0.3,
+    min_cycle=0.02,
+    backoff=(0.1,),
+)
+SERIALS_16 = [f"{10001 + i}" for i in range(16)]
+
+
+def last_fen(log: EventLog, board: str) -> str | None:
+    positions = [p for p in log.of(PositionSeen) if p.board == board]
+    return positions[-1].position.board_fen() if positions else None
+
+
+async def test_sixteen_board_bus_is_discovered_and_polled(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    async with PtyHost(BusLine.with_serials(SERIALS_16, seed=5), tmp_path / "bus-1") as host:
+        for i in range(16):
+            host.setup_clock(900, 900, 10, board=i)
+        async with running(BusDriver(str(host.path), event_log, settings=FAST)) as driver:
+            await event_log.wait_for(
+                lambda: len(event_log.of(BoardConnected)) == 16, what="16 boards", timeout=30
+            )
+            assert sorted(e.board for e in event_log.of(BoardConnected)) == SERIALS_16
+            assert all(
+                e.info.mode == "bus" and e.info.clock_present for e in event_log.of(BoardConnected)
+            )
+            # A move on board 7 (serial 10008) reaches us as changes; nothing else moves.
+            host.set_square(idx("d2"), 0, board=7)
+            host.set_square(idx("d4"), 0x01, board=7)
+            host.press_lever("left", board=7)
+            await event_log.wait_for(
+                lambda: last_fen(event_log, "10008") == fen_after("d2d4"), what="d4 on 10008"
+            )
+            await event_log.wait_for(
+                lambda: any(s.board == "10008" for s in event_log.of(ClockStamped)), what="stamp"
+            )
+            await event_log.wait_for(
+                lambda: any(
+                    c.board == "10008"
+                    and isinstance(c.reading, ClockReading)
+                    and c.reading.running_side == "right"
+                    for c in event_log.of(ClockSeen)
+                ),
+                what="clock of 10008 running on the right",
+            )
+            others = {last_fen(event_log, s) for s in SERIALS_16 if s != "10008"}
+            assert others == {chess.STARTING_BOARD_FEN}
+            await event_log.wait_for(lambda: driver.cycles >= 3, what="three poll cycles")
+            await event_log.wait_for(lambda: event_log.of(BoardHealth), what="health report")
+            assert host.boards[0].dangerous_commands_received == 0
+            assert not event_log.of(BoardLost)
+
+
+async def test_garbled_reply_is_repeated_not_lost(tmp_path: Path, event_log: EventLog) -> None:
+    async with PtyHost(
+        BusLine.with_serials(["10001", "10002"], seed=1), tmp_path / "bus-1"
+    ) as host:
+        async with running(BusDriver(str(host.path), event_log, settings=FAST)) as driver:
+            await event_log.wait_for(
+                lambda: len(event_log.of(BoardConnected)) == 2, what="2 boards", timeout=15
+            )
+            # Make a move and corrupt the line at once: the UPDATE carrying it may be hit; the
+            # driver must ask REPEAT_CHANGES (or read from the start tag), never drop the move.
+            for _ in range(5):
+                host.inject_garbage(
+                    BusReply(BusReplyId.UPDATE, 10001, bytes([0x41, 5])).encode()[:-1] + b"\x00"
+                )
+            host.set_square(idx("e2"), 0, board=0)
+            host.set_square(idx("e4"), 0x01, board=0)
+            await event_log.wait_for(
+                lambda: last_fen(event_log, "10001") == fen_after("e2e4"), what="e4 on 10001"
+            )
+            assert driver.dropped_bytes > 0 or driver.boards[10001].bad_checksums > 0
+
+
+async def test_board_off_the_bus_is_lost_then_recovered_with_its_log(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    line = BusLine.with_serials(["10001", "10002", "10003"], seed=2)
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        async with running(BusDriver(str(host.path), event_log, settings=FAST)):
+            await event_log.wait_for(
+                lambda: len(event_log.of(BoardConnected)) == 3, what="3 boards", timeout=15
+            )
+            board = line.boards[1]
+            line.boards.remove(board)  # its connector comes loose
+            await event_log.wait_for(
+                lambda: any(e.board == "10002" for e in event_log.of(BoardLost)), what="lost"
+            )
+            t = host.now()
+            board.set_square(idx("c2"), 0, t)
+            board.set_square(idx("c4"), 0x01, t + 0.5)
+            board.press_lever("left", t + 1.0)
+            board.set_square(idx("c7"), 0, t + 2.0)
+            board.set_square(idx("c5"), 0x07, t + 2.5)
+            # Back on the bus only once those moments have passed: a board's clock answers
+            # for now, and "now" must not be before what it already did (it raised).
+            while host.now() <= t + 2.5:
+                await asyncio.sleep(0.05)
+            line.boards.insert(1, board)
+            await event_log.wait_for(
+                lambda: sum(e.board == "10002" for e in event_log.of(BoardConnected)) == 2,
+                what="back",
+                timeout=10,
+            )
+            (recovered,) = [r for r in event_log.of(LogRecovered) if r.board == "10002"]
+            fens = [p.board_fen() for p in recovered.positions()]
+            assert fens[-1] == fen_after("c2c4", "c7c5")
+            assert fen_after("c2c4") in fens[recovered.seen + 1 :]
+            assert last_fen(event_log, "10002") == fen_after("c2c4", "c7c5")
+
+
+async def test_probe_tells_a_bus_from_a_single_board(tmp_path: Path) -> None:
+    from boardsim.board import EmulatedBoard
+
+    async with PtyHost(
+        BusLine.with_serials(["01025", "01026", "01027"], seed=3), tmp_path / "bus"
+    ) as bus:
+        result = await probe_port(str(bus.path), bus_settings=FAST)
+        assert result.mode == "bus"
+        assert [b.serial for b in result.boards] == ["01025", "01026", "01027"]
+        assert [b.bus_address for b in result.boards] == [1025, 1026, 1027]
+    async with PtyHost(EmulatedBoard("02001"), tmp_path / "single") as single:
+        result = await probe_port(str(single.path), bus_settings=FAST)
+        assert result.mode == "single"
+        (info,) = result.boards
+        assert (info.serial, info.mode, info.clock_present) == ("02001", "single", True)
+    result = await probe_port(str(tmp_path / "nothing-here"), bus_settings=FAST)
+    assert result.mode is None and result.error
+
+
+async def test_bus_port_pulled_and_back_reconnects_every_board(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    async with PtyHost(
+        BusLine.with_serials(["10001", "10002"], seed=4), tmp_path / "bus-1"
+    ) as host:
+        async with running(BusDriver(str(host.path), event_log, settings=FAST)):
+            await event_log.wait_for(
+                lambda: len(event_log.of(BoardConnected)) == 2, what="2 boards", timeout=15
+            )
+            host.unplug()
+            await event_log.wait_for(lambda: len(event_log.of(BoardLost)) == 2, what="both lost")
+            host.boards[1].set_square(idx("g8"), 0, host.now())
+            host.boards[1].set_square(idx("f6"), 0x09, host.now() + 0.5)
+            host.plug()
+            await event_log.wait_for(
+                lambda: len(event_log.of(BoardConnected)) == 4, what="both back", timeout=15
+            )
+            assert all(e.reconnect for e in event_log.of(BoardConnected)[2:])
+            board = chess.BaseBoard()
+            board.remove_piece_at(chess.G8)
+            board.set_piece_at(chess.F6, chess.Piece.from_symbol("n"))
+            assert last_fen(event_log, "10002") == board.board_fen()
+
+
+async def test_a_board_that_fails_after_its_log_is_read_is_read_again(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    state = {"logs": 0}
+
+    def allow(data: bytes) -> bool:
+        if data[:1] == bytes([BusCommand.SEND_FROM_START]):
+            state["logs"] += 1
+        if data[:1] == bytes([BusCommand.SEND_BRD]) and state["logs"] == 1:
+            state["logs"] += 1
+            return False  # lost on the line: the log is read, the board not identified yet
+        return True
+
+    async def opener(path: str) -> Link:
+        return FilteredLink(await open_serial(path), allow)
+
+    line = BusLine.with_serials(["10001"], seed=3)
+    board = line.boards[0]
+    board.set_square(idx("e2"), 0, 0.0)
+    board.set_square(idx("e4"), 0x01, 0.5)
+    known = [KnownBoard("10001", BoardPosition.from_fen(chess.STARTING_FEN), (), 0.0)]
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        driver = BusDriver(str(host.path), event_log, settings=FAST, opener=opener, known=known)
+        async with running(driver):
+            await event_log.wait_for(lambda: event_log.of(LogRecovered), what="log", timeout=15)
+            assert state["logs"] == 3  # read, dump lost, read again
+            (recovered,) = event_log.of(LogRecovered)
+            assert recovered.final.board_fen() == fen_after("e2e4")
+            assert event_log.of(BoardConnected)[0].reconnect

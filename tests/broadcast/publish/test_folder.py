@@ -1,0 +1,94 @@
+"""The broadcast folder: layout, atomic writes only on change, stale files removed."""
+
+from __future__ import annotations
+
+import stat
+
+from broadcast.export.pgn import round_pgn
+from broadcast.fide.berger import berger_round
+from broadcast.games.book import GameBook
+from broadcast.games.ids import GameKey
+from broadcast.publish.folder import (
+    ROUND_FILE,
+    export_event_folder,
+    export_round_folder,
+    round_folder,
+    write_if_changed,
+)
+from broadcast.tournament.tournament_events import RoundPaired
+from tests.support.export import event, paired, play, random_line, read_all
+
+MASTERS = "Masters"
+
+
+def masters_book() -> tuple[GameBook, object]:
+    cfg = event()
+    state = paired(cfg, MASTERS, 1, list(berger_round(8, 1)))
+    return GameBook().synced(state), state
+
+
+def test_round_folder_layout_and_contents(tmp_path) -> None:
+    cfg = event()
+    book, _ = masters_book()
+    book = play(book, GameKey(MASTERS, 1, 1).id, random_line(5, 30))
+    update = export_round_folder(tmp_path, book, cfg, MASTERS, 1)
+    folder = tmp_path / "round-1"
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["game-1.pgn", "game-2.pgn", "game-3.pgn", "game-4.pgn", ROUND_FILE]
+    assert len(update.written) == 5 and not update.unchanged and not update.removed
+    round_text = (folder / ROUND_FILE).read_text(encoding="utf-8")
+    assert round_text == round_pgn(book, cfg, MASTERS, 1)
+    assert len(read_all(round_text)) == 4
+    (one,) = read_all((folder / "game-1.pgn").read_text(encoding="utf-8"))
+    assert len(list(one.mainline_moves())) == 30
+    mode = stat.S_IMODE((folder / "game-1.pgn").stat().st_mode)
+    assert mode == 0o644  # readable by an uploader or web server running as someone else
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_only_changed_files_are_rewritten(tmp_path) -> None:
+    cfg = event()
+    book, _ = masters_book()
+    export_round_folder(tmp_path, book, cfg, MASTERS, 1)
+    again = export_round_folder(tmp_path, book, cfg, MASTERS, 1)
+    assert again.written == () and len(again.unchanged) == 5
+    game2 = tmp_path / "round-1" / "game-2.pgn"
+    before = game2.stat().st_ino
+    book = play(book, GameKey(MASTERS, 1, 2).id, ["d2d4", "g8f6"])
+    update = export_round_folder(tmp_path, book, cfg, MASTERS, 1)
+    assert sorted(p.name for p in update.written) == ["game-2.pgn", ROUND_FILE]
+    assert game2.stat().st_ino != before  # replaced atomically, not rewritten in place
+    assert "1. d4" in game2.read_text(encoding="utf-8")
+
+
+def test_stale_board_files_are_removed(tmp_path) -> None:
+    cfg = event()
+    book, _ = masters_book()
+    export_round_folder(tmp_path, book, cfg, MASTERS, 1)
+    (tmp_path / "round-1" / "notes.txt").write_text("kept")
+    smaller = GameBook({k: g for k, g in book.games.items() if g.key.board != 4})
+    update = export_round_folder(tmp_path, smaller, cfg, MASTERS, 1)
+    assert [p.name for p in update.removed] == ["game-4.pgn"]
+    assert (tmp_path / "round-1" / "notes.txt").exists()
+    assert len(read_all((tmp_path / "round-1" / ROUND_FILE).read_text(encoding="utf-8"))) == 3
+
+
+def test_event_folder_with_sections(tmp_path) -> None:
+    cfg = event("donostia-2009-round-robin")
+    first, second = cfg.sections[0].name, cfg.sections[1].name
+    state = paired(cfg, first, 2, list(berger_round(10, 1)))
+    state = state.apply(RoundPaired(second, 1, tuple(berger_round(10, 1)), "test"))
+    update = export_event_folder(tmp_path, GameBook(), cfg, tournament=state)
+    assert len(update.written) == 3 * 6  # 3 rounds x (5 boards + games.pgn)
+    folder = round_folder(tmp_path, cfg, second, 1)
+    assert folder == tmp_path / "euskal-xake-eskola" / "round-1"
+    assert (round_folder(tmp_path, cfg, first, 2) / "game-5.pgn").exists()
+    assert len(read_all((folder / ROUND_FILE).read_text(encoding="utf-8"))) == 5
+
+
+def test_write_if_changed_replaces_a_file_it_cannot_read(tmp_path) -> None:
+    path = tmp_path / "x.pgn"
+    path.write_bytes(b"\xff\xfe garbage")
+    assert write_if_changed(path, "text\n") is True
+    assert write_if_changed(path, "text\n") is False
+    assert path.read_text(encoding="utf-8") == "text\n"

@@ -19,6 +19,7 @@ __all__ = [
     "BYE_DEADLINES",
     "CHECK_IN",
     "FIRST_ROUND_NO_SHOW",
+    "MISSING_LINEUPS",
     "ON_NO_SHOW_LIMIT",
     "PAIRING_KINDS",
     "PRIZE_SPLITS",
@@ -27,6 +28,8 @@ __all__ = [
     "RETENTION_BASES",
     "SINGLE_ABSENCE",
     "SYSTEMS",
+    "TEAM_COLOURS",
+    "TEAM_RANKINGS",
     "UNDER_HALF",
     "WITHHELD_PRIZES",
     "Acceleration",
@@ -38,6 +41,7 @@ __all__ = [
     "EventConfig",
     "FirstRoundNoShow",
     "LateEntryRules",
+    "MissingLineup",
     "NoShowRules",
     "OnNoShowLimit",
     "PairingKind",
@@ -58,6 +62,10 @@ __all__ = [
     "SingleAbsence",
     "System",
     "TaxRetention",
+    "TeamColours",
+    "TeamEntry",
+    "TeamRanking",
+    "TeamRules",
     "TiebreakEdition",
     "WithdrawalRules",
     "WithheldPrizes",
@@ -98,6 +106,15 @@ RETENTION_BASES: tuple[RetentionBasis, ...] = ("each-prize", "total")
 PRIZE_TIES: tuple[PrizeTies, ...] = ("share", "share-points", "tiebreak")
 WITHHELD_PRIZES: tuple[WithheldPrizes, ...] = ("pass-on", "not-awarded")
 PRIZE_SPLITS: tuple[PrizeSplit, ...] = ("wins",)
+
+# Team competitions (docs/teams.md): which boards the team named first in a match plays
+# White on, what ranks the teams, and what a team that sends no lineup plays with.
+TeamColours = Literal["odd", "even"]
+TeamRanking = Literal["match-points", "game-points"]
+MissingLineup = Literal["last", "strongest"]
+TEAM_COLOURS: tuple[TeamColours, ...] = ("odd", "even")
+TEAM_RANKINGS: tuple[TeamRanking, ...] = ("match-points", "game-points")
+MISSING_LINEUPS: tuple[MissingLineup, ...] = ("last", "strongest")
 
 SYSTEMS: tuple[System, ...] = ("round-robin", "double-round-robin", "swiss")
 PAIRING_KINDS: tuple[PairingKind, ...] = ("berger", "dutch", "import")
@@ -324,6 +341,53 @@ class PlayerEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class TeamEntry:
+    """One team of a team section: its number (the team's starting number, which the
+    team Berger table and the team Swiss pair), its name, federation or club, and its
+    roster: the section's players by starting number in the fixed board order, the
+    reserves after the regulars. A player is on one roster only."""
+
+    number: int
+    name: str
+    roster: tuple[int, ...]
+    federation: str = ""
+    club: str = ""
+    captain: str = ""  # the captain's name, as the lineup sheet shows it
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRules:
+    """How a team section plays (FIDE C.04.6 and the event's regulations).
+
+    `boards`: players a side in every match. `match_points`: for a match won, drawn and
+    lost (2/1/0 by default); `rank_by`: the teams' primary score. `first_team_white`:
+    the team named first in a match has White on the "odd" boards (1, 3, ...) or the
+    "even" ones. `lineup_deadline_minutes`: a lineup is due this long before the round's
+    start; a later one is refused (the arbiter may still enter it, saying why).
+    `missing_lineup`: a team that sends none plays its "last" lineup, or the
+    "strongest" available players in roster order. `min_players`: a team that shows
+    fewer players than this at the default time loses the match by forfeit (0: never).
+    `board_prize_min_games`: games a player must play to be ranked for a board prize.
+    `bye_match_points` and `bye_game_points`: what a team without an opponent in a
+    Swiss round scores."""
+
+    boards: int
+    match_points: tuple[float, float, float] = (2.0, 1.0, 0.0)
+    rank_by: TeamRanking = "match-points"
+    first_team_white: TeamColours = "odd"
+    lineup_deadline_minutes: int = 0
+    missing_lineup: MissingLineup = "last"
+    min_players: int = 0
+    board_prize_min_games: int = 0
+    bye_match_points: float = 2.0
+    bye_game_points: float | None = None  # None: half the boards (C.04.6: a drawn match's)
+
+
+@dataclass(frozen=True, slots=True)
 class SectionConfig:
     """One section (group) of the event with its own system, rounds and players."""
 
@@ -363,6 +427,22 @@ class SectionConfig:
     # A Swiss paired with acceleration (FIDE C.04.5.1 Baku): the top group's virtual points
     # count for pairing only, never in the standings. None: not accelerated.
     acceleration: Acceleration | None = None
+    # A team section (docs/teams.md): the teams and how they play. Its players are the
+    # rosters' players; its pairings pair teams (matches), and each match's boards pair
+    # the lineups. None: a section of individuals.
+    team_rules: TeamRules | None = None
+    teams: tuple[TeamEntry, ...] = ()
+
+    @property
+    def is_team(self) -> bool:
+        return self.team_rules is not None
+
+    def team_of(self, player: int) -> TeamEntry | None:
+        """The team whose roster holds `player` (None: none, or not a team section)."""
+        for team in self.teams:
+            if player in team.roster:
+                return team
+        return None
 
     def round_start(self, round_number: int) -> RoundStart:
         for start in self.schedule:

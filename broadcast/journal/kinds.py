@@ -46,6 +46,7 @@ def register_all() -> None:
     import boards.position
     import broadcast.config.model
     import broadcast.fide.pairing
+    import broadcast.fide.teams.match
     import broadcast.games.changes
     import broadcast.games.game_events
     import broadcast.games.game_state
@@ -53,6 +54,7 @@ def register_all() -> None:
     import broadcast.phrases
     import broadcast.tournament.changes
     import broadcast.tournament.live_round
+    import broadcast.tournament.team_events
     import broadcast.tournament.tournament_events
     import broadcast.tournament.tournament_state
     import clocks.move_times
@@ -72,6 +74,8 @@ def register_all() -> None:
         broadcast.tournament.tournament_state,
         broadcast.tournament.tournament_events,
         broadcast.fide.pairing,
+        broadcast.fide.teams.match,
+        broadcast.tournament.team_events,
         broadcast.tournament.live_round,
         clocks.move_times,
         clocks.reading,

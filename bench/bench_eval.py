@@ -38,8 +38,7 @@ import chess
 import chess.pgn
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # the tests.support helpers
 
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 PHASE_SECONDS = 30.0
@@ -126,8 +125,6 @@ def _engine_cpu(pid: int | None) -> float:
 
 async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
     from aiohttp import ClientSession
-    from big_event import swiss_config
-    from web_support import free_port
 
     from broadcast.actions.pairings import pair_unpaired
     from broadcast.analysis.engine import EngineSettings, find_engine
@@ -136,6 +133,8 @@ async def _venue(evaluate: bool, seconds: float) -> dict[str, Any]:
     from broadcast.journal.store import Journal
     from broadcast.service.event_service import EventService
     from clocks.timesource import EpochTime
+    from tests.support.big_event import swiss_config
+    from tests.support.web_app import free_port
     from web.app import start_web
 
     with tempfile.TemporaryDirectory() as tmp:

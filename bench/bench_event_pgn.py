@@ -35,14 +35,13 @@ import chess
 from aiohttp import ClientSession, web
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from big_event import T0, big_service  # noqa: E402
+sys.path.insert(0, str(ROOT))  # the tests.support helpers
 
 from broadcast.export.pgn import event_pgn  # noqa: E402
 from broadcast.games.game_events import GameMove  # noqa: E402
 from broadcast.service.event_service import EventService  # noqa: E402
 from broadcast.service.event_state import PublicState  # noqa: E402
+from tests.support.big_event import T0, big_service  # noqa: E402
 from web.app import BUDGET, build_app  # noqa: E402
 from web.http_server import tune_gc  # noqa: E402
 

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]  # bench modules, tests.support
 
 import bench_serve  # noqa: E402
 from bench_serve import Phase, _percentile, _recv, board_plan, hall_process  # noqa: E402

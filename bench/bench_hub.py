@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]  # bench modules, tests.support
 
 from aiohttp import web  # noqa: E402
-from web_support import make_service  # noqa: E402
 from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 from ws_load import LoadProcess  # noqa: E402
 
+from tests.support.web_app import make_service  # noqa: E402
 from web.app import build_app  # noqa: E402
 from web.hub import Delta  # noqa: E402
 from web.keys import HUB  # noqa: E402

@@ -51,11 +51,12 @@ from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]  # bench modules, tests.support
 
-from redis_support import RedisProcess  # noqa: E402
-from web_support import free_port, make_service, play_moves  # noqa: E402
 from ws_load import LoadProcess  # noqa: E402
+
+from tests.support.redis_server import RedisProcess  # noqa: E402
+from tests.support.web_app import free_port, make_service, play_moves  # noqa: E402
 
 NAME = "Pamplona Masters"
 WORKERS = 2

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]  # bench modules, tests.support
 
 import bench_hostile  # noqa: E402
 from bench_serve import Phase  # noqa: E402

@@ -43,16 +43,16 @@ from typing import Any
 import chess
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]  # bench modules, tests.support
 
 import stream_format_v1 as v1  # noqa: E402  (HEAD's format 1, verbatim)
-from big_event import T0, paired, played, swiss_config  # noqa: E402
 
 from broadcast.games.book import GameBook  # noqa: E402
 from broadcast.games.game_events import GameClock, GameMove  # noqa: E402
 from broadcast.publish import stream_format as v2  # noqa: E402
 from broadcast.publish.redis_publisher import SNAPSHOT_SECONDS, STREAM_MAXLEN  # noqa: E402
 from broadcast.service.event_state import PublicState  # noqa: E402
+from tests.support.big_event import T0, paired, played, swiss_config  # noqa: E402
 from web.hub.channel import Channel  # noqa: E402
 from web.hub.deltas import Frame  # noqa: E402
 

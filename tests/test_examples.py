@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,41 @@ def test_pairings_from_trf(capsys: pytest.CaptureFixture[str]) -> None:
     assert sorted(out.splitlines()) == ["1 3", "4 2"]
     code, _, err = _run(["pairings", "--trf", str(CASES / "dutch_2025_C9.trf")], capsys)
     assert code == 2 and "--next" in err
+
+
+def test_the_team_league(capsys: pytest.CaptureFixture[str]) -> None:
+    """A national league division: 10 clubs of 4 boards, rosters of 6, a round robin of 9."""
+    event = load_event(EXAMPLES / "liga-vasca-division-honor.toml")
+    (section,) = event.sections
+    rules = section.team_rules
+    assert rules is not None and section.system == "round-robin" and section.rounds == 9
+    assert (rules.boards, rules.match_points) == (4, (2.0, 1.0, 0.0))
+    assert len(section.teams) == 10 and all(len(t.roster) == 6 for t in section.teams)
+    assert sorted(p for t in section.teams for p in t.roster) == list(range(1, 61))
+    assert len({t.name for t in section.teams}) == 10 and len(section.players) == 60
+    assert sorted(b.table or b.number for b in event.boards) == list(range(1, 9))  # 2 matches
+    code, out, _ = _run(["check", str(EXAMPLES / "liga-vasca-division-honor.toml")], capsys)
+    assert code == 0 and out.rstrip().endswith("OK: the config is valid.")
+    # round 1 by match (the boards come from the lineups), not a Berger table of 60 players
+    assert "round 1 matches (team Berger table" in out and "round 1 pairings" not in out
+    assert "match  1    1 Donostia Kutxa XT  -   10 Eibar Xake Taldea" in out
+    assert "match  5    5 Gasteizko Xake Taldea  -    6 Club Ajedrez Sestao" in out
+
+
+def test_the_team_swiss(capsys: pytest.CaptureFixture[str]) -> None:
+    """The rehearsal's and the benchmark's: 40 clubs of 4 boards, the team Swiss, 80 wired."""
+    event = load_event(EXAMPLES / "euskadi-team-open-2026.toml")
+    (section,) = event.sections
+    assert section.pairing.kind == "team-swiss" and section.rounds == 9
+    assert section.team_rules is not None and section.team_rules.boards == 4
+    assert len(section.teams) == 40 and all(len(t.roster) == 5 for t in section.teams)
+    assert len(section.players) == 200
+    # every game of a round (20 matches of 4 boards) on an e-board, on four buses of 20
+    assert sorted(b.table or b.number for b in event.boards) == list(range(1, 81))
+    assert len({b.port for b in event.boards}) == 4
+    code, out, _ = _run(["check", str(EXAMPLES / "euskadi-team-open-2026.toml")], capsys)
+    assert code == 0 and out.rstrip().endswith("OK: the config is valid.")
+    assert "round 1 matches (team Swiss, FIDE C.04.6" in out and "FIDE Dutch" not in out
+    matches = re.findall(r"^    match +\d+ +(\d+) .*?  -  +(\d+) ", out, re.MULTILINE)
+    # the top half against the bottom half, the higher team named first on odd matches
+    assert len(matches) == 20 and matches[:3] == [("1", "21"), ("22", "2"), ("3", "23")]

@@ -65,9 +65,10 @@ BOARDS_FLOORS = [
 # keys, the parts the keys hold (and the pages), then the pure pieces they are made of.
 WEB_FLOORS = [
     ["web.app"],
-    ["web.arbiter", "web.routes_public", "web.print", "web.checkin.page"],
-    ["web.http_json", "web.checkin.parts"],
-    ["web.keys", "web.openapi"],
+    ["web.routes_teams"],  # a team section's routes, beside the public ones they extend
+    ["web.arbiter", "web.routes_public", "web.print", "web.checkin.page", "web.captains.page"],
+    ["web.http_json", "web.checkin.parts", "web.team_pages", "web.captains.parts"],
+    ["web.keys", "web.openapi", "web.captains"],  # web.captains: the captain codes
     [
         "web.auth",
         "web.http_server",
@@ -83,8 +84,10 @@ WEB_FLOORS = [
         "web.board_svg",
         "web.board_png",
         "web.flags",
-        "web.sections",
+        "web.teams_json",
     ],
+    ["web.game_teams"],  # a game's match and teams, which every game's JSON carries
+    ["web.sections"],
     ["web.alert_titles", "web.public_source"],
     ["web.words", "web.i18n"],
 ]

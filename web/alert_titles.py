@@ -98,6 +98,7 @@ _WHAT: dict[AlertKind, str] = {  # marked for the catalogs with N_
     "both-flags": N_("both flags fell; decide the result"),
     "absence-disqualifies": N_("%(names)s out after an absence unless they continue"),
     "arbiter-override": N_("regulation overridden for %(names)s"),
+    "team-forfeit": N_("too few players of a team at the default time; the match by forfeit?"),
     "journal-not-writable": N_("the journal cannot be written; events held in memory"),
     "export-failing": N_("the export folder cannot be written; retrying"),
     "publish-behind": N_("the public stream to the mirrors is down or behind"),

@@ -20,13 +20,15 @@ from broadcast.analysis.evaluator import Evaluator
 from broadcast.service.event_service import EventService, NotDurable
 from broadcast.service.health import SYSTEM_PREFIX, Health
 from web import http_server as server
-from web import i18n, openapi, routes_public
+from web import i18n, openapi, routes_public, routes_teams
 from web.answers import Answers
 from web.arbiter import api, desk, hall, login
+from web.arbiter import teams as arbiter_teams
 from web.arbiter.actions import DESK, Desk
 from web.arbiter.guard import arbiter_guard, side
 from web.auth import Auth
 from web.board_png import Previews, cache_size
+from web.captains import page as captains
 from web.checkin import page as checkin
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
@@ -316,11 +318,19 @@ def build_app(
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
+    app.add_routes(routes_teams.routes)  # a team section's (web.routes_teams)
     app.add_routes(print_routes.public_routes)  # the printed sheets (web.print)
-    for arbiter_routes in (login.routes, desk.routes, api.routes, hall.routes):
+    for arbiter_routes in (
+        login.routes,
+        desk.routes,
+        api.routes,
+        hall.routes,
+        arbiter_teams.routes,  # a team section's lineups and matches
+    ):
         app.add_routes(arbiter_routes)
     app.add_routes(print_routes.arbiter_routes)  # the same sheets, live, at the desk
     checkin.setup(app)  # the players' table pages /t/N and the round codes (web.checkin)
+    captains.setup(app)  # the team captains' lineup pages /captain/S/T (web.captains)
     app.router.add_static("/static/", STATIC, append_version=False)
 
     _close_each_part(app)
@@ -354,6 +364,7 @@ def build_mirror_app(
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/api/v1/openapi.json", openapi_route)
     app.add_routes(routes_public.routes)
+    app.add_routes(routes_teams.routes)  # a team section's (web.routes_teams)
     app.add_routes(print_routes.public_routes)  # the printed sheets (web.print)
     app.router.add_static("/static/", STATIC, append_version=False)
 

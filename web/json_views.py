@@ -23,6 +23,7 @@ from broadcast.service.event_service import HallBoard
 from broadcast.tournament.final_standings import section_prizes, section_standings
 from broadcast.tournament.tournament_state import TournamentState
 from web.alert_titles import alert_title, by_urgency
+from web.game_teams import game_teams
 from web.i18n import DEFAULT, gettext_of, languages
 from web.public_source import PublicSource
 from web.words import said
@@ -129,6 +130,7 @@ def game_summary(game: GameState, event: EventConfig | None = None) -> dict[str,
         "last_move": None if last is None else {"san": last.san, "uci": last.uci},
         "clock": {"white": game.white_clock, "black": game.black_clock, "running": game.running},
         "in_sync": game.in_sync,
+        **game_teams(event, game.key, *(p.start if p else None for p in (game.white, game.black))),
     }
 
 

@@ -153,9 +153,10 @@ def chrome(lang: str, here: str) -> dict[str, Any]:
     }
 
 
-def _common(
+def page_frame(
     config: EventConfig, delay: float, speed: float = 1.0, lang: str = DEFAULT, here: str = "/"
 ) -> dict[str, Any]:
+    """What every page's frame shows: the chrome, the event, the delay and the clock rate."""
     _ = gettext_of(lang)
     return {
         **chrome(lang, here),
@@ -171,7 +172,7 @@ def _common(
     }
 
 
-def _rounds(public: PublicState, section: SectionConfig) -> list[dict[str, Any]]:
+def round_choices(public: PublicState, section: SectionConfig) -> list[dict[str, Any]]:
     """The round selector's entries: every round of the section, paired or not yet."""
     paired = public.tournament.section(section.name).rounds
     return [{"number": n, "paired": n in paired} for n in range(1, section.rounds + 1)]
@@ -213,7 +214,7 @@ def home_page(
         for r in json_views.live_json(public.book, config, live)
     ]
     return ENV.get_template("home.html").render(
-        **_common(config, delay, speed, lang, "/"),
+        **page_frame(config, delay, speed, lang, "/"),
         sections=event["sections"],
         lives=lives,
         unpaired=[{"section": s, "round": n} for s, n in (unpaired or {}).items()],
@@ -242,12 +243,12 @@ def round_page(
 ) -> str:
     games = _round_games(config, public, section, number)
     return ENV.get_template("round.html").render(
-        **_common(config, delay, speed, lang, f"/round/{number}?section={slug(section.name)}"),
+        **page_frame(config, delay, speed, lang, f"/round/{number}?section={slug(section.name)}"),
         section=section,
         section_slug=slug(section.name),
         number=number,
         games=games,
-        rounds=_rounds(public, section),
+        rounds=round_choices(public, section),
     )
 
 
@@ -279,7 +280,7 @@ def game_page(
     }
     here = f"/game/{data['id']}" + ("?flip=1" if flipped else "")
     return ENV.get_template("game.html").render(
-        **_common(config, delay, speed, lang, here),
+        **page_frame(config, delay, speed, lang, here),
         g=data,
         svg=board_svg(game.fen, last, flipped=flipped),
         flipped=flipped,
@@ -287,7 +288,7 @@ def game_page(
         section_slug=slug(game.key.section),
         # Results from the game only; `pairings` (delayed) gives a play-off's time control.
         pgn=game_pgn(game, config, pairings=pairings),
-        rounds=_rounds(public, section) if public is not None and section is not None else [],
+        rounds=round_choices(public, section) if public is not None and section is not None else [],
         og=_preview(config, data, origin, gettext_of(lang)),
         evaluating=evaluating,
     )
@@ -334,7 +335,7 @@ def embed_game_page(
     """One game, compact and live, for a frame on another site."""
     summary = json_views.game_summary(public.book.get(game_id), config)
     return ENV.get_template("embed_game.html").render(
-        **_common(config, delay, speed, lang, f"/embed/game/{game_id}"),
+        **page_frame(config, delay, speed, lang, f"/embed/game/{game_id}"),
         g=_with_svg(summary, public.book),
         title=_title_of(summary),
     )
@@ -354,7 +355,7 @@ def embed_round_page(
     games = _round_games(config, public, section, number)
     here = f"/embed/round/{number}?section={slug(section.name)}"
     return ENV.get_template("embed_round.html").render(
-        **_common(config, delay, speed, lang, here),
+        **page_frame(config, delay, speed, lang, here),
         section=section,
         number=number,
         games=games,
@@ -373,7 +374,7 @@ def standings_page(
     rows = json_views.standings_json(config, public.tournament, section)
     tiebreaks = list(rows[0]["tiebreaks"]) if rows else []  # type: ignore[call-overload]
     return ENV.get_template("standings.html").render(
-        **_common(config, delay, speed, lang, f"/standings?section={slug(section.name)}"),
+        **page_frame(config, delay, speed, lang, f"/standings?section={slug(section.name)}"),
         section=section,
         section_slug=slug(section.name),
         sections=[{"name": s.name, "slug": slug(s.name)} for s in config.sections],
@@ -391,7 +392,7 @@ def error_page(
     config: EventConfig, status: int, message: str, *, lang: str = DEFAULT, here: str = "/"
 ) -> str:
     return ENV.get_template("error.html").render(
-        **_common(config, 0.0, lang=lang, here=here), status=status, message=message
+        **page_frame(config, 0.0, lang=lang, here=here), status=status, message=message
     )
 
 
@@ -406,7 +407,9 @@ __all__ = [
     "error_page",
     "game_page",
     "home_page",
+    "page_frame",
     "reason_text",
+    "round_choices",
     "round_page",
     "standings_page",
     "used_text",

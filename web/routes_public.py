@@ -17,7 +17,7 @@ from broadcast.export.pgn import event_games, game_pgn
 from broadcast.games.evaluation import eval_json
 from broadcast.games.game_state import GameError, GameState
 from broadcast.service.event_state import PublicState
-from web import json_views, pages
+from web import json_views, pages, team_pages
 from web.answers import Answer, Answers, Key, tournament_only, whole
 from web.board_png import PNG_TYPE, PreviewsBusy, png_available
 from web.board_svg import board_image
@@ -33,8 +33,13 @@ __all__ = [
     "ROUND_EVAL_SECONDS",
     "SVG_TYPE",
     "VARY",
+    "PageMaker",
+    "answer_page",
+    "answers_of",
     "not_found_page",
+    "page_error",
     "routes",
+    "send_answer",
 ]
 
 routes = web.RouteTableDef()
@@ -45,7 +50,8 @@ PGN_TYPE = "application/x-chess-pgn"
 # -- answers: built once per public state, shared, with an ETag ---------------------------
 
 
-def _send(request: web.Request, answer: Answer, *, pgn: bool = False) -> web.Response:
+def send_answer(request: web.Request, answer: Answer, *, pgn: bool = False) -> web.Response:
+    """The answer as JSON (or PGN), or 304 when the client has it already (its ETag)."""
     headers = {"ETag": answer.etag}
     if pgn:
         headers["Cache-Control"] = "no-cache"  # relays poll: always the current delayed text
@@ -58,7 +64,8 @@ def _send(request: web.Request, answer: Answer, *, pgn: bool = False) -> web.Res
     )
 
 
-def _answers(request: web.Request) -> Answers:
+def answers_of(request: web.Request) -> Answers:
+    """The app's shared answers (built once per public state)."""
     return request.app[ANSWERS]
 
 
@@ -69,14 +76,14 @@ def _answers(request: web.Request) -> Answers:
 async def event_route(request: web.Request) -> web.Response:
     service = public_of(request)
     live = service.live_rounds()  # the schedule moves with time: part of the answer's name
-    answer = await _answers(request).json(
+    answer = await answers_of(request).json(
         f"event:{sorted(live.items())}",
         lambda public: json_views.event_json(
             service.config, public.tournament, live, delay=service.delay
         ),
         tournament_only,
     )
-    return _send(request, answer)
+    return send_answer(request, answer)
 
 
 async def round_route(request: web.Request) -> web.Response:
@@ -84,13 +91,13 @@ async def round_route(request: web.Request) -> web.Response:
     public = public_of(request).public_state()
     if not json_views.round_exists(public.tournament, section, number):
         return error(404, f"round {number} of {section.name} is not paired (yet)")
-    answer = await _answers(request).json(
+    answer = await answers_of(request).json(
         f"round:{section.name}:{number}",
         lambda public: json_views.round_json(
             public.book, section.name, number, public_of(request).config
         ),
     )
-    return _send(request, answer)
+    return send_answer(request, answer)
 
 
 async def game_route(request: web.Request) -> web.Response:
@@ -111,12 +118,12 @@ async def game_route(request: web.Request) -> web.Response:
 async def standings_route(request: web.Request) -> web.Response:
     config = public_of(request).config
     section = section_of(request)
-    answer = await _answers(request).json(
+    answer = await answers_of(request).json(
         f"standings:{section.name}",
         lambda public: json_views.standings_json(config, public.tournament, section),
         tournament_only,
     )
-    return _send(request, answer)
+    return send_answer(request, answer)
 
 
 async def prizes_route(request: web.Request) -> web.Response:
@@ -125,22 +132,22 @@ async def prizes_route(request: web.Request) -> web.Response:
     section = section_of(request)
     if section.prizes is None:
         return error(404, f"section {section.name!r} has no [section.prizes] in its config")
-    answer = await _answers(request).json(
+    answer = await answers_of(request).json(
         f"prizes:{section.name}",
         lambda public: json_views.prizes_json(service.config, public.tournament, section),
         tournament_only,
     )
-    return _send(request, answer)
+    return send_answer(request, answer)
 
 
 async def pairings_route(request: web.Request) -> web.Response:
     section = section_of(request)
-    answer = await _answers(request).json(
+    answer = await answers_of(request).json(
         f"pairings:{section.name}",
         lambda public: json_views.pairings_json(public.tournament, section),
         tournament_only,
     )
-    return _send(request, answer)
+    return send_answer(request, answer)
 
 
 # -- PGN feeds (delayed book; the delayed tournament only for play-off time controls) -------------
@@ -173,7 +180,7 @@ async def _annotated(
     `fresh_for` seconds."""
     evals = evals_of(request)
     assert evals is not None
-    answers = _answers(request)
+    answers = answers_of(request)
 
     async def build(state: PublicState) -> Answer:
         return await answers.annotated_pgn(games_of(state), state, evals.cache.snapshot(), PGN_TYPE)
@@ -184,7 +191,7 @@ async def _annotated(
         on=lambda state: (state.tournament, state.book, evals.generation),
         fresh_for=fresh_for,
     )
-    return _send(request, answer, pgn=True)
+    return send_answer(request, answer, pgn=True)
 
 
 async def round_pgn_route(request: web.Request) -> web.Response:
@@ -199,13 +206,13 @@ async def round_pgn_route(request: web.Request) -> web.Response:
             lambda state: state.book.round_games(section.name, number),
             ROUND_EVAL_SECONDS,
         )
-    answers = _answers(request)
+    answers = answers_of(request)
 
     async def build(state: PublicState) -> Answer:
         return await answers.round_pgn(state, section.name, number, PGN_TYPE)
 
     answer = await answers.get(f"round.pgn:{section.name}:{number}", build)
-    return _send(request, answer, pgn=True)
+    return send_answer(request, answer, pgn=True)
 
 
 async def game_pgn_route(request: web.Request) -> web.Response:
@@ -219,14 +226,14 @@ async def game_pgn_route(request: web.Request) -> web.Response:
     if _with_evals(request) and evals is not None:  # one game: written now, never kept
         config = public_of(request).config
         text = game_pgn(game, config, pairings=public.tournament, evals=evals.lookup)
-        return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
-    text = _answers(request).texts.text(game, public.tournament)
-    return _send(request, Answer.of(text, PGN_TYPE), pgn=True)
+        return send_answer(request, Answer.of(text, PGN_TYPE), pgn=True)
+    text = answers_of(request).texts.text(game, public.tournament)
+    return send_answer(request, Answer.of(text, PGN_TYPE), pgn=True)
 
 
 @routes.get("/api/v1/event.pgn")
 async def event_pgn_route(request: web.Request) -> web.Response:
-    answers = _answers(request)
+    answers = answers_of(request)
     live = public_of(request).live_rounds()  # a round that starts brings its games
     if _with_evals(request):
         config = public_of(request).config
@@ -241,7 +248,7 @@ async def event_pgn_route(request: web.Request) -> web.Response:
         return await answers.event_pgn(state, PGN_TYPE, live)
 
     answer = await answers.get(f"event.pgn:{sorted(live.items())}", build)
-    return _send(request, answer, pgn=True)
+    return send_answer(request, answer, pgn=True)
 
 
 SVG_TYPE = "image/svg+xml"
@@ -351,7 +358,8 @@ def _send_page(request: web.Request, answer: Answer) -> web.Response:
     )
 
 
-def _page_error(request: web.Request, status: int, message: str) -> web.Response:
+def page_error(request: web.Request, status: int, message: str) -> web.Response:
+    """The branded error page with `message` (a JSON error's text unwrapped)."""
     try:  # section_of/round_of raise with a JSON body: show its message
         message = str(json.loads(message)["error"])
     except (ValueError, KeyError, TypeError):
@@ -366,14 +374,14 @@ def _page_error(request: web.Request, status: int, message: str) -> web.Response
 
 def _no_game(request: web.Request, game_id: str) -> web.Response:
     _ = gettext_of(lang_of(request))
-    return _page_error(
+    return page_error(
         request, 404, _("There is no game %(game)s in this event.") % {"game": repr(game_id)}
     )
 
 
 def _no_round(request: web.Request, section: SectionConfig, number: int) -> web.Response:
     _ = gettext_of(lang_of(request))
-    return _page_error(
+    return page_error(
         request,
         404,
         _("%(section)s has %(rounds)s rounds: there is no round %(number)s.")
@@ -385,7 +393,7 @@ def not_found_page(request: web.Request) -> web.Response:
     """The branded 404 for a URL no route knows (the app's `safety` middleware calls it for
     every page path, so no spectator meets aiohttp's bare "404: Not Found")."""
     _ = gettext_of(lang_of(request))
-    return _page_error(
+    return page_error(
         request, 404, _("There is no page %(path)s in this event.") % {"path": repr(request.path)}
     )
 
@@ -407,7 +415,7 @@ def _page_route(path: str) -> Callable[[PageHandler], PageHandler]:
             try:
                 return await handler(request)
             except web.HTTPException as exc:
-                return _page_error(request, exc.status, exc.text or "")
+                return page_error(request, exc.status, exc.text or "")
 
         page.__name__ = page.__qualname__ = handler.__name__
         page.__doc__ = handler.__doc__
@@ -417,13 +425,15 @@ def _page_route(path: str) -> Callable[[PageHandler], PageHandler]:
     return register
 
 
-async def _page(request: web.Request, name: str, make: PageMaker, on: Key = whole) -> web.Response:
+async def answer_page(
+    request: web.Request, name: str, make: PageMaker, on: Key = whole
+) -> web.Response:
     """The page `name`, made by `make` once per public state (and delay, clock rate and
     language, which are part of its name) and shared, with an ETag."""
     service = public_of(request)
     speed = json_views.speed_of(service)
     lang = lang_of(request)
-    answer = await _answers(request).text(
+    answer = await answers_of(request).text(
         f"page:{name}:{service.delay}:{speed}:{lang}",
         lambda public: make(service.config, public, service.delay, speed, lang),
         HTML,
@@ -436,7 +446,7 @@ async def _page(request: web.Request, name: str, make: PageMaker, on: Key = whol
 async def home_page(request: web.Request) -> web.Response:
     service = public_of(request)
     live, unpaired = service.live_rounds(), service.unpaired_rounds()
-    return await _page(
+    return await answer_page(
         request,
         f"home:{sorted(live.items())}:{sorted(unpaired.items())}",
         lambda config, public, delay, speed, lang: pages.home_page(
@@ -450,12 +460,12 @@ async def round_page(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     if number > section.rounds:
         return _no_round(request, section, number)
-    return await _page(
+    return await answer_page(
         request,
         f"round:{section.name}:{number}",
-        lambda config, public, delay, speed, lang: pages.round_page(
-            config, public, section, number, delay, speed=speed, lang=lang
-        ),
+        lambda config, public, delay, speed, lang: (
+            team_pages.team_round_page if section.is_team else pages.round_page
+        )(config, public, section, number, delay, speed=speed, lang=lang),
     )
 
 
@@ -470,7 +480,7 @@ async def game_page(request: web.Request) -> web.Response:
     settings = request.app.get(PROXY)
     origin = (settings.public_origin if settings else None) or ""
     evaluating = evals_of(request) is not None
-    return await _page(
+    return await answer_page(
         request,
         f"game:{game_id}:{flipped}",
         lambda config, public, delay, speed, lang: pages.game_page(
@@ -497,7 +507,7 @@ async def embed_game_page(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     if game_id not in public_of(request).public_state().book.games:
         return _no_game(request, game_id)
-    return await _page(
+    return await answer_page(
         request,
         f"embed-game:{game_id}",
         lambda config, public, delay, speed, lang: pages.embed_game_page(
@@ -512,7 +522,7 @@ async def embed_round_page(request: web.Request) -> web.Response:
     section, number = section_of(request), round_of(request)
     if number > section.rounds:
         return _no_round(request, section, number)
-    return await _page(
+    return await answer_page(
         request,
         f"embed-round:{section.name}:{number}",
         lambda config, public, delay, speed, lang: pages.embed_round_page(
@@ -524,7 +534,7 @@ async def embed_round_page(request: web.Request) -> web.Response:
 @_page_route("/standings")
 async def standings_page(request: web.Request) -> web.Response:
     section = section_of(request)
-    return await _page(
+    return await answer_page(
         request,
         f"standings:{section.name}",
         lambda config, public, delay, speed, lang: pages.standings_page(

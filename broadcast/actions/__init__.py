@@ -6,7 +6,8 @@ RejectProposal), `moves` (TakeBack, ReplaceMove, CorrectLine, SetStartPosition),
 (ReplaceBoard, AssignBoard), `pairings` (PublishPairings, ReleasePairings), `players`
 (Withdraw, Reinstate, RequestBye, CancelBye, ContinueAfterAbsence), `entries`
 (LateEntry, ReplacePlayer), `prizes` (WithholdPrize, RestorePrize, PairPlayoffGame),
-`scoresheet` (EnterScoresheet), `alerts` (Acknowledge, MarkPresent, MarkAbsent), `undo` (Undo). `words` says games, players, plies and parts
+`scoresheet` (EnterScoresheet), `teams` (SubmitLineup, WithdrawLineup, PairTeamRound,
+ComposeTeamRound; `team_import`: ImportTeamRound), `alerts` (Acknowledge, MarkPresent, MarkAbsent), `undo` (Undo). `words` says games, players, plies and parts
 in an arbiter's words.
 """
 
@@ -26,6 +27,13 @@ from broadcast.actions.players import (
 from broadcast.actions.prizes import PairPlayoffGame, RestorePrize, WithholdPrize
 from broadcast.actions.results import ConfirmProposal, RejectProposal, SetResult
 from broadcast.actions.scoresheet import EnterScoresheet
+from broadcast.actions.team_import import ImportTeamRound
+from broadcast.actions.teams import (
+    ComposeTeamRound,
+    PairTeamRound,
+    SubmitLineup,
+    WithdrawLineup,
+)
 from broadcast.actions.undo import Undo
 
 __all__ = [
@@ -33,16 +41,19 @@ __all__ = [
     "AssignBoard",
     "CancelBye",
     "Command",
+    "ComposeTeamRound",
     "ConfirmProposal",
     "ConfirmationNeeded",
     "ContinueAfterAbsence",
     "CorrectLine",
     "Done",
     "EnterScoresheet",
+    "ImportTeamRound",
     "LateEntry",
     "MarkAbsent",
     "MarkPresent",
     "PairPlayoffGame",
+    "PairTeamRound",
     "Plan",
     "PublishPairings",
     "Reinstate",
@@ -55,9 +66,11 @@ __all__ = [
     "RestorePrize",
     "SetResult",
     "SetStartPosition",
+    "SubmitLineup",
     "TakeBack",
     "Undo",
     "Withdraw",
+    "WithdrawLineup",
     "WithholdPrize",
     "act",
     "plan_of",

@@ -57,7 +57,9 @@ __all__ = [
     "PairingOutdated",
     "PublishPairings",
     "ReleasePairings",
+    "check_individuals",
     "check_results_in",
+    "due_unpaired",
     "dutch_off_loop",
     "dutch_pairings",
     "how_to_pair",
@@ -80,6 +82,25 @@ def how_to_pair(section: str, number: int) -> str:
         f"arbiter desk (FIDE Dutch, or import the pairing program's TRF), or POST "
         f'{{"engine": "dutch"}} or {{"trf": "..."}} to '
         f"/api/v1/arbiter/sections/{slug(section)}/rounds/{number}/pairings"
+    )
+
+
+def check_individuals(state: SectionState, round_number: int) -> None:
+    """A team section's round is not paired player by player: its boards come from the
+    teams' matches and lineups (`actions.teams`), or from the pairing program's team TRF
+    (`actions.team_import`). An individual pairing would leave the round without matches,
+    its boards matching no lineup: refused, saying what to do instead."""
+    if not state.config.is_team:
+        return
+    raise ActionError(
+        say(
+            "%(name)s is a team section: its rounds are not paired player by player. Pair "
+            "the teams of round %(round)s, send the lineups, then pair the boards from them "
+            "(the desk's Lineups page, or POST .../rounds/%(round)s/matches, .../lineups and "
+            ".../boards); or import the pairing program's team TRF",
+            name=state.name,
+            round=round_number,
+        )
     )
 
 
@@ -140,7 +161,8 @@ def dutch_pairings(
 ) -> tuple[Pairing, ...]:
     """FIDE Dutch pairings for a round from the results so far (pure; about a second for
     a 300-player Swiss, so a running server uses `dutch_off_loop`). Refused while a round
-    before it has games without a result, unless `override`."""
+    before it has games without a result, unless `override`, and in a team section."""
+    check_individuals(state, round_number)
     check_results_in(state, round_number, override=override)
     try:
         return pair_round(
@@ -173,6 +195,7 @@ async def dutch_off_loop(
         state = host.tournament.section(section)
     except StateError as exc:
         raise ActionError(phrase_of(exc)) from None
+    check_individuals(state, round_number)
     check_results_in(state, round_number, override=override)
     pairings = await host.pairer.pair(
         section, round_number, state.to_crosstable(), pairing_options(state, round_number)
@@ -241,6 +264,7 @@ class PublishPairings:
 
     def plan(self, host: ActionHost, by: str) -> Plan:
         state = section_state(host, self.section)
+        check_individuals(state, self.round)
         if self.source == "dutch":
             check_results_in(state, self.round, override=self.override)
         _check_players_known(state, self.pairings, self.byes)
@@ -452,12 +476,15 @@ class ReleasePairings:
 
 
 def pair_unpaired(host: ActionHost, by: str) -> list[str]:
-    """Pair every unpaired due round with the FIDE Dutch engine (a rehearsal's shortcut:
-    at a real event the pairing program's round is imported). Returns what was done or
+    """Pair every unpaired due round of individuals with the FIDE Dutch engine (a
+    rehearsal's shortcut: at a real event the pairing program's round is imported); a team
+    section's is `actions.team_rehearsal.pair_teams_unpaired`'s. Returns what was done or
     could not be, one line each, for the log. Pairs here, in the caller's thread: on an
     event loop, use `pair_unpaired_off_loop`."""
     done: list[str] = []
-    for section, number in _due_unpaired(host).items():
+    for section, number in due_unpaired(host).items():
+        if host.config.section(section).is_team:
+            continue  # teams, then boards: actions.team_rehearsal.pair_teams_unpaired
         try:
             pairings = dutch_pairings(host.tournament.section(section), number)
         except ActionError as exc:
@@ -472,7 +499,9 @@ async def pair_unpaired_off_loop(host: PairingHost, by: str) -> list[str]:
     service's worker (`dutch_off_loop`) while the loop goes on serving boards and pages;
     the pairings are published back on the loop, unless the section changed meanwhile."""
     done: list[str] = []
-    for section, number in _due_unpaired(host).items():
+    for section, number in due_unpaired(host).items():
+        if host.config.section(section).is_team:
+            continue  # teams, then boards: actions.team_rehearsal.pair_teams_unpaired
         try:
             pairings = await dutch_off_loop(host, section, number)
         except PairingOutdated:
@@ -488,7 +517,7 @@ async def pair_unpaired_off_loop(host: PairingHost, by: str) -> list[str]:
     return done
 
 
-def _due_unpaired(host: ActionHost) -> dict[str, int]:
+def due_unpaired(host: ActionHost) -> dict[str, int]:
     return unpaired_rounds(
         host.config, host.tournament, utc(host.time_source.now()), host.state.start_overrides
     )

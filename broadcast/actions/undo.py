@@ -44,6 +44,7 @@ from broadcast.tournament.changes import (
     SectionEntry,
     SectionLog,
     SectionMember,
+    TeamPart,
     describe_part,
     holds,
 )
@@ -77,6 +78,8 @@ def _part_key(change: Change) -> tuple[object, ...]:
             return ("round", change.section, change.round)
         case RoundEntry():
             return ("round-entry", change.section, change.round, change.field, change.key)
+        case TeamPart():
+            return ("team", change.section, change.round, change.team)
     return ("?",)  # pragma: no cover
 
 
@@ -113,6 +116,49 @@ def _played_since(host: ActionHost, part: GamePart) -> GamePart | None:
     return replace(part, after=(game.start_fen, game.moves))
 
 
+def _check_lineups_unpaired(host: ActionHost, seq: int, summary: str, record: ActionTaken) -> None:
+    """A paired round's lineups stay: its boards were paired from them, so a lineup (or
+    its withdrawal) is undone only with the boards, or after them."""
+    for change in record.changes:
+        if not isinstance(change, TeamPart) or not change.team:
+            continue
+        if any(
+            isinstance(c, RoundPairing) and (c.section, c.round) == (change.section, change.round)
+            for c in record.changes
+        ):
+            continue  # the action paired the boards too: both go together
+        section = host.tournament.sections.get(change.section)
+        if section is None or change.round not in section.rounds:
+            continue
+        boards = _paired_by(host, seq, change.section, change.round)
+        raise ActionError(
+            say(
+                "cannot undo action %(action)s (%(summary)s): round %(round)s of %(name)s is "
+                "paired board by board from its lineups, so they stay. Undo the round's "
+                "boards first%(boards)s, then this",
+                action=seq,
+                summary=summary,
+                round=change.round,
+                name=change.section,
+                boards=say(" (action %(later)s)", later=boards) if boards else "",
+            )
+        )
+
+
+def _paired_by(host: ActionHost, seq: int, section: str, round_number: int) -> str:
+    """The later action in force that paired the round's boards, in words ("" if none)."""
+    found = ""
+    for later, event in host.journal.read_kinds(seq, host.journal.last_seq(), ("ActionTaken",)):
+        if not isinstance(event, ActionTaken) or host.action_log.undone_by(later):
+            continue
+        if any(
+            isinstance(c, RoundPairing) and (c.section, c.round) == (section, round_number)
+            for c in event.changes
+        ):
+            found = f"{later}, {event.summary}"
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Undo:
     """Take back the action recorded at journal number `action`."""
@@ -144,6 +190,7 @@ class Undo:
                 )
             )
         record = record_of(host, self.action)
+        _check_lineups_unpaired(host, self.action, logged.summary, record)
         parts: list[Change] = []
         removes: list[str] = []
         for change in record.changes:

@@ -23,6 +23,7 @@ from broadcast.tournament.changes import (
     SectionEntry,
     SectionLog,
     SectionMember,
+    TeamPart,
 )
 from broadcast.tournament.news import HiddenGround
 from broadcast.tournament.tournament_state import SectionState, TournamentState
@@ -232,4 +233,24 @@ def change_words(tournament: TournamentState, change: Change, *, reverse: bool =
                 )
             # A game's result: the game's own part says it, with the board and players.
             return ""
+        case TeamPart():
+            return prefix + _team_part_words(section, change, reverse)
     return ""  # pragma: no cover
+
+
+def _team_part_words(section: SectionState, change: TeamPart, reverse: bool) -> str:
+    """A team round's matches, or a team's lineup, as the part left it."""
+    value = change.before if reverse else change.after
+    if not change.team:
+        if not value:
+            return f"round {change.round}: teams not paired"
+        matches, source = value[0]
+        return f"round {change.round}: {len(matches)} matches ({source or 'by hand'})"
+    team = next((t.name for t in section.config.teams if t.number == change.team), "")
+    who = team or f"team {change.team}"
+    if not value:
+        return f"round {change.round}: no lineup of {who}"
+    players = ", ".join(
+        player_words(section, p) if p is not None else "empty" for p in value[0].players
+    )
+    return f"round {change.round}: lineup of {who} ({players})"

@@ -37,6 +37,7 @@ AlertKind = Literal[
     "result-proposed",  # a result waits for the arbiter's word (confirm or override)
     "absence-disqualifies",  # single-absence rule: out unless they ask to continue
     "arbiter-override",  # the arbiter overrode a regulation's refusal (a bye, a cancellation)
+    "team-forfeit",  # a team has too few players at the default time: the match by forfeit?
     "journal-not-writable",  # system: disk full or I/O error; events held in memory
     "export-failing",  # system: the --export folder cannot be written; retrying
     "publish-behind",  # system: the public stream to Redis is down or behind
@@ -64,6 +65,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "result-proposed",
     "absence-disqualifies",
     "arbiter-override",
+    "team-forfeit",
     "journal-not-writable",
     "export-failing",
     "publish-behind",

@@ -20,8 +20,8 @@ harmless (idempotent) but not needed.
 
 The engine dispatches; the rules are in one module per family, each with `observe(event,
 ctx)` and (for time rules) `tick(now, ctx)`, `ctx` being the engine: `presence_rules`,
-`board_rules`, `result_rules`, `tournament_rules`. The per-game and per-board memory is
-`watch.py`.
+`board_rules`, `result_rules`, `tournament_rules`, `team_rules`. The per-game and
+per-board memory is `watch.py`.
 
 Deterministic: no wall clock. `observe` first advances time to the event's `t`, so a
 rule due before the event fires before it (on the state before it), whatever the
@@ -37,7 +37,13 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from broadcast.arbiter import board_rules, presence_rules, result_rules, tournament_rules
+from broadcast.arbiter import (
+    board_rules,
+    presence_rules,
+    result_rules,
+    team_rules,
+    tournament_rules,
+)
 from broadcast.arbiter.alerts import (
     Alert,
     AlertAcknowledged,
@@ -81,6 +87,7 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "result-proposed": "warning",
     "absence-disqualifies": "critical",
     "arbiter-override": "warning",
+    "team-forfeit": "critical",
 }
 
 
@@ -145,10 +152,12 @@ class ArbiterRules:
             board_rules.observe,
             result_rules.observe,
             tournament_rules.observe,
+            team_rules.observe,
         )
         self._timers: tuple[Callable[[float, RulesContext], list[Observable]], ...] = (
             presence_rules.tick,
             board_rules.tick,
+            team_rules.tick,
         )
         # While an event is handled: the game it is about when it names none (a flag fall
         # from a board's clock), and the games as they were before it.

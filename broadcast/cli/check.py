@@ -70,6 +70,35 @@ def round_one(section: SectionConfig) -> tuple[tuple[Pairing, ...], str]:
     return pairings, note
 
 
+def team_round_one(section: SectionConfig) -> list[str]:
+    """Round 1 of a team section, match by match (its boards come from the lineups, so
+    there is no board list before the round): the team Berger table, or the team Swiss
+    (C.04.6) from the teams' order, which is their initial ranking."""
+    from broadcast.fide.teams.berger import team_berger_round
+
+    if section.system != "swiss":
+        cycles = 2 if section.system == "double-round-robin" else 1
+        matches, note = team_berger_round(len(section.teams), 1, cycles), "team Berger table"
+    else:
+        from broadcast.actions.team_swiss import swiss_rules
+        from broadcast.fide.teams.swiss import NoTeamPairing, TeamRecord, pair_team_round
+
+        records = tuple(TeamRecord(t.number, t.number, 0.0, 0.0) for t in section.teams)
+        try:
+            matches = pair_team_round(records, 1, swiss_rules(section))
+        except NoTeamPairing as exc:
+            return [f"  round 1 matches: none ({exc})"]
+        note = "team Swiss, FIDE C.04.6"
+        if section.pairing.kind == "import":
+            note = f"preview by the team Swiss; the event imports {section.pairing.program}'s"
+    names = {t.number: t.name for t in section.teams}
+    lines = [f"  round 1 matches ({note}; the boards follow from the lineups):"]
+    for m in matches:
+        second = "bye" if m.second is None else f"{m.second:>3} {names.get(m.second, '')}"
+        lines.append(f"    match {m.number:>2}  {m.first:>3} {names.get(m.first, '')}  -  {second}")
+    return lines
+
+
 def describe(event: EventConfig) -> list[str]:
     """The report `check` prints, as lines."""
     zone = event.zone
@@ -110,6 +139,9 @@ def describe(event: EventConfig) -> list[str]:
         for start in section.schedule:
             local = start.start.astimezone(zone)
             lines.append(f"    round {start.round:>2}  {local:%a %Y-%m-%d %H:%M %Z}")
+        if section.is_team:
+            lines += team_round_one(section)
+            continue
         pairings, note = round_one(section)
         lines.append(f"  round 1 pairings ({note}):")
         names = {p.number: p.name for p in section.players}

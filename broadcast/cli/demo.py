@@ -1,4 +1,7 @@
 """`boardwire demo`: the Pamplona Masters example live on emulated boards, in one command.
+`boardwire demo --teams`: the team league example instead (examples/
+liga-vasca-division-honor.toml), its round 1 paired team by team at start (the Berger
+table, then the clubs' fallback lineups) and its top two matches played on eight boards.
 
 Four emulated DGT boards (pseudo-terminals, found and driven exactly like real ones)
 play World Cup 2025 games in round 1 at an accelerated pace, with a script an arbiter
@@ -32,6 +35,8 @@ from broadcast.cli.evaluation import add_eval_arguments, eval_settings
 from broadcast.cli.run_event import EventPlan, Running, run_event
 from broadcast.cli.serve import arbiter_credentials
 from broadcast.config import load_event
+from broadcast.config.model import EventConfig
+from broadcast.fide.teams.match import board_of
 from broadcast.service.supervisor import SupervisedTask, Supervisor
 from clocks.timecontrol import TimeControl
 from clocks.timesource import MonotonicTimeSource
@@ -47,6 +52,7 @@ HABITS_CHOICES = ("realistic", "none")
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: broadcast/cli/demo.py
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
+TEAMS_EVENT = ROOT / "examples" / "liga-vasca-division-honor.toml"
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 
 DEFAULT_DELAY = 60.0  # event seconds; the example's 15 minutes would hide a short demo
@@ -90,6 +96,22 @@ SCRIPT = (
 )
 
 
+# `--teams`: match 1 (boards 1-4) plays the script above; match 2 (boards 5-8) plays four
+# whole games, each ending with its result signalled with the kings.
+TEAM_SCRIPT = (
+    *SCRIPT,
+    *(
+        BoardScript(board, game, signal=result, story=f"a whole game, the kings signal {result}")
+        for board, game, result in (
+            (5, 4, "1/2-1/2"),
+            (6, 5, "0-1"),
+            (7, 6, "1-0"),
+            (8, 7, "1-0"),
+        )
+    ),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The demo's own options (the `boardwire demo` parser adds --speed, --port, --seconds)."""
     parser.add_argument(
@@ -110,6 +132,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--db", type=Path, help="journal file (default: a fresh one in a temporary directory)"
+    )
+    parser.add_argument(
+        "--teams",
+        action="store_true",
+        help="the team league example instead: round 1's top two matches on eight boards",
     )
     add_eval_arguments(parser)
 
@@ -210,10 +237,11 @@ async def _start_players(
     games: Sequence[chess.pgn.Game],
     time_control: TimeControl,
     supervisor: Supervisor,
+    scripts: Sequence[BoardScript] = SCRIPT,
 ) -> None:
     from boardsim.script import play
 
-    for script in SCRIPT:
+    for script in scripts:
         if script.board not in hall.where:
             continue
         host, index = hall.where[script.board]
@@ -236,12 +264,14 @@ async def _demo(args: argparse.Namespace) -> int:
     habits = getattr(args, "habits", DEFAULT_HABITS)
     speed = float(args.speed)  # both checked by the parser (broadcast.cli.args)
     delay = float(getattr(args, "delay", DEFAULT_DELAY))
-    config = load_event(EVENT)
+    teams = bool(getattr(args, "teams", False))
+    config = load_event(TEAMS_EVENT if teams else EVENT)
+    scripts = TEAM_SCRIPT if teams else SCRIPT
     workdir = None
     db: Path | None = getattr(args, "db", None)
     if db is None:
         workdir = tempfile.TemporaryDirectory(prefix="boardwire-demo-")
-        db = Path(workdir.name) / "pamplona-demo.sqlite"
+        db = Path(workdir.name) / ("league-demo.sqlite" if teams else "pamplona-demo.sqlite")
     credentials = arbiter_credentials()
     generated = credentials is None
     if credentials is None:
@@ -267,6 +297,7 @@ async def _demo(args: argparse.Namespace) -> int:
     async def up(running: Running) -> list[SupervisedTask]:
         assert running.sim is not None and running.web is not None
         time_control = config.sections[0].time_control
+        matches = _pair_teams(running, config) if teams else ""
         await _start_players(
             running.sim,
             running.time_source,
@@ -275,6 +306,7 @@ async def _demo(args: argparse.Namespace) -> int:
             _games(),
             time_control,
             running.service.supervisor,
+            scripts,
         )
         url = f"http://{host}:{args.port}/"
         password = credentials[1] if generated else "(from BOARDWIRE_ARBITER_PASSWORD)"
@@ -285,7 +317,8 @@ async def _demo(args: argparse.Namespace) -> int:
             f"  spectators:   {url}\n"
             f"  arbiter desk: {url}arbiter   user {credentials[0]}  password {password}\n"
             f"  broadcast delay: {delay:g} s of event time ({delay / speed:.1f} s at this speed)\n"
-            + "".join(f"  board {s.board}: {s.story}\n" for s in SCRIPT)
+            + matches
+            + "".join(f"  board {s.board}: {s.story}\n" for s in scripts)
             + f"  journal: {db}\n  listening on {exposure(running.web.addresses)}\n"
             + (
                 f"  engine evaluation: {evaluation.describe()} a position\n"
@@ -302,6 +335,32 @@ async def _demo(args: argparse.Namespace) -> int:
     finally:
         if workdir is not None:
             workdir.cleanup()
+
+
+def _pair_teams(running: Running, config: EventConfig) -> str:
+    """Round 1 of the team league: the teams by the Berger table, the boards from the
+    clubs' fallback lineups (through the action door, journaled, as `serve --sim` does);
+    the lines to print: what was done and each match's page."""
+    from broadcast.actions.team_rehearsal import pair_team_unpaired
+
+    section = config.sections[0]
+    state = running.service.tournament.section(section.name)
+    if 1 in state.rounds:  # a journal given with --db that has it already
+        said = f"{section.name} round 1 is paired"
+    else:
+        said = pair_team_unpaired(running.service, "boardwire demo", section.name, 1)
+    state = running.service.tournament.section(section.name)
+    names = {t.number: t.name for t in section.teams}
+    boards = section.team_rules.boards if section.team_rules is not None else 1
+    lines = [f"  {said}\n"]
+    for match in state.team_rounds.round_matches(1)[:2]:  # the two on e-boards
+        second = "bye" if match.second is None else names[match.second]
+        first_board, last_board = (board_of(match.number, b, boards) for b in (1, boards))
+        lines.append(
+            f"  match {match.number} (boards {first_board}-{last_board}): "
+            f"{names[match.first]} - {second}, page /match/1/{match.number}\n"
+        )
+    return "".join(lines)
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -323,6 +382,8 @@ __all__ = [
     "SAMPLE",
     "SCRIPT",
     "SIGNAL_SQUARES",
+    "TEAMS_EVENT",
+    "TEAM_SCRIPT",
     "BoardScript",
     "add_arguments",
     "board_actions",

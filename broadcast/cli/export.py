@@ -14,6 +14,7 @@ from broadcast.games.ids import slug
 from broadcast.journal.store import JournalError
 from broadcast.publish.files import write_atomically
 from broadcast.publish.folder import export_event_folder
+from broadcast.publish.lichess_teams import lichess_teams_text
 from broadcast.service.journal_reader import read_event
 
 
@@ -37,13 +38,22 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--folder", type=Path, metavar="DIR", help="round-N/game-M.pgn and games.pgn files"
     )
+    parser.add_argument(
+        "--lichess-teams",
+        type=Path,
+        metavar="OUT",
+        help="a team section's players as Lichess's broadcast 'teams' box takes them "
+        "(several team sections: OUT-<section>.txt)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not (args.pgn or args.trf or args.folder):
+    if not (args.pgn or args.trf or args.folder or args.lichess_teams):
         print(
-            "export: say what to write: --pgn OUT, --trf OUT and/or --folder DIR", file=sys.stderr
+            "export: say what to write: --pgn OUT, --trf OUT, --folder DIR and/or "
+            "--lichess-teams OUT",
+            file=sys.stderr,
         )
         return 2
     try:
@@ -70,6 +80,21 @@ def run(args: argparse.Namespace) -> int:
     if args.folder:
         export_event_folder(args.folder, record.book, record.config, tournament=record.tournament)
         print(f"wrote {args.folder}/")
+    if args.lichess_teams:
+        teams = [section for section in record.config.sections if section.is_team]
+        if not teams:
+            print("export: --lichess-teams: the event has no team section", file=sys.stderr)
+            return 2
+        for section in teams:
+            out = (
+                args.lichess_teams
+                if len(teams) == 1
+                else args.lichess_teams.with_name(
+                    f"{args.lichess_teams.stem}-{slug(section.name)}{args.lichess_teams.suffix}"
+                )
+            )
+            write_atomically(out, lichess_teams_text(section))
+            print(f"wrote {out}")
     return 0
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from broadcast.actions.pairings import how_to_pair, pair_unpaired_off_loop
+from broadcast.actions.team_rehearsal import pair_teams_unpaired
 from broadcast.cli.args import (
     exposure,
     listen_host,
@@ -358,9 +359,12 @@ async def serve(
 async def _pair_or_warn(service: EventService, *, sim: bool) -> None:
     """A live round with no pairings shows nothing: a rehearsal on emulated boards pairs it
     (FIDE Dutch, so that the emulated games have players; in the service's pairing worker,
-    the server is up meanwhile); a real event is told how."""
+    the server is up meanwhile; a team section's teams, then its boards from the fallback
+    lineups); a real event is told how."""
     if sim:
         for line in await pair_unpaired_off_loop(service, by="serve --sim"):
+            log.warning("%s", line)
+        for line in pair_teams_unpaired(service, by="serve --sim"):
             log.warning("%s", line)
     for section, number in service.unpaired_rounds().items():
         log.warning("%s", how_to_pair(section, number))

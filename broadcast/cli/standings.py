@@ -1,4 +1,6 @@
-"""`boardwire standings`: standings with FIDE tie-breaks from a TRF file (or, later, the journal)."""
+"""`boardwire standings`: standings with FIDE tie-breaks from a TRF file or an event's
+journal; a team section's are its team standings and board prizes
+(`broadcast.cli.team_standings`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from broadcast.cli.team_standings import team_section_json, team_text
 from broadcast.fide.standings import Standings, compute_standings
 from broadcast.fide.tiebreaks import TiebreakError, parse_edition, parse_tiebreaks
 from broadcast.fide.trf import TrfError, load_trf
@@ -97,11 +100,23 @@ def _event_standings(args: argparse.Namespace) -> int:
     try:
         record = read_event(Path(args.event), Path(args.db) if args.db else None)
         edition = parse_edition(args.edition) if args.edition else record.config.tiebreak_edition
-        tables = []
+        tables: list[tuple[str, Standings | str, Any]] = []
         prize_lists: dict[str, PrizeList] = {}
         for section in record.config.sections:
+            if section.is_team:
+                # A team event's final figures: the teams' standings and the board
+                # prizes (its `tiebreaks` are the teams', not the players').
+                team_state = record.tournament.section(section.name)
+                tables.append(
+                    (
+                        section.name,
+                        team_text(section, team_state, edition=edition),
+                        team_section_json(section, team_state, edition=edition),
+                    )
+                )
+                continue
             specs = parse_tiebreaks(
-                args.tiebreaks or ",".join(section.tiebreaks) or DEFAULT_TIEBREAKS
+                args.tiebreaks or ",".join(section.individual_tiebreaks) or DEFAULT_TIEBREAKS
             )
             state = record.tournament.section(section.name)
             if args.tiebreaks is None and args.rounds is None and args.unrated is None:
@@ -115,7 +130,7 @@ def _event_standings(args: argparse.Namespace) -> int:
                     rounds=args.rounds,
                     unrated_rating=args.unrated,
                 )
-            tables.append((section.name, standings))
+            tables.append((section.name, standings, standings.as_json()))
             prize_list = section_prizes(state, edition) if args.prizes else None
             if prize_list is not None:
                 prize_lists[section.name] = prize_list
@@ -125,23 +140,25 @@ def _event_standings(args: argparse.Namespace) -> int:
     if args.json and args.prizes:
         data = {
             name: {
-                "standings": s.as_json(),
+                "standings": as_json,
                 "prizes": prize_lists[name].as_json() if name in prize_lists else None,
             }
-            for name, s in tables
+            for name, _, as_json in tables
         }
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.json:
         if len(tables) == 1:
-            print(json.dumps(tables[0][1].as_json(), indent=2, ensure_ascii=False))
+            print(json.dumps(tables[0][2], indent=2, ensure_ascii=False))
         else:
             print(
-                json.dumps({name: s.as_json() for name, s in tables}, indent=2, ensure_ascii=False)
+                json.dumps(
+                    {name: as_json for name, _, as_json in tables}, indent=2, ensure_ascii=False
+                )
             )
     else:
-        for name, standings in tables:
+        for name, table, _ in tables:
             print(f"== {name}")
-            print(format_table(standings))
+            print(table if isinstance(table, str) else format_table(table))
             if name in prize_lists:
                 print(format_prizes(prize_lists[name]))
     return 0

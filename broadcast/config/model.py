@@ -30,6 +30,7 @@ __all__ = [
     "SYSTEMS",
     "TEAM_COLOURS",
     "TEAM_RANKINGS",
+    "TEAM_SWISS_COLOURS",
     "UNDER_HALF",
     "WITHHELD_PRIZES",
     "Acceleration",
@@ -66,13 +67,14 @@ __all__ = [
     "TeamEntry",
     "TeamRanking",
     "TeamRules",
+    "TeamSwissColours",
     "TiebreakEdition",
     "WithdrawalRules",
     "WithheldPrizes",
 ]
 
 System = Literal["round-robin", "double-round-robin", "swiss"]
-PairingKind = Literal["berger", "dutch", "import"]
+PairingKind = Literal["berger", "dutch", "import", "team-swiss"]
 # An accelerated Swiss's method (FIDE C.04.5): Baku, virtual points for the top half.
 Acceleration = Literal["baku"]
 ACCELERATIONS: tuple[Acceleration, ...] = ("baku",)
@@ -115,9 +117,12 @@ MissingLineup = Literal["last", "strongest"]
 TEAM_COLOURS: tuple[TeamColours, ...] = ("odd", "even")
 TEAM_RANKINGS: tuple[TeamRanking, ...] = ("match-points", "game-points")
 MISSING_LINEUPS: tuple[MissingLineup, ...] = ("last", "strongest")
+# C.04.6 1.7: the team Swiss's colour preferences, type A, type B, or none at all.
+TeamSwissColours = Literal["A", "B", "none"]
+TEAM_SWISS_COLOURS: tuple[TeamSwissColours, ...] = ("A", "B", "none")
 
 SYSTEMS: tuple[System, ...] = ("round-robin", "double-round-robin", "swiss")
-PAIRING_KINDS: tuple[PairingKind, ...] = ("berger", "dutch", "import")
+PAIRING_KINDS: tuple[PairingKind, ...] = ("berger", "dutch", "import", "team-swiss")
 BYE_DEADLINES: tuple[ByeDeadline, ...] = ("before-previous-round", "before-round")
 
 
@@ -373,7 +378,10 @@ class TeamRules:
     fewer players than this at the default time loses the match by forfeit (0: never).
     `board_prize_min_games`: games a player must play to be ranked for a board prize.
     `bye_match_points` and `bye_game_points`: what a team without an opponent in a
-    Swiss round scores."""
+    Swiss round scores. `swiss_colours`: C.04.6's colour preference variant for a team Swiss
+    ("A", "B" or "none"). `individual_tiebreaks`: the individual tie-break codes that
+    rank the section's players (their standings and TRF); the section's `tiebreaks` rank
+    the teams."""
 
     boards: int
     match_points: tuple[float, float, float] = (2.0, 1.0, 0.0)
@@ -385,6 +393,10 @@ class TeamRules:
     board_prize_min_games: int = 0
     bye_match_points: float = 2.0
     bye_game_points: float | None = None  # None: half the boards (C.04.6: a drawn match's)
+    swiss_colours: TeamSwissColours = "A"
+    # No regulation ranks the players of a team event (board prizes go by performance):
+    # by default they are ranked by points alone, equal points sharing the rank.
+    individual_tiebreaks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,6 +448,14 @@ class SectionConfig:
     @property
     def is_team(self) -> bool:
         return self.team_rules is not None
+
+    @property
+    def individual_tiebreaks(self) -> tuple[str, ...]:
+        """The tie-break codes that rank the section's players: a team section's
+        `tiebreaks` rank its teams, its players go by `[section.teams]`'s own list."""
+        if self.team_rules is not None:
+            return self.team_rules.individual_tiebreaks
+        return self.tiebreaks
 
     def team_of(self, player: int) -> TeamEntry | None:
         """The team whose roster holds `player` (None: none, or not a team section)."""

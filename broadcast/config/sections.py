@@ -38,6 +38,7 @@ from broadcast.config.regulations import (
     prize_rules,
     withdrawal_rules,
 )
+from broadcast.config.teams import TEAM_SECTION_KEYS, check_team_tiebreak, section_teams
 from broadcast.config.tiebreaks import check_tiebreak
 from clocks.timecontrol import TimeControl, parse_time_control
 
@@ -79,6 +80,7 @@ SECTION_KEYS = (
     "unrated_opponent_rating",
     "acceleration",
     *REGULATION_SECTION_KEYS,
+    *TEAM_SECTION_KEYS,
 )
 SCHEDULE_KEYS = ("round", "date", "time", "timezone")
 BYE_KEYS = ("max", "points", "excluded_rounds", "not_in_last_rounds", "request_deadline")
@@ -116,11 +118,13 @@ def section_config(
     default_time = reader.get_int(
         raw, "default_time_minutes", at, default=0, minimum=0, maximum=24 * 60, example=30
     )
-    tiebreaks = tiebreak_codes(reader, raw, at, system)
+    is_team = any(key in raw for key in TEAM_SECTION_KEYS)
+    tiebreaks = tiebreak_codes(reader, raw, at, system, team=is_team)
     no_show_limit = reader.get_int(raw, "no_show_limit", at, minimum=1, example=2)
     first_table = reader.get_int(raw, "first_table", at, minimum=1, maximum=9999, example=16)
     players = section_players(reader, raw, at)
-    pairing = pairing_source(reader, raw, at, system)
+    team_rules, teams, players = section_teams(reader, raw, at, players, rounds)
+    pairing = pairing_source(reader, raw, at, system, team=is_team)
     schedule = round_starts(reader, raw, at, rounds, zone)
     byes = bye_policy(reader, raw, at, rounds, system)
     early = early_draw_rule(reader, raw, at)
@@ -146,17 +150,19 @@ def section_config(
         )
     late_entries = late_entry_rules(reader, raw, at, system)
 
-    if system in ("round-robin", "double-round-robin") and rounds is not None and players:
-        n = len(players)
+    entrants = teams if is_team else players  # a team round robin pairs the teams
+    if system in ("round-robin", "double-round-robin") and rounds is not None and entrants:
+        n = len(entrants)
         per_cycle = n - 1 if n % 2 == 0 else n
         expected = per_cycle * (2 if system == "double-round-robin" else 1)
         if rounds != expected:
             reader.error(
                 (*at, "rounds"),
-                f"a {system} of {n} players has {expected} rounds, not {rounds}",
+                f"a {system} of {n} {'teams' if is_team else 'players'} has {expected} "
+                f"rounds, not {rounds}",
                 f"set rounds = {expected}, or check the player list",
             )
-    if system in ("round-robin", "double-round-robin") and not players:
+    if system in ("round-robin", "double-round-robin") and not players and not is_team:
         reader.error(
             at,
             f"round-robin section {name!r} has no players",
@@ -193,6 +199,8 @@ def section_config(
         ),
         unrated_opponent_rating=unrated,
         acceleration=acceleration,
+        team_rules=team_rules,
+        teams=teams,
     )
 
 
@@ -231,9 +239,15 @@ def _unrated_opponent_rating(reader: TomlReader, raw: dict[str, Any], at: KeyPat
 
 
 def tiebreak_codes(
-    reader: TomlReader, raw: dict[str, Any], at: KeyPath, system: System | None
+    reader: TomlReader,
+    raw: dict[str, Any],
+    at: KeyPath,
+    system: System | None,
+    *,
+    team: bool = False,
 ) -> tuple[str, ...]:
-    """The tie-break codes, upper-cased, each one the standings engine can compute."""
+    """The tie-break codes, upper-cased, each one the standings engine can compute (for
+    a team section, `team`: the tie-breaks for teams)."""
     value = raw.get("tiebreaks", [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         reader.error(
@@ -245,7 +259,9 @@ def tiebreak_codes(
     out: list[str] = []
     for i, code in enumerate(value):
         normal = code.strip().upper()
-        problem = check_tiebreak(normal, swiss=system == "swiss")
+        problem = (
+            check_team_tiebreak(normal) if team else check_tiebreak(normal, swiss=system == "swiss")
+        )
         if problem:
             reader.error((*at, "tiebreaks", i), f"tie-break {code!r}: {problem[0]}", problem[1])
         elif normal in out:
@@ -256,10 +272,16 @@ def tiebreak_codes(
 
 
 def pairing_source(
-    reader: TomlReader, raw: dict[str, Any], at: KeyPath, system: System | None
+    reader: TomlReader,
+    raw: dict[str, Any],
+    at: KeyPath,
+    system: System | None,
+    *,
+    team: bool = False,
 ) -> PairingSource:
-    """Who pairs the section: boardwire (Dutch, Berger) or a program whose TRF is imported."""
-    default = "dutch" if system == "swiss" else "berger"
+    """Who pairs the section: boardwire (Dutch, Berger; the team Swiss of C.04.6 for a
+    team section, `team`) or a program whose TRF is imported."""
+    default = ("team-swiss" if team else "dutch") if system == "swiss" else "berger"
     kind = cast(PairingKind, reader.get_choice(raw, "pairing", at, PAIRING_KINDS, default=default))
     program = reader.get_str(raw, "pairing_program", at) or None
     if system in ("round-robin", "double-round-robin") and kind != "berger":
@@ -267,6 +289,18 @@ def pairing_source(
             (*at, "pairing"),
             f"a {system} is paired from the Berger tables, not {kind!r}",
             'remove pairing or write pairing = "berger"',
+        )
+    if system == "swiss" and team and kind == "dutch":
+        reader.error(
+            (*at, "pairing"),
+            "a team Swiss pairs teams, not players: the Dutch system is for individuals",
+            'use pairing = "team-swiss" (FIDE C.04.6) or "import" (a team TRF)',
+        )
+    if kind == "team-swiss" and not team:
+        reader.error(
+            (*at, "pairing"),
+            "pairing = 'team-swiss' pairs teams, and this section has none",
+            'use pairing = "dutch", or add [section.teams] and its [[section.team]] entries',
         )
     if system == "swiss" and kind == "berger":
         reader.error(

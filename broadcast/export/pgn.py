@@ -6,7 +6,9 @@ Pure functions: a `GameBook` (live or delayed, the exporter does not care), the
 Every game gets the Seven Tag Roster first (Event, Site, Date, Round, White, Black,
 Result), then Board (and Table, the hall's table, in an event whose tables are not its
 boards: several sections), GameId, SetUp/FEN for a non-standard start, ratings, FIDE ids,
-titles, federations, TimeControl, UTCDate/UTCTime and Termination. Each move carries
+titles, federations, the teams in a team section (WhiteTeam, BlackTeam: the names of the
+rosters the players are on, which Lichess's team table reads), TimeControl, UTCDate/UTCTime
+and Termination. Each move carries
 ``{[%clk h:mm:ss] [%emt h:mm:ss]}`` when the times are known, and ``[%eval 0.35]`` /
 ``[%eval #3]`` (the engine's score of the position after the move, from White's side)
 when the caller hands `game_pgn` the evaluations (the feeds' ``?eval=1``).
@@ -47,6 +49,7 @@ import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import table_of, tables_are_boards
+from broadcast.export.pgn_teams import team_tags
 from broadcast.fide.results import Reason, Result
 from broadcast.games.book import GameBook
 from broadcast.games.evaluation import EvalLookup, pgn_eval
@@ -207,6 +210,7 @@ def game_headers(
         tags += [("SetUp", "1"), ("FEN", game.start_fen)]
     tags += _player_tags("White", game.white)
     tags += _player_tags("Black", game.black)
+    tags += team_tags(section, game)
     tags.append(("TimeControl", pgn_time_control(time_control or section.time_control)))
     if start is not None:
         # Clocks start at the scheduled time (Laws 6.7), so that is when the game began.

@@ -7,7 +7,10 @@ records from the event config: 012 name (with the section when the event has sev
 122 time control, 132 round dates, XXR rounds, and the tie-breaks (202). Ranks come
 from the section's standings with its own tie-breaks, as the report must show them.
 
-Each section is its own tournament for FIDE, so there is one file per section.
+Each section is its own tournament for FIDE, so there is one file per section. A team
+section's file also says so in 092, counts its teams (082), gives the first team's
+colour on each board of a match (352, e.g. WBWB) and lists its teams after the players:
+one 013 record each, the name and the roster's starting numbers in board order.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from collections.abc import Sequence
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_title
+from broadcast.fide.teams.match import first_team_is_white
 from broadcast.fide.trf import TrfFile, TrfRecord, write_trf
+from broadcast.fide.trf_teams import TEAM_RECORD, team_record_value
 from broadcast.tournament.eligibility import status_of
 from broadcast.tournament.final_standings import section_standings
 from broadcast.tournament.tournament_state import TournamentState
 
-__all__ = ["section_trf", "section_trf_file"]
+__all__ = ["section_trf", "section_trf_file", "with_team_records"]
 
 _ROUND1_COLUMN = 92  # 1-based column of round 1's field, +10 per round (as on player lines)
 
@@ -40,6 +45,28 @@ def _round_dates_record(section: SectionConfig) -> TrfRecord | None:
     return TrfRecord("132", line[4:].rstrip())
 
 
+def with_team_records(report: TrfFile, section: SectionConfig) -> TrfFile:
+    """The report of a team section: 092 says a team tournament, 082 the number of teams,
+    352 the first team's colours, and one 013 record a team after the player lines."""
+    rules = section.team_rules
+    if rules is None:
+        return report
+    kind = "Team: Swiss-System" if section.system == "swiss" else "Team: Round Robin"
+    colours = "".join(
+        "W" if first_team_is_white(board, rules.first_team_white) else "B"
+        for board in range(1, rules.boards + 1)
+    )
+    header = [TrfRecord("092", kind) if r.code == "092" else r for r in report.records]
+    at = next((i + 1 for i, r in enumerate(header) if r.code == "072"), len(header))
+    header[at:at] = [TrfRecord("082", str(len(section.teams)))]
+    header.append(TrfRecord("352", colours))
+    teams = [
+        TrfRecord(TEAM_RECORD, team_record_value(team.name, team.roster))
+        for team in sorted(section.teams, key=lambda t: t.number)
+    ]
+    return TrfFile(report.crosstable, tuple(header), (*report.trailer, *teams))
+
+
 def section_trf_file(tournament: TournamentState, event: EventConfig, section: str) -> TrfFile:
     """The report for one section as a `TrfFile` (crosstable plus header records)."""
     state = tournament.section(section)
@@ -52,7 +79,9 @@ def section_trf_file(tournament: TournamentState, event: EventConfig, section: s
         start_date=dates[0].strftime("%Y/%m/%d") if dates else "",
         end_date=dates[-1].strftime("%Y/%m/%d") if dates else "",
         time_control=str(config.time_control),
-        tiebreaks=config.tiebreaks,
+        # 202 lists what ranks the player lines (a team section's own `tiebreaks` rank the
+        # teams, not these lines).
+        tiebreaks=config.individual_tiebreaks,
     )
     withdrawn = [
         TrfRecord("###", f" {number:4d} {status_of(state, number)}")
@@ -67,7 +96,7 @@ def section_trf_file(tournament: TournamentState, event: EventConfig, section: s
         records: Sequence[TrfRecord] = report.records
         at = next((i + 1 for i, r in enumerate(records) if r.code == "122"), len(records))
         report = TrfFile(report.crosstable, (*records[:at], record, *records[at:]), report.trailer)
-    return report
+    return with_team_records(report, config)
 
 
 def section_trf(tournament: TournamentState, event: EventConfig, section: str) -> str:

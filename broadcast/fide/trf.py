@@ -31,6 +31,13 @@ from broadcast.fide.crosstable import (
     Scoring,
     System,
 )
+from broadcast.fide.trf_teams import (
+    TEAM_RECORD,
+    TeamRecordError,
+    TrfTeam,
+    check_team_players,
+    parse_team_record,
+)
 from broadcast.text import clean_text
 from clocks.errors import BoardwireError
 
@@ -221,6 +228,14 @@ class TrfFile:
                 if num.isdigit() and int(num) > 0:
                     out.setdefault(int(rnd), []).append((kind, int(num)))
         return out
+
+    @property
+    def teams(self) -> tuple[TrfTeam, ...]:
+        """Record 013: the teams, numbered in file order (`broadcast.fide.trf_teams`)."""
+        return tuple(
+            parse_team_record(value, number)
+            for number, value in enumerate(self.all_records(TEAM_RECORD), start=1)
+        )
 
     @property
     def comments(self) -> list[str]:
@@ -421,6 +436,7 @@ def read_trf(
     records: list[TrfRecord] = []
     trailer: list[TrfRecord] = []
     raws: list[_RawPlayer] = []
+    team_lines: list[int] = []  # the line of each 013 record, in order
     for line_no, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
@@ -434,6 +450,12 @@ def read_trf(
             rec = TrfRecord("###", line[3:].rstrip())
         elif len(code) == 3 and (code.isdigit() or code.isalpha()):
             rec = TrfRecord(code, line[4:].rstrip())
+            if code == TEAM_RECORD:
+                team_lines.append(line_no)
+                try:
+                    parse_team_record(rec.value, len(team_lines))
+                except TeamRecordError as exc:
+                    raise TrfError(line_no, exc.column, exc.reason) from None
         else:
             raise TrfError(
                 line_no,
@@ -453,6 +475,13 @@ def read_trf(
                 f"starting number {raw.player.start} already used on line {seen[raw.player.start]}",
             )
         seen[raw.player.start] = raw.line_no
+    if team_lines:
+        teams = [
+            parse_team_record(r.value, n)
+            for n, r in enumerate((r for r in (*records, *trailer) if r.code == TEAM_RECORD), 1)
+        ]
+        for number, problem in check_team_players(teams, seen):
+            raise TrfError(team_lines[number - 1], None, problem)
 
     probe = TrfFile(Crosstable((), (), 0), tuple(records), tuple(trailer))
     written = max((len(r.slots) for r in raws), default=0)

@@ -55,6 +55,7 @@ def register_all() -> None:
     import broadcast.tournament.changes
     import broadcast.tournament.live_round
     import broadcast.tournament.team_events
+    import broadcast.tournament.team_record
     import broadcast.tournament.tournament_events
     import broadcast.tournament.tournament_state
     import clocks.move_times
@@ -76,6 +77,7 @@ def register_all() -> None:
         broadcast.fide.pairing,
         broadcast.fide.teams.match,
         broadcast.tournament.team_events,
+        broadcast.tournament.team_record,  # a section's team rounds, in snapshots
         broadcast.tournament.live_round,
         clocks.move_times,
         clocks.reading,

@@ -5,6 +5,7 @@
     ROOT/round-1/game-1.pgn     one file per board
     ROOT/round-1/games.pgn      every game of the round in one file
     ROOT/round-2/...
+    ROOT/team-crosstable.txt    a team section's crosstable after its complete rounds
 
 An event with several sections gets one folder per section first
 (``ROOT/<section-slug>/round-N/...``), since every section numbers its boards from 1
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from broadcast.config.model import EventConfig
 from broadcast.export.pgn import game_pgn, round_pgn
+from broadcast.export.team_crosstable import section_team_crosstable_text
 from broadcast.games.book import GameBook
 from broadcast.games.ids import slug
 from broadcast.publish.files import write_atomically
@@ -38,6 +40,7 @@ __all__ = [
 ]
 
 ROUND_FILE = "games.pgn"
+TEAM_CROSSTABLE_FILE = "team-crosstable.txt"
 _GAME_FILE = re.compile(r"game-(\d+)\.pgn")
 
 
@@ -103,6 +106,12 @@ def export_round_folder(
     texts[folder / ROUND_FILE] = round_pgn(
         full, event, section, round_number, tournament=tournament, pairings=pairings
     )
+    config = event.section(section)
+    if config.is_team and tournament is not None:
+        # Beside the section's rounds: the crosstable as the public state has it now.
+        texts[folder.parent / TEAM_CROSSTABLE_FILE] = section_team_crosstable_text(
+            config, tournament.section(section), edition=event.tiebreak_edition
+        )
     written: list[Path] = []
     unchanged: list[Path] = []
     for path, text in texts.items():

@@ -6,7 +6,7 @@ Per event (its name made a slug), two keys:
 
   | field    | in       | what |
   |----------|----------|------|
-  | `format` | all      | `FORMAT` ("2"); a mirror refuses any other, saying which it reads |
+  | `format` | all      | `FORMAT` ("3"); a mirror refuses any other, saying which it reads |
   | `kind`   | all      | `delta` or `snapshot` |
   | `epoch`  | all      | the venue run's token (the hub's): a new one at every venue start |
   | `seq`    | all      | the hub's sequence number (decimal); deltas of an epoch go up by one |
@@ -94,7 +94,7 @@ __all__ = [
     "snapshot_fields",
 ]
 
-FORMAT = "2"  # 2: deltas carry edits of games, not whole games (a format-1 mirror refuses it)
+FORMAT = "3"  # 3: sections carry their team rounds, games lost `last_update`; 2: deltas carry edits
 
 # What a mirror reads at most. A delta's text or patch: the biggest real one is a round
 # published at once (a 2,000-player Swiss: 1,000 new games and their pairings, < 2 MB).

@@ -18,7 +18,9 @@ The parts, by the shape of the section's fields:
   late entries, replacements), or took out of it (an undo); putting back takes them out
   (puts them in) again;
 - `RoundPairing`: a round's pairings and their source, or no such round;
-- `RoundEntry`: one game result or one bye code of a round.
+- `RoundEntry`: one game result or one bye code of a round;
+- `TeamPart`: a team section's round matches (with who paired them), or one team's
+  lineup for a round (`team_rounds`).
 
 A value absent is `()`, present `(value,)`: the journal's codec stores both as they are.
 Pure; every field of `SectionState` is in one of these shapes (a test says so), so a state
@@ -43,6 +45,7 @@ __all__ = [
     "SectionEntry",
     "SectionLog",
     "SectionMember",
+    "TeamPart",
     "TournamentChange",
     "describe_part",
     "holds",
@@ -73,6 +76,7 @@ LOGS = ("bye_log", "late_entries", "replacements")
 
 _FIXED = ("config",)
 _ROUNDS = ("rounds",)
+_TEAMS = ("team_rounds",)
 
 Opt = tuple[Any, ...]
 """A value that may be absent: `()`, or `(value,)`."""
@@ -136,7 +140,19 @@ class RoundEntry:
     after: Opt
 
 
-TournamentChange = SectionEntry | SectionMember | SectionLog | RoundPairing | RoundEntry
+@dataclass(frozen=True, slots=True)
+class TeamPart:
+    """A team round's matches (`team` 0; the value `(matches, source)`), or team `team`'s
+    lineup for `round` (the value the `LineupSubmitted` that stands)."""
+
+    section: str
+    round: int
+    team: int
+    before: Opt
+    after: Opt
+
+
+TournamentChange = SectionEntry | SectionMember | SectionLog | RoundPairing | RoundEntry | TeamPart
 
 
 def _opt(mapping: Mapping[Any, Any], key: Any) -> Opt:
@@ -179,6 +195,22 @@ def _section_changes(old: SectionState, new: SectionState) -> Iterator[Tournamen
     if old.rounds is not new.rounds:
         for number in sorted(set(old.rounds) | set(new.rounds)):
             yield from _round_changes(name, number, old.rounds.get(number), new.rounds.get(number))
+    if old.team_rounds is not new.team_rounds:
+        for key in sorted(set(_team_entries(old)) | set(_team_entries(new))):
+            gone, came = _opt(_team_entries(old), key), _opt(_team_entries(new), key)
+            if gone != came:
+                yield TeamPart(name, key[0], key[1], gone, came)
+
+
+def _team_entries(section: SectionState) -> dict[tuple[int, int], Any]:
+    """A team section's rounds as parts: (round, 0) its matches and their source,
+    (round, team) a team's lineup."""
+    rounds = section.team_rounds
+    out: dict[tuple[int, int], Any] = {
+        (r, 0): (matches, rounds.sources.get(r, "")) for r, matches in rounds.matches.items()
+    }
+    out.update(rounds.lineups)
+    return out
 
 
 def _round_changes(
@@ -228,6 +260,8 @@ def _current(section: SectionState, change: TournamentChange) -> Any:
         case RoundEntry():
             rnd = section.rounds.get(change.round)
             return _opt(getattr(rnd, change.field), change.key) if rnd is not None else ()
+        case TeamPart():
+            return _opt(_team_entries(section), (change.round, change.team))
     raise StateError(f"not a tournament change: {change!r}")  # pragma: no cover
 
 
@@ -304,13 +338,26 @@ def _put(section: SectionState, change: TournamentChange) -> SectionState:
             return replace(section, **kept)
         case RoundPairing() | RoundEntry():
             return _put_round(section, change)
+        case TeamPart():
+            return _put_team(section, change)
     raise StateError(f"not a tournament change: {change!r}")  # pragma: no cover
+
+
+def _put_team(section: SectionState, change: TeamPart) -> SectionState:
+    rounds = section.team_rounds
+    if change.team:
+        lineups = _with(rounds.lineups, (change.round, change.team), change.before)
+        return replace(section, team_rounds=replace(rounds, lineups=lineups))
+    paired, source = change.before[0] if change.before else ((), "")
+    matches = _with(rounds.matches, change.round, (paired,) if change.before else ())
+    sources = _with(rounds.sources, change.round, (source,) if change.before else ())
+    return replace(section, team_rounds=replace(rounds, matches=matches, sources=sources))
 
 
 def _order(change: TournamentChange) -> int:
     """Rounds come back before their results, and go only after them; logs last (their
     positions were taken on the state after the action)."""
-    if isinstance(change, RoundPairing):
+    if isinstance(change, RoundPairing) or (isinstance(change, TeamPart) and not change.team):
         return 0 if change.before else 2
     if isinstance(change, SectionLog):
         return 3
@@ -321,8 +368,10 @@ def put_back_tournament(
     tournament: TournamentState, changes: Sequence[TournamentChange]
 ) -> TournamentState:
     """Each part as it was before its action. StateError when a part no longer holds
-    what the action left, or when the section would not hold together afterwards (a
-    player paired who is not in it any more): nothing is changed then."""
+    what the action left, when a lineup of a round paired board by board would change
+    while its boards stay (a paired round's lineups stay), or when the section would not
+    hold together afterwards (a player paired who is not in it any more): nothing is
+    changed then."""
     sections = dict(tournament.sections)
     touched: set[str] = set()
     # Logs are put back from the last appended, so that earlier positions stay right.
@@ -338,6 +387,16 @@ def put_back_tournament(
             raise StateError(f"{describe_part(change)} has changed since")
         sections[change.section] = _put(section, change)
         touched.add(change.section)
+    for change in changes:
+        if isinstance(change, TeamPart) and change.team:
+            was, now = tournament.sections[change.section], sections[change.section]
+            if change.round in was.rounds and change.round in now.rounds:
+                # A paired round's lineups stay: its boards were paired from them.
+                raise StateError(
+                    f"round {change.round} of {change.section} is paired board by board "
+                    f"from its lineups, so team {change.team}'s lineup stays: undo the "
+                    "round's boards first"
+                )
     for name in touched:
         problem = inconsistency(sections[name])
         if problem:
@@ -374,6 +433,10 @@ def inconsistency(section: SectionState) -> str:
         for player in mapping:
             if player not in section.players:
                 return f"player {player} has {name} recorded but is not in the section"
+    teams = section.team_rounds
+    for number, team in sorted(teams.lineups):
+        if teams.match_of(number, team) is None:
+            return f"team {team} has a lineup for round {number}, which has no match for it"
     for game in section.playoff.values():
         for player in (game.white, game.black):
             if player not in section.players:
@@ -395,11 +458,15 @@ def describe_part(change: TournamentChange) -> str:
         case RoundEntry():
             what = "result of White" if change.field == "results" else "bye code of player"
             return f"round {change.round}'s {what} {change.key} in {change.section}"
+        case TeamPart():
+            if not change.team:
+                return f"round {change.round}'s matches in {change.section}"
+            return f"team {change.team}'s lineup for round {change.round} in {change.section}"
     return "a part of the tournament"  # pragma: no cover
 
 
 def _covered() -> set[str]:
-    return {*KEYED, *MEMBERS, *LOGS, *_FIXED, *_ROUNDS}
+    return {*KEYED, *MEMBERS, *LOGS, *_FIXED, *_ROUNDS, *_TEAMS}
 
 
 def uncovered_fields() -> list[str]:

@@ -61,7 +61,9 @@ def _ranked(state: SectionState, edition: Edition, rounds: int | None) -> _Ranki
     ranked_table = table.without(gone) if gone else table
     standings = compute_standings(
         ranked_table,
-        state.config.tiebreaks,
+        # A team section's `tiebreaks` are the teams' (C.07 for teams: GP, OSB, ...); its
+        # players go by [section.teams] individual_tiebreaks (none: points alone).
+        state.config.individual_tiebreaks,
         edition=edition,
         rounds=rounds,
         unrated_rating=state.config.unrated_opponent_rating,

@@ -21,8 +21,8 @@ def round_robin_pairings(event: EventConfig, tournament: TournamentState) -> lis
     journal starts with, after the players' registration."""
     out = []
     for section in event.sections:
-        if section.system not in ("round-robin", "double-round-robin"):
-            continue
+        if section.system not in ("round-robin", "double-round-robin") or section.is_team:
+            continue  # a team section pairs teams (actions.teams), its boards from lineups
         n = len(section.players)
         cycles = 2 if section.system == "double-round-robin" else 1
         for r in range(1, section.rounds + 1):

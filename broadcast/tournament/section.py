@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from broadcast.config.model import PlayerEntry, SectionConfig
 from broadcast.fide.pairing import Pairing
 from broadcast.phrases import PhrasedError
+from broadcast.tournament.team_record import TeamRounds
 from broadcast.tournament.tournament_events import PlayerEntered, PlayerReplaced, TournamentEvent
 from clocks.errors import BoardwireError
 
@@ -95,6 +96,8 @@ class SectionRecord:
     missed_points: Mapping[int, float] = field(default_factory=dict)
     late_entries: tuple[PlayerEntered, ...] = ()
     replacements: tuple[PlayerReplaced, ...] = ()
+    # A team section's matches and lineups by round (broadcast.tournament.teams).
+    team_rounds: TeamRounds = field(default_factory=TeamRounds)
 
     @property
     def name(self) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from broadcast.config.model import PlayerEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.phrases import Phrase
+from broadcast.tournament.team_events import LineupSubmitted, LineupWithdrawn, MatchesPaired
 
 # A game's result is `broadcast.fide.results.Result`'s tournament code (TOURNAMENT_CODES);
 # a bye is one of these.
@@ -309,6 +310,9 @@ TournamentEvent = (
     | PrizeRestored
     | PlayerEntered
     | PlayerReplaced
+    | MatchesPaired
+    | LineupSubmitted
+    | LineupWithdrawn
 )
 
 __all__ = [

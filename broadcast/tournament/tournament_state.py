@@ -39,6 +39,9 @@ from broadcast.tournament.section import (
     SectionRecord,
     StateError,
 )
+from broadcast.tournament.team_events import LineupSubmitted, LineupWithdrawn, MatchesPaired
+from broadcast.tournament.team_rounds import bye_codes
+from broadcast.tournament.teams import apply_team_event
 from broadcast.tournament.tournament_events import (
     BYE_RESULTS,
     BoardAssigned,
@@ -152,7 +155,7 @@ class SectionState(SectionRecord):
                         f"round {event.round - 1} must be paired before round {event.round}"
                     )
                 self._check_pairings(event.round, event.pairings)
-                byes = {p.white: "U" for p in event.pairings if p.black is None}
+                byes = bye_codes(self.config, event.pairings)
                 new_round = RoundState(event.round, event.pairings, event.source, {}, byes)
                 return replace(self, rounds={**self.rounds, event.round: new_round})
             case PairingEdited():
@@ -165,7 +168,7 @@ class SectionState(SectionRecord):
                 }
                 in_game = {x for p in event.pairings if p.black is not None for x in p.players()}
                 codes = {p: c for p, c in old.bye_codes.items() if p not in in_game and c != "U"}
-                codes.update({p.white: "U" for p in event.pairings if p.black is None})
+                codes.update(bye_codes(self.config, event.pairings))
                 edited = RoundState(event.round, event.pairings, old.source, results, codes)
                 return replace(self, rounds={**self.rounds, event.round: edited})
             case BoardAssigned():
@@ -266,6 +269,8 @@ class SectionState(SectionRecord):
                 return entered(self, event)
             case PlayerReplaced():
                 return replaced(self, event)
+            case MatchesPaired() | LineupSubmitted() | LineupWithdrawn():
+                return replace(self, team_rounds=apply_team_event(self, event))
             case NoShowCounted():
                 self.player_entry(event.player)
                 self.check_round_number(event.round)

@@ -1,8 +1,9 @@
 """The results table (/arbiter/results) in a real browser at phone and desktop width: a
 table number, then one key or tap for the result, through the arbiter API and the door;
 the door's questions (a result replaced, an undo) in place; a refusal shown as an error;
-undo of the last entries; the list live when a result is set elsewhere; and the time to
-enter 150 results on a 300-player event (printed; bench/bench_results_entry.py repeats it).
+undo of the last entries; the list live when a result is set elsewhere; and results on
+every third table of a 300-player event (150 tables), the far ones too, each acknowledged
+(bench/bench_results_entry.py enters all 150 and times it).
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ async def test_a_result_set_elsewhere_arrives_without_a_reload(page: Any, site: 
     assert await page.evaluate("window.__sameTable") is True
 
 
-# -- 150 results on a 300-player event ---------------------------------------------------------
+# -- results across a 300-player event ----------------------------------------------------------
 
 PLAYERS = 300
 RESULTS = ("1-0", "1/2-1/2", "0-1")
@@ -177,9 +178,10 @@ async def big_site(tmp: Path) -> tuple[BigSite, Any]:
     return BigSite(service, f"http://127.0.0.1:{port}"), runner
 
 
-async def enter_150(page: Any, big: BigSite) -> float:
-    """Log in, open the results table and enter a result on each of the 150 tables, each
-    one waited for (its entry listed): the seconds it took."""
+async def enter_results(page: Any, big: BigSite, step: int = 1) -> tuple[int, float]:
+    """Log in, open the results table and enter a result on every `step`-th of the 150
+    tables (all of them by default), each one waited for (its entry listed): how many
+    results, and the seconds they took."""
     await page.goto(f"{big.url}/arbiter/login")
     await page.fill("input[name=user]", CREDENTIALS[0])
     await page.fill("input[name=password]", CREDENTIALS[1])
@@ -188,14 +190,15 @@ async def enter_150(page: Any, big: BigSite) -> float:
     await open_results(page, big.url)
     tables = await page.locator(".rt-tables li[data-table]").count()
     assert tables == PLAYERS // 2
+    chosen = range(1, tables + 1, step)
     began = time.perf_counter()
-    for n in range(1, tables + 1):
+    for n in chosen:
         await enter(page, n, RESULTS[n % 3])
         await page.wait_for_function(
             "(n) => document.getElementById('rt-status').textContent.startsWith('Table ' + n + ':')",
             arg=n,
         )
-    return time.perf_counter() - began
+    return len(chosen), time.perf_counter() - began
 
 
 @pytest.fixture
@@ -207,9 +210,12 @@ async def big(tmp_path: Path) -> AsyncIterator[BigSite]:
         await runner.cleanup()
 
 
-async def test_150_results_on_a_300_player_event(page: Any, big: BigSite) -> None:
-    seconds = await enter_150(page, big)
+async def test_results_across_a_300_player_event(page: Any, big: BigSite) -> None:
+    count, seconds = await enter_results(page, big, step=3)
     games = big.service.book.round_games(big.service.config.sections[0].name, 1)
-    assert len(games) == 150 and all(g.result is not None for g in games)
+    done = {g.key.board for g in games if g.result is not None}
+    assert count == 50 and done == set(range(1, 151, 3))
     how = "taps" if phone(page) else "keys"
-    print(f"\n150 results entered by {how} in {seconds:.1f} s ({seconds / 150 * 1000:.0f} ms each)")
+    print(
+        f"\n{count} results entered by {how} in {seconds:.1f} s ({seconds / count * 1000:.0f} ms each)"
+    )

@@ -17,6 +17,7 @@ from aiohttp import web
 from broadcast.actions import Command, Done, PublishPairings, act
 from broadcast.actions.pairings import dutch_off_loop, imported_round
 from broadcast.actions.players import find_player
+from broadcast.actions.team_import import ImportTeamRound
 from broadcast.arbiter.alerts import Alert
 from broadcast.fide.pairing import Pairing
 from broadcast.service.event_service import ActionError, EventService
@@ -115,12 +116,15 @@ PairingSource = FromTrf | ByHand | Dutch
 
 async def pairing_command(
     service: EventService, section: str, number: int, source: PairingSource
-) -> PublishPairings:
+) -> PublishPairings | ImportTeamRound:
     """The pairings of round `number` of `section` (a section's name) from `source`, as
     the command that publishes them; ActionError (PairingBusy while that round is being
-    paired) with a message to show."""
+    paired) with a message to show. A team section's TRF brings its matches and lineups
+    too (`ImportTeamRound`)."""
     pairings: tuple[Pairing, ...]
     byes: tuple[tuple[int, str], ...] = ()
+    if isinstance(source, FromTrf) and service.config.section(section).is_team:
+        return ImportTeamRound(section, number, source.text)
     if isinstance(source, FromTrf):
         pairings, byes = imported_round(source.text, number)
         return PublishPairings(

@@ -582,7 +582,7 @@ async def pairings_route(request: web.Request) -> web.Response:
             "source": source.kind,
             "pairings": [
                 {"board": p.board, "white": p.white, "black": p.black or 0}
-                for p in command.pairings
+                for p in service.tournament.section(section.name).rounds[number].pairings
             ],
             "action": action_json(done),
         }

@@ -44,6 +44,7 @@ from web.alert_titles import alert_title, by_urgency
 from web.arbiter.actions import DESK
 from web.arbiter.guard import SESSION, desk_html
 from web.board_svg import piece_defs
+from web.game_teams import game_teams
 from web.http_json import json_response
 from web.i18n import Gettext, gettext_of
 from web.keys import ARBITER, lang_of, service_of
@@ -215,6 +216,8 @@ def _table_json(
         "last_move": None if last is None else {"san": last.san, "uci": last.uci},
         "clock": None,
         "flag": game.flag,
+        # A team round's table: its match and the teams (the hall groups tables by match).
+        **game_teams(config, game.key, *(p.start if p else None for p in (game.white, game.black))),
     }
     if board is not None:
         out["clock"] = {

@@ -119,6 +119,15 @@ SCHEMAS: dict[str, Any] = {
             },
             "clock": ref("Clock"),
             "in_sync": {"type": "boolean"},
+            # A team section's game only (web.game_teams): its match and the teams.
+            "match": {"type": "integer", "description": "team sections: the match"},
+            "match_board": {"type": "integer", "description": "team sections: board in match"},
+            "first_is_white": {
+                "type": "boolean",
+                "description": "team sections: the team named first in the match has White",
+            },
+            "white_team": ref("Team"),
+            "black_team": ref("Team"),
         },
         [
             *("id", "section", "round", "board", "table", "ply", "fen"),

@@ -12,6 +12,7 @@ from typing import Any
 
 from broadcast.actions.results import DESK_REASONS
 from broadcast.fide.results import Result
+from web.openapi.arbiter_teams import arbiter_team_paths
 from web.openapi.parts import (
     EVAL_QUERY,
     GAME_PATH,
@@ -32,6 +33,7 @@ from web.openapi.parts import (
     ref,
 )
 from web.openapi.schemas import SCHEMAS
+from web.openapi.teams import TEAM_SCHEMAS, team_paths
 
 
 def _regulation_paths() -> dict[str, Any]:
@@ -504,7 +506,11 @@ def document() -> dict[str, Any]:
             "Pair a round: import the pairing program's TRF, FIDE Dutch, or pairs by hand",
             obj(
                 {
-                    "trf": {"type": "string"},
+                    "trf": {
+                        "type": "string",
+                        "description": "the pairing program's TRF; for a team section its "
+                        "013 team records bring the round's matches and lineups too",
+                    },
                     "engine": {"type": "string", "enum": ["dutch"]},
                     "override": {
                         "type": "boolean",
@@ -539,6 +545,8 @@ def document() -> dict[str, Any]:
         ),
     }
     paths.update(_regulation_paths())
+    paths.update(team_paths())
+    paths.update(arbiter_team_paths())
     pairing = paths["/api/v1/arbiter/sections/{section}/rounds/{round}/pairings"]["post"]
     pairing["description"] = (
         "FIDE Dutch runs in a worker process: a big Swiss can take a minute, the answer "
@@ -558,7 +566,7 @@ def document() -> dict[str, Any]:
         },
         "paths": paths,
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": {**SCHEMAS, **TEAM_SCHEMAS},
             "securitySchemes": {
                 "basic": {"type": "http", "scheme": "basic"},
                 "session": {"type": "apiKey", "in": "cookie", "name": "bw_session"},

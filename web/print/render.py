@@ -14,6 +14,7 @@ from typing import Any, Literal
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.ids import slug
 from broadcast.tournament.tournament_state import TournamentState
+from web import teams_json
 from web.i18n import DEFAULT, datetime_text, gettext_of
 from web.pages import ENV, chrome, delay_text
 from web.print.sheets import (
@@ -28,6 +29,7 @@ __all__ = [
     "ROUND_SHEETS",
     "Frame",
     "RoundKind",
+    "board_prizes_html",
     "crosstable_html",
     "index_html",
     "round_html",
@@ -153,6 +155,22 @@ def crosstable_html(
         # Across the page (A4 landscape) when the columns would not fit down it.
         wide=len(cross.columns) > (WIDE_GRID if cross.grid else WIDE_ROUNDS),
         progress=progress(tournament, section),
+    )
+
+
+def board_prizes_html(
+    config: EventConfig,
+    tournament: TournamentState,
+    section: SectionConfig,
+    frame: Frame,
+    lang: str = DEFAULT,
+) -> str:
+    """A team section's board prizes (as the team standings page shows them)."""
+    here = f"{frame.prefix}/board-prizes?section={slug(section.name)}"
+    back = f"/teams?section={slug(section.name)}"
+    return ENV.get_template("print_board_prizes.html").render(
+        **_common(config, section, frame, lang, here, back),
+        prizes=teams_json.board_prizes_json(tournament, section),
     )
 
 

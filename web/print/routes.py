@@ -12,6 +12,7 @@ has one (`web.checkin.parts.table_qr`: a per-round code is for the hall, not for
     /print/round/N/results?section=S      results by table
     /print/standings?section=S            standings with the section's tie-breaks
     /print/crosstable?section=S           the crosstable
+    /print/board-prizes?section=S         a team section's board prizes
 """
 
 from __future__ import annotations
@@ -207,3 +208,14 @@ for _kind in render.ROUND_SHEETS:
 
 _sheet("/standings")(_section_sheet("standings", render.standings_html))
 _sheet("/crosstable")(_section_sheet("crosstable", render.crosstable_html))
+
+
+@_sheet("/board-prizes")
+async def board_prizes_sheet(request: web.Request) -> web.Response:
+    """A team section's board prizes; a section of individuals has none (404)."""
+    section = section_of(request)
+    if not section.is_team:
+        _ = gettext_of(lang_of(request))
+        text = _("%(section)s is not a team section.") % {"section": section.name}
+        return _error(request, 404, text)
+    return await _section_sheet("board_prizes", render.board_prizes_html)(request)

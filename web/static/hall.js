@@ -217,8 +217,20 @@
     }
     const keep = new Set();
     const cards = [];
+    let group = "";
     for (const tbl of data.tables) {
       const key = tbl.game;
+      // A team round: the match's teams over its tables (web/game_teams.py).
+      if (tbl.match && group !== tbl.section + ":" + tbl.match) {
+        group = tbl.section + ":" + tbl.match;
+        // The team named first (the home team) is White here or not as the section's
+        // rules say (`first_is_white`), so the heading names the teams in the match's order.
+        const [first, second] = tbl.first_is_white
+          ? [tbl.white_team, tbl.black_team] : [tbl.black_team, tbl.white_team];
+        const head = el("h2", "hmatch", (first ? first.name : "?") + " – " + (second ? second.name : "?"));
+        head.setAttribute("data-match", String(tbl.match));
+        cards.push(head);
+      }
       const json = JSON.stringify(tbl);
       keep.add(key);
       let c = grid.querySelector('.htable[data-game="' + CSS.escape(key) + '"]');

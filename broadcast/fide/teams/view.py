@@ -58,7 +58,8 @@ class TeamSectionView:
     """What a team section's standings need. `rank_by` "match-points" or "game-points";
     `match_points` for a won, drawn and lost match; `tiebreaks` the section's tie-break
     names in order; `ratings` each player's rating (0: unrated); `rounds` the rounds
-    whose matches are all complete (standings after them)."""
+    whose matches are all complete (standings after them); `round_robin` a Berger
+    schedule rather than a Swiss."""
 
     teams: tuple[TeamView, ...]
     boards: int
@@ -71,3 +72,10 @@ class TeamSectionView:
     bye_game_points: float | None = None
     board_prize_min_games: int = 0
     ratings: Mapping[int, int] = field(default_factory=dict)
+    # A round robin (Berger) rather than a Swiss: C.07 leaves the bye of an odd-sized
+    # round robin out of a team's Buchholz and Sonneborn-Berger (a Swiss bye meets a dummy).
+    round_robin: bool = False
+    # The C.07 edition the tie-breaks follow (2024 or 2026: they differ on the dummy
+    # opponent of an unplayed round). The spine's `team_view` gives the event's
+    # `tiebreak_edition`; a view built by hand gets the latest.
+    edition: int = 2026

@@ -36,7 +36,7 @@ from tests.support.paths import ROOT
 
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
 SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
-PLIES = 24
+PLIES = 18
 SPEED = 10.0
 KILLS = 3
 BOARDWIRE = [sys.executable, "-m", "broadcast.cli"]

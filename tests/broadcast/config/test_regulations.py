@@ -106,9 +106,13 @@ def test_check_takes_every_example_at_once_and_names_each_regulation_item(
 
     examples = sorted(str(p) for p in (ROOT / "examples").glob("*.toml"))
     code, out, _ = _run(["check", *examples], capsys)
-    assert code == 0 and out.count("OK: the config is valid.") == len(examples) == 4
+    assert code == 0 and out.count("OK: the config is valid.") == len(examples) == 6
     reports = dict(zip(examples, out.split("== ")[1:], strict=True))
-    donostia, pamplona, hall, sestao = (reports[e] for e in examples)
+    names = ("donostia-2009-round-robin", "pamplona-masters", "sestao-2025-swiss-hall")
+    donostia, pamplona, hall, sestao = (
+        reports[str(ROOT / "examples" / f"{name}.toml")] for name in (*names, "sestao-2025-swiss")
+    )
+    assert "round 1 matches (team Berger table" in reports[examples[2]]  # the league
     assert "desk 'Player asks to continue'" in hall
     assert "tie for first: undecided until played off" in donostia
     assert "desk 'Pair play-off game'" in donostia

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import stat
 
+from broadcast.config.model import EventConfig
 from broadcast.export.pgn import round_pgn
 from broadcast.fide.berger import berger_round
+from broadcast.fide.teams.match import Match
 from broadcast.games.book import GameBook
 from broadcast.games.ids import GameKey
 from broadcast.publish.folder import (
     ROUND_FILE,
+    TEAM_CROSSTABLE_FILE,
     export_event_folder,
     export_round_folder,
     round_folder,
     write_if_changed,
 )
-from broadcast.tournament.tournament_events import RoundPaired
+from broadcast.tournament.team_events import MatchesPaired
+from broadcast.tournament.team_rounds import compose_round, fallback_lineups
+from broadcast.tournament.tournament_events import PlayersRegistered, ResultRecorded, RoundPaired
+from broadcast.tournament.tournament_state import TournamentState
 from tests.support.export import event, paired, play, random_line, read_all
+from tests.support.team_section import ROUND_1, SECTION, team_section
 
 MASTERS = "Masters"
 
@@ -92,3 +99,33 @@ def test_write_if_changed_replaces_a_file_it_cannot_read(tmp_path) -> None:
     assert write_if_changed(path, "text\n") is True
     assert write_if_changed(path, "text\n") is False
     assert path.read_text(encoding="utf-8") == "text\n"
+
+
+def test_a_team_section_has_its_crosstable_beside_its_rounds(tmp_path) -> None:
+    """A team section's folder carries the team crosstable the public state gives, and
+    it changes when a result comes in."""
+    section = team_section()
+    cfg = EventConfig("League", "", "Europe/Madrid", 0, 2024, "confirm", (section,), ())
+    state = TournamentState.new(cfg)
+    state = state.apply(PlayersRegistered(SECTION, section.players))
+    state = state.apply(MatchesPaired(SECTION, 1, (Match(1, 1, 2), Match(2, 3, 4))))
+    for lineup in fallback_lineups(section, state.section(SECTION), 1, ROUND_1, by="rules"):
+        state = state.apply(lineup)
+    pairings = compose_round(section, state.section(SECTION), 1)
+    state = state.apply(RoundPaired(SECTION, 1, pairings))
+    book = GameBook().synced(state)
+    export_round_folder(tmp_path, book, cfg, SECTION, 1, tournament=state)
+    table = tmp_path / TEAM_CROSSTABLE_FILE
+    before = table.read_text(encoding="utf-8")
+    assert "Team 1" in before and "Team 4" in before
+    for pairing in pairings:
+        state = state.apply(ResultRecorded(SECTION, 1, pairing.white, "1-0"))
+    update = export_round_folder(
+        tmp_path, GameBook().synced(state), cfg, SECTION, 1, tournament=state
+    )
+    after = table.read_text(encoding="utf-8")
+    assert table in update.written and after != before
+    # White wins every board: with White on the first team's odd boards, each match is
+    # drawn 1-1, one match point each, and every team shares first place.
+    rows = [line.split() for line in after.splitlines()[2:]]
+    assert [(row[0], row[-2], row[-1]) for row in rows] == [("1", "1", "1")] * 4

@@ -18,7 +18,7 @@ from broadcast.cli.mirror import mirror
 from broadcast.games.evaluation import position_key
 from broadcast.publish.mirror_feed import MirrorFeed
 from tests.broadcast.analysis.test_evaluator import stockfish  # noqa: F401 (the fixture: fails when missing)
-from tests.broadcast.cli.test_mirror import Mirror, redis_server, settled, until, venue  # noqa: F401
+from tests.broadcast.cli.test_mirror import Mirror, settled, until, venue
 from tests.support.redis_server import RedisProcess
 from web.keys import EVALS
 
@@ -46,7 +46,7 @@ async def _evals(ws: Any, seconds: float) -> list[dict[str, Any]]:
 
 async def test_a_mirror_with_eval_evaluates_what_it_serves(
     tmp_path: Path,
-    redis_server: RedisProcess,  # noqa: F811
+    redis_server: RedisProcess,
     stockfish: str,  # noqa: F811
 ) -> None:
     async with venue(tmp_path, redis_server.url) as v:

@@ -113,7 +113,12 @@ async def test_an_unreadable_entry_is_skipped_once_and_spectators_are_not_resync
                 caplog.clear()
                 for junk in (
                     {b"kind": b"delta", b"junk": b"\xff\x00"},  # the audit's `junk.py missing`
-                    {b"format": b"2", b"kind": b"delta", b"epoch": b"zzz", b"seq": b"abc"},
+                    {
+                        b"format": stream_format.FORMAT.encode(),
+                        b"kind": b"delta",
+                        b"epoch": b"zzz",
+                        b"seq": b"abc",
+                    },
                     {b"hello": b"world"},
                 ):
                     await _add(redis_server.url, _stream(v), junk)
@@ -319,7 +324,7 @@ async def test_a_venue_of_another_format_is_said_once_with_what_to_do(
     assert not feed.ready.is_set() and feed.state is None
     said = [r.getMessage() for r in caplog.records if "format" in r.getMessage()]
     assert len(said) == 1, said
-    assert "'1'" in said[0] and "'2'" in said[0] and "same boardwire version" in said[0]
+    assert "'1'" in said[0] and f"'{stream_format.FORMAT}'" in said[0] and "same boardwire version" in said[0]
 
 
 EVENT_NAME = "Pamplona Masters"

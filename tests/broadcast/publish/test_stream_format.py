@@ -1,4 +1,4 @@
-"""The public stream's entries (format 2): a round trip, deltas that carry what changed
+"""The public stream's entries (format 3): a round trip, deltas that carry what changed
 (a clock tick is an edit of a few fields, not the whole game), and decoding that is total
 over whatever Redis hands a mirror: a value or a `Rejected` with its reason, never an
 exception, never a value of the wrong type, never a zlib bomb inflated whole."""
@@ -69,7 +69,7 @@ def test_a_snapshot_round_trips_without_what_must_not_leave_the_venue() -> None:
     assert all(b.port == "" for b in entry.config.boards)
     assert b"secret" not in zlib.decompress(fields["body"])
     assert entry.state.book.games == PUBLIC.book.games and entry.seq == 7
-    assert fields["format"] == FORMAT == "2"
+    assert fields["format"] == FORMAT == "3"
 
 
 def test_a_delta_carries_only_what_changed() -> None:
@@ -245,7 +245,7 @@ def test_an_entry_of_another_format_says_both_formats_and_what_to_do() -> None:
     fields["format"] = "1"
     decoded = decode_snapshot(fields)
     assert isinstance(decoded, Rejected) and decoded.why == "format"
-    assert "'1'" in decoded.reason and "'2'" in decoded.reason
+    assert "'1'" in decoded.reason and f"'{FORMAT}'" in decoded.reason
     assert "same boardwire version" in decoded.reason
 
 

@@ -23,6 +23,7 @@ PARAMETERS = {
     "seq": "1",
     "section": "masters",
     "round": "1",
+    "team": "1",
 }
 
 

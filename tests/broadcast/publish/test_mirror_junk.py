@@ -324,7 +324,11 @@ async def test_a_venue_of_another_format_is_said_once_with_what_to_do(
     assert not feed.ready.is_set() and feed.state is None
     said = [r.getMessage() for r in caplog.records if "format" in r.getMessage()]
     assert len(said) == 1, said
-    assert "'1'" in said[0] and f"'{stream_format.FORMAT}'" in said[0] and "same boardwire version" in said[0]
+    assert (
+        "'1'" in said[0]
+        and f"'{stream_format.FORMAT}'" in said[0]
+        and "same boardwire version" in said[0]
+    )
 
 
 EVENT_NAME = "Pamplona Masters"

@@ -30,9 +30,9 @@ from broadcast.actions.teams import PairTeamRound, lineup_words, team_rules
 from broadcast.config.model import TeamEntry
 from broadcast.fide.pairing import Pairing
 from broadcast.fide.pairing_import import PairingImportError, import_round
-from broadcast.fide.team_import import ImportedTeamRound, TeamImportError, import_team_round
+from broadcast.fide.teams.trf_import import ImportedTeamRound, TeamImportError, import_team_round
+from broadcast.fide.teams.trf_records import TrfTeam
 from broadcast.fide.trf import TrfError, TrfFile, read_trf
-from broadcast.fide.trf_teams import TrfTeam
 from broadcast.journal.kinds import JournalEvent
 from broadcast.phrases import phrase_of, say
 from broadcast.service.committer import ActionError

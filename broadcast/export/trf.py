@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.export.pgn import event_title
 from broadcast.fide.teams.match import first_team_is_white
+from broadcast.fide.teams.trf_records import TEAM_RECORD, team_record_value
 from broadcast.fide.trf import TrfFile, TrfRecord, write_trf
-from broadcast.fide.trf_teams import TEAM_RECORD, team_record_value
 from broadcast.tournament.eligibility import status_of
 from broadcast.tournament.final_standings import section_standings
 from broadcast.tournament.tournament_state import TournamentState

@@ -31,7 +31,7 @@ from broadcast.fide.crosstable import (
     Scoring,
     System,
 )
-from broadcast.fide.trf_teams import (
+from broadcast.fide.teams.trf_records import (
     TEAM_RECORD,
     TeamRecordError,
     TrfTeam,
@@ -231,7 +231,7 @@ class TrfFile:
 
     @property
     def teams(self) -> tuple[TrfTeam, ...]:
-        """Record 013: the teams, numbered in file order (`broadcast.fide.trf_teams`)."""
+        """Record 013: the teams, numbered in file order (`broadcast.fide.teams.trf_records`)."""
         return tuple(
             parse_team_record(value, number)
             for number, value in enumerate(self.all_records(TEAM_RECORD), start=1)

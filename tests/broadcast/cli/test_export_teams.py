@@ -13,7 +13,7 @@ import pytest
 from broadcast.actions.team_rehearsal import pair_teams_unpaired
 from broadcast.cli import export as cli_export
 from broadcast.config import load_event
-from broadcast.fide.trf_teams import parse_team_record
+from broadcast.fide.teams.trf_records import parse_team_record
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime

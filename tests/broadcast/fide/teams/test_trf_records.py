@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 
 from broadcast.config.model import TeamEntry, TeamRules
 from broadcast.export.trf import section_trf
-from broadcast.fide.trf import TrfError, TrfFile, TrfRecord, read_trf, write_trf
-from broadcast.fide.trf_teams import (
+from broadcast.fide.teams.trf_records import (
     TeamRecordError,
     TrfTeam,
     check_team_players,
     parse_team_record,
     team_record_value,
 )
+from broadcast.fide.trf import TrfError, TrfFile, TrfRecord, read_trf, write_trf
 from tests.support.export import event, paired
 
 

@@ -1,7 +1,7 @@
 """A team round imported from the pairing program's TRF: its matches and lineups.
 
 The program pairs the teams and writes the boards as individual games in the player
-lines; the 013 records (`broadcast.fide.trf_teams`) say whose team each player is. From
+lines; the 013 records (`broadcast.fide.teams.trf_records`) say whose team each player is. From
 one round's games this module finds which teams meet (`Match`, the team named first
 being the one with White on board 1 when its colours are "odd", on board 2 when they are
 "even") and who played on which board (each team's lineup, in board order).
@@ -26,7 +26,7 @@ from typing import Literal
 
 from broadcast.fide.crosstable import Crosstable, ResultCode, RoundEntry
 from broadcast.fide.teams.match import Match, first_team_is_white
-from broadcast.fide.trf_teams import TrfTeam
+from broadcast.fide.teams.trf_records import TrfTeam
 from clocks.errors import BoardwireError
 
 __all__ = ["ImportedTeamRound", "TeamImportError", "import_team_round"]

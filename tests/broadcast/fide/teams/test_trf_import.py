@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from broadcast.fide.team_import import ImportedTeamRound, TeamImportError, import_team_round
 from broadcast.fide.teams.match import Match
+from broadcast.fide.teams.trf_import import ImportedTeamRound, TeamImportError, import_team_round
 from broadcast.fide.trf import read_trf
 
 

@@ -63,6 +63,9 @@ SLOW = {
     "broadcast/cli/test_evaluation.py": "Stockfish",
     "broadcast/analysis/test_evaluator.py": "Stockfish",
     "web/test_evaluation_feed.py": "Stockfish",
+    "web/livechess/test_server.py::test_serve_sim_serves_the_api_and_follows_its_games": (
+        "a serve --sim subprocess"
+    ),
     "broadcast/cli/test_serve_crash.py": "serve subprocesses killed and restarted",
     "broadcast/cli/test_serve_fast.py": "serve --sim run",
     "broadcast/cli/test_serve_exit.py": "serve runs",

@@ -66,7 +66,16 @@ BOARDS_FLOORS = [
 WEB_FLOORS = [
     ["web.app"],
     ["web.routes_teams"],  # a team section's routes, beside the public ones they extend
-    ["web.arbiter", "web.routes_public", "web.print", "web.checkin.page", "web.captains.page"],
+    [
+        "web.arbiter",
+        "web.routes_public",
+        "web.print",
+        "web.checkin.page",
+        "web.captains.page",
+        "web.commentary.page",  # the commentators' live channel (venue's app only)
+    ],
+    ["web.livechess.server"],  # LiveChess's local API: its own app, runner and port
+    ["web.checkin.gate"],  # what the two pages behind a code share
     ["web.http_json", "web.checkin.parts", "web.team_pages", "web.captains.parts"],
     ["web.keys", "web.openapi", "web.captains"],  # web.captains: the captain codes
     [
@@ -76,6 +85,8 @@ WEB_FLOORS = [
         "web.hub",
         "web.answers",
         "web.checkin",  # its codes, limits and QR codes (the page and parts sit above)
+        "web.livechess",  # the LiveChess API's pure parts: feed, protocol, views, access
+        "web.commentary",  # the live state as the pages read it (live_source)
     ],
     [
         "web.limits",

@@ -30,6 +30,7 @@ from web.auth import Auth
 from web.board_png import Previews, cache_size
 from web.captains import page as captains
 from web.checkin import page as checkin
+from web.commentary import page as commentary
 from web.http_json import error, json_response
 from web.http_server import GuardedRunner, secure
 from web.hub import Hub
@@ -290,8 +291,10 @@ def build_app(
     health: Health | None = None,
     limits: WebLimits | None = None,
     evals: Evaluator | None = None,
+    commentator: tuple[str, str] | None = None,
 ) -> web.Application:
     """The application for `service`; `credentials` (user, password) enable the desk;
+    `commentator` (user, password) the commentators' live channel (`web.commentary`);
     `proxy` names the trusted reverse proxies and the public origin (see `web.proxy`);
     `health` carries system alerts (the journal, the export folder, a failed task); by
     default the service's own; `limits` what clients may ask (see `web.limits`);
@@ -306,7 +309,7 @@ def build_app(
     app[PUBLIC] = service.public_view  # every public route: the delayed view only
     app[LIMITS] = limits
     app[BUDGET] = budget = LoopBudget(limits.loop_share, limits.loop_burst)
-    app[AUTH] = Auth(credentials, arbiter_networks=app[PROXY].arbiters)
+    app[AUTH] = Auth(credentials, arbiter_networks=app[PROXY].arbiters, commentator=commentator)
     app[DESK] = arbiter_desk = Desk(service, health)
     if evals is not None:
         app[EVALS] = evals
@@ -331,6 +334,9 @@ def build_app(
     app.add_routes(print_routes.arbiter_routes)  # the same sheets, live, at the desk
     checkin.setup(app)  # the players' table pages /t/N and the round codes (web.checkin)
     captains.setup(app)  # the team captains' lineup pages /captain/S/T (web.captains)
+    # The commentators' live channel /commentary (web.commentary): the venue's app only,
+    # never a mirror's (build_mirror_app has no such route).
+    commentary.setup(app, service, budget=budget, limits=limits.hub)
     app.router.add_static("/static/", STATIC, append_version=False)
 
     _close_each_part(app)
@@ -410,6 +416,7 @@ async def start_web(
     limits: WebLimits | None = None,
     tune_gc: bool = False,
     evals: Evaluator | None = None,
+    commentator: tuple[str, str] | None = None,
 ) -> web.AppRunner:
     """Serve the event on host:port until the runner is cleaned up (through
     `web.http_server`: header timeout, connection limits, quiet parser errors). `tune_gc`:
@@ -420,7 +427,7 @@ async def start_web(
     if tune_gc:
         server.raise_open_file_limit()
     runner = GuardedRunner(
-        build_app(service, credentials, proxy, health, limits, evals),
+        build_app(service, credentials, proxy, health, limits, evals, commentator),
         limits=limits,
         proxy=proxy,
         csp=_csp(proxy.public_origin),

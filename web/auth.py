@@ -67,11 +67,17 @@ MAX_KNOWN = 1000  # known addresses, and remembered devices, kept (the oldest go
 AUTH_FAILED_MESSAGE = "Wrong user or password."
 
 
+ARBITER_ROLE = "arbiter"
+COMMENTATOR_ROLE = "commentator"  # read-only: the commentators' live channel (web.commentary)
+COMMENTARY_COOKIE = "bw_commentary"  # a commentator's session, sent to /commentary only
+
+
 @dataclass
 class Session:
     user: str
     csrf: str
     expires: float
+    role: str = ARBITER_ROLE  # what it may do: only an arbiter's session acts
 
 
 @dataclass(frozen=True)
@@ -122,8 +128,12 @@ class Auth:
         *,
         now: Callable[[], float] = time.monotonic,
         arbiter_networks: Sequence[Network] = (),
+        commentator: tuple[str, str] | None = None,
     ) -> None:
         self.credentials = credentials
+        # The commentators' read-only login (`BOARDWIRE_COMMENTATOR_PASSWORD`): its
+        # guesses share the arbiter's limits below, its sessions never act.
+        self.commentator = commentator
         self.now = now
         self.arbiter_networks = tuple(arbiter_networks)
         self.sessions: dict[str, Session] = {}
@@ -138,12 +148,20 @@ class Auth:
     def enabled(self) -> bool:
         return self.credentials is not None
 
-    def check_password(self, user: str, password: str) -> bool:
-        if self.credentials is None:
+    def check_password(self, user: str, password: str, role: str = ARBITER_ROLE) -> bool:
+        credentials = self.commentator if role == COMMENTATOR_ROLE else self.credentials
+        if credentials is None:
             return False
-        ok_user = hmac.compare_digest(user.encode(), self.credentials[0].encode())
-        ok_password = hmac.compare_digest(password.encode(), self.credentials[1].encode())
+        ok_user = hmac.compare_digest(user.encode(), credentials[0].encode())
+        ok_password = hmac.compare_digest(password.encode(), credentials[1].encode())
         return ok_user and ok_password
+
+    def role_of(self, user: str, password: str) -> str | None:
+        """Whose credentials these are: the arbiter's, a commentator's, or nobody's (both
+        compared, so the time taken does not tell which one matched)."""
+        arbiter = self.check_password(user, password)
+        commentator = self.check_password(user, password, COMMENTATOR_ROLE)
+        return ARBITER_ROLE if arbiter else COMMENTATOR_ROLE if commentator else None
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -257,21 +275,29 @@ class Auth:
     def check_guess(self, who: Caller | str, user: str, password: str) -> bool:
         """A rate-limited password check; raises `GuessLimit` while `who` is locked out.
         `who`: a `Caller`, or an address (a client without cookies)."""
+        return self.guess_role(who, user, password, (ARBITER_ROLE,)) is not None
+
+    def guess_role(
+        self, who: Caller | str, user: str, password: str, roles: Sequence[str]
+    ) -> str | None:
+        """`check_guess` for any of `roles`: the role the credentials are (None: wrong,
+        counted as a failure like any other); the same limits whichever login asks."""
         wait = self.retry_after(who)
         if wait > 0:
             raise GuessLimit(wait)
-        if self.check_password(user, password):
+        role = self.role_of(user, password)
+        if role is not None and role in roles:
             self.succeeded(who)
-            return True
+            return role
         self.failed(who)
-        return False
+        return None
 
     # -- sessions ------------------------------------------------------------------------------
 
-    def open_session(self, user: str) -> tuple[str, Session]:
+    def open_session(self, user: str, role: str = ARBITER_ROLE) -> tuple[str, Session]:
         self._expire()
         token = secrets.token_urlsafe(32)
-        session = Session(user, secrets.token_urlsafe(32), self.now() + SESSION_SECONDS)
+        session = Session(user, secrets.token_urlsafe(32), self.now() + SESSION_SECONDS, role)
         self.sessions[token] = session
         return token, session
 
@@ -283,16 +309,24 @@ class Auth:
             self.sessions.pop(next(iter(self.sessions)))
 
     def session(self, request: web.Request) -> Session | None:
-        token = request.cookies.get(SESSION_COOKIE)
+        """The arbiter's open session (a commentator's is never one, whatever cookie
+        carries its token: it can enter no desk and act on nothing)."""
+        return self._open(request.cookies.get(SESSION_COOKIE), ARBITER_ROLE)
+
+    def commentary_session(self, request: web.Request) -> Session | None:
+        """A commentator's open session (`COMMENTARY_COOKIE`)."""
+        return self._open(request.cookies.get(COMMENTARY_COOKIE), COMMENTATOR_ROLE)
+
+    def _open(self, token: str | None, role: str) -> Session | None:
         if not token:
             return None
         session = self.sessions.get(token)
-        if session is None or session.expires <= self.now():
+        if session is None or session.expires <= self.now() or session.role != role:
             return None
         return session
 
-    def close_session(self, request: web.Request) -> None:
-        token = request.cookies.get(SESSION_COOKIE)
+    def close_session(self, request: web.Request, cookie: str = SESSION_COOKIE) -> None:
+        token = request.cookies.get(cookie)
         if token:
             self.sessions.pop(token, None)
 
@@ -348,7 +382,10 @@ def same_origin(request: web.Request) -> bool:
 
 
 __all__ = [
+    "ARBITER_ROLE",
     "AUTH_FAILED_MESSAGE",
+    "COMMENTARY_COOKIE",
+    "COMMENTATOR_ROLE",
     "DEVICE_COOKIE",
     "DEVICE_SECONDS",
     "GLOBAL",

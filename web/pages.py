@@ -221,7 +221,7 @@ def home_page(
     )
 
 
-def _round_games(
+def round_games(
     config: EventConfig, public: PublicState, section: SectionConfig, number: int
 ) -> list[dict[str, Any]]:
     """A round's games as its pages show them: each with its mini-board picture."""
@@ -241,7 +241,7 @@ def round_page(
     speed: float = 1.0,
     lang: str = DEFAULT,
 ) -> str:
-    games = _round_games(config, public, section, number)
+    games = round_games(config, public, section, number)
     return ENV.get_template("round.html").render(
         **page_frame(config, delay, speed, lang, f"/round/{number}?section={slug(section.name)}"),
         section=section,
@@ -352,7 +352,7 @@ def embed_round_page(
     lang: str = DEFAULT,
 ) -> str:
     """A round's boards, compact and live, for a frame on another site."""
-    games = _round_games(config, public, section, number)
+    games = round_games(config, public, section, number)
     here = f"/embed/round/{number}?section={slug(section.name)}"
     return ENV.get_template("embed_round.html").render(
         **page_frame(config, delay, speed, lang, here),
@@ -410,6 +410,7 @@ __all__ = [
     "page_frame",
     "reason_text",
     "round_choices",
+    "round_games",
     "round_page",
     "standings_page",
     "used_text",

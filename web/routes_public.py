@@ -479,10 +479,11 @@ async def game_page(request: web.Request) -> web.Response:
     # (the client's to choose, and the page is shared by every client).
     settings = request.app.get(PROXY)
     origin = (settings.public_origin if settings else None) or ""
-    evaluating = evals_of(request) is not None
+    # `?eval=0` (the venue's own screens): no evaluation bar, no evaluation line.
+    evaluating = evals_of(request) is not None and request.query.get("eval") != "0"
     return await answer_page(
         request,
-        f"game:{game_id}:{flipped}",
+        f"game:{game_id}:{flipped}:{evaluating}",
         lambda config, public, delay, speed, lang: pages.game_page(
             config,
             public.book.get(game_id),

@@ -9,15 +9,16 @@ that is not a team section answers 404 with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
 from broadcast.config.model import SectionConfig
 from broadcast.service.event_state import PublicState
+from broadcast.tournament.tournament_state import TournamentState
 from web import team_pages, teams_json
-from web.answers import tournament_only
+from web.answers import Key, tournament_only, whole
 from web.http_json import error, round_of, section_of
 from web.i18n import gettext_of
 from web.keys import lang_of, public_of
@@ -38,6 +39,8 @@ def _not_team(request: web.Request) -> web.Response:
 
 
 JsonMaker = Callable[[SectionConfig, PublicState], Any]
+TournamentJson = Callable[[TournamentState, SectionConfig], Any]
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 
 async def _json(request: web.Request, name: str, make: JsonMaker, whole: bool) -> web.Response:
@@ -69,31 +72,20 @@ async def matches_route(request: web.Request) -> web.Response:
     return await _json(request, "matches", _rounds, True)
 
 
-async def team_standings_route(request: web.Request) -> web.Response:
-    return await _json(
-        request,
-        "team-standings",
-        lambda section, public: teams_json.team_standings_json(public.tournament, section),
-        False,
-    )
+def _tournament_route(name: str, make: TournamentJson) -> Handler:
+    """The route of `name`: `make`'s JSON of the section from the tournament alone."""
+
+    async def route(request: web.Request) -> web.Response:
+        return await _json(
+            request, name, lambda section, public: make(public.tournament, section), False
+        )
+
+    return route
 
 
-async def team_crosstable_route(request: web.Request) -> web.Response:
-    return await _json(
-        request,
-        "team-crosstable",
-        lambda section, public: teams_json.team_crosstable_json(public.tournament, section),
-        False,
-    )
-
-
-async def board_prizes_route(request: web.Request) -> web.Response:
-    return await _json(
-        request,
-        "board-prizes",
-        lambda section, public: teams_json.board_prizes_json(public.tournament, section),
-        False,
-    )
+team_standings_route = _tournament_route("team-standings", teams_json.team_standings_json)
+team_crosstable_route = _tournament_route("team-crosstable", teams_json.team_crosstable_json)
+board_prizes_route = _tournament_route("board-prizes", teams_json.board_prizes_json)
 
 
 for _path, _handler in (
@@ -168,30 +160,32 @@ async def match_page(request: web.Request) -> web.Response:
     )
 
 
-@routes.get("/teams")
-async def team_standings_page(request: web.Request) -> web.Response:
+SectionPage = Callable[..., str]
+
+
+async def _section_page(
+    request: web.Request, name: str, render: SectionPage, on: Key = whole
+) -> web.Response:
+    """The team section's page `name`, drawn by `render(config, public, section, delay,
+    speed=, lang=)` (on `on`: what of the public state it reads)."""
     section = _page_of(request)
     if isinstance(section, web.Response):
         return section
     return await answer_page(
         request,
-        f"teams:{section.name}",
-        lambda config, public, delay, speed, lang: team_pages.team_standings_page(
+        f"{name}:{section.name}",
+        lambda config, public, delay, speed, lang: render(
             config, public, section, delay, speed=speed, lang=lang
         ),
-        tournament_only,
+        on,
     )
+
+
+@routes.get("/teams")
+async def team_standings_page(request: web.Request) -> web.Response:
+    return await _section_page(request, "teams", team_pages.team_standings_page, tournament_only)
 
 
 @routes.get("/team-crosstable")
 async def team_crosstable_page(request: web.Request) -> web.Response:
-    section = _page_of(request)
-    if isinstance(section, web.Response):
-        return section
-    return await answer_page(
-        request,
-        f"team-crosstable:{section.name}",
-        lambda config, public, delay, speed, lang: team_pages.team_crosstable_page(
-            config, public, section, delay, speed=speed, lang=lang
-        ),
-    )
+    return await _section_page(request, "team-crosstable", team_pages.team_crosstable_page)

@@ -10,10 +10,9 @@ from typing import Any
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.games.ids import slug
 from broadcast.service.event_state import PublicState
-from web import json_views, teams_json
-from web.board_svg import board_svg
+from web import teams_json
 from web.i18n import DEFAULT
-from web.pages import ENV, page_frame, round_choices
+from web.pages import ENV, page_frame, round_choices, round_games
 
 
 def _points_filter(points: float | None) -> str:
@@ -30,9 +29,18 @@ __all__ = [
 ]
 
 
-def _frame(config: EventConfig, delay: float, speed: float, lang: str, here: str) -> dict[str, Any]:
-    # A team round's boards are named by match and board, not by hall table.
-    return {**page_frame(config, delay, speed, lang, here), "by_table": False}
+def _frame(
+    config: EventConfig, section: SectionConfig, path: str, delay: float, speed: float, lang: str
+) -> dict[str, Any]:
+    """A team section's page frame at `path` (its address without the section)."""
+    here = f"{path}?section={slug(section.name)}"
+    return {
+        **page_frame(config, delay, speed, lang, here),
+        # A team round's boards are named by match and board, not by hall table.
+        "by_table": False,
+        "section": section,
+        "section_slug": slug(section.name),
+    }
 
 
 def _with_games(
@@ -40,18 +48,14 @@ def _with_games(
 ) -> list[dict[str, Any]]:
     """The round's matches, each board with its game's mini-board data (when it has a
     game: an empty chair has none)."""
-    games = {
-        g["id"]: g
-        for g in json_views.round_json(public.book, section.name, number, config)["games"]
-    }
+    games = {g["id"]: g for g in round_games(config, public, section, number)}
     matches = teams_json.matches_json(public.tournament, section, public.book, number)
     for match in matches:
         for board in match["boards"]:
             game = games.get(board["game"] or "")
             if game is not None:
-                last = game["last_move"]["uci"] if game["last_move"] else None
-                reason = public.book.games[game["id"]].result_reason
-                game = {**game, "svg": board_svg(game["fen"], last), "result_reason": reason}
+                # The reason's code (the `reason` filter words it), as the team pages did.
+                game = {**game, "result_reason": public.book.games[game["id"]].result_reason}
             board["g"] = game
     return matches
 
@@ -67,11 +71,8 @@ def team_round_page(
     lang: str = DEFAULT,
 ) -> str:
     """A team round by match: the teams and the score, the boards under it."""
-    here = f"/round/{number}?section={slug(section.name)}"
     return ENV.get_template("team_round.html").render(
-        **_frame(config, delay, speed, lang, here),
-        section=section,
-        section_slug=slug(section.name),
+        **_frame(config, section, f"/round/{number}", delay, speed, lang),
         number=number,
         matches=_with_games(config, public, section, number),
         rounds=round_choices(public, section),
@@ -93,11 +94,8 @@ def match_page(
     found = [m for m in _with_games(config, public, section, number) if m["match"] == match]
     if not found:
         return None
-    here = f"/match/{number}/{match}?section={slug(section.name)}"
     return ENV.get_template("team_match.html").render(
-        **_frame(config, delay, speed, lang, here),
-        section=section,
-        section_slug=slug(section.name),
+        **_frame(config, section, f"/match/{number}/{match}", delay, speed, lang),
         number=number,
         m=found[0],
     )
@@ -114,11 +112,8 @@ def team_standings_page(
 ) -> str:
     """The team standings with their tie-breaks, the board prizes, and the teams with
     their rosters."""
-    here = f"/teams?section={slug(section.name)}"
     return ENV.get_template("team_standings.html").render(
-        **_frame(config, delay, speed, lang, here),
-        section=section,
-        section_slug=slug(section.name),
+        **_frame(config, section, "/teams", delay, speed, lang),
         rows=teams_json.team_standings_json(public.tournament, section),
         prizes=teams_json.board_prizes_json(public.tournament, section),
         teams=teams_json.teams_json(config, section),
@@ -135,11 +130,8 @@ def team_crosstable_page(
     lang: str = DEFAULT,
 ) -> str:
     """The team crosstable: each team's match results against each other team."""
-    here = f"/team-crosstable?section={slug(section.name)}"
     return ENV.get_template("team_crosstable.html").render(
-        **_frame(config, delay, speed, lang, here),
-        section=section,
-        section_slug=slug(section.name),
+        **_frame(config, section, "/team-crosstable", delay, speed, lang),
         teams={t.number: t for t in section.teams},
         matches=teams_json.matches_json(public.tournament, section, public.book),
     )

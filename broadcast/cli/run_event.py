@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from broadcast.cli.simboards import SimulatedHall
+    from web.livechess.server import LiveChessSettings
     from web.proxy import ProxySettings
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,10 @@ class EventPlan:
     spill_dir: Path | None = None  # `--spill-dir`: held board events beyond memory
     # `serve --sim`: a rehearsal, its schedule moved to now (broadcast.cli.rehearsal)
     rehearse: bool = False
+    # `serve --livechess-api`: LiveChess's local API on a port of its own (the live view)
+    livechess: LiveChessSettings | None = None
+    # The commentators' read-only login (BOARDWIRE_COMMENTATOR_PASSWORD): their live channel
+    commentator: tuple[str, str] | None = None
 
 
 # The command's parts: called once the service is loaded (before the web starts), and once
@@ -250,11 +255,25 @@ async def _start(
             proxy=plan.proxy,
             tune_gc=plan.tune_gc,
             evals=running.evals,
+            commentator=plan.commentator,
         )
     except (OSError, UnicodeError) as exc:
         raise StartRefused(listen_problem(plan.host, plan.port, exc)) from None
     stack.push_async_callback(runner.cleanup)
     running.web = runner
+    if plan.livechess is not None:
+        from web.livechess.server import LiveChessApi
+
+        api = LiveChessApi(service, plan.livechess, plan.credentials)
+        try:
+            await api.start()
+        except (OSError, UnicodeError) as exc:
+            raise StartRefused(
+                listen_problem(plan.livechess.host, plan.livechess.port, exc).replace(
+                    "--port", "--livechess-api PORT"
+                )
+            ) from None
+        stack.push_async_callback(api.close)
     if running.evals is not None:
         task = start_evaluator(running.evals, service.supervisor)
         stack.push_async_callback(task.stop)  # stopped before the web it feeds

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from broadcast.actions.pairings import how_to_pair, pair_unpaired_off_loop
 from broadcast.actions.team_rehearsal import pair_teams_unpaired
@@ -40,6 +40,9 @@ from broadcast.publish.redis_link import (
 from broadcast.publish.tasks import PublishSettings, start_publishers
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
+
+if TYPE_CHECKING:
+    from web.livechess.server import LiveChessSettings
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +155,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_password_argument(parser)
     parser.add_argument(
+        "--livechess-api",
+        type=port_number,
+        nargs="?",
+        const=1982,
+        metavar="PORT",
+        help="also serve LiveChess's local API (WebSocket and REST under /api/v1.0) on PORT "
+        "(default 1982): the venue's live view for LiveChess tools (docs/livechess.md)",
+    )
+    parser.add_argument(
+        "--livechess-host",
+        type=listen_host,
+        default="127.0.0.1",
+        metavar="HOST",
+        help="the LiveChess API's address (default 127.0.0.1: this computer only); beyond "
+        "it the API asks for the arbiter's login or its token",
+    )
+    parser.add_argument(
         "--lichess-section",
         metavar="NAME",
         help="which section goes to Lichess (default: the first)",
@@ -221,6 +241,15 @@ def arbiter_credentials() -> tuple[str, str] | None:
     return os.environ.get("BOARDWIRE_ARBITER_USER", "arbiter"), password
 
 
+def commentator_credentials() -> tuple[str, str] | None:
+    """The commentators' read-only login (their live channel, /commentary), from the
+    environment like the arbiter's; without a password the channel is off."""
+    password = os.environ.get("BOARDWIRE_COMMENTATOR_PASSWORD")
+    if not password:
+        return None
+    return os.environ.get("BOARDWIRE_COMMENTATOR_USER", "commentator"), password
+
+
 def all_followed(service: EventService) -> bool:
     """Every hall board is connected and, when it carries a game still to be played,
     followed (a finished game is not: its board takes no more moves)."""
@@ -283,6 +312,10 @@ async def serve(
     if isinstance(evaluation, str):
         print(f"boardwire: {evaluation}", file=sys.stderr)
         return 2
+    livechess = _livechess_settings(args, credentials)
+    if isinstance(livechess, str):
+        print(f"boardwire: {livechess}", file=sys.stderr)
+        return 2
     db = args.db or args.event.with_suffix(".sqlite")
     plan = EventPlan(
         config,
@@ -290,6 +323,7 @@ async def serve(
         host=args.host,
         port=args.port,
         credentials=credentials,
+        commentator=commentator_credentials(),
         speed=args.speed,
         sim=args.sim,
         firmware=getattr(args, "firmware", None) or "classic",
@@ -301,6 +335,7 @@ async def serve(
         evaluation=evaluation,
         spill_dir=getattr(args, "spill_dir", None),
         rehearse=args.sim,
+        livechess=livechess,
     )
 
     async def up(running: Running) -> list[SupervisedTask]:
@@ -346,6 +381,8 @@ async def serve(
                 f"boardwire: {rehearsal_line(running.config, running.time_source.now())}",
                 flush=True,
             )
+        if livechess is not None:
+            print(f"boardwire: {_livechess_line(livechess, credentials, config.name)}", flush=True)
         if credentials is None:
             print(
                 "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
@@ -354,6 +391,43 @@ async def serve(
         return tasks
 
     return await run_event(plan, started=up)
+
+
+def _livechess_settings(
+    args: argparse.Namespace, credentials: tuple[str, str] | None
+) -> LiveChessSettings | str | None:
+    """`--livechess-api`: where it listens, or why it cannot (beyond loopback it needs the
+    arbiter's login, which guards it there)."""
+    port = getattr(args, "livechess_api", None)
+    if port is None:
+        return None
+    from web.livechess.server import LiveChessSettings
+
+    settings = LiveChessSettings(getattr(args, "livechess_host", "127.0.0.1"), port)
+    if not settings.loopback and credentials is None:
+        return (
+            f"--livechess-host {settings.host}: beyond this computer the LiveChess API needs "
+            "the arbiter's login; set BOARDWIRE_ARBITER_PASSWORD (or keep it on 127.0.0.1)"
+        )
+    if settings.port == args.port:
+        return f"--livechess-api {port}: that is the web's port (--port); give it its own"
+    return settings
+
+
+def _livechess_line(
+    settings: LiveChessSettings, credentials: tuple[str, str] | None, event: str
+) -> str:
+    from web.livechess.access import api_token
+
+    url = f"ws://{settings.host}:{settings.port}/api/v1.0"
+    if settings.loopback:
+        return f"LiveChess API (live, no delay) at {url}, this computer only"
+    assert credentials is not None
+    token = api_token(credentials, event)
+    return (
+        f"LiveChess API (live, no delay) at {url}?token={token} (or the arbiter's login); "
+        "keep the token for the venue's LAN tools"
+    )
 
 
 async def _pair_or_warn(service: EventService, *, sim: bool) -> None:
@@ -383,6 +457,7 @@ __all__ = [
     "all_followed",
     "arbiter_credentials",
     "check_arguments",
+    "commentator_credentials",
     "run",
     "serve",
 ]

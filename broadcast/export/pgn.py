@@ -7,8 +7,9 @@ Every game gets the Seven Tag Roster first (Event, Site, Date, Round, White, Bla
 Result), then Board (and Table, the hall's table, in an event whose tables are not its
 boards: several sections), GameId, SetUp/FEN for a non-standard start, ratings, FIDE ids,
 titles, federations, the teams in a team section (WhiteTeam, BlackTeam: the names of the
-rosters the players are on, which Lichess's team table reads), TimeControl, UTCDate/UTCTime
-and Termination. Each move carries
+rosters the players are on, which Lichess's team table reads), TimeControl, UTCDate/UTCTime,
+the clock's last reading (WhiteClock, BlackClock, ReferenceTime: `pgn_clock`) and
+Termination. Each move carries
 ``{[%clk h:mm:ss] [%emt h:mm:ss]}`` when the times are known, and ``[%eval 0.35]`` /
 ``[%eval #3]`` (the engine's score of the position after the move, from White's side)
 when the caller hands `game_pgn` the evaluations (the feeds' ``?eval=1``).
@@ -49,6 +50,7 @@ import chess
 
 from broadcast.config.model import EventConfig, SectionConfig
 from broadcast.config.tables import table_of, tables_are_boards
+from broadcast.export.pgn_clock import clock_tags
 from broadcast.export.pgn_teams import team_tags
 from broadcast.fide.results import Reason, Result
 from broadcast.games.book import GameBook
@@ -216,6 +218,7 @@ def game_headers(
         # Clocks start at the scheduled time (Laws 6.7), so that is when the game began.
         utc = start.astimezone(dt.UTC)
         tags += [("UTCDate", _pgn_date(utc.date())), ("UTCTime", utc.strftime("%H:%M:%S"))]
+    tags += clock_tags(game)  # WhiteClock, BlackClock, ReferenceTime (pgn_clock)
     termination = outcome.termination(game)
     if termination is not None:
         tags.append(("Termination", termination))

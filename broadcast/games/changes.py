@@ -57,7 +57,7 @@ GROUPS: Mapping[str, tuple[str, ...]] = {
         "out_since",
         "board_fen",
     ),
-    "said": ("board", "white_clock", "black_clock", "flag", "first_activity"),
+    "said": ("board", "white_clock", "black_clock", "clock_t", "flag", "first_activity"),
 }
 """The groups of a game's fields an action can change, each put back whole; `said` is
 what the e-board says, put back only where the board has said nothing since."""

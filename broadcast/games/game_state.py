@@ -70,6 +70,9 @@ class GameState:
     white_clock: int | None = None
     black_clock: int | None = None
     running: Colour | None = None
+    # When the clock showed white_clock/black_clock (event seconds): PGN's ReferenceTime,
+    # so that a reader can run a running clock on from the reading.
+    clock_t: float | None = None
     in_sync: bool = True
     out_since: float | None = None
     board_fen: str | None = None
@@ -175,7 +178,11 @@ class GameState:
                     if self.white_clock is not None:
                         return self
                     return _evolve(
-                        self, white_clock=event.white, black_clock=event.black, running=None
+                        self,
+                        white_clock=event.white,
+                        black_clock=event.black,
+                        running=None,
+                        clock_t=event.t,
                     )
                 first = self.first_activity
                 if (
@@ -190,6 +197,7 @@ class GameState:
                     white_clock=event.white,
                     black_clock=event.black,
                     running=event.running,
+                    clock_t=event.t,
                     first_activity=first,
                 )
             case GameSync(in_sync=in_sync):

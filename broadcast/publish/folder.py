@@ -4,12 +4,15 @@
 
     ROOT/round-1/game-1.pgn     one file per board
     ROOT/round-1/games.pgn      every game of the round in one file
+    ROOT/round-1/index.json     the round's pairings, results and live games (LiveChess's)
     ROOT/round-2/...
+    ROOT/tournament.json        the rounds: games and whether live (LiveChess's)
     ROOT/team-crosstable.txt    a team section's crosstable after its complete rounds
 
 An event with several sections gets one folder per section first
 (``ROOT/<section-slug>/round-N/...``), since every section numbers its boards from 1
-and is usually a broadcast of its own.
+and is usually a broadcast of its own. The two JSON files are LiveChess's export shapes
+(`broadcast.export.livechess`), so that what reads a LiveChess folder reads this one.
 
 Call `export_round_folder` after every change of the (delayed) book: files are written
 atomically (a reader never sees half a file) and only when their text changed, so an
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from broadcast.config.model import EventConfig
+from broadcast.export.livechess import json_text, round_index, tournament_json
 from broadcast.export.pgn import game_pgn, round_pgn
 from broadcast.export.team_crosstable import section_team_crosstable_text
 from broadcast.games.book import GameBook
@@ -32,6 +36,10 @@ from broadcast.publish.files import write_atomically
 from broadcast.tournament.tournament_state import TournamentState
 
 __all__ = [
+    "ROUND_FILE",
+    "ROUND_INDEX_FILE",
+    "TEAM_CROSSTABLE_FILE",
+    "TOURNAMENT_FILE",
     "FolderUpdate",
     "export_event_folder",
     "export_round_folder",
@@ -40,6 +48,8 @@ __all__ = [
 ]
 
 ROUND_FILE = "games.pgn"
+ROUND_INDEX_FILE = "index.json"
+TOURNAMENT_FILE = "tournament.json"
 TEAM_CROSSTABLE_FILE = "team-crosstable.txt"
 _GAME_FILE = re.compile(r"game-(\d+)\.pgn")
 
@@ -107,6 +117,8 @@ def export_round_folder(
         full, event, section, round_number, tournament=tournament, pairings=pairings
     )
     config = event.section(section)
+    texts[folder / ROUND_INDEX_FILE] = json_text(round_index(full, config, round_number))
+    texts[folder.parent / TOURNAMENT_FILE] = json_text(tournament_json(full, event, section))
     if config.is_team and tournament is not None:
         # Beside the section's rounds: the crosstable as the public state has it now.
         texts[folder.parent / TEAM_CROSSTABLE_FILE] = section_team_crosstable_text(

@@ -67,17 +67,22 @@ def roster(team: int) -> tuple[int, ...]:
     return tuple(range(5 * team - 4, 5 * team + 1))
 
 
-def pair_teams(service: EventService, round_number: int = 1) -> tuple[Match, ...]:
-    acting.do(service, PairTeamRound(LEAGUE, round_number))
-    return service.tournament.section(LEAGUE).team_rounds.round_matches(round_number)
+def pair_teams(
+    service: EventService, round_number: int = 1, *, section: str = LEAGUE
+) -> tuple[Match, ...]:
+    """Round `round_number`'s matches by the section's own pairing (PairTeamRound)."""
+    acting.do(service, PairTeamRound(section, round_number))
+    return service.tournament.section(section).team_rounds.round_matches(round_number)
 
 
 def compose(
     service: EventService,
     lineups: Mapping[int, tuple[int | None, ...]],
     round_number: int = 1,
+    *,
+    section: str = LEAGUE,
 ) -> None:
     """The teams' lineups (the others fall back), then the round's boards."""
     for team, players in lineups.items():
-        acting.do(service, SubmitLineup(LEAGUE, round_number, team, players))
-    acting.do(service, ComposeTeamRound(LEAGUE, round_number))
+        acting.do(service, SubmitLineup(section, round_number, team, players))
+    acting.do(service, ComposeTeamRound(section, round_number))

@@ -5,7 +5,8 @@ Scores: game points are the boards' points (an empty board is 1-0 for the player
 it); match points 2/1/0 by default. Buchholz and Sonneborn-Berger as C.07 (2026) counts
 them when the only unplayed rounds are byes and forfeited matches: a Swiss bye or forfeit
 meets a dummy scoring the team's own score, capped at a draw every round (bye) or at the
-scheduled opponent's score (forfeit); a round-robin bye counts for nothing.
+scheduled opponent's score (forfeit); a round-robin bye counts for nothing. A cut takes a
+forfeited match the team did not win before a weaker opponent (C.07 16.5).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def oracle_value(
         sb = True
     draw = {"mp": 1.0, "gp": boards / 2}[opp_kind]
     own_total = total(team, opp_kind)
-    entries: list[tuple[float, float]] = []
+    entries: list[tuple[float, float, bool]] = []  # score, value, voluntarily unplayed
     for rnd in range(1, rounds + 1):
         opp, mp, gp, kind = table[team].get(rnd, (None, 0.0, 0.0, "absent"))
         mine = mp if own_kind == "mp" else gp
@@ -108,11 +109,21 @@ def oracle_value(
             score = min(own_total, total(opp, opp_kind))
         else:
             score = min(own_total, draw * rounds)
-        entries.append((score, score * mine if sb else score))
-    entries.sort()
+        # A forfeited match the team did not win is a round it chose not to play.
+        lost_forfeit = kind == "forfeit" and opp is not None and gp <= table[opp][rnd][2]
+        entries.append((score, score * mine if sb else score, lost_forfeit))
     low, high = {"": (0, 0), "C1": (1, 0), "C2": (2, 0), "M1": (1, 1)}[cut]
-    kept = entries[low : len(entries) - high] if len(entries) > low + high else []
-    return sum(value for _, value in kept)
+    if len(entries) <= low + high:
+        return 0.0
+    for _ in range(low):
+        # The least significant round goes, or instead a round the team chose not to play
+        # when that one is worth at least as much (C.07 16.5: no gain from not playing).
+        least = min(entries)
+        chosen = sorted((e for e in entries if e[2]), key=lambda e: e[1])
+        entries.remove(chosen[0] if chosen and chosen[0][1] >= least[1] else least)
+    entries.sort()
+    kept = entries[: len(entries) - high]
+    return sum(value for _, value, _ in kept)
 
 
 def oracle_ranks(keys: dict[int, tuple[float, ...]]) -> dict[int, int]:

@@ -10,10 +10,14 @@ round 1 is match 1, FIRST - FOURTH (boards 1-4), and match 2, SECOND - THIRD (5-
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient, TestServer
 
 from broadcast.config.model import TeamColours
@@ -21,10 +25,20 @@ from broadcast.games.game_events import GameResultText, ResultConfirmed, ResultR
 from broadcast.service.event_service import EventService
 from clocks.timesource import ManualTime
 from tests.support.played_league import play_league
-from tests.support.team_event import FIRST, FOURTH, SECOND, SLUG, THIRD, game_id, team_service
+from tests.support.team_event import (
+    FIRST,
+    FOURTH,
+    SECOND,
+    SLUG,
+    THIRD,
+    game_id,
+    pair_round,
+    team_service,
+)
 from tests.support.web_app import CREDENTIALS
 from web.app import build_app
 from web.arbiter.hall import hall_of
+from web.keys import HUB
 from web.teams_json import points_text
 
 Env = tuple[TestClient, EventService, ManualTime]  # type: ignore[type-arg]
@@ -245,3 +259,73 @@ async def test_a_section_of_individuals_prints_no_board_prizes(env: Env) -> None
     client, _, _ = env
     assert (await client.get("/print/board-prizes")).status == 404
     assert "board-prizes" not in await (await client.get("/print")).text()
+
+
+# -- the embeds and the websocket carry the teams ------------------------------------------
+
+
+def _words(html: str) -> str:
+    """The page's text, tags dropped and spaces folded (what a reader of the frame sees)."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+async def test_the_embeds_name_each_games_match_and_teams(teams: Env) -> None:
+    client, _, _ = teams
+    # Board 2 of match 1: the first team has Black there, and is still named first.
+    game = _words(await (await client.get(f"/embed/game/{game_id(2)}")).text())
+    assert f"{FIRST} – {FOURTH} , board 2" in game
+    seventh = _words(await (await client.get(f"/embed/game/{game_id(7)}")).text())
+    assert f"{SECOND} – {THIRD} , board 3" in seventh
+    page = await (await client.get(f"/embed/round/1?section={SLUG}")).text()
+    heads = [_words(h) for h in re.findall(r'<h2 class="embedteams"[^>]*>(.*?)</h2>', page)]
+    assert heads == [f"{FIRST} – {FOURTH}", f"{SECOND} – {THIRD}"]
+    # Each match's boards under its head: match 2's games after match 2's head only.
+    second = page.index('data-match="2"')
+    assert page.index(f'data-game="{game_id(4)}"') < second
+    assert second < page.index(f'data-game="{game_id(5)}"')
+
+
+async def test_the_embeds_of_individuals_name_no_teams(env: Env) -> None:
+    client, _, _ = env
+    for path in ("/embed/round/1", "/embed/game/masters-r1-b1"):
+        answer = await client.get(path)
+        text = await answer.text()
+        assert answer.status == 200 and 'class="mini"' in text and "embedteams" not in text
+
+
+async def _ws_message(ws: ClientWebSocketResponse) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(await ws.receive_str(timeout=5))
+    return message
+
+
+async def test_the_websocket_games_carry_their_match_and_teams(teams: Env) -> None:
+    client, service, _ = teams
+    async with client.ws_connect("/ws") as ws:
+        await ws.send_json({"type": "subscribe", "scope": "game", "game": game_id(2)})
+        snap = (await _ws_message(ws))["data"]["game"]
+        assert (snap["match"], snap["match_board"], snap["first_is_white"]) == (1, 2, False)
+        assert (snap["white_team"]["name"], snap["black_team"]["name"]) == (FOURTH, FIRST)
+    async with client.ws_connect("/ws") as ws:
+        await ws.send_json({"type": "subscribe", "scope": "round", "section": SLUG, "round": 1})
+        games = (await _ws_message(ws))["data"]["games"]
+        assert {(g["board"], g["match"], g["white_team"]["number"]) for g in games} >= {
+            (1, 1, 1),
+            (6, 2, 3),  # match 2 (SECOND - THIRD), board 2: the third team has White
+        }
+        # Round 2 paired: each new game reaches the round's subscribers with its teams.
+        await ws.send_json({"type": "subscribe", "scope": "event"})
+        assert (await _ws_message(ws))["type"] == "snapshot"
+        pair_round(service, 2)
+        app = client.app
+        assert app is not None
+        app[HUB].pump()
+        new: dict[str, Any] = {}
+        while len(new) < 8:
+            message = await _ws_message(ws)
+            if message["type"] == "game":
+                new[message["game"]["id"]] = message["game"]
+        # Round 2 (Berger): 4-3 on boards 1-4, 1-2 on boards 5-8; board 5 is 1's White.
+        fifth = new[game_id(5, 2)]
+        assert (fifth["match"], fifth["match_board"]) == (2, 1)
+        assert (fifth["white_team"]["name"], fifth["black_team"]["name"]) == (FIRST, SECOND)
+        assert all(g["white_team"] and g["black_team"] for g in new.values())

@@ -15,12 +15,7 @@ another team's. Wrong codes are limited as the table pages' are (`web.checkin.li
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
-
-from broadcast.journal.store import Journal
-from web.checkin.codes import ALPHABET, LENGTH, normalized
+from web.checkin.codes import JournalKeyed, Verdict, keyed_code, normalized, same_code
 
 __all__ = ["KEY_META", "CaptainCodes", "derive_captain_code"]
 
@@ -29,41 +24,26 @@ KEY_META = "captain-key"  # the journal's meta row that holds the key (hex)
 
 def derive_captain_code(key: bytes, section: str, team: int) -> str:
     """The captain code of team `team` of `section`. Pure."""
-    message = f"boardwire captain\x00{section}\x00{team}".encode()
-    digest = hmac.new(key, message, hashlib.sha256).digest()
-    number = int.from_bytes(digest[:8], "big")
-    out = []
-    for _ in range(LENGTH):
-        number, index = divmod(number, len(ALPHABET))
-        out.append(ALPHABET[index])
-    return "".join(out)
+    return keyed_code(key, "boardwire captain", section, team)
 
 
-class CaptainCodes:
+class CaptainCodes(JournalKeyed):
     """The event's captain codes: the key read from (or made once in) the journal."""
 
-    def __init__(self, journal: Journal) -> None:
-        self.journal = journal
-        self._key: bytes | None = None
-
-    def key(self) -> bytes:
-        """The key; made and stored with the journal the first time (JournalError when the
-        journal cannot take it: no code can be given then)."""
-        if self._key is None:
-            stored = self.journal.meta(KEY_META)
-            if not stored:
-                stored = secrets.token_hex(32)
-                self.journal.set_meta(KEY_META, stored)
-                stored = self.journal.meta(KEY_META) or stored
-            self._key = bytes.fromhex(stored)
-        return self._key
+    key_meta = KEY_META
 
     def code(self, section: str, team: int) -> str:
         """The captain code of team `team` of `section`."""
         return derive_captain_code(self.key(), section, team)
 
-    def check(self, section: str, team: int, typed: str) -> bool:
-        """Whether `typed` (case, spaces and dashes aside) is that team's code, compared in
-        constant time."""
+    def verdict(self, section: str, team: int, typed: str) -> Verdict:
+        """What `typed` (case, spaces and dashes aside) is for that team: `ok`, `empty` or
+        `wrong` (compared in constant time)."""
         code = normalized(typed)
-        return bool(code) and hmac.compare_digest(code.encode(), self.code(section, team).encode())
+        if not code:
+            return Verdict("empty")
+        return Verdict("ok" if same_code(code, self.code(section, team)) else "wrong")
+
+    def check(self, section: str, team: int, typed: str) -> bool:
+        """Whether `typed` is that team's code."""
+        return self.verdict(section, team, typed).ok

@@ -27,20 +27,17 @@ from broadcast.actions.door import ConfirmationNeeded, act
 from broadcast.actions.teams import SubmitLineup
 from broadcast.actions.words import player_words
 from broadcast.config.model import SectionConfig, TeamEntry
-from broadcast.journal.errors import JournalError
 from broadcast.service.event_service import ActionError, EventService, NotDurable
 from broadcast.tournament.lineups import lineup_deadline
 from broadcast.tournament.tournament_state import SectionState
-from clocks.errors import BoardwireError
 from web.auth import same_origin
 from web.captains.codes import CaptainCodes
 from web.captains.parts import CAPTAIN_CODES, captain_path
-from web.checkin.codes import normalized
+from web.checkin.gate import Refused, checked_code, field, page_answer
 from web.checkin.limits import CodeLimits
 from web.checkin.parts import LIMITS
 from web.i18n import Gettext, gettext_of
 from web.keys import SERVICE, lang_of
-from web.pages import ENV, chrome
 from web.sections import section_by_name
 from web.words import said
 
@@ -67,16 +64,6 @@ def captain_by(entry: TeamEntry) -> str:
     return f"captain:{entry.name}"
 
 
-class Refused(BoardwireError):
-    """The page cannot do what was asked: the status and the reason in the reader's words."""
-
-    def __init__(self, status: int, message: str, *, retry: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.retry = retry
-
-
 def _team(
     service: EventService, request: web.Request, _: Gettext
 ) -> tuple[SectionConfig, TeamEntry]:
@@ -93,33 +80,17 @@ def _team(
     return section, entry
 
 
-def _client(request: web.Request) -> str:
-    return request.remote or "unknown"
-
-
 def _checked(
     request: web.Request, section: SectionConfig, entry: TeamEntry, typed: str, _: Gettext
 ) -> str:
     """The code if it opens the team's page; Refused otherwise (a wrong one counted)."""
-    limits = request.app[LIMITS]
-    wait = limits.wait(_client(request))
-    if wait > 0:
-        seconds = int(wait) + 1
-        raise Refused(
-            429,
-            _("Too many wrong codes: try again in %(seconds)s s.") % {"seconds": seconds},
-            retry=seconds,
-        )
-    if not normalized(typed):
-        raise Refused(200, "")
-    try:
-        ok = request.app[CAPTAIN_CODES].check(section.name, entry.number, typed)
-    except JournalError:
-        raise Refused(503, _("The server cannot check codes now: tell the arbiter.")) from None
-    if not ok:
-        limits.wrong(_client(request))
-        raise Refused(403, _("Wrong code: check the captain code the arbiter gave you."))
-    return normalized(typed)
+    return checked_code(
+        request,
+        typed,
+        lambda text: request.app[CAPTAIN_CODES].verdict(section.name, entry.number, text),
+        lambda _verdict: _("Wrong code: check the captain code the arbiter gave you."),
+        _,
+    )
 
 
 def _round(section: SectionConfig, state: SectionState, text: str) -> int:
@@ -180,15 +151,6 @@ def _view(
     }
 
 
-def _html(text: str, status: int = 200, retry: int = 0) -> web.Response:
-    response = web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "same-origin"
-    if retry:
-        response.headers["Retry-After"] = str(retry)
-    return response
-
-
 def _render(
     request: web.Request,
     *,
@@ -199,22 +161,18 @@ def _render(
     status: int = 200,
     retry: int = 0,
 ) -> web.Response:
-    lang = lang_of(request)
-    text = ENV.get_template("captain_page.html").render(
-        **chrome(lang, request.path),
-        event=request.app[SERVICE].config,
+    return page_answer(
+        request,
+        "captain_page.html",
+        request.path,
+        status=status,
+        retry=retry,
         view=view,
         code=code,
         message=message,
         error=error,
         action=request.path,
     )
-    return _html(text, status, retry)
-
-
-def _field(form: Any, name: str, limit: int = 64) -> str:
-    value = form.get(name) if form is not None else None
-    return value[:limit] if isinstance(value, str) else ""
 
 
 def _lineup_of(form: Any, boards: int) -> tuple[int | None, ...]:
@@ -222,7 +180,7 @@ def _lineup_of(form: Any, boards: int) -> tuple[int | None, ...]:
     left out, as the desk sends it)."""
     players: list[int | None] = []
     for board in range(1, boards + 1):
-        text = _field(form, f"board{board}", 16).strip()
+        text = field(form, f"board{board}", 16).strip()
         ok = text.isascii() and text.isdigit() and len(text) <= MAX_PLAYER_TEXT
         players.append(int(text) if ok else None)
     while players and players[-1] is None:
@@ -258,9 +216,9 @@ async def captain_lineup(request: web.Request) -> web.Response:
             raise Refused(403, _("This form is not from this server's page."))
         form = await request.post()
         section, entry = _team(service, request, _)
-        code = _checked(request, section, entry, _field(form, "c"), _)
+        code = _checked(request, section, entry, field(form, "c"), _)
         state = service.tournament.section(section.name)
-        number = _round(section, state, _field(form, "round", 4))
+        number = _round(section, state, field(form, "round", 4))
         view = _view(service, section, entry, number)
         boards = section.team_rules.boards if section.team_rules is not None else 0
         command = SubmitLineup(section.name, number, entry.number, _lineup_of(form, boards))

@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from broadcast.actions.table import code_generation
 from broadcast.journal.store import Journal
@@ -27,10 +27,13 @@ __all__ = [
     "ALPHABET",
     "KEY_META",
     "LENGTH",
+    "JournalKeyed",
     "RoundCodes",
     "Verdict",
     "derive_code",
+    "keyed_code",
     "normalized",
+    "same_code",
 ]
 
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # 32 symbols: no 0, O, 1, I
@@ -38,9 +41,10 @@ LENGTH = 6  # 32**6 ~ 1.07e9 codes; guesses are rate-limited (web.checkin.limits
 KEY_META = "checkin-key"  # the journal's meta row that holds the key (hex)
 
 
-def derive_code(key: bytes, section: str, round_number: int, generation: int = 0) -> str:
-    """The code of `section`'s round `round_number` at `generation`. Pure."""
-    message = f"boardwire check-in\x00{section}\x00{round_number}\x00{generation}".encode()
+def keyed_code(key: bytes, *parts: object) -> str:
+    """A code of `LENGTH` symbols of `ALPHABET`: an HMAC-SHA256 of `parts` (joined by NUL)
+    under `key`, so that no code says anything of another's. Pure."""
+    message = "\x00".join(str(p) for p in parts).encode()
     digest = hmac.new(key, message, hashlib.sha256).digest()
     number = int.from_bytes(digest[:8], "big")
     out = []
@@ -48,6 +52,16 @@ def derive_code(key: bytes, section: str, round_number: int, generation: int = 0
         number, index = divmod(number, len(ALPHABET))
         out.append(ALPHABET[index])
     return "".join(out)
+
+
+def derive_code(key: bytes, section: str, round_number: int, generation: int = 0) -> str:
+    """The code of `section`'s round `round_number` at `generation`. Pure."""
+    return keyed_code(key, "boardwire check-in", section, round_number, generation)
+
+
+def same_code(typed: str, code: str) -> bool:
+    """Whether a normalized typed code is `code`, compared in constant time."""
+    return hmac.compare_digest(typed.encode(), code.encode())
 
 
 def normalized(typed: str) -> str:
@@ -73,27 +87,39 @@ class Verdict:
         return self.outcome == "ok"
 
 
-class RoundCodes:
-    """The event's codes: the key read from (or made once in) the journal, and each
-    round's code at its current generation (cached until the next action)."""
+class JournalKeyed:
+    """Codes under a key of their own kept with the journal (its `meta` row `key_meta`,
+    made once, never shown): a restart gives the same codes."""
 
-    def __init__(self, journal: Journal, log: ActionLog) -> None:
+    key_meta: ClassVar[str]
+
+    def __init__(self, journal: Journal) -> None:
         self.journal = journal
-        self.log = log
         self._key: bytes | None = None
-        self._cache: dict[tuple[str, int], tuple[int, str]] = {}
 
     def key(self) -> bytes:
         """The key; made and stored with the journal the first time (JournalError when the
         journal cannot take it: no code can be given then)."""
         if self._key is None:
-            stored = self.journal.meta(KEY_META)
+            stored = self.journal.meta(self.key_meta)
             if not stored:
                 stored = secrets.token_hex(32)
-                self.journal.set_meta(KEY_META, stored)
-                stored = self.journal.meta(KEY_META) or stored
+                self.journal.set_meta(self.key_meta, stored)
+                stored = self.journal.meta(self.key_meta) or stored
             self._key = bytes.fromhex(stored)
         return self._key
+
+
+class RoundCodes(JournalKeyed):
+    """The event's codes: the key read from (or made once in) the journal, and each
+    round's code at its current generation (cached until the next action)."""
+
+    key_meta = KEY_META
+
+    def __init__(self, journal: Journal, log: ActionLog) -> None:
+        super().__init__(journal)
+        self.log = log
+        self._cache: dict[tuple[str, int], tuple[int, str]] = {}
 
     def code(self, section: str, round_number: int) -> str:
         """The code of `section`'s round `round_number` as it stands now."""
@@ -114,9 +140,9 @@ class RoundCodes:
         code = normalized(typed)
         if not code:
             return Verdict("empty")
-        if hmac.compare_digest(code.encode(), self.code(section, round_number).encode()):
+        if same_code(code, self.code(section, round_number)):
             return Verdict("ok")
         for earlier in range(round_number - 1, 0, -1):
-            if hmac.compare_digest(code.encode(), self.code(section, earlier).encode()):
+            if same_code(code, self.code(section, earlier)):
                 return Verdict("old", earlier)
         return Verdict("wrong")

@@ -45,15 +45,14 @@ from broadcast.games.game_state import GameState
 from broadcast.games.ids import GameKey
 from broadcast.journal.errors import JournalError
 from broadcast.service.event_service import ActionError, EventService, NotDurable
-from clocks.errors import BoardwireError
 from web.auth import same_origin
-from web.checkin.codes import RoundCodes, Verdict, normalized
+from web.checkin.codes import RoundCodes, Verdict
+from web.checkin.gate import Refused, checked_code, field, page_answer
 from web.checkin.limits import CodeLimits
 from web.checkin.parts import CODES, LIMITS, ORIGIN, checkin_on, remember_origin, table_pages_on
 from web.checkin.qr import OriginMemory, table_path, table_url
 from web.i18n import Gettext, gettext_of
 from web.keys import ARBITER, AUTH, SERVICE, lang_of
-from web.pages import ENV, chrome
 from web.proxy import PROXY
 from web.words import said
 
@@ -91,16 +90,6 @@ class Seat:
     game: GameState | None
 
 
-class Refused(BoardwireError):
-    """The page cannot be shown: the status and the reason in the reader's words."""
-
-    def __init__(self, status: int, message: str, *, retry: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.retry = retry
-
-
 def _seat(service: EventService, table: int, _: Gettext) -> Seat:
     config = service.config
     where = board_at_table(config, table) if 1 <= table <= MAX_TABLE else None
@@ -120,35 +109,18 @@ def _seat(service: EventService, table: int, _: Gettext) -> Seat:
     return Seat(table, section, number, board, game)
 
 
-def _client(request: web.Request) -> str:
-    return request.remote or "unknown"
-
-
 def _checked(request: web.Request, seat: Seat, typed: str, _: Gettext) -> str:
     """The code if it opens the seat's round; Refused otherwise (a wrong one counted)."""
-    limits = request.app[LIMITS]
-    wait = limits.wait(_client(request))
-    if wait > 0:
-        seconds = int(wait) + 1
-        raise Refused(
-            429,
-            _("Too many wrong codes: try again in %(seconds)s s.") % {"seconds": seconds},
-            retry=seconds,
-        )
-    try:
-        verdict = request.app[CODES].check(seat.section, seat.round, typed)
-    except JournalError:
-        raise Refused(503, _("The server cannot check codes now: tell the arbiter.")) from None
-    if verdict.ok:
-        return normalized(typed)
-    if verdict.outcome != "empty":
-        limits.wrong(_client(request))
-    raise Refused(403 if verdict.outcome != "empty" else 200, _verdict_text(verdict, seat, _))
+    return checked_code(
+        request,
+        typed,
+        lambda text: request.app[CODES].check(seat.section, seat.round, text),
+        lambda verdict: _verdict_text(verdict, seat, _),
+        _,
+    )
 
 
 def _verdict_text(verdict: Verdict, seat: Seat, _: Gettext) -> str:
-    if verdict.outcome == "empty":
-        return ""
     if verdict.outcome == "old":
         return _(
             "This is the code of round %(old)s. The pairing sheet of round %(round)s has a new one."
@@ -203,15 +175,6 @@ def _view(service: EventService, seat: Seat) -> dict[str, Any]:
     return out
 
 
-def _html(text: str, status: int = 200, retry: int = 0) -> web.Response:
-    response = web.Response(text=text, content_type="text/html", charset="utf-8", status=status)
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "same-origin"
-    if retry:
-        response.headers["Retry-After"] = str(retry)
-    return response
-
-
 def _render(
     request: web.Request,
     table: int,
@@ -223,11 +186,12 @@ def _render(
     status: int = 200,
     retry: int = 0,
 ) -> web.Response:
-    lang = lang_of(request)
-    here = table_path(table, code or None)
-    text = ENV.get_template("table_page.html").render(
-        **chrome(lang, here),
-        event=request.app[SERVICE].config,
+    return page_answer(
+        request,
+        "table_page.html",
+        table_path(table, code or None),
+        status=status,
+        retry=retry,
         table=table,
         view=view,
         code=code,
@@ -235,7 +199,6 @@ def _render(
         error=error,
         action=f"/t/{table}",
     )
-    return _html(text, status, retry)
 
 
 def _table_number(request: web.Request) -> int | None:
@@ -243,11 +206,6 @@ def _table_number(request: web.Request) -> int | None:
     if not text.isascii() or not text.isdigit() or len(text) > 4:
         return None
     return int(text)
-
-
-def _field(form: Any, name: str, limit: int = 64) -> str:
-    value = form.get(name) if form is not None else None
-    return value[:limit] if isinstance(value, str) else ""
 
 
 @routes.get("/t/{table}")
@@ -284,8 +242,8 @@ def _command(
 ) -> tuple[Command, str, str]:
     """The command the form asks for, who does it, and the message after it; Refused
     (with the reason in the reader's words) when the form asks for nothing it may."""
-    what = _field(form, "do")
-    colour_text = _field(form, "colour")
+    what = field(form, "do")
+    colour_text = field(form, "colour")
     if colour_text not in ("white", "black"):
         raise Refused(400, _("Say who you are: White or Black."))
     colour: Colour = "white" if colour_text == "white" else "black"
@@ -301,7 +259,7 @@ def _command(
     if game.result is not None:
         raise Refused(409, _("This game has its result already."))
     if what == "enter":
-        result = _field(form, "result", 16)
+        result = field(form, "result", 16)
         if result not in PLAYER_RESULTS:
             raise Refused(400, _("Choose the result: 1-0, ½-½ or 0-1."))
         return ProposeAtTable(game.id, colour, result), by, "entered"
@@ -331,7 +289,7 @@ async def table_act(request: web.Request) -> web.Response:
             raise Refused(403, _("This form is not from this server's page."))
         form = await request.post()
         seat = _seat(service, table, _)
-        code = _checked(request, seat, _field(form, "c"), _)
+        code = _checked(request, seat, field(form, "c"), _)
         if seat.game is None:
             raise Refused(409, _("There is no game at this table in this round."))
         command, by, done = _command(service, seat, seat.game, form, _)
@@ -401,12 +359,12 @@ def _round_rows(request: web.Request) -> list[dict[str, Any]]:
 def _arbiter_page(
     request: web.Request, *, message: str = "", error: str = "", ask: Any = None, status: int = 200
 ) -> web.Response:
-    auth = request.app[AUTH]
-    session = auth.session(request)
-    lang = lang_of(request)
-    text = ENV.get_template("checkin_codes.html").render(
-        **chrome(lang, "/arbiter/checkin"),
-        event=request.app[SERVICE].config,
+    session = request.app[AUTH].session(request)
+    return page_answer(
+        request,
+        "checkin_codes.html",
+        "/arbiter/checkin",
+        status=status,
         rows=_round_rows(request),
         csrf=session.csrf if session is not None else "",
         message=message,
@@ -414,7 +372,6 @@ def _arbiter_page(
         ask=ask,
         unreachable=None if request.app[ORIGIN].reachable else request.app[ORIGIN].origin(),
     )
-    return _html(text, status)
 
 
 @routes.get("/arbiter/checkin")
@@ -428,9 +385,9 @@ async def renew_code(request: web.Request) -> web.Response:
     """A new code for a section's round (asks first: the printed sheets stop working)."""
     _ = gettext_of(lang_of(request))
     form = await request.post()
-    section = _field(form, "section", 200)
-    number_text = _field(form, "round", 6)
-    confirm = _field(form, "confirm", 64)
+    section = field(form, "section", 200)
+    number_text = field(form, "round", 6)
+    confirm = field(form, "confirm", 64)
     if not number_text.isascii() or not number_text.isdigit():
         return _arbiter_page(request, error=_("Not done: %(why)s") % {"why": "round"}, status=400)
     command = RenewRoundCode(section, int(number_text))

@@ -79,6 +79,7 @@ class Client:
     now: Callable[[], float] = time.monotonic
     strikes: int = 0
     arbiter: bool = False  # the desk's socket: never waits for the web's share
+    evals: bool = True  # sent the engine's evaluations (a subscribe with `"eval": false`: not)
     closing: int | None = None  # a close code the writer sends once the queue is out
     # The socket, written to directly (None: everything goes through the queue), and how
     # to wait until its buffer has room again (the response's writer's `drain`).
@@ -336,8 +337,9 @@ class Channel:
         self.encoded += 1
         for key in delta.keys:
             for client in self.subscribers.get(key, ()):
-                client.push(wire)
-                self.sent += 1
+                if client.evals:
+                    client.push(wire)
+                    self.sent += 1
 
     def relay(self, seq: int, keys: frozenset[str], text: str) -> None:
         """Number `text` `seq`, keep it for resumes and fan it out to the subscribers of

@@ -487,9 +487,13 @@ class Hub:
                 await asyncio.sleep(wait)  # its turn among everybody's subscribes
         key = scope_key(scope, section.name if section else "", rnd, game)
         channel.subscribe(client, key)
+        # `"eval": false` (an embed or page with `?eval=0`): no evaluations for this client.
+        client.evals = msg.get("eval") is not False
 
         def evals() -> list[Wire]:
-            return self.eval_texts(scope, section, rnd, game) if channel is self.public else []
+            if channel is not self.public or not client.evals:
+                return []
+            return self.eval_texts(scope, section, rnd, game)
 
         def resync() -> list[Wire]:
             client.floor = channel.seq  # the snapshot covers everything numbered so far

@@ -94,6 +94,8 @@
   // viewer shows the evaluation of an earlier move it saw evaluated. Nothing is drawn
   // until an evaluation arrives: without an engine the pages say nothing about one.
   const evals = new Map();
+  // `?eval=0` on an embed or a page (the venue's own screens): no evaluation at all.
+  const noEval = new URLSearchParams(location.search).get("eval") === "0";
   BW.evals = evals;
   function posKey(fen) { return (fen || "").split(" ").slice(0, 4).join(" "); }
   // The score from White's side (broadcast/games/evaluation.py's score_text): +0.35, #-2.
@@ -165,7 +167,7 @@
     line.querySelector(".evaldepth").textContent = "depth " + e.depth;
   }
   function applyEval(msg) {
-    if (!msg.fen) return;
+    if (!msg.fen || noEval) return;
     evals.set(posKey(msg.fen), msg);
     if (evals.size > 4096) evals.delete(evals.keys().next().value);  // bounded: the oldest go
     for (const root of gameRoots(msg.game)) {
@@ -597,6 +599,7 @@
   // -- the connection ------------------------------------------------------------------
   function subscription() {
     const msg = { type: "subscribe", scope: body.getAttribute("data-scope") || "event" };
+    if (noEval) msg.eval = false;  // ?eval=0: no engine evaluations are sent at all
     if (msg.scope === "round") { msg.section = body.getAttribute("data-section"); msg.round = Number(body.getAttribute("data-round")); }
     if (msg.scope === "game") msg.game = body.getAttribute("data-game");
     if (BW.epoch) { msg.since = BW.seq; msg.epoch = BW.epoch; }
@@ -612,7 +615,8 @@
   let backoff = 500;
   function connect() {
     if (!("WebSocket" in window)) return;
-    const path = body.getAttribute("data-channel") === "arbiter" ? "/arbiter/ws" : "/ws";
+    const channel = body.getAttribute("data-channel");
+    const path = channel === "arbiter" ? "/arbiter/ws" : channel === "commentary" ? "/commentary/ws" : "/ws";
     const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + path);
     BW.ws = ws;
     ws.onopen = function () { ws.send(JSON.stringify(subscription())); };

@@ -41,8 +41,16 @@ def test_round_folder_layout_and_contents(tmp_path) -> None:
     update = export_round_folder(tmp_path, book, cfg, MASTERS, 1)
     folder = tmp_path / "round-1"
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["game-1.pgn", "game-2.pgn", "game-3.pgn", "game-4.pgn", ROUND_FILE]
-    assert len(update.written) == 5 and not update.unchanged and not update.removed
+    assert names == [
+        "game-1.pgn",
+        "game-2.pgn",
+        "game-3.pgn",
+        "game-4.pgn",
+        ROUND_FILE,
+        "index.json",
+    ]
+    assert (tmp_path / "tournament.json").exists()  # LiveChess's, at the folder's root
+    assert len(update.written) == 7 and not update.unchanged and not update.removed
     round_text = (folder / ROUND_FILE).read_text(encoding="utf-8")
     assert round_text == round_pgn(book, cfg, MASTERS, 1)
     assert len(read_all(round_text)) == 4
@@ -58,12 +66,14 @@ def test_only_changed_files_are_rewritten(tmp_path) -> None:
     book, _ = masters_book()
     export_round_folder(tmp_path, book, cfg, MASTERS, 1)
     again = export_round_folder(tmp_path, book, cfg, MASTERS, 1)
-    assert again.written == () and len(again.unchanged) == 5
+    assert again.written == () and len(again.unchanged) == 7
     game2 = tmp_path / "round-1" / "game-2.pgn"
     before = game2.stat().st_ino
     book = play(book, GameKey(MASTERS, 1, 2).id, ["d2d4", "g8f6"])
     update = export_round_folder(tmp_path, book, cfg, MASTERS, 1)
-    assert sorted(p.name for p in update.written) == ["game-2.pgn", ROUND_FILE]
+    # The game, the round, and the JSON that now shows a live game.
+    written = sorted(p.name for p in update.written)
+    assert written == ["game-2.pgn", ROUND_FILE, "index.json", "tournament.json"]
     assert game2.stat().st_ino != before  # replaced atomically, not rewritten in place
     assert "1. d4" in game2.read_text(encoding="utf-8")
 
@@ -86,7 +96,8 @@ def test_event_folder_with_sections(tmp_path) -> None:
     state = paired(cfg, first, 2, list(berger_round(10, 1)))
     state = state.apply(RoundPaired(second, 1, tuple(berger_round(10, 1)), "test"))
     update = export_event_folder(tmp_path, GameBook(), cfg, tournament=state)
-    assert len(update.written) == 3 * 6  # 3 rounds x (5 boards + games.pgn)
+    # 3 rounds x (5 boards + games.pgn + index.json), and one tournament.json a section
+    assert len(update.written) == 3 * 7 + 2
     folder = round_folder(tmp_path, cfg, second, 1)
     assert folder == tmp_path / "euskal-xake-eskola" / "round-1"
     assert (round_folder(tmp_path, cfg, first, 2) / "game-5.pgn").exists()

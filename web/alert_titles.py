@@ -101,6 +101,7 @@ _WHAT: dict[AlertKind, str] = {  # marked for the catalogs with N_
     "team-forfeit": N_("too few players of a team at the default time; the match by forfeit?"),
     "journal-not-writable": N_("the journal cannot be written; events held in memory"),
     "export-failing": N_("the export folder cannot be written; retrying"),
+    "delays-add-up": N_("Lichess spectators see moves later than the delay: both delays apply"),
     "publish-behind": N_("the public stream to the mirrors is down or behind"),
     "task-failed": N_("a task stopped on an error; restarted"),
     "service-overloaded": N_("the service is behind the boards"),

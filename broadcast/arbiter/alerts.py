@@ -40,6 +40,7 @@ AlertKind = Literal[
     "team-forfeit",  # a team has too few players at the default time: the match by forfeit?
     "journal-not-writable",  # system: disk full or I/O error; events held in memory
     "export-failing",  # system: the --export folder cannot be written; retrying
+    "delays-add-up",  # system: the event's delay and the Lichess round's own delay add up
     "publish-behind",  # system: the public stream to Redis is down or behind
     "task-failed",  # system: a long-running task stopped on a software error; restarted
     "service-overloaded",  # the service is behind the boards: moves kept, but late
@@ -68,6 +69,7 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "team-forfeit",
     "journal-not-writable",
     "export-failing",
+    "delays-add-up",
     "publish-behind",
     "task-failed",
     "service-overloaded",

@@ -125,6 +125,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="push the live round to this Lichess broadcast round (token in LICHESS_TOKEN)",
     )
     parser.add_argument(
+        "--lichess-round-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the delay the Lichess round was given on Lichess (it adds to the event's: "
+        "boardwire warns when both are set)",
+    )
+    parser.add_argument(
         "--trusted-proxy",
         action="append",
         default=[],
@@ -192,7 +200,9 @@ def _publish_settings(args: argparse.Namespace) -> PublishSettings | str:
     lichess = None
     if getattr(args, "lichess_round", None):
         try:
-            lichess = LichessRelayConfig.from_env(args.lichess_round)
+            lichess = LichessRelayConfig.from_env(
+                args.lichess_round, round_delay=getattr(args, "lichess_round_delay", 0.0)
+            )
         except ValueError as exc:
             return str(exc)
     return PublishSettings(

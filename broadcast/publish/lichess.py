@@ -83,8 +83,14 @@ class LichessRelayConfig:
     backoff_initial: float = 1.0
     backoff_max: float = 120.0
     timeout: float = 30.0
+    # The delay the Lichess round itself was given (its broadcast settings): boardwire
+    # cannot read it, so the operator says it. Lichess holds back what it is pushed by that
+    # much, on top of the event's own delay (what is pushed is the delayed public state).
+    round_delay: float = 0.0
 
     def __post_init__(self) -> None:
+        if not self.round_delay >= 0:
+            raise ValueError(f"the Lichess round's delay must be 0 or more, got {self.round_delay}")
         if not _ROUND_ID.fullmatch(self.round_id):
             raise ValueError(
                 f"Lichess round id {self.round_id!r} is not 8 letters/digits; copy it from "

@@ -128,6 +128,7 @@ async def push_forever(
     supervisor."""
     name = section or service.config.sections[0].name
     last_seq = -1
+    warn_if_delays_add_up(service, lichess)
     async with LichessPusher(lichess) as pusher:
         with PublicChanges(service) as changes:
             while True:
@@ -146,6 +147,41 @@ async def push_forever(
                     else:
                         for answer in report.errors:
                             log.warning("Lichess refused %s: %s", answer.game_id, answer.error)
+
+
+DELAYS_ALERT = "lichess-delay"
+
+
+def delays_add_up(event_delay: float, lichess_delay: float) -> float | None:
+    """How late a Lichess spectator sees a move when both delays apply (None: only one
+    does). The push carries the delayed public state, never the live one: the event's
+    delay is the guarantee boardwire keeps, whatever a third party does; so a Lichess
+    round with a delay of its own adds to it rather than replacing it."""
+    if event_delay > 0 and lichess_delay > 0:
+        return event_delay + lichess_delay
+    return None
+
+
+def warn_if_delays_add_up(service: EventService, lichess: LichessRelayConfig) -> None:
+    """One log line and one desk note when the event's and the Lichess round's delays add
+    up, with what to do (the Lichess round's own delay to 0: the event already delays)."""
+    total = delays_add_up(service.delay, lichess.round_delay)
+    if total is None:
+        return
+    message = say(
+        "Lichess round %(round)s has a delay of its own (%(lichess)s s) on top of the "
+        "event's %(event)s s: spectators on Lichess see each move %(total)s s after it is "
+        "played. Set the Lichess round's delay to 0 (boardwire already delays what it "
+        "pushes) unless both are wanted.",
+        round=lichess.round_id,
+        lichess=f"{lichess.round_delay:g}",
+        event=f"{service.delay:g}",
+        total=f"{total:g}",
+    )
+    if service.health.report(
+        DELAYS_ALERT, "delays-add-up", "warning", message, service.time_source.now()
+    ):
+        log.warning("%s", message)
 
 
 def start_publishers(service: EventService, settings: PublishSettings) -> list[SupervisedTask]:
@@ -173,12 +209,15 @@ def start_publishers(service: EventService, settings: PublishSettings) -> list[S
 
 
 __all__ = [
+    "DELAYS_ALERT",
     "EXPORT_ALERT",
     "EXPORT_RETRY_FIRST",
     "EXPORT_RETRY_MAX",
     "FolderExporter",
     "PublishSettings",
+    "delays_add_up",
     "export_forever",
     "push_forever",
     "start_publishers",
+    "warn_if_delays_add_up",
 ]

@@ -264,11 +264,13 @@ def game_page(
     public: PublicState | None = None,
     lang: str = DEFAULT,
     evaluating: bool = False,
+    channel: str = "public",
 ) -> str:
     """The game viewer. `origin` (the configured public URL, or "") starts the link
     preview's absolute URLs; `public` gives the round selector its rounds; `evaluating`
     (this server runs an engine, `--eval`) adds the evaluation bar and line, hidden until
-    live.js has an evaluation to show."""
+    live.js has an evaluation to show; `channel` "commentary" is the commentators' live
+    copy at `/commentary/game/{id}` (live.js then follows `/commentary/ws`)."""
     data = json_views.game_json(game, config)
     last = game.moves[-1].uci if game.moves else None
     section = section_by_name(config, game.key.section)
@@ -278,7 +280,8 @@ def game_page(
         "white": tc.initial_seconds("white") if tc is not None and timed else "",
         "black": tc.initial_seconds("black") if tc is not None and timed else "",
     }
-    here = f"/game/{data['id']}" + ("?flip=1" if flipped else "")
+    prefix = "/commentary" if channel == "commentary" else ""
+    here = f"{prefix}/game/{data['id']}" + ("?flip=1" if flipped else "")
     return ENV.get_template("game.html").render(
         **page_frame(config, delay, speed, lang, here),
         g=data,
@@ -291,6 +294,7 @@ def game_page(
         rounds=round_choices(public, section) if public is not None and section is not None else [],
         og=_preview(config, data, origin, gettext_of(lang)),
         evaluating=evaluating,
+        channel=channel,
     )
 
 

@@ -4,7 +4,8 @@
   commentator's own login (`BOARDWIRE_COMMENTATOR_USER`, `BOARDWIRE_COMMENTATOR_PASSWORD`),
   the same form, tokens and guess limits as the arbiter's (`web.auth`); the session is a
   commentator's, in a cookie of its own sent to `/commentary` only, and can act on nothing.
-- `GET /commentary`: the live rounds' games as they are played (no broadcast delay);
+- `GET /commentary`: the live rounds' games as they are played (no broadcast delay),
+  each linking to `GET /commentary/game/{game}`: the public game page, live;
   `GET /commentary/api/games/{game}`: one live game's JSON, with the engine's evaluation
   of its live position (`--eval`); `GET /commentary/ws`: the hub's protocol, live.
 
@@ -256,6 +257,52 @@ async def live_page(request: web.Request) -> web.StreamResponse:
 
     answer = await commentary.answers.text(
         f"commentary:{sorted(live.items())}:{speed}:{lang}", make, "text/html"
+    )
+    return web.Response(body=answer.body, content_type="text/html", charset="utf-8")
+
+
+@routes.get(PREFIX + "/game/{game}")
+@_readers_only(page=True)
+async def game_page(request: web.Request) -> web.StreamResponse:
+    """One live game's page: the public `/game/{game}` page, undelayed, following the
+    commentators' hub (its `game` scope on `/commentary/ws`)."""
+    commentary = request.app[COMMENTARY]
+    source = commentary.source
+    game_id = request.match_info["game"]
+    lang = lang_of(request)
+    if game_id not in source.public_state().book.games:
+        _ = gettext_of(lang)
+        text = pages.error_page(
+            source.config,
+            404,
+            _("There is no game %(game)s in this event.") % {"game": repr(game_id)},
+            lang=lang,
+            here=request.path,
+        )
+        return web.Response(text=text, status=404, content_type="text/html", charset="utf-8")
+    flipped = request.query.get("flip") == "1"
+    evaluating = commentary.evals is not None and request.query.get("eval") != "0"
+    speed = json_views.speed_of(source)
+
+    def make(public: PublicState) -> str:
+        return pages.game_page(
+            source.config,
+            public.book.get(game_id),
+            source.delay,
+            flipped=flipped,
+            speed=speed,
+            pairings=public.tournament,
+            public=public,
+            lang=lang,
+            evaluating=evaluating,
+            channel="commentary",
+        )
+
+    answer = await commentary.answers.text(
+        f"commentary-game:{game_id}:{flipped}:{evaluating}:{speed}:{lang}",
+        make,
+        "text/html",
+        on=lambda public: (public.book.games.get(game_id), public.tournament),
     )
     return web.Response(body=answer.body, content_type="text/html", charset="utf-8")
 

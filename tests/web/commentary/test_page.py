@@ -196,3 +196,45 @@ async def test_the_channel_never_reaches_a_mirror(tmp_path: Path) -> None:
             assert snap["channel"] == "public" and "e4" not in json.dumps(snap["data"])
     finally:
         await client.close()
+
+
+async def test_the_public_gets_no_live_game_page(venue: tuple[TestClient, EventService]) -> None:
+    client, service = venue
+    play_moves(service, GAME, ["e4", "e5", "Nf3"])
+    page = await client.get(f"/commentary/game/{GAME}", allow_redirects=False)
+    assert page.status == 303 and page.headers["Location"] == "/commentary/login"
+    assert page.headers["Cache-Control"] == "no-store"
+    guess = await client.get(f"/commentary/game/{GAME}", headers=_basic("press", "guess"))
+    assert "Nf3" not in await guess.text()
+
+
+async def test_a_commentator_sees_the_live_game_page(
+    venue: tuple[TestClient, EventService],
+) -> None:
+    client, service = venue
+    play_moves(service, GAME, ["e4", "e5", "Nf3"])
+    public = await client.get(f"/game/{GAME}")
+    assert public.status == 200 and "Nf3" not in await public.text()
+    await _login(client, "/commentary", *COMMENTATOR)
+    listing = await (await client.get("/commentary")).text()
+    assert f'href="/commentary/game/{GAME}"' in listing
+    assert f'href="/game/{GAME}"' not in listing
+    live = await client.get(f"/commentary/game/{GAME}")
+    assert live.status == 200 and live.headers["Cache-Control"] == "no-store"
+    text = await live.text()
+    assert "Nf3" in text
+    assert 'data-scope="game" data-channel="commentary"' in text  # live.js: /commentary/ws
+    missing = await client.get("/commentary/game/nobody-r9-b9")
+    assert missing.status == 404 and missing.headers["Cache-Control"] == "no-store"
+
+
+async def test_a_mirror_has_no_live_game_page(tmp_path: Path) -> None:
+    service, _ = make_service(tmp_path, delay=DELAY)
+    play_moves(service, GAME, ["e4", "e5", "Nf3"])
+    client = TestClient(TestServer(build_mirror_app(service.public_view)))
+    await client.start_server()
+    try:
+        answer = await client.get(f"/commentary/game/{GAME}", headers=_basic(*COMMENTATOR))
+        assert answer.status == 404 and "Nf3" not in await answer.text()
+    finally:
+        await client.close()

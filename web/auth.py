@@ -72,6 +72,19 @@ COMMENTATOR_ROLE = "commentator"  # read-only: the commentators' live channel (w
 COMMENTARY_COOKIE = "bw_commentary"  # a commentator's session, sent to /commentary only
 
 
+def basic_credentials(request: web.Request) -> tuple[str, str] | None:
+    """The user and password of an HTTP Basic header (None: no such header). A header
+    that cannot be read gives empty ones: a failed guess like any other, counted."""
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Basic "):
+        return None
+    try:
+        user, _, password = b64decode(header[6:], validate=True).decode("utf-8").partition(":")
+    except (ValueError, UnicodeDecodeError):
+        return "", ""
+    return user, password
+
+
 @dataclass
 class Session:
     user: str
@@ -332,13 +345,10 @@ class Auth:
 
     def basic_user(self, request: web.Request) -> str | None:
         """The user of a valid Basic header (None: none or wrong; `GuessLimit` when locked)."""
-        header = request.headers.get("Authorization", "")
-        if not header.startswith("Basic "):
+        given = basic_credentials(request)
+        if given is None:
             return None
-        try:
-            user, _, password = b64decode(header[6:], validate=True).decode("utf-8").partition(":")
-        except (ValueError, UnicodeDecodeError):
-            user, password = "", ""  # counted as a failed guess like any other
+        user, password = given
         return user if self.check_guess(self.caller(request), user, password) else None
 
 
@@ -404,6 +414,7 @@ __all__ = [
     "GuessLimit",
     "Session",
     "Strikes",
+    "basic_credentials",
     "csrf_ok",
     "same_origin",
     "set_cookie",

@@ -48,7 +48,7 @@ async def login_form(request: web.Request) -> web.Response:
     token = secrets.token_urlsafe(24)
     lang = lang_of(request)
     response = desk_html(
-        ENV.get_template("arbiter_login.html").render(
+        ENV.get_template("login.html").render(
             **chrome(lang, "/arbiter/login"),
             event=service_of(request).config,
             login_token=token,

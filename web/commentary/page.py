@@ -22,7 +22,6 @@ stream) has no such route at all.
 from __future__ import annotations
 
 import secrets
-from base64 import b64decode
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
@@ -43,6 +42,7 @@ from web.auth import (
     COMMENTATOR_ROLE,
     LOGIN_COOKIE,
     Auth,
+    basic_credentials,
     same_origin,
     set_cookie,
 )
@@ -121,13 +121,10 @@ def _reader(request: web.Request, auth: Auth) -> str | None:
     session = auth.session(request) or auth.commentary_session(request)
     if session is not None:
         return session.role
-    header = request.headers.get("Authorization", "")
-    if not header.startswith("Basic "):
+    given = basic_credentials(request)
+    if given is None:
         return None
-    try:
-        user, _, password = b64decode(header[6:], validate=True).decode("utf-8").partition(":")
-    except (ValueError, UnicodeDecodeError):
-        user, password = "", ""  # a failed guess like any other
+    user, password = given
     return auth.guess_role(auth.caller(request), user, password, (COMMENTATOR_ROLE, ARBITER_ROLE))
 
 
@@ -174,7 +171,8 @@ async def login_form(request: web.Request) -> web.StreamResponse:
     text = _MESSAGES.get(request.query.get("m", ""))  # a key, never a text from the link
     enabled = COMMENTARY in request.app
     response = web.Response(
-        text=pages.ENV.get_template("commentary_login.html").render(
+        text=pages.ENV.get_template("login.html").render(
+            commentary=True,
             **pages.chrome(lang, f"{PREFIX}/login"),
             event=service_of(request).config,
             login_token=token,

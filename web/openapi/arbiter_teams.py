@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from web.openapi.parts import (
+    PAIR_LIST,
     ROUND_PATH,
     SECTION_PATH,
     arbiter_get,
@@ -115,15 +116,7 @@ def arbiter_team_paths() -> dict[str, Any]:
                 {
                     "preview": {"type": "boolean"},
                     "override": {"type": "boolean"},
-                    "matches": {
-                        "type": "array",
-                        "items": {
-                            "type": "array",
-                            "items": {"type": "integer"},
-                            "minItems": 2,
-                            "maxItems": 2,
-                        },
-                    },
+                    "matches": PAIR_LIST,
                 }
             ),
             json_answer(

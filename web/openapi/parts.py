@@ -11,6 +11,13 @@ NULLABLE_STR = {"type": "string", "nullable": True}
 NULLABLE_INT = {"type": "integer", "nullable": True}
 
 
+# Pairs of numbers given by hand: players (White, Black) or teams (the first named first).
+PAIR_LIST: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+}
+
+
 def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -205,6 +212,7 @@ __all__ = [
     "NEEDS_CONFIRMATION",
     "NULLABLE_INT",
     "NULLABLE_STR",
+    "PAIR_LIST",
     "PGN_ANSWER",
     "PLAYER_FIELD",
     "PNG_ANSWER",

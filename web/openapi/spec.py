@@ -17,6 +17,7 @@ from web.openapi.parts import (
     EVAL_QUERY,
     GAME_PATH,
     MOVED,
+    PAIR_LIST,
     PGN_ANSWER,
     PLAYER_FIELD,
     PNG_ANSWER,
@@ -517,15 +518,7 @@ def document() -> dict[str, Any]:
                         "description": "TRF: accept its byes as they are; Dutch: pair while "
                         "results of the rounds before are missing",
                     },
-                    "pairs": {
-                        "type": "array",
-                        "items": {
-                            "type": "array",
-                            "items": {"type": "integer"},
-                            "minItems": 2,
-                            "maxItems": 2,
-                        },
-                    },
+                    "pairs": PAIR_LIST,
                 }
             ),
             json_answer(

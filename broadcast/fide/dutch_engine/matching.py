@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import networkx as nx
 
@@ -53,30 +53,37 @@ def reference_matching(
     return partner
 
 
-def perfectly_matchable(ctx: RoundContext, ids: Sequence[int]) -> bool:
-    """Whether the players in `ids` (the BYE pseudo-player included) can all be paired."""
-    if len(ids) % 2:
+def pairable(vertices: Sequence[int], allowed: Callable[[int, int], bool]) -> bool:
+    """Whether every one of `vertices` can be paired with another of them, pairs taken
+    only where `allowed` says (the Dutch's players, the team Swiss's teams)."""
+    if len(vertices) % 2:
         return False
     # A greedy pass settles most cases without a matching.
-    left = list(ids)
+    left = list(vertices)
     while left:
         a = left.pop(0)
         for j, b in enumerate(left):
-            if ctx.compatible(a, b):
+            if allowed(a, b):
                 left.pop(j)
                 break
         else:
             break
     else:
         return True
-    edges = [(a, b, 1) for i, a in enumerate(ids) for b in ids[i + 1 :] if ctx.compatible(a, b)]
+    edges = [(a, b, 1) for i, a in enumerate(vertices) for b in vertices[i + 1 :] if allowed(a, b)]
     # with equal weights, a maximum-weight matching is a maximum-cardinality one
-    return len(max_weight_matching(ids, edges)) == len(ids)
+    return len(max_weight_matching(vertices, edges)) == len(vertices)
+
+
+def perfectly_matchable(ctx: RoundContext, ids: Sequence[int]) -> bool:
+    """Whether the players in `ids` (the BYE pseudo-player included) can all be paired."""
+    return pairable(ids, ctx.compatible)
 
 
 __all__ = [
     "CertificateError",
     "max_weight_matching",
+    "pairable",
     "perfectly_matchable",
     "reference_matching",
     "solve",

@@ -4,9 +4,9 @@ test ([C3]), its choice of upfloaters ([C4], [C5]) and its bracket pairings ([C8
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from broadcast.fide.dutch_engine.matching import max_weight_matching
+from broadcast.fide.dutch_engine.matching import max_weight_matching, pairable
 
 __all__ = ["Edge", "min_cost_perfect", "pairable"]
 
@@ -32,22 +32,3 @@ def min_cost_perfect(
     cost = {(a, b): c for a, b, c in edges}
     total = sum(cost.get((a, b), cost.get((b, a), 0)) for a, b in partner.items() if a < b)
     return partner, total
-
-
-def pairable(vertices: Sequence[int], allowed: Callable[[int, int], bool]) -> bool:
-    """Whether every team of `vertices` can be paired with another of them."""
-    if len(vertices) % 2:
-        return False
-    left = list(vertices)
-    while left:  # a greedy pass settles most cases without a matching
-        a = left.pop(0)
-        for j, b in enumerate(left):
-            if allowed(a, b):
-                left.pop(j)
-                break
-        else:
-            break
-    else:
-        return True
-    edges = [(a, b, 0) for i, a in enumerate(vertices) for b in vertices[i + 1 :] if allowed(a, b)]
-    return min_cost_perfect(vertices, edges) is not None

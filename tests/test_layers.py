@@ -39,7 +39,7 @@ COMMAND_MAY_ALSO = {"web", "boardsim"}
 # The floors inside broadcast/, top first: a room imports only rooms below it (or itself).
 BROADCAST_FLOORS = [
     ["broadcast.cli"],
-    ["broadcast.actions", "broadcast.publish", "broadcast.analysis"],
+    ["broadcast.actions", "broadcast.publish", "broadcast.analysis", "broadcast.stations"],
     ["broadcast.service"],
     ["broadcast.journal"],
     ["broadcast.arbiter", "broadcast.export"],

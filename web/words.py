@@ -60,6 +60,7 @@ DOMAIN_WORDS = (
     N_("blitz"),
     N_("armageddon"),
     N_("Public stream to the mirrors"),  # a link the desk watches (broadcast.publish)
+    N_("LiveChess API (live, no delay)"),  # another (web.livechess.server)
 )
 
 

@@ -427,17 +427,10 @@ def _livechess_settings(
 def _livechess_line(
     settings: LiveChessSettings, credentials: tuple[str, str] | None, event: str
 ) -> str:
-    from web.livechess.access import api_token
+    from web.livechess.server import LINK_NAME, address
 
-    url = f"ws://{settings.host}:{settings.port}/api/v1.0"
-    if settings.loopback:
-        return f"LiveChess API (live, no delay) at {url}, this computer only"
-    assert credentials is not None
-    token = api_token(credentials, event)
-    return (
-        f"LiveChess API (live, no delay) at {url}?token={token} (or the arbiter's login); "
-        "keep the token for the venue's LAN tools"
-    )
+    line = f"{LINK_NAME} at {address(settings, credentials, event)}"
+    return line if settings.loopback else f"{line}; keep the token for the venue's LAN tools"
 
 
 async def _pair_or_warn(service: EventService, *, sim: bool) -> None:

@@ -35,6 +35,7 @@ from broadcast.config.model import (
 from broadcast.config.players import read_limited
 from broadcast.config.reader import TomlReader, choices_text
 from broadcast.config.sections import section_config
+from broadcast.config.stations import NAME_RULE, valid_name
 from broadcast.config.tables import table_problems
 
 EVENT_KEYS = (
@@ -52,7 +53,7 @@ EVENT_KEYS = (
 # Engine evaluation is chosen by the process serving spectators (`serve --eval`, and a
 # mirror, which has no config file), not by the event: a key for it says where it goes.
 EVAL_KEYS = ("eval", "evaluation", "engine")
-BOARD_KEYS = ("number", "port", "address", "section", "table")
+BOARD_KEYS = ("number", "port", "address", "section", "table", "station")
 TOP_KEYS = ("event", "section", "board")
 
 __all__ = ["BOARD_KEYS", "EVENT_KEYS", "TOP_KEYS", "load_event", "load_event_text"]
@@ -226,6 +227,13 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
         address = _bus_address(reader, raw, at)
         section = reader.get_str(raw, "section", at, required=True, example="Open")
         table = reader.get_int(raw, "table", at, minimum=1, maximum=9999, example=number or 1)
+        station = reader.get_str(raw, "station", at, example="east-1")
+        if station and not valid_name(station):
+            reader.error(
+                (*at, "station"),
+                f"board {number}: {station[:40]!r} is not a station's name",
+                NAME_RULE,
+            )
         if section and sections and section not in sections:
             close = difflib.get_close_matches(section, sorted(sections), n=1)
             reader.error(
@@ -245,8 +253,10 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
             )
             continue
         numbers[number] = i
-        ports.setdefault(port, []).append((i, address))
-        boards.append(BoardConfig(number, port, address, section, table))
+        # A port is a path on one computer: the serve's own, or a station's.
+        where = port if not station else f"{port} on station {station}"
+        ports.setdefault(where, []).append((i, address))
+        boards.append(BoardConfig(number, port, address, section, table, station or None))
     for port, users in ports.items():
         if len(users) < 2:
             continue

@@ -479,13 +479,15 @@ class SectionConfig:
 class BoardConfig:
     """A physical board: its number (the e-board's label), where it is wired, which
     section, and the table it stands on (`table`; None: the section's next table, see
-    broadcast.config.tables)."""
+    broadcast.config.tables). `station`: the capture station whose port `port` is (a
+    path on that computer; None: the serve's own)."""
 
     number: int
     port: str
     address: int | None
     section: str
     table: int | None = None
+    station: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

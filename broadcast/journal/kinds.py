@@ -11,6 +11,7 @@ from broadcast.arbiter.alerts import ArbiterEvent
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.games.game_events import GameEvent
 from broadcast.journal.codec import register
+from broadcast.journal.station_progress import StationProgress
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.tournament_events import TournamentEvent
 from clocks.move_times import FlagFell
@@ -24,10 +25,11 @@ JournalEvent = (
     | FlagFell
     | ActionTaken
     | ActionUndone
+    | StationProgress
 )
 """What the journal holds: what the boards reported, the games and the tournament made of
 it, the live-round moves, the arbiter's alerts and actions (each recorded, and undone),
-and the clocks' flag falls."""
+the clocks' flag falls, and how far each capture station's stream is applied."""
 
 
 def _event_classes(module: ModuleType) -> list[type]:
@@ -51,6 +53,7 @@ def register_all() -> None:
     import broadcast.games.game_events
     import broadcast.games.game_state
     import broadcast.games.ids
+    import broadcast.journal.station_progress
     import broadcast.phrases
     import broadcast.tournament.changes
     import broadcast.tournament.live_round
@@ -71,6 +74,7 @@ def register_all() -> None:
         broadcast.games.ids,
         broadcast.games.game_state,
         broadcast.phrases,  # the alerts' texts for the desk's languages
+        broadcast.journal.station_progress,
         broadcast.tournament.changes,
         broadcast.tournament.tournament_state,
         broadcast.tournament.tournament_events,

@@ -64,6 +64,7 @@ from broadcast.games.game_events import (
 )
 from broadcast.games.game_state import GameError
 from broadcast.journal.kinds import JournalEvent
+from broadcast.journal.station_progress import StationMark, StationProgress
 from broadcast.journal.store import (
     Entry,
     Journal,
@@ -279,7 +280,8 @@ class Committer(Generic[H]):
             self.state = self.state.at(entry.seq)
         self._publish(entry.t, [entry])
         self.public.at(self.time_source.now())  # keep only what can still be shown
-        self.rules.restore(entry.event, self.state)
+        if not isinstance(entry.event, StationProgress):  # the intake's, not the rules'
+            self.rules.restore(entry.event, self.state)
 
     def _publish(self, t: float, entries: Sequence[Entry]) -> None:
         """Record the public snapshot; news that is public at once (a pairing, a
@@ -335,7 +337,8 @@ class Committer(Generic[H]):
             try:
                 for raised in pending:  # stored after these events, but the rules saw them
                     state = state.apply(raised)
-                pending += self.rules.observe(entry.event, state, game=game)
+                if not isinstance(entry.event, StationProgress):
+                    pending += self.rules.observe(entry.event, state, game=game)
             except Exception as exc:
                 self.fault("the arbiter rules", exc, entry.event)
         if pending:
@@ -543,10 +546,13 @@ class Committer(Generic[H]):
         """Driver events or the service's own alerts wait for a batch."""
         return bool(self._inbox or self._system)
 
-    def queue_driver_event(self, port: str, event: DriverEvent) -> None:
+    def queue_driver_event(
+        self, port: str, event: DriverEvent, mark: StationMark | None = None
+    ) -> None:
         """A driver read `event`: it is handled with the others read within BATCH_SECONDS,
-        on the running loop (a synchronous caller hands it to `Hall.on_driver_event`)."""
-        self._inbox.put(port, event)
+        on the running loop (a synchronous caller hands it to `Hall.on_driver_event`).
+        `mark`: the capture station's numbering of it (see `handle_inbox`)."""
+        self._inbox.put(port, event, mark)
 
     def drain(self) -> None:
         """On the loop: handle every queued driver event, in the order read, in one batch
@@ -570,9 +576,17 @@ class Committer(Generic[H]):
             return
         items, waited = self._inbox.take()
         self.lag.queue(waited)
-        for port, event in items:
+        reached: dict[str, StationMark] = {}
+        for port, event, mark in items:
             with self.step(f"the board events from {port}"):
                 self.hall.on_driver_event(port, event)
+            if mark is not None:
+                reached[mark.station] = mark
+        # How far each station's stream is applied, in the same transaction as its
+        # events: a restart skips what is journaled and applies what is not.
+        now = self.time_source.now()
+        for mark in reached.values():
+            self.commit([StationProgress(now, mark.station, mark.incarnation, mark.seq)])
 
     async def flush(self) -> None:
         """At the end: what the drivers said last is handled and all of it made durable;

@@ -42,6 +42,7 @@ from broadcast.games.changes import put_back
 from broadcast.games.fold import fold_tournament
 from broadcast.games.game_events import GameClock, GameEvent
 from broadcast.journal.kinds import JournalEvent
+from broadcast.journal.station_progress import StationProgress
 from broadcast.tournament.live_round import RoundStartMoved
 from broadcast.tournament.tournament_events import TournamentEvent
 from broadcast.tournament.tournament_state import TournamentState
@@ -85,6 +86,8 @@ class EventState:
     on_bus: Mapping[tuple[str, int], str] = field(default_factory=dict)  # (port, address)
     memory: Mapping[str, BoardMemory] = field(default_factory=dict)  # by board name
     white_sides: Mapping[str, Side] = field(default_factory=dict)  # by game id
+    # Each capture station's stream: how far it is applied (incarnation, seq), by station.
+    stations: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     # Where the fold is in the journal, not what it says: an action and its undo leave
     # the same event, a few entries later.
     seq: int = field(default=0, compare=False)
@@ -128,6 +131,9 @@ class EventState:
             return self._board_status(event)
         if isinstance(event, PositionSeen | LogRecovered):
             return self._remember_position(event)
+        if isinstance(event, StationProgress):
+            mark = (event.incarnation, event.seq)
+            return self._evolve(stations={**self.stations, event.station: mark})
         # Alerts, flag falls, clock stamps, action records: the rules' business and the
         # journal's, not the state's.
         return self

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from boards.driver_events import DriverEvent
+from broadcast.journal.station_progress import StationMark
 
 # Real seconds board events wait to be handled together: a bus line answers in many small
 # replies, each its own loop turn; one batch (one fsync, one web update) per turn would
@@ -26,16 +27,17 @@ class Inbox:
 
     def __init__(self, drain: Callable[[], None]) -> None:
         self._drain = drain
-        self._items: list[tuple[str, DriverEvent, float]] = []
+        self._items: list[tuple[str, DriverEvent, float, StationMark | None]] = []
         self._scheduled = False
 
     def __bool__(self) -> bool:
         return bool(self._items)
 
-    def put(self, port: str, event: DriverEvent) -> None:
+    def put(self, port: str, event: DriverEvent, mark: StationMark | None = None) -> None:
         """A driver read `event` on `port`: drained with the others read within
-        BATCH_SECONDS. Called on the event loop (the drivers run there)."""
-        self._items.append((port, event, time.monotonic()))
+        BATCH_SECONDS. Called on the event loop (the drivers run there). `mark`: where
+        a capture station's event came from (its progress is journaled with it)."""
+        self._items.append((port, event, time.monotonic(), mark))
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_later(BATCH_SECONDS, self._drain)
@@ -51,12 +53,12 @@ class Inbox:
         """The scheduled drain runs: the next event read schedules another."""
         self._scheduled = False
 
-    def take(self) -> tuple[list[tuple[str, DriverEvent]], float]:
-        """Every event waiting, in the order read, and how long the oldest waited (real
-        seconds)."""
+    def take(self) -> tuple[list[tuple[str, DriverEvent, StationMark | None]], float]:
+        """Every event waiting, in the order read, with its station mark (None: read
+        here), and how long the oldest waited (real seconds)."""
         items, self._items = self._items, []
         waited = time.monotonic() - items[0][2] if items else 0.0
-        return [(port, event) for port, event, _ in items], waited
+        return [(port, event, mark) for port, event, _, mark in items], waited
 
 
 __all__ = ["BATCH_SECONDS", "Inbox"]

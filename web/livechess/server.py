@@ -30,14 +30,22 @@ from broadcast.service.supervisor import SupervisedTask
 from clocks.errors import BoardwireError
 from web.auth import Auth, GuessLimit
 from web.livechess import protocol, views
-from web.livechess.access import is_loopback, token_ok
+from web.livechess.access import api_token, is_loopback, token_ok
 from web.livechess.feed import BoardView, feed_steps
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_PORT", "LiveChessApi", "LiveChessSettings", "allowed_origin"]
+__all__ = [
+    "DEFAULT_PORT",
+    "LINK_NAME",
+    "LiveChessApi",
+    "LiveChessSettings",
+    "address",
+    "allowed_origin",
+]
 
 DEFAULT_PORT = 1982
+LINK_NAME = "LiveChess API (live, no delay)"  # on the desk's list of links
 QUEUE_FRAMES = 1024  # frames waiting for one client; beyond, it is too slow and closed
 MAX_SUBSCRIPTIONS = 64
 # Web pages that may open the API from the operator's browser without a token: the
@@ -67,6 +75,22 @@ class LiveChessSettings:
     @property
     def loopback(self) -> bool:
         return is_loopback(self.host)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"ws://{host}:{self.port}/api/v1.0"
+
+
+def address(settings: LiveChessSettings, credentials: tuple[str, str] | None, event: str) -> str:
+    """Where LAN tools connect, in words: the URL, with the token they need beyond
+    loopback (for the operator's terminal and the arbiter's desk, never a public page)."""
+    if settings.loopback:
+        return f"{settings.url}, this computer only"
+    if credentials is None:  # refused by LiveChessApi; said plainly all the same
+        return f"{settings.url}, closed: no arbiter login is set"
+    token = api_token(credentials, event)
+    return f"{settings.url}?token={token} (or the arbiter's login)"
 
 
 @dataclass
@@ -112,6 +136,7 @@ class LiveChessApi:
         self.clients: set[_Client] = set()
         self.runner: web.AppRunner | None = None
         self._changed = asyncio.Event()
+        self._seen: dict[str, tuple[tuple[object, object, object], BoardView]] = {}
         self._task: SupervisedTask | None = None
 
     # -- the app ----------------------------------------------------------------------------------
@@ -339,21 +364,45 @@ class LiveChessApi:
         """Every subscriber is told what changed on its board."""
         if not self.clients:
             return
-        current = views.board_views(self.service, self.now())
+        wanted = {sub.serialnr for c in self.clients for sub in c.subs.values()}
+        current = self._views(wanted)
         for client in list(self.clients):
             self._push_client(client, current)
 
-    def _push_client(
-        self, client: _Client, current: dict[str, tuple[Any, BoardView]] | None = None
-    ) -> None:
+    def _views(self, wanted: set[str]) -> dict[str, BoardView]:
+        """The views of the boards subscribed to. A board whose memory, game and
+        orientation are the very objects of the last look keeps its view (they are
+        immutable), so a commit costs the boards it changed, not every board's line."""
+        now = self.now()
+        out: dict[str, BoardView] = {}
+        for board in self.service.hall.values():
+            name = board.name
+            if name is None or name not in wanted:
+                continue
+            follower = board.to_game
+            key = (
+                self.service.state.memory.get(name),
+                self.service.book.games.get(board.game) if board.game is not None else None,
+                follower.reconstructor.orientation if follower is not None else None,
+            )
+            seen = self._seen.get(name)
+            if seen is not None and all(a is b for a, b in zip(seen[0], key, strict=True)):
+                out[name] = seen[1]
+                continue
+            view = views.board_view(self.service, board, now)
+            if view is not None:
+                self._seen[name] = (key, view)
+                out[name] = view
+        return out
+
+    def _push_client(self, client: _Client, current: dict[str, BoardView] | None = None) -> None:
         if current is None:
-            current = views.board_views(self.service, self.now())
+            current = self._views({sub.serialnr for sub in client.subs.values()})
         ms = self._ms()
         for feed_id, sub in client.subs.items():
-            found = current.get(sub.serialnr)
-            if found is None:
+            view = current.get(sub.serialnr)
+            if view is None or view is sub.sent:
                 continue
-            view = found[1]
             for step in feed_steps(sub.sent, view):
                 client.send(protocol.feed_reply(feed_id, step.param, ms))
             sub.sent = view
@@ -371,12 +420,21 @@ class LiveChessApi:
             raise
         self.runner = runner
         self.service.listeners.append(self.on_commit)
+        self.service.health.watch_link(LINK_NAME, self.status)
         self._task = self.service.supervisor.start(
             say("the LiveChess API's feed"),
             self._pump_loop,
             stops=say("Programs subscribed to the LiveChess API get no new moves meanwhile."),
         )
         return runner
+
+    def status(self) -> str:
+        """The API on the desk: where tools connect (with the token), who is connected."""
+        feeds = sum(len(c.subs) for c in self.clients)
+        return (
+            f"{address(self.settings, self.credentials, self.service.config.name)}; "
+            f"{len(self.clients)} program(s) connected, {feeds} board feed(s)"
+        )
 
     async def close(self) -> None:
         with contextlib.suppress(ValueError):

@@ -366,3 +366,22 @@ def test_players_from_trf_after_inline_players_name_the_trf_line(tmp_path: Path)
     assert [(i.file.name, i.line, i.message) for i in info.value.issues] == [
         ("rapid.trf", 3, "Argandona Riveiro Inigo: rating 5000 is not valid")
     ]
+
+
+def test_boards_on_capture_stations_are_named_by_station_and_port() -> None:
+    """A port is a path on one computer: two stations may each have a /dev/ttyUSB1 with
+    one board, but one station's port carrying two boards still needs their addresses;
+    a station's name must be fit for Redis keys."""
+    stations = GOOD.replace(
+        'address = 11\nsection = "Open"', 'section = "Open"\nstation = "east-1"'
+    ).replace('address = 12\nsection = "Open"', 'section = "Open"\nstation = "west"')
+    event = load_event_text(stations, "/tmp/event.toml")
+    assert [(b.number, b.port, b.station) for b in event.boards] == [
+        (1, "/dev/ttyUSB0", "east-1"),
+        (2, "/dev/ttyUSB0", "west"),
+    ]
+    assert load_event_text(GOOD, "/tmp/event.toml").boards[0].station is None
+    same = stations.replace('station = "west"', 'station = "east-1"')
+    assert any("carries 2 boards" in message for _, message, _ in _errors(same))
+    bad = stations.replace('station = "west"', 'station = "West Hall"')
+    assert any("'West Hall' is not a station's name" in m for _, m, _ in _errors(bad))

@@ -29,7 +29,7 @@ from tests.support.livechess_client import LiveChessClient, Refused
 from tests.support.paths import ROOT
 from tests.support.web_app import CREDENTIALS, free_port, make_service
 from web.livechess.access import api_token
-from web.livechess.server import LiveChessApi, LiveChessSettings
+from web.livechess.server import LINK_NAME, LiveChessApi, LiveChessSettings
 
 SERIAL = "10001"
 GAME = "masters-r1-b1"
@@ -254,6 +254,11 @@ async def test_beyond_loopback_the_arbiter_login_or_the_token(tmp_path: Path) ->
         token = api_token(CREDENTIALS, service.config.name)
         async with LiveChessClient(f"{url}?token={token}") as client:
             assert await client.call("eboards") == []
+            # the arbiter's desk lists the API among its links: the address with the token
+            # a LAN tool needs, and who is connected now
+            state = dict(service.health.links())[LINK_NAME]
+            assert f"ws://0.0.0.0:{port}/api/v1.0?token={token}" in state
+            assert "1 program(s) connected, 0 board feed(s)" in state
     finally:
         await api.close()
     with pytest.raises(ValueError, match="BOARDWIRE_ARBITER_PASSWORD"):

@@ -16,84 +16,30 @@ BOARDWIRE_GLITCH_SEEDS=1-20.
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import random
 import signal
-import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
-import chess.pgn
 import pytest
 
 from broadcast.service.journal_reader import read_event
 from tests.support.paths import ROOT
+from tests.support.sim_round import BOARDWIRE, BoardSim, api, clock_errors, seeds, wait_up
+from tests.support.web_app import free_port
 
 EVENT = ROOT / "examples" / "pamplona-masters.toml"
-SAMPLE = ROOT / "examples" / "games" / "worldcup2025-sample.pgn"
 PLIES = 18
 SPEED = 10.0
 KILLS = 3
-BOARDWIRE = [sys.executable, "-m", "broadcast.cli"]
 # More seeds for a soak run: BOARDWIRE_CRASH_SEEDS=1-40 (or 4,7,9).
 SEEDS_SPEC = os.environ.get("BOARDWIRE_CRASH_SEEDS", "1-2")
 MODES = os.environ.get("BOARDWIRE_CRASH_MODES", "single,bus").split(",")
 GLITCH_SEEDS_SPEC = os.environ.get("BOARDWIRE_GLITCH_SEEDS", "1")
 FIRMWARE = ("classic", "no-beginpos", "start-tag", "nop-padding", "downloaded", "watchdog")
 GLITCH_SECONDS = 2.0  # simulated seconds without power
-
-
-def seeds(spec: str) -> list[int]:
-    out: list[int] = []
-    for part in spec.split(","):
-        first, _, last = part.partition("-")
-        out.extend(range(int(first), int(last or first) + 1))
-    return out
-
-
-def short_games(path: Path, count: int) -> list[list[str]]:
-    games, out = [], io.StringIO()
-    with SAMPLE.open(encoding="utf-8") as f:
-        while len(games) < count and (game := chess.pgn.read_game(f)) is not None:
-            node = game
-            for _ in range(PLIES):
-                node = node.variations[0]
-            node.variations.clear()
-            game.headers["TimeControl"] = (
-                "900+10"  # the sample's tag is prose; these are rapid games
-            )
-            games.append([m.uci() for m in game.mainline_moves()])
-            print(game, file=out, end="\n\n")
-    path.write_text(out.getvalue(), encoding="utf-8")
-    return games
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def api(port: int, path: str) -> object:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as response:
-        return json.loads(response.read())
-
-
-def wait_up(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "serve exited early"
-        try:
-            api(port, "/api/v1/event")
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError("serve did not come up")
 
 
 def round_complete(port: int) -> bool:
@@ -132,43 +78,12 @@ class Round:
     ) -> None:
         self.tmp = tmp_path
         self.mode = mode
-        self.expected = short_games(tmp_path / "games.pgn", 4)
-        self.truth = tmp_path / "truth.jsonl"
-        self.env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        sim_log = (tmp_path / "sim.log").open("wb")  # the child's; closed here once it has it
-        self.sim = subprocess.Popen(
-            [
-                *BOARDWIRE,
-                "sim",
-                "--boards",
-                "4",
-                *(["--bus"] if mode == "bus" else []),
-                "--firmware",
-                ",".join(firmware),
-                "--pgn",
-                str(tmp_path / "games.pgn"),
-                "--speed",
-                str(SPEED),
-                "--max-think",
-                "25",
-                "--start-after",
-                "3",
-                "--rundir",
-                str(tmp_path / "sim"),
-                "--seed",
-                str(seed),
-                "--truth",
-                str(self.truth),
-                *extra,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=sim_log,
-            env=self.env,
-            cwd=ROOT,
-        )
-        sim_log.close()
-        assert self.sim.stdout is not None
-        paths = [self.sim.stdout.readline().decode().split("\t")[0] for _ in range(4)]
+        self.sim = BoardSim(
+            tmp_path, boards=4, plies=PLIES, speed=SPEED, seed=seed, firmware=firmware,
+            bus=mode == "bus", extra=extra,
+        )  # fmt: skip
+        self.expected = self.sim.expected
+        self.env = self.sim.env
         event = bus_event(tmp_path / "bus.toml") if mode == "bus" else EVENT
         self.event = event
         self.db, self.port = tmp_path / "journal.sqlite", free_port()
@@ -184,7 +99,7 @@ class Round:
             str(SPEED),
             "--delay",
             "0",
-            *[a for i, p in enumerate(paths, 1) for a in ("--board", f"{i}={p}")],
+            *[a for i, p in enumerate(self.sim.paths, 1) for a in ("--board", f"{i}={p}")],
         ]
         self.runs = 0
         self.serve: subprocess.Popen[bytes] | None = None
@@ -198,28 +113,7 @@ class Round:
         return self.serve
 
     def trouble(self) -> str:
-        """What the logs say went wrong (errors and tracebacks), for a failure's message."""
-        lines = []
-        for log in sorted(self.tmp.glob("*.log")):
-            for line in log.read_text(errors="replace").splitlines():
-                if any(w in line for w in ("ERROR", "Traceback", "Error:", "WARNING")):
-                    lines.append(f"{log.name}: {line}")
-        return "\n".join(lines[-40:])
-
-    def truth_presses(self) -> dict[int, list[int]]:
-        """Per board, the time the clock showed after each move's press (the simulator's
-        record; its first press only starts the clock)."""
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            lines = self.truth.read_text().splitlines() if self.truth.exists() else []
-            if len(lines) >= 4:
-                break
-            time.sleep(0.2)
-        out = {}
-        for line in lines:
-            record = json.loads(line)
-            out[record["board"]] = [seconds for _, seconds in record["presses"][1:]]
-        return out
+        return self.sim.trouble()
 
     def check(self) -> None:
         """Every game move for move, and every clock time as the clock showed it, on the
@@ -237,25 +131,15 @@ class Round:
         record = read_event(self.event, self.db)
         games = [record.book.get(f"masters-r1-b{b}").moves for b in range(1, 5)]
         assert [[m.uci for m in moves] for moves in games] == self.expected
-        truth = self.truth_presses()
-        wrong = {
-            board: [
-                (ply, m.remaining, want)
-                for ply, (m, want) in enumerate(zip(moves, truth[board], strict=False), 1)
-                if m.remaining is None or round(m.remaining) != want
-            ]
-            for board, moves in enumerate(games, 1)
-        }
+        wrong = clock_errors(games, self.sim.truth_presses())
         # Every clock time, in every run: no allowance.
         assert wrong == {board: [] for board in range(1, 5)}, (wrong, self.trouble())
 
     def close(self) -> None:
-        for proc in (self.sim, self.serve):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        if self.sim.stdout is not None:
-            self.sim.stdout.close()
+        if self.serve is not None and self.serve.poll() is None:
+            self.serve.kill()
+            self.serve.wait()
+        self.sim.close()
 
 
 def crash_cases() -> list[tuple[str, int]]:

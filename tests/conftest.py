@@ -67,6 +67,7 @@ SLOW = {
         "a serve --sim subprocess"
     ),
     "broadcast/cli/test_serve_crash.py": "serve subprocesses killed and restarted",
+    "broadcast/cli/test_station_faults.py": "stations, serve and redis-server killed and cut",
     "broadcast/cli/test_serve_fast.py": "serve --sim run",
     "broadcast/cli/test_serve_exit.py": "serve runs",
     "broadcast/cli/test_demo.py": "demo subprocesses",

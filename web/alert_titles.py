@@ -105,6 +105,11 @@ _WHAT: dict[AlertKind, str] = {  # marked for the catalogs with N_
     "publish-behind": N_("the public stream to the mirrors is down or behind"),
     "task-failed": N_("a task stopped on an error; restarted"),
     "service-overloaded": N_("the service is behind the boards"),
+    "station-lost": N_("a capture station is lost; its boards are not read"),
+    "station-clock": N_("a capture station's clock is off"),
+    "board-claimed-twice": N_("two capture stations claim one board"),
+    "station-refused": N_("a capture station sent what cannot be applied"),
+    "stations-unreachable": N_("the capture stations' Redis cannot be reached"),
 }
 
 

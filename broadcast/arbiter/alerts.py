@@ -44,6 +44,11 @@ AlertKind = Literal[
     "publish-behind",  # system: the public stream to Redis is down or behind
     "task-failed",  # system: a long-running task stopped on a software error; restarted
     "service-overloaded",  # the service is behind the boards: moves kept, but late
+    "station-lost",  # system: a capture station sends no heartbeat (names its boards)
+    "station-clock",  # system: a capture station's clock is off the central one
+    "board-claimed-twice",  # system: two capture stations claim one board
+    "station-refused",  # system: a capture station's stream holds what cannot be applied
+    "stations-unreachable",  # system: the central serve cannot reach the stations' Redis
 ]
 
 ALERT_KINDS: tuple[AlertKind, ...] = (
@@ -73,6 +78,11 @@ ALERT_KINDS: tuple[AlertKind, ...] = (
     "publish-behind",
     "task-failed",
     "service-overloaded",
+    "station-lost",
+    "station-clock",
+    "board-claimed-twice",
+    "station-refused",
+    "stations-unreachable",
 )
 
 

@@ -88,6 +88,11 @@ _SEVERITY: dict[AlertKind, Severity] = {
     "absence-disqualifies": "critical",
     "arbiter-override": "warning",
     "team-forfeit": "critical",
+    "station-lost": "critical",
+    "station-clock": "warning",
+    "board-claimed-twice": "critical",
+    "station-refused": "warning",
+    "stations-unreachable": "warning",
 }
 
 

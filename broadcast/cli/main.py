@@ -20,6 +20,7 @@ from broadcast.cli import mirror as cli_mirror
 from broadcast.cli import pairings as cli_pairings
 from broadcast.cli import serve as cli_serve
 from broadcast.cli import standings as cli_standings
+from broadcast.cli import station as cli_station
 from broadcast.cli.args import (
     non_negative_float,
     port_number,
@@ -255,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_export.add_parser(sub)
     cli_actions.add_parser(sub)
     cli_mirror.add_parser(sub)
+    cli_station.add_parser(sub)
 
     demo = sub.add_parser(
         "demo",

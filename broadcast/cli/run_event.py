@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import signal
 import sys
@@ -31,9 +32,12 @@ from broadcast.analysis.evaluator import Evaluator
 from broadcast.cli.evaluation import start_evaluator
 from broadcast.config.model import EventConfig
 from broadcast.journal.store import Journal, JournalError
+from broadcast.phrases import say
+from broadcast.publish.redis_link import RedisTarget, redis_problem
 from broadcast.service.committer import ActionError
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
+from broadcast.stations.intake import Intake, station_ports
 from clocks.errors import BoardwireError
 from clocks.timesource import EpochTime
 
@@ -64,6 +68,7 @@ class Running:
     ports: dict[int, str] = field(default_factory=dict)  # the emulated boards' ports
     web: web.AppRunner | None = None
     evals: Evaluator | None = None  # `--eval`: the engine's evaluations of public positions
+    intake: Intake | None = None  # `--stations`: the capture stations' streams, read
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,8 @@ class EventPlan:
     livechess: LiveChessSettings | None = None
     # The commentators' read-only login (BOARDWIRE_COMMENTATOR_PASSWORD): their live channel
     commentator: tuple[str, str] | None = None
+    # `serve --stations`: the Redis the capture stations write their boards' events to
+    stations: RedisTarget | None = None
 
 
 # The command's parts: called once the service is loaded (before the web starts), and once
@@ -223,8 +230,10 @@ async def _start(
             start_simulated_boards,  # only the CLI layer imports the simulator
         )
 
+        # A capture station's boards are emulated there (`boardwire station --sim`).
+        own = dataclasses.replace(config, boards=tuple(b for b in config.boards if not b.station))
         sim, ports = await start_simulated_boards(
-            config, time_source, speed=plan.speed, firmware=plan.firmware
+            own, time_source, speed=plan.speed, firmware=plan.firmware
         )
         stack.push_async_callback(sim.stop)
     try:
@@ -232,7 +241,8 @@ async def _start(
             config,
             journal,
             time_source=time_source,
-            port_overrides={**ports, **plan.port_overrides},
+            # a station's port is named with its station (two may have a /dev/ttyUSB0)
+            port_overrides={**ports, **plan.port_overrides, **station_ports(config)},
             live_round=plan.live_round,
             delay=plan.delay,
         )
@@ -240,6 +250,17 @@ async def _start(
     except (ActionError, JournalError) as exc:  # JournalError: an unreadable event, a full disk
         raise StartRefused(str(exc)) from None
     running = Running(config, plan.db, journal, time_source, service, sim, ports)
+    if plan.stations is not None:
+        running.intake = Intake(service, plan.stations, problem=redis_problem)
+        intake_task = service.supervisor.start(
+            say("the capture stations' intake"),
+            running.intake.run,
+            stops=say(
+                "The capture stations' boards are not read until it runs again; their "
+                "events wait in Redis and on the stations, nothing is lost."
+            ),
+        )
+        stack.push_async_callback(intake_task.stop)
     if loaded is not None:
         loaded(running)
     if plan.evaluation is not None:  # what spectators see, never the live state

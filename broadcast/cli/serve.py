@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -29,10 +30,12 @@ from broadcast.cli.stream_link import add_password_argument
 from broadcast.config import load_event
 from broadcast.config.errors import ConfigError
 from broadcast.config.model import EventConfig
+from broadcast.config.stations import StationAssignmentError, assign_stations
 from broadcast.publish.lichess import LichessRelayConfig
 from broadcast.publish.redis_link import (
     PublishUrlError,
     RedisPasswordError,
+    RedisTarget,
     check_redis_url,
     cli_url_warning,
     redis_password,
@@ -40,6 +43,7 @@ from broadcast.publish.redis_link import (
 from broadcast.publish.tasks import PublishSettings, start_publishers
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
+from broadcast.stations.intake import stations_of
 
 if TYPE_CHECKING:
     from web.livechess.server import LiveChessSettings
@@ -52,6 +56,23 @@ def _board_override(text: str) -> tuple[int, str]:
     if not sep or not number.strip().isdigit() or not port.strip():
         raise argparse.ArgumentTypeError(f"expected N=PORT (e.g. 3=/dev/ttyACM2), got {text!r}")
     return int(number), port.strip()
+
+
+def _station_boards(text: str) -> tuple[str, tuple[int, ...]]:
+    """NAME=BOARDS: "east=1-6,9" -> ("east", (1, 2, 3, 4, 5, 6, 9))."""
+    name, sep, spec = text.partition("=")
+    numbers: list[int] = []
+    for part in spec.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            numbers = []
+            break
+        numbers.extend(range(int(first), int(last or first) + 1))
+    if not sep or not name.strip() or not numbers or len(numbers) > 100_000:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=BOARDS (e.g. east=1-6,9), got {text[:60]!r}"
+        )
+    return name.strip(), tuple(numbers)
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -160,6 +181,22 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write the delayed public stream to this Redis, for `boardwire mirror` "
         "servers (overrides [event] publish; see docs/deployment.md). Its password: "
         "BOARDWIRE_REDIS_PASSWORD or --redis-password-file, not the URL, which `ps` shows",
+    )
+    parser.add_argument(
+        "--stations",
+        metavar="redis://HOST:PORT/DB",
+        help="read the boards of the config's capture stations ([[board]] station = NAME) "
+        "from this Redis, where each `boardwire station` writes them; their ports are not "
+        "opened here (nor emulated by --sim). Its password as for --publish",
+    )
+    parser.add_argument(
+        "--station",
+        action="append",
+        type=_station_boards,
+        default=[],
+        metavar="NAME=BOARDS",
+        help="with --stations: boards BOARDS (e.g. 1-6,9) are on capture station NAME, "
+        "whatever the config says (a rehearsal, a laptop that died); repeatable",
     )
     add_password_argument(parser)
     parser.add_argument(
@@ -287,6 +324,18 @@ async def serve(
     except ConfigError as exc:
         print(f"boardwire: {exc}", file=sys.stderr)
         return 2
+    assigned = getattr(args, "station", [])
+    if assigned:
+        if getattr(args, "stations", None) is None:
+            print("boardwire: --station needs --stations (the stations' Redis)", file=sys.stderr)
+            return 2
+        try:
+            config = assign_stations(
+                config, {n: name for name, numbers in assigned for n in numbers}
+            )
+        except StationAssignmentError as exc:
+            print(f"boardwire: --station: {exc}", file=sys.stderr)
+            return 2
     problem = check_arguments(args, config)
     if problem is not None:
         print(f"boardwire: {problem}", file=sys.stderr)
@@ -314,6 +363,10 @@ async def serve(
         warning = cli_url_warning(getattr(args, "publish", None) or "", "--publish")
         if warning is not None:
             print(f"boardwire: warning: {warning}", file=sys.stderr)
+    stations = _stations_target(args, config)
+    if isinstance(stations, str):
+        print(f"boardwire: {stations}", file=sys.stderr)
+        return 2
     publish = _publish_settings(args)
     if isinstance(publish, str):
         print(f"boardwire: {publish}", file=sys.stderr)
@@ -346,6 +399,7 @@ async def serve(
         spill_dir=getattr(args, "spill_dir", None),
         rehearse=args.sim,
         livechess=livechess,
+        stations=stations,
     )
 
     async def up(running: Running) -> list[SupervisedTask]:
@@ -393,6 +447,9 @@ async def serve(
             )
         if livechess is not None:
             print(f"boardwire: {_livechess_line(livechess, credentials, config.name)}", flush=True)
+        if stations is not None:
+            for line in station_lines(config, stations):
+                print(f"boardwire: {line}", flush=True)
         if credentials is None:
             print(
                 "boardwire: arbiter desk disabled: set BOARDWIRE_ARBITER_PASSWORD to enable it",
@@ -401,6 +458,42 @@ async def serve(
         return tasks
 
     return await run_event(plan, started=up)
+
+
+def _stations_target(args: argparse.Namespace, config: EventConfig) -> RedisTarget | str | None:
+    """`--stations URL` with its password, or why not; None without it."""
+    url = getattr(args, "stations", None)
+    if url is None:
+        if stations_of(config):
+            log.warning(
+                "the config puts boards on capture stations, but --stations is not given: "
+                "those boards are not read"
+            )
+        return None
+    try:
+        check_redis_url(url)
+        password = redis_password(getattr(args, "redis_password_file", None))
+    except (PublishUrlError, RedisPasswordError) as exc:
+        return f"--stations: {exc}"
+    if not stations_of(config):
+        return (
+            f"--stations: no board of {args.event} is on a capture station; give boards a "
+            'station (`station = "east-1"` in their [[board]]) or leave --stations out'
+        )
+    warning = cli_url_warning(url, "--stations")
+    if warning is not None:
+        print(f"boardwire: warning: {warning}", file=sys.stderr)
+    return RedisTarget(url, password)
+
+
+def station_lines(config: EventConfig, target: RedisTarget) -> list[str]:
+    """One line per capture station the serve expects: its boards, and how to start it."""
+    return [
+        f"station {name}: boards {', '.join(str(n) for n in boards)}; start it there with "
+        f"`boardwire station --redis redis://{target.where}/... --event {shlex.quote(config.name)} "
+        f"--name {name}`"
+        for name, boards in stations_of(config).items()
+    ]
 
 
 def _livechess_settings(
@@ -463,4 +556,5 @@ __all__ = [
     "commentator_credentials",
     "run",
     "serve",
+    "station_lines",
 ]

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import chess.pgn
 
@@ -24,7 +25,7 @@ from boardsim.firmware import firmware_list
 from boardsim.pty import PtyHost
 from boardsim.script import Action, ClockSetup, actions_for_game, play
 from boardsim.sim import clean_stale_runs, run_folder_prefix
-from broadcast.config.model import BoardConfig, EventConfig
+from broadcast.config.model import EventConfig
 from broadcast.service.supervisor import SupervisedTask, Supervisor
 from clocks.timecontrol import TimeControl
 from clocks.timesource import MonotonicTimeSource
@@ -180,7 +181,18 @@ class SimulatedHall:
             self.rundir.cleanup()
 
 
-def _serial(board: BoardConfig) -> str:
+class BoardPlace(Protocol):
+    """Where a hall board is: a configured board, or a station's board in the venue."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def port(self) -> str: ...
+    @property
+    def address(self) -> int | None: ...
+
+
+def _serial(board: BoardPlace) -> str:
     return f"{board.address:05d}" if board.address is not None else f"{10000 + board.number:05d}"
 
 
@@ -196,12 +208,23 @@ async def start_simulated_boards(
     with `SimulatedHall.start_games` once the service follows the boards. `firmware`:
     the variant(s) of `boardsim.firmware`, comma-separated, given to the boards in turn
     (in hall board order)."""
+    return await start_emulated_boards(config.boards, time_source, speed=speed, firmware=firmware)
+
+
+async def start_emulated_boards(
+    places: Sequence[BoardPlace],
+    time_source: MonotonicTimeSource,
+    *,
+    speed: float = 1.0,
+    firmware: str = "classic",
+) -> tuple[SimulatedHall, dict[int, str]]:
+    """`start_simulated_boards` for the boards at `places` only (a capture station's)."""
     variants = firmware_list(firmware)
     clean_stale_runs()  # run folders of simulations killed with -9
     hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix=run_folder_prefix()))
     assert hall.rundir is not None
-    by_port: dict[str, list[BoardConfig]] = defaultdict(list)
-    for board in config.boards:
+    by_port: dict[str, list[BoardPlace]] = defaultdict(list)
+    for board in places:
         by_port[board.port].append(board)
     paths: dict[int, str] = {}
     t = time_source.now()
@@ -236,9 +259,11 @@ def board_time_controls(config: EventConfig) -> dict[int, TimeControl]:
 __all__ = [
     "FOLLOW_WAIT",
     "START_AFTER",
+    "BoardPlace",
     "SimulatedHall",
     "board_time_controls",
     "clock_setting",
     "event_clock_actions",
+    "start_emulated_boards",
     "start_simulated_boards",
 ]

@@ -71,6 +71,28 @@ class BoardMemory:
     last_heard: float
 
 
+def remember(before: BoardMemory | None, event: PositionSeen | LogRecovered) -> BoardMemory:
+    """A board's memory after `event`: the last position and the real stream of square
+    changes (as the board logged them; only a board dump, which carries none, is turned
+    into differences). The journal's fold and a capture station's outbox both keep it."""
+    recent = before.recent if before is not None else ()
+    added: tuple[Change, ...]
+    if isinstance(event, LogRecovered):
+        added = tuple(c for step in event.steps[event.seen + 1 :] for c in step.changes)
+        position = event.final
+    else:
+        if event.change is not None:
+            added = (event.change,)
+        elif before is not None:
+            added = tuple(changes_between(before.position, event.position))
+        else:
+            added = ()
+        position = event.position
+    if added:
+        recent = (*recent, *added)[-RECENT_CHANGES:]
+    return BoardMemory(position, recent, event.t)
+
+
 _NO_STATUS = BoardStatus()
 
 
@@ -170,25 +192,7 @@ class EventState:
         )
 
     def _remember_position(self, event: PositionSeen | LogRecovered) -> EventState:
-        """The last position and the real stream of square changes (as the board logged
-        them; only a board dump, which carries none, is turned into differences)."""
-        before = self.memory.get(event.board)
-        recent = before.recent if before is not None else ()
-        added: tuple[Change, ...]
-        if isinstance(event, LogRecovered):
-            added = tuple(c for step in event.steps[event.seen + 1 :] for c in step.changes)
-            position = event.final
-        else:
-            if event.change is not None:
-                added = (event.change,)
-            elif before is not None:
-                added = tuple(changes_between(before.position, event.position))
-            else:
-                added = ()
-            position = event.position
-        if added:
-            recent = (*recent, *added)[-RECENT_CHANGES:]
-        remembered = BoardMemory(position, recent, event.t)
+        remembered = remember(self.memory.get(event.board), event)
         return self._evolve(memory={**self.memory, event.board: remembered})
 
     def _evolve(self, **changes: object) -> EventState:
@@ -218,6 +222,7 @@ __all__ = [
     "EventState",
     "PublicState",
     "fold_tournament",
+    "remember",
 ]
 
 

@@ -48,6 +48,7 @@ class Health:
         self._gone_t: float | None = None  # event time the journal's file was seen gone
         self._links: dict[str, Callable[[], str]] = {}
         self._on_acknowledge: dict[str, Callable[[], None]] = {}
+        self._stations: Callable[[], list[dict[str, object]]] | None = None
 
     def watch_link(self, name: str, state: Callable[[], str]) -> None:
         """Show link `name` on the desk, its state in the words `state()` gives."""
@@ -56,6 +57,15 @@ class Health:
     def links(self) -> list[tuple[str, str]]:
         """Every watched link and its state now, in the order they were registered."""
         return [(name, state()) for name, state in self._links.items()]
+
+    def watch_stations(self, rows: Callable[[], list[dict[str, object]]]) -> None:
+        """Show the capture stations on the desk, one row each as `rows()` gives them
+        (`broadcast.stations.station_health.StationView.json`)."""
+        self._stations = rows
+
+    def stations(self) -> list[dict[str, object]]:
+        """The capture stations now (empty: the serve reads every board itself)."""
+        return self._stations() if self._stations is not None else []
 
     def report(
         self,

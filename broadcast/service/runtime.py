@@ -1,7 +1,8 @@
 """The running event: the boards' drivers, the clock tick, and their supervision.
 
 `Runtime.run` starts one driver per port (a `BusDriver` for a bus line, a
-`SingleBoardDriver` for one board on its own port) and the tick loop, each as a task of
+`SingleBoardDriver` for one board on its own port; none for a capture station's ports,
+whose events come through its stream) and the tick loop, each as a task of
 the `Supervisor` (a task that fails is logged once, alerted on the desk, and restarted
 after a back-off), and runs until `stop()`. A driver's events go to the committer's inbox;
 what the journal knew of its boards (`Hall.known_board`) lets a restarted driver read back
@@ -71,6 +72,8 @@ class Runtime:
         """Start every board's driver and the clock tick; run until `stop()`."""
         self._started = self.time_source.now()
         for port, boards in self.hall.ports().items():
+            if all(b.config.station is not None for b in boards):
+                continue  # a capture station reads it (broadcast.stations.intake)
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
             driver: SingleBoardDriver | BusDriver
@@ -187,6 +190,8 @@ class Runtime:
         health = self.committer.health
         for port, boards in self.hall.ports().items():
             for board in boards:
+                if board.config.station is not None:
+                    continue  # its station says (broadcast.stations.station_health)
                 key = f"board-missing-{board.number}"
                 if board.name is not None:  # it has connected (maybe lost since: not missing)
                     if health.clear(key):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ __all__ = [
     "encode_venue",
     "qualified_port",
     "qualify",
+    "renamed_port",
 ]
 
 FORMAT = "1"
@@ -148,10 +150,11 @@ def qualified_port(station: str, port: str) -> str:
     return f"{station}:{port}"
 
 
-def qualify(event: DriverEvent, station: str, port: str) -> DriverEvent:
-    """`event` as the central serve keeps it: every field that names the station's port
-    `port` (a board's `port`, a board still named by its port) names it qualified."""
-    whole = qualified_port(station, port)
+def renamed_port(event: DriverEvent, old: str, new: str) -> DriverEvent:
+    """`event` with every field that names port `old` (a board's `port`, a board still
+    named by its port) naming `new` instead."""
+    if old == new:
+        return event
 
     def fix(value: Any) -> Any:
         if not dataclasses.is_dataclass(value) or isinstance(value, type):
@@ -159,8 +162,8 @@ def qualify(event: DriverEvent, station: str, port: str) -> DriverEvent:
         changes: dict[str, Any] = {}
         for f in dataclasses.fields(value):
             inner = getattr(value, f.name)
-            if f.name in ("port", "board") and inner == port:
-                changes[f.name] = whole
+            if f.name in ("port", "board") and inner == old:
+                changes[f.name] = new
             elif dataclasses.is_dataclass(inner) and not isinstance(inner, type):
                 fixed = fix(inner)
                 if fixed is not inner:
@@ -168,6 +171,11 @@ def qualify(event: DriverEvent, station: str, port: str) -> DriverEvent:
         return dataclasses.replace(value, **changes) if changes else value
 
     return typing.cast(DriverEvent, fix(event))
+
+
+def qualify(event: DriverEvent, station: str, port: str) -> DriverEvent:
+    """`event` as the central serve keeps it: the station's port `port` qualified."""
+    return renamed_port(event, port, qualified_port(station, port))
 
 
 # -- encoding ---------------------------------------------------------------------------------------
@@ -264,6 +272,64 @@ def _boards(fields: Mapping[Any, Any], name: str) -> tuple[int, ...]:
     return tuple(value)
 
 
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """`value` is of the annotated type `hint` (as the driver events use them: scalars,
+    None, Literal, unions, tuples, nested frozen dataclasses). The journal's codec builds
+    whatever the JSON says: a position that is a number must not reach the hall."""
+    if hint is Any:
+        return True
+    if hint is type(None) or hint is None:
+        return value is None
+    if hint is bool:
+        return type(value) is bool
+    if hint is int:
+        return type(value) is int
+    if hint is float:
+        return type(value) in (float, int) and value == value and abs(value) != float("inf")
+    if hint is str:
+        return type(value) is str
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return any(type(value) is type(a) and value == a for a in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in typing.get_args(hint))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if type(value) is not tuple:
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_fits(v, args[0]) for v in value)
+        return len(args) == len(value) and all(
+            _fits(v, a) for v, a in zip(value, args, strict=True)
+        )
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return type(value) is hint and _type_fault(value) is None
+    return False  # a type the driver events do not use: refused, never guessed
+
+
+def _type_fault(value: Any) -> str | None:
+    """The first field of dataclass `value` whose value is not of its annotated type."""
+    for name, hint in _hints(type(value)).items():
+        if name.startswith("_") or typing.get_origin(hint) is typing.ClassVar:
+            continue
+        if not _fits(getattr(value, name), hint):
+            return f"{type(value).__name__}.{name} is not a {_named(hint)}"
+    return None
+
+
+def _named(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
 def _decode(fields: Mapping[Any, Any]) -> StationEntry:
     version = _text(fields, "v", 8)
     if version != FORMAT:
@@ -292,6 +358,9 @@ def _decode(fields: Mapping[Any, Any]) -> StationEntry:
             raise _Bad(f"its {type_name} cannot be read: {str(exc)[:120]}") from None
         if type(event).__name__ != type_name or not isinstance(event.t, float | int):
             raise _Bad(f"its {type_name} cannot be read")
+        wrong = _type_fault(event)
+        if wrong is not None:
+            raise _Bad(f"its {type_name} is not well formed: {wrong}")
         return StationEvent(station, incarnation, seq, port, event)
     if kind == "hello":
         return StationHello(

@@ -172,6 +172,7 @@ def _render(
         alerts=json_views.alerts_json(desk.alerts(), service.book, service.config),
         closed=closed_alerts(service),
         links=desk.health.links(),
+        stations=desk.health.stations(),
         rounds=rounds,
         results=tuple(r.value for r in Result),
         reasons=DESK_REASONS,
@@ -533,6 +534,12 @@ async def links_json(request: web.Request) -> web.Response:
     return json_response(
         [{"name": name, "state": state} for name, state in request.app[DESK].health.links()]
     )
+
+
+@routes.get("/api/v1/arbiter/stations")
+async def stations_json(request: web.Request) -> web.Response:
+    """The capture stations (`serve --stations`): up, lag, clock offset, boards, waiting."""
+    return json_response(request.app[DESK].health.stations())
 
 
 @routes.get("/arbiter/closed.json")

@@ -335,6 +335,29 @@ SCHEMAS: dict[str, Any] = {
             "players": {"type": "array", "items": {"type": "string"}, "nullable": True},
         }
     ),
+    # A capture station as the central serve sees it (broadcast/stations/station_health.py).
+    "Station": obj(
+        {
+            "name": {"type": "string"},
+            "up": {"type": "boolean", "description": "a heartbeat within the last 5 s"},
+            "seen": {"type": "boolean", "description": "heard from since the serve started"},
+            "lag": {
+                "type": "number",
+                "nullable": True,
+                "description": "seconds: the serve's event time minus its last heartbeat's",
+            },
+            "offset": {
+                "type": "number",
+                "nullable": True,
+                "description": "seconds: its clock minus the serve's (both against Redis)",
+            },
+            "boards": {"type": "array", "items": {"type": "integer"}},
+            "connected": {"type": "array", "items": {"type": "integer"}},
+            "waiting": {"type": "integer", "description": "events in its outbox not yet sent"},
+            "host": {"type": "string"},
+        },
+        ["name", "up", "seen", "lag", "offset", "boards", "connected", "waiting", "host"],
+    ),
     # The hall view and the results table (web/arbiter/hall.py).
     "Hall": obj(
         {

@@ -286,6 +286,12 @@ def document() -> dict[str, Any]:
         "/api/v1/arbiter/alerts": arbiter_get(
             "Open alerts (live)", json_answer({"type": "array", "items": ref("Alert")}), []
         ),
+        "/api/v1/arbiter/stations": arbiter_get(
+            "The capture stations (`serve --stations`): up, lag, clock offset, boards "
+            "(empty: every board on the serve's own ports)",
+            json_answer({"type": "array", "items": ref("Station")}),
+            [],
+        ),
         "/api/v1/arbiter/hall": arbiter_get(
             "Every table of the live round(s) in table order, its state at a glance, and "
             "the counts (live)",

@@ -225,6 +225,29 @@
       .catch(() => { /* tried again at the next turn */ });
   }
   if (document.getElementById("links") && !document.getElementById("links").hidden) setInterval(refreshLinks, 5000);
+  // The capture stations (serve --stations): up, lag, clock offset, boards, refreshed.
+  function refreshStations() {
+    const table = document.getElementById("stations-table");
+    if (!table) return;
+    fetch("/api/v1/arbiter/stations", { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((stations) => {
+        if (!stations) return;
+        for (const s of stations) {
+          const row = [...table.querySelectorAll("tr[data-station]")].find((el) => el.getAttribute("data-station") === s.name);
+          if (!row) continue;
+          const cell = (name, text) => { const el = row.querySelector("." + name); if (el) el.textContent = text; };
+          row.className = s.up ? "ok" : "bad";
+          cell("up", s.up ? table.dataset.yes : (s.seen ? table.dataset.lost : table.dataset.notYet));
+          cell("lag", s.lag === null ? "–" : s.lag.toFixed(1) + " s");
+          cell("offset", s.offset === null ? "–" : (s.offset >= 0 ? "+" : "") + s.offset.toFixed(2) + " s");
+          cell("connected", s.connected.length + " / " + s.boards.length);
+          cell("waiting", String(s.waiting));
+        }
+      })
+      .catch(() => { /* tried again at the next turn */ });
+  }
+  if (document.getElementById("stations-table")) setInterval(refreshStations, 2000);
   function refreshClosed() {
     fetch("/arbiter/closed.json", { credentials: "same-origin" })
       .then((r) => (r.ok ? r.json() : null))

@@ -9,9 +9,17 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boards.driver_events import BoardConnected, BoardInfo, ClockSeen, LogGap, PositionSeen
+from boards.driver_events import (
+    BoardConnected,
+    BoardInfo,
+    ClockSeen,
+    DriverEvent,
+    LogGap,
+    PositionSeen,
+)
 from boards.position import BoardPosition
 from broadcast.journal.kinds import register_all
+from broadcast.stations import wire
 from broadcast.stations.wire import (
     Refused,
     StationBeat,
@@ -32,7 +40,7 @@ register_all()
 
 START = BoardPosition.from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")
 INFO = BoardInfo("/dev/ttyUSB0", "12345", (1, 2), "single", battery_percent=80)
-EVENTS = [
+EVENTS: list[DriverEvent] = [
     BoardConnected(10.5, "12345", INFO),
     PositionSeen(11.25, "12345", START, change=(12, 0)),
     ClockSeen(12.0, "12345", ClockReading(5400, 5399, True, False)),
@@ -145,3 +153,67 @@ def test_the_venue_comes_back_as_written_and_gives_each_station_its_boards() -> 
     broken = {**encode_venue(venue), "boards": '[[1, "East 1", "/dev/x", null]]'}
     refused = decode_venue(broken)
     assert isinstance(refused, Refused) and "station's name" in refused.reason
+
+
+def _event_fields(kind: str, data: str) -> dict[str, str]:
+    entry = StationEvent("east-1", "a1b2", 1, "/dev/ttyUSB0", PositionSeen(1.0, "12345", START))
+    return {**encode_entry(entry), "type": kind, "data": data}
+
+
+def test_a_well_formed_event_with_fields_of_the_wrong_types_is_refused() -> None:
+    wrong = [
+        ("PositionSeen", '{"t":1.0,"board":"12345","position":7}'),
+        ("PositionSeen", '{"t":1.0,"board":12345,"position":null}'),
+        ("PositionSeen", '{"t":"soon","board":"12345","position":null}'),
+        (
+            "PositionSeen",
+            '{"t":1.0,"board":"1","position":{"__type__":"BoardPosition","codes":'
+            + str(["x"] * 64).replace("'", '"')
+            + "}}",
+        ),
+        ("ClockSilent", '{"t":1.0,"board":"1","answer":"maybe"}'),
+        ("BatterySeen", '{"t":1.0,"board":"1","percent":true}'),
+        ("BoardLost", '{"t":1.0,"board":"1","reason":["a"]}'),
+    ]
+    for kind, data in wrong:
+        refused = decode_entry(_event_fields(kind, data))
+        assert isinstance(refused, Refused), (kind, data)
+        assert "not well formed" in refused.reason or "cannot be read" in refused.reason
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(
+        ["PositionSeen", "ClockSeen", "BoardConnected", "LogRecovered", "BatterySeen"]
+    ),
+    t=_JSON,
+    board=_JSON,
+    other=st.dictionaries(
+        st.sampled_from(
+            ["position", "reading", "info", "start", "steps", "seen", "percent", "change"]
+        ),
+        _JSON,
+        max_size=3,
+    ),
+)
+def test_any_field_values_give_a_well_typed_event_or_a_reason(
+    kind: str, t: Any, board: Any, other: dict[str, Any]
+) -> None:
+    import json
+
+    decoded = decode_entry(_event_fields(kind, json.dumps({"t": t, "board": board, **other})))
+    if isinstance(decoded, Refused):
+        return
+    assert isinstance(decoded, StationEvent)
+    event = decoded.event
+    assert type(event.t) in (float, int) and type(event.board) is str
+    assert wire._type_fault(event) is None

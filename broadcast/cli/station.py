@@ -1,0 +1,317 @@
+"""`boardwire station --redis URL --event NAME --name east-1`: a capture station.
+
+It needs no config file: the central `serve --stations` writes the venue to Redis (the
+boards on each station, the venue clock), and the station waits for it (saying so once).
+It claims its name (a second live station with the same name is refused, exit 2), reads
+its boards through its own serial ports, keeps every event in its outbox
+(`--outbox`, default boardwire-station-NAME.sqlite here) and sends them to its stream.
+`--sim`: its boards are emulated on pseudo-terminals and play the sample games (or
+`--games`) at the venue's speed: a rehearsal of a venue of several computers on one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from boards.drivers.link import open_serial
+from broadcast.cli.stream_link import add_password_argument
+from broadcast.config.stations import NAME_RULE, valid_name
+from broadcast.publish.redis_link import (
+    PublishUrlError,
+    RedisPasswordError,
+    RedisTarget,
+    check_redis_url,
+    cli_url_warning,
+    redis_password,
+    redis_problem,
+)
+from broadcast.service.health import Health
+from broadcast.service.supervisor import Supervisor
+from broadcast.stations.outbox import Outbox, OutboxError
+from broadcast.stations.sender import NameClaim, Sender, claim_name
+from broadcast.stations.station import Station, VenueClock
+from broadcast.stations.wire import Refused, StationKeys, Venue, decode_venue
+
+__all__ = ["add_parser", "run", "station", "wait_venue"]
+
+log = logging.getLogger(__name__)
+
+VENUE_POLL = 0.5  # real seconds between looks for the venue
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "station",
+        help="a capture station: read this computer's boards and send them to the venue "
+        "through Redis (the central `serve --stations` keeps the record)",
+    )
+    parser.add_argument(
+        "--redis",
+        required=True,
+        metavar="URL",
+        help="the venue's Redis, e.g. redis://HOST:6379/0 (its password: "
+        "BOARDWIRE_REDIS_PASSWORD or --redis-password-file, not the URL, which `ps` shows)",
+    )
+    add_password_argument(parser)
+    parser.add_argument(
+        "--event", required=True, metavar="NAME", help="the event's name, as in its [event]"
+    )
+    parser.add_argument(
+        "--name",
+        required=True,
+        metavar="NAME",
+        help="this station's name, as in the boards' `station = ...` of the event's config",
+    )
+    parser.add_argument(
+        "--outbox",
+        type=Path,
+        metavar="PATH",
+        help="the station's durable outbox (default boardwire-station-NAME.sqlite in the "
+        "working folder); keep it across restarts",
+    )
+    parser.add_argument(
+        "--sim",
+        action="store_true",
+        help="a rehearsal: this station's boards emulated, playing the sample games at the "
+        "venue's speed",
+    )
+    parser.add_argument(
+        "--games", type=Path, help="with --sim: PGN games the emulated players play"
+    )
+    parser.add_argument(
+        "--firmware",
+        metavar="NAME[,NAME...]",
+        help="with --sim: the emulated boards' firmware variant(s), given to the boards in "
+        "turn (see `boardwire sim --help`; default classic)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    if not valid_name(args.name):
+        return f"--name {args.name!r}: {NAME_RULE}"
+    if (args.games is not None or args.firmware is not None) and not args.sim:
+        return "--games and --firmware need --sim (they are the emulated boards')"
+    if args.sim:
+        from boardsim.firmware import firmware_list  # only the CLI layer imports the simulator
+        from boardsim.sim import load_games
+
+        try:
+            firmware_list(args.firmware or "classic")
+        except ValueError as exc:
+            return f"--firmware: {exc}"
+        if args.games is not None:
+            try:
+                load_games(args.games)
+            except ValueError as exc:
+                return f"--games: {exc}"
+    return None
+
+
+async def wait_venue(
+    target: RedisTarget, keys: StationKeys, stop: asyncio.Event, say: Callable[[str], None]
+) -> Venue | Refused | None:
+    """The venue the central serve wrote, once it has (None: stopped meanwhile). Says
+    once that it waits, and once that Redis cannot be reached."""
+    said: set[str] = set()
+    client = target.client(socket_timeout=5.0, socket_connect_timeout=2.0)
+    try:
+        while not stop.is_set():
+            try:
+                fields = await client.hgetall(keys.venue)
+            except (RedisError, OSError) as exc:
+                if "down" not in said:
+                    problem = redis_problem(exc, target.where)
+                    say(
+                        problem or f"Redis at {target.where} cannot be reached yet ({exc}); waiting"
+                    )
+                    said.add("down")
+            else:
+                if fields:
+                    return decode_venue(fields)
+                if "venue" not in said:
+                    say(
+                        f"waiting for the central serve (serve --stations) to write the venue "
+                        f"to {target.where} ({keys.venue})"
+                    )
+                    said.add("venue")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), VENUE_POLL)
+        return None
+    finally:
+        await client.aclose()
+
+
+async def station(args: argparse.Namespace, *, stop: asyncio.Event | None = None) -> int:
+    """Run the station until `stop` is set (or a signal)."""
+    me = f"boardwire station {args.name}"
+
+    def said(text: str) -> None:
+        print(f"{me}: {text}", flush=True)
+
+    problem = _check(args)
+    if problem is not None:
+        print(f"{me}: {problem}", file=sys.stderr)
+        return 2
+    try:
+        url = check_redis_url(args.redis)
+        password = redis_password(args.redis_password_file)
+    except (PublishUrlError, RedisPasswordError) as exc:
+        print(f"{me}: --redis: {exc}", file=sys.stderr)
+        return 2
+    warning = cli_url_warning(url, "--redis")
+    if warning is not None:
+        print(f"{me}: warning: {warning}", file=sys.stderr)
+    target = RedisTarget(url, password)
+    keys = StationKeys.of(args.event)
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    path = args.outbox or Path(f"boardwire-station-{args.name}.sqlite")
+    try:
+        outbox = Outbox.open(path)
+    except OutboxError as exc:
+        print(f"{me}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return await _run(args, me, said, target, keys, outbox, stop)
+    finally:
+        outbox.close()
+
+
+async def _run(
+    args: argparse.Namespace,
+    me: str,
+    said: Callable[[str], None],
+    target: RedisTarget,
+    keys: StationKeys,
+    outbox: Outbox,
+    stop: asyncio.Event,
+) -> int:
+    venue = await wait_venue(target, keys, stop, said)
+    if venue is None:
+        return 0
+    if isinstance(venue, Refused):
+        print(
+            f"{me}: the venue in Redis cannot be read ({venue.reason}): are the central "
+            "serve and this station the same version of boardwire?",
+            file=sys.stderr,
+        )
+        return 2
+    boards = venue.boards_of(args.name)
+    if not boards:
+        names = sorted({b.station for b in venue.boards})
+        print(
+            f"{me}: the venue {venue.name!r} has no boards on a station named {args.name!r} "
+            f"(its stations: {', '.join(names) or 'none'}): check --name against the "
+            "`station = ...` of the event's config",
+            file=sys.stderr,
+        )
+        return 2
+    claim = NameClaim(outbox.incarnation, socket.gethostname(), os.getpid())
+    client = target.client(socket_timeout=5.0, socket_connect_timeout=2.0)
+    try:
+        held = await claim_name(client, keys.owner(args.name), claim)
+    except (RedisError, OSError) as exc:
+        print(
+            f"{me}: Redis at {target.where}: {redis_problem(exc, target.where) or exc}",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        await client.aclose()
+    if held is not None:
+        print(
+            f"{me}: another station named {args.name!r} is running (on {held.host}, pid "
+            f"{held.pid}): stop it first, or give this one the name of its own boards",
+            file=sys.stderr,
+        )
+        return 2
+    clock = VenueClock(venue)
+    supervisor = Supervisor(Health(), now=clock.now)
+    sender = Sender(
+        partial(target.client, socket_timeout=5.0, socket_connect_timeout=2.0),
+        target.where,
+        keys,
+        args.name,
+        outbox,
+        clock,
+        boards=tuple(b.number for b in boards),
+        connected=lambda: running.connected(),
+        claim=claim,
+        problem=partial(redis_problem, target=target.where),
+    )
+    devices: dict[str, str] = {}
+    sim = None
+    if args.sim:
+        from boardsim.sim import load_games  # only the CLI layer imports the simulator
+        from broadcast.cli.demo import SAMPLE
+        from broadcast.cli.simboards import start_emulated_boards
+
+        sim, paths = await start_emulated_boards(
+            boards, clock, speed=venue.speed, firmware=args.firmware or "classic"
+        )
+        devices = {b.port: paths[b.number] for b in boards}
+    running = Station(
+        args.name,
+        venue,
+        outbox,
+        sender,
+        supervisor,
+        clock=clock,
+        opener=open_serial,
+        devices=devices,
+    )
+    ports = len(running.ports())
+    said(
+        f"{len(boards)} boards on {ports} ports ({'emulated' if sim else 'serial'}), outbox "
+        f"{outbox.path} (incarnation {outbox.incarnation}, {outbox.last_seq} events so far), "
+        f"venue {venue.name!r} at speed {venue.speed:g}"
+    )
+    task = asyncio.ensure_future(running.run())
+    try:
+        if sim is not None:
+            # The players wait until the drivers hold every board (see start_games).
+            supervisor.start(
+                "the emulated players' start",
+                partial(
+                    sim.start_games,
+                    load_games(args.games or SAMPLE),
+                    clock,
+                    speed=venue.speed,
+                    followed=running.all_connected,
+                    supervisor=supervisor,
+                ),
+                restart=False,
+            )
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+    finally:
+        running.stop()
+        await task
+        if sim is not None:
+            await sim.stop()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(station(args))
+    except KeyboardInterrupt:
+        return 130

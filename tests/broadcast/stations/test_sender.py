@@ -1,0 +1,92 @@
+"""A station's sender (`broadcast.stations.sender`) against a real redis-server: it
+resumes after what the stream already holds of its outbox (no event twice), greets and
+beats, and a station's name is claimed once (a restart on the same outbox takes its own
+claim back)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from functools import partial
+from pathlib import Path
+
+from redis import asyncio as aioredis
+
+from boards.driver_events import PositionSeen
+from boards.recovery import START
+from broadcast.journal.kinds import register_all
+from broadcast.stations.outbox import Outbox
+from broadcast.stations.sender import NameClaim, Sender, claim_name
+from broadcast.stations.wire import (
+    StationBeat,
+    StationEvent,
+    StationHello,
+    StationKeys,
+    decode_entry,
+    encode_entry,
+)
+from clocks.timesource import ManualTime
+from tests.support.redis_server import RedisProcess
+
+register_all()
+
+KEYS = StationKeys.of("Sender Test")
+
+
+async def test_the_name_is_claimed_once(redis_server: RedisProcess) -> None:
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        key = KEYS.owner("east-1")
+        assert await claim_name(client, key, NameClaim("aaa1", "host-a", 10)) is None
+        held = await claim_name(client, key, NameClaim("bbb2", "host-b", 20))
+        assert held == NameClaim("aaa1", "host-a", 10)
+        # The same outbox restarted (killed -9: its claim not expired yet): taken back.
+        assert await claim_name(client, key, NameClaim("aaa1", "host-a", 11)) is None
+        assert await client.get(key) == b"aaa1 host-a 11"
+        assert 0 < await client.pttl(key) <= 15_000
+    finally:
+        await client.aclose()
+
+
+async def test_resumes_after_what_the_stream_holds(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    box = Outbox.open(tmp_path / "o.sqlite")
+    for t in range(1, 8):
+        box.append("/dev/ttyUSB0", PositionSeen(float(t), "12345", START))
+    box.commit()
+    client = aioredis.Redis.from_url(redis_server.url)
+    stream = KEYS.stream("east-1")
+    try:
+        # Sent before a kill -9, not yet marked sent in the outbox.
+        for p in box.unsent(3):
+            entry = StationEvent("east-1", box.incarnation, p.seq, p.port, p.event)
+            await client.xadd(stream, encode_entry(entry))  # type: ignore[arg-type]
+        sender = Sender(
+            partial(aioredis.Redis.from_url, redis_server.url),
+            "here",
+            KEYS,
+            "east-1",
+            box,
+            ManualTime(1000.0),
+            boards=(1,),
+            connected=lambda: (1,),
+        )
+        task = asyncio.ensure_future(sender.run())
+        deadline = time.monotonic() + 10
+        while box.waiting or not sender.up:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        got = [decode_entry(f or {}) for _id, f in await client.xrange(stream) or []]
+    finally:
+        await client.aclose()
+    seqs = [e.seq for e in got if isinstance(e, StationEvent)]
+    assert seqs == [1, 2, 3, 4, 5, 6, 7]
+    hello = next(e for e in got if isinstance(e, StationHello))
+    assert hello.seq == 7 and hello.boards == (1,)
+    beat = next(e for e in got if isinstance(e, StationBeat))
+    assert beat.connected == (1,) and beat.t == 1000.0 and abs(beat.offset) < 1.0
+    box.close()

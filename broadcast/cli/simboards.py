@@ -60,9 +60,12 @@ def event_clock_actions(
     `time_control` (None: what the game's PGN says). The think times still come from the
     PGN's own clocks; only the clock setting follows the event, as the arbiter sets it.
     A PGN from a faster game (15-minute clocks) would otherwise flag within minutes."""
-    if time_control is None:
-        return actions_for_game(game, **kw)  # type: ignore[arg-type]
+    # The clocks start from the PGN's first clocks even without a time control: a game
+    # whose first move has no [%clk] would otherwise start from the simulator's 90
+    # minutes, and Black's first move would think for an hour and a quarter.
     actions = actions_for_game(game, base=_pgn_base(game), **kw)  # type: ignore[arg-type]
+    if time_control is None:
+        return actions
     base, increment = clock_setting(time_control)
     return [
         dataclasses.replace(a, left_seconds=base, right_seconds=base, increment=increment)

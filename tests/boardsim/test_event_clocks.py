@@ -42,3 +42,17 @@ def test_replayed_games_neither_flag_nor_default(number: int) -> None:
         if ply < 2:  # each player's first move comes well within the default time (30 min)
             assert press - presses[0] < SESTAO.sections[0].default_time_minutes * 60
         mover = not mover
+
+
+@pytest.mark.parametrize("number", range(len(GAMES)))
+def test_without_a_time_control_the_pgns_own_clocks_and_no_hour_long_first_move(
+    number: int,
+) -> None:
+    """A capture station's rehearsal (`station --sim`) has no time control to set: the
+    clocks start from the PGN's own, even for a game whose first move has no [%clk] (the
+    sample's fifth: Black thought 4,480 s before it starts from the second clock)."""
+    actions = event_clock_actions(GAMES[number], None)
+    (setup,) = [a for a in actions if isinstance(a, ClockSetup)]
+    assert setup.left_seconds < 1000  # the sample's rapid games: 15 minutes
+    presses = sorted(a.t for a in actions if isinstance(a, LeverPress))
+    assert presses[2] - presses[0] < 60, f"game {number}: the first moves take too long"

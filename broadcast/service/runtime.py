@@ -23,6 +23,7 @@ from functools import partial
 
 from boards.driver_events import DriverEvent
 from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.for_port import driver_for
 from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
 from broadcast.phrases import say
@@ -76,31 +77,22 @@ class Runtime:
                 continue  # a capture station reads it (broadcast.stations.intake)
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
-            driver: SingleBoardDriver | BusDriver
             # What the journal knew of these boards: their logs fill the gap of a restart.
             known = [
                 k
                 for b in boards
                 if (k := self.hall.known_board(b.name) or self.hall.first_start(b)) is not None
             ]
-            if addresses or len(boards) > 1:
-                driver = BusDriver(
-                    port,
-                    emit,
-                    time_source=self.time_source,
-                    opener=self.opener,
-                    addresses=addresses,
-                    known=known,
-                    settings=self.bus_settings,
-                )
-            else:
-                driver = SingleBoardDriver(
-                    port,
-                    emit,
-                    time_source=self.time_source,
-                    opener=self.opener,
-                    known=known[0] if known else None,
-                )
+            driver = driver_for(
+                port,
+                emit,
+                boards=len(boards),
+                addresses=addresses,
+                known=known,
+                time_source=self.time_source,
+                opener=self.opener,
+                bus_settings=self.bus_settings,
+            )
             self.drivers.append(driver)
             self._tasks.append(
                 self.supervisor.start(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from broadcast.arbiter.readers import BoardsUnheard
 from broadcast.games.game_events import Colour
 from broadcast.phrases import Phrase
 
@@ -208,7 +209,8 @@ class PresenceUnmarked:
 
 
 ArbiterEvent = (
-    Alert
+    BoardsUnheard
+    | Alert
     | AlertAcknowledged
     | AlertResolved
     | AlertReopened

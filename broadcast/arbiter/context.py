@@ -31,6 +31,7 @@ from broadcast.arbiter.alerts import (
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.memory import BoardWatch, Watch
 from broadcast.arbiter.presence import DEFAULT_WARNINGS
+from broadcast.arbiter.readers import BoardsUnheard
 from broadcast.arbiter.trouble import TroubleConfig
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook
@@ -63,6 +64,7 @@ Observable = (
     | GameEvent
     | TournamentEvent
     | RoundStartMoved
+    | BoardsUnheard
     | Alert
     | AlertAcknowledged
     | AlertResolved

@@ -57,6 +57,7 @@ from broadcast.arbiter.context import EventView, Observable, RulesConfig, RulesC
 from broadcast.arbiter.decisions import ActionTaken, ActionUndone
 from broadcast.arbiter.memory import BoardWatch, BoardWatchMemory, Watch, WatchMemory
 from broadcast.arbiter.presence import Presence
+from broadcast.arbiter.readers import BoardsUnheard
 from broadcast.config.model import EventConfig, ResultsMode, SectionConfig
 from broadcast.games.book import GameBook, hall_board_for
 from broadcast.games.game_events import Colour, GameEvent, ResultCleared
@@ -345,6 +346,16 @@ class ArbiterRules:
             case RoundStartMoved():
                 # `serve --round R` or a delayed round: presence counts from the new start.
                 self.rescan()
+                return []
+            case BoardsUnheard():
+                # A lost station's boards are unheard, not silent: no alarm per board
+                # (the station's alert names them); once back, silence counts from now.
+                for name in event.boards:
+                    watch = self.boards.setdefault(name, BoardWatch())
+                    watch.silent = event.unheard
+                    if not event.unheard:
+                        watch.last_seen = event.t
+                self.rescan()  # the silence rule has new times to look at
                 return []
         if isinstance(event, GameEvent) and event.game not in self.book.games:
             return []  # not a paired game (yet): nothing to watch

@@ -5,6 +5,9 @@ boards on each station, the venue clock), and the station waits for it (saying s
 It claims its name (a second live station with the same name is refused, exit 2), reads
 its boards through its own serial ports, keeps every event in its outbox
 (`--outbox`, default boardwire-station-NAME.sqlite here) and sends them to its stream.
+A fresh outbox (a replacement computer) gives its drivers what the central serve knows
+of its boards (`StationKeys.known`), so their first connection reads the boards' logs.
+It exits with code 3 when the venue gives it another list of boards (restart it).
 `--sim`: its boards are emulated on pseudo-terminals and play the sample games (or
 `--games`) at the venue's speed: a rehearsal of a venue of several computers on one.
 """
@@ -43,7 +46,7 @@ from broadcast.service.supervisor import Supervisor
 from broadcast.stations.outbox import Outbox, OutboxError
 from broadcast.stations.sender import NameClaim, Sender, claim_name
 from broadcast.stations.station import Station, VenueClock
-from broadcast.stations.wire import Refused, StationKeys, Venue, decode_venue
+from broadcast.stations.wire import Refused, StationKeys, Venue, decode_known, decode_venue
 
 __all__ = ["add_parser", "run", "station", "wait_venue"]
 
@@ -227,6 +230,7 @@ async def _run(
     client = target.client(socket_timeout=5.0, socket_connect_timeout=2.0)
     try:
         held = await claim_name(client, keys.owner(args.name), claim)
+        central, refused = decode_known(await client.hgetall(keys.known(args.name)))
     except (RedisError, OSError) as exc:
         print(
             f"{me}: Redis at {target.where}: {redis_problem(exc, target.where) or exc}",
@@ -242,6 +246,13 @@ async def _run(
             file=sys.stderr,
         )
         return 2
+    for reason in refused[:1]:
+        log.warning(
+            "station %s: what the central serve knows of a board cannot be read (%s): "
+            "such boards start as never seen",
+            args.name,
+            reason,
+        )
     clock = VenueClock(venue)
     supervisor = Supervisor(Health(), now=clock.now)
     sender = Sender(
@@ -255,6 +266,7 @@ async def _run(
         connected=lambda: running.connected(),
         claim=claim,
         problem=partial(redis_problem, target=target.where),
+        venue_seen=lambda seen: running.venue_seen(seen),
     )
     devices: dict[str, str] = {}
     sim = None
@@ -276,6 +288,7 @@ async def _run(
         clock=clock,
         opener=open_serial,
         devices=devices,
+        central=central,
     )
     ports = len(running.ports())
     said(
@@ -307,7 +320,12 @@ async def _run(
         await task
         if sim is not None:
             await sim.stop()
-    return 0
+    if running.exit_code:
+        print(
+            f"{me}: stopped: the venue changed this station's boards; start it again",
+            file=sys.stderr,
+        )
+    return running.exit_code
 
 
 def run(args: argparse.Namespace) -> int:

@@ -88,8 +88,9 @@ def register_all() -> None:
     ]
     import broadcast.arbiter.alerts
     import broadcast.arbiter.decisions
+    import broadcast.arbiter.readers
 
-    modules += [broadcast.arbiter.alerts, broadcast.arbiter.decisions]
+    modules += [broadcast.arbiter.alerts, broadcast.arbiter.decisions, broadcast.arbiter.readers]
     for module in modules:
         register(*_event_classes(module))
 

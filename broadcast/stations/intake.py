@@ -14,6 +14,11 @@ venue does not give that station, are refused (said once per station, on the des
 in the log) and acknowledged. Each stream is trimmed (XTRIM MINID) below what waits for
 acknowledgement, keeping `TRIM_MARGIN_MS` of it.
 
+What the journal knows of each station's boards (`Hall.known_board`, or `first_start`
+for a game under way on a board never seen) is kept in `StationKeys.known` (written at
+every (re)connection, then the boards that changed, soon after a change and every few
+seconds): a replacement computer with a fresh outbox reads its boards' logs from there.
+
 Greetings and heartbeats feed `StationHealth` (up, lag, clock offset, boards), whose
 conditions become desk alerts; the desk's Stations section reads `rows()`.
 """
@@ -33,9 +38,10 @@ from typing import Any, Protocol
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
+from broadcast.arbiter.readers import BoardsUnheard
 from broadcast.config.model import EventConfig
 from broadcast.journal.station_progress import StationMark, StationProgress
-from broadcast.journal.store import Entry
+from broadcast.journal.store import Entry, JournalError
 from broadcast.phrases import english, say
 from broadcast.service.event_service import EventService
 from broadcast.stations.station_health import StationHealth
@@ -49,6 +55,7 @@ from broadcast.stations.wire import (
     Venue,
     VenueBoard,
     decode_entry,
+    encode_known,
     encode_venue,
     qualified_port,
     qualify,
@@ -76,6 +83,8 @@ TRIM_MARGIN_MS = 60_000  # stream time kept below the oldest entry not yet ackno
 TRIM_SECONDS = 10.0  # real seconds between two trims
 OFFSET_SECONDS = 10.0  # real seconds between two measures of the serve's own clock offset
 HEALTH_SECONDS = 0.25  # real seconds between two looks at the stations' health
+KNOWN_SECONDS = 3.0  # real seconds between two refreshes of the stations' known boards...
+KNOWN_SOON = 0.5  # ...or this soon after a station's events became durable
 RETRY_FIRST = 0.5
 RETRY_MAX = 10.0
 
@@ -219,11 +228,16 @@ class Intake:
         self._last_id: dict[str, str] = {}
         self._refused_said: set[str] = set()
         self._alerts: set[str] = set()
+        self._lost: set[str] = set()  # stations whose boards are journaled unheard
         self.state = "connecting"  # "connecting" | "up" | "down"
         self.problem: str | None = None
         self._down_since: float | None = None
         self._trimmed = 0.0
         self._measured = 0.0
+        self._known_at = 0.0
+        self._known_dirty = True
+        self._known_sent: dict[str, dict[str, str]] = {}  # station -> fields in Redis
+        self._known_cache: dict[int, tuple[object, str]] = {}  # board -> (what, encoded)
         self._looked = 0.0
         # counters, for tests and the benchmark
         self.applied_events = 0
@@ -271,7 +285,11 @@ class Intake:
                         await self._maintain(client)
                 except (RedisError, OSError) as exc:
                     self._link_down(exc)
-                    await asyncio.sleep(wait)
+                    loop = asyncio.get_running_loop()
+                    deadline = loop.time() + wait
+                    while (left := deadline - loop.time()) > 0:
+                        self.look()  # the desk keeps up while Redis is away
+                        await asyncio.sleep(min(1.0, left))
                     wait = min(wait * 2, RETRY_MAX)
         finally:
             await client.aclose()
@@ -283,6 +301,8 @@ class Intake:
             venue: dict[Any, Any] = dict(encode_venue(self.venue))
             pipe.hset(self.keys.venue, mapping=venue)
             await pipe.execute()
+        self._known_sent.clear()  # written whole again: Redis may have lost it
+        await self.publish_known(client)
         for station in self.assigned:
             try:
                 await client.xgroup_create(self.keys.stream(station), GROUP, id="0", mkstream=True)
@@ -452,6 +472,7 @@ class Intake:
             if not isinstance(event, StationProgress) or event.station not in self._waiting:
                 continue
             self.applied[event.station] = (event.incarnation, event.seq)
+            self._known_dirty = True
             waiting = self._waiting[event.station]
             last = -1
             for k, w in enumerate(waiting):
@@ -482,6 +503,9 @@ class Intake:
         if real - self._looked >= HEALTH_SECONDS:
             self._looked = real
             self.look()
+        since = real - self._known_at
+        if since >= KNOWN_SECONDS or (self._known_dirty and since >= KNOWN_SOON):
+            await self.publish_known(client)
         if real - self._trimmed >= TRIM_SECONDS:
             self._trimmed = real
             await self.trim(client)
@@ -499,12 +523,67 @@ class Intake:
                 # exact: every ten seconds, and a small stream is trimmed too
                 await client.xtrim(self.keys.stream(station), minid=f"{minid}-0", approximate=False)
 
+    def known_fields(self) -> dict[str, dict[str, str]]:
+        """Each station's `StationKeys.known` fields: its hall boards the journal knows
+        (`Hall.known_board`), or whose game is under way although never seen
+        (`Hall.first_start`)."""
+        hall = self.service.committer.hall
+        out: dict[str, dict[str, str]] = {s: {} for s in self.assigned}
+        for b in self.venue.boards:
+            board = hall.boards.get(b.number)
+            if board is None:
+                continue
+            known = hall.known_board(board.name) or hall.first_start(board)
+            if known is None:
+                continue
+            # A first start's last_seen is "now": not a change worth writing again.
+            what = (known.serial, known.position, known.recent)
+            cached = self._known_cache.get(b.number)
+            if cached is None or cached[0] != what:
+                cached = (what, encode_known(known))
+                self._known_cache[b.number] = cached
+            out.setdefault(b.station, {})[str(b.number)] = cached[1]
+        return out
+
+    async def publish_known(self, client: aioredis.Redis) -> None:
+        """Write what changed in each station's known boards since the last time."""
+        self._known_at = time.monotonic()
+        self._known_dirty = False
+        fields = self.known_fields()
+        async with client.pipeline(transaction=True) as pipe:
+            writes = 0
+            for station, now in fields.items():
+                before = self._known_sent.get(station)
+                key = self.keys.known(station)
+                if before is None:
+                    pipe.delete(key)
+                    before = {}
+                changed: dict[Any, Any] = {k: v for k, v in now.items() if before.get(k) != v}
+                gone = [k for k in before if k not in now]
+                if changed:
+                    pipe.hset(key, mapping=changed)
+                if gone:
+                    pipe.hdel(key, *gone)
+                writes += len(changed) + len(gone) + (station not in self._known_sent)
+            if writes:
+                await pipe.execute()
+        self._known_sent = fields
+
     def look(self) -> None:
         """The stations' conditions onto the desk: new ones reported (and logged once),
         ended ones cleared."""
         now = self.service.time_source.now()
         health = self.service.health
         conditions = self.health.conditions(now)
+        lost = {
+            k.removeprefix("station-lost-") for k in conditions if k.startswith("station-lost-")
+        }
+        if self.state == "down":
+            # Redis is away: the link's alert says it; every station is unheard, and none
+            # is "lost" on its own account.
+            conditions = {k: c for k, c in conditions.items() if not k.startswith("station-lost-")}
+            lost = set(self.assigned)
+        self._unheard(lost, now)
         for key, c in conditions.items():
             if health.report(key, c.kind, c.severity, c.message, now):
                 log.warning("%s", english(c.message))
@@ -512,6 +591,28 @@ class Intake:
             if health.clear(key):
                 log.warning("station alert ended: %s", key)
         self._alerts = set(conditions)
+
+    def _unheard(self, lost: set[str], now: float) -> None:
+        """Journal which stations' boards are unheard (lost, or Redis away) and heard again:
+        the rules hold the per-board silence alarm for them meanwhile
+        (`broadcast.arbiter.readers`)."""
+        changed = (lost - self._lost) | (self._lost - lost)
+        events = []
+        for station in sorted(changed):
+            names = tuple(
+                name
+                for n in self.assigned.get(station, ())
+                if n in self.service.hall and (name := self.service.hall[n].name) is not None
+            )
+            if names:
+                events.append(BoardsUnheard(now, station, names, station in lost))
+        self._lost = set(lost)
+        if events:
+            try:
+                self.service.committer.commit(events)
+            except JournalError as exc:  # the journal's own alert says it; try again later
+                log.warning("cannot journal the stations' unheard boards: %s", exc)
+                self._lost -= changed
 
     # -- the link -------------------------------------------------------------------------------
 

@@ -15,6 +15,12 @@ same transaction as the events that change it, so that sent rows can be pruned
 (`prune`) and a restarted station still gives its drivers `KnownBoard`s: their first
 connection is a reconnect that reads the board's log for what was played meanwhile.
 
+A file that cannot be written (disk full, read-only, I/O error) raises
+`OutboxUnwritable` at `commit` and keeps the events staged, in order, with their numbers:
+the next `commit` writes them all. Marking events sent and pruning never fail on it (what
+was sent is kept in memory and written with the next mark that succeeds: at worst a
+restart sends some events twice, which the central serve skips).
+
 One process at a time: `Outbox.open` takes an exclusive lock on a side file and refuses
 (`OutboxBusy`) a second opener.
 """
@@ -23,9 +29,9 @@ from __future__ import annotations
 
 import fcntl
 import sqlite3
+import time
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -35,7 +41,7 @@ from broadcast.journal import codec
 from broadcast.service.event_state import BoardMemory, remember
 from clocks.errors import BoardwireError
 
-__all__ = ["Outbox", "OutboxBusy", "OutboxError", "Pending"]
+__all__ = ["Outbox", "OutboxBusy", "OutboxError", "OutboxUnwritable", "Pending"]
 
 codec.register(BoardMemory)
 
@@ -63,6 +69,11 @@ class OutboxError(BoardwireError, RuntimeError):
 
 class OutboxBusy(OutboxError):
     """Another process has this outbox open."""
+
+
+class OutboxUnwritable(OutboxError):
+    """The outbox's file cannot be written now (disk full, read-only): the staged events
+    are kept, in order, for the next `commit`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +105,7 @@ class Outbox:
         self.last_seq = int(meta.get("seq", "0"))  # the last number given (staged or not)
         self.durable_seq = self.last_seq  # the last number committed
         self.sent_seq = int(meta.get("sent", "0"))  # every event up to it is sent
+        self._sent_written = self.sent_seq  # ...and what the file says of it
         self._staged: list[tuple[int, str, DriverEvent]] = []
         self._places: dict[str, _Place] = {}
         for name, port, address, memory in db.execute(
@@ -104,7 +116,6 @@ class Outbox:
                 address,
                 codec.decode("BoardMemory", memory) if memory is not None else None,
             )
-        self._touched: set[str] = set()
 
     @classmethod
     def open(cls, path: Path) -> Outbox:
@@ -158,75 +169,78 @@ class Outbox:
         transaction; the last committed number."""
         if not self._staged:
             return self.durable_seq
-        staged, self._staged = self._staged, []
+        staged = self._staged
         db = self._db
         rows = []
+        changed: dict[str, _Place] = {}  # the boards' memory after these events
+        for seq, port, event in staged:
+            kind, data = codec.encode(event)
+            rows.append((seq, port, kind, data))
+            self._remember(changed, port, event)
+        sent = self._sent_written < self.sent_seq  # a mark that could not be written
         try:
-            for seq, port, event in staged:
-                kind, data = codec.encode(event)
-                rows.append((seq, port, kind, data))
-                self._remember(port, event)
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT INTO events (seq, port, kind, data) VALUES (?, ?, ?, ?)", rows)
             db.executemany(
-                "INSERT OR REPLACE INTO boards VALUES (?, ?, ?, ?)", self._board_rows(self._touched)
+                "INSERT OR REPLACE INTO boards VALUES (?, ?, ?, ?)", _board_rows(changed)
             )
             db.execute("INSERT OR REPLACE INTO meta VALUES ('seq', ?)", (str(staged[-1][0]),))
             db.execute("COMMIT")
-        except BaseException:
+        except (sqlite3.Error, OSError) as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            self._staged = staged + self._staged
-            raise
-        self._touched.clear()
+            raise OutboxUnwritable(f"the outbox {self.path} cannot be written ({exc})") from exc
+        self._staged = self._staged[len(staged) :]
+        self._places.update(changed)
         self.durable_seq = staged[-1][0]
+        if sent:
+            self.mark_sent(self.sent_seq, time.time())
         return self.durable_seq
 
-    def _remember(self, port: str, event: DriverEvent) -> None:
-        if isinstance(event, BoardConnected):
-            place = self._places.setdefault(event.board, _Place())
-            place.port, place.address = port, event.info.bus_address
-        elif isinstance(event, PositionSeen | LogRecovered):
-            place = self._places.setdefault(event.board, _Place(port))
-            place.memory = remember(place.memory, event)
-        else:
+    def _remember(self, changed: dict[str, _Place], port: str, event: DriverEvent) -> None:
+        if not isinstance(event, BoardConnected | PositionSeen | LogRecovered):
             return
-        self._touched.add(event.board)
-
-    def _board_rows(
-        self, names: Iterable[str]
-    ) -> list[tuple[str, str | None, int | None, str | None]]:
-        rows = []
-        for name in names:
-            p = self._places[name]
-            memory = codec.encode(p.memory)[1] if p.memory is not None else None
-            rows.append((name, p.port, p.address, memory))
-        return rows
+        place = changed.get(event.board)
+        if place is None:
+            now = self._places.get(event.board)
+            place = replace(now) if now is not None else _Place(port)
+            changed[event.board] = place
+        if isinstance(event, BoardConnected):
+            place.port, place.address = port, event.info.bus_address
+        else:
+            place.memory = remember(place.memory, event)
 
     def mark_sent(self, upto: int, at: float) -> None:
         """Every event up to number `upto` has reached Redis (at wall-clock second `at`)."""
         upto = min(upto, self.durable_seq)
-        if upto <= self.sent_seq:
+        if upto <= self._sent_written:
             return
+        self.sent_seq = max(self.sent_seq, upto)
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             db.execute(
-                "UPDATE events SET sent = ? WHERE seq > ? AND seq <= ?", (at, self.sent_seq, upto)
+                "UPDATE events SET sent = ? WHERE seq > ? AND seq <= ?",
+                (at, self._sent_written, upto),
             )
             db.execute("INSERT OR REPLACE INTO meta VALUES ('sent', ?)", (str(upto),))
             db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        self.sent_seq = upto
+        except (sqlite3.Error, OSError):
+            # Not written (the disk is full): kept in memory, written with the next mark.
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            return
+        self._sent_written = upto
 
     def prune(self, sent_before: float) -> int:
         """Forget the events sent before wall-clock second `sent_before` (the boards'
         memory stays); how many."""
-        cursor = self._db.execute(
-            "DELETE FROM events WHERE sent IS NOT NULL AND sent < ?", (sent_before,)
-        )
+        try:
+            cursor = self._db.execute(
+                "DELETE FROM events WHERE sent IS NOT NULL AND sent < ?", (sent_before,)
+            )
+        except (sqlite3.Error, OSError):
+            return 0  # the disk is full or read-only: pruned another time
         return cursor.rowcount
 
     # -- reading ------------------------------------------------------------------------------
@@ -259,9 +273,22 @@ class Outbox:
         ]
 
     def close(self) -> None:
-        """Commit what is staged and let the file go."""
+        """Commit what is staged and let the file go (OutboxUnwritable: the staged events
+        could not be written; the file holds what was committed before)."""
         try:
             self.commit()
+        except OutboxUnwritable:
+            pass  # the station said so; the boards' logs hold what was not written
         finally:
             self._db.close()
             self._lock.close()
+
+
+def _board_rows(
+    places: dict[str, _Place],
+) -> list[tuple[str, str | None, int | None, str | None]]:
+    rows = []
+    for name, p in places.items():
+        memory = codec.encode(p.memory)[1] if p.memory is not None else None
+        rows.append((name, p.port, p.address, memory))
+    return rows

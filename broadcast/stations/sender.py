@@ -9,6 +9,12 @@ measured at the midpoint of the round trip) and every few seconds the renewal of
 station's claim on its name. Redis unreachable: one line in the log, the outbox keeps
 everything, and the sender tries again (back-off up to `RETRY_LONGEST` seconds) and
 resends in order once Redis is back (one line again).
+
+At every (re)connection and every `VENUE_SECONDS` it reads the venue hash again and hands
+it to `venue_seen` (the station takes a new venue clock, or stops for a new board list).
+A renewal that finds the name held by another station (this one was cut off past the
+claim's expiry and another took its place) is said in one line, and nothing more is sent
+(the stream is the other's now) until the name is free again.
 """
 
 from __future__ import annotations
@@ -25,11 +31,14 @@ from redis.exceptions import RedisError
 
 from broadcast.stations.outbox import Outbox
 from broadcast.stations.wire import (
+    Refused,
     StationBeat,
     StationEvent,
     StationHello,
     StationKeys,
+    Venue,
     decode_entry,
+    decode_venue,
     encode_entry,
 )
 from clocks.timesource import MonotonicTimeSource
@@ -41,6 +50,7 @@ __all__ = [
     "CLAIM_RENEW_SECONDS",
     "KEEP_SENT_SECONDS",
     "RETRY_LONGEST",
+    "VENUE_SECONDS",
     "NameClaim",
     "Sender",
     "claim_name",
@@ -55,6 +65,7 @@ CLAIM_RENEW_SECONDS = 5.0  # ...renewed this often
 RETRY_LONGEST = 5.0  # real seconds between attempts while Redis is away, at most
 KEEP_SENT_SECONDS = 600.0  # sent events kept this long (the boards' memory stays anyway)
 PRUNE_SECONDS = 60.0
+VENUE_SECONDS = 3.0  # real seconds between two looks at the venue hash
 _RESUME_LOOKBACK = 200  # stream entries read back to find the last event sent
 
 # Renew the claim only while it is ours (a GET and a PEXPIRE would race another station).
@@ -64,6 +75,15 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
 """
+
+
+def _cancelled_meanwhile() -> None:
+    """Raise CancelledError if this task was cancelled and redis-py swallowed it (it can
+    return an answer although the task was cancelled as it arrived): a station being
+    stopped would send on forever."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +141,7 @@ class Sender:
         connected: Callable[[], tuple[int, ...]],
         claim: NameClaim | None = None,
         problem: Callable[[BaseException], str | None] = lambda exc: None,
+        venue_seen: Callable[[Venue], None] = lambda venue: None,
     ) -> None:
         self.connect = connect  # a new client (the CLI's RedisTarget.client: URL, password)
         self.where = where  # HOST:PORT, for the log
@@ -132,8 +153,11 @@ class Sender:
         self.boards = boards
         self.connected = connected
         self.claim = claim or NameClaim(outbox.incarnation, socket.gethostname(), 0)
+        self.venue_seen = venue_seen
         self.up = False
+        self.displaced: NameClaim | None = None  # another station holds the name now
         self.offset: float | None = None  # the last measured offset to Redis TIME
+        self._venue_said: str | None = None
         self._wake = asyncio.Event()
         self._said_down = False
 
@@ -174,6 +198,9 @@ class Sender:
 
     async def _session(self, client: aioredis.Redis) -> None:
         await client.ping()
+        if self.displaced is not None:
+            await self._reclaim(client)
+        await self._look_venue(client)
         await self._resume(client)
         await self._hello(client)
         self.up = True
@@ -188,8 +215,9 @@ class Sender:
             log.info("station %s: sending to Redis at %s", self.station, self.where)
         self._said_down = False
         loop = asyncio.get_running_loop()
-        next_beat = next_claim = next_prune = loop.time()
+        next_beat = next_claim = next_prune = next_venue = loop.time()
         while True:
+            _cancelled_meanwhile()
             self._wake.clear()
             while self.outbox.durable_seq > self.outbox.sent_seq:
                 await self._send_batch(client)
@@ -198,18 +226,70 @@ class Sender:
                 await self._beat(client)
                 next_beat = now + BEAT_SECONDS
             if now >= next_claim:
-                await client.eval(
+                renewed = await client.eval(
                     _RENEW, 1, self.keys.owner(self.station), self.claim.value, CLAIM_MS
                 )
+                if not renewed:
+                    await self._lost_name(client)
+                    return
                 next_claim = now + CLAIM_RENEW_SECONDS
+            if now >= next_venue:
+                await self._look_venue(client)
+                next_venue = now + VENUE_SECONDS
             if now >= next_prune:
                 self.outbox.prune(time.time() - KEEP_SENT_SECONDS)
                 next_prune = now + PRUNE_SECONDS
-            timeout = max(0.0, min(next_beat, next_claim) - loop.time())
+            timeout = max(0.0, min(next_beat, next_claim, next_venue) - loop.time())
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout)
             except TimeoutError:
                 pass
+
+    async def _lost_name(self, client: aioredis.Redis) -> None:
+        raw = await client.get(self.keys.owner(self.station))
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw or "")
+        held = NameClaim.parse(text) or NameClaim("?", text[:60] or "?", 0)
+        self.displaced = held
+        log.error(
+            "station %s: another station now holds this name (on %s, pid %d): this one "
+            "stops sending (the stream is the other's; its events stay in the outbox %s). "
+            "Stop one of the two: two computers must not read the same boards",
+            self.station,
+            held.host,
+            held.pid,
+            self.outbox.path,
+        )
+
+    async def _reclaim(self, client: aioredis.Redis) -> None:
+        """While displaced: send again only once the name is free (the other stopped)."""
+        while True:
+            if await claim_name(client, self.keys.owner(self.station), self.claim) is None:
+                log.warning(
+                    "station %s: the name is this station's again: sending the %d waiting events",
+                    self.station,
+                    self.outbox.waiting,
+                )
+                self.displaced = None
+                return
+            await asyncio.sleep(CLAIM_RENEW_SECONDS)
+
+    async def _look_venue(self, client: aioredis.Redis) -> None:
+        fields = await client.hgetall(self.keys.venue)
+        if not fields:
+            return  # being rewritten, or Redis lost it: the serve writes it again
+        venue = decode_venue(fields)
+        if isinstance(venue, Refused):
+            if self._venue_said != venue.reason:
+                self._venue_said = venue.reason
+                log.warning(
+                    "station %s: the venue in Redis cannot be read (%s): keeping the one "
+                    "read before. Are the central serve and this station the same version?",
+                    self.station,
+                    venue.reason,
+                )
+            return
+        self._venue_said = None
+        self.venue_seen(venue)
 
     async def _resume(self, client: aioredis.Redis) -> None:
         """Mark sent what the stream already holds of this incarnation (sent just before

@@ -9,6 +9,22 @@ outbox and committed as soon as the loop is free (one transaction for a burst), 
 then is the sender woken. The drivers stamp events in the venue's event time
 (`VenueClock`).
 
+A board the outbox knows nothing of (a fresh outbox: a replacement computer) is given
+what the central serve knows of it (`central`, read from `StationKeys.known`): its first
+connection reads its log too. The outbox's own memory wins where it has one.
+
+The venue is looked at again (by the sender, at every reconnection and every few
+seconds): a new venue clock is taken at once (`VenueClock.retime`, never stepping back);
+a changed list of this station's boards stops the station (exit code 3, one log line:
+restart it, its drivers are for the old list).
+
+An outbox that cannot be written (disk full, read-only) is said once at ERROR; the
+events stay in memory, in order, and are written as soon as it can be (tried every
+`COMMIT_RETRY` seconds). Past `MAX_STAGED` events waiting (about 40 minutes of a busy
+64-board station) the drivers are stopped rather than any event dropped: the boards keep
+every move in their own logs, and once the outbox is written again the drivers start
+again from its memory, so their first connection reads those logs.
+
 `devices` maps a venue port to the device actually opened (`--sim`: pseudo-terminals);
 the events then name the venue's port, as the central serve knows it.
 """
@@ -23,18 +39,24 @@ from functools import partial
 
 from boards.driver_events import BoardConnected, BoardLost, DriverEvent
 from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.for_port import driver_for
 from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
+from boards.recovery import KnownBoard
 from broadcast.phrases import say
 from broadcast.service.supervisor import SupervisedTask, Supervisor
-from broadcast.stations.outbox import Outbox
+from broadcast.stations.outbox import Outbox, OutboxUnwritable
 from broadcast.stations.sender import Sender
 from broadcast.stations.wire import Venue, VenueBoard, renamed_port
 from clocks.timesource import EpochTimeSource
 
-__all__ = ["Station", "VenueClock"]
+__all__ = ["COMMIT_RETRY", "EXIT_BOARDS_CHANGED", "MAX_STAGED", "Station", "VenueClock"]
 
 log = logging.getLogger(__name__)
+
+COMMIT_RETRY = 1.0  # real seconds between two attempts to write an unwritable outbox
+MAX_STAGED = 50_000  # events kept in memory meanwhile (~1 KB each); then the drivers stop
+EXIT_BOARDS_CHANGED = 3
 
 
 class VenueClock(EpochTimeSource):
@@ -50,6 +72,12 @@ class VenueClock(EpochTimeSource):
     def now(self) -> float:
         self._last = max(self._last, self.venue.event_time(self._wall()))
         return self._last
+
+    def retime(self, venue: Venue) -> None:
+        """The venue's new clock (the central serve restarted): event time follows it from
+        now on, holding still while it is behind what this clock already said."""
+        self.venue = venue
+        self.speed = venue.speed
 
 
 class Station:
@@ -67,9 +95,12 @@ class Station:
         opener: Opener,
         devices: Mapping[str, str] | None = None,
         bus_settings: BusSettings | None = None,
+        central: Mapping[int, KnownBoard] | None = None,
     ) -> None:
         self.name = name
+        self.venue = venue
         self.boards: tuple[VenueBoard, ...] = venue.boards_of(name)
+        self.central = dict(central or {})  # hall board -> what the central serve knows
         self.outbox = outbox
         self.sender = sender
         self.supervisor = supervisor
@@ -83,6 +114,11 @@ class Station:
         self._commit_soon: asyncio.Handle | None = None
         self._names: dict[str, int] = {}  # board name -> hall board number
         self._connected: set[int] = set()
+        self.exit_code = 0
+        self.unwritable: str | None = None  # why the outbox cannot be written now
+        self._paused = False  # the drivers stopped: too many events wait in memory
+        self._driver_tasks: list[SupervisedTask] = []
+        self._changing: asyncio.Task[None] | None = None  # drivers being stopped/started
 
     # -- what the beat says ---------------------------------------------------------------------
 
@@ -101,44 +137,27 @@ class Station:
             by_port.setdefault(board.port, []).append(board)
         return by_port
 
+    def known(self, port: str, boards: list[VenueBoard]) -> list[KnownBoard]:
+        """What the drivers of `port` are given of its boards: the outbox's memory or the
+        central serve's, whichever heard the board last (a fresh outbox has none)."""
+        out: list[KnownBoard] = []
+        for b in boards:
+            mine = self.outbox.known(port, b.address)
+            best = max(mine, key=lambda k: k.last_seen) if mine else None
+            theirs = self.central.get(b.number)
+            # The later of the two: an old laptop brought back after a replacement ran
+            # the board must not start from what it knew before it died.
+            if theirs is not None and (
+                best is None or (theirs.position is not None and theirs.last_seen > best.last_seen)
+            ):
+                best = theirs
+            if best is not None:
+                out.append(best)
+        return out
+
     async def run(self) -> None:
         """Start the drivers and the sender; run until `stop()`."""
-        for port, boards in self.ports().items():
-            device = self.devices.get(port, port)
-            emit = partial(self._emit, port, device)
-            addresses = [b.address for b in boards if b.address is not None]
-            driver: SingleBoardDriver | BusDriver
-            if addresses or len(boards) > 1:
-                known = [k for a in addresses for k in self.outbox.known(port, a)]
-                driver = BusDriver(
-                    device,
-                    emit,
-                    time_source=self.clock,
-                    opener=self.opener,
-                    addresses=addresses,
-                    known=known,
-                    settings=self.bus_settings,
-                )
-            else:
-                remembered = self.outbox.known(port)
-                driver = SingleBoardDriver(
-                    device,
-                    emit,
-                    time_source=self.clock,
-                    opener=self.opener,
-                    known=max(remembered, key=lambda k: k.last_seen) if remembered else None,
-                )
-            self.drivers.append(driver)
-            self._tasks.append(
-                self.supervisor.start(
-                    say("the driver for %(port)s", port=port),
-                    driver.run,
-                    stops=say(
-                        "The boards on %(port)s are not read until it runs again.", port=port
-                    ),
-                    on_failure=partial(self._driver_failed, port),
-                )
-            )
+        self._start_drivers()
         self._tasks.append(
             self.supervisor.start(
                 say("the link to Redis"),
@@ -152,16 +171,98 @@ class Station:
         try:
             await self._stopping.wait()
         finally:
-            for d in self.drivers:
-                d.stop()
+            if self._changing is not None:
+                await asyncio.gather(self._changing, return_exceptions=True)
+            await self._stop_drivers()
             for task in self._tasks:
                 task.cancel()
             for task in self._tasks:
                 await task.stop()
+            if self._commit_soon is not None:
+                self._commit_soon.cancel()
             self._commit()
+            if self.outbox.staged:
+                log.error(
+                    "station %s: %d board events could not be written to the outbox %s and "
+                    "end with this process; the boards' logs still hold the moves: start the "
+                    "station again once the outbox can be written, and it reads them back",
+                    self.name,
+                    self.outbox.staged,
+                    self.outbox.path,
+                )
 
-    def stop(self) -> None:
+    def _start_drivers(self) -> None:
+        for port, boards in self.ports().items():
+            device = self.devices.get(port, port)
+            emit = partial(self._emit, port, device)
+            addresses = [b.address for b in boards if b.address is not None]
+            driver = driver_for(
+                device,
+                emit,
+                boards=len(boards),
+                addresses=addresses,
+                known=self.known(port, boards),
+                time_source=self.clock,
+                opener=self.opener,
+                bus_settings=self.bus_settings,
+            )
+            self.drivers.append(driver)
+            self._driver_tasks.append(
+                self.supervisor.start(
+                    say("the driver for %(port)s", port=port),
+                    driver.run,
+                    stops=say(
+                        "The boards on %(port)s are not read until it runs again.", port=port
+                    ),
+                    on_failure=partial(self._driver_failed, port),
+                )
+            )
+
+    async def _stop_drivers(self) -> None:
+        drivers, tasks = self.drivers, self._driver_tasks
+        self.drivers, self._driver_tasks = [], []
+        for d in drivers:
+            d.stop()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            await task.stop()
+
+    def stop(self, code: int = 0) -> None:
+        """Stop the station; `code` is what the command exits with."""
+        self.exit_code = self.exit_code or code
         self._stopping.set()
+
+    # -- the venue, looked at again -------------------------------------------------------------
+
+    def venue_seen(self, venue: Venue) -> None:
+        """The venue as Redis holds it now (the sender reads it again and again)."""
+        if {b for b in venue.boards_of(self.name)} != set(self.boards):
+            if not self._stopping.is_set():
+                now = ", ".join(str(b.number) for b in venue.boards_of(self.name)) or "none"
+                log.error(
+                    "station %s: the venue's boards for this station changed (now: %s; "
+                    "this station reads %s): it stops (exit code %d); start it again to "
+                    "read the new boards",
+                    self.name,
+                    now,
+                    ", ".join(str(b.number) for b in self.boards),
+                    EXIT_BOARDS_CHANGED,
+                )
+                self.stop(EXIT_BOARDS_CHANGED)
+            return
+        old = self.venue
+        if (venue.start, venue.wall0, venue.speed) != (old.start, old.wall0, old.speed):
+            if isinstance(self.clock, VenueClock):
+                self.clock.retime(venue)
+            log.info(
+                "station %s: the venue clock changed (the central serve restarted at %s, "
+                "speed %g): event time follows it",
+                self.name,
+                venue.host,
+                venue.speed,
+            )
+        self.venue = venue
 
     def _driver_failed(self, port: str, exc: Exception) -> None:
         why = f"its driver stopped on a software error ({type(exc).__name__})"
@@ -179,8 +280,60 @@ class Station:
 
     def _commit(self) -> None:
         self._commit_soon = None
-        self.outbox.commit()
+        try:
+            self.outbox.commit()
+        except OutboxUnwritable as exc:
+            self._unwritable(exc)
+            return
+        if self.unwritable is not None:
+            log.warning(
+                "station %s: the outbox %s is written again: every event kept meanwhile is "
+                "in it (%d so far) and is being sent",
+                self.name,
+                self.outbox.path,
+                self.outbox.durable_seq,
+            )
+            self.unwritable = None
+        if self._paused and not self._stopping.is_set():
+            self._paused = False
+            log.warning(
+                "station %s: reading the boards again; their logs give what was played meanwhile",
+                self.name,
+            )
+            self._changing = asyncio.ensure_future(self._restart_drivers())
         self.sender.wake()
+
+    def _unwritable(self, exc: OutboxUnwritable) -> None:
+        if self.unwritable is None:
+            self.unwritable = str(exc.__cause__ or exc)
+            log.error(
+                "station %s: %s: the board events are kept in memory, in order (%d now, "
+                "room for %d: about 40 minutes of a busy station; then the boards are read "
+                "back from their own logs) and written as soon as it can be. Free disk "
+                "space or make the outbox's folder writable; nothing is lost meanwhile, but "
+                "nothing reaches the venue either",
+                self.name,
+                exc,
+                self.outbox.staged,
+                MAX_STAGED,
+            )
+        if self.outbox.staged >= MAX_STAGED and not self._paused:
+            self._paused = True
+            log.error(
+                "station %s: %d events wait in memory for the outbox: its boards are no "
+                "longer read (they keep every move in their logs) until it can be written",
+                self.name,
+                self.outbox.staged,
+            )
+            self._connected.clear()
+            self._changing = asyncio.ensure_future(self._stop_drivers())
+        if not self._stopping.is_set():
+            loop = asyncio.get_running_loop()
+            self._commit_soon = loop.call_later(COMMIT_RETRY, self._commit)
+
+    async def _restart_drivers(self) -> None:
+        await self._stop_drivers()
+        self._start_drivers()
 
     def _follow(self, port: str, event: DriverEvent) -> None:
         """Which hall boards are connected, and one log line when that changes."""

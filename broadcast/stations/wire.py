@@ -13,7 +13,12 @@ Keys (EVENT is the event's slug, as the public stream's):
 - `boardwire:EVENT:venue` — a hash the central serve writes at start (`Venue`): the
   event's name, every hall board on a station (number, station, port, bus address), the
   venue clock (event time = `start` + (wall clock - `wall0`) * `speed`) and where the
-  serve runs. A station reads its boards and its clock from it.
+  serve runs. A station reads its boards and its clock from it (at start, at every
+  reconnection and every few seconds: a restarted serve writes a new clock).
+- `boardwire:EVENT:station:NAME:known` — a hash the central serve keeps up to date: one
+  field per hall board of that station (its number), what the journal knows of it
+  (`encode_known`: a `KnownBoard`). A replacement computer with a fresh outbox gives it
+  to its drivers, so its first connection to each board reads the board's log.
 
 Every entry is a flat hash of short text fields, with `v` (this format's version) and
 `kind`. `decode_entry` is total: any fields in, a value or a `Refused` with a reason
@@ -33,6 +38,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from boards.driver_events import DriverEvent
+from boards.position import BoardPosition
+from boards.recovery import RECENT_CHANGES, KnownBoard
 from broadcast.config.stations import valid_name
 from broadcast.games.ids import slug
 from broadcast.journal import codec
@@ -50,8 +57,10 @@ __all__ = [
     "Venue",
     "VenueBoard",
     "decode_entry",
+    "decode_known",
     "decode_venue",
     "encode_entry",
+    "encode_known",
     "encode_venue",
     "qualified_port",
     "qualify",
@@ -81,6 +90,9 @@ class StationKeys:
 
     def owner(self, station: str) -> str:
         return f"{self.base}:station:{station}:owner"
+
+    def known(self, station: str) -> str:
+        return f"{self.base}:station:{station}:known"
 
     @property
     def stations(self) -> str:
@@ -490,3 +502,84 @@ def decode_venue(fields: Mapping[Any, Any]) -> Venue | Refused:
         return Refused(str(exc))
     except Exception as exc:
         return Refused(f"unreadable ({type(exc).__name__})")
+
+
+# -- what the journal knows of a station's boards (central serve -> stations) ------------------------
+
+
+def encode_known(known: KnownBoard) -> str:
+    """One field of `StationKeys.known`: a `KnownBoard` as JSON (position: 64 piece codes,
+    or null for a first start mid-round)."""
+    position = list(known.position.codes) if known.position is not None else None
+    return json.dumps(
+        {
+            "serial": known.serial,
+            "position": position,
+            "recent": [list(c) for c in known.recent],
+            "last_seen": known.last_seen,
+        },
+        separators=(",", ":"),
+    )
+
+
+def _known(text: str) -> KnownBoard:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise _Bad("not JSON") from None
+    if not isinstance(value, dict):
+        raise _Bad("not an object")
+    serial, position, recent, seen = (
+        value.get(k) for k in ("serial", "position", "recent", "last_seen")
+    )
+    if not isinstance(serial, str) or len(serial) > 64:
+        raise _Bad("its serial is not text")
+    codes: BoardPosition | None = None
+    if position is not None:
+        if not (
+            isinstance(position, list)
+            and len(position) == 64
+            and all(type(c) is int and 0 <= c < 256 for c in position)
+        ):
+            raise _Bad("its position is not 64 piece codes")
+        codes = BoardPosition(tuple(position))
+    if not isinstance(recent, list) or len(recent) > RECENT_CHANGES:
+        raise _Bad(f"its recent changes are not a list of at most {RECENT_CHANGES}")
+    changes = []
+    for c in recent:
+        if not (
+            isinstance(c, list)
+            and len(c) == 2
+            and all(type(x) is int for x in c)
+            and 0 <= c[0] < 64
+            and 0 <= c[1] < 256
+        ):
+            raise _Bad("a recent change is not [square, piece code]")
+        changes.append((c[0], c[1]))
+    if (
+        not isinstance(seen, int | float)
+        or isinstance(seen, bool)
+        or seen != seen
+        or abs(seen) == float("inf")
+    ):
+        raise _Bad("its last_seen is not a number")
+    return KnownBoard(serial, codes, tuple(changes), float(seen))
+
+
+def decode_known(fields: Mapping[Any, Any]) -> tuple[dict[int, KnownBoard], list[str]]:
+    """The boards a `StationKeys.known` hash holds (hall board number -> `KnownBoard`),
+    and why each field that is not one was left out (total: never an exception)."""
+    out: dict[int, KnownBoard] = {}
+    refused: list[str] = []
+    for raw_key, raw in fields.items():
+        try:
+            key = raw_key.decode() if isinstance(raw_key, bytes | bytearray) else str(raw_key)
+            if not key.isdigit() or not 0 < int(key) < 1 << 31:
+                raise _Bad(f"field {key[:20]!r} is not a board number")
+            text = _text({key: raw}, key, 64 * 1024)
+            out[int(key)] = _known(text)
+        except _Bad as exc:
+            refused.append(str(exc))
+        except Exception as exc:
+            refused.append(f"unreadable ({type(exc).__name__})")
+    return out, refused

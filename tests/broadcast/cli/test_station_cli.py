@@ -12,15 +12,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from redis import Redis
 
 from boards.driver_events import BoardConnected, LogRecovered, PositionSeen
+from boards.recovery import START, KnownBoard
 from broadcast.cli.main import build_parser
 from broadcast.cli.station import station
 from broadcast.journal.kinds import register_all
+from broadcast.stations import sender as sender_module
 from broadcast.stations.outbox import Outbox
 from broadcast.stations.wire import (
     Refused,
@@ -32,6 +35,7 @@ from broadcast.stations.wire import (
     Venue,
     VenueBoard,
     decode_entry,
+    encode_known,
     encode_venue,
 )
 from tests.support.paths import ROOT
@@ -265,3 +269,81 @@ async def test_a_name_without_boards_is_refused(
     args.name = "north-1"
     assert await station(args, stop=asyncio.Event()) == 2
     assert "no boards on a station named 'north-1'" in capsys.readouterr().err
+
+
+async def test_a_replacement_computer_reads_the_logs_from_what_central_knows(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    venue = write_venue(redis_server.url)
+    t = venue.event_time(time.time())
+    with Redis.from_url(redis_server.url) as r:
+        r.hset(
+            KEYS.known("east-1"),
+            mapping={
+                "1": encode_known(KnownBoard("", START, (), t)),  # serial unknown: any board
+                "2": encode_known(KnownBoard("10002", START, ((12, 0), (28, 1)), t)),
+            },
+        )
+    stop = asyncio.Event()
+    # A fresh outbox: the computer that read these boards died.
+    args = build_parser().parse_args(args_for(redis_server.url, tmp_path / "new.sqlite"))
+    running = asyncio.ensure_future(station(args, stop=stop))
+
+    def found() -> list[BoardConnected]:
+        return [e.event for e in events(redis_server.url) if isinstance(e.event, BoardConnected)]
+
+    try:
+        await until(lambda: len({c.board for c in found()}) == 2)
+    finally:
+        stop.set()
+        assert await running == 0
+    first: dict[str, BoardConnected] = {}
+    for c in found():
+        first.setdefault(c.board, c)
+    # Each board's first connection is a reconnect: its log is read for what was played
+    # while no computer listened, from where the central serve's record of it ends.
+    assert len(first) == 2 and all(c.reconnect for c in first.values())
+
+
+@pytest.mark.expected_log(r"station east-1: the venue's boards for this station changed")
+async def test_the_venue_is_read_again_new_clock_taken_new_boards_stop_the_station(
+    redis_server: RedisProcess,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(sender_module, "VENUE_SECONDS", 0.2)
+    venue = write_venue(redis_server.url)
+    stop = asyncio.Event()
+    args = build_parser().parse_args(args_for(redis_server.url, tmp_path / "o.sqlite"))
+    running = asyncio.ensure_future(station(args, stop=stop))
+
+    def beats() -> list[StationBeat]:
+        return [e for e in entries(redis_server.url) if isinstance(e, StationBeat)]
+
+    try:
+        await until(lambda: bool(beats()))
+        # The central serve restarted: a clock an hour ahead...
+        ahead = replace(venue, start=venue.start + 3600, pid=2)
+        with Redis.from_url(redis_server.url) as r:
+            r.hset(KEYS.venue, mapping=encode_venue(ahead))
+        await until(lambda: beats()[-1].t > venue.event_time(time.time()) + 3000)
+        # ...then one behind: event time holds still, never steps back.
+        behind = replace(venue, start=venue.start - 3600, pid=3)
+        with Redis.from_url(redis_server.url) as r:
+            r.hset(KEYS.venue, mapping=encode_venue(behind))
+        count = len(beats())
+        await until(lambda: len(beats()) >= count + 3)
+        ts = [b.t for b in beats()]
+        assert ts == sorted(ts) and ts[-1] > venue.event_time(time.time()) + 3000
+        # A new board list for this station: said, and the station stops with code 3.
+        moved = replace(
+            venue, boards=(*venue.boards[:2], VenueBoard(3, "east-1", "/dev/ttyUSB2", None))
+        )
+        with Redis.from_url(redis_server.url) as r:
+            r.hset(KEYS.venue, mapping=encode_venue(moved))
+        code = await asyncio.wait_for(running, 15)
+    finally:
+        stop.set()
+    assert code == 3
+    assert "start it again" in capsys.readouterr().err

@@ -15,7 +15,7 @@ from boards.driver_events import BoardConnected, BoardInfo, ClockSeen, PositionS
 from boards.position import BoardPosition
 from boards.recovery import START
 from broadcast.journal.kinds import register_all
-from broadcast.stations.outbox import Outbox, OutboxBusy
+from broadcast.stations.outbox import Outbox, OutboxBusy, OutboxUnwritable
 from clocks.reading import NoClock
 
 register_all()
@@ -157,3 +157,38 @@ def test_appends_sends_and_reopenings_keep_order_and_lose_nothing(
         assert sent == list(range(1, len(committed) + 1))
         assert [p.event.t for p in rest] == committed[len(sent) - len(rest) :]
         box.close()
+
+
+def _fill(box: Outbox) -> None:
+    """The outbox's file full, for real: SQLite refuses to grow it (SQLITE_FULL)."""
+    db = box._db  # the outbox's own connection: the limit holds for it only
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+
+
+def test_a_full_disk_keeps_the_events_in_order_until_it_can_write(tmp_path: Path) -> None:
+    box = Outbox.open(tmp_path / "o.sqlite")
+    box.append("/dev/ttyUSB0", _seen(1.0, change=(0, 1)))
+    box.commit()
+    box.mark_sent(1, at=10.0)
+    _fill(box)
+    big = [_seen(float(t), change=(t % 64, 2)) for t in range(2, 400)]
+    for event in big:
+        box.append("/dev/ttyUSB0", event)
+    with pytest.raises(OutboxUnwritable, match=r"cannot be written.*full"):
+        box.commit()
+    assert box.staged == len(big) and box.durable_seq == 1  # kept, nothing half-written
+    box.mark_sent(1, at=11.0)  # marks and prunes never fail on a full disk
+    assert box.prune(sent_before=1e9) >= 0
+    with pytest.raises(OutboxUnwritable):
+        box.commit()  # tried again: still full, still kept
+    box._db.execute("PRAGMA max_page_count = 1073741823")  # space again
+    assert box.commit() == len(big) + 1 and box.staged == 0
+    assert [p.event for p in box.unsent(1000)] == big
+    # The boards' memory counted each change once, however many attempts it took.
+    (known,) = box.known("/dev/ttyUSB0")
+    assert list(known.recent) == [(t % 64, 2) for t in range(2, 400)][-len(known.recent) :]
+    box.close()
+    again = Outbox.open(tmp_path / "o.sqlite")
+    assert again.last_seq == len(big) + 1 and again.unsent(1)[0].seq == 2
+    again.close()

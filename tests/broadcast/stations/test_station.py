@@ -4,10 +4,25 @@ port."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
 from boards.driver_events import BoardConnected, BoardInfo, PositionSeen
+from boards.drivers.link import open_serial
 from boards.recovery import START
-from broadcast.stations.station import VenueClock
-from broadcast.stations.wire import Venue, renamed_port
+from broadcast.journal.kinds import register_all
+from broadcast.service.health import Health
+from broadcast.service.supervisor import Supervisor
+from broadcast.stations import station as station_module
+from broadcast.stations.outbox import Outbox
+from broadcast.stations.station import Station, VenueClock
+from broadcast.stations.wire import Venue, VenueBoard, renamed_port
+from clocks.timesource import ManualTime
+
+register_all()
 
 
 def test_the_venue_clock_runs_at_the_venues_speed_and_never_steps_back() -> None:
@@ -16,6 +31,11 @@ def test_the_venue_clock_runs_at_the_venues_speed_and_never_steps_back() -> None
     clock = VenueClock(venue, wall=lambda: next(walls))
     assert clock.speed == 10.0
     assert [clock.now() for _ in range(4)] == [5000.0, 5010.0, 5010.0, 5030.0]
+    # The central serve restarted: its new clock is taken, never stepping back.
+    walls = iter([104.0, 200.0])
+    clock.retime(Venue("V", (), start=4000.0, wall0=100.0, speed=20.0, host="h", pid=2))
+    assert clock.speed == 20.0
+    assert [clock.now() for _ in range(2)] == [5030.0, 6000.0]
 
 
 def test_events_name_the_venues_port() -> None:
@@ -26,3 +46,86 @@ def test_events_name_the_venues_port() -> None:
     assert renamed.board == "/dev/ttyUSB0" and renamed.info.port == "/dev/ttyUSB0"
     seen = PositionSeen(2.0, "12345", START)
     assert renamed_port(seen, "/dev/pts/7", "/dev/ttyUSB0") is seen
+
+
+class _Sender:
+    """A sender that only counts its wake-ups (no Redis)."""
+
+    def __init__(self) -> None:
+        self.woken = 0
+
+    def wake(self) -> None:
+        self.woken += 1
+
+    async def run(self) -> None:
+        await asyncio.Event().wait()
+
+
+@pytest.mark.expected_log(r"station east-1: the outbox .* cannot be written .* kept in memory")
+async def test_an_unwritable_outbox_is_said_once_and_written_when_it_can_be(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(station_module, "COMMIT_RETRY", 0.05)
+    venue = Venue("V", (VenueBoard(1, "east-1", "/dev/ttyUSB0", None),), 0.0, 0.0, 1.0, "h", 1)
+    box = Outbox.open(tmp_path / "o.sqlite")
+    sender = _Sender()
+    station = Station(
+        "east-1",
+        venue,
+        box,
+        sender,  # type: ignore[arg-type]
+        Supervisor(Health()),
+        clock=ManualTime(10.0),
+        opener=open_serial,
+        devices={"/dev/ttyUSB0": str(tmp_path / "no-such-device")},
+    )
+    running = asyncio.ensure_future(station.run())
+    pages = box._db.execute("PRAGMA page_count").fetchone()[0]
+    box._db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+    events = [PositionSeen(float(t), "12345", START, change=(t % 64, 1)) for t in range(300)]
+    for e in events[:150]:
+        station._emit("/dev/ttyUSB0", "/dev/ttyUSB0", e)
+    await asyncio.sleep(0.2)  # several attempts
+    for e in events[150:]:
+        station._emit("/dev/ttyUSB0", "/dev/ttyUSB0", e)
+    await asyncio.sleep(0.1)
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "Free disk space" in errors[0].getMessage()
+    assert station.unwritable is not None and box.staged == 300 and box.durable_seq == 0
+    woken = sender.woken
+    box._db.execute("PRAGMA max_page_count = 1073741823")  # space again
+    await asyncio.sleep(0.2)
+    assert box.durable_seq == 300 and box.staged == 0 and station.unwritable is None
+    assert sender.woken > woken
+    assert [p.event for p in box.unsent(1000)] == events
+    station.stop()
+    await running
+    box.close()
+
+
+def test_a_board_starts_from_whoever_heard_it_last(tmp_path: Path) -> None:
+    """A fresh outbox takes what the central serve knows; an outbox that knows the board
+    keeps its own memory unless the central serve heard the board later (an old laptop
+    brought back after its replacement ran the boards)."""
+    from boards.recovery import KnownBoard
+
+    board = VenueBoard(1, "east-1", "/dev/ttyUSB0", None)
+    venue = Venue("V", (board,), 0.0, 0.0, 1.0, "h", 1)
+    box = Outbox.open(tmp_path / "o.sqlite")
+
+    def station(central: dict[int, KnownBoard]) -> Station:
+        return Station(
+            "east-1", venue, box, _Sender(), Supervisor(Health()),  # type: ignore[arg-type]
+            clock=ManualTime(10.0), opener=open_serial, central=central,
+        )  # fmt: skip
+
+    later = KnownBoard("12345", START, (), 500.0)
+    assert station({1: later}).known("/dev/ttyUSB0", [board]) == [later]  # fresh outbox
+    box.append("/dev/ttyUSB0", PositionSeen(100.0, "12345", START, change=(12, 0)))
+    box.commit()
+    [mine] = station({}).known("/dev/ttyUSB0", [board])
+    assert mine.last_seen == 100.0
+    assert station({1: later}).known("/dev/ttyUSB0", [board]) == [later]
+    earlier = KnownBoard("12345", START, (), 50.0)
+    assert station({1: earlier}).known("/dev/ttyUSB0", [board])[0].last_seen == 100.0
+    box.close()

@@ -327,3 +327,41 @@ async def test_redis_away_is_said_once_and_the_intake_goes_on_when_it_is_back(
         await until(lambda: service.state.stations.get("east-1") == ("a1", 6))
         await until(lambda: intake.acked == 6)
     assert len(journaled(service, PositionSeen)) == 5
+
+
+async def test_what_the_serve_knows_of_each_board_is_published_for_the_stations(
+    tmp_path: Path, redis_server: RedisProcess
+) -> None:
+    """A replacement computer (a fresh outbox) starts from the central serve's memory of
+    its boards: the last position a board showed, from its station's durable events, in
+    `StationKeys.known(station)`, one field per hall board; a board never seen is left out
+    until its game is under way."""
+    from boards.position import BoardPosition
+    from broadcast.stations.wire import decode_known
+
+    clock = ManualTime(T0)
+    service = station_service(tmp_path, clock)
+    async with running_intake(service, redis_server.url):
+        await xadd(redis_server.url, EVENT, entries("east-1", 1, T0 + 1))
+        await until(lambda: service.state.stations.get("east-1") == ("a1", 6))
+        await play_out(service, clock, 60)
+        client = aioredis.Redis.from_url(redis_server.url)
+        try:
+
+            async def known() -> dict[int, Any]:
+                return decode_known(await client.hgetall(KEYS.known("east-1")))[0]
+
+            deadline = asyncio.get_running_loop().time() + 8
+            while (boards := await known()).get(1) is None or boards[1].position is None:
+                assert asyncio.get_running_loop().time() < deadline, "never published"
+                await asyncio.sleep(0.1)
+            last = game_events(1, T0 + 1, MOVES)[-1]
+            assert isinstance(last, PositionSeen)
+            assert boards[1].serial == SERIALS[1]
+            assert boards[1].position == last.position
+            assert isinstance(boards[1].position, BoardPosition)
+            # board 2 was never seen, its game not begun: read its log from the setup
+            assert boards[2].position is None and boards[2].serial == ""
+            assert 3 not in boards  # west's
+        finally:
+            await client.aclose()

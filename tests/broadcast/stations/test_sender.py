@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+import pytest
 from redis import asyncio as aioredis
 
 from boards.driver_events import PositionSeen
@@ -90,3 +92,53 @@ async def test_resumes_after_what_the_stream_holds(
     beat = next(e for e in got if isinstance(e, StationBeat))
     assert beat.connected == (1,) and beat.t == 1000.0 and abs(beat.offset) < 1.0
     box.close()
+
+
+@pytest.mark.expected_log(r"station east-1: another station now holds this name")
+async def test_a_station_whose_name_another_took_stops_sending_until_it_is_free(
+    redis_server: RedisProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its claim expired (a frozen laptop) and another station took the name: this one
+    says so once and sends nothing on the other's stream; once the name is free again it
+    takes it back and sends what waited, in order."""
+    from broadcast.stations import sender as sender_module
+
+    monkeypatch.setattr(sender_module, "CLAIM_RENEW_SECONDS", 0.1)
+    box = Outbox.open(tmp_path / "o.sqlite")
+    client = aioredis.Redis.from_url(redis_server.url)
+    stream = KEYS.stream("east-1")
+    sender = Sender(
+        partial(aioredis.Redis.from_url, redis_server.url), "here", KEYS, "east-1", box,
+        ManualTime(1000.0), boards=(1,), connected=lambda: (1,),
+        claim=NameClaim("aaa1", "here", 10),
+    )  # fmt: skip
+    task = asyncio.ensure_future(sender.run())
+
+    async def until(check: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 10
+        while not check():
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+
+    async def sent() -> list[int]:
+        got = [decode_entry(f or {}) for _id, f in await client.xrange(stream) or []]
+        return [e.seq for e in got if isinstance(e, StationEvent)]
+
+    try:
+        await until(lambda: sender.up)
+        await client.set(KEYS.owner("east-1"), "bbb2 there 99", px=60_000)  # taken over
+        await until(lambda: sender.displaced is not None)
+        assert sender.displaced == NameClaim("bbb2", "there", 99)
+        box.append("/dev/ttyUSB0", PositionSeen(1.0, "12345", START))
+        box.commit()
+        sender.wake()
+        await asyncio.sleep(0.5)
+        assert await sent() == []  # nothing on the other's stream
+        await client.delete(KEYS.owner("east-1"))  # the other stopped
+        await until(lambda: sender.displaced is None and not box.waiting)
+        assert await sent() == [1]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await client.aclose()
+        box.close()

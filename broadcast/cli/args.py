@@ -8,6 +8,7 @@ import ipaddress
 import math
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -162,3 +163,42 @@ __all__ = [
     "serial_port_problem",
     "whole_number",
 ]
+
+
+def add_emulation_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--games` and `--firmware`: what `--sim`'s emulated players and boards are (serve,
+    station)."""
+    parser.add_argument(
+        "--games", type=Path, help="with --sim: PGN games the emulated players play"
+    )
+    parser.add_argument(
+        "--firmware",
+        metavar="NAME[,NAME...]",
+        help="with --sim: the emulated boards' firmware variant(s), given to the boards in "
+        "turn (see `boardwire sim --help`; default classic)",
+    )
+
+
+def emulation_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with `--games` and `--firmware` (None: nothing): they need `--sim`,
+    a known firmware and games that load."""
+    games, firmware = getattr(args, "games", None), getattr(args, "firmware", None)
+    if games is None and firmware is None:
+        return None
+    if not args.sim:
+        what = "--games" if firmware is None else "--firmware"
+        return f"{what} needs --sim (the emulated players and boards)"
+    from boardsim.firmware import firmware_list  # only the CLI layer imports the simulator
+    from boardsim.sim import load_games
+
+    if firmware is not None:
+        try:
+            firmware_list(firmware)
+        except ValueError as exc:
+            return f"--firmware: {exc}"
+    if games is not None:
+        try:
+            load_games(games)
+        except ValueError as exc:  # unreadable, not UTF-8, no games, a game that does not parse
+            return f"--games: {exc}"
+    return None

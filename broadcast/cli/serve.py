@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from broadcast.actions.pairings import how_to_pair, pair_unpaired_off_loop
 from broadcast.actions.team_rehearsal import pair_teams_unpaired
 from broadcast.cli.args import (
+    add_emulation_arguments,
+    emulation_problem,
     exposure,
     listen_host,
     non_negative_float,
@@ -115,15 +117,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=1.0,
         help="with --sim: time compression (default 1)",
     )
-    parser.add_argument(
-        "--games", type=Path, help="with --sim: PGN games the emulated players play"
-    )
-    parser.add_argument(
-        "--firmware",
-        metavar="NAME[,NAME...]",
-        help="with --sim: the emulated boards' firmware variant(s), given to the boards in "
-        "turn (see `boardwire sim --help`; default classic)",
-    )
+    add_emulation_arguments(parser)
     parser.add_argument(
         "--round",
         type=positive_int,
@@ -254,29 +248,12 @@ def check_arguments(args: argparse.Namespace, config: EventConfig) -> str | None
     rounds = max((s.rounds for s in config.sections), default=0)
     if args.round is not None and args.round > rounds:
         return f"--round {args.round}: the event has {rounds} rounds"
-    firmware = getattr(args, "firmware", None)
-    if firmware is not None:
-        if not args.sim:
-            return "--firmware needs --sim (it is the emulated boards' firmware)"
-        from boardsim.firmware import firmware_list  # only the CLI layer imports the simulator
-
-        try:
-            firmware_list(firmware)
-        except ValueError as exc:
-            return f"--firmware: {exc}"
+    problem = emulation_problem(args)
+    if problem is not None:
+        return problem
     spill = getattr(args, "spill_dir", None)
     if spill is not None and not spill.is_dir():
         return f"--spill-dir {spill}: no such folder"
-    games = getattr(args, "games", None)
-    if games is not None:
-        if not args.sim:
-            return "--games needs --sim (the emulated players play them)"
-        from boardsim.sim import load_games  # only the CLI layer imports the simulator
-
-        try:
-            load_games(games)
-        except ValueError as exc:  # unreadable, not UTF-8, no games, a game that does not parse
-            return f"--games: {exc}"
     return None
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from boards.drivers.link import open_serial
+from broadcast.cli.args import add_emulation_arguments, emulation_problem
 from broadcast.cli.stream_link import add_password_argument
 from broadcast.config.stations import NAME_RULE, valid_name
 from broadcast.publish.redis_link import (
@@ -91,37 +92,14 @@ def add_parser(sub: Any) -> None:
         help="a rehearsal: this station's boards emulated, playing the sample games at the "
         "venue's speed",
     )
-    parser.add_argument(
-        "--games", type=Path, help="with --sim: PGN games the emulated players play"
-    )
-    parser.add_argument(
-        "--firmware",
-        metavar="NAME[,NAME...]",
-        help="with --sim: the emulated boards' firmware variant(s), given to the boards in "
-        "turn (see `boardwire sim --help`; default classic)",
-    )
+    add_emulation_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def _check(args: argparse.Namespace) -> str | None:
     if not valid_name(args.name):
         return f"--name {args.name!r}: {NAME_RULE}"
-    if (args.games is not None or args.firmware is not None) and not args.sim:
-        return "--games and --firmware need --sim (they are the emulated boards')"
-    if args.sim:
-        from boardsim.firmware import firmware_list  # only the CLI layer imports the simulator
-        from boardsim.sim import load_games
-
-        try:
-            firmware_list(args.firmware or "classic")
-        except ValueError as exc:
-            return f"--firmware: {exc}"
-        if args.games is not None:
-            try:
-                load_games(args.games)
-            except ValueError as exc:
-                return f"--games: {exc}"
-    return None
+    return emulation_problem(args)
 
 
 async def wait_venue(

@@ -618,6 +618,14 @@ class Committer(Generic[H]):
         else:
             log.warning("caught up: the service is within %.2f s of the boards", news.seconds)
 
+    def add_system(
+        self, events: Sequence[JournalEvent], loop: asyncio.AbstractEventLoop | None = None
+    ) -> None:
+        """The service's own events (not an action: nobody waits for them) go into the
+        next board batch: a caller on the loop never waits for a batch being synced."""
+        self._system.extend(events)
+        self.drain_system(loop)
+
     def drain_system(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """Commit the service's own alerts waiting for a batch (`loop`: see `batch`)."""
         if self._system and self._open is None and not self.syncing:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 
 from broadcast.config.model import EventConfig
+from clocks.errors import BoardwireError
 
 __all__ = ["NAME_PATTERN", "NAME_RULE", "StationAssignmentError", "assign_stations", "valid_name"]
 
@@ -20,7 +21,7 @@ def valid_name(name: str) -> bool:
     return NAME_PATTERN.fullmatch(name) is not None
 
 
-class StationAssignmentError(ValueError):
+class StationAssignmentError(BoardwireError, ValueError):
     """Boards put on stations that cannot be: what is wrong, in words."""
 
 

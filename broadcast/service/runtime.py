@@ -42,6 +42,22 @@ MISSING_AFTER = 20.0  # event seconds: a board not connected by then is missing
 MISSING_AFTER_REAL = 5.0
 
 
+def supervise_driver(
+    supervisor: Supervisor,
+    port: str,
+    driver: SingleBoardDriver | BusDriver,
+    on_failure: Callable[[Exception], None],
+) -> SupervisedTask:
+    """`driver` run as a supervised task, in the desk's words (the serve's and a capture
+    station's drivers alike)."""
+    return supervisor.start(
+        say("the driver for %(port)s", port=port),
+        driver.run,
+        stops=say("The boards on %(port)s are not read until it runs again.", port=port),
+        on_failure=on_failure,
+    )
+
+
 class Runtime:
     """The drivers and the tick loop of one event, started on `supervisor`."""
 
@@ -95,14 +111,7 @@ class Runtime:
             )
             self.drivers.append(driver)
             self._tasks.append(
-                self.supervisor.start(
-                    say("the driver for %(port)s", port=port),
-                    driver.run,
-                    stops=say(
-                        "The boards on %(port)s are not read until it runs again.", port=port
-                    ),
-                    on_failure=partial(self._driver_failed, port),
-                )
+                supervise_driver(self.supervisor, port, driver, partial(self._driver_failed, port))
             )
         self._tasks.append(
             self.supervisor.start(
@@ -234,4 +243,4 @@ class Runtime:
                 self.tick(full=False, loop=loop)
 
 
-__all__ = ["MIN_WAKE", "MISSING_AFTER", "MISSING_AFTER_REAL", "Runtime"]
+__all__ = ["MIN_WAKE", "MISSING_AFTER", "MISSING_AFTER_REAL", "Runtime", "supervise_driver"]

@@ -44,6 +44,7 @@ from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
 from boards.recovery import KnownBoard
 from broadcast.phrases import say
+from broadcast.service.runtime import supervise_driver
 from broadcast.service.supervisor import SupervisedTask, Supervisor
 from broadcast.stations.outbox import Outbox, OutboxUnwritable
 from broadcast.stations.sender import Sender
@@ -208,14 +209,7 @@ class Station:
             )
             self.drivers.append(driver)
             self._driver_tasks.append(
-                self.supervisor.start(
-                    say("the driver for %(port)s", port=port),
-                    driver.run,
-                    stops=say(
-                        "The boards on %(port)s are not read until it runs again.", port=port
-                    ),
-                    on_failure=partial(self._driver_failed, port),
-                )
+                supervise_driver(self.supervisor, port, driver, partial(self._driver_failed, port))
             )
 
     async def _stop_drivers(self) -> None:

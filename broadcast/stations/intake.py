@@ -237,6 +237,7 @@ class Intake:
         self._refused_said: set[str] = set()
         self._alerts: set[str] = set()
         self._lost: set[str] = set()  # stations whose boards are journaled unheard
+        self._reread: set[str] = set()  # stations whose own pending entries to read again
         self.state = "connecting"  # "connecting" | "up" | "down"
         self.problem: str | None = None
         self._down_since: float | None = None
@@ -288,6 +289,9 @@ class Intake:
                         await self._pending(client, station)
                     while True:
                         _cancelled_meanwhile()
+                        for station in sorted(self._reread):
+                            self._reread.discard(station)
+                            await self._pending(client, station)
                         await self._read_new(client)
                         await self._maintain(client)
                 except (RedisError, OSError) as exc:
@@ -382,7 +386,7 @@ class Intake:
                 continue
             ackable = self._ackable[name]
             for entry_id, fields in entries:
-                if self._one(name, entry_id, decode_entry(fields)):
+                if self._one(name, entry_id, decode_entry(fields), accept_gap=False):
                     ackable.append(entry_id)
 
     def _one(
@@ -390,9 +394,15 @@ class Intake:
         station: str,
         entry_id: str,
         entry: StationEvent | StationHello | StationBeat | Refused | None,
-    ) -> bool:
+        *,
+        accept_gap: bool = True,
+    ) -> bool | None:
         """Take one entry of `station`'s stream; True: acknowledge it now (nothing of it
-        waits for the journal)."""
+        waits for the journal); None: not taken yet (a gap before it: left pending, and
+        the station's own pending entries are read again, in order, before going on)."""
+        if not accept_gap and self._gap_before(station, entry):
+            self._reread.add(station)
+            return None
         self._last_id[station] = entry_id
         now = self.service.time_source.now()
         if entry is None:
@@ -451,6 +461,18 @@ class Intake:
         self.applied_events += 1
         self._wait(station, entry_id, mark)
         return False
+
+    def _gap_before(
+        self, station: str, entry: StationEvent | StationHello | StationBeat | Refused | None
+    ) -> bool:
+        """`entry` comes after a hole in the station's numbering (entries delivered to this
+        serve whose reply was lost, say: still pending, read again by `_pending`)."""
+        if station in self._reread:
+            return True  # everything after the hole waits for the re-read too
+        if not isinstance(entry, StationEvent):
+            return False
+        queued = self.queued.get(station)
+        return queued is not None and queued[0] == entry.incarnation and entry.seq > queued[1] + 1
 
     def _wait(self, station: str, entry_id: str, mark: tuple[str, int]) -> None:
         self._waiting[station].append(_Waiting(entry_id, *mark))

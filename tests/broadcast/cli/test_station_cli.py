@@ -216,7 +216,7 @@ async def test_station_killed_and_restarted_continues_and_reads_the_logs(
         await until(lambda: moves_seen(redis_server.url) >= 10)
     finally:
         first.send_signal(signal.SIGKILL)
-        first.wait()
+        await asyncio.to_thread(first.wait)  # not on the loop: it is the test's
     killed_at = max(e.seq for e in events(redis_server.url))
     second = _spawn(redis_server.url, outbox, log)
     try:
@@ -229,7 +229,7 @@ async def test_station_killed_and_restarted_continues_and_reads_the_logs(
         await until(reconnected, 18.0)
     finally:
         second.send_signal(signal.SIGTERM)
-        assert second.wait(10) == 0, log.read_text()
+        assert await asyncio.to_thread(second.wait, 10) == 0, log.read_text()
     evs = events(redis_server.url)
     assert_in_order(evs)  # one incarnation, numbering continued, no gap, no repeat
     after = [e.event for e in evs if e.seq > killed_at]

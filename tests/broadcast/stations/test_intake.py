@@ -365,3 +365,44 @@ async def test_what_the_serve_knows_of_each_board_is_published_for_the_stations(
             assert 3 not in boards  # west's
         finally:
             await client.aclose()
+
+
+async def test_a_read_whose_reply_was_lost_is_read_again_in_order(
+    tmp_path: Path, redis_server: RedisProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entries delivered to this serve whose reply never arrived (a timeout, a cancel
+    redis-py swallowed) stay in its pending list, and the next read starts after them.
+    The hole in the numbering sends the intake back to its own pending entries, in
+    order: nothing is skipped (the fault test's "events 35 to 35 never reached this
+    serve; going on from 36")."""
+    from broadcast.stations import intake as intake_module
+
+    real = intake_module._streams
+    lose = [False]
+    lost: list[int] = []
+
+    def maybe_lost(reply: Any) -> Any:
+        got = real(reply)
+        if lose[0] and got and not lost:
+            lost.append(sum(len(e) for _, e in got))
+            return []  # delivered in Redis, never seen here
+        return got
+
+    monkeypatch.setattr(intake_module, "_streams", maybe_lost)
+    clock = ManualTime(T0)
+    service = station_service(tmp_path, clock)
+    events = entries("east-1", 1, T0 + 1)
+    async with running_intake(service, redis_server.url) as intake:
+        await xadd(redis_server.url, EVENT, events[:2])
+        await until(lambda: service.state.stations.get("east-1") == ("a1", 2))
+        lose[0] = True
+        await xadd(redis_server.url, EVENT, events[2:4])
+        await until(lambda: bool(lost))
+        await xadd(redis_server.url, EVENT, events[4:])
+        await until(lambda: service.state.stations.get("east-1") == ("a1", 6))
+        await play_out(service, clock, 60)
+        assert intake.gaps == 0 and intake.applied_events == 6
+        await until(lambda: intake.acked >= 6)
+    game = service.book.get(service.hall[1].game or "")
+    assert [m.san for m in game.moves] == MOVES
+    assert await pending(redis_server.url, "east-1") == 0

@@ -52,7 +52,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]  # bench modules, tests.support
 
 import bench_serve  # noqa: E402
-from bench_serve import Phase, _percentile, _recv, board_plan, hall_process  # noqa: E402
+from bench_serve import (  # noqa: E402
+    Phase,
+    _percentile,
+    _recv,
+    board_plan,
+    hall_process,
+    kept,
+    latencies,
+)
 
 ADDRESSES = [f"127.0.0.{i}" for i in range(10, 42)]  # 32 sources
 HONEST = 10
@@ -466,26 +474,20 @@ async def _phase(
     lines = run.lines()
     await run.stop()
     conn.send("stop")
-    latencies, lost = [], 0
+    moves_latency: list[float] = []
+    lost = 0
     for n in paths:
         ucis = [m.uci() for m in board_plan(n, phase)[0].mainline_moves()]
-        line = lines.get(n, [])
-        common = 0
-        while common < min(len(line), len(ucis)) and line[common] == ucis[common]:
-            common += 1
+        common = kept(lines.get(n, []), ucis)
         lost += len(ucis) - common
-        for ply, on_board in enumerate(done[n][:common]):
-            shown = [t for u, t in seen[n] if u == ucis[ply]]
-            visible = min((t for t in shown if t >= on_board - 0.001), default=None)
-            if visible is not None:
-                latencies.append(visible - on_board)
+        moves_latency += latencies(seen[n], ucis, done[n], common)
     return {
         "clients": clients,
-        "moves": len(latencies),
+        "moves": len(moves_latency),
         "lost": lost,
-        "p50": _percentile(latencies, 50),
-        "p99": _percentile(latencies, 99),
-        "max": max(latencies, default=None),
+        "p50": _percentile(moves_latency, 50),
+        "p99": _percentile(moves_latency, 99),
+        "max": max(moves_latency, default=None),
         "worst_lag": worst_lag,
         "loop_p99": _percentile(lags, 99),
         "loop_max": max(lags, default=None),

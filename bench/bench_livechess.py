@@ -57,6 +57,8 @@ from bench_serve import (  # noqa: E402
     board_plan,
     free_port,
     hall_process,
+    kept,
+    latencies,
     peak_rss_mb,
 )
 
@@ -222,16 +224,10 @@ async def _measure(
     desk, feed, lost = [], [], 0
     serial_of = {n: run.service.hall[n].name for n in paths}
     for n, ucis in played.items():
-        line = lines.get(n, [])
-        common = 0
-        while common < min(len(line), len(ucis)) and line[common] == ucis[common]:
-            common += 1
+        common = kept(lines.get(n, []), ucis)
         lost += len(ucis) - common
+        desk += latencies(seen[n], ucis, done[n], common)
         for ply, on_board in enumerate(done[n][:common]):
-            shown = [t for u, t in seen[n] if u == ucis[ply]]
-            visible = min((t for t in shown if t >= on_board - 0.001), default=None)
-            if visible is not None:
-                desk.append(visible - on_board)
             for client in got["arrival"]:
                 times = client.get(serial_of[n])
                 if times is not None and ply < len(times) and times[ply] >= on_board - 0.001:

@@ -284,18 +284,12 @@ async def _follow(phase: Phase, tmp: Path, conn: Connection) -> dict[str, Any]:
     await run.stop()
     conn.send("stop")
     played = {n: [m.uci() for m in board_plan(n, phase)[0].mainline_moves()] for n in paths}
-    latencies, http_latencies, lost = [], [], 0
+    moves_latency: list[float] = []
+    http_latencies, lost = [], 0
     for n, ucis in played.items():
-        line = lines.get(n, [])
-        common = 0
-        while common < min(len(line), len(ucis)) and line[common] == ucis[common]:
-            common += 1
+        common = kept(lines.get(n, []), ucis)
         lost += len(ucis) - common
-        for ply, on_board in enumerate(done[n][:common]):
-            shown = [t for u, t in seen[n] if u == ucis[ply]]
-            visible = min((t for t in shown if t >= on_board - 0.001), default=None)
-            if visible is not None:
-                latencies.append(visible - on_board)
+        moves_latency += latencies(seen[n], ucis, done[n], common)
         for ply, at in enumerate(http_seen.get(n, [])):
             if ply < common and at is not None:
                 http_latencies.append(at - done[n][ply])
@@ -310,8 +304,8 @@ async def _follow(phase: Phase, tmp: Path, conn: Connection) -> dict[str, Any]:
         "cpu_percent": 100 * cpu / elapsed,
         "rss_mb": peak_rss_mb(),
         "events_per_s": stored / elapsed,
-        "p50": _percentile(latencies, 50),
-        "p99": _percentile(latencies, 99),
+        "p50": _percentile(moves_latency, 50),
+        "p99": _percentile(moves_latency, 99),
         "http_p50": _percentile(http_latencies, 50),
         "http_p99": _percentile(http_latencies, 99),
         "http_n": len(http_latencies),
@@ -320,6 +314,28 @@ async def _follow(phase: Phase, tmp: Path, conn: Connection) -> dict[str, Any]:
         "cycle_p99": _percentile(cycles, 99),
         "seconds": elapsed,
     }
+
+
+def kept(line: Sequence[str], ucis: Sequence[str]) -> int:
+    """How many of the moves played (`ucis`) the recorded `line` has, from the first."""
+    common = 0
+    while common < min(len(line), len(ucis)) and line[common] == ucis[common]:
+        common += 1
+    return common
+
+
+def latencies(
+    seen: Sequence[tuple[str, float]], ucis: Sequence[str], done: Sequence[float], common: int
+) -> list[float]:
+    """For each kept move, from when it was complete on the board (`done`) to when it was
+    first seen (`seen`: (uci, time) as they showed)."""
+    out = []
+    for ply, on_board in enumerate(done[:common]):
+        shown = [t for u, t in seen if u == ucis[ply]]
+        visible = min((t for t in shown if t >= on_board - 0.001), default=None)
+        if visible is not None:
+            out.append(visible - on_board)
+    return out
 
 
 def _percentile(values: Sequence[float], p: float) -> float | None:

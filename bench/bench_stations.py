@@ -77,6 +77,8 @@ from bench_serve import (  # noqa: E402
     event_toml,
     free_port,
     hall_process,
+    kept,
+    latencies,
     peak_rss_mb,
 )
 
@@ -424,17 +426,13 @@ async def _measure(spec: Spec, tmp: Path, conn: Connection, hall_pid: int) -> di
         cycles = stations.station_cycles
     conn.send("stop")
     played = {n: [m.uci() for m in board_plan(n, spec.phase())[0].mainline_moves()] for n in paths}
-    latencies, lost, late = [], 0, 0
+    moves_latency: list[float] = []
+    lost = late = 0
     for n, ucis in played.items():
-        line = lines.get(n, [])
-        common = _common(line, ucis)
+        common = kept(lines.get(n, []), ucis)
         lost += len(ucis) - common
-        late += common - _common(at_settle.get(n, []), ucis)
-        for ply, on_board in enumerate(done[n][:common]):
-            shown = [t for u, t in seen[n] if u == ucis[ply]]
-            visible = min((t for t in shown if t >= on_board - 0.001), default=None)
-            if visible is not None:
-                latencies.append(visible - on_board)
+        late += common - kept(at_settle.get(n, []), ucis)
+        moves_latency += latencies(seen[n], ucis, done[n], common)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     percent = {
         k: [100 * (b - a) / elapsed for a, b in zip(cpu_before[k], cpu_after[k], strict=True)]
@@ -458,20 +456,13 @@ async def _measure(spec: Spec, tmp: Path, conn: Connection, hall_pid: int) -> di
         "redis_cpu": sum(percent.get("redis", [])),
         "events_per_s": stored / elapsed,
         "redis_events_per_s": through / elapsed,
-        "p50": _percentile(latencies, 50),
-        "p99": _percentile(latencies, 99),
+        "p50": _percentile(moves_latency, 50),
+        "p99": _percentile(moves_latency, 99),
         "worst_lag": worst_lag,
         "cycle_p99": _percentile(cycles, 99),
         "seconds": elapsed,
         **counters,
     }
-
-
-def _common(line: Sequence[str], ucis: Sequence[str]) -> int:
-    common = 0
-    while common < min(len(line), len(ucis)) and line[common] == ucis[common]:
-        common += 1
-    return common
 
 
 def run_spec(spec: Spec) -> dict[str, Any]:

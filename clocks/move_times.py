@@ -130,6 +130,13 @@ class ClockTimes:
         self._last_side, self._run_start, self._spent = other_side(side), None, 0.0
         self._spent_unknown = True
 
+    def resume_running(self, side: Side) -> None:
+        """Take over a game under way whose clock last showed `side` running (the game's
+        record, after a restart): a reading that shows the other side running is that
+        side's press, made while nobody listened. How long this turn has lasted is not
+        known."""
+        self.pressed_in_log(other_side(side))
+
     def colour_of(self, side: Side) -> Colour:
         return "white" if side == self._white_side else "black"
 

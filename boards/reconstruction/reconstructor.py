@@ -185,6 +185,15 @@ class Reconstructor:
         self._s.soft = None
         self._s.node_changed()
 
+    def clock_was_running(self, colour: Colour, white_side: Side) -> None:
+        """Take over a game whose record last saw `colour`'s clock running, White's time on
+        `white_side` (after a restart). A reading that shows the other colour's clock
+        running is then a press made while nobody listened (a press read only after the
+        restart, as a capture station resends it): it completes the move it belongs to,
+        where the first reading would otherwise only start the clock."""
+        self._s.clock.set_white_side(white_side)
+        self._s.clock.resume_running(self._s.clock.side_of(colour))
+
     def feed_position(
         self, t: float, position: BoardPosition, recovered: bool = False
     ) -> list[ReconstructionEvent]:

@@ -305,12 +305,18 @@ class Hall:
             section, state.tournament.section(section.name), game.key.round
         )
         reconstructor = Reconstructor(start_fen=game.start_fen, time_control=time_control)
+        white_side = state.white_sides.get(game.id)
         if game.moves:
             reconstructor.resume(
                 [m.uci for m in game.moves],
-                white_side=state.white_sides.get(game.id),
+                white_side=white_side,
                 clocks=[m.remaining for m in game.moves],
             )
+        if game.running is not None and white_side is not None and not game.awaiting_board:
+            # Whose clock ran when the record stopped: a press heard only after a restart
+            # (a station's stream, resent) still completes its move. A spare's or a
+            # corrected board's clock is another matter (below).
+            reconstructor.clock_was_running(game.running, white_side)
         name = board.name
         follower = BoardToGame(name or f"board-{board.number}", game.id, reconstructor)
         if game.awaiting_board:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import chess
 
 from boards.position import BoardPosition
-from boards.reconstruction import MovePlayed, MoveRetracted, Reconstructor
+from boards.reconstruction import MoveClocked, MovePlayed, MoveRetracted, Reconstructor
+from clocks.reading import ClockReading
 
 
 def position_after(*ucis: str) -> BoardPosition:
@@ -55,3 +56,40 @@ def test_a_resumed_game_knows_its_clock_times_so_a_press_read_again_is_not_recou
     bare.resume(["e2e4", "e7e5"], clocks=[895.0, None])
     out = bare.feed_log(50.0, log, 0)
     assert [(type(e).__name__, getattr(e, "ply", None)) for e in out] == [("MoveClocked", 2)]
+
+
+def pressed(left: int, right: int, right_running: bool) -> ClockReading:
+    return ClockReading(left, right, running=True, right_lever_high=right_running)
+
+
+def test_a_press_read_only_after_a_restart_gives_the_last_move_its_time() -> None:
+    # A restart between 2.Nf3 and White's press: the record saw White's clock running
+    # last. The first reading after it shows Black's running: White pressed meanwhile.
+    line = ["e2e4", "e7e5", "g1f3"]
+    rec = Reconstructor()
+    rec.resume(line, clocks=[895.0, 893.0, None], white_side="left")
+    rec.clock_was_running("white", "left")
+    out = rec.feed_position(10.0, position_after(*line))
+    out += rec.feed_clock(10.2, pressed(880, 893, right_running=True)) + rec.tick(15.0)
+    assert [(type(e).__name__, getattr(e, "ply", None)) for e in out] == [("MoveClocked", 3)]
+    assert [c.remaining if c else None for c in rec.clocks] == [895.0, 893.0, 880.0]
+    # Not knowing which clock ran, the same reading only starts the clock: no time.
+    bare = Reconstructor()
+    bare.resume(line, clocks=[895.0, 893.0, None], white_side="left")
+    bare.feed_position(10.0, position_after(*line))
+    bare.feed_clock(10.2, pressed(880, 893, right_running=True))
+    bare.tick(15.0)
+    assert [c.remaining if c else None for c in bare.clocks] == [895.0, 893.0, None]
+
+
+def test_after_a_restart_the_mover_still_thinking_presses_later() -> None:
+    line = ["e2e4", "e7e5", "g1f3"]
+    rec = Reconstructor()
+    rec.resume(line, clocks=[895.0, 893.0, None], white_side="left")
+    rec.clock_was_running("white", "left")
+    out = rec.feed_position(10.0, position_after(*line))
+    out += rec.feed_clock(10.2, pressed(882, 893, right_running=False)) + rec.tick(12.0)
+    assert not [e for e in out if isinstance(e, MoveClocked)]
+    out = rec.feed_clock(13.0, pressed(880, 893, right_running=True)) + rec.tick(18.0)
+    assert [(type(e).__name__, getattr(e, "ply", None)) for e in out] == [("MoveClocked", 3)]
+    assert rec.clocks[2] is not None and rec.clocks[2].remaining == 880.0

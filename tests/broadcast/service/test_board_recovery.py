@@ -9,13 +9,14 @@ import chess
 import chess.pgn
 
 from boards.dgt.eeprom import ClockTime, EepromEvent, PieceChange, Tag, TagEvent
-from boards.driver_events import BoardConnected, BoardInfo, DriverEvent, PositionSeen
+from boards.driver_events import BoardConnected, BoardInfo, ClockSeen, DriverEvent, PositionSeen
 from boards.position import BoardPosition, square_to_index
 from boards.recovery import recover
 from broadcast.cli.simboards import start_simulated_boards
 from broadcast.config import load_event
 from broadcast.journal.store import Journal
 from broadcast.service.event_service import EventService
+from clocks.reading import ClockReading
 from clocks.timesource import EpochTime, ManualTime
 from tests.broadcast.service.test_event_service import opening, wait_for
 from tests.support.paths import ROOT
@@ -115,6 +116,52 @@ def test_a_restart_resumes_from_the_last_position_the_journal_saw(tmp_path: Path
         (m.uci, m.remaining) for m in moves
     ]
     assert not [e for e in third.journal.read(seq) if type(e.event).__name__.startswith("GameMove")]
+
+
+def test_a_press_heard_only_after_a_restart_still_clocks_its_move(tmp_path: Path) -> None:
+    # A capture station's stream, resent to a restarted serve: the board is not read
+    # again (the station never lost it). 1.e4 is on the board but not yet decided when
+    # the serve dies; White's press arrives as the first reading the new serve sees, and
+    # Black's reply and press follow before any other reading.
+    time_source = ManualTime(1_800_000_000.0)
+
+    def service() -> EventService:
+        made = EventService(
+            EVENT, Journal(tmp_path / "j.sqlite"), time_source=time_source, live_round=1, delay=0
+        )
+        made.load()
+        return made
+
+    first = service()
+    port = first.hall[1].config.port
+    info = BoardInfo(port, "10001", (1, 0), "single")
+
+    def clock(left: int, right: int, white_running: bool) -> ClockSeen:
+        reading = ClockReading(left, right, running=True, right_lever_high=not white_running)
+        return ClockSeen(time_source.now(), "10001", reading)
+
+    def shown(*ucis: str) -> PositionSeen:
+        return PositionSeen(time_source.now(), "10001", position(*ucis))
+
+    first.on_driver_event(port, BoardConnected(time_source.now(), "10001", info))
+    first.on_driver_event(port, shown())
+    first.on_driver_event(port, clock(900, 900, white_running=True))
+    time_source.advance(6.0)
+    first.on_driver_event(port, clock(894, 900, white_running=True))
+    first.on_driver_event(port, shown("e2e4"))
+    assert first.book.get(GAME).moves == ()
+
+    again = service()
+    time_source.advance(0.3)
+    again.on_driver_event(port, clock(894, 900, white_running=False))
+    time_source.advance(0.7)
+    again.on_driver_event(port, shown("e2e4", "e7e5"))
+    time_source.advance(0.3)
+    again.on_driver_event(port, clock(894, 899, white_running=True))
+    time_source.advance(3.0)
+    again.tick()
+    moves = again.book.get(GAME).moves
+    assert [(m.uci, m.remaining) for m in moves] == [("e2e4", 894.0), ("e7e5", 899.0)]
 
 
 async def test_a_first_start_mid_round_rebuilds_the_game_from_the_boards_log(

@@ -72,6 +72,10 @@ SLOW = {
     "broadcast/cli/test_serve_stations.py": "redis-server",
     "broadcast/stations/test_intake.py": "redis-server",
     "broadcast/stations/test_sender.py": "redis-server",
+    "broadcast/stations/test_found_boards.py": "redis-server",
+    "broadcast/stations/test_station.py::test_boards_wanted_by_serial_are_found_on_free_ports_and_read_there": (
+        "PTY boards probed, 8 s"
+    ),
     "web/arbiter/test_stations_desk.py": "redis-server",
     "broadcast/cli/test_serve_fast.py": "serve --sim run",
     "broadcast/cli/test_serve_exit.py": "serve runs",

@@ -158,6 +158,10 @@ def describe(event: EventConfig) -> list[str]:
         lines.append("Boards:")
         for board in event.boards:
             where = board.port + (f" address {board.address}" if board.address is not None else "")
+            if board.found_by_serial:
+                where = f"serial {board.serial}, found on " + (
+                    f"station {board.station}" if board.station else "any capture station"
+                )
             lines.append(f"  board {board.number:>3}  {where}  -> {board.section}")
     return lines
 

@@ -231,7 +231,11 @@ async def _start(
         )
 
         # A capture station's boards are emulated there (`boardwire station --sim`).
-        own = dataclasses.replace(config, boards=tuple(b for b in config.boards if not b.station))
+        # A board found by its serial number is emulated by the station that may find it.
+        own = dataclasses.replace(
+            config,
+            boards=tuple(b for b in config.boards if not b.station and not b.found_by_serial),
+        )
         sim, ports = await start_simulated_boards(
             own, time_source, speed=plan.speed, firmware=plan.firmware
         )

@@ -46,6 +46,7 @@ from broadcast.publish.tasks import PublishSettings, start_publishers
 from broadcast.service.event_service import EventService
 from broadcast.service.supervisor import SupervisedTask
 from broadcast.stations.intake import stations_of
+from broadcast.stations.placement import found_boards
 
 if TYPE_CHECKING:
     from web.livechess.server import LiveChessSettings
@@ -440,11 +441,12 @@ async def serve(
 def _stations_target(args: argparse.Namespace, config: EventConfig) -> RedisTarget | str | None:
     """`--stations URL` with its password, or why not; None without it."""
     url = getattr(args, "stations", None)
+    remote = bool(stations_of(config) or found_boards(config))
     if url is None:
-        if stations_of(config):
+        if remote:
             log.warning(
-                "the config puts boards on capture stations, but --stations is not given: "
-                "those boards are not read"
+                "the config puts boards on capture stations (or has them found there by "
+                "their serial numbers), but --stations is not given: those boards are not read"
             )
         return None
     try:
@@ -452,10 +454,11 @@ def _stations_target(args: argparse.Namespace, config: EventConfig) -> RedisTarg
         password = redis_password(getattr(args, "redis_password_file", None))
     except (PublishUrlError, RedisPasswordError) as exc:
         return f"--stations: {exc}"
-    if not stations_of(config):
+    if not remote:
         return (
             f"--stations: no board of {args.event} is on a capture station; give boards a "
-            'station (`station = "east-1"` in their [[board]]) or leave --stations out'
+            'station (`station = "east-1"` in their [[board]]) or a serial number to be '
+            "found by (`serial = ...` and no port), or leave --stations out"
         )
     warning = cli_url_warning(url, "--stations")
     if warning is not None:
@@ -465,12 +468,22 @@ def _stations_target(args: argparse.Namespace, config: EventConfig) -> RedisTarg
 
 def station_lines(config: EventConfig, target: RedisTarget) -> list[str]:
     """One line per capture station the serve expects: its boards, and how to start it."""
-    return [
-        f"station {name}: boards {', '.join(str(n) for n in boards)}; start it there with "
-        f"`boardwire station --redis redis://{target.where}/... --event {shlex.quote(config.name)} "
-        f"--name {name}`"
+    start = (
+        f"boardwire station --redis redis://{target.where}/... --event {shlex.quote(config.name)}"
+    )
+    lines = [
+        f"station {name}: boards {', '.join(str(n) for n in boards) or 'none by port'}; start "
+        f"it there with `{start} --name {name}`"
         for name, boards in stations_of(config).items()
     ]
+    found = found_boards(config)
+    if found:
+        numbers = ", ".join(str(b.number) for b in found.values())
+        lines.append(
+            f"boards {numbers}: found by their serial numbers on the capture station they "
+            f"are plugged into; start one on each computer with `{start} --name NAME`"
+        )
+    return lines
 
 
 def _livechess_settings(

@@ -220,8 +220,11 @@ async def start_emulated_boards(
     *,
     speed: float = 1.0,
     firmware: str = "classic",
+    serials: Mapping[int, str] | None = None,
 ) -> tuple[SimulatedHall, dict[int, str]]:
-    """`start_simulated_boards` for the boards at `places` only (a capture station's)."""
+    """`start_simulated_boards` for the boards at `places` only (a capture station's);
+    `serials`: the serial numbers some hall boards must report (found by them)."""
+    serials = serials or {}
     variants = firmware_list(firmware)
     clean_stale_runs()  # run folders of simulations killed with -9
     hall = SimulatedHall(rundir=tempfile.TemporaryDirectory(prefix=run_folder_prefix()))
@@ -235,7 +238,7 @@ async def start_emulated_boards(
         boards.sort(key=lambda b: b.number)
         emulated = [
             EmulatedBoard(
-                _serial(b),
+                serials.get(b.number) or _serial(b),
                 seed=b.number,
                 t=t,
                 firmware=variants[(b.number - 1) % len(variants)],

@@ -8,8 +8,13 @@ its boards through its own serial ports, keeps every event in its outbox
 A fresh outbox (a replacement computer) gives its drivers what the central serve knows
 of its boards (`StationKeys.known`), so their first connection reads the boards' logs.
 It exits with code 3 when the venue gives it another list of boards (restart it).
+Boards the config gives by serial number only are looked for on the ports `--probe`
+names (globs; by default the serial ports that look like DGT boards'), and read where
+they are found.
 `--sim`: its boards are emulated on pseudo-terminals and play the sample games (or
-`--games`) at the venue's speed: a rehearsal of a venue of several computers on one.
+`--games`) at the venue's speed: a rehearsal of a venue of several computers on one. The
+boards found by serial number that the config gives to this station are emulated too,
+each on a port of its own, and found there.
 """
 
 from __future__ import annotations
@@ -17,19 +22,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import glob
 import logging
 import os
 import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from redis.exceptions import RedisError
 
+from boards.drivers.discovery import list_serial_ports
 from boards.drivers.link import open_serial
+from boards.recovery import KnownBoard
 from broadcast.cli.args import add_emulation_arguments, emulation_problem
 from broadcast.cli.stream_link import add_password_argument
 from broadcast.config.stations import NAME_RULE, valid_name
@@ -47,7 +55,14 @@ from broadcast.service.supervisor import Supervisor
 from broadcast.stations.outbox import Outbox, OutboxError
 from broadcast.stations.sender import NameClaim, Sender, claim_name
 from broadcast.stations.station import Station, VenueClock
-from broadcast.stations.wire import Refused, StationKeys, Venue, decode_known, decode_venue
+from broadcast.stations.wire import (
+    Refused,
+    StationKeys,
+    Venue,
+    VenueBoard,
+    decode_known,
+    decode_venue,
+)
 
 __all__ = ["add_parser", "run", "station", "wait_venue"]
 
@@ -87,6 +102,14 @@ def add_parser(sub: Any) -> None:
         "working folder); keep it across restarts",
     )
     parser.add_argument(
+        "--probe",
+        action="append",
+        metavar="PORT",
+        help="where to look for the boards the config gives by serial number only (a "
+        "path or a glob such as '/dev/ttyACM*'; repeat it for more); default: the serial "
+        "ports that look like DGT boards'",
+    )
+    parser.add_argument(
         "--sim",
         action="store_true",
         help="a rehearsal: this station's boards emulated, playing the sample games at the "
@@ -94,6 +117,34 @@ def add_parser(sub: Any) -> None:
     )
     add_emulation_arguments(parser)
     parser.set_defaults(handler=run)
+
+
+async def found_known(target: RedisTarget, keys: StationKeys) -> dict[int, KnownBoard]:
+    """What the central serve knows of the boards found by their serial numbers (empty
+    when Redis cannot say: the board is then read from its first connection on)."""
+    # Briefly: the boards wait for it, and their logs are read at a later reconnection.
+    client = target.client(socket_timeout=2.0, socket_connect_timeout=1.0)
+    try:
+        known, refused = decode_known(await client.hgetall(keys.found))
+    except (RedisError, OSError) as exc:
+        log.warning("the boards found by serial number: %s: their logs are not read", exc)
+        return {}
+    finally:
+        await client.aclose()
+    for reason in refused[:1]:
+        log.warning("what the central serve knows of a found board is left out: %s", reason)
+    return known
+
+
+def ports_to_probe(patterns: Sequence[str] | None) -> list[str]:
+    """The ports `--probe` names now (globs expanded at each look: a board plugged in
+    later makes a new device), or the serial ports that look like DGT boards'."""
+    if not patterns:
+        return [p.path for p in list_serial_ports() if p.likely_dgt]
+    out: list[str] = []
+    for pattern in patterns:
+        out += sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
+    return out
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -195,12 +246,13 @@ async def _run(
         )
         return 2
     boards = venue.boards_of(args.name)
-    if not boards:
+    wanted = venue.wanted_by(args.name)
+    if not boards and not wanted:
         names = sorted({b.station for b in venue.boards})
         print(
             f"{me}: the venue {venue.name!r} has no boards on a station named {args.name!r} "
-            f"(its stations: {', '.join(names) or 'none'}): check --name against the "
-            "`station = ...` of the event's config",
+            f"(its stations: {', '.join(names) or 'none'}) and none to find by serial "
+            "number: check --name against the `station = ...` of the event's config",
             file=sys.stderr,
         )
         return 2
@@ -247,16 +299,30 @@ async def _run(
         venue_seen=lambda seen: running.venue_seen(seen),
     )
     devices: dict[str, str] = {}
+    probe_paths = partial(ports_to_probe, args.probe)
     sim = None
     if args.sim:
         from boardsim.sim import load_games  # only the CLI layer imports the simulator
         from broadcast.cli.demo import SAMPLE
         from broadcast.cli.simboards import start_emulated_boards
 
+        # Each board found by its serial number here gets a port of its own, found there.
+        mine = [
+            VenueBoard(w.number, args.name, f"(found {w.number})", None)
+            for w in wanted.values()
+            if w.station == args.name
+        ]
+        serials = {w.number: w.serial for w in wanted.values()}
         sim, paths = await start_emulated_boards(
-            boards, clock, speed=venue.speed, firmware=args.firmware or "classic"
+            [*boards, *mine],
+            clock,
+            speed=venue.speed,
+            firmware=args.firmware or "classic",
+            serials=serials,
         )
         devices = {b.port: paths[b.number] for b in boards}
+        emulated = [paths[b.number] for b in mine]
+        probe_paths = partial(list, emulated)  # the rehearsal's ports, found there
     running = Station(
         args.name,
         venue,
@@ -267,6 +333,8 @@ async def _run(
         opener=open_serial,
         devices=devices,
         central=central,
+        probe_paths=probe_paths,
+        found_known=partial(found_known, target, keys),
     )
     ports = len(running.ports())
     said(

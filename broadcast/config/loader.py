@@ -53,7 +53,9 @@ EVENT_KEYS = (
 # Engine evaluation is chosen by the process serving spectators (`serve --eval`, and a
 # mirror, which has no config file), not by the event: a key for it says where it goes.
 EVAL_KEYS = ("eval", "evaluation", "engine")
-BOARD_KEYS = ("number", "port", "address", "section", "table", "station")
+BOARD_KEYS = ("number", "port", "address", "section", "table", "station", "serial")
+# A DGT board's serial number as the board reports it (`boardwire boards` lists it).
+SERIAL_PATTERN = re.compile(r"[0-9]{1,10}")
 TOP_KEYS = ("event", "section", "board")
 
 __all__ = ["BOARD_KEYS", "EVENT_KEYS", "TOP_KEYS", "load_event", "load_event_text"]
@@ -218,13 +220,29 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
     boards that share a port need distinct bus addresses."""
     boards: list[BoardConfig] = []
     numbers: dict[int, int] = {}
+    serials: dict[str, int] = {}
     ports: dict[str, list[tuple[int, int | None]]] = {}
     for i, raw in enumerate(reader.get_array_of_tables(doc, "board", ())):
         at: KeyPath = ("board", i)
         reader.unknown_keys(raw, BOARD_KEYS, at)
         number = reader.get_int(raw, "number", at, required=True, minimum=1, example=i + 1)
-        port = reader.get_str(raw, "port", at, required=True, example="/dev/ttyACM0")
+        serial = reader.get_str(raw, "serial", at, example="12345")
+        if serial and not SERIAL_PATTERN.fullmatch(serial):
+            reader.error(
+                (*at, "serial"),
+                f"board {number}: serial {serial[:20]!r} is not a DGT serial number",
+                "write the digits the board reports (`boardwire boards` lists them)",
+            )
+        # With its serial number a board needs no port: a capture station finds it.
+        port = reader.get_str(raw, "port", at, required=not serial, example="/dev/ttyACM0")
         address = _bus_address(reader, raw, at)
+        if not port and address is not None:
+            reader.error(
+                (*at, "address"),
+                f"board {number}: a bus address without a port",
+                "give the port it is on, or leave the address out: a board found by its "
+                "serial number is found with its address",
+            )
         section = reader.get_str(raw, "section", at, required=True, example="Open")
         table = reader.get_int(raw, "table", at, minimum=1, maximum=9999, example=number or 1)
         station = reader.get_str(raw, "station", at, example="east-1")
@@ -243,7 +261,7 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
                 if close
                 else f"sections: {choices_text(sorted(sections))}",
             )
-        if number is None or not port:
+        if number is None or not (port or serial):
             continue
         if number in numbers:
             reader.error(
@@ -253,10 +271,21 @@ def _boards(reader: TomlReader, doc: dict[str, Any], sections: set[str]) -> list
             )
             continue
         numbers[number] = i
-        # A port is a path on one computer: the serve's own, or a station's.
-        where = port if not station else f"{port} on station {station}"
-        ports.setdefault(where, []).append((i, address))
-        boards.append(BoardConfig(number, port, address, section, table, station or None))
+        if serial:
+            if serial in serials:
+                reader.error(
+                    (*at, "serial"),
+                    f"serial number {serial} is given to two boards",
+                    f"board [{serials[serial] + 1}] already has it",
+                )
+            serials.setdefault(serial, i)
+        if port:
+            # A port is a path on one computer: the serve's own, or a station's.
+            where = port if not station else f"{port} on station {station}"
+            ports.setdefault(where, []).append((i, address))
+        boards.append(
+            BoardConfig(number, port, address, section, table, station or None, serial or None)
+        )
     for port, users in ports.items():
         if len(users) < 2:
             continue

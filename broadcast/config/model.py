@@ -480,7 +480,9 @@ class BoardConfig:
     """A physical board: its number (the e-board's label), where it is wired, which
     section, and the table it stands on (`table`; None: the section's next table, see
     broadcast.config.tables). `station`: the capture station whose port `port` is (a
-    path on that computer; None: the serve's own)."""
+    path on that computer; None: the serve's own). `serial`: the board's DGT serial
+    number; with no `port` ("") the board is found by it, on whichever capture station
+    has it plugged in (only `station`'s, if one is named)."""
 
     number: int
     port: str
@@ -488,6 +490,12 @@ class BoardConfig:
     section: str
     table: int | None = None
     station: str | None = None
+    serial: str | None = None
+
+    @property
+    def found_by_serial(self) -> bool:
+        """Placed where a capture station finds its serial number, not by the config."""
+        return not self.port and self.serial is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,8 @@ def assign_stations(config: EventConfig, stations: Mapping[int, str | None]) -> 
     )
     shared: dict[tuple[str | None, str], list[int | None]] = {}
     for b in boards:
-        shared.setdefault((b.station, b.port), []).append(b.address)
+        if b.port:  # a board found by its serial number is found with its address
+            shared.setdefault((b.station, b.port), []).append(b.address)
     for (station, port), addresses in shared.items():
         if len(addresses) > 1 and (None in addresses or len(set(addresses)) < len(addresses)):
             where = port if station is None else f"{port} on station {station}"

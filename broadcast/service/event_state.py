@@ -110,6 +110,9 @@ class EventState:
     white_sides: Mapping[str, Side] = field(default_factory=dict)  # by game id
     # Each capture station's stream: how far it is applied (incarnation, seq), by station.
     stations: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    # Where each board last connected: (port, bus address), by board name. A board found
+    # by its serial number is placed there again after a restart.
+    connected_at: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     # Where the fold is in the journal, not what it says: an action and its undo leave
     # the same event, a few entries later.
     seq: int = field(default=0, compare=False)
@@ -180,6 +183,16 @@ class EventState:
                 on_port = {**on_port, port: event.board}
             if event.board.isdigit() and on_bus.get((port, int(event.board))) != event.board:
                 on_bus = {**on_bus, (port, int(event.board)): event.board}
+            where = (port, event.info.bus_address)
+            if self.connected_at.get(event.board) != where:
+                at = {**self.connected_at, event.board: where}
+                status = BoardStatus(connected, battery, clock, event.t, polls)
+                return self._evolve(
+                    boards={**self.boards, event.board: status},
+                    on_port=on_port,
+                    on_bus=on_bus,
+                    connected_at=at,
+                )
         elif isinstance(event, BoardLost):
             connected = False
         elif isinstance(event, BatterySeen):

@@ -54,10 +54,16 @@ class HallBoard:
     game: str | None = None
     to_game: BoardToGame | None = None  # follows the board's game while it has one
     history: list[str] = field(default_factory=list)
+    found: bool = False  # placed where a capture station finds its serial number
 
     @property
     def number(self) -> int:
         return self.config.number
+
+    @property
+    def remote(self) -> bool:
+        """A capture station reads it, not this serve's own drivers."""
+        return self.config.station is not None or self.found
 
     @property
     def name(self) -> str | None:
@@ -127,8 +133,12 @@ class Hall:
         per_port: dict[str, int] = defaultdict(int)
         for b in placed:
             per_port[b.port] += 1
+        found = {b.number for b in config.boards if b.found_by_serial}
         self.boards: dict[int, HallBoard] = {
-            b.number: HallBoard(b, self._state, alone=per_port[b.port] == 1) for b in placed
+            b.number: HallBoard(
+                b, self._state, alone=per_port[b.port] == 1, found=b.number in found
+            )
+            for b in placed
         }
         self._on_port: dict[str, list[HallBoard]] = defaultdict(list)
         for board in self.boards.values():
@@ -161,6 +171,24 @@ class Hall:
     def ports(self) -> dict[str, list[HallBoard]]:
         """The hall boards by port: one driver each."""
         return {port: list(boards) for port, boards in self._on_port.items()}
+
+    def place(self, number: int, station: str, port: str, address: int | None) -> None:
+        """Hall board `number` is on `station`'s `port` (qualified) at bus `address` from
+        now on: a board found by its serial number where that capture station reports it
+        (`broadcast.stations.intake`)."""
+        board = self.boards[number]
+        old = board.config.port
+        if (board.config.station, old, board.config.address) == (station, port, address):
+            return
+        self._on_port[old].remove(board)
+        if not self._on_port[old]:
+            del self._on_port[old]
+        board.config = replace(board.config, port=port, address=address, station=station)
+        self._on_port[port].append(board)
+        for where in {old, port}:
+            on = self._on_port.get(where, [])
+            for b in on:
+                b.alone = len(on) == 1
 
     def board_for(self, port: str, event: DriverEvent) -> HallBoard | None:
         """The hall board a driver event on `port` is from (None: not in the config)."""

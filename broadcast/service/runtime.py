@@ -89,7 +89,7 @@ class Runtime:
         """Start every board's driver and the clock tick; run until `stop()`."""
         self._started = self.time_source.now()
         for port, boards in self.hall.ports().items():
-            if all(b.config.station is not None for b in boards):
+            if all(b.remote for b in boards):
                 continue  # a capture station reads it (broadcast.stations.intake)
             emit = self._emitter(port)
             addresses = [b.config.address for b in boards if b.config.address is not None]
@@ -191,7 +191,7 @@ class Runtime:
         health = self.committer.health
         for port, boards in self.hall.ports().items():
             for board in boards:
-                if board.config.station is not None:
+                if board.remote:
                     continue  # its station says (broadcast.stations.station_health)
                 key = f"board-missing-{board.number}"
                 if board.name is not None:  # it has connected (maybe lost since: not missing)

@@ -86,8 +86,10 @@ class Snapshotted(Protocol):
 log = logging.getLogger(__name__)
 
 # 2: the rules fold GameMoveClocked and GameFlag too; 3: they read the state; 4: actions
-# are undone (ActionUndone), granted byes kept canonical, who withdrew a player kept.
-SNAPSHOT_FORMAT = "4"
+# are undone (ActionUndone), granted byes kept canonical, who withdrew a player kept;
+# 5: the capture stations' progress and where each board last connected are kept (a
+# snapshot without them made a restart apply a station's durable entries again).
+SNAPSHOT_FORMAT = "5"
 # When to take one: this many events since the last one, and at least this many real
 # seconds apart (a snapshot of a big event costs a few hundred ms of a worker thread).
 EVERY_EVENTS = 10_000
@@ -256,6 +258,8 @@ class Encoder:
             "on_bus": self._plain(dict(state.on_bus)),
             "memory": self._plain(dict(state.memory)),
             "white_sides": self._plain(dict(state.white_sides)),
+            "stations": self._plain(dict(state.stations)),
+            "connected_at": self._plain(dict(state.connected_at)),
             "seq": state.seq,
         }
 
@@ -334,6 +338,8 @@ class Decoder:
             on_bus=self._value(d["on_bus"]),
             memory=self._value(d["memory"]),
             white_sides=self._value(d["white_sides"]),
+            stations=self._value(d["stations"]),
+            connected_at=self._value(d["connected_at"]),
             seq=int(d["seq"]),
         )
 

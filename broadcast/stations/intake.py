@@ -21,6 +21,12 @@ seconds): a replacement computer with a fresh outbox reads its boards' logs from
 
 Greetings and heartbeats feed `StationHealth` (up, lag, clock offset, boards), whose
 conditions become desk alerts; the desk's Stations section reads `rows()`.
+
+Boards found by their serial numbers (`[[board]] serial` with no port) are placed where a
+station's `BoardConnected` for that serial comes from (`placement.decide`: placed, moved
+from a station that no longer holds it, or refused), and after a restart where the journal
+last saw them connect. While any such board may be found on any station, the intake also
+reads the stream of every station that greets Redis (`StationKeys.stations`).
 """
 
 from __future__ import annotations
@@ -32,18 +38,22 @@ import socket
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Protocol
 
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
+from boards.driver_events import BoardConnected
 from broadcast.arbiter.readers import BoardsUnheard
 from broadcast.config.model import EventConfig
+from broadcast.config.stations import valid_name
 from broadcast.journal.station_progress import StationMark, StationProgress
 from broadcast.journal.store import Entry
 from broadcast.phrases import english, say
 from broadcast.service.event_service import EventService
+from broadcast.stations.placement import Place, decide, found_boards, from_journal, unplaced_port
 from broadcast.stations.station_health import StationHealth
 from broadcast.stations.wire import (
     GROUP,
@@ -54,6 +64,7 @@ from broadcast.stations.wire import (
     StationKeys,
     Venue,
     VenueBoard,
+    WantedBoard,
     decode_entry,
     encode_known,
     encode_venue,
@@ -85,6 +96,7 @@ OFFSET_SECONDS = 10.0  # real seconds between two measures of the serve's own cl
 HEALTH_SECONDS = 0.25  # real seconds between two looks at the stations' health
 KNOWN_SECONDS = 3.0  # real seconds between two refreshes of the stations' known boards...
 KNOWN_SOON = 0.5  # ...or this soon after a station's events became durable
+ADOPT_SECONDS = 2.0  # real seconds between two looks for stations that joined
 RETRY_FIRST = 0.5
 RETRY_MAX = 10.0
 
@@ -110,18 +122,27 @@ def _no_problem(exc: BaseException, place: str) -> str | None:
 
 def station_ports(config: EventConfig) -> dict[int, str]:
     """Hall board -> its port as the central serve names it, for the boards on stations
-    (`Hall`'s port overrides)."""
-    return {
-        b.number: qualified_port(b.station, b.port) for b in config.boards if b.station is not None
+    and the boards found by their serial numbers (`Hall`'s port overrides; a found board
+    is placed when a station reports it, `Intake`)."""
+    out = {
+        b.number: qualified_port(b.station, b.port)
+        for b in config.boards
+        if b.station is not None and b.port
     }
+    out.update({b.number: unplaced_port(b) for b in config.boards if b.found_by_serial})
+    return out
 
 
 def stations_of(config: EventConfig) -> dict[str, tuple[int, ...]]:
-    """Each station the config names, and its hall boards, in config order."""
+    """Each station the config names, and the hall boards it gives it a port on, in
+    config order (a station named only for boards found by their serial numbers has
+    none yet)."""
     out: dict[str, list[int]] = {}
     for b in config.boards:
         if b.station is not None:
-            out.setdefault(b.station, []).append(b.number)
+            numbers = out.setdefault(b.station, [])
+            if b.port:
+                numbers.append(b.number)
     return {name: tuple(numbers) for name, numbers in out.items()}
 
 
@@ -132,9 +153,12 @@ def venue_of(
     boards = tuple(
         VenueBoard(b.number, b.station, b.port, b.address)
         for b in config.boards
-        if b.station is not None
+        if b.station is not None and b.port
     )
-    return Venue(config.name, boards, start, wall0, speed, host, pid)
+    wanted = tuple(
+        WantedBoard(b.number, serial, b.station) for serial, b in found_boards(config).items()
+    )
+    return Venue(config.name, boards, start, wall0, speed, host, pid, wanted)
 
 
 @dataclass
@@ -227,6 +251,11 @@ class Intake:
         for b in self.venue.boards:
             self.ports[(b.station, b.port)] = (*self.ports.get((b.station, b.port), ()), b)
         self.health = health or StationHealth(self.assigned, ts.speed, since=ts.now())
+        # Boards found by their serial numbers (`placement`): where each is now.
+        self.wanted = found_boards(config)
+        self.placed: dict[int, Place] = {}
+        self._new_streams: set[str] = set()  # adopted stations: group and pending to do
+        self._adopted_at = 0.0
         durable = dict(service.state.stations)
         self.applied: dict[str, tuple[str, int]] = durable  # durable in the journal
         self.queued: dict[str, tuple[str, int]] = dict(durable)  # handed to the committer
@@ -245,7 +274,7 @@ class Intake:
         self._measured = 0.0
         self._known_at = 0.0
         self._known_dirty = True
-        self._known_sent: dict[str, dict[str, str]] = {}  # station -> fields in Redis
+        self._known_sent: dict[str, dict[str, str]] = {}  # Redis key -> fields in Redis
         self._known_cache: dict[int, tuple[object, str]] = {}  # board -> (what, encoded)
         self._looked = 0.0
         # counters, for tests and the benchmark
@@ -254,9 +283,97 @@ class Intake:
         self.refused = 0
         self.acked = 0
         self.gaps = 0  # holes in a station's numbering (entries Redis lost)
+        for serial, board in self.wanted.items():
+            self.health.want(board.number, serial)
+        for place in from_journal(config, service.state.connected_at):
+            self._place(place)
         service.listeners.append(self.on_durable)
         service.health.watch_link(LINK_NAME, self.status)
         service.health.watch_stations(self.rows)
+
+    # -- boards found by their serial numbers ---------------------------------------------------
+
+    def _adopt(self, station: str) -> None:
+        """Read `station`'s stream too: a station the config does not name, which may
+        find boards by their serial numbers."""
+        if station in self.assigned:
+            return
+        self.assigned[station] = ()
+        self._waiting[station] = deque()
+        self._ackable[station] = []
+        self.health.add(station)
+        self._new_streams.add(station)
+        log.info("capture station %s joined: it may find boards by their serial numbers", station)
+
+    def _place(self, place: Place) -> None:
+        """Hall board `place.number` is on `place.station`'s `place.port` from now on."""
+        old = self.placed.get(place.number)
+        if old is not None:
+            key = (old.station, old.port)
+            left = tuple(b for b in self.ports.get(key, ()) if b.number != place.number)
+            if left:
+                self.ports[key] = left
+            else:
+                self.ports.pop(key, None)
+            self.assigned[old.station] = tuple(
+                n for n in self.assigned.get(old.station, ()) if n != place.number
+            )
+        self._adopt(place.station)
+        key = (place.station, place.port)
+        board = VenueBoard(place.number, place.station, place.port, place.address)
+        self.ports[key] = (*self.ports.get(key, ()), board)
+        self.assigned[place.station] = (*self.assigned[place.station], place.number)
+        self.placed[place.number] = place
+        port = qualified_port(place.station, place.port)
+        self.service.committer.hall.place(place.number, place.station, port, place.address)
+        self.health.place(place.number, place.station)
+        self._known_dirty = True
+
+    def _found(self, station: str, port: str, event: BoardConnected) -> str | None:
+        """A board found by its serial number reports on `station`'s `port`: placed there
+        (or moved there), or why not."""
+        board = self.wanted[event.board]
+        found = Place(board.number, station, port, event.info.bus_address)
+        now = self.service.time_source.now()
+        decision = decide(
+            board, found, self.placed.get(board.number), partial(self.health.holds, now=now)
+        )
+        if isinstance(decision, str):
+            return decision
+        if decision is not None:
+            before = self.placed.get(board.number)
+            log.info(
+                "board %d (serial %s) found on capture station %s at %s%s",
+                board.number,
+                event.board,
+                station,
+                port,
+                "" if before is None else f" (it was on {before.station} at {before.port})",
+            )
+            self._place(decision)
+        return None
+
+    async def _open_streams(self, client: aioredis.Redis) -> None:
+        """The consumer group and the pending entries of stations adopted meanwhile; the
+        stations that greeted, looked at every few seconds while boards wait to be found
+        on any station."""
+        real = time.monotonic()
+        if any(b.station is None for b in self.wanted.values()) and (
+            real - self._adopted_at >= ADOPT_SECONDS
+        ):
+            self._adopted_at = real
+            for raw in await client.smembers(self.keys.stations):
+                name = _text(raw)
+                if valid_name(name):
+                    self._adopt(name)
+        for station in sorted(self._new_streams):
+            try:
+                await client.xgroup_create(self.keys.stream(station), GROUP, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+            self._new_streams.discard(station)
+            await self._pending(client, station)
 
     # -- the desk -------------------------------------------------------------------------------
 
@@ -285,10 +402,11 @@ class Intake:
                     await self.prepare(client)
                     self._link_up()
                     wait = RETRY_FIRST
-                    for station in self.assigned:
+                    for station in list(self.assigned):
                         await self._pending(client, station)
                     while True:
                         _cancelled_meanwhile()
+                        await self._open_streams(client)
                         for station in sorted(self._reread):
                             self._reread.discard(station)
                             await self._pending(client, station)
@@ -314,7 +432,8 @@ class Intake:
             await pipe.execute()
         self._known_sent.clear()  # written whole again: Redis may have lost it
         await self.publish_known(client)
-        for station in self.assigned:
+        self._new_streams.clear()  # every station's group is made here
+        for station in list(self.assigned):
             try:
                 await client.xgroup_create(self.keys.stream(station), GROUP, id="0", mkstream=True)
             except ResponseError as exc:
@@ -428,6 +547,11 @@ class Intake:
             self.skipped += 1
             self._wait(station, entry_id, mark)
             return False
+        if isinstance(entry.event, BoardConnected) and entry.event.board in self.wanted:
+            why = self._found(station, entry.port, entry.event)
+            if why is not None:
+                self._refuse(station, why)
+                return True
         boards = self.ports.get((station, entry.port))
         if boards is None:
             self._refuse(
@@ -563,25 +687,33 @@ class Intake:
                 await client.xtrim(self.keys.stream(station), minid=f"{minid}-0", approximate=False)
 
     def known_fields(self) -> dict[str, dict[str, str]]:
-        """Each station's `StationKeys.known` fields: its hall boards the journal knows
-        (`Hall.known_board`), or whose game is under way although never seen
-        (`Hall.first_start`)."""
+        """The fields of each station's `StationKeys.known`, and of `StationKeys.found`
+        (the boards found by their serial numbers, wherever they are found next), by
+        Redis key: the hall boards the journal knows (`Hall.known_board`), or whose game
+        is under way although never seen (`Hall.first_start`)."""
         hall = self.service.committer.hall
-        out: dict[str, dict[str, str]] = {s: {} for s in self.assigned}
-        for b in self.venue.boards:
-            board = hall.boards.get(b.number)
+        out: dict[str, dict[str, str]] = {self.keys.known(s): {} for s in self.assigned}
+        found = self.keys.found
+        out[found] = {}
+        placed = [(b.number, self.keys.known(b.station)) for bs in self.ports.values() for b in bs]
+        wanted = [(b.number, found) for b in self.wanted.values()]
+        for number, key in [*placed, *wanted]:
+            board = hall.boards.get(number)
             if board is None:
                 continue
-            known = hall.known_board(board.name) or hall.first_start(board)
+            serial = board.config.serial
+            known = hall.known_board(board.name or serial) or hall.first_start(board)
             if known is None:
                 continue
+            if not known.serial and serial:
+                known = replace(known, serial=serial)  # not connected yet: its config's
             # A first start's last_seen is "now": not a change worth writing again.
             what = (known.serial, known.position, known.recent)
-            cached = self._known_cache.get(b.number)
+            cached = self._known_cache.get(number)
             if cached is None or cached[0] != what:
                 cached = (what, encode_known(known))
-                self._known_cache[b.number] = cached
-            out.setdefault(b.station, {})[str(b.number)] = cached[1]
+                self._known_cache[number] = cached
+            out.setdefault(key, {})[str(number)] = cached[1]
         return out
 
     async def publish_known(self, client: aioredis.Redis) -> None:
@@ -591,9 +723,8 @@ class Intake:
         fields = self.known_fields()
         async with client.pipeline(transaction=True) as pipe:
             writes = 0
-            for station, now in fields.items():
-                before = self._known_sent.get(station)
-                key = self.keys.known(station)
+            for key, now in fields.items():
+                before = self._known_sent.get(key)
                 if before is None:
                     pipe.delete(key)
                     before = {}
@@ -603,7 +734,7 @@ class Intake:
                     pipe.hset(key, mapping=changed)
                 if gone:
                     pipe.hdel(key, *gone)
-                writes += len(changed) + len(gone) + (station not in self._known_sent)
+                writes += len(changed) + len(gone) + (key not in self._known_sent)
             if writes:
                 await pipe.execute()
         self._known_sent = fields

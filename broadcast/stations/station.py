@@ -27,6 +27,12 @@ again from its memory, so their first connection reads those logs.
 
 `devices` maps a venue port to the device actually opened (`--sim`: pseudo-terminals);
 the events then name the venue's port, as the central serve knows it.
+
+Boards found by their serial numbers (the venue's `wanted`): every `PROBE_EVERY` seconds
+the station probes the serial ports `probe_paths()` gives that no driver of its own holds
+(`boards.drivers.discovery`), and reads each port where it finds a wanted serial with a
+driver of its own, as if the config had put the board there. The central serve places the
+board where its first `BoardConnected` comes from (`broadcast.stations.placement`).
 """
 
 from __future__ import annotations
@@ -34,11 +40,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 
 from boards.driver_events import BoardConnected, BoardLost, DriverEvent
 from boards.drivers.bus import BusDriver, BusSettings
+from boards.drivers.discovery import ProbeResult, probe_ports
 from boards.drivers.for_port import driver_for
 from boards.drivers.link import Opener
 from boards.drivers.single import SingleBoardDriver
@@ -51,13 +58,24 @@ from broadcast.stations.sender import Sender
 from broadcast.stations.wire import Venue, VenueBoard, renamed_port
 from clocks.timesource import EpochTimeSource
 
-__all__ = ["COMMIT_RETRY", "EXIT_BOARDS_CHANGED", "MAX_STAGED", "Station", "VenueClock"]
+__all__ = [
+    "COMMIT_RETRY",
+    "EXIT_BOARDS_CHANGED",
+    "MAX_STAGED",
+    "PROBE_EVERY",
+    "Prober",
+    "Station",
+    "VenueClock",
+]
 
 log = logging.getLogger(__name__)
 
 COMMIT_RETRY = 1.0  # real seconds between two attempts to write an unwritable outbox
 MAX_STAGED = 50_000  # events kept in memory meanwhile (~1 KB each); then the drivers stop
 EXIT_BOARDS_CHANGED = 3
+PROBE_EVERY = 5.0  # real seconds between two looks for boards found by their serials
+
+Prober = Callable[[list[str]], Awaitable[list[ProbeResult]]]
 
 
 class VenueClock(EpochTimeSource):
@@ -97,10 +115,20 @@ class Station:
         devices: Mapping[str, str] | None = None,
         bus_settings: BusSettings | None = None,
         central: Mapping[int, KnownBoard] | None = None,
+        probe_paths: Callable[[], Sequence[str]] = lambda: (),
+        prober: Prober | None = None,
+        found_known: Callable[[], Awaitable[Mapping[int, KnownBoard]]] | None = None,
     ) -> None:
         self.name = name
         self.venue = venue
-        self.boards: tuple[VenueBoard, ...] = venue.boards_of(name)
+        self.configured: tuple[VenueBoard, ...] = venue.boards_of(name)
+        self.boards: tuple[VenueBoard, ...] = self.configured  # and the boards found
+        self.wanted = venue.wanted_by(name)  # serial -> a board to find on the ports
+        self.probe_paths = probe_paths
+        self.prober: Prober = prober or partial(probe_ports, opener=opener)
+        # What the central serve knows of the boards found by their serials (read just
+        # before a found board's first connection: it may have played elsewhere).
+        self.found_known = found_known
         self.central = dict(central or {})  # hall board -> what the central serve knows
         self.outbox = outbox
         self.sender = sender
@@ -120,6 +148,7 @@ class Station:
         self._paused = False  # the drivers stopped: too many events wait in memory
         self._driver_tasks: list[SupervisedTask] = []
         self._changing: asyncio.Task[None] | None = None  # drivers being stopped/started
+        self._on_port: dict[str, tuple[SingleBoardDriver | BusDriver, SupervisedTask]] = {}
 
     # -- what the beat says ---------------------------------------------------------------------
 
@@ -128,7 +157,11 @@ class Station:
         return tuple(sorted(self._connected))
 
     def all_connected(self) -> bool:
-        return len(self._connected) == len(self.boards)
+        """Its drivers hold every board it must read: its own, and those found by their
+        serial numbers that the config gives to this station alone."""
+        mine = {b.number for b in self.configured}
+        mine |= {w.number for w in self.wanted.values() if w.station == self.name}
+        return mine <= self._connected
 
     # -- running -------------------------------------------------------------------------------
 
@@ -159,6 +192,14 @@ class Station:
     async def run(self) -> None:
         """Start the drivers and the sender; run until `stop()`."""
         self._start_drivers()
+        if self.wanted:
+            self._tasks.append(
+                self.supervisor.start(
+                    say("the search for boards by their serial numbers"),
+                    self._discover,
+                    stops=say("Boards plugged in meanwhile are not found until it runs again."),
+                )
+            )
         self._tasks.append(
             self.supervisor.start(
                 say("the link to Redis"),
@@ -194,27 +235,84 @@ class Station:
 
     def _start_drivers(self) -> None:
         for port, boards in self.ports().items():
-            device = self.devices.get(port, port)
-            emit = partial(self._emit, port, device)
-            addresses = [b.address for b in boards if b.address is not None]
-            driver = driver_for(
-                device,
-                emit,
-                boards=len(boards),
-                addresses=addresses,
-                known=self.known(port, boards),
-                time_source=self.clock,
-                opener=self.opener,
-                bus_settings=self.bus_settings,
+            self._start_port(port, boards)
+
+    def _start_port(self, port: str, boards: list[VenueBoard]) -> None:
+        device = self.devices.get(port, port)
+        emit = partial(self._emit, port, device)
+        addresses = [b.address for b in boards if b.address is not None]
+        driver = driver_for(
+            device,
+            emit,
+            boards=len(boards),
+            addresses=addresses,
+            known=self.known(port, boards),
+            time_source=self.clock,
+            opener=self.opener,
+            bus_settings=self.bus_settings,
+        )
+        task = supervise_driver(self.supervisor, port, driver, partial(self._driver_failed, port))
+        self.drivers.append(driver)
+        self._driver_tasks.append(task)
+        self._on_port[port] = (driver, task)
+
+    async def _discover(self) -> None:
+        """Look for the wanted boards on the ports no driver holds, every `PROBE_EVERY`."""
+        while True:
+            await self.discover_once()
+            await asyncio.sleep(PROBE_EVERY)
+
+    async def discover_once(self) -> list[VenueBoard]:
+        """One look: the wanted boards found on free ports (now read by drivers)."""
+        if self._paused or self._stopping.is_set():
+            return []
+        found = {b.number for b in self.boards}
+        if all(w.number in found for w in self.wanted.values()):
+            return []
+        free = [p for p in dict.fromkeys(self.probe_paths()) if p not in self._on_port]
+        if not free:
+            return []
+        by_port: dict[str, list[VenueBoard]] = {}
+        for result in await self.prober(free):
+            if result.port in self._on_port or self._stopping.is_set():
+                continue  # found by another look meanwhile, or stopping
+            for info in result.boards:
+                wanted = self.wanted.get(info.serial)
+                if wanted is None or wanted.number in found:
+                    continue
+                address = info.bus_address if result.mode == "bus" else None
+                board = VenueBoard(wanted.number, self.name, result.port, address)
+                by_port.setdefault(result.port, []).append(board)
+                found.add(wanted.number)
+        if by_port and self.found_known is not None:
+            known = await self.found_known()
+            self.central.update(
+                {
+                    b.number: known[b.number]
+                    for here in by_port.values()
+                    for b in here
+                    if b.number in known
+                }
             )
-            self.drivers.append(driver)
-            self._driver_tasks.append(
-                supervise_driver(self.supervisor, port, driver, partial(self._driver_failed, port))
+        added: list[VenueBoard] = []
+        for port, here in by_port.items():
+            if port in self._on_port or self._stopping.is_set():
+                continue
+            log.info(
+                "station %s: found board(s) %s by serial number on %s",
+                self.name,
+                ", ".join(str(b.number) for b in here),
+                port,
             )
+            self.boards = (*self.boards, *here)
+            self._start_port(port, here)
+            added += here
+        return added
 
     async def _stop_drivers(self) -> None:
         drivers, tasks = self.drivers, self._driver_tasks
         self.drivers, self._driver_tasks = [], []
+        self._on_port.clear()
         for d in drivers:
             d.stop()
         for task in tasks:
@@ -231,7 +329,9 @@ class Station:
 
     def venue_seen(self, venue: Venue) -> None:
         """The venue as Redis holds it now (the sender reads it again and again)."""
-        if {b for b in venue.boards_of(self.name)} != set(self.boards):
+        if set(venue.boards_of(self.name)) != set(self.configured) or (
+            venue.wanted_by(self.name) != self.wanted
+        ):
             if not self._stopping.is_set():
                 now = ", ".join(str(b.number) for b in venue.boards_of(self.name)) or "none"
                 log.error(
@@ -240,7 +340,7 @@ class Station:
                     "read the new boards",
                     self.name,
                     now,
-                    ", ".join(str(b.number) for b in self.boards),
+                    ", ".join(str(b.number) for b in self.configured),
                     EXIT_BOARDS_CHANGED,
                 )
                 self.stop(EXIT_BOARDS_CHANGED)

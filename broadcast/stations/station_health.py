@@ -11,8 +11,9 @@
   station that sends no heartbeat for `LOST_AFTER` seconds (scaled by the event's speed),
   naming its boards (not one alert per board); a `station-clock` warning while its
   offset passes `OFFSET_LIMIT`; a critical `board-claimed-twice` when a station claims
-  (greeting or heartbeat) a board the venue gives another station. Such a second
-  claimant's events for that board are refused (`refuses`); a critical `board-missing`
+  (greeting or heartbeat) a board the venue gives another station, or holds a board
+  found by its serial number that another station reads already (`place`). Such a
+  second claimant's events for that board are refused (`refuses`); a critical `board-missing`
   for a board a live station has not held connected since `MISSING_AFTER` (a lost
   station's boards are its one alert, never one each).
 """
@@ -88,7 +89,8 @@ class _Station:
     up_since: float | None = None  # central event time it was last heard after silence
     beat: StationBeat | None = None
     host: str = ""
-    claims: frozenset[int] = frozenset()  # boards it said it reads (greeting, beat)
+    greeted: frozenset[int] = frozenset()  # the boards its last greeting said it reads
+    claims: frozenset[int] = frozenset()  # ...and those its last heartbeat holds connected
 
 
 @dataclass
@@ -106,10 +108,46 @@ class StationHealth:
     offset_limit: float = OFFSET_LIMIT
     _stations: dict[str, _Station] = field(init=False)
     _owner: dict[int, str] = field(init=False)
+    _found: set[int] = field(init=False)  # boards placed where a station found them
+    _unplaced: dict[int, str] = field(init=False)  # board -> serial, to be found yet
 
     def __post_init__(self) -> None:
         self._stations = {name: _Station(tuple(b)) for name, b in self.assigned.items()}
         self._owner = {n: name for name, boards in self.assigned.items() for n in boards}
+        self._found = set()
+        self._unplaced = {}
+
+    def want(self, board: int, serial: str) -> None:
+        """Hall board `board` is found by its serial number: missing until a station has it."""
+        if board not in self._found:
+            self._unplaced[board] = serial
+
+    # -- boards found by their serial numbers ------------------------------------------------
+
+    def add(self, station: str) -> None:
+        """A station the config does not name (it may find boards by their serials)."""
+        self._stations.setdefault(station, _Station(()))
+
+    def place(self, board: int, station: str) -> None:
+        """Hall board `board` was found on `station`: its events come from there now."""
+        self.add(station)
+        old = self._owner.get(board)
+        if old is not None and old in self._stations:
+            s = self._stations[old]
+            s.boards = tuple(n for n in s.boards if n != board)
+        self._owner[board] = station
+        self._found.add(board)
+        self._unplaced.pop(board, None)
+        mine = self._stations[station]
+        if board not in mine.boards:
+            mine.boards = (*mine.boards, board)
+
+    def holds(self, station: str, board: int, *, now: float) -> bool:
+        """`station` is up and its last heartbeat holds `board` connected."""
+        s = self._stations.get(station)
+        return (
+            s is not None and self._up(s, now) and s.beat is not None and board in s.beat.connected
+        )
 
     # -- what the streams say ------------------------------------------------------------------
 
@@ -124,7 +162,7 @@ class StationHealth:
             return
         self._heard(station, now)
         station.host = hello.host
-        station.claims = frozenset(hello.boards)
+        station.greeted = station.claims = frozenset(hello.boards)
 
     def beat(self, beat: StationBeat, now: float) -> None:
         station = self._stations.get(beat.station)
@@ -132,7 +170,7 @@ class StationHealth:
             return
         self._heard(station, now)
         station.beat = beat
-        station.claims = station.claims | frozenset(beat.connected)
+        station.claims = station.greeted | frozenset(beat.connected)
 
     def refuses(self, station: str, board: int) -> bool:
         """`station`'s events for hall board `board` are refused: the venue gives the
@@ -170,9 +208,29 @@ class StationHealth:
         """The alerts that hold now, by key (the caller reports these and clears the
         station keys it reported before and that are not here)."""
         out: dict[str, StationCondition] = {}
+        missing_after = max(MISSING_AFTER, MISSING_AFTER_REAL * self.speed)
+        if now - self.since >= missing_after:
+            for board, serial in sorted(self._unplaced.items()):
+                out[f"board-missing-{board}"] = StationCondition(
+                    "board-missing",
+                    "critical",
+                    say(
+                        "Board %(board)s (serial number %(serial)s) is not found on any "
+                        "capture station: plug it into one (its USB cable, its power), or "
+                        "check its serial number in the event's config",
+                        board=board,
+                        serial=serial,
+                    ),
+                )
         for name, s in self._stations.items():
             boards = ", ".join(str(n) for n in s.boards) or "-"
-            if not self._up(s, now) and (s.heard is not None or now - self.since > self._wait()):
+            # A station that reads no board (it only looks for boards by their serials)
+            # is nobody's loss.
+            if (
+                s.boards
+                and not self._up(s, now)
+                and (s.heard is not None or now - self.since > self._wait())
+            ):
                 out[f"station-lost-{name}"] = StationCondition(
                     "station-lost",
                     "critical",
@@ -199,7 +257,6 @@ class StationHealth:
                         offset=f"{view_offset:+.2f}",
                     ),
                 )
-            missing_after = max(MISSING_AFTER, MISSING_AFTER_REAL * self.speed)
             if (
                 self._up(s, now)
                 and s.beat is not None
@@ -223,6 +280,21 @@ class StationHealth:
             for board in sorted(s.claims):
                 owner = self._owner.get(board)
                 if owner == name:
+                    continue
+                if board in self._found and owner is not None:
+                    out[f"board-claimed-{board}-{name}"] = StationCondition(
+                        "board-claimed-twice",
+                        "critical",
+                        say(
+                            "Capture station %(station)s has board %(board)s plugged in, "
+                            "which station %(owner)s reads already: its events for that "
+                            "board are refused. Unplug the board from one of the two "
+                            "computers",
+                            station=name,
+                            board=board,
+                            owner=owner,
+                        ),
+                    )
                     continue
                 out[f"board-claimed-{board}-{name}"] = StationCondition(
                     "board-claimed-twice",

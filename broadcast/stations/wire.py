@@ -12,13 +12,17 @@ Keys (EVENT is the event's slug, as the public stream's):
   with an expiry, renewed): a second process with the same name is refused.
 - `boardwire:EVENT:venue` — a hash the central serve writes at start (`Venue`): the
   event's name, every hall board on a station (number, station, port, bus address), the
-  venue clock (event time = `start` + (wall clock - `wall0`) * `speed`) and where the
+  boards found by their serial numbers (`wanted`: number, serial, the one station that
+  may find it or none), the venue clock (event time = `start` + (wall clock - `wall0`) * `speed`) and where the
   serve runs. A station reads its boards and its clock from it (at start, at every
   reconnection and every few seconds: a restarted serve writes a new clock).
 - `boardwire:EVENT:station:NAME:known` — a hash the central serve keeps up to date: one
   field per hall board of that station (its number), what the journal knows of it
   (`encode_known`: a `KnownBoard`). A replacement computer with a fresh outbox gives it
   to its drivers, so its first connection to each board reads the board's log.
+- `boardwire:EVENT:found:known` — the same for the boards found by their serial numbers,
+  wherever they are found next: a station reads it before its first connection to a
+  board it has just found (plugged in mid-round, or carried over from another computer).
 
 Every entry is a flat hash of short text fields, with `v` (this format's version) and
 `kind`. `decode_entry` is total: any fields in, a value or a `Refused` with a reason
@@ -56,6 +60,7 @@ __all__ = [
     "StationKeys",
     "Venue",
     "VenueBoard",
+    "WantedBoard",
     "decode_entry",
     "decode_known",
     "decode_venue",
@@ -93,6 +98,10 @@ class StationKeys:
 
     def known(self, station: str) -> str:
         return f"{self.base}:station:{station}:known"
+
+    @property
+    def found(self) -> str:
+        return f"{self.base}:found:known"
 
     @property
     def stations(self) -> str:
@@ -423,6 +432,16 @@ class VenueBoard:
 
 
 @dataclass(frozen=True, slots=True)
+class WantedBoard:
+    """A hall board found by its DGT serial number wherever it is plugged in: on any
+    station, or only on `station` when the config names one."""
+
+    number: int
+    serial: str
+    station: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Venue:
     """What the central serve tells the stations (see the module docstring)."""
 
@@ -433,6 +452,7 @@ class Venue:
     speed: float
     host: str
     pid: int
+    wanted: tuple[WantedBoard, ...] = ()
 
     def event_time(self, wall: float) -> float:
         """The venue's event time at wall-clock second `wall`."""
@@ -441,13 +461,19 @@ class Venue:
     def boards_of(self, station: str) -> tuple[VenueBoard, ...]:
         return tuple(b for b in self.boards if b.station == station)
 
+    def wanted_by(self, station: str) -> dict[str, WantedBoard]:
+        """The boards `station` may find, by serial number."""
+        return {w.serial: w for w in self.wanted if w.station in (None, station)}
+
 
 def encode_venue(venue: Venue) -> dict[str, str]:
     boards = [[b.number, b.station, b.port, b.address] for b in venue.boards]
+    wanted = [[w.number, w.serial, w.station] for w in venue.wanted]
     return {
         "v": FORMAT,
         "name": venue.name,
         "boards": json.dumps(boards),
+        "wanted": json.dumps(wanted),
         "start": repr(venue.start),
         "wall0": repr(venue.wall0),
         "speed": repr(venue.speed),
@@ -480,6 +506,30 @@ def _venue_boards(text: str) -> tuple[VenueBoard, ...]:
     return tuple(out)
 
 
+def _wanted(fields: Mapping[Any, Any]) -> tuple[WantedBoard, ...]:
+    if fields.get("wanted", fields.get(b"wanted")) is None:
+        return ()  # a serve that finds no board by its serial number
+    try:
+        rows = json.loads(_text(fields, "wanted", MAX_DATA_BYTES))
+    except ValueError:
+        raise _Bad("'wanted' is not JSON") from None
+    if not isinstance(rows, list):
+        raise _Bad("'wanted' is not a list")
+    out = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 3):
+            raise _Bad("a wanted board is not [number, serial, station]")
+        number, serial, station = row
+        if type(number) is not int or number < 1:
+            raise _Bad("a wanted board's number is not a whole number from 1")
+        if not isinstance(serial, str) or not serial.isdigit() or len(serial) > 10:
+            raise _Bad(f"board {number}: its serial is not a DGT serial number")
+        if station is not None and (not isinstance(station, str) or not valid_name(station)):
+            raise _Bad(f"board {number}: its station is not a station's name")
+        out.append(WantedBoard(number, serial, station))
+    return tuple(out)
+
+
 def decode_venue(fields: Mapping[Any, Any]) -> Venue | Refused:
     """The venue these hash fields hold, or why not (total)."""
     try:
@@ -497,6 +547,7 @@ def decode_venue(fields: Mapping[Any, Any]) -> Venue | Refused:
             speed,
             _text(fields, "host", 256),
             _int(fields, "pid", 0, 1 << 31),
+            _wanted(fields),
         )
     except _Bad as exc:
         return Refused(str(exc))

@@ -34,6 +34,7 @@ from broadcast.stations.wire import (
     StationKeys,
     Venue,
     VenueBoard,
+    WantedBoard,
     decode_entry,
     encode_known,
     encode_venue,
@@ -269,6 +270,38 @@ async def test_a_name_without_boards_is_refused(
     args.name = "north-1"
     assert await station(args, stop=asyncio.Event()) == 2
     assert "no boards on a station named 'north-1'" in capsys.readouterr().err
+
+
+async def test_a_rehearsal_emulates_and_finds_the_boards_given_by_serial_number(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    # Board 4 is found by its serial number, on east-1 only: `--sim` emulates it with that
+    # serial on a port of its own, the station finds it there and sends its events.
+    venue = write_venue(redis_server.url)
+    wanted = replace(venue, wanted=(WantedBoard(4, "24317", "east-1"), WantedBoard(5, "24318")))
+    with Redis.from_url(redis_server.url) as r:
+        r.hset(KEYS.venue, mapping=encode_venue(wanted))
+    stop = asyncio.Event()
+    args = build_parser().parse_args(args_for(redis_server.url, tmp_path / "o.sqlite"))
+    running = asyncio.ensure_future(station(args, stop=stop))
+    try:
+        await until(
+            lambda: any(
+                isinstance(e, StationBeat) and e.connected == (1, 2, 4)
+                for e in entries(redis_server.url)
+            )
+        )
+        await until(lambda: moves_seen(redis_server.url) >= 30)
+    finally:
+        stop.set()
+        assert await running == 0
+    found = [
+        e for e in events(redis_server.url)
+        if isinstance(e.event, BoardConnected) and e.event.board == "24317"
+    ]  # fmt: skip
+    assert len(found) == 1 and found[0].port not in PORTS.values()
+    played = {e.port for e in events(redis_server.url) if isinstance(e.event, PositionSeen)}
+    assert found[0].port in played
 
 
 async def test_a_replacement_computer_reads_the_logs_from_what_central_knows(

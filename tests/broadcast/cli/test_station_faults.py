@@ -11,7 +11,9 @@ mid-round; at the end every game is exact, move for move, and every clock time i
   are read again, none applied twice;
 - a station's network cut (a relay that silences the link, as a pulled cable does) while
   its boards play on: the central serve raises one alert naming the station's boards, and
-  the station catches up once the link is back.
+  the station catches up once the link is back. That station's boards are found by their
+  serial numbers (no port, no station in the config): it probes the ports it is told to
+  and the central serve places them where it finds them.
 """
 
 from __future__ import annotations
@@ -42,11 +44,14 @@ FIRMWARE = ["classic", "no-beginpos", "start-tag", "watchdog"]
 PASSWORD = "station-faults-password"
 
 
-def station_config(path: Path, ports: list[str]) -> Path:
-    """The example with its four boards on the two stations, at the simulator's ports."""
+def station_config(path: Path, ports: list[str], found: frozenset[int] = frozenset()) -> Path:
+    """The example with its four boards on the two stations, at the simulator's ports;
+    the boards in `found` by their serial numbers only (the simulator's 1000N)."""
     text = EVENT.read_text(encoding="utf-8")
     boards = "".join(
-        f'[[board]]\nnumber = {n}\nport = "{ports[n - 1]}"\nsection = "Masters"\n'
+        f'[[board]]\nnumber = {n}\nserial = "{10000 + n}"\nsection = "Masters"\n\n'
+        if n in found
+        else f'[[board]]\nnumber = {n}\nport = "{ports[n - 1]}"\nsection = "Masters"\n'
         f'station = "{STATIONS[n]}"\n\n'
         for n in range(1, 5)
     )
@@ -66,14 +71,14 @@ def arbiter(port: int, path: str) -> object:
 class Venue:
     """The boards, Redis, the stations and the central serve of one test."""
 
-    def __init__(self, tmp: Path, seed: int) -> None:
+    def __init__(self, tmp: Path, seed: int, found: frozenset[int] = frozenset()) -> None:
         self.tmp = tmp
         folder = tmp / "redis"
         folder.mkdir()
         self.redis = RedisProcess(folder)
         self.redis.start()
         self.sim = BoardSim(tmp, boards=4, plies=PLIES, speed=SPEED, seed=seed, firmware=FIRMWARE)
-        self.event = station_config(tmp / "venue.toml", self.sim.paths)
+        self.event = station_config(tmp / "venue.toml", self.sim.paths, found)
         self.db, self.port = tmp / "journal.sqlite", free_port()
         self.env = {**self.sim.env, "BOARDWIRE_ARBITER_PASSWORD": PASSWORD}
         self.serve: subprocess.Popen[bytes] | None = None
@@ -99,14 +104,14 @@ class Venue:
         wait_up(self.port, self.serve)
         return self.serve
 
-    def start_station(self, name: str) -> subprocess.Popen[bytes]:
+    def start_station(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
         self.runs += 1
         with (self.tmp / f"station-{name}-{self.runs}.log").open("wb") as log:
             proc = subprocess.Popen(
                 [
                     *BOARDWIRE, "station", "--redis", self.url_for(name),
                     "--event", "Pamplona Masters", "--name", name,
-                    "--outbox", str(self.tmp / f"outbox-{name}.sqlite"),
+                    "--outbox", str(self.tmp / f"outbox-{name}.sqlite"), *extra,
                 ],
                 stdout=subprocess.DEVNULL, stderr=log, env=self.env, cwd=ROOT,
             )  # fmt: skip
@@ -230,12 +235,28 @@ def test_the_central_serve_killed_and_restarted_loses_nothing(venue: Venue) -> N
 
 
 @pytest.mark.timeout(200)
-def test_a_station_network_cut_while_its_boards_play(venue: Venue) -> None:
+def test_a_station_network_cut_while_its_boards_play(tmp_path: Path) -> None:
+    # West's boards (3, 4) have no port and no station in the config: west finds them by
+    # their serial numbers on the ports it is told to look at, and the central serve
+    # places them there.
+    venue = Venue(tmp_path, seed=1, found=frozenset({3, 4}))
+    try:
+        network_cut(venue)
+    finally:
+        venue.close()
+    log = "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))
+    for board in (3, 4):
+        assert f"board {board} (serial {10000 + board}) found on capture station west" in log
+
+
+def network_cut(venue: Venue) -> None:
     proxy = TcpProxy(venue.redis.port)
     proxy.start()
     venue.proxies["west"] = proxy
-    start_all(venue)
-    venue.wait(lambda: venue.plies() >= 8, 90, "the games under way")
+    venue.start_serve("--round", "1")
+    venue.start_station("east")
+    venue.start_station("west", "--probe", venue.sim.paths[2], "--probe", venue.sim.paths[3])
+    venue.wait(lambda: all(len(m) >= 3 for m in venue.moves()), 90, "every game under way")
     proxy.cut()
 
     def lost_alert() -> bool:

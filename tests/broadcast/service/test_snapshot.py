@@ -243,3 +243,29 @@ def test_a_schema_1_journal_is_migrated_by_its_first_write_and_read_as_it_is(
         for r in sqlite3.connect(v1).execute("SELECT name FROM sqlite_master WHERE type='table'")
     }
     assert tables == {"meta", "events", "snapshots"}
+
+
+def test_a_snapshot_keeps_the_stations_progress_and_where_boards_connected(
+    tmp_path: Path,
+) -> None:
+    # Without them a restart from a snapshot would apply a station's durable entries
+    # again, and could not place a board found by its serial number.
+    from boards.driver_events import BoardConnected, BoardInfo
+    from broadcast.journal.station_progress import StationProgress
+
+    path = tmp_path / "j.sqlite"
+    service = _service(path, 1_800_000_000.0, snapshots=False)
+    info = BoardInfo("east:/dev/ttyACM0", "20003", (1, 7), "single")
+    service.committer.commit(
+        [
+            BoardConnected(1_800_000_000.0, "20003", info),
+            StationProgress(1_800_000_000.0, "east", "a1", 42),
+        ]
+    )
+    capture = Capture(service.state, service.rules.memory(), service.public_state(), 1e9)
+    assert service.snapshots._take(capture)
+    service.journal.close()
+    again = _service(path, 1_800_000_001.0)
+    assert again.replayed == 0  # all from the snapshot
+    assert again.state.stations == {"east": ("a1", 42)}
+    assert again.state.connected_at == {"20003": ("east:/dev/ttyACM0", None)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,3 +130,71 @@ def test_a_board_starts_from_whoever_heard_it_last(tmp_path: Path) -> None:
     earlier = KnownBoard("12345", START, (), 50.0)
     assert station({1: earlier}).known("/dev/ttyUSB0", [board])[0].last_seen == 100.0
     box.close()
+
+
+async def test_boards_wanted_by_serial_are_found_on_free_ports_and_read_there(
+    tmp_path: Path,
+) -> None:
+    """A single board and a bus line of two on pseudo-terminals; the venue wants boards
+    20003 (any station), 20005 and 20006 (this station only), not 20009 (plugged in
+    here too). One look finds the wanted ones and starts a driver for each port; the
+    ports it reads are not probed again; the unwanted board is left alone."""
+    from boardsim.board import EmulatedBoard
+    from boardsim.busline import BusLine
+    from boardsim.pty import PtyHost
+    from boardsim.timing import ScaledTime
+    from broadcast.stations.wire import WantedBoard
+
+    wanted = (WantedBoard(3, "20003"), WantedBoard(5, "12005", "east-1"), WantedBoard(6, "12006"))
+    venue = Venue("V", (), 0.0, 0.0, 1.0, "h", 1, wanted)
+    clock = ScaledTime(speed=20.0)  # the bus ping's window passes quickly
+    async with (
+        PtyHost(EmulatedBoard("20003"), tmp_path / "acm0", time_source=clock) as single,
+        PtyHost(BusLine.with_serials(["12005", "12006"], seed=1), tmp_path / "usb0",
+                time_source=clock) as bus,
+        PtyHost(EmulatedBoard("20009"), tmp_path / "acm1", time_source=clock) as other,
+    ):  # fmt: skip
+        box = Outbox.open(tmp_path / "o.sqlite")
+        paths = [str(single.path), str(bus.path), str(other.path)]
+        probed: list[list[str]] = []
+
+        async def prober(ports: list[str]) -> list[Any]:
+            probed.append(ports)
+            from boards.drivers.discovery import probe_ports
+
+            return await probe_ports(ports)
+
+        station = Station(
+            "east-1",
+            venue,
+            box,
+            _Sender(),  # type: ignore[arg-type]
+            Supervisor(Health()),
+            clock=ManualTime(10.0),
+            opener=open_serial,
+            probe_paths=lambda: paths,
+            prober=prober,
+        )
+        assert not station.all_connected()  # 12005 is this station's to find
+        added = await station.discover_once()
+        assert sorted((b.number, b.port, b.address) for b in added) == [
+            (3, str(single.path), None),
+            (5, str(bus.path), 12005),
+            (6, str(bus.path), 12006),
+        ]
+        running = asyncio.ensure_future(station.run())
+        for _ in range(200):
+            if station.connected() == (3, 5, 6):
+                break
+            await asyncio.sleep(0.05)
+        assert station.connected() == (3, 5, 6) and station.all_connected()
+        assert await station.discover_once() == []  # every wanted board is found
+        # Events name the port they came from; the central serve places the boards there.
+        connected = [p.event for p in box.unsent(1000) if isinstance(p.event, BoardConnected)]
+        assert {(c.board, c.info.port) for c in connected} >= {
+            ("20003", str(single.path)),
+        }
+        station.stop()
+        await running
+        box.close()
+    assert probed == [paths]

@@ -28,6 +28,7 @@ from broadcast.stations.wire import (
     StationKeys,
     Venue,
     VenueBoard,
+    WantedBoard,
     decode_entry,
     decode_venue,
     encode_entry,
@@ -153,6 +154,26 @@ def test_the_venue_comes_back_as_written_and_gives_each_station_its_boards() -> 
     broken = {**encode_venue(venue), "boards": '[[1, "East 1", "/dev/x", null]]'}
     refused = decode_venue(broken)
     assert isinstance(refused, Refused) and "station's name" in refused.reason
+
+
+def test_the_boards_to_find_by_serial_number_come_back_and_say_who_may_find_them() -> None:
+    wanted = (WantedBoard(3, "20003"), WantedBoard(4, "20004", "west"))
+    venue = Venue("Sestao Open", (), 1.0, 2.0, 1.0, "serve-host", 7, wanted)
+    fields = encode_venue(venue)
+    assert decode_venue(as_redis(fields)) == venue
+    assert venue.wanted_by("west") == {"20003": wanted[0], "20004": wanted[1]}
+    assert venue.wanted_by("east-1") == {"20003": wanted[0]}
+    # A serve that finds no board by serial number writes no such field.
+    older = {k: v for k, v in fields.items() if k != "wanted"}
+    assert decode_venue(older) == Venue("Sestao Open", (), 1.0, 2.0, 1.0, "serve-host", 7)
+    for bad, says in (
+        ("[[3, 20003, null]]", "not a DGT serial number"),
+        ('[[3, "20003", "West"]]', "station's name"),
+        ('[[0, "20003", null]]', "whole number from 1"),
+        ('{"3": "20003"}', "not a list"),
+    ):
+        refused = decode_venue({**fields, "wanted": bad})
+        assert isinstance(refused, Refused) and says in refused.reason, bad
 
 
 def _event_fields(kind: str, data: str) -> dict[str, str]:

@@ -23,10 +23,11 @@ lint: $(STAMP)
 system-deps:
 	@PYTHON=$(PYTHON) scripts/system-deps
 
-# Everything: CI runs it (.ci/run), about 11 minutes on two cores (worksteal: a worker that
-# runs out of tests takes the other's, so one long test at the end does not idle a core).
+# Everything: CI runs it (.ci/run), in two lanes at once (scripts/test-lanes): the tests
+# that mostly wait (whole venues played at a fixed pace) one after another, beside the
+# rest on two workers.
 test: system-deps lint
-	$(BIN)/pytest -q -n 2 --dist worksteal
+	scripts/test-lanes
 
 # The edit loop: lint, types and the fast tier (tests/conftest.py SLOW is the slow one),
 # under 3 minutes on two cores.

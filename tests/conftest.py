@@ -115,9 +115,18 @@ SLOW = {
 }
 
 
+# The waiting lane (marker `waits`, slow too): tests that spend minutes waiting on
+# subprocesses playing at a fixed pace, not computing. `make test` (scripts/test-lanes)
+# runs them one after another beside the rest, which keeps both cores busy meanwhile.
+REALTIME = {
+    "broadcast/cli/test_serve_crash.py": "serve killed and restarted mid-round, 25 s each",
+    "broadcast/cli/test_station_faults.py": "a venue of stations under faults, 25-70 s each",
+}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
-    stale = [key for key in SLOW if not (here / key.split("::")[0]).exists()]
+    stale = [key for key in [*SLOW, *REALTIME] if not (here / key.split("::")[0]).exists()]
     if stale:
         raise pytest.UsageError(f"tests/conftest.py SLOW names no test file or folder: {stale}")
     for item in items:
@@ -126,7 +135,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = item.path.relative_to(here)
         name = item.nodeid.split("::", 1)[-1].split("[")[0]
         keys = {path.parents[i].as_posix() for i in range(len(path.parents) - 1)}
-        if keys & SLOW.keys() or {path.as_posix(), f"{path.as_posix()}::{name}"} & SLOW.keys():
+        names = {path.as_posix(), f"{path.as_posix()}::{name}"}
+        if keys & SLOW.keys() or names & SLOW.keys():
+            item.add_marker(pytest.mark.slow)
+        if keys & REALTIME.keys() or names & REALTIME.keys():
+            item.add_marker(pytest.mark.waits)
             item.add_marker(pytest.mark.slow)
 
 

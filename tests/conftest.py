@@ -121,6 +121,15 @@ SLOW = {
 REALTIME = {
     "broadcast/cli/test_serve_crash.py": "serve killed and restarted mid-round, 25 s each",
     "broadcast/cli/test_station_faults.py": "a venue of stations under faults, 25-70 s each",
+    "broadcast/cli/test_station_cli.py": "station subprocesses on emulated boards",
+    "broadcast/cli/test_mirror.py": "serve, mirror and redis-server killed and restarted",
+    "broadcast/cli/test_demo.py": "demo subprocesses",
+    "broadcast/cli/test_demo_teams.py": "a demo --teams subprocess",
+    "broadcast/cli/test_serve_fast.py": "a serve --sim run",
+    "broadcast/cli/test_finished_games.py": "serve subprocesses",
+    "boards/drivers/test_driver_faults.py": "PTY simulator runs at a fixed pace",
+    "boards/drivers/test_bus.py": "PTY bus runs at a fixed pace",
+    "rehearsals/test_result_flow.py": "a serve --sim run to the results",
 }
 
 

@@ -367,13 +367,17 @@ class Intake:
                 if valid_name(name):
                     self._adopt(name)
         for station in sorted(self._new_streams):
-            try:
-                await client.xgroup_create(self.keys.stream(station), GROUP, id="0", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+            await self._group(client, station)
             self._new_streams.discard(station)
             await self._pending(client, station)
+
+    async def _group(self, client: aioredis.Redis, station: str) -> None:
+        """The consumer group on `station`'s stream (made with the stream if need be)."""
+        try:
+            await client.xgroup_create(self.keys.stream(station), GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
 
     # -- the desk -------------------------------------------------------------------------------
 
@@ -434,11 +438,7 @@ class Intake:
         await self.publish_known(client)
         self._new_streams.clear()  # every station's group is made here
         for station in list(self.assigned):
-            try:
-                await client.xgroup_create(self.keys.stream(station), GROUP, id="0", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+            await self._group(client, station)
         await self._measure(client)
 
     async def _measure(self, client: aioredis.Redis) -> None:

@@ -210,7 +210,18 @@ def load_games(path: Path | str) -> list[chess.pgn.Game]:
         raise ValueError(f"cannot read PGN file {p}: {e.strerror}") from e
     games: list[chess.pgn.Game] = []
     with handle:
-        while (game := chess.pgn.read_game(handle, Visitor=_QuietGameBuilder)) is not None:
+        while True:
+            try:
+                game = chess.pgn.read_game(handle, Visitor=_QuietGameBuilder)
+            except UnicodeDecodeError as e:
+                raise ValueError(f"cannot read PGN file {p}: not UTF-8 ({e.reason})") from e
+            except Exception as e:  # python-chess fails on some damaged text (a stray ")(")
+                raise ValueError(
+                    f"{p}: game {len(games) + 1} does not parse ({type(e).__name__}): check "
+                    "its parentheses, braces and move text"
+                ) from e
+            if game is None:
+                break
             if game.errors:
                 raise ValueError(f"{p}: game {len(games) + 1} does not parse: {game.errors[0]}")
             games.append(game)

@@ -254,6 +254,9 @@ class Intake:
         # Boards found by their serial numbers (`placement`): where each is now.
         self.wanted = found_boards(config)
         self.placed: dict[int, Place] = {}
+        # A found board refused because another station held it: the report, kept until
+        # that station lets go of it (the board moves then) or the claimant does.
+        self._claims: dict[int, tuple[Place, BoardConnected]] = {}
         self._new_streams: set[str] = set()  # adopted stations: group and pending to do
         self._adopted_at = 0.0
         durable = dict(service.state.stations)
@@ -335,11 +338,13 @@ class Intake:
         board = self.wanted[event.board]
         found = Place(board.number, station, port, event.info.bus_address)
         now = self.service.time_source.now()
-        decision = decide(
-            board, found, self.placed.get(board.number), partial(self.health.holds, now=now)
-        )
+        current = self.placed.get(board.number)
+        decision = decide(board, found, current, partial(self.health.holds, now=now))
         if isinstance(decision, str):
+            if current is not None and board.station in (None, station):
+                self._claims[board.number] = (found, event)  # held elsewhere: it may move
             return decision
+        self._claims.pop(board.number, None)
         if decision is not None:
             before = self.placed.get(board.number)
             log.info(
@@ -352,6 +357,38 @@ class Intake:
             )
             self._place(decision)
         return None
+
+    def _claims_due(self, now: float) -> None:
+        """A found board refused on a station because another held it moves there once
+        the other lets go of it while the claimant still holds it (its report, journaled
+        now, connects it there; what its board said meanwhile was refused, and the
+        position it shows now is where its game goes on from)."""
+        for number, (found, event) in list(self._claims.items()):
+            if not self.health.holds(found.station, number, now=now):
+                del self._claims[number]  # the claimant let go of it too
+                continue
+            board = self.wanted[event.board]
+            holds = partial(self.health.holds, now=now)
+            decision = decide(board, found, self.placed.get(number), holds)
+            if isinstance(decision, str):
+                continue  # still held where it is
+            del self._claims[number]
+            if decision is None:
+                continue
+            before = self.placed.get(number)
+            log.info(
+                "board %d (serial %s) moves to capture station %s at %s: %s no longer reads it",
+                number,
+                event.board,
+                found.station,
+                found.port,
+                before.station if before is not None else "no station",
+            )
+            self._place(decision)
+            self.service.committer.queue_driver_event(
+                qualified_port(found.station, found.port),
+                qualify(replace(event, t=now), found.station, found.port),
+            )
 
     async def _open_streams(self, client: aioredis.Redis) -> None:
         """The consumer group and the pending entries of stations adopted meanwhile; the
@@ -744,6 +781,8 @@ class Intake:
         ended ones cleared."""
         now = self.service.time_source.now()
         health = self.service.health
+        if self._claims:
+            self._claims_due(now)
         conditions = self.health.conditions(now)
         lost = {
             k.removeprefix("station-lost-") for k in conditions if k.startswith("station-lost-")

@@ -15,7 +15,7 @@ from typing import Any
 import chess
 from redis import asyncio as aioredis
 
-from boards.driver_events import BoardConnected, BoardInfo, DriverEvent
+from boards.driver_events import BoardConnected, BoardInfo, DriverEvent, PositionSeen
 from boards.position import BoardPosition
 from broadcast.config.model import EventConfig
 from broadcast.journal.store import Journal
@@ -169,17 +169,30 @@ async def test_a_second_station_is_refused_while_the_first_holds_the_board(
         assert "north" in claimed[0].message and "board 3" in claimed[0].message
         assert service.hall[3].config.port == "north:/dev/ttyACM3"
         await until(lambda: intake.refused == 2)
-        # North no longer holds it (carried over to south): south's report moves it there.
+        # North lets go of it (the USB cable pulled) while south still holds it: the
+        # board moves to south's port, connected there, and its game goes on from there.
         clock.advance(1)
         await xadd(redis_server.url, EVENT, [beat("north", T0 + 3, ())])
-        moved = [
-            replace(e, seq=e.seq + 2) for e in reported("south", 3, "/dev/ttyUSB5", T0 + 4, [])
-        ]
-        await xadd(redis_server.url, EVENT, [beat("south", T0 + 4, (3,)), *moved])
-        await until(lambda: service.hall[3].config.port == "south:/dev/ttyUSB5")
+        await xadd(redis_server.url, EVENT, [beat("south", T0 + 3, (3,))])
+        await until(lambda: service.hall[3].config.port == "south:/dev/rfcomm0")
         await until(lambda: not station_alerts(service, clock, "board-claimed-twice"))
         rows = {r["name"]: r["boards"] for r in service.health.stations()}
         assert rows["south"] == [3] and rows["north"] == []
+        after = BoardPosition.from_board(board_after(MOVES[:2]))
+        reply = PositionSeen(T0 + 5, SERIALS[3], after)
+        await xadd(redis_server.url, EVENT, [StationEvent("south", "a1", 3, "/dev/rfcomm0", reply)])
+        await until(lambda: service.state.stations.get("south") == ("a1", 3))
+        await play_out(service, clock, 20)
+        game = service.book.get(service.hall[3].game or "")
+        assert [m.san for m in game.moves] == MOVES[:2]
+        assert service.hall[3].name == SERIALS[3]
+        # Carried on again while south no longer holds it: its new report moves it at once.
+        clock.advance(1)
+        await xadd(redis_server.url, EVENT, [beat("south", T0 + 27, ())])
+        moved = reported("north", 3, "/dev/ttyUSB5", T0 + 28, [])
+        moved = [replace(e, seq=e.seq + 3) for e in moved]
+        await xadd(redis_server.url, EVENT, moved)
+        await until(lambda: service.hall[3].config.port == "north:/dev/ttyUSB5")
 
 
 async def test_a_board_given_to_one_station_is_refused_on_another(

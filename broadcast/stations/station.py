@@ -269,7 +269,9 @@ class Station:
         found = {b.number for b in self.boards}
         if all(w.number in found for w in self.wanted.values()):
             return []
-        free = [p for p in dict.fromkeys(self.probe_paths()) if p not in self._on_port]
+        # Never a port of a board it reads, even while its driver restarts.
+        held = {*self._on_port, *(self.devices.get(b.port, b.port) for b in self.boards)}
+        free = [p for p in dict.fromkeys(self.probe_paths()) if p not in held]
         if not free:
             return []
         by_port: dict[str, list[VenueBoard]] = {}

@@ -116,7 +116,9 @@ SLOW = {
 
 
 # The waiting lane (marker `waits`, slow too): tests that spend minutes waiting on
-# subprocesses playing at a fixed pace, not computing. `make test` (scripts/test-lanes)
+# subprocesses playing at a fixed pace, not computing (a test that computes hard, a
+# fast-forward run or PTY boards at a scaled pace, belongs to the main lane: a third busy
+# process on two cores makes the main lane's steps look blocked). `make test` (scripts/test-lanes)
 # runs them one after another beside the rest, which keeps both cores busy meanwhile.
 REALTIME = {
     "broadcast/cli/test_serve_crash.py": "serve killed and restarted mid-round, 25 s each",
@@ -125,11 +127,7 @@ REALTIME = {
     "broadcast/cli/test_mirror.py": "serve, mirror and redis-server killed and restarted",
     "broadcast/cli/test_demo.py": "demo subprocesses",
     "broadcast/cli/test_demo_teams.py": "a demo --teams subprocess",
-    "broadcast/cli/test_serve_fast.py": "a serve --sim run",
     "broadcast/cli/test_finished_games.py": "serve subprocesses",
-    "boards/drivers/test_driver_faults.py": "PTY simulator runs at a fixed pace",
-    "boards/drivers/test_bus.py": "PTY bus runs at a fixed pace",
-    "rehearsals/test_result_flow.py": "a serve --sim run to the results",
 }
 
 

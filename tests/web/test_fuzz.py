@@ -47,6 +47,9 @@ def session() -> Iterator[requests.Session]:
 
 
 @schema.parametrize()
+# The server's loop runs in a thread of this process, which shares the GIL with
+# schemathesis making the next case: a request's step waits for it while it computes.
+@pytest.mark.blocks_loop(3)
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -127,6 +127,7 @@ async def _breaks_the_limits(ws: Any) -> None:
 @pytest.mark.parametrize(
     "finish", [_client_closes, _breaks_the_limits], ids=["client closes", "closed for policy"]
 )
+@pytest.mark.blocks_loop(3)  # its own gc.collect() of the worker's whole heap, on the loop
 async def test_a_finished_websocket_is_freed_without_the_cycle_collector(
     served: Served, finish: Callable[[Any], Any]
 ) -> None:

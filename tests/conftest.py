@@ -13,7 +13,8 @@ the fault it names was never reached. Child processes are checked by their tests
 
 A callback or task step that holds the event loop for more than BLOCKING_LIMIT seconds
 fails its test (what asyncio's debug mode reports as "Executing <handle> took N seconds",
-timed here without debug mode's cost); a test that may block longer on purpose says how
+timed here without debug mode's cost, and without the time the loop's thread only waited
+for a CPU that other processes had); a test that may block longer on purpose says how
 long with `@pytest.mark.blocks_loop(seconds)`.
 
 Tiers: the tests listed in SLOW get the `slow` marker; `make check` runs the others
@@ -28,6 +29,7 @@ import logging
 import os
 import re
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -116,9 +118,8 @@ SLOW = {
 
 
 # The waiting lane (marker `waits`, slow too): tests that spend minutes waiting on
-# subprocesses playing at a fixed pace, not computing (a test that computes hard, a
-# fast-forward run or PTY boards at a scaled pace, belongs to the main lane: a third busy
-# process on two cores makes the main lane's steps look blocked). `make test` (scripts/test-lanes)
+# subprocesses or boards playing at a fixed pace, not computing (a fast-forward run
+# computes: it stays in the main lane). `make test` (scripts/test-lanes)
 # runs them one after another beside the rest, which keeps both cores busy meanwhile.
 REALTIME = {
     "broadcast/cli/test_serve_crash.py": "serve killed and restarted mid-round, 25 s each",
@@ -128,6 +129,9 @@ REALTIME = {
     "broadcast/cli/test_demo.py": "demo subprocesses",
     "broadcast/cli/test_demo_teams.py": "a demo --teams subprocess",
     "broadcast/cli/test_finished_games.py": "serve subprocesses",
+    "boards/drivers/test_driver_faults.py": "PTY boards at a fixed pace, 3-5 s each",
+    "boards/drivers/test_bus.py": "PTY bus lines at a fixed pace, 2-5 s each",
+    "rehearsals/test_result_flow.py": "a serve --sim run to the results",
 }
 
 
@@ -203,11 +207,61 @@ class _ErrorRecords(logging.Handler):
 _blocked: list[tuple[str, float]] = []
 _run_handle = asyncio.Handle._run
 
+# What counts is the time the loop's thread was held, not the time other processes had
+# the CPU: on a busy machine (two cores, two workers, the waiting lane's subprocesses) a
+# 0.8 s step can take 1.2 s of wall time. Linux says how long a thread was runnable but
+# waiting for a CPU (/proc/thread-self/schedstat, second field, ns); that wait is taken
+# off a step's time. Read at most every RUN_QUEUE_SAMPLE seconds before a step (the
+# reading may be that much older than the step: the deduction can be as much too big),
+# and after a step only when it was over the limit. Waiting on I/O, a lock or the GIL is
+# not on the run queue: it still counts.
+RUN_QUEUE_SAMPLE = 0.05
+
+
+class _Schedstat:
+    """This thread's /proc/thread-self/schedstat, open while the thread lives."""
+
+    def __init__(self) -> None:
+        try:
+            self.fd: int | None = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self.fd = None  # not Linux: wall time only
+
+    def waited(self) -> int | None:
+        """Nanoseconds this thread has spent runnable but not running, so far."""
+        if self.fd is None:
+            return None
+        try:
+            return int(os.pread(self.fd, 64, 0).split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def __del__(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+class _RunQueue(threading.local):
+    def __init__(self) -> None:
+        self.stat = _Schedstat()
+        self.at = float("-inf")
+        self.waited: int | None = None
+
+
+_run_queue = _RunQueue()
+
 
 def _timed_run(handle: asyncio.Handle) -> None:
     start = time.perf_counter()
+    queue = _run_queue
+    if start - queue.at >= RUN_QUEUE_SAMPLE:
+        queue.at, queue.waited = start, queue.stat.waited()
     _run_handle(handle)
     took = time.perf_counter() - start
+    if took > BLOCKING_LIMIT:
+        before, after = queue.waited, queue.stat.waited()
+        if before is not None and after is not None:
+            took -= (after - before) / 1e9
     if took > BLOCKING_LIMIT:
         task = getattr(handle._callback, "__self__", None)  # a task's step: name the task
         _blocked.append((repr(task if isinstance(task, asyncio.Task) else handle), took))

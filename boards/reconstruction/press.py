@@ -159,7 +159,9 @@ def resolve_press(s: State, press: Press, events: list[ReconstructionEvent]) -> 
         if len(s.plies) >= back:
             ply = s.plies[-back]
             if ply.white == press.white:
-                if ply.clock is None and ply.t <= press.t + EPS:
+                # (a software clock's reckoning, before any reading, is no clock time)
+                unclocked = ply.clock is None or ply.clock.software
+                if unclocked and ply.t <= press.t + EPS:
                     ply.clock = press.time
                     ply.by_press = True
                     events.append(MoveClocked(press.t, len(s.plies) - back + 1, press.time))

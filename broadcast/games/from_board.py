@@ -94,7 +94,8 @@ class BoardToGame:
             passed.append(out)
         if game is not None:
             # A press read back from the board's log that the game counted already (a
-            # restarted reconstructor does not know the recorded moves' clock times).
+            # restarted reconstructor does not know the recorded moves' clock times); a
+            # software clock's reckoning is no clock time: the clock's replaces it.
             games = [
                 g
                 for g in games
@@ -102,6 +103,7 @@ class BoardToGame:
                     isinstance(g, GameMoveClocked)
                     and 0 < g.ply <= len(game.moves)
                     and game.moves[g.ply - 1].remaining is not None
+                    and not game.moves[g.ply - 1].software_clock
                 )
             ]
         return self._stamped(games), passed
@@ -155,13 +157,15 @@ class BoardToGame:
 
     def _clock_after_press(self, clock: GameClock, game: GameState | None) -> list[GameEvent]:
         """Last resort for a move that came without a clock time (its press was matched to
-        nothing, e.g. around a restart): once the opponent's time runs, the mover's side of
-        the display is what they had left after the move, increment included."""
+        nothing, e.g. around a restart), or with the software clock's (played before any
+        reading, as a board's log read at a start: the time control's reckoning, not the
+        clock's): once the opponent's time runs, the mover's side of the display is what
+        they had left after the move, increment included."""
         if game is None or not game.moves or clock.running is None:
             return []
         last = game.moves[-1]
         mover: Colour = "black" if last.fen_after.split()[1] == "w" else "white"
-        if last.remaining is not None or clock.running == mover:
+        if (last.remaining is not None and not last.software_clock) or clock.running == mover:
             return []
         if self._placement is None or not _at_most_one_lifted(last.fen_after, self._placement):
             return []  # the board is elsewhere: this display may belong to a later move

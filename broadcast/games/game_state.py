@@ -163,7 +163,10 @@ class GameState:
                     return self  # the move was taken back meanwhile
                 moves = list(self.moves)
                 moves[ply - 1] = replace(
-                    moves[ply - 1], remaining=event.remaining, spent=event.spent
+                    moves[ply - 1],
+                    remaining=event.remaining,
+                    spent=event.spent,
+                    software_clock=False,  # the clock's own time now
                 )
                 return _evolve(self, moves=tuple(moves))
             case GameTakeback(ply=ply):

@@ -338,7 +338,8 @@ class Hall:
             reconstructor.resume(
                 [m.uci for m in game.moves],
                 white_side=white_side,
-                clocks=[m.remaining for m in game.moves],
+                # a software clock's reckoning is no clock time: a press may still give one
+                clocks=[None if m.software_clock else m.remaining for m in game.moves],
             )
         if game.running is not None and white_side is not None and not game.awaiting_board:
             # Whose clock ran when the record stopped: a press heard only after a restart

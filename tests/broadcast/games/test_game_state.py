@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import chess
 import pytest
 
@@ -194,6 +196,33 @@ def test_a_move_without_clock_gets_the_display_once_the_opponent_runs() -> None:
     assert [(e.ply, e.remaining) for e in clocked] == [(1, 5410.0)]  # White on the left: 1:30:10
     out, _ = follower.handle(ClockSeen(51.0, "10001", ClockReading(5410, 5399, True, False)), game)
     assert not [e for e in out if isinstance(e, GameMoveClocked)]  # White's own time runs: not yet
+
+
+def test_a_move_timed_by_the_software_clock_gets_the_clocks_own_display() -> None:
+    # 1.e4 read from the board's log before any clock reading (a first start): the time
+    # control's reckoning (7200+30) stood in. The clock, once read, says what it showed.
+    from boards.driver_events import ClockSeen
+    from boards.position import BoardPosition
+    from boards.reconstruction import Reconstructor
+    from broadcast.games.from_board import BoardToGame
+    from clocks.reading import ClockReading
+
+    reconstructor = Reconstructor()
+    reconstructor.resume(["e2e4"])
+    follower = BoardToGame("10001", KEY.id, reconstructor)
+    game = GameState(KEY, None, None)
+    guessed = replace(move(game, 1, "e2e4", 100.0, 7230.0), spent=0.0, software_clock=True)
+    game = game.apply(guessed)
+    after = chess.Board()
+    after.push_uci("e2e4")
+    follower.seen(BoardPosition.from_board(after))
+    out, _ = follower.handle(ClockSeen(50.0, "10001", ClockReading(910, 900, True, True)), game)
+    clocked = [e for e in out if isinstance(e, GameMoveClocked)]
+    assert [(e.ply, e.remaining) for e in clocked] == [(1, 910.0)]
+    game = game.apply(clocked[0])
+    assert (game.moves[0].remaining, game.moves[0].software_clock) == (910.0, False)
+    out, _ = follower.handle(ClockSeen(51.0, "10001", ClockReading(910, 899, True, True)), game)
+    assert not [e for e in out if isinstance(e, GameMoveClocked)]  # the clock's time stays
 
 
 def test_a_game_that_ends_while_its_spare_is_set_up_waits_for_no_board() -> None:

@@ -58,8 +58,10 @@ from bench_serve import (  # noqa: E402
     _recv,
     board_plan,
     hall_process,
+    in_fresh_process,
     kept,
     latencies,
+    ms,
 )
 
 ADDRESSES = [f"127.0.0.{i}" for i in range(10, 42)]  # 32 sources
@@ -537,26 +539,17 @@ def run_phase(
     phase: Phase, clients: int, behaviours: dict[str, float] | None = None
 ) -> dict[str, Any]:
     """One phase (quiet: no clients) in a process of its own; its figures."""
-    out = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--phase",
-            json.dumps(phase.__dict__),
-            str(clients),
-            json.dumps(behaviours or BEHAVIOURS),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    return in_fresh_process(
+        __file__,
+        "--phase",
+        json.dumps(phase.__dict__),
+        str(clients),
+        json.dumps(behaviours or BEHAVIOURS),
     )
-    if out.returncode != 0:
-        raise SystemExit(f"bench phase failed:\n{out.stderr[-3000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def _ms(value: float | None) -> str:
-    return "    -" if value is None else f"{value * 1000:6.0f}"
+    return ms(value, 6)
 
 
 def spread(values: list[float]) -> str:

@@ -35,7 +35,6 @@ import json
 import multiprocessing as mp
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,8 +56,10 @@ from bench_serve import (  # noqa: E402
     board_plan,
     free_port,
     hall_process,
+    in_fresh_process,
     kept,
     latencies,
+    ms,
     peak_rss_mb,
 )
 
@@ -260,19 +261,10 @@ async def _measure(
 def run_phase(phase: Phase, subscribers: int) -> dict[str, Any]:
     """One measurement in a fresh process (its own CPU time and peak memory)."""
     spec = json.dumps({"phase": phase.__dict__, "subscribers": subscribers})
-    out = subprocess.run(
-        [sys.executable, __file__, "--phase", spec], capture_output=True, text=True, check=False
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"bench phase {spec} failed:\n{out.stderr[-3000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    return in_fresh_process(__file__, "--phase", spec)
 
 
 # -- the report ---------------------------------------------------------------------------------------
-
-
-def _ms(value: float | None) -> str:
-    return "    -" if value is None else f"{value * 1000:5.0f}"
 
 
 def spread(values: Sequence[float], fmt: str = "{:.2f}") -> str:
@@ -293,9 +285,9 @@ HEADER = (
 def row(r: dict[str, Any]) -> str:
     return (
         f"{r['boards']:6d} {r['subscribers']:4d} {r['moves']:5d} {r['lost']:4d}"
-        f" {r['cpu_percent']:5.0f} {r['rss_mb']:7.0f}   {_ms(r['desk_p50'])}/{_ms(r['desk_p99'])}"
-        f"      {_ms(r['feed_p50'])}/{_ms(r['feed_p99'])} ({r['feed_n']:5d})"
-        f" {r['messages_per_s']:7.0f} {r['faults']:7d}   {_ms(r['lag_p99'])}/{_ms(r['lag_max'])}"
+        f" {r['cpu_percent']:5.0f} {r['rss_mb']:7.0f}   {ms(r['desk_p50'])}/{ms(r['desk_p99'])}"
+        f"      {ms(r['feed_p50'])}/{ms(r['feed_p99'])} ({r['feed_n']:5d})"
+        f" {r['messages_per_s']:7.0f} {r['faults']:7d}   {ms(r['lag_p99'])}/{ms(r['lag_max'])}"
         + ("" if r["followed"] else "  (not every board was found in time)")
     )
 

@@ -554,21 +554,25 @@ class _BareRun:
 # -- the report -------------------------------------------------------------------------------------
 
 
-def run_phase(phase: Phase) -> dict[str, Any]:
-    """One measurement in a fresh process (its own CPU time and peak memory)."""
+def in_fresh_process(script: str, *args: str) -> dict[str, Any]:
+    """One measurement: `script` run again with `args` in a process of its own (its own
+    CPU time and peak memory), which prints its figures as JSON on its last line."""
     out = subprocess.run(
-        [sys.executable, __file__, "--phase", json.dumps(phase.__dict__)],
-        capture_output=True,
-        text=True,
-        check=False,
+        [sys.executable, script, *args], capture_output=True, text=True, check=False
     )
     if out.returncode != 0:
-        raise SystemExit(f"bench phase {phase} failed:\n{out.stderr[-3000:]}")
+        raise SystemExit(f"bench run {' '.join(args)[:300]} failed:\n{out.stderr[-3000:]}")
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _ms(value: float | None) -> str:
-    return "    -" if value is None else f"{value * 1000:5.0f}"
+def ms(value: float | None, width: int = 5) -> str:
+    """Seconds as whole milliseconds in `width` columns; "-" for none."""
+    return f"{'-':>{width}s}" if value is None else f"{value * 1000:{width}.0f}"
+
+
+def run_phase(phase: Phase) -> dict[str, Any]:
+    """One measurement in a fresh process (its own CPU time and peak memory)."""
+    return in_fresh_process(__file__, "--phase", json.dumps(phase.__dict__))
 
 
 HEADER = (
@@ -586,16 +590,16 @@ def report(rows: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
     for service, bare in rows:
         for r in (bare, service):
             http = (
-                f"  {_ms(r['http_p50'])}/{_ms(r['http_p99'])} ({r['http_n']:3d})"
+                f"  {ms(r['http_p50'])}/{ms(r['http_p99'])} ({r['http_n']:3d})"
                 if r["mode"] == "service"
                 else " " * 21
             )
-            lag = f"  {_ms(r['cycle_p50'])}/{_ms(r['cycle_p99'])}"
+            lag = f"  {ms(r['cycle_p50'])}/{ms(r['cycle_p99'])}"
             lag += f"  {r['worst_lag']:6.2f}" if r["mode"] == "service" else ""
             print(
                 f"{r['boards']:6d} {r['speed']:3g}x  {r['mode']:7s} {r['moves']:6d} {r['lost']:4d}"
                 f" {r['cpu_percent']:5.0f} {r['rss_mb']:8.0f} {r['events_per_s']:9.0f}"
-                f"  {_ms(r['p50'])}   {_ms(r['p99'])}{http}{lag}"
+                f"  {ms(r['p50'])}   {ms(r['p99'])}{http}{lag}"
                 + ("" if r["followed"] else "  (not every board was found in time)")
             )
         print(

@@ -77,8 +77,10 @@ from bench_serve import (  # noqa: E402
     event_toml,
     free_port,
     hall_process,
+    in_fresh_process,
     kept,
     latencies,
+    ms,
     peak_rss_mb,
 )
 
@@ -467,22 +469,10 @@ async def _measure(spec: Spec, tmp: Path, conn: Connection, hall_pid: int) -> di
 
 def run_spec(spec: Spec) -> dict[str, Any]:
     """One measurement in a fresh process (its own CPU time and peak memory)."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--spec", json.dumps(asdict(spec))],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"bench run {spec} failed:\n{out.stderr[-3000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    return in_fresh_process(__file__, "--spec", json.dumps(asdict(spec)))
 
 
 # -- the report --------------------------------------------------------------------------------------
-
-
-def _ms(value: float | None) -> str:
-    return "    -" if value is None else f"{value * 1000:5.0f}"
 
 
 HEADER = (
@@ -506,9 +496,9 @@ def row(r: dict[str, Any]) -> str:
     )
     return (
         f"{r['boards']:6d} {r['speed']:3g}x  {mode:10s} {r['moves']:6d} {r['lost']:4d} {r['late']:4d}"
-        f"  {_ms(r['p50'])}   {_ms(r['p99'])}  {r['cpu_percent']:12.0f}  {r['rss_mb']:6.0f}"
+        f"  {ms(r['p50'])}   {ms(r['p99'])}  {r['cpu_percent']:12.0f}  {r['rss_mb']:6.0f}"
         f"         {st}  {r['hall_cpu']:9.0f}  {redis}  {r['events_per_s']:12.0f}"
-        f"  {_ms(r['cycle_p99']):>16s}"
+        f"  {ms(r['cycle_p99']):>16s}"
         + (
             f"  {r['backlog_outboxes']:8d}/{r['backlog_unread']}/{r['backlog_pending']}"
             if r["mode"] == "stations"

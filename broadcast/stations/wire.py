@@ -482,20 +482,32 @@ def encode_venue(venue: Venue) -> dict[str, str]:
     }
 
 
-def _venue_boards(text: str) -> tuple[VenueBoard, ...]:
+def _board_rows(text: str, field: str, shape: str) -> list[tuple[int, list[Any]]]:
+    """The rows of venue field `field`: a JSON list of lists shaped like `shape`
+    ("[number, ...]"), each starting with a hall board's number: (number, the rest)."""
     try:
         rows = json.loads(text)
     except ValueError:
-        raise _Bad("'boards' is not JSON") from None
+        raise _Bad(f"'{field}' is not JSON") from None
     if not isinstance(rows, list):
-        raise _Bad("'boards' is not a list")
+        raise _Bad(f"'{field}' is not a list")
+    width = shape.count(",") + 1
     out = []
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 4):
-            raise _Bad("a board is not [number, station, port, address]")
-        number, station, port, address = row
+        if not (isinstance(row, list) and len(row) == width):
+            raise _Bad(f"a row of '{field}' is not {shape}")
+        number = row[0]
         if type(number) is not int or number < 1:
-            raise _Bad("a board's number is not a whole number from 1")
+            raise _Bad(f"a row of '{field}': its number is not a whole number from 1")
+        out.append((number, row[1:]))
+    return out
+
+
+def _venue_boards(text: str) -> tuple[VenueBoard, ...]:
+    out = []
+    for number, (station, port, address) in _board_rows(
+        text, "boards", "[number, station, port, address]"
+    ):
         if not isinstance(station, str) or not valid_name(station):
             raise _Bad(f"board {number}: its station is not a station's name")
         if not isinstance(port, str) or not port or len(port) > 1024:
@@ -509,19 +521,9 @@ def _venue_boards(text: str) -> tuple[VenueBoard, ...]:
 def _wanted(fields: Mapping[Any, Any]) -> tuple[WantedBoard, ...]:
     if fields.get("wanted", fields.get(b"wanted")) is None:
         return ()  # a serve that finds no board by its serial number
-    try:
-        rows = json.loads(_text(fields, "wanted", MAX_DATA_BYTES))
-    except ValueError:
-        raise _Bad("'wanted' is not JSON") from None
-    if not isinstance(rows, list):
-        raise _Bad("'wanted' is not a list")
+    text = _text(fields, "wanted", MAX_DATA_BYTES)
     out = []
-    for row in rows:
-        if not (isinstance(row, list) and len(row) == 3):
-            raise _Bad("a wanted board is not [number, serial, station]")
-        number, serial, station = row
-        if type(number) is not int or number < 1:
-            raise _Bad("a wanted board's number is not a whole number from 1")
+    for number, (serial, station) in _board_rows(text, "wanted", "[number, serial, station]"):
         if not isinstance(serial, str) or not serial.isdigit() or len(serial) > 10:
             raise _Bad(f"board {number}: its serial is not a DGT serial number")
         if station is not None and (not isinstance(station, str) or not valid_name(station)):

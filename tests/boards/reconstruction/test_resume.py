@@ -62,33 +62,36 @@ def pressed(left: int, right: int, right_running: bool) -> ClockReading:
     return ClockReading(left, right, running=True, right_lever_high=right_running)
 
 
-def test_a_press_read_only_after_a_restart_gives_the_last_move_its_time() -> None:
-    # A restart between 2.Nf3 and White's press: the record saw White's clock running
-    # last. The first reading after it shows Black's running: White pressed meanwhile.
-    line = ["e2e4", "e7e5", "g1f3"]
+LINE = ["e2e4", "e7e5", "g1f3"]
+
+
+def after_nf3(ran: bool = True) -> Reconstructor:
+    """A restart between 2.Nf3 and White's press, the board showing 2.Nf3; `ran`: the
+    record saw White's clock running last."""
     rec = Reconstructor()
-    rec.resume(line, clocks=[895.0, 893.0, None], white_side="left")
-    rec.clock_was_running("white", "left")
-    out = rec.feed_position(10.0, position_after(*line))
-    out += rec.feed_clock(10.2, pressed(880, 893, right_running=True)) + rec.tick(15.0)
+    rec.resume(LINE, clocks=[895.0, 893.0, None], white_side="left")
+    if ran:
+        rec.clock_was_running("white", "left")
+    rec.feed_position(10.0, position_after(*LINE))
+    return rec
+
+
+def test_a_press_read_only_after_a_restart_gives_the_last_move_its_time() -> None:
+    # The first reading after the restart shows Black's clock running: White pressed.
+    rec = after_nf3()
+    out = rec.feed_clock(10.2, pressed(880, 893, right_running=True)) + rec.tick(15.0)
     assert [(type(e).__name__, getattr(e, "ply", None)) for e in out] == [("MoveClocked", 3)]
     assert [c.remaining if c else None for c in rec.clocks] == [895.0, 893.0, 880.0]
     # Not knowing which clock ran, the same reading only starts the clock: no time.
-    bare = Reconstructor()
-    bare.resume(line, clocks=[895.0, 893.0, None], white_side="left")
-    bare.feed_position(10.0, position_after(*line))
+    bare = after_nf3(ran=False)
     bare.feed_clock(10.2, pressed(880, 893, right_running=True))
     bare.tick(15.0)
     assert [c.remaining if c else None for c in bare.clocks] == [895.0, 893.0, None]
 
 
 def test_after_a_restart_the_mover_still_thinking_presses_later() -> None:
-    line = ["e2e4", "e7e5", "g1f3"]
-    rec = Reconstructor()
-    rec.resume(line, clocks=[895.0, 893.0, None], white_side="left")
-    rec.clock_was_running("white", "left")
-    out = rec.feed_position(10.0, position_after(*line))
-    out += rec.feed_clock(10.2, pressed(882, 893, right_running=False)) + rec.tick(12.0)
+    rec = after_nf3()
+    out = rec.feed_clock(10.2, pressed(882, 893, right_running=False)) + rec.tick(12.0)
     assert not [e for e in out if isinstance(e, MoveClocked)]
     out = rec.feed_clock(13.0, pressed(880, 893, right_running=True)) + rec.tick(18.0)
     assert [(type(e).__name__, getattr(e, "ply", None)) for e in out] == [("MoveClocked", 3)]

@@ -165,6 +165,18 @@ class Sender:
         """New committed events: send them now."""
         self._wake.set()
 
+    async def drain(self, timeout: float) -> bool:
+        """Wait (at most `timeout` real seconds, and only while the link is up) until every
+        committed event is sent; True when none waits. For a station stopping in order."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + timeout
+        while self.outbox.durable_seq > self.outbox.sent_seq:
+            if not self.up or self.displaced is not None or loop.time() >= until:
+                return False
+            self.wake()
+            await asyncio.sleep(0.02)
+        return True
+
     async def run(self) -> None:
         """Send, reconnecting after every outage, until cancelled."""
         wait = 0.2

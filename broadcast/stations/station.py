@@ -60,6 +60,7 @@ from clocks.timesource import EpochTimeSource
 
 __all__ = [
     "COMMIT_RETRY",
+    "DRAIN_SECONDS",
     "EXIT_BOARDS_CHANGED",
     "MAX_STAGED",
     "PROBE_EVERY",
@@ -71,6 +72,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 COMMIT_RETRY = 1.0  # real seconds between two attempts to write an unwritable outbox
+DRAIN_SECONDS = 3.0  # a stopping station sends what waits this long at most, if Redis is up
 MAX_STAGED = 50_000  # events kept in memory meanwhile (~1 KB each); then the drivers stop
 EXIT_BOARDS_CHANGED = 3
 PROBE_EVERY = 5.0  # real seconds between two looks for boards found by their serials
@@ -216,6 +218,13 @@ class Station:
             if self._changing is not None:
                 await asyncio.gather(self._changing, return_exceptions=True)
             await self._stop_drivers()
+            if self._commit_soon is not None:
+                self._commit_soon.cancel()
+            self._commit()
+            # The drivers' last words (a board lost on stopping) go out before the link is
+            # cut: cancelled mid-batch, an XADD can reach Redis unmarked in the outbox (the
+            # next start finds it there, but an organizer reading the outbox would not).
+            await self.sender.drain(DRAIN_SECONDS)
             for task in self._tasks:
                 task.cancel()
             for task in self._tasks:

@@ -142,3 +142,44 @@ async def test_a_station_whose_name_another_took_stops_sending_until_it_is_free(
         await asyncio.gather(task, return_exceptions=True)
         await client.aclose()
         box.close()
+
+
+async def test_a_stopping_station_drains_what_waits_while_the_link_is_up(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    """A station stopping in order sends what was committed last (its boards' goodbyes)
+    before the link is cut, so the outbox says every event is sent; with Redis away it
+    does not wait."""
+    box = Outbox.open(tmp_path / "o.sqlite")
+    sender = Sender(
+        partial(aioredis.Redis.from_url, redis_server.url), "here", KEYS, "east-1", box,
+        ManualTime(1000.0), boards=(1,), connected=lambda: (1,),
+    )  # fmt: skip
+    task = asyncio.ensure_future(sender.run())
+    try:
+        deadline = time.monotonic() + 10
+        while not sender.up:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        for t in range(1, 6):
+            box.append("/dev/ttyUSB0", PositionSeen(float(t), "12345", START))
+        box.commit()  # committed, the sender not woken
+        assert await sender.drain(5.0)
+        assert box.sent_seq == box.durable_seq == 5
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        got = [decode_entry(f or {}) for _id, f in await client.xrange(KEYS.stream("east-1")) or []]
+    finally:
+        await client.aclose()
+    assert [e.seq for e in got if isinstance(e, StationEvent)] == [1, 2, 3, 4, 5]
+    # Redis away: nothing to wait for.
+    box.append("/dev/ttyUSB0", PositionSeen(6.0, "12345", START))
+    box.commit()
+    sender.up = False
+    started = time.monotonic()
+    assert not await sender.drain(60.0)
+    assert time.monotonic() - started < 10.0  # did not wait for the 60 s
+    box.close()

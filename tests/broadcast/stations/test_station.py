@@ -61,6 +61,9 @@ class _Sender:
     async def run(self) -> None:
         await asyncio.Event().wait()
 
+    async def drain(self, timeout: float) -> bool:
+        return False  # no link: nothing is sent on stopping
+
 
 @pytest.mark.expected_log(r"station east-1: the outbox .* cannot be written .* kept in memory")
 async def test_an_unwritable_outbox_is_said_once_and_written_when_it_can_be(

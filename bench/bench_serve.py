@@ -250,6 +250,7 @@ async def _follow(phase: Phase, tmp: Path, conn: Connection) -> dict[str, Any]:
     paths: dict[int, str] = await _recv(conn)
     seen: dict[int, list[tuple[str, float]]] = {n: [] for n in paths}  # (uci, visible at)
     http_seen: dict[int, list[float]] = {}
+    run: _ServiceRun | _BareRun
     if phase.mode == "service":
         run = _ServiceRun(phase, tmp, paths, seen, http_seen)
     else:

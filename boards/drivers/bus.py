@@ -101,6 +101,9 @@ class BusBoard:
     last_retry: float = float("-inf")
     resyncs: int = 0
     rereads: int = 0  # read again from its log (a reboot, a dump that disagreed)
+    late: int = 0  # changes that came after their poll had timed out, read all the same
+    connecting: bool = False  # its log is being read: a late change list is in that read
+    verify_due: bool = False  # a poll went unanswered: compare with a dump once one comes
     faults: int = 0  # software errors in a row while serving it
     fault_at: float = float("-inf")  # loop time of the last one
     retry_after: float = 0.0  # seconds between retries while faulted (0: the default)
@@ -241,7 +244,21 @@ class BusDriver(LinkDriver):
 
     def _drain(self) -> None:
         while not self._queue.empty():
-            self._queue.get_nowait()
+            self._late(self._queue.get_nowait())
+
+    def _late(self, item: BusItem) -> None:
+        """A reply that came after its request had timed out (a busy machine answers the
+        loop late). A board empties its change buffer as it sends it, so a late change list
+        is read, not dropped: the line is first in, first out, so it still comes before
+        anything the board says next. Other late replies (pings, dumps, clock readings)
+        say nothing that is not asked again."""
+        if not isinstance(item, BusReply) or item.reply_id != BusReplyId.UPDATE:
+            return
+        board = self.boards.get(item.address)
+        if board is None or board.info is None or board.lost or board.connecting:
+            return  # a (re)connection reads the board's log: that holds these changes
+        board.late += 1
+        self._emit_all(board.stream.feed_bus(self._time_source.now(), item))
 
     async def _transact(
         self, command: BusCommand, address: int, expect: BusReplyId
@@ -267,10 +284,13 @@ class BusDriver(LinkDriver):
                     deadline = loop.time() + self.settings.reply_timeout
                     continue
                 return None
-            if item.address != address:
-                continue  # a late answer to an earlier broadcast
-            if isinstance(item, BusChecksumError) or item.reply_id == expect:
+            if isinstance(item, BusChecksumError):
+                if item.address == address:
+                    return item
+                continue
+            if item.address == address and item.reply_id == expect:
                 return item
+            self._late(item)  # a late answer to an earlier request
 
     async def _collect_pings(self, window: float) -> tuple[set[int], int]:
         """Addresses that answered a ping within `window`, and how many frames were garbled."""
@@ -287,6 +307,8 @@ class BusDriver(LinkDriver):
                 garbled += 1
             elif item.reply_id == BusReplyId.PING:
                 found.add(item.address)
+            else:
+                self._late(item)
         return found, garbled
 
     # -- discovery ---------------------------------------------------------------------------------
@@ -314,6 +336,13 @@ class BusDriver(LinkDriver):
         return sorted(found)
 
     async def _connect_board(self, board: BusBoard, reconnect: bool) -> bool:
+        board.connecting = True
+        try:
+            return await self._connect(board, reconnect)
+        finally:
+            board.connecting = False
+
+    async def _connect(self, board: BusBoard, reconnect: bool) -> bool:
         now = self._time_source.now()
         version = await self._transact(BusCommand.SEND_VERSION, board.address, BusReplyId.VERSION)
         if not isinstance(version, BusReply) or len(version.data) < 2:
@@ -491,10 +520,10 @@ class BusDriver(LinkDriver):
             return
         if reply is None:
             board.missed += 1
+            board.verify_due = True
             if board.missed >= self.settings.lost_after_missed:
                 self._lose(board, f"{board.missed} polls unanswered")
             return
-        gap = board.missed > 0
         board.missed = 0
         board.polls += 1
         if real - board.fault_at > 120.0:
@@ -509,9 +538,9 @@ class BusDriver(LinkDriver):
         if pressed or real - board.last_clock_ask >= self.settings.clock_every:
             board.last_clock_ask = real
             await self._ask_clock(board, now)
-        if gap or (board.polls + board.address) % self.settings.verify_every == 0:
+        if board.verify_due or (board.polls + board.address) % self.settings.verify_every == 0:
             # After polls it did not answer, the board may have rebooted (its change
-            # buffer lost): compare with its dump at once.
+            # buffer lost): compare with its dump at once, and until a dump has come.
             await self._verify(board, now)
 
     async def _ask_clock(self, board: BusBoard, now: float) -> None:
@@ -523,6 +552,7 @@ class BusDriver(LinkDriver):
         dump = await self._transact(BusCommand.SEND_BRD, board.address, BusReplyId.BRD_DUMP)
         if not isinstance(dump, BusReply) or len(dump.data) != 64:
             return
+        board.verify_due = False
         if BoardPosition.from_bytes(dump.data) != board.position:
             board.resyncs += 1
             board.rereads += 1

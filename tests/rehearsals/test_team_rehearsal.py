@@ -38,7 +38,9 @@ from tests.support.web_app import free_port
 
 EXAMPLE = ROOT / "examples" / "euskadi-team-open-2026.toml"
 SECTION = "Team Open"
-SPEED = 40
+# At 40x, a loaded machine's second of bus polling is several plies in one change list,
+# all stamped alike, which the reconstruction cannot time (docs/reconstruction.md).
+SPEED = 15
 POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 # Three games a board can play to its end with no arbiter: mates and a stalemate.
@@ -141,7 +143,11 @@ def test_the_40_team_swiss_is_rehearsed_through_serve_sim(tmp_path: Path) -> Non
             if games and len(games) == 80 and all(g["result"] in POINTS for g in games):
                 break
         assert games is not None and len(games) == 80
-        unfinished = [g["board"] for g in games if g["result"] not in POINTS]
+        unfinished = [
+            {k: g.get(k) for k in ("board", "ply", "result", "status", "state", "fen")}
+            for g in games
+            if g["result"] not in POINTS
+        ]
         assert not unfinished, f"boards without a result from the e-board: {unfinished}"
         standings = _get(port, f"/api/v1/sections/{SECTION.replace(' ', '%20')}/team-standings")
         matches = _get(port, "/api/v1/matches")

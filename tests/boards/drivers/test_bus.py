@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -219,3 +220,78 @@ async def test_a_board_that_fails_after_its_log_is_read_is_read_again(
             (recovered,) = event_log.of(LogRecovered)
             assert recovered.final.board_fen() == fen_after("e2e4")
             assert event_log.of(BoardConnected)[0].reconnect
+
+
+class LateLink:
+    """A link whose first chunk, once `armed`, holding a change list with changes in it
+    (DGT's bus UPDATE frame: 0x85, a length above the empty frame's 6, the address)
+    reaches the driver `hold` seconds late: a machine too busy to read the port in time."""
+
+    def __init__(self, inner: Link, address: int, hold: float) -> None:
+        self._inner, self._hold = inner, hold
+        self._frame = bytes([0x85, 0x00])
+        self._address = bytes([address >> 7, address & 0x7F])  # two 7-bit halves
+        self.held = 0
+        self.armed = False
+
+    def _changes_in(self, data: bytes) -> bool:
+        at = data.find(self._frame)
+        while at >= 0:
+            frame = data[at : at + 5]
+            if len(frame) == 5 and frame[2] > 6 and frame[3:5] == self._address:
+                return True
+            at = data.find(self._frame, at + 1)
+        return False
+
+    async def read(self) -> bytes:
+        data = await self._inner.read()
+        if self.armed and not self.held and self._changes_in(data):
+            self.held += 1
+            await asyncio.sleep(self._hold)
+        return data
+
+    def write(self, data: bytes) -> None:
+        self._inner.write(data)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def test_a_change_list_that_comes_late_is_read_not_lost(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    """The board empties its change buffer as it answers: an answer read after its poll
+    timed out is the only copy of those changes. They are read then, in order, and the
+    board is not read again from its log for it."""
+    links: list[LateLink] = []
+
+    async def opener(path: str) -> Link:
+        # Past the poll's timeout (0.15 s), within the next board's poll: the answer
+        # comes while the driver waits for another board's.
+        links.append(LateLink(await open_serial(path), 10001, hold=0.25))
+        return links[-1]
+
+    # The board is not lost for polls the slow machine missed, and no periodic dump
+    # would mend a lost change before the test looks.
+    settings = replace(FAST, lost_after_missed=20, verify_every=10_000)
+    line = BusLine.with_serials(["10001", "10002"], seed=4)
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        driver = BusDriver(str(host.path), event_log, settings=settings, opener=opener)
+        async with running(driver):
+            await event_log.wait_for(
+                lambda: len(event_log.of(BoardConnected)) == 2, what="2 boards", timeout=15
+            )
+            links[-1].armed = True
+            host.set_square(idx("e2"), 0, board=0)
+            host.set_square(idx("e4"), 0x01, board=0)
+            await event_log.wait_for(
+                lambda: last_fen(event_log, "10001") == fen_after("e2e4"), what="e4"
+            )
+            board = driver.boards[10001]
+            polls = board.polls  # a missed poll makes the next good one compare a dump
+            await event_log.wait_for(lambda: board.polls >= polls + 5, what="5 more polls")
+            assert links[-1].held == 1
+            assert board.rereads == 0 and not event_log.of(LogRecovered)
+            changes = [p.change for p in event_log.of(PositionSeen) if p.change is not None]
+            assert (idx("e2"), 0) in changes and (idx("e4"), 0x01) in changes
+            assert board.late >= 1  # the held answer was read when it came

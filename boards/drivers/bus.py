@@ -534,7 +534,7 @@ class BusDriver(LinkDriver):
         # A lever press in the log: read the clock now rather than up to `clock_every`
         # later, so that the press confirms the move at once (the reconstructor waits
         # longer for moves it has no press for).
-        pressed = any(isinstance(e, ClockStamped) for e in events)
+        pressed = any(isinstance(e, ClockStamped | LogRecovered) for e in events)
         if pressed or real - board.last_clock_ask >= self.settings.clock_every:
             board.last_clock_ask = real
             await self._ask_clock(board, now)

@@ -38,9 +38,7 @@ from tests.support.web_app import free_port
 
 EXAMPLE = ROOT / "examples" / "euskadi-team-open-2026.toml"
 SECTION = "Team Open"
-# At 40x, a loaded machine's second of bus polling is several plies in one change list,
-# all stamped alike, which the reconstruction cannot time (docs/reconstruction.md).
-SPEED = 15
+SPEED = 40
 POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 # Three games a board can play to its end with no arbiter: mates and a stalemate.

@@ -23,6 +23,8 @@ from boards.drivers.bus import BusDriver, BusSettings
 from boards.drivers.discovery import probe_port
 from boards.drivers.link import Link, open_serial
 from boards.position import BoardPosition
+from boards.reconstruction.follow import BoardFollower
+from boards.reconstruction.reconstruction_events import OutOfSync
 from boards.recovery import KnownBoard
 from boardsim.busline import BusLine
 from boardsim.pty import PtyHost
@@ -295,3 +297,128 @@ async def test_a_change_list_that_comes_late_is_read_not_lost(
             changes = [p.change for p in event_log.of(PositionSeen) if p.change is not None]
             assert (idx("e2"), 0) in changes and (idx("e4"), 0x01) in changes
             assert board.late >= 1  # the held answer was read when it came
+
+
+Play = tuple[str, int | None, float]  # a square and its new code, or a side's press; when
+
+
+async def _off_the_line(host: PtyHost, line: BusLine, driver: BusDriver, plays: list[Play]) -> None:
+    """Board 0 off the line while `plays` are made on it (what it logs waits in its change
+    buffer), then back: the driver's next poll gets them all in one change list."""
+    board = line.boards[0]
+    line.boards.remove(board)
+    t = host.now()
+    for what, code, after in plays:
+        if code is None:
+            board.press_lever("left" if what == "left" else "right", t + after)
+        else:
+            board.set_square(idx(what), code, t + after)
+    while host.now() <= t + plays[-1][2] + 0.1:
+        await asyncio.sleep(0.05)
+    polls = driver.boards[10001].polls
+    line.boards.insert(0, board)
+    while driver.boards[10001].polls < polls + 3:
+        await asyncio.sleep(0.05)
+
+
+def _follow(event_log: EventLog) -> tuple[BoardFollower, list[object]]:
+    """Board 10001's events, as they came, through a reconstruction."""
+    follower = BoardFollower("10001")
+    outs: list[object] = []
+    for event in event_log.events:
+        if getattr(event, "board", None) == "10001":
+            outs += follower.handle(event)
+    outs += follower.tick(event_log.events[-1].t + 5.0)
+    return follower, outs
+
+
+async def _started(host: PtyHost, event_log: EventLog) -> None:
+    await event_log.wait_for(
+        lambda: len(event_log.of(BoardConnected)) == 2, what="2 boards", timeout=15
+    )
+    host.press_lever("right", board=0)  # Black starts White's clock
+    await event_log.wait_for(
+        lambda: any(e.board == "10001" for e in event_log.of(ClockStamped)),
+        what="the start press",
+    )
+
+
+ONE_LIST = replace(FAST, lost_after_missed=100, verify_every=10_000)
+
+
+async def test_several_moves_in_one_change_list_are_explained_press_by_press(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    """Three moves, each with its lever press, reach the driver in one change list (the
+    board was off the line for a moment; a loaded machine polls as late). The changes
+    carry no times, so the list goes on as one log read back: the reconstruction gets
+    each move, in order, with its press's clock time, not three moves stamped alike."""
+    line = BusLine.with_serials(["10001", "10002"], seed=6)
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        host.setup_clock(900, 900, board=0)
+        async with running(BusDriver(str(host.path), event_log, settings=ONE_LIST)) as driver:
+            await _started(host, event_log)
+            plays: list[Play] = [
+                ("e2", 0, 0.3), ("e4", 0x01, 0.6), ("left", None, 1.5),
+                ("e7", 0, 1.8), ("e5", 0x07, 2.1), ("right", None, 3.0),
+                ("g1", 0, 3.3), ("f3", 0x03, 3.6), ("left", None, 4.5),
+            ]  # fmt: skip
+            await _off_the_line(host, line, driver, plays)
+            assert driver.boards[10001].rereads == 0  # no log was read: the list is whole
+            assert not event_log.of(BoardLost)
+
+    follower, outs = _follow(event_log)
+    rec = follower.reconstructor
+    assert rec.sans == ["e4", "e5", "Nf3"]
+    # Each move as it was made: never out of sync, each with its own press's time.
+    assert not any(isinstance(out, OutOfSync) for out in outs)
+    (burst,) = [e for e in event_log.of(LogRecovered) if e.board == "10001"]
+    assert burst.seen == -1 and burst.anchor == "known" and burst.placed
+    assert burst.final.board_fen() == fen_after("e2e4", "e7e5", "g1f3")
+    presses = [p for step in burst.steps for p in step.presses]
+    assert [side for side, _ in presses] == ["left", "right", "left"]
+    assert [c.remaining if c else None for c in rec.clocks] == [float(s) for _, s in presses]
+    assert presses[0][1] < 900 and presses[2][1] < presses[0][1]  # White's time ran
+
+
+async def test_a_piece_lifted_before_several_moves_in_one_list_is_on_the_way(
+    tmp_path: Path, event_log: EventLog
+) -> None:
+    """Black had lifted the e-pawn (seen live) when the board's next change list brought
+    two moves: the list is read on from the way of the last presses, the lift a step the
+    host saw, so it begins where the game stands, not at a half-made move."""
+    line = BusLine.with_serials(["10001", "10002"], seed=7)
+    async with PtyHost(line, tmp_path / "bus-1") as host:
+        host.setup_clock(900, 900, board=0)
+        async with running(BusDriver(str(host.path), event_log, settings=ONE_LIST)) as driver:
+            await _started(host, event_log)
+            host.set_square(idx("e2"), 0, board=0)
+            host.set_square(idx("e4"), 0x01, board=0)
+            await asyncio.sleep(0.8)
+            host.press_lever("left", board=0)
+            await event_log.wait_for(
+                lambda: sum(e.board == "10001" for e in event_log.of(ClockStamped)) == 2,
+                what="White's press",
+            )
+            host.set_square(idx("e7"), 0, board=0)
+            await event_log.wait_for(
+                lambda: last_fen(event_log, "10001") != fen_after("e2e4"), what="the lift"
+            )
+            plays: list[Play] = [
+                ("e5", 0x07, 0.3), ("right", None, 1.2),
+                ("g1", 0, 1.5), ("f3", 0x03, 1.8), ("left", None, 2.7),
+                ("b8", 0, 3.0),
+            ]  # fmt: skip
+            await _off_the_line(host, line, driver, plays)
+
+    follower, _ = _follow(event_log)
+    rec = follower.reconstructor
+    assert rec.sans == ["e4", "e5", "Nf3"]
+    (burst,) = [e for e in event_log.of(LogRecovered) if e.board == "10001"]
+    lifted = chess.Board(fen_after("e2e4") + " b KQkq - 0 1")
+    lifted.remove_piece_at(chess.E7)
+    assert burst.positions()[burst.seen].board_fen() == lifted.board_fen()  # seen live
+    assert burst.steps[burst.seen].changes == ((idx("e7"), 0),)
+    presses = [p for step in burst.steps[burst.seen + 1 :] for p in step.presses]
+    assert [side for side, _ in presses] == ["right", "left"]
+    assert [c.remaining if c else None for c in rec.clocks[1:]] == [float(s) for _, s in presses]

@@ -38,7 +38,11 @@ from tests.support.web_app import free_port
 
 EXAMPLE = ROOT / "examples" / "euskadi-team-open-2026.toml"
 SECTION = "Team Open"
-SPEED = 40
+# 15x, not faster: at 40x a second of a loaded machine's bus polling is 40 s of play, and
+# the reconstruction's waits are in play time (one board in 80 stuck out of sync once in
+# a full lanes run; docs/dgt-drivers.md, "Bus driver"). Pairing and standings are the
+# subject here; bench/bench_bus.py and bench_stations.py measure the boards under load.
+SPEED = 15
 POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 # Three games a board can play to its end with no arbiter: mates and a stalemate.
